@@ -1,0 +1,7 @@
+export { deploy, describeDeployResult, type DeployOptions, type DeployResult } from './deploy';
+export { checkMigrations, type CheckOptions, type CheckResult } from './check';
+export { createMigration, type CreateOptions, type CreateResult } from './create';
+export { discoverTargets, findRepoRoot, targetFromDir, type Target } from './targets';
+export { DEFAULT_DATABASE_URL, parseDatabaseUrl, type PgFields } from './connection';
+export { EngineError } from './engine';
+export { LOCKFILE_CONTENT } from './migrations';
