@@ -1,0 +1,120 @@
+import express, { type Request, type RequestHandler } from 'express';
+import { ApiError } from '@pay/schemas';
+import { hashApiKey, parseApiKey } from './api-keys';
+import type { ReplayGuard } from './replay-guard';
+import { assertTimestampInWindow, SIGNATURE_WINDOW_MS, SIGNING_STYLES, verifyRequestSignature, type SigningStyle } from './signing';
+import type { AuthContext } from './types';
+
+/** What a service's database says about an API key; implemented per service over its own DB. */
+export interface ResolvedKey {
+  keyId: string;
+  merchantId: string;
+  isTestKey: boolean;
+  revokedAt: Date | null;
+  merchantActive: boolean;
+}
+
+export interface KeyResolver {
+  resolve(keyHash: string): Promise<ResolvedKey | null>;
+}
+
+/** Returns the merchant's HMAC secret in plain text (unsealed from its SecretBox envelope). */
+export type SecretLoader = (merchantId: string) => Promise<string>;
+
+const EMPTY_BODY = Buffer.alloc(0);
+
+/**
+ * `express.json` that also keeps the bytes it parsed in `req.rawBody`, because signatures
+ * cover the body as sent and a re-serialised `req.body` may differ (key order, spacing,
+ * number formatting). `rawBody` is an empty buffer when there was no JSON body.
+ */
+export function jsonWithRawBody(opts: { limit: string | number }): RequestHandler {
+  const parseJson = express.json({
+    limit: opts.limit,
+    verify: (req, _res, buf) => {
+      (req as Request).rawBody = buf;
+    },
+  });
+  return (req, res, next) => {
+    parseJson(req, res, (err?: unknown) => {
+      req.rawBody ??= EMPTY_BODY;
+      next(err);
+    });
+  };
+}
+
+/** Authenticates the caller by `X-Api-Key` and sets `req.auth`. */
+export function requireApiKey(resolver: KeyResolver): RequestHandler {
+  return async (req, _res, next) => {
+    try {
+      req.auth = await authenticate(resolver, req.get('x-api-key'));
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+async function authenticate(resolver: KeyResolver, value: string | undefined): Promise<AuthContext> {
+  if (!value) throw new ApiError('UNAUTHORIZED', 'Missing X-Api-Key header');
+  if (!parseApiKey(value)) {
+    throw new ApiError('UNAUTHORIZED', 'API key is malformed: expected sk_live_ or sk_test_ followed by 43 characters, as issued');
+  }
+  const key = await resolver.resolve(hashApiKey(value));
+  if (!key) throw new ApiError('UNAUTHORIZED', 'API key is not valid');
+  if (key.revokedAt) throw new ApiError('UNAUTHORIZED', 'API key has been revoked');
+  if (!key.merchantActive) throw new ApiError('FORBIDDEN', 'Merchant account is suspended');
+  return { keyId: key.keyId, merchantId: key.merchantId, isTestMode: key.isTestKey };
+}
+
+export interface RequireSignatureOptions {
+  style: SigningStyle;
+  loadSecret: SecretLoader;
+  replayGuard: ReplayGuard;
+  /** Milliseconds since the epoch; injectable so tests can move the clock. */
+  now?: () => number;
+}
+
+/** Verifies the request signature of an already authenticated caller (mount after `requireApiKey`). */
+export function requireSignature(opts: RequireSignatureOptions): RequestHandler {
+  const spec = SIGNING_STYLES[opts.style];
+  if (opts.replayGuard.windowMs < SIGNATURE_WINDOW_MS) {
+    // A shorter memory would let a captured request be replayed while its timestamp is still accepted.
+    throw new Error(`requireSignature: the replay guard window must be at least ${SIGNATURE_WINDOW_MS} ms`);
+  }
+  const now = opts.now ?? Date.now;
+  const encoding = spec.signatureEncoding === 'hex' ? 'lower-case hex' : 'Base64';
+  const howToSign =
+    `${spec.signatureHeader} must be the ${encoding} HMAC-SHA256, keyed with your HMAC secret, of ` +
+    '`{timestamp}.{METHOD}.{path}{body}` (path without query string, body exactly as sent)';
+
+  return async (req, _res, next) => {
+    try {
+      const auth = req.auth;
+      if (!auth) throw new Error('requireSignature must be mounted after requireApiKey');
+      const timestamp = req.get(spec.timestampHeader);
+      const signature = req.get(spec.signatureHeader);
+      if (!timestamp || !signature) {
+        const missing = [timestamp ? null : spec.timestampHeader, signature ? null : spec.signatureHeader].filter(Boolean);
+        throw new ApiError('INVALID_SIGNATURE', `Missing ${missing.join(' and ')} header${missing.length > 1 ? 's' : ''}`);
+      }
+      assertTimestampInWindow(opts.style, timestamp, now());
+
+      const secret = await opts.loadSecret(auth.merchantId);
+      const signed = { timestamp, method: req.method, path: req.originalUrl, body: req.rawBody ?? EMPTY_BODY };
+      if (!verifyRequestSignature(opts.style, secret, signed, signature)) {
+        throw new ApiError('INVALID_SIGNATURE', `Signature does not match the request. ${howToSign}`);
+      }
+
+      // Claimed only once verified, so a forged request cannot burn a genuine signature. Keyed by
+      // merchant, not API key: the payload does not include the key, so the same signature is
+      // valid with any of the merchant's keys.
+      if (!(await opts.replayGuard.claim(`${auth.merchantId}:${signature}`))) {
+        throw new ApiError('REPLAYED_REQUEST', 'This signed request was already accepted; sign every request with a fresh timestamp');
+      }
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}

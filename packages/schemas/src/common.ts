@@ -1,0 +1,51 @@
+import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
+
+export const Uuid = Type.String({ format: 'uuid' });
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+export const Email = Type.String({ format: 'email', maxLength: 254 });
+export const HttpUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 });
+
+/** A decimal amount as a JSON number. Exact decimals are kept by the service (decisions.md §5). */
+export const Amount = Type.Number({ description: 'Decimal amount' });
+
+export const ErrorBody = Type.Object({
+  code: Type.String(),
+  message: Type.String(),
+  details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+});
+
+/** Crypto and invoicing v2 error envelope (decisions.md §3). */
+export const ErrorEnvelope = Type.Object({ success: Type.Literal(false), error: ErrorBody });
+/** Invoicing v1 error body. */
+export const BareErrorEnvelope = Type.Object({ error: ErrorBody });
+
+/** `{ success: true, data }` with an optional `message`. */
+export function DataEnvelope<T extends TSchema>(data: T, opts: { message?: boolean } = {}) {
+  return Type.Object({
+    success: Type.Literal(true),
+    data,
+    ...(opts.message ? { message: Type.String() } : {}),
+  });
+}
+
+/** The crypto API's paged list: `data = { items, totalCount, page, pageSize }`. */
+export function PagedData<T extends TSchema>(item: T) {
+  return Type.Object({
+    items: Type.Array(item),
+    totalCount: Type.Integer(),
+    page: Type.Integer(),
+    pageSize: Type.Integer(),
+  });
+}
+
+export const PageQuery = {
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+};
+
+/** A string enum as a union of literals, so the static type is the union of the values. */
+export function StringEnum<T extends string>(values: readonly T[], options: { description?: string; default?: T } = {}): TUnsafe<T> {
+  // A JSON Schema `enum` (not anyOf of consts): ajv then says "must be one of: …".
+  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+}

@@ -1,0 +1,78 @@
+/**
+ * The one error type every layer throws. The HTTP edge (packages/kit) renders it in the
+ * envelope of the API version being served (decisions.md §3), so domain code never builds
+ * response bodies for failures.
+ */
+export type ErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'INVALID_ADDRESS'
+  | 'UNAUTHORIZED'
+  | 'INVALID_SIGNATURE'
+  | 'TIMESTAMP_OUT_OF_WINDOW'
+  | 'REPLAYED_REQUEST'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'EMAIL_ALREADY_REGISTERED'
+  | 'IDEMPOTENCY_CONFLICT'
+  | 'IDEMPOTENCY_IN_PROGRESS'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'INSUFFICIENT_BALANCE'
+  | 'WITHDRAWAL_LIMIT_EXCEEDED'
+  | 'AMOUNT_TOO_SMALL'
+  | 'INVALID_STATE'
+  | 'CURRENCY_NOT_ENABLED'
+  | 'CUSTOMER_BLOCKED'
+  | 'RATE_LIMITED'
+  | 'SERVICE_UNAVAILABLE'
+  | 'INTERNAL_ERROR';
+
+export interface ErrorDetail {
+  field: string;
+  message: string;
+}
+
+const STATUS: Record<ErrorCode, number> = {
+  VALIDATION_ERROR: 400,
+  INVALID_ADDRESS: 400,
+  UNAUTHORIZED: 401,
+  INVALID_SIGNATURE: 401,
+  TIMESTAMP_OUT_OF_WINDOW: 401,
+  REPLAYED_REQUEST: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  EMAIL_ALREADY_REGISTERED: 409,
+  IDEMPOTENCY_CONFLICT: 409,
+  IDEMPOTENCY_IN_PROGRESS: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INSUFFICIENT_BALANCE: 422,
+  WITHDRAWAL_LIMIT_EXCEEDED: 422,
+  AMOUNT_TOO_SMALL: 422,
+  INVALID_STATE: 422,
+  CURRENCY_NOT_ENABLED: 422,
+  CUSTOMER_BLOCKED: 422,
+  RATE_LIMITED: 429,
+  SERVICE_UNAVAILABLE: 503,
+  INTERNAL_ERROR: 500,
+};
+
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = STATUS[code];
+  }
+}
+
+export function statusOf(code: ErrorCode): number {
+  return STATUS[code];
+}
