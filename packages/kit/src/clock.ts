@@ -1,0 +1,23 @@
+/** The one source of time, so expiry and retry schedules are tested by moving it. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** A clock tests move by hand. */
+export class ManualClock implements Clock {
+  private t: number;
+  constructor(start: Date | number = Date.now()) {
+    this.t = typeof start === 'number' ? start : start.getTime();
+  }
+  now(): Date {
+    return new Date(this.t);
+  }
+  advance(ms: number): void {
+    this.t += ms;
+  }
+  set(at: Date | number): void {
+    this.t = typeof at === 'number' ? at : at.getTime();
+  }
+}

@@ -1,0 +1,50 @@
+import { Type, type TObject, type Static, type TProperties } from '@sinclair/typebox';
+import { compile, StringEnum, textAjv, toDetails } from '@pay/schemas';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Reads the environment against a schema, coercing text to numbers and booleans and filling
+ * defaults. Every problem is reported at once, so an operator fixes them in one go.
+ */
+export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv = process.env): Static<T> {
+  const values: Record<string, unknown> = {};
+  for (const name of Object.keys(schema.properties)) {
+    const raw = env[name];
+    if (raw !== undefined && raw !== '') values[name] = raw;
+  }
+  const validate = compile(schema, textAjv);
+  if (!validate(values)) {
+    const problems = toDetails(validate.errors).map((d) => {
+      const prop = schema.properties[d.field] as { description?: string } | undefined;
+      const hint = prop?.description ? ` (${prop.description})` : '';
+      return `${d.field} ${d.message}${hint}`;
+    });
+    throw new ConfigError(problems);
+  }
+  return values as Static<T>;
+}
+
+/** Variables every service reads; each service extends this with its own. */
+export const baseConfigProperties = {
+  NODE_ENV: StringEnum(['development', 'test', 'production'] as const, { default: 'development' }),
+  LOG_LEVEL: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, { default: 'info' }),
+  HOST: Type.String({ default: '127.0.0.1' }),
+  DATABASE_URL: Type.String({
+    pattern: '^postgres(ql)?://',
+    default: 'postgresql://root@127.0.0.1:5432/payments',
+    description: 'PostgreSQL connection URL, postgresql://user@host:port/db',
+  }),
+  REDIS_URL: Type.String({ pattern: '^rediss?://', default: 'redis://127.0.0.1:6379', description: 'redis://host:port' }),
+  BODY_LIMIT: Type.String({ default: '100kb', pattern: '^[0-9]+(b|kb|mb)$', description: 'e.g. 100kb' }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10000 }),
+  SECRETS_KEY: Type.String({
+    pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$',
+    description: '32-byte AES-256-GCM key for HMAC secrets at rest, as 64 hex chars or base64; the same on every service',
+  }),
+} satisfies TProperties;

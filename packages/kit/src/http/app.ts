@@ -1,0 +1,37 @@
+import express, { type Express, type RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { jsonWithRawBody } from '@pay/auth';
+import { errorHandler, notFoundHandler, type EnvelopeFor } from './errors';
+import { healthRoutes, type ReadinessCheck } from './health';
+import { requestContext } from './request-context';
+
+export interface HttpAppOptions {
+  service: string;
+  logger: Logger;
+  bodyLimit: string;
+  readiness: ReadinessCheck[];
+  isShuttingDown: () => boolean;
+  envelopeFor: EnvelopeFor;
+}
+
+/**
+ * The skeleton every service shares: request id and logging first, health before body
+ * parsing (probes stay cheap), JSON with the raw bytes kept for signature checks.
+ * Call `finishHttpApp` after mounting the service's routers.
+ */
+export function createHttpApp(opts: HttpAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.set('query parser', 'simple');
+  app.use(...requestContext(opts.logger));
+  app.use(healthRoutes(opts.service, opts.readiness, opts.isShuttingDown));
+  app.use(jsonWithRawBody({ limit: opts.bodyLimit }));
+  return app;
+}
+
+export function finishHttpApp(app: Express, envelopeFor: EnvelopeFor, extra: RequestHandler[] = []): Express {
+  app.use(...extra, notFoundHandler);
+  app.use(errorHandler(envelopeFor));
+  return app;
+}

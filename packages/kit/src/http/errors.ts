@@ -1,0 +1,58 @@
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { ApiError } from '@pay/schemas';
+
+/**
+ * Crypto and invoicing v2 wrap errors in `{ success: false, error }`; invoicing v1 answers
+ * bare `{ error }` (decisions.md §3). The app decides per request path.
+ */
+export type Envelope = 'success' | 'bare';
+export type EnvelopeFor = (req: Request) => Envelope;
+
+export function errorBody(err: ApiError, envelope: Envelope): Record<string, unknown> {
+  const error = { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
+  return envelope === 'success' ? { success: false, error } : { error };
+}
+
+/** body-parser's errors carry a `type`; these are the client's fault, never a 500. */
+function fromParserError(err: { type?: string; status?: number; limit?: number }): ApiError | null {
+  switch (err.type) {
+    case 'entity.too.large':
+      return new ApiError('PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${err.limit} bytes`);
+    case 'entity.parse.failed':
+      return new ApiError('VALIDATION_ERROR', 'Request body is not valid JSON', [
+        { field: '(body)', message: 'must be valid JSON' },
+      ]);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Request body must be UTF-8 JSON');
+    case 'request.aborted':
+      return new ApiError('VALIDATION_ERROR', 'Request body was not received completely');
+    default:
+      return null;
+  }
+}
+
+export function errorHandler(envelopeFor: EnvelopeFor): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const apiError =
+      err instanceof ApiError
+        ? err
+        : (fromParserError(err) ??
+          (typeof err?.status === 'number' && err.status >= 400 && err.status < 500
+            ? new ApiError('VALIDATION_ERROR', String(err.message ?? 'Bad request'))
+            : null));
+    if (!apiError) {
+      // Unknown failures are logged in full and answered without internals.
+      req.log?.error({ err }, 'unhandled error');
+      const internal = new ApiError('INTERNAL_ERROR', `Internal error; quote request id ${req.id} to support`);
+      res.status(500).json(errorBody(internal, envelopeFor(req)));
+      return;
+    }
+    if (apiError.code === 'RATE_LIMITED' && !res.getHeader('Retry-After')) res.setHeader('Retry-After', '1');
+    res.status(apiError.status).json(errorBody(apiError, envelopeFor(req)));
+  };
+}
+
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new ApiError('NOT_FOUND', `No route for ${req.method} ${req.path}`));
+};

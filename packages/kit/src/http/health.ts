@@ -1,0 +1,42 @@
+import { Router } from 'express';
+
+export type ReadinessCheck = { name: string; check: () => Promise<unknown> };
+
+const CHECK_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    p.then(resolve, reject).finally(() => clearTimeout(t));
+  });
+}
+
+/**
+ * /healthz says the process is alive (restart me if not); /readyz says its dependencies
+ * answer (send me traffic if so). During shutdown readiness fails first, so a balancer
+ * drains the instance before it stops.
+ */
+export function healthRoutes(service: string, checks: ReadinessCheck[], isShuttingDown: () => boolean): Router {
+  const router = Router();
+  router.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok', service });
+  });
+  router.get('/readyz', async (_req, res) => {
+    const results: Record<string, string> = {};
+    let ready = !isShuttingDown();
+    await Promise.all(
+      checks.map(async (c) => {
+        try {
+          await withTimeout(c.check(), CHECK_TIMEOUT_MS);
+          results[c.name] = 'ok';
+        } catch (err) {
+          ready = false;
+          results[c.name] = `failing: ${(err as Error).message}`;
+        }
+      }),
+    );
+    if (isShuttingDown()) results.shutdown = 'in progress';
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', service, checks: results });
+  });
+  return router;
+}

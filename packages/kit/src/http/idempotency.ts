@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { ApiError } from '@pay/schemas';
+
+/** Stripe semantics (decisions.md §4): same key + same request within 24 h → first answer. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** A claim older than this belongs to a request that died mid-way; a retry may take it over. */
+export const IDEMPOTENCY_LOCK_MS = 60 * 1000;
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+export type Claim =
+  | { kind: 'claimed' }
+  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'mismatch' }
+  | { kind: 'in_progress' };
+
+export interface IdempotencyStore {
+  claim(scope: string, key: string, fingerprint: string): Promise<Claim>;
+  complete(scope: string, key: string, status: number, body: unknown): Promise<void>;
+  release(scope: string, key: string): Promise<void>;
+}
+
+type Sql = {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+};
+
+/**
+ * Postgres-backed store over the service's own `idempotency_keys` table (each service's
+ * Prisma schema declares it). Claiming is one INSERT … ON CONFLICT, so two concurrent
+ * requests with the same key can never both run.
+ */
+export class PgIdempotencyStore implements IdempotencyStore {
+  constructor(private readonly db: Sql) {}
+
+  async claim(scope: string, key: string, fingerprint: string): Promise<Claim> {
+    // Expired and abandoned claims are taken over in the same statement that claims.
+    const rows = await this.db.$queryRawUnsafe<{ claimed: boolean; fingerprint: string; status: string; response_status: number | null; response_body: unknown }[]>(
+      `INSERT INTO idempotency_keys (scope, key, fingerprint, status, created_at, locked_at)
+       VALUES ($1, $2, $3, 'in_progress', now(), now())
+       ON CONFLICT (scope, key) DO UPDATE
+         SET fingerprint = EXCLUDED.fingerprint, status = 'in_progress', response_status = NULL,
+             response_body = NULL, created_at = now(), locked_at = now()
+         WHERE idempotency_keys.created_at < now() - ($4 || ' milliseconds')::interval
+            OR (idempotency_keys.status = 'in_progress'
+                AND idempotency_keys.locked_at < now() - ($5 || ' milliseconds')::interval
+                AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
+       RETURNING true AS claimed, fingerprint, status, response_status, response_body`,
+      scope,
+      key,
+      fingerprint,
+      String(IDEMPOTENCY_TTL_MS),
+      String(IDEMPOTENCY_LOCK_MS),
+    );
+    if (rows.length > 0) return { kind: 'claimed' };
+    const existing = await this.db.$queryRawUnsafe<{ fingerprint: string; status: string; response_status: number | null; response_body: unknown }[]>(
+      `SELECT fingerprint, status, response_status, response_body FROM idempotency_keys WHERE scope = $1 AND key = $2`,
+      scope,
+      key,
+    );
+    const row = existing[0];
+    if (!row) return this.claim(scope, key, fingerprint); // released between the two statements
+    if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
+    if (row.status !== 'done' || row.response_status === null) return { kind: 'in_progress' };
+    return { kind: 'replay', status: row.response_status, body: row.response_body };
+  }
+
+  async complete(scope: string, key: string, status: number, body: unknown): Promise<void> {
+    await this.db.$executeRawUnsafe(
+      `UPDATE idempotency_keys SET status = 'done', response_status = $3, response_body = $4::jsonb
+       WHERE scope = $1 AND key = $2`,
+      scope,
+      key,
+      status,
+      JSON.stringify(body),
+    );
+  }
+
+  async release(scope: string, key: string): Promise<void> {
+    await this.db.$executeRawUnsafe(`DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status = 'in_progress'`, scope, key);
+  }
+}
+
+export function fingerprintOf(req: Request): string {
+  return createHash('sha256')
+    .update(`${req.method} ${req.originalUrl.split('?')[0]}\n`)
+    .update(req.rawBody ?? Buffer.alloc(0))
+    .digest('hex');
+}
+
+/**
+ * Runs `run` at most once per Idempotency-Key. Answers below 500 are kept and replayed
+ * (with `Idempotent-Replayed: true`); a 5xx or a crash releases the key so the client can retry.
+ */
+export async function withIdempotency(
+  store: IdempotencyStore,
+  scope: string,
+  req: Request,
+  res: Response,
+  run: () => Promise<{ status: number; body: unknown }>,
+): Promise<{ status: number; body: unknown }> {
+  const key = req.header('idempotency-key');
+  if (key === undefined) return run();
+  if (!KEY_PATTERN.test(key)) {
+    throw new ApiError('VALIDATION_ERROR', 'Idempotency-Key must be 1-255 printable ASCII characters', [
+      { field: 'Idempotency-Key', message: 'must be 1-255 printable ASCII characters' },
+    ]);
+  }
+  const claim = await store.claim(scope, key, fingerprintOf(req));
+  switch (claim.kind) {
+    case 'mismatch':
+      throw new ApiError('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was already used with a different request');
+    case 'in_progress':
+      throw new ApiError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed; retry shortly');
+    case 'replay':
+      res.setHeader('Idempotent-Replayed', 'true');
+      return { status: claim.status, body: claim.body };
+    case 'claimed':
+      break;
+  }
+  let result: { status: number; body: unknown };
+  try {
+    result = await run();
+  } catch (err) {
+    if (err instanceof ApiError && err.status < 500) {
+      await store.complete(scope, key, err.status, errorPayload(err));
+    } else {
+      await store.release(scope, key);
+    }
+    throw err;
+  }
+  await store.complete(scope, key, result.status, result.body);
+  return result;
+}
+
+/** Business refusals are replayed too, so a retried request gets the same verdict. */
+function errorPayload(err: ApiError): unknown {
+  return { __error: { code: err.code, message: err.message, details: err.details } };
+}
+
+export function replayedError(body: unknown): ApiError | null {
+  const e = (body as { __error?: { code: ApiError['code']; message: string; details?: ApiError['details'] } } | null)?.__error;
+  return e ? new ApiError(e.code, e.message, e.details) : null;
+}

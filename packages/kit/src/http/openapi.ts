@@ -1,0 +1,129 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import express, { Router } from 'express';
+import type { TSchema } from '@sinclair/typebox';
+import { statusOf, type ErrorCode } from '@pay/schemas';
+import type { Envelope } from './errors';
+import type { Operation } from './routes';
+
+export interface OpenApiInfo {
+  title: string;
+  version: string;
+  description: string;
+  serverUrl: string;
+  /** How the signed operations sign (shown in the security scheme's description). */
+  signing: string;
+  envelope: (path: string) => Envelope;
+}
+
+const AUTH_ERRORS: Record<'key' | 'signed', ErrorCode[]> = {
+  key: ['UNAUTHORIZED', 'FORBIDDEN'],
+  signed: ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_SIGNATURE', 'TIMESTAMP_OUT_OF_WINDOW', 'REPLAYED_REQUEST'],
+};
+
+/** TypeBox schemas are JSON Schema already; JSON round-trip drops its symbol markers. */
+function plain(schema: TSchema): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+}
+
+function errorSchema(envelope: Envelope, codes: ErrorCode[]) {
+  const error = {
+    type: 'object',
+    required: ['code', 'message'],
+    properties: {
+      code: { type: 'string', enum: codes },
+      message: { type: 'string' },
+      details: {
+        type: 'array',
+        items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } },
+      },
+    },
+  };
+  return envelope === 'success'
+    ? { type: 'object', required: ['success', 'error'], properties: { success: { const: false }, error } }
+    : { type: 'object', required: ['error'], properties: { error } };
+}
+
+function parameters(schema: TSchema | undefined, where: 'query' | 'path') {
+  if (!schema) return [];
+  const s = plain(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  return Object.entries(s.properties ?? {}).map(([name, prop]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (s.required ?? []).includes(name),
+    description: prop.description,
+    schema: prop,
+  }));
+}
+
+export function buildOpenApi(info: OpenApiInfo, operations: Operation[]) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    const path = op.path.replace(/:(\w+)/g, '{$1}');
+    const envelope = info.envelope(op.path);
+    const codes = [...(op.auth === 'none' ? [] : AUTH_ERRORS[op.auth]), ...op.errors, 'VALIDATION_ERROR' as const];
+    if (op.body) codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
+    if (op.idempotent) codes.push('IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS');
+    const byStatus = new Map<number, ErrorCode[]>();
+    for (const code of new Set(codes)) {
+      const status = statusOf(code);
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    }
+    const responses: Record<string, unknown> = {
+      [op.response.status]: {
+        description: op.response.description ?? 'Success',
+        content: { 'application/json': { schema: plain(op.response.schema) } },
+      },
+    };
+    for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+      responses[status] = {
+        description: list.join(', '),
+        content: { 'application/json': { schema: errorSchema(envelope, list) } },
+      };
+    }
+    const headers = op.idempotent
+      ? [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'Replays the first answer for 24 h (decisions.md §4)', schema: { type: 'string', maxLength: 255 } }]
+      : [];
+    paths[path] ??= {};
+    paths[path][op.method] = {
+      summary: op.summary,
+      description: op.description,
+      tags: op.tags,
+      security: op.auth === 'none' ? [] : op.auth === 'key' ? [{ apiKey: [] }] : [{ apiKey: [], signature: [], timestamp: [] }],
+      parameters: [...parameters(op.params, 'path'), ...parameters(op.query, 'query'), ...headers],
+      ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(op.body) } } } } : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: info.title, version: info.version, description: info.description },
+    servers: [{ url: info.serverUrl }],
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+        timestamp: { type: 'apiKey', in: 'header', name: 'X-Timestamp', description: info.signing },
+        signature: { type: 'apiKey', in: 'header', name: 'X-Signature', description: info.signing },
+      },
+    },
+    paths,
+  };
+}
+
+/**
+ * /openapi.json and a readable /docs page. Swagger UI is served from the installed
+ * swagger-ui-dist package, never from a CDN, so the docs work offline.
+ */
+export function docsRoutes(title: string, document: () => unknown): Router {
+  const router = Router();
+  const assets = require('swagger-ui-dist').getAbsoluteFSPath() as string;
+  const page = readFileSync(join(__dirname, 'docs.html'), 'utf8').replace(/\{\{title\}\}/g, title);
+  router.get('/openapi.json', (_req, res) => {
+    res.json(document());
+  });
+  router.get('/docs', (_req, res) => {
+    res.type('html').send(page);
+  });
+  router.use('/docs/assets', express.static(assets, { index: false, maxAge: '1h' }));
+  return router;
+}

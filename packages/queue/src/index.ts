@@ -1,0 +1,3 @@
+export * from './jobs';
+export * from './worker';
+export * from './outbox';

@@ -1,0 +1,133 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { assertValid } from '@pay/schemas';
+import { backoffDelay, type Logger } from '@pay/kit';
+import { Queues, type JobOf, type QueueKey } from './jobs';
+
+type Sql = {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+  $transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+};
+
+/** What a use-case writes, inside its own transaction, for the relay to enqueue. */
+export interface OutboxWrite {
+  queue: string;
+  jobId: string;
+  payload: object;
+}
+
+/** Builds an outbox row for a queue, validating the job now rather than when it is consumed. */
+export function outboxMessage<K extends QueueKey>(queue: K, jobId: string, payload: JobOf<K>): OutboxWrite {
+  const spec = Queues[queue];
+  assertValid(spec.schema, payload, { what: `Job for ${spec.name}` });
+  return { queue: spec.name, jobId, payload };
+}
+
+export interface RelayOptions {
+  db: Sql;
+  connection: Redis;
+  logger: Logger;
+  prefix?: string;
+  intervalMs?: number;
+  batchSize?: number;
+  /** Default job options per queue name (attempts, backoff, removal). */
+  jobOptions?: Record<string, object>;
+}
+
+/**
+ * Moves committed outbox rows onto their BullMQ queues. Rows are claimed with
+ * FOR UPDATE SKIP LOCKED, so several instances share the work; the job id is the row's own,
+ * so a crash between enqueue and marking re-adds the same job, which BullMQ ignores.
+ */
+export class OutboxRelay {
+  private readonly queues = new Map<string, Queue>();
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<number> | null = null;
+  private again = false;
+  private stopped = false;
+  private failures = 0;
+
+  constructor(private readonly opts: RelayOptions) {}
+
+  queue(name: string): Queue {
+    let q = this.queues.get(name);
+    if (!q) {
+      q = new Queue(name, { connection: this.opts.connection, prefix: this.opts.prefix });
+      this.queues.set(name, q);
+    }
+    return q;
+  }
+
+  start(): void {
+    this.stopped = false;
+    const loop = () => {
+      if (this.stopped) return;
+      this.timer = setTimeout(() => {
+        void this.kick().finally(loop);
+      }, backoffDelay(this.opts.intervalMs ?? 250, this.failures));
+      this.timer.unref();
+    };
+    loop();
+  }
+
+  /** Publishes now; callers kick after committing, so jobs do not wait for the next poll. */
+  kick(): Promise<number> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      let total = 0;
+      do {
+        this.again = false;
+        try {
+          let n: number;
+          while ((n = await this.publishBatch()) > 0) total += n;
+          this.failures = 0;
+        } catch (err) {
+          this.failures++;
+          this.opts.logger.error({ err, failures: this.failures }, 'outbox relay failed; backing off');
+          break;
+        }
+      } while (this.again && !this.stopped);
+      return total;
+    })().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async publishBatch(): Promise<number> {
+    return this.opts.db.$transaction(async (tx) => {
+      const rows = await tx.$queryRawUnsafe<{ id: bigint; queue: string; job_id: string; payload: unknown }[]>(
+        `SELECT id, queue, job_id, payload FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        this.opts.batchSize ?? 100,
+      );
+      if (rows.length === 0) return 0;
+      const byQueue = new Map<string, typeof rows>();
+      for (const r of rows) byQueue.set(r.queue, [...(byQueue.get(r.queue) ?? []), r]);
+      for (const [name, list] of byQueue) {
+        await this.queue(name).addBulk(
+          list.map((r) => ({
+            name,
+            data: r.payload,
+            opts: { jobId: r.job_id, ...(this.opts.jobOptions?.[name] ?? {}) },
+          })),
+        );
+      }
+      await tx.$executeRawUnsafe(
+        `UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])`,
+        rows.map((r) => r.id.toString()),
+      );
+      return rows.length;
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+  }
+}

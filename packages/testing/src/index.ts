@@ -1,0 +1,2 @@
+export * from './spawn-service';
+export * from './eventually';
