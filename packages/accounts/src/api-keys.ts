@@ -1,0 +1,40 @@
+import { ApiError } from '@pay/schemas';
+import { generateApiKey } from '@pay/auth';
+import type { AccountsDb, ApiKey } from './db';
+
+export async function createApiKey(db: AccountsDb, merchantId: string, input: { name: string; isTestKey: boolean }) {
+  const key = generateApiKey(input.isTestKey ? 'test' : 'live');
+  const apiKey = await db.apiKey.create({
+    data: { merchantId, name: input.name, keyHash: key.hash, keyPrefix: key.prefix, isTestKey: input.isTestKey },
+  });
+  return { apiKey, apiKeyValue: key.value };
+}
+
+export async function listApiKeys(db: AccountsDb, merchantId: string, page: number, pageSize: number) {
+  const where = { merchantId };
+  const [items, totalCount] = await db.$transaction([
+    db.apiKey.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], skip: (page - 1) * pageSize, take: pageSize }),
+    db.apiKey.count({ where }),
+  ]);
+  return { items, totalCount };
+}
+
+/**
+ * Revokes at once: keys are looked up in Postgres on every request (no cache), so the next
+ * request with this key, on either service, is refused. The last active key cannot be
+ * revoked, or the merchant would lock itself out of the API for good.
+ */
+export async function revokeApiKey(db: AccountsDb, merchantId: string, keyId: string): Promise<ApiKey> {
+  return db.$transaction(async (tx) => {
+    // Lock the merchant's keys so two concurrent revocations cannot both pass the check below.
+    await tx.$queryRaw`SELECT id FROM api_keys WHERE merchant_id = ${merchantId}::uuid FOR UPDATE`;
+    const key = await tx.apiKey.findFirst({ where: { id: keyId, merchantId } });
+    if (!key) throw new ApiError('NOT_FOUND', `API key ${keyId} not found`);
+    if (key.revokedAt) return key;
+    const others = await tx.apiKey.count({ where: { merchantId, revokedAt: null, id: { not: keyId } } });
+    if (others === 0) {
+      throw new ApiError('INVALID_STATE', 'This is the last active API key; create another key before revoking it');
+    }
+    return tx.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
+  });
+}

@@ -1,0 +1,4 @@
+export * from './db';
+export * from './merchants';
+export * from './api-keys';
+export * from './key-resolver';

@@ -1,0 +1,75 @@
+import { ApiError } from '@pay/schemas';
+import { generateApiKey, generateHmacSecret, type SecretBox } from '@pay/auth';
+import { Prisma, type AccountsDb, type ApiKey, type Merchant } from './db';
+
+export const DEFAULT_KEY_NAME = 'Default key';
+
+export interface RegisterInput {
+  companyName: string;
+  email: string;
+  address: string;
+  city?: string;
+  country?: string;
+  webhookUrl?: string;
+}
+
+export interface Registration {
+  merchant: Merchant;
+  apiKey: ApiKey;
+  /** Plaintext credentials: returned to the caller once, never stored. */
+  apiKeyValue: string;
+  hmacSecret: string;
+}
+
+/** Creates the merchant, its HMAC secret and a first live key in one transaction. */
+export async function registerMerchant(db: AccountsDb, box: SecretBox, input: RegisterInput): Promise<Registration> {
+  const email = input.email.trim().toLowerCase();
+  const hmacSecret = generateHmacSecret();
+  const key = generateApiKey('live');
+  try {
+    return await db.$transaction(async (tx) => {
+      const merchant = await tx.merchant.create({
+        data: {
+          companyName: input.companyName,
+          email,
+          address: input.address,
+          city: input.city ?? null,
+          country: input.country ?? null,
+          webhookUrl: input.webhookUrl ?? null,
+          hmacSecretEnc: box.seal(hmacSecret),
+        },
+      });
+      const apiKey = await tx.apiKey.create({
+        data: { merchantId: merchant.id, name: DEFAULT_KEY_NAME, keyHash: key.hash, keyPrefix: key.prefix, isTestKey: false },
+      });
+      return { merchant, apiKey, apiKeyValue: key.value, hmacSecret };
+    });
+  } catch (err) {
+    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
+      throw new ApiError('EMAIL_ALREADY_REGISTERED', `A merchant with email ${email} is already registered`, [
+        { field: 'email', message: 'is already registered' },
+      ]);
+    }
+    throw err;
+  }
+}
+
+export async function getMerchant(db: AccountsDb, merchantId: string): Promise<Merchant> {
+  const merchant = await db.merchant.findUnique({ where: { id: merchantId } });
+  if (!merchant) throw new ApiError('NOT_FOUND', 'Merchant not found');
+  return merchant;
+}
+
+export async function setWebhookUrl(db: AccountsDb, merchantId: string, webhookUrl: string): Promise<Merchant> {
+  return db.merchant.update({ where: { id: merchantId }, data: { webhookUrl } });
+}
+
+/** Replaces the merchant's HMAC secret; the old one stops verifying with the next request. */
+export async function regenerateHmacSecret(db: AccountsDb, box: SecretBox, merchantId: string) {
+  const hmacSecret = generateHmacSecret();
+  const merchant = await db.merchant.update({
+    where: { id: merchantId },
+    data: { hmacSecretEnc: box.seal(hmacSecret), hmacSecretRotatedAt: new Date() },
+  });
+  return { hmacSecret, rotatedAt: merchant.hmacSecretRotatedAt };
+}
