@@ -1,0 +1,13 @@
+/** One jest run over every package and service; tests sit beside the code as *.test.ts. */
+module.exports = {
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  testMatch: ['<rootDir>/{services,packages}/*/src/**/*.test.ts'],
+  setupFiles: ['<rootDir>/jest/env.ts'],
+  globalSetup: '<rootDir>/jest/global-setup.ts',
+  reporters: ['default', '<rootDir>/jest/summary-reporter.js'],
+  testTimeout: 30000,
+  maxWorkers: require('./jest/max-workers'),
+};

@@ -1,0 +1,3 @@
+import { testEnv } from './test-env';
+
+Object.assign(process.env, testEnv());

@@ -1,0 +1,2 @@
+// Shared with jest/test-env.ts: one test database per worker.
+module.exports = 2;

@@ -1,0 +1,104 @@
+import { Type } from '@sinclair/typebox';
+import { DataEnvelope, PagedData } from '@pay/schemas';
+import type { Api } from '@pay/kit';
+import { createApiKey, listApiKeys, regenerateHmacSecret, revokeApiKey, type ApiKey } from '@pay/accounts';
+import type { CryptoDeps } from '../deps';
+import { ApiKeyItem, CreateKeyBody, CreatedKey, KeyParams, ListKeysQuery, RegeneratedSecret } from './schemas';
+
+const tags = ['API keys'];
+
+function keyItem(k: ApiKey) {
+  return {
+    id: k.id,
+    name: k.name,
+    keyPrefix: k.keyPrefix,
+    isTestKey: k.isTestKey,
+    status: k.revokedAt ? ('Revoked' as const) : ('Active' as const),
+    createdAt: k.createdAt.toISOString(),
+    lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+    revokedAt: k.revokedAt?.toISOString() ?? null,
+  };
+}
+
+export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
+  api.route({
+    method: 'get',
+    path: '/api/v1/api-keys',
+    summary: 'List API keys',
+    description: 'All keys of the merchant, active and revoked, oldest first. Key values are never shown again.',
+    tags,
+    auth: 'key',
+    query: ListKeysQuery,
+    response: { status: 200, schema: DataEnvelope(PagedData(ApiKeyItem)) },
+    handler: async ({ auth, query }) => {
+      const { items, totalCount } = await listApiKeys(deps.accounts, auth.merchantId, query.page, query.pageSize);
+      return { body: { success: true, data: { items: items.map(keyItem), totalCount, page: query.page, pageSize: query.pageSize } } };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/api/v1/api-keys',
+    summary: 'Create an API key',
+    description: 'Live keys start with `sk_live_`, test keys with `sk_test_`. All keys of a merchant share its HMAC secret.',
+    tags,
+    auth: 'key',
+    idempotent: true,
+    body: CreateKeyBody,
+    response: { status: 201, schema: DataEnvelope(CreatedKey, { message: true }) },
+    handler: async ({ auth, body }) => {
+      const { apiKey, apiKeyValue } = await createApiKey(deps.accounts, auth.merchantId, body);
+      return {
+        status: 201,
+        body: {
+          success: true,
+          data: {
+            id: apiKey.id,
+            apiKey: apiKeyValue,
+            name: apiKey.name,
+            keyPrefix: apiKey.keyPrefix,
+            isTestKey: apiKey.isTestKey,
+            createdAt: apiKey.createdAt.toISOString(),
+          },
+          message: 'API key created. Store it now: it is not shown again.',
+        },
+      };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/api/v1/api-keys/regenerate',
+    summary: 'Regenerate the HMAC secret',
+    description: 'Replaces the merchant’s HMAC signing secret. The old secret stops verifying at once.',
+    tags,
+    auth: 'signed',
+    response: { status: 200, schema: DataEnvelope(RegeneratedSecret, { message: true }) },
+    handler: async ({ auth }) => {
+      const { hmacSecret, rotatedAt } = await regenerateHmacSecret(deps.accounts, deps.secrets, auth.merchantId);
+      return {
+        body: {
+          success: true,
+          data: { hmacSecret, rotatedAt: rotatedAt.toISOString() },
+          message: 'HMAC secret regenerated. Sign every further request with the new secret.',
+        },
+      };
+    },
+  });
+
+  api.route({
+    method: 'delete',
+    path: '/api/v1/api-keys/:keyId',
+    summary: 'Revoke an API key',
+    description: 'The key stops working at once on both base URLs. Revoking a revoked key is a no-op. The last active key cannot be revoked.',
+    tags,
+    auth: 'key',
+    params: KeyParams,
+    response: { status: 200, schema: Type.Object({ success: Type.Literal(true), message: Type.String(), data: ApiKeyItem }) },
+    errors: ['NOT_FOUND', 'INVALID_STATE'],
+    handler: async ({ auth, params }) => {
+      const key = await revokeApiKey(deps.accounts, auth.merchantId, params.keyId);
+      return { body: { success: true, message: `API key ${key.keyPrefix}… revoked`, data: keyItem(key) } };
+    },
+  });
+}

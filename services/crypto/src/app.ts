@@ -1,0 +1,74 @@
+import type { Express } from 'express';
+import { ReplayGuard, requireApiKey, requireSignature } from '@pay/auth';
+import { accountsKeyResolver, accountsSecretLoader } from '@pay/accounts';
+import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore } from '@pay/kit';
+import type { CryptoDeps } from './deps';
+import { merchantRoutes } from './merchants/routes';
+import { apiKeyRoutes } from './api-keys/routes';
+import { invoiceRoutes } from './invoices/routes';
+import { paymentPage } from './invoices/page';
+import { transactionRoutes } from './transactions/routes';
+import { withdrawalRoutes } from './withdrawals/routes';
+
+/** Decisions.md §2: 300 s either way. */
+export const SIGNATURE_WINDOW_MS = 300_000;
+
+const SIGNING_DOC =
+  'HMAC operations: X-Timestamp = Unix seconds; X-Signature = Base64(HMAC-SHA256(hmacSecret, `${timestamp}.${METHOD}.${path}${rawBody}`)), ' +
+  'path without query string, body exactly as sent (empty when none). Allowed skew 300 s; a signature is accepted once.';
+
+export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
+  const resolver = accountsKeyResolver(deps.accounts);
+  const key = [requireApiKey(resolver)];
+  const signed = [
+    ...key,
+    requireSignature({
+      style: 'crypto',
+      loadSecret: accountsSecretLoader(deps.accounts, deps.secrets),
+      replayGuard: new ReplayGuard(deps.redis, { windowMs: SIGNATURE_WINDOW_MS, prefix: 'replay:crypto:' }),
+      now: () => deps.clock.now().getTime(),
+    }),
+  ];
+  const api = new Api({
+    auth: { key, signed },
+    idempotency: new PgIdempotencyStore(deps.db),
+    validateResponses: deps.config.NODE_ENV !== 'production',
+  });
+  merchantRoutes(api, deps);
+  apiKeyRoutes(api, deps);
+  invoiceRoutes(api, deps);
+  transactionRoutes(api, deps);
+  withdrawalRoutes(api, deps);
+
+  const app = createHttpApp({
+    service: 'crypto',
+    logger: deps.logger,
+    bodyLimit: deps.config.BODY_LIMIT,
+    isShuttingDown: deps.isShuttingDown,
+    envelopeFor: () => 'success',
+    readiness: [
+      { name: 'postgres', check: () => deps.db.$queryRaw`SELECT 1` },
+      { name: 'redis', check: () => deps.redis.ping() },
+    ],
+  });
+  let document: unknown;
+  app.use(
+    docsRoutes('Crypto merchant API', () =>
+      (document ??= buildOpenApi(
+        {
+          title: 'Crypto merchant API',
+          version: '1.0.0',
+          description: 'Merchant registration, API keys, crypto invoices, balances, withdrawals and on-chain transactions.',
+          serverUrl: deps.config.PUBLIC_URL,
+          signing: SIGNING_DOC,
+          envelope: () => 'success',
+        },
+        api.operations,
+      )),
+    ),
+  );
+  app.use(paymentPage(deps));
+  app.use(api.router);
+  finishHttpApp(app, () => 'success');
+  return { app, api };
+}

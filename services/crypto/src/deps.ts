@@ -1,0 +1,25 @@
+import type { Redis } from 'ioredis';
+import type { AccountsDb } from '@pay/accounts';
+import type { SecretBox } from '@pay/auth';
+import type { Clock, Logger } from '@pay/kit';
+import type { CryptoConfig } from './config';
+import type { CryptoDb } from './db';
+import type { ChainWatcher, PayoutSigner } from './chain/chain';
+import type { UsdRates } from './rates';
+
+/** Everything the crypto service's domains need, built once in main.ts (or by a test). */
+export interface CryptoDeps {
+  config: CryptoConfig;
+  logger: Logger;
+  db: CryptoDb;
+  accounts: AccountsDb;
+  redis: Redis;
+  secrets: SecretBox;
+  clock: Clock;
+  watcher: ChainWatcher;
+  signer: PayoutSigner;
+  rates: UsdRates;
+  /** Wakes the outbox relay after a commit that wrote to the outbox. */
+  kickOutbox: () => void;
+  isShuttingDown: () => boolean;
+}

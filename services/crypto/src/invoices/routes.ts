@@ -1,0 +1,56 @@
+import { DataEnvelope, PagedData } from '@pay/schemas';
+import type { Api } from '@pay/kit';
+import type { CryptoDeps } from '../deps';
+import { createInvoice, getInvoice, listInvoices } from './invoices';
+import { createdInvoiceJson, invoiceJson } from './views';
+import { CreatedInvoice, CreateInvoiceBody, InvoiceDetail, InvoiceParams, ListInvoicesQuery } from './schemas';
+
+const tags = ['Invoices'];
+const owner = (auth: { merchantId: string; isTestMode: boolean }) => ({ merchantId: auth.merchantId, isTest: auth.isTestMode });
+
+export function invoiceRoutes(api: Api, deps: CryptoDeps): void {
+  const url = deps.config.PUBLIC_URL;
+  api.route({
+    method: 'post',
+    path: '/api/v1/invoices',
+    summary: 'Create a crypto invoice',
+    description:
+      'Each invoice gets its own deposit address on the currency’s network. A transfer seen before `expiresAt` counts toward it, ' +
+      'even if it confirms later. Outcomes: the sum reaches the amount → `Paid` (an overpayment is Paid, with `amountReceived` above ' +
+      '`amount`); part of it → `PartiallyPaid`, then `Underpaid` at expiry; nothing → `Expired`. A late transfer (seen after expiry) ' +
+      'is credited to the balance and leaves the invoice as it was. Every confirmed transfer is credited net of the merchant’s `feePercent`.',
+    tags,
+    auth: 'key',
+    idempotent: true,
+    body: CreateInvoiceBody,
+    response: { status: 201, schema: DataEnvelope(CreatedInvoice) },
+    handler: async ({ auth, body }) => ({ status: 201, body: { success: true, data: createdInvoiceJson(await createInvoice(deps, owner(auth), body), url) } }),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/v1/invoices/:invoiceId',
+    summary: 'Get a crypto invoice',
+    tags,
+    auth: 'key',
+    params: InvoiceParams,
+    response: { status: 200, schema: DataEnvelope(InvoiceDetail) },
+    errors: ['NOT_FOUND'],
+    handler: async ({ auth, params }) => ({ body: { success: true, data: invoiceJson(await getInvoice(deps, owner(auth), params.invoiceId), url) } }),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/v1/invoices',
+    summary: 'List crypto invoices',
+    description: 'Newest first.',
+    tags,
+    auth: 'key',
+    query: ListInvoicesQuery,
+    response: { status: 200, schema: DataEnvelope(PagedData(InvoiceDetail)) },
+    handler: async ({ auth, query }) => {
+      const { items, totalCount } = await listInvoices(deps, owner(auth), query);
+      return { body: { success: true, data: { items: items.map((i) => invoiceJson(i, url)), totalCount, page: query.page, pageSize: query.pageSize } } };
+    },
+  });
+}

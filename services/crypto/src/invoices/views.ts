@@ -1,0 +1,31 @@
+import type { Invoice } from '../generated/prisma/client';
+import { toJsonNumber } from '../money';
+
+export function paymentUrl(publicUrl: string, id: string): string {
+  return `${publicUrl}/pay/${id}`;
+}
+
+/** The create response: exactly the fields of decisions.md §6. */
+export function createdInvoiceJson(i: Invoice, publicUrl: string) {
+  return {
+    id: i.id,
+    amount: toJsonNumber(i.amount),
+    currency: i.currency,
+    network: i.network,
+    address: i.address,
+    status: i.status,
+    expiresAt: i.expiresAt.toISOString(),
+    paymentUrl: paymentUrl(publicUrl, i.id),
+  };
+}
+
+/** GET, list and events: the create fields plus what happened since. */
+export function invoiceJson(i: Invoice, publicUrl: string) {
+  return {
+    ...createdInvoiceJson(i, publicUrl),
+    description: i.description,
+    amountReceived: toJsonNumber(i.amountReceived),
+    paidAt: i.paidAt?.toISOString() ?? null,
+    createdAt: i.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,48 @@
+import { Redis } from 'ioredis';
+import { SecretBox } from '@pay/auth';
+import { createAccountsDb } from '@pay/accounts';
+import { createLogger, Lifecycle, listen, runMain, systemClock } from '@pay/kit';
+import { loadCryptoConfig } from './config';
+import { createCryptoDb } from './db';
+import { buildCryptoApp } from './app';
+import { startBackground } from './background';
+import { SandboxChain } from './chain/sandbox';
+import { stablecoinRates } from './rates';
+
+runMain(async () => {
+  const config = loadCryptoConfig();
+  const logger = createLogger('crypto', config.LOG_LEVEL);
+  const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
+  const db = createCryptoDb(config.DATABASE_URL);
+  const accounts = createAccountsDb(config.DATABASE_URL);
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  // The sandbox is the only chain this build talks to; live mode uses the same interfaces.
+  const chain = new SandboxChain(systemClock, config.SANDBOX_BLOCK_MS);
+  let kick: () => void = () => undefined;
+  const deps = {
+    config,
+    logger,
+    db,
+    accounts,
+    redis,
+    secrets: SecretBox.fromEnv(config.SECRETS_KEY),
+    clock: systemClock,
+    watcher: chain,
+    signer: chain,
+    rates: stablecoinRates,
+    kickOutbox: () => kick(),
+    isShuttingDown: () => lifecycle.isShuttingDown,
+  };
+  const { app } = buildCryptoApp(deps);
+  await listen(app, config.PORT, config.HOST, lifecycle, logger);
+  if (config.RUN_WORKERS) {
+    const background = startBackground(deps, lifecycle);
+    kick = () => void background.relay.kick();
+  }
+  lifecycle.onShutdown('postgres', async () => {
+    await Promise.all([db.$disconnect(), accounts.$disconnect()]);
+  });
+  lifecycle.onShutdown('redis', () => redis.quit());
+  lifecycle.handleSignals();
+  logger.info({ workers: config.RUN_WORKERS }, 'started');
+});

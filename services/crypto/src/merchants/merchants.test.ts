@@ -1,0 +1,261 @@
+import request from 'supertest';
+import { randomUUID } from 'node:crypto';
+import { registerMerchant, signedRequest, startCryptoApp, testKeyFor, uniqueEmail } from '../test-support';
+
+let ctx: Awaited<ReturnType<typeof startCryptoApp>>;
+beforeAll(async () => {
+  ctx = await startCryptoApp();
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('POST /api/v1/merchants/register', () => {
+  it('creates the merchant with a live key and an HMAC secret, field by field', async () => {
+    const email = uniqueEmail();
+    const res = await request(ctx.app)
+      .post('/api/v1/merchants/register')
+      .send({ companyName: 'Acme Ltd', email, address: '1 Main St', city: 'Riga', country: 'LV', webhookUrl: 'https://acme.test/hooks' });
+    expect(res.status).toBe(201);
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+    expect(res.body.success).toBe(true);
+    expect(typeof res.body.message).toBe('string');
+    const d = res.body.data;
+    expect(Object.keys(d).sort()).toEqual(['apiKey', 'companyName', 'createdAt', 'email', 'merchantId', 'status']);
+    expect(d.merchantId).toMatch(UUID);
+    expect(d).toMatchObject({ companyName: 'Acme Ltd', email, status: 'Active' });
+    expect(d.createdAt).toMatch(ISO);
+    expect(Object.keys(d.apiKey).sort()).toEqual(['apiKey', 'createdAt', 'hmacSecret', 'id', 'name']);
+    expect(d.apiKey.id).toMatch(UUID);
+    expect(d.apiKey.apiKey).toMatch(/^sk_live_[A-Za-z0-9_-]{43}$/);
+    expect(d.apiKey.hmacSecret.length).toBeGreaterThanOrEqual(32);
+    expect(d.apiKey.name).toBe('Default key');
+  });
+
+  it('stores neither the key nor the secret in plaintext', async () => {
+    const m = await registerMerchant(ctx.app);
+    const rows = await ctx.deps.accounts.$queryRawUnsafe<{ row: string }[]>(
+      `SELECT row_to_json(t)::text AS row FROM (SELECT m.*, k.key_hash, k.key_prefix FROM merchants m JOIN api_keys k ON k.merchant_id = m.id WHERE m.id = $1::uuid) t`,
+      m.merchantId,
+    );
+    const dump = rows.map((r) => r.row).join('\n');
+    expect(dump).not.toContain(m.apiKey);
+    expect(dump).not.toContain(m.hmacSecret);
+  });
+
+  it('refuses a second registration with the same email, whatever its case, with 409', async () => {
+    const email = uniqueEmail();
+    const first = await request(ctx.app).post('/api/v1/merchants/register').send({ companyName: 'A', email, address: 'x' });
+    expect(first.status).toBe(201);
+    const again = await request(ctx.app)
+      .post('/api/v1/merchants/register')
+      .send({ companyName: 'B', email: email.toUpperCase(), address: 'y' });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({
+      success: false,
+      error: { code: 'EMAIL_ALREADY_REGISTERED', message: expect.stringContaining(email), details: [{ field: 'email', message: 'is already registered' }] },
+    });
+  });
+
+  it('answers malformed JSON with 400 VALIDATION_ERROR', async () => {
+    const res = await request(ctx.app).post('/api/v1/merchants/register').set('Content-Type', 'application/json').send('{"companyName": ');
+    expect(res.status).toBe(400);
+    expect(res.body.success).toBe(false);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(res.body.error.message).toMatch(/not valid JSON/);
+  });
+
+  it('lists every missing field', async () => {
+    const res = await request(ctx.app).post('/api/v1/merchants/register').send({});
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(res.body.error.details).toEqual(
+      expect.arrayContaining([
+        { field: 'companyName', message: 'is required' },
+        { field: 'email', message: 'is required' },
+        { field: 'address', message: 'is required' },
+      ]),
+    );
+    expect(res.body.error.details).toHaveLength(3);
+  });
+
+  it('names each field of the wrong type or format', async () => {
+    const res = await request(ctx.app)
+      .post('/api/v1/merchants/register')
+      .send({ companyName: 42, email: 'not-an-email', address: ['x'], webhookUrl: 'ftp://x', extra: true });
+    expect(res.status).toBe(400);
+    const fields = res.body.error.details.map((d: { field: string }) => d.field).sort();
+    expect(fields).toEqual(['address', 'companyName', 'email', 'extra', 'webhookUrl']);
+    expect(res.body.error.details).toContainEqual({ field: 'companyName', message: 'must be string' });
+    expect(res.body.error.details).toContainEqual({ field: 'extra', message: 'is not a known field' });
+  });
+
+  it('refuses blank strings', async () => {
+    const res = await request(ctx.app).post('/api/v1/merchants/register').send({ companyName: '   ', email: uniqueEmail(), address: '' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['address', 'companyName']);
+  });
+
+  it('refuses a body over the size limit with 413, and a non-JSON body with 415', async () => {
+    const big = await request(ctx.app)
+      .post('/api/v1/merchants/register')
+      .send({ companyName: 'x'.repeat(200 * 1024), email: uniqueEmail(), address: 'a' });
+    expect(big.status).toBe(413);
+    expect(big.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+    const form = await request(ctx.app).post('/api/v1/merchants/register').type('form').send('companyName=x');
+    expect(form.status).toBe(415);
+    expect(form.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('replays the first answer for a repeated Idempotency-Key, and refuses it for another body', async () => {
+    const key = randomUUID();
+    const body = { companyName: 'Idem', email: uniqueEmail(), address: 'x' };
+    const first = await request(ctx.app).post('/api/v1/merchants/register').set('Idempotency-Key', key).send(body);
+    const second = await request(ctx.app).post('/api/v1/merchants/register').set('Idempotency-Key', key).send(body);
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.body).toEqual(first.body);
+    const other = await request(ctx.app)
+      .post('/api/v1/merchants/register')
+      .set('Idempotency-Key', key)
+      .send({ ...body, email: uniqueEmail() });
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
+  });
+
+  it('lets only one of two concurrent requests with the same Idempotency-Key run', async () => {
+    const key = randomUUID();
+    const body = { companyName: 'Race', email: uniqueEmail(), address: 'x' };
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => request(ctx.app).post('/api/v1/merchants/register').set('Idempotency-Key', key).send(body)),
+    );
+    const created = new Set(results.filter((r) => r.status === 201).map((r) => r.body.data.merchantId));
+    expect(created.size).toBe(1);
+    for (const r of results) expect([201, 409]).toContain(r.status);
+  });
+});
+
+describe('GET /api/v1/merchants/profile', () => {
+  it('returns the profile field by field, isTestMode false for a live key', async () => {
+    const m = await registerMerchant(ctx.app, { city: 'Oslo' });
+    const res = await request(ctx.app).get('/api/v1/merchants/profile').set('X-Api-Key', m.apiKey);
+    expect(res.status).toBe(200);
+    expect(res.body.success).toBe(true);
+    expect(Object.keys(res.body.data).sort()).toEqual(
+      ['address', 'city', 'companyName', 'country', 'createdAt', 'email', 'feePercent', 'id', 'isTestMode', 'status', 'webhookUrl'].sort(),
+    );
+    expect(res.body.data).toMatchObject({
+      id: m.merchantId,
+      companyName: 'Acme Ltd',
+      email: m.email,
+      address: '1 Main St',
+      city: 'Oslo',
+      country: null,
+      webhookUrl: null,
+      status: 'Active',
+      feePercent: 1,
+      isTestMode: false,
+    });
+  });
+
+  it('reports isTestMode true for a test key', async () => {
+    const m = await testKeyFor(ctx.app, await registerMerchant(ctx.app));
+    expect(m.apiKey).toMatch(/^sk_test_/);
+    const res = await request(ctx.app).get('/api/v1/merchants/profile').set('X-Api-Key', m.apiKey);
+    expect(res.status).toBe(200);
+    expect(res.body.data.isTestMode).toBe(true);
+  });
+
+  it('refuses a missing, malformed or unknown key with 401', async () => {
+    const missing = await request(ctx.app).get('/api/v1/merchants/profile');
+    expect(missing.status).toBe(401);
+    expect(missing.body.error.code).toBe('UNAUTHORIZED');
+    for (const key of ['nope', `sk_live_${'A'.repeat(43)}`]) {
+      const res = await request(ctx.app).get('/api/v1/merchants/profile').set('X-Api-Key', key);
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('UNAUTHORIZED');
+    }
+  });
+});
+
+describe('GET /api/v1/merchants/stats', () => {
+  it('is all zeros for a new merchant', async () => {
+    const m = await registerMerchant(ctx.app);
+    const res = await request(ctx.app).get('/api/v1/merchants/stats').set('X-Api-Key', m.apiKey);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      data: { totalInvoices: 0, paidInvoices: 0, pendingInvoices: 0, expiredInvoices: 0, totalReceived: 0, totalFees: 0, availableBalance: 0 },
+    });
+  });
+});
+
+describe('PUT /api/v1/merchants/webhook', () => {
+  it('sets the URL when signed, and the profile shows it', async () => {
+    const m = await registerMerchant(ctx.app);
+    const res = await signedRequest(ctx.app, m, 'put', '/api/v1/merchants/webhook', { webhookUrl: 'https://shop.test/wh' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, message: expect.any(String) });
+    const profile = await request(ctx.app).get('/api/v1/merchants/profile').set('X-Api-Key', m.apiKey);
+    expect(profile.body.data.webhookUrl).toBe('https://shop.test/wh');
+  });
+
+  it('refuses an unsigned request and a bad URL', async () => {
+    const m = await registerMerchant(ctx.app);
+    const unsigned = await request(ctx.app).put('/api/v1/merchants/webhook').set('X-Api-Key', m.apiKey).send({ webhookUrl: 'https://a.test' });
+    expect(unsigned.status).toBe(401);
+    expect(unsigned.body.error.code).toBe('INVALID_SIGNATURE');
+    const bad = await signedRequest(ctx.app, m, 'put', '/api/v1/merchants/webhook', { webhookUrl: 'not a url' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual([{ field: 'webhookUrl', message: expect.any(String) }]);
+  });
+
+  it('refuses a replayed request', async () => {
+    const m = await registerMerchant(ctx.app);
+    const body = { webhookUrl: 'https://shop.test/once' };
+    const now = Math.floor(Date.now() / 1000);
+    const first = await signedRequest(ctx.app, m, 'put', '/api/v1/merchants/webhook', body, { now: now * 1000 });
+    const replay = await signedRequest(ctx.app, m, 'put', '/api/v1/merchants/webhook', body, { now: now * 1000 });
+    expect(first.status).toBe(200);
+    expect(replay.status).toBe(401);
+    expect(replay.body.error.code).toBe('REPLAYED_REQUEST');
+  });
+});
+
+describe('service edges', () => {
+  it('echoes a client X-Request-Id and answers unknown routes with 404 in the envelope', async () => {
+    const res = await request(ctx.app).get('/api/v1/nothing-here').set('X-Request-Id', 'client-abc-123');
+    expect(res.status).toBe(404);
+    expect(res.headers['x-request-id']).toBe('client-abc-123');
+    expect(res.body).toEqual({ success: false, error: { code: 'NOT_FOUND', message: expect.stringContaining('/api/v1/nothing-here') } });
+  });
+
+  it('serves an OpenAPI 3.1 document with every operation, and a docs page', async () => {
+    const doc = await request(ctx.app).get('/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(doc.body.openapi).toBe('3.1.0');
+    for (const op of ctx.api.operations) {
+      const path = op.path.replace(/:(\w+)/g, '{$1}');
+      expect(doc.body.paths[path]?.[op.method]).toBeDefined();
+    }
+    const register = doc.body.paths['/api/v1/merchants/register'].post;
+    expect(register.requestBody.content['application/json'].schema.required).toEqual(['companyName', 'email', 'address']);
+    expect(register.responses['409']).toBeDefined();
+    const page = await request(ctx.app).get('/docs');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('/openapi.json');
+    const asset = await request(ctx.app).get('/docs/assets/swagger-ui-bundle.js');
+    expect(asset.status).toBe(200);
+  });
+
+  it('reports health and readiness', async () => {
+    expect((await request(ctx.app).get('/healthz')).body).toEqual({ status: 'ok', service: 'crypto' });
+    const ready = await request(ctx.app).get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks).toEqual({ postgres: 'ok', redis: 'ok' });
+  });
+});

@@ -1,0 +1,107 @@
+import { DataEnvelope } from '@pay/schemas';
+import { Type } from '@sinclair/typebox';
+import type { Api } from '@pay/kit';
+import { getMerchant, registerMerchant, setWebhookUrl } from '@pay/accounts';
+import type { CryptoDeps } from '../deps';
+import { toJsonNumber } from '../money';
+import { Profile, RegisterBody, Registration, Stats, WebhookBody } from './schemas';
+import { merchantStats } from './stats';
+
+const tags = ['Merchants'];
+
+export function merchantRoutes(api: Api, deps: CryptoDeps): void {
+  api.route({
+    method: 'post',
+    path: '/api/v1/merchants/register',
+    summary: 'Register a merchant',
+    description:
+      'Creates the merchant with a live API key and an HMAC signing secret. Both are returned only in this response. ' +
+      'The key and secret work on the crypto and the invoicing base URLs.',
+    tags,
+    auth: 'none',
+    idempotent: true,
+    body: RegisterBody,
+    response: { status: 201, schema: DataEnvelope(Registration, { message: true }) },
+    errors: ['EMAIL_ALREADY_REGISTERED'],
+    handler: async ({ body }) => {
+      const r = await registerMerchant(deps.accounts, deps.secrets, body);
+      return {
+        status: 201,
+        body: {
+          success: true,
+          data: {
+            merchantId: r.merchant.id,
+            companyName: r.merchant.companyName,
+            email: r.merchant.email,
+            status: r.merchant.status,
+            apiKey: {
+              id: r.apiKey.id,
+              apiKey: r.apiKeyValue,
+              hmacSecret: r.hmacSecret,
+              name: r.apiKey.name,
+              createdAt: r.apiKey.createdAt.toISOString(),
+            },
+            createdAt: r.merchant.createdAt.toISOString(),
+          },
+          message: 'Merchant registered. Store the API key and HMAC secret now: they are not shown again.',
+        },
+      };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/v1/merchants/profile',
+    summary: 'Merchant profile',
+    tags,
+    auth: 'key',
+    response: { status: 200, schema: DataEnvelope(Profile) },
+    handler: async ({ auth }) => {
+      const m = await getMerchant(deps.accounts, auth.merchantId);
+      return {
+        body: {
+          success: true,
+          data: {
+            id: m.id,
+            companyName: m.companyName,
+            email: m.email,
+            address: m.address,
+            city: m.city,
+            country: m.country,
+            webhookUrl: m.webhookUrl,
+            status: m.status,
+            feePercent: toJsonNumber(m.feePercent),
+            isTestMode: auth.isTestMode,
+            createdAt: m.createdAt.toISOString(),
+          },
+        },
+      };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/v1/merchants/stats',
+    summary: 'Merchant statistics',
+    description: 'Counts and sums over the invoices and ledger of the calling key’s mode (live or test).',
+    tags,
+    auth: 'key',
+    response: { status: 200, schema: DataEnvelope(Stats) },
+    handler: async ({ auth }) => ({ body: { success: true, data: await merchantStats(deps, auth) } }),
+  });
+
+  api.route({
+    method: 'put',
+    path: '/api/v1/merchants/webhook',
+    summary: 'Set the webhook URL',
+    description: 'Crypto events (transaction.confirmed, invoice.paid, withdrawal.completed, withdrawal.failed) are sent here.',
+    tags,
+    auth: 'signed',
+    body: WebhookBody,
+    response: { status: 200, schema: Type.Object({ success: Type.Literal(true), message: Type.String() }) },
+    handler: async ({ auth, body }) => {
+      await setWebhookUrl(deps.accounts, auth.merchantId, body.webhookUrl);
+      return { body: { success: true, message: `Webhook URL updated to ${body.webhookUrl}` } };
+    },
+  });
+}

@@ -1,0 +1,71 @@
+import { ApiError, DataEnvelope, PagedData } from '@pay/schemas';
+import type { Api } from '@pay/kit';
+import type { Prisma } from '../generated/prisma/client';
+import type { CryptoDeps } from '../deps';
+import { recordDetectedTransfer } from './transfers';
+import { transactionDetailJson, transactionJson } from './views';
+import { ListTransactionsQuery, SandboxTransferBody, TransactionDetail, TransactionItem, TransactionParams } from './schemas';
+
+const tags = ['Transactions'];
+
+export function transactionRoutes(api: Api, deps: CryptoDeps): void {
+  api.route({
+    method: 'get',
+    path: '/api/v1/transactions',
+    summary: 'List incoming transactions',
+    description: 'Newest first; `invoiceId` narrows to one invoice.',
+    tags,
+    auth: 'key',
+    query: ListTransactionsQuery,
+    response: { status: 200, schema: DataEnvelope(PagedData(TransactionItem)) },
+    handler: async ({ auth, query }) => {
+      const where: Prisma.TransactionWhereInput = {
+        merchantId: auth.merchantId,
+        isTest: auth.isTestMode,
+        ...(query.invoiceId ? { invoiceId: query.invoiceId } : {}),
+      };
+      const [items, totalCount] = await Promise.all([
+        deps.db.transaction.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (query.page - 1) * query.pageSize, take: query.pageSize }),
+        deps.db.transaction.count({ where }),
+      ]);
+      return { body: { success: true, data: { items: items.map(transactionJson), totalCount, page: query.page, pageSize: query.pageSize } } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/v1/transactions/:transactionId',
+    summary: 'Get an incoming transaction',
+    tags,
+    auth: 'key',
+    params: TransactionParams,
+    response: { status: 200, schema: DataEnvelope(TransactionDetail) },
+    errors: ['NOT_FOUND'],
+    handler: async ({ auth, params }) => {
+      const t = await deps.db.transaction.findFirst({ where: { id: params.transactionId, merchantId: auth.merchantId, isTest: auth.isTestMode } });
+      if (!t) throw new ApiError('NOT_FOUND', `Transaction ${params.transactionId} not found`);
+      return { body: { success: true, data: transactionDetailJson(t) } };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/api/v1/sandbox/transactions',
+    summary: 'Simulate an incoming transfer (test mode)',
+    description:
+      'Test keys only. Records a transfer to the invoice’s deposit address as `Pending`; confirmations then advance on their own ' +
+      'until the network’s requirement (Tron 19, Ethereum 12, BSC 15 by default) and the transfer is `Confirmed`. ' +
+      'A transfer from the network’s zero address fails on chain instead.',
+    tags: ['Sandbox'],
+    auth: 'key',
+    idempotent: true,
+    body: SandboxTransferBody,
+    response: { status: 201, schema: DataEnvelope(TransactionDetail) },
+    errors: ['FORBIDDEN', 'NOT_FOUND', 'INVALID_ADDRESS', 'CONFLICT'],
+    handler: async ({ auth, body }) => {
+      if (!auth.isTestMode) throw new ApiError('FORBIDDEN', 'Sandbox endpoints accept test keys (sk_test_…) only');
+      const t = await recordDetectedTransfer(deps, { merchantId: auth.merchantId, isTest: true }, body);
+      return { status: 201, body: { success: true, data: transactionDetailJson(t) } };
+    },
+  });
+}

@@ -1,0 +1,57 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { signedHeaders } from '@pay/auth';
+import { generateAddress } from '../chain/addresses';
+import { fund, startCryptoApp, testMerchant } from '../test-support';
+
+let ctx: Awaited<ReturnType<typeof startCryptoApp>>;
+let server: Server;
+let base: string;
+beforeAll(async () => {
+  // A real listening server and a pool of 10 connections: the requests truly overlap.
+  ctx = await startCryptoApp({ env: { WITHDRAWAL_DAILY_LIMIT: '100000' } });
+  server = createServer(ctx.app);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((r) => server.close(r));
+  await ctx.close();
+});
+
+describe('concurrent withdrawals', () => {
+  it('100 at once against a balance that covers 39 of them: exactly 39 pass, never an overdraft', async () => {
+    const m = await testMerchant(ctx.app);
+    await fund(ctx, m, 'USDT_TRC20', 1000); // 990 available after the 1% fee
+    const results = await Promise.all(
+      Array.from({ length: 100 }, async () => {
+        // Each request has its own recipient, so its own signature (no replay refusals).
+        const body = JSON.stringify({ toAddress: generateAddress('Tron'), amount: 25, currency: 'USDT_TRC20' });
+        const headers = signedHeaders('crypto', m.hmacSecret, { method: 'POST', path: '/api/v1/withdrawals', body });
+        const res = await fetch(`${base}/api/v1/withdrawals`, {
+          method: 'POST',
+          headers: { ...headers, 'X-Api-Key': m.apiKey, 'Content-Type': 'application/json' },
+          body,
+        });
+        return { status: res.status, body: (await res.json()) as { error?: { code: string } } };
+      }),
+    );
+    const ok = results.filter((r) => r.status === 201);
+    const refused = results.filter((r) => r.status === 422);
+    expect(ok).toHaveLength(39); // 39 × 25 = 975 ≤ 990 < 40 × 25
+    expect(refused).toHaveLength(61);
+    for (const r of refused) expect(r.body.error?.code).toBe('INSUFFICIENT_BALANCE');
+
+    const owner = { merchant_id: m.merchantId };
+    const [sum] = await ctx.deps.db.$queryRaw<{ available: string; lowest: string }[]>`
+      SELECT SUM(amount)::text AS available,
+             MIN(running)::text AS lowest
+        FROM (SELECT amount, SUM(amount) OVER (ORDER BY id) AS running
+                FROM ledger_entries
+               WHERE merchant_id = ${owner.merchant_id}::uuid AND currency = 'USDT_TRC20' AND bucket = 'available') e`;
+    expect(sum!.available).toBe('15.000000');
+    // The running balance, in the order the entries were written, never went below zero.
+    expect(Number(sum!.lowest)).toBeGreaterThanOrEqual(0);
+    expect(await ctx.deps.db.withdrawal.count({ where: { merchantId: m.merchantId } })).toBe(39);
+  });
+});

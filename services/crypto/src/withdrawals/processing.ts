@@ -1,0 +1,71 @@
+import type { Withdrawal } from '../generated/prisma/client';
+import type { CryptoDeps } from '../deps';
+import { lockBalance, post } from '../ledger/ledger';
+import { money } from '../money';
+import { emitEvent } from '../events/outbox';
+import { requiredConfirmations } from '../transactions/transfers';
+import { withdrawalJson } from './views';
+
+export type Step = 'done' | 'again';
+
+/**
+ * Moves one withdrawal one step: Pending → Processing (sent, txHash set) → Completed or
+ * Failed. Every move is a conditional update on the current status, and the signer sends at
+ * most one transfer per withdrawal id, so running a step twice (a retried or duplicated
+ * job, two workers) never pays twice.
+ */
+export async function advanceWithdrawal(deps: CryptoDeps, withdrawalId: string): Promise<Step> {
+  const w = await deps.db.withdrawal.findUnique({ where: { id: withdrawalId } });
+  if (!w) return 'done';
+  if (w.status === 'Pending') return send(deps, w);
+  if (w.status === 'Processing') return follow(deps, w);
+  return 'done';
+}
+
+async function send(deps: CryptoDeps, w: Withdrawal): Promise<Step> {
+  const { txHash } = await deps.signer.send({ payoutId: w.id, network: w.network, toAddress: w.toAddress, amount: money(w.netAmount).toFixed() });
+  await deps.db.withdrawal.updateMany({
+    where: { id: w.id, status: 'Pending' },
+    data: { status: 'Processing', txHash, processedAt: deps.clock.now() },
+  });
+  return 'again';
+}
+
+async function follow(deps: CryptoDeps, w: Withdrawal): Promise<Step> {
+  const state = await deps.signer.transferState({
+    network: w.network,
+    txHash: w.txHash!,
+    fromAddress: '',
+    toAddress: w.toAddress,
+    seenAt: w.processedAt!,
+    requiredConfirmations: requiredConfirmations(deps, w.network),
+  });
+  if (state.state === 'pending') {
+    if (state.confirmations !== w.confirmations) {
+      await deps.db.withdrawal.updateMany({ where: { id: w.id, status: 'Processing' }, data: { confirmations: state.confirmations } });
+    }
+    return 'again';
+  }
+  const owner = { merchantId: w.merchantId, isTest: w.isTest };
+  await deps.db.$transaction(async (tx) => {
+    await lockBalance(tx, owner, w.currency);
+    const moved =
+      state.state === 'confirmed'
+        ? await tx.withdrawal.updateMany({
+            where: { id: w.id, status: 'Processing' },
+            data: { status: 'Completed', confirmations: state.confirmations, completedAt: deps.clock.now() },
+          })
+        : await tx.withdrawal.updateMany({ where: { id: w.id, status: 'Processing' }, data: { status: 'Failed', failureReason: state.reason } });
+    if (moved.count === 0) return; // another worker got here first
+    if (state.state === 'failed') {
+      await post(tx, owner, w.currency, [{ bucket: 'available', kind: 'withdrawal_release', amount: money(w.amount), withdrawalId: w.id }]);
+    }
+    const final = await tx.withdrawal.findUniqueOrThrow({ where: { id: w.id } });
+    await emitEvent(tx, deps.clock, owner, state.state === 'confirmed' ? 'withdrawal.completed' : 'withdrawal.failed', {
+      key: 'withdrawal',
+      value: withdrawalJson(final),
+    });
+  });
+  deps.kickOutbox();
+  return 'done';
+}

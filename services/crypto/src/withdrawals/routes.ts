@@ -1,0 +1,103 @@
+import { DataEnvelope, PagedData } from '@pay/schemas';
+import type { Api } from '@pay/kit';
+import type { CryptoDeps } from '../deps';
+import { CURRENCIES } from '../currencies';
+import { balances } from '../ledger/ledger';
+import { Money, toJsonNumber } from '../money';
+import { createWithdrawal, getWithdrawal, listWithdrawals } from './withdrawals';
+import { createdWithdrawalJson, withdrawalJson, withdrawalListItemJson } from './views';
+import {
+  BalanceData,
+  CreatedWithdrawal,
+  CreateWithdrawalBody,
+  ListWithdrawalsQuery,
+  WithdrawalDetail,
+  WithdrawalListItem,
+  WithdrawalParams,
+} from './schemas';
+
+const tags = ['Withdrawals'];
+const owner = (auth: { merchantId: string; isTestMode: boolean }) => ({ merchantId: auth.merchantId, isTest: auth.isTestMode });
+
+export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
+  api.route({
+    method: 'get',
+    path: '/api/v1/withdrawals/balance',
+    summary: 'Balances per currency and network',
+    description:
+      '`available` can be withdrawn; `pending` is incoming transfers awaiting confirmations (net of fees); `total` is both. ' +
+      'Derived from the ledger. `totalUsdValue` values each stablecoin at 1 USD.',
+    tags,
+    auth: 'key',
+    response: { status: 200, schema: DataEnvelope(BalanceData) },
+    handler: async ({ auth }) => {
+      const rows = await balances(deps.db, owner(auth));
+      let usd = new Money(0);
+      const entries = rows.map((b) => {
+        const info = CURRENCIES.find((c) => c.code === b.currency)!;
+        const total = b.available.add(b.pending);
+        usd = usd.add(total.mul(deps.rates.usdRate(b.currency)));
+        return {
+          currency: b.currency,
+          currencyName: info.currencyName,
+          network: info.network,
+          networkName: info.networkName,
+          available: toJsonNumber(b.available),
+          pending: toJsonNumber(b.pending),
+          total: toJsonNumber(total),
+        };
+      });
+      return { body: { success: true, data: { balances: entries, totalUsdValue: toJsonNumber(usd.toDecimalPlaces(2)) } } };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/api/v1/withdrawals',
+    summary: 'Withdraw to an external wallet',
+    description:
+      'The fee is 1% of `amount`, rounded half-up to 6 places; `netAmount = amount - fee` is sent. The amount is held from ' +
+      '`available` at once and returned if the withdrawal fails. Minimum 1; at most 10,000 per currency in any 24 hours (configurable). ' +
+      'Sandbox: a withdrawal to the network’s zero address is sent but fails on chain.',
+    tags,
+    auth: 'signed',
+    idempotent: true,
+    body: CreateWithdrawalBody,
+    response: { status: 201, schema: DataEnvelope(CreatedWithdrawal, { message: true }) },
+    errors: ['INVALID_ADDRESS', 'INSUFFICIENT_BALANCE', 'WITHDRAWAL_LIMIT_EXCEEDED', 'AMOUNT_TOO_SMALL'],
+    handler: async ({ auth, body }) => {
+      const w = await createWithdrawal(deps, owner(auth), body);
+      return {
+        status: 201,
+        body: { success: true, data: createdWithdrawalJson(w), message: `Withdrawal ${w.withdrawalNumber} created and queued for processing` },
+      };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/v1/withdrawals/:withdrawalId',
+    summary: 'Get a withdrawal',
+    tags,
+    auth: 'key',
+    params: WithdrawalParams,
+    response: { status: 200, schema: DataEnvelope(WithdrawalDetail) },
+    errors: ['NOT_FOUND'],
+    handler: async ({ auth, params }) => ({ body: { success: true, data: withdrawalJson(await getWithdrawal(deps, owner(auth), params.withdrawalId)) } }),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/v1/withdrawals',
+    summary: 'List withdrawals',
+    description: 'Newest first; `status` filters.',
+    tags,
+    auth: 'key',
+    query: ListWithdrawalsQuery,
+    response: { status: 200, schema: DataEnvelope(PagedData(WithdrawalListItem)) },
+    handler: async ({ auth, query }) => {
+      const { items, totalCount } = await listWithdrawals(deps, owner(auth), query);
+      return { body: { success: true, data: { items: items.map(withdrawalListItemJson), totalCount, page: query.page, pageSize: query.pageSize } } };
+    },
+  });
+}

@@ -1,0 +1,198 @@
+import request from 'supertest';
+import { randomUUID } from 'node:crypto';
+import { eventually } from '@pay/testing';
+import { fund, registerMerchant, signedRequest, startCryptoApp, testMerchant, type TestMerchant } from '../test-support';
+import { ZERO_ADDRESS } from '../chain/sandbox';
+
+// Background on: the real outbox relay and BullMQ withdrawal worker process what is created.
+let ctx: Awaited<ReturnType<typeof startCryptoApp>>;
+beforeAll(async () => {
+  ctx = await startCryptoApp({ background: true, env: { WITHDRAWAL_DAILY_LIMIT: '500' } });
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+const TRON = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';
+const ETH = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+const withdraw = (m: TestMerchant, body: object) => signedRequest(ctx.app, m, 'post', '/api/v1/withdrawals', body);
+const get = (m: TestMerchant, path: string) => request(ctx.app).get(path).set('X-Api-Key', m.apiKey);
+const balanceOf = async (m: TestMerchant, currency: string) =>
+  (await get(m, '/api/v1/withdrawals/balance')).body.data.balances.find((b: { currency: string }) => b.currency === currency);
+
+describe('GET /api/v1/withdrawals/balance', () => {
+  it('lists every currency of the spec, zero for a new merchant', async () => {
+    const m = await registerMerchant(ctx.app);
+    const res = await get(m, '/api/v1/withdrawals/balance');
+    expect(res.status).toBe(200);
+    expect(res.body.data.totalUsdValue).toBe(0);
+    expect(res.body.data.balances).toEqual([
+      { currency: 'USDT_TRC20', currencyName: 'Tether USD', network: 'Tron', networkName: 'Tron (TRC-20)', available: 0, pending: 0, total: 0 },
+      { currency: 'USDT_ERC20', currencyName: 'Tether USD', network: 'Ethereum', networkName: 'Ethereum (ERC-20)', available: 0, pending: 0, total: 0 },
+      { currency: 'USDC_ERC20', currencyName: 'USD Coin', network: 'Ethereum', networkName: 'Ethereum (ERC-20)', available: 0, pending: 0, total: 0 },
+      { currency: 'USDT_BEP20', currencyName: 'Tether USD', network: 'BSC', networkName: 'BNB Smart Chain (BEP-20)', available: 0, pending: 0, total: 0 },
+      { currency: 'USDC_BEP20', currencyName: 'USD Coin', network: 'BSC', networkName: 'BNB Smart Chain (BEP-20)', available: 0, pending: 0, total: 0 },
+    ]);
+  });
+
+  it('sums to totalUsdValue at 1 USD per stablecoin', async () => {
+    const m = await testMerchant(ctx.app);
+    await fund(ctx, m, 'USDT_TRC20', 100);
+    await fund(ctx, m, 'USDC_ERC20', 10.1);
+    const data = (await get(m, '/api/v1/withdrawals/balance')).body.data;
+    expect(data.totalUsdValue).toBe(109); // 99 + 9.999 = 108.999, in cents
+  });
+});
+
+describe('POST /api/v1/withdrawals', () => {
+  let m: TestMerchant;
+  beforeAll(async () => {
+    m = await testMerchant(ctx.app);
+    await fund(ctx, m, 'USDT_TRC20', 400);
+    await fund(ctx, m, 'USDT_ERC20', 100);
+  });
+
+  it('creates a withdrawal: 1% fee, exact create shape, held from available, then Completed by the worker', async () => {
+    const res = await withdraw(m, { toAddress: TRON, amount: 100, currency: 'USDT_TRC20' });
+    expect(res.status).toBe(201);
+    expect(res.body.message).toMatch(/created/);
+    const w = res.body.data;
+    expect(Object.keys(w).sort()).toEqual(['amount', 'createdAt', 'currency', 'fee', 'id', 'netAmount', 'network', 'status', 'toAddress', 'withdrawalNumber'].sort());
+    expect(w).toMatchObject({ toAddress: TRON, amount: 100, fee: 1, netAmount: 99, currency: 'USDT_TRC20', network: 'Tron', status: 'Pending' });
+    expect(w.withdrawalNumber).toMatch(new RegExp(`^WD-${w.createdAt.slice(0, 10).replace(/-/g, '')}-[0-9A-Z]{8}$`));
+    expect((await balanceOf(m, 'USDT_TRC20')).available).toBe(296); // 396 - 100
+
+    const done = await eventually(async () => {
+      const d = (await get(m, `/api/v1/withdrawals/${w.id}`)).body.data;
+      expect(d.status).toBe('Completed');
+      return d;
+    });
+    expect(done).toMatchObject({ id: w.id, failureReason: null });
+    expect(done.confirmations).toBeGreaterThanOrEqual(19);
+    expect(done.txHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(Date.parse(done.processedAt)).toBeLessThanOrEqual(Date.parse(done.completedAt));
+    expect((await balanceOf(m, 'USDT_TRC20')).available).toBe(296);
+    const events = await ctx.deps.db.outboxMessage.findMany({ where: { queue: 'webhook-events' } });
+    const mine = events.map((e) => e.payload as any).filter((p) => p.body.withdrawal?.id === w.id);
+    expect(mine.map((p) => p.event)).toEqual(['withdrawal.completed']);
+    expect(mine[0].body.withdrawal).toMatchObject({ status: 'Completed', txHash: done.txHash });
+  });
+
+  it('Failed path: a transfer to the zero address is sent, fails on chain, and the funds come back', async () => {
+    const before = (await balanceOf(m, 'USDT_ERC20')).available;
+    const res = await withdraw(m, { toAddress: ZERO_ADDRESS.Ethereum, amount: 10, currency: 'USDT_ERC20' });
+    expect(res.status).toBe(201);
+    expect((await balanceOf(m, 'USDT_ERC20')).available).toBe(before - 10);
+    const failed = await eventually(async () => {
+      const d = (await get(m, `/api/v1/withdrawals/${res.body.data.id}`)).body.data;
+      expect(d.status).toBe('Failed');
+      return d;
+    });
+    expect(failed.failureReason).toMatch(/reverted/);
+    expect(failed.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(failed.processedAt).not.toBeNull();
+    expect(failed.completedAt).toBeNull();
+    expect((await balanceOf(m, 'USDT_ERC20')).available).toBe(before);
+    const events = await ctx.deps.db.outboxMessage.findMany({ where: { queue: 'webhook-events' } });
+    expect(events.map((e) => e.payload as any).filter((p) => p.body.withdrawal?.id === failed.id).map((p) => p.event)).toEqual(['withdrawal.failed']);
+  });
+
+  it('refuses more than the available balance: INSUFFICIENT_BALANCE (422)', async () => {
+    const res = await withdraw(m, { toAddress: ETH, amount: 400, currency: 'USDC_ERC20' });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('INSUFFICIENT_BALANCE');
+    expect(res.body.error.message).toMatch(/Available USDC_ERC20 balance is 0/);
+  });
+
+  it('refuses beyond the rolling 24-hour limit: WITHDRAWAL_LIMIT_EXCEEDED (422)', async () => {
+    const n = await testMerchant(ctx.app);
+    await fund(ctx, n, 'USDT_TRC20', 700);
+    expect((await withdraw(n, { toAddress: TRON, amount: 300, currency: 'USDT_TRC20' })).status).toBe(201);
+    const over = await withdraw(n, { toAddress: TRON, amount: 200.5, currency: 'USDT_TRC20' });
+    expect(over.status).toBe(422);
+    expect(over.body.error.code).toBe('WITHDRAWAL_LIMIT_EXCEEDED');
+    expect(over.body.error.message).toMatch(/200 remains/);
+    expect((await withdraw(n, { toAddress: TRON, amount: 200, currency: 'USDT_TRC20' })).status).toBe(201);
+  });
+
+  it('refuses below the minimum: AMOUNT_TOO_SMALL (422)', async () => {
+    const res = await withdraw(m, { toAddress: TRON, amount: 0.5, currency: 'USDT_TRC20' });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('AMOUNT_TOO_SMALL');
+  });
+
+  it.each([
+    ['wrong prefix', 'USDT_TRC20', 'AR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t'],
+    ['bad Base58Check checksum', 'USDT_TRC20', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u'],
+    ['wrong length', 'USDT_TRC20', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6'],
+    ['an EVM address on Tron', 'USDT_TRC20', ETH],
+    ['bad EIP-55 case', 'USDT_ERC20', '0xdAC17F958D2ee523a2206206994597C13D831eC7'],
+    ['short EVM address', 'USDT_BEP20', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeA'],
+    ['a Tron address on BSC', 'USDC_BEP20', TRON],
+  ])('refuses %s: INVALID_ADDRESS (400)', async (_case, currency, toAddress) => {
+    const res = await withdraw(m, { toAddress, amount: 5, currency });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('INVALID_ADDRESS');
+    expect(res.body.error.details).toEqual([{ field: 'toAddress', message: expect.any(String) }]);
+  });
+
+  it('accepts real-world addresses, checksummed and lower-case', async () => {
+    for (const toAddress of ['0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48']) {
+      expect((await withdraw(m, { toAddress, amount: 1, currency: 'USDT_ERC20' })).status).toBe(201);
+    }
+  });
+
+  it('refuses an unknown currency, a string amount, missing fields and too many decimals (400)', async () => {
+    const currency = await withdraw(m, { toAddress: TRON, amount: 5, currency: 'DOGE' });
+    expect(currency.status).toBe(400);
+    expect(currency.body.error.details[0].field).toBe('currency');
+    const missing = await withdraw(m, {});
+    expect(missing.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['amount', 'currency', 'toAddress']);
+    const str = await withdraw(m, { toAddress: TRON, amount: '5', currency: 'USDT_TRC20' });
+    expect(str.body.error.details).toEqual([{ field: 'amount', message: 'must be number' }]);
+    const decimals = await withdraw(m, { toAddress: TRON, amount: 1.0000001, currency: 'USDT_TRC20' });
+    expect(decimals.status).toBe(400);
+  });
+
+  it('is HMAC-only: an unsigned request is refused', async () => {
+    const res = await request(ctx.app).post('/api/v1/withdrawals').set('X-Api-Key', m.apiKey).send({ toAddress: TRON, amount: 5, currency: 'USDT_TRC20' });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('INVALID_SIGNATURE');
+  });
+
+  it('replays the first answer for a repeated Idempotency-Key (and holds the funds once)', async () => {
+    const n = await testMerchant(ctx.app);
+    await fund(ctx, n, 'USDT_TRC20', 20);
+    const key = randomUUID();
+    const send = (ts: number) =>
+      signedRequest(ctx.app, n, 'post', '/api/v1/withdrawals', { toAddress: TRON, amount: 5, currency: 'USDT_TRC20' }, { now: ts }).set('Idempotency-Key', key);
+    const a = await send(Date.now());
+    const b = await send(Date.now() + 1000); // a new signature: a genuine retry
+    expect(a.status).toBe(201);
+    expect(b.body.data.id).toBe(a.body.data.id);
+    expect((await balanceOf(n, 'USDT_TRC20')).available).toBe(14.8);
+  });
+});
+
+describe('reading withdrawals', () => {
+  it('lists with defaults 1/20, list shape, status filter, paging; GET 404 for another merchant', async () => {
+    const m = await testMerchant(ctx.app);
+    await fund(ctx, m, 'USDT_TRC20', 100);
+    const ids: string[] = [];
+    for (const amount of [1, 2, 3]) ids.push((await withdraw(m, { toAddress: TRON, amount, currency: 'USDT_TRC20' })).body.data.id);
+    const list = (await get(m, '/api/v1/withdrawals')).body.data;
+    expect(list).toMatchObject({ totalCount: 3, page: 1, pageSize: 20 });
+    expect(Object.keys(list.items[0]).sort()).toEqual(['amount', 'fee', 'id', 'netAmount', 'status', 'txHash', 'withdrawalNumber']);
+    const paged = (await get(m, '/api/v1/withdrawals?page=2&pageSize=2')).body.data;
+    expect(paged.items).toHaveLength(1);
+    await eventually(async () => {
+      const done = (await get(m, '/api/v1/withdrawals?status=Completed')).body.data;
+      expect(done.totalCount).toBe(3);
+    });
+    expect((await get(m, '/api/v1/withdrawals?status=Failed')).body.data.totalCount).toBe(0);
+    expect((await get(m, '/api/v1/withdrawals?status=Nope')).status).toBe(400);
+    const other = await testMerchant(ctx.app);
+    expect((await get(other, `/api/v1/withdrawals/${ids[0]}`)).status).toBe(404);
+    expect((await get(m, `/api/v1/withdrawals/${randomUUID()}`)).status).toBe(404);
+  });
+});

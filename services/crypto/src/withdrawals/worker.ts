@@ -1,0 +1,54 @@
+import { DelayedError, Queue, type Worker } from 'bullmq';
+import { Queues, startWorker } from '@pay/queue';
+import type { Lifecycle } from '@pay/kit';
+import type { CryptoDeps } from '../deps';
+import { advanceWithdrawal } from './processing';
+
+/** Job options for withdrawal jobs: transient failures (signer down) back off and retry. */
+export const WITHDRAWAL_JOB_OPTIONS = {
+  attempts: 10,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: true,
+  removeOnFail: true,
+};
+
+/**
+ * Consumes withdrawal jobs. A step that must wait for confirmations puts its job back as
+ * delayed instead of holding a worker slot while the chain catches up.
+ */
+export function startWithdrawalWorker(deps: CryptoDeps, lifecycle?: Lifecycle): Worker {
+  return startWorker({
+    queue: 'withdrawals',
+    connection: deps.redis,
+    prefix: deps.config.QUEUE_PREFIX,
+    logger: deps.logger,
+    lifecycle,
+    concurrency: 20,
+    process: async ({ withdrawalId }, job, token) => {
+      const step = await advanceWithdrawal(deps, withdrawalId);
+      if (step === 'again') {
+        await job.moveToDelayed(Date.now() + deps.config.WITHDRAWAL_POLL_MS, token);
+        throw new DelayedError();
+      }
+    },
+  });
+}
+
+/**
+ * Redis keeps nothing on disk: after a Redis loss, or a job that ran out of attempts, a
+ * withdrawal could sit in Pending or Processing with no job. This puts a job back for every
+ * such withdrawal; the job id is the withdrawal id, so one that still has a job is skipped.
+ */
+export async function reconcileWithdrawals(deps: CryptoDeps, queue: Queue): Promise<number> {
+  const open = await deps.db.withdrawal.findMany({
+    where: { status: { in: ['Pending', 'Processing'] } },
+    select: { id: true },
+    orderBy: { createdAt: 'asc' },
+    take: 1000,
+  });
+  if (open.length === 0) return 0;
+  await queue.addBulk(
+    open.map((w) => ({ name: Queues.withdrawals.name, data: { withdrawalId: w.id }, opts: { jobId: w.id, ...WITHDRAWAL_JOB_OPTIONS } })),
+  );
+  return open.length;
+}

@@ -1,0 +1,18 @@
+import { Redis } from 'ioredis';
+import { createAccountsDb } from '@pay/accounts';
+import { createLogger, Lifecycle, listen, runMain } from '@pay/kit';
+import { loadInvoicingConfig } from './config';
+import { buildInvoicingApp } from './app';
+
+runMain(async () => {
+  const config = loadInvoicingConfig();
+  const logger = createLogger('invoicing', config.LOG_LEVEL);
+  const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
+  const accounts = createAccountsDb(config.DATABASE_URL);
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  const { app } = buildInvoicingApp({ config, logger, accounts, redis, isShuttingDown: () => lifecycle.isShuttingDown });
+  await listen(app, config.PORT, config.HOST, lifecycle, logger);
+  lifecycle.onShutdown('postgres', () => accounts.$disconnect());
+  lifecycle.onShutdown('redis', () => redis.quit());
+  lifecycle.handleSignals();
+});
