@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Makes this machine ready to run the stack or the tests, from nothing: pnpm, dependencies,
+# PostgreSQL and Redis (installed if absent, started if down), and the database migrations.
+# Safe to run again: every step checks before it acts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PNPM_VERSION=10.34.9
+say() { printf '[bootstrap] %s\n' "$*"; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if ! command -v node >/dev/null; then
+  say "installing Node.js"; as_root apt-get update -qq; as_root apt-get install -y -qq nodejs npm
+fi
+if [ "$(pnpm --version 2>/dev/null)" != "$PNPM_VERSION" ]; then
+  say "installing pnpm $PNPM_VERSION"; npm install -g --silent "pnpm@$PNPM_VERSION" >/dev/null
+fi
+
+# --- PostgreSQL --------------------------------------------------------------------------
+pg_up() { pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; }
+if ! command -v pg_ctlcluster >/dev/null; then
+  say "installing PostgreSQL and Redis"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq postgresql redis-server >/dev/null
+  fresh_pg=1
+fi
+if ! pg_up; then
+  say "starting PostgreSQL"
+  as_root pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start
+  for _ in $(seq 1 30); do pg_up && break; sleep 0.5; done
+fi
+if [ "${fresh_pg:-}" = 1 ]; then
+  # A packaged install asks for passwords on TCP; local development and CI trust loopback.
+  hba=$(ls /etc/postgresql/*/main/pg_hba.conf | head -1)
+  as_root sed -i -E 's/^(host\s+all\s+all\s+(127\.0\.0\.1\/32|::1\/128)\s+)\S+/\1trust/' "$hba"
+  as_root pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main reload
+fi
+DB_USER=$(id -un)
+if ! psql -h 127.0.0.1 -U "$DB_USER" -d postgres -tAc 'SELECT 1' >/dev/null 2>&1; then
+  say "creating database role $DB_USER"
+  as_root su postgres -c "psql -qc \"CREATE ROLE \\\"$DB_USER\\\" SUPERUSER LOGIN\""
+fi
+
+# --- Redis --------------------------------------------------------------------------------
+if ! command -v redis-server >/dev/null; then
+  as_root apt-get update -qq; DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq redis-server >/dev/null
+fi
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  say "starting Redis"
+  as_root mkdir -p /var/lib/redis /var/log/redis
+  as_root redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
+    --dir /var/lib/redis --logfile /var/log/redis/ci.log
+  for _ in $(seq 1 30); do redis-cli ping >/dev/null 2>&1 && break; sleep 0.2; done
+fi
+
+# --- Dependencies and schema ----------------------------------------------------------------
+say "installing dependencies"
+pnpm install --frozen-lockfile --reporter=silent
+say "applying migrations"
+pnpm --silent db:migrate

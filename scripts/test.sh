@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Runs every test against the machine's real PostgreSQL and Redis (a separate test database).
+# Ends with the line `N passed, N failed`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh
+exec pnpm test "$@"
