@@ -1,19 +1,20 @@
-import type { KeyResolver, ResolvedKey, SecretBox, SecretLoader } from '@pay/auth';
+import type { KeyResolver, ResolvedKey, SecretBox } from '@pay/auth';
 import type { AccountsDb } from './db';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
- * Resolves API keys for the auth middleware of every service. One indexed lookup by hash
- * per request, joined with the merchant's status.
+ * Resolves API keys for the auth middleware of every service: one indexed lookup by hash
+ * per request, joined with the merchant's status and sealed HMAC secret. Nothing is cached,
+ * so a revoked key or a regenerated secret takes effect with the very next request.
  */
-export function accountsKeyResolver(db: AccountsDb): KeyResolver {
+export function accountsKeyResolver(db: AccountsDb, box: SecretBox): KeyResolver {
   const lastTouched = new Map<string, number>();
   return {
     async resolve(keyHash: string): Promise<ResolvedKey | null> {
       const key = await db.apiKey.findUnique({
         where: { keyHash },
-        select: { id: true, merchantId: true, isTestKey: true, revokedAt: true, merchant: { select: { status: true } } },
+        select: { id: true, merchantId: true, isTestKey: true, revokedAt: true, merchant: { select: { status: true, hmacSecretEnc: true } } },
       });
       if (!key) return null;
       if (!key.revokedAt) touch(db, lastTouched, key.id);
@@ -23,6 +24,7 @@ export function accountsKeyResolver(db: AccountsDb): KeyResolver {
         isTestKey: key.isTestKey,
         revokedAt: key.revokedAt,
         merchantActive: key.merchant.status === 'Active',
+        hmacSecret: async () => box.open(key.merchant.hmacSecretEnc),
       };
     },
   };
@@ -35,11 +37,4 @@ function touch(db: AccountsDb, lastTouched: Map<string, number>, keyId: string):
   lastTouched.set(keyId, now);
   if (lastTouched.size > 10_000) lastTouched.clear();
   db.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: new Date(now) } }).catch(() => undefined);
-}
-
-export function accountsSecretLoader(db: AccountsDb, box: SecretBox): SecretLoader {
-  return async (merchantId: string) => {
-    const merchant = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { hmacSecretEnc: true } });
-    return box.open(merchant.hmacSecretEnc);
-  };
 }

@@ -16,9 +16,9 @@ class InMemoryKeys implements KeyResolver {
   readonly lookups: string[] = [];
   private readonly byHash = new Map<string, ResolvedKey>();
 
-  add(key: ResolvedKey & { mode?: 'live' | 'test' }): string {
+  add(key: Omit<ResolvedKey, 'hmacSecret'> & { mode?: 'live' | 'test' }): string {
     const generated = generateApiKey(key.mode ?? (key.isTestKey ? 'test' : 'live'));
-    this.byHash.set(generated.hash, key);
+    this.byHash.set(generated.hash, { ...key, hmacSecret: async () => secrets.get(key.merchantId)! });
     return generated.value;
   }
 
@@ -60,7 +60,6 @@ function signatureGuards(style: SigningStyle): RequestHandler[] {
     requireApiKey(keys),
     requireSignature({
       style,
-      loadSecret: async (merchantId) => secrets.get(merchantId)!,
       replayGuard: new ReplayGuard(redis, { windowMs: 300_000, prefix: `${prefix}${style}:` }),
       now: () => nowMs,
     }),
@@ -393,7 +392,6 @@ describe('errors reach the error handler', () => {
     expect(() =>
       requireSignature({
         style: 'crypto',
-        loadSecret: async () => SECRET,
         replayGuard: new ReplayGuard(redis, { windowMs: 60_000, prefix }),
       }),
     ).toThrow(/at least 300000 ms/);

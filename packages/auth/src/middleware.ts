@@ -3,23 +3,27 @@ import { ApiError } from '@pay/schemas';
 import { hashApiKey, parseApiKey } from './api-keys';
 import type { ReplayGuard } from './replay-guard';
 import { assertTimestampInWindow, SIGNATURE_WINDOW_MS, SIGNING_STYLES, verifyRequestSignature, type SigningStyle } from './signing';
-import type { AuthContext } from './types';
 
-/** What a service's database says about an API key; implemented per service over its own DB. */
+/** What the accounts store says about an API key, read in one lookup. */
 export interface ResolvedKey {
   keyId: string;
   merchantId: string;
   isTestKey: boolean;
   revokedAt: Date | null;
   merchantActive: boolean;
+  /**
+   * The merchant's HMAC secret in plain text. Read together with the key and unsealed only
+   * when a signature is checked, so a signed request costs one lookup, never a stale cache.
+   */
+  hmacSecret(): Promise<string>;
 }
 
 export interface KeyResolver {
   resolve(keyHash: string): Promise<ResolvedKey | null>;
 }
 
-/** Returns the merchant's HMAC secret in plain text (unsealed from its SecretBox envelope). */
-export type SecretLoader = (merchantId: string) => Promise<string>;
+/** The resolved key of each authenticated request, for requireSignature. */
+const resolvedKeys = new WeakMap<Request, ResolvedKey>();
 
 const EMPTY_BODY = Buffer.alloc(0);
 
@@ -47,7 +51,9 @@ export function jsonWithRawBody(opts: { limit: string | number }): RequestHandle
 export function requireApiKey(resolver: KeyResolver): RequestHandler {
   return async (req, _res, next) => {
     try {
-      req.auth = await authenticate(resolver, req.get('x-api-key'));
+      const key = await authenticate(resolver, req.get('x-api-key'));
+      resolvedKeys.set(req, key);
+      req.auth = { keyId: key.keyId, merchantId: key.merchantId, isTestMode: key.isTestKey };
       next();
     } catch (err) {
       next(err);
@@ -55,7 +61,7 @@ export function requireApiKey(resolver: KeyResolver): RequestHandler {
   };
 }
 
-async function authenticate(resolver: KeyResolver, value: string | undefined): Promise<AuthContext> {
+async function authenticate(resolver: KeyResolver, value: string | undefined): Promise<ResolvedKey> {
   if (!value) throw new ApiError('UNAUTHORIZED', 'Missing X-Api-Key header');
   if (!parseApiKey(value)) {
     throw new ApiError('UNAUTHORIZED', 'API key is malformed: expected sk_live_ or sk_test_ followed by 43 characters, as issued');
@@ -64,12 +70,11 @@ async function authenticate(resolver: KeyResolver, value: string | undefined): P
   if (!key) throw new ApiError('UNAUTHORIZED', 'API key is not valid');
   if (key.revokedAt) throw new ApiError('UNAUTHORIZED', 'API key has been revoked');
   if (!key.merchantActive) throw new ApiError('FORBIDDEN', 'Merchant account is suspended');
-  return { keyId: key.keyId, merchantId: key.merchantId, isTestMode: key.isTestKey };
+  return key;
 }
 
 export interface RequireSignatureOptions {
   style: SigningStyle;
-  loadSecret: SecretLoader;
   replayGuard: ReplayGuard;
   /** Milliseconds since the epoch; injectable so tests can move the clock. */
   now?: () => number;
@@ -91,7 +96,8 @@ export function requireSignature(opts: RequireSignatureOptions): RequestHandler 
   return async (req, _res, next) => {
     try {
       const auth = req.auth;
-      if (!auth) throw new Error('requireSignature must be mounted after requireApiKey');
+      const key = resolvedKeys.get(req);
+      if (!auth || !key) throw new Error('requireSignature must be mounted after requireApiKey');
       const timestamp = req.get(spec.timestampHeader);
       const signature = req.get(spec.signatureHeader);
       if (!timestamp || !signature) {
@@ -100,7 +106,7 @@ export function requireSignature(opts: RequireSignatureOptions): RequestHandler 
       }
       assertTimestampInWindow(opts.style, timestamp, now());
 
-      const secret = await opts.loadSecret(auth.merchantId);
+      const secret = await key.hmacSecret();
       const signed = { timestamp, method: req.method, path: req.originalUrl, body: req.rawBody ?? EMPTY_BODY };
       if (!verifyRequestSignature(opts.style, secret, signed, signature)) {
         throw new ApiError('INVALID_SIGNATURE', `Signature does not match the request. ${howToSign}`);

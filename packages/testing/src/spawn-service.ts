@@ -15,26 +15,30 @@ export interface RunningService {
  * Starts a service's real entry point (services/<name>/src/main.ts) as its own process on a
  * free port, and resolves once its "listening" log line names the URL.
  */
-export function spawnService(name: string, env: Record<string, string> = {}, timeoutMs = 20_000): Promise<RunningService> {
+export function spawnService(name: string, env: Record<string, string> = {}, timeoutMs = 20_000, nodeArgs: string[] = []): Promise<RunningService> {
   // `node --import tsx`, not the tsx CLI: the CLI runs the service as a child and relays
   // signals only once the child has reported its handlers, so an early SIGTERM kills it.
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'services', name, 'src', 'main.ts')], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'services', name, 'src', 'main.ts')], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // The last 64 KiB of output: enough to explain a failure, bounded under load.
   let output = '';
+  let ready = false;
   const logs = () => output;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${name} did not start within ${timeoutMs} ms:\n${output}`));
+      reject(new Error(`${name} did not start within ${timeoutMs} ms (it must log "listening" at info level):\n${output}`));
     }, timeoutMs);
     const onData = (chunk: Buffer) => {
-      output += chunk.toString();
+      output = (output + chunk.toString()).slice(-65_536);
+      if (ready) return;
       const m = /"url":"(http:\/\/[^"]+)".*"msg":"listening"/.exec(output);
       if (m) {
+        ready = true;
         clearTimeout(timer);
         resolve({
           url: m[1]!,

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { ReplayGuard, requireApiKey, requireSignature } from '@pay/auth';
-import { accountsKeyResolver, accountsSecretLoader } from '@pay/accounts';
+import { accountsKeyResolver } from '@pay/accounts';
 import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore } from '@pay/kit';
 import type { CryptoDeps } from './deps';
 import { merchantRoutes } from './merchants/routes';
@@ -18,13 +18,12 @@ const SIGNING_DOC =
   'path without query string, body exactly as sent (empty when none). Allowed skew 300 s; a signature is accepted once.';
 
 export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
-  const resolver = accountsKeyResolver(deps.accounts);
+  const resolver = accountsKeyResolver(deps.accounts, deps.secrets);
   const key = [requireApiKey(resolver)];
   const signed = [
     ...key,
     requireSignature({
       style: 'crypto',
-      loadSecret: accountsSecretLoader(deps.accounts, deps.secrets),
       replayGuard: new ReplayGuard(deps.redis, { windowMs: SIGNATURE_WINDOW_MS, prefix: 'replay:crypto:' }),
       now: () => deps.clock.now().getTime(),
     }),
