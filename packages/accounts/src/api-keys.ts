@@ -24,12 +24,19 @@ export async function listApiKeys(db: AccountsDb, merchantId: string, page: numb
  * request with this key, on either service, is refused. The last active key cannot be
  * revoked, or the merchant would lock itself out of the API for good.
  */
-export async function revokeApiKey(db: AccountsDb, merchantId: string, keyId: string): Promise<ApiKey> {
+export async function revokeApiKey(
+  db: AccountsDb,
+  merchantId: string,
+  keyId: string,
+  /** The caller's permission check on the key it found (e.g. a test key may not revoke a live one). */
+  authorize: (key: ApiKey) => void = () => undefined,
+): Promise<ApiKey> {
   return db.$transaction(async (tx) => {
     // Lock the merchant's keys so two concurrent revocations cannot both pass the check below.
     await tx.$queryRaw`SELECT id FROM api_keys WHERE merchant_id = ${merchantId}::uuid FOR UPDATE`;
     const key = await tx.apiKey.findFirst({ where: { id: keyId, merchantId } });
     if (!key) throw new ApiError('NOT_FOUND', `API key ${keyId} not found`);
+    authorize(key);
     if (key.revokedAt) return key;
     const others = await tx.apiKey.count({ where: { merchantId, revokedAt: null, id: { not: keyId } } });
     if (others === 0) {

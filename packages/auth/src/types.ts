@@ -1,3 +1,5 @@
+import { ApiError } from '@pay/schemas';
+
 /** Who is calling, as established by `requireApiKey`. Routes read it from `req.auth`. */
 export interface AuthContext {
   keyId: string;
@@ -13,5 +15,15 @@ declare global {
       rawBody?: Buffer;
       auth?: AuthContext;
     }
+  }
+}
+
+/**
+ * Actions that reach live credentials or live event delivery need a live key: a test key
+ * (often handed to CI or staging) must never be able to take over the live account.
+ */
+export function assertLiveKey(auth: AuthContext, action: string): void {
+  if (auth.isTestMode) {
+    throw new ApiError('FORBIDDEN', `A test key cannot ${action}; use a live key (sk_live_…)`);
   }
 }

@@ -30,7 +30,7 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
   ];
   const api = new Api({
     auth: { key, signed },
-    idempotency: new PgIdempotencyStore(deps.db),
+    idempotency: new PgIdempotencyStore(deps.db, deps.secrets),
     validateResponses: deps.config.NODE_ENV !== 'production',
   });
   merchantRoutes(api, deps);

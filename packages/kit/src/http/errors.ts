@@ -14,14 +14,23 @@ export function errorBody(err: ApiError, envelope: Envelope): Record<string, unk
 }
 
 /** body-parser's errors carry a `type`; these are the client's fault, never a 500. */
-function fromParserError(err: { type?: string; status?: number; limit?: number }): ApiError | null {
+function fromParserError(err: { type?: string; status?: number; limit?: number; body?: unknown }): ApiError | null {
   switch (err.type) {
     case 'entity.too.large':
       return new ApiError('PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${err.limit} bytes`);
-    case 'entity.parse.failed':
-      return new ApiError('VALIDATION_ERROR', 'Request body is not valid JSON', [
-        { field: '(body)', message: 'must be valid JSON' },
-      ]);
+    case 'entity.parse.failed': {
+      // The parser is strict: valid JSON that is not an object or array (null, 42, "x") fails too.
+      const isJson = typeof err.body === 'string' && (() => {
+        try {
+          JSON.parse(err.body as string);
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+      const message = isJson ? 'must be a JSON object' : 'must be valid JSON';
+      return new ApiError('VALIDATION_ERROR', `Request body ${message}`, [{ field: '(body)', message }]);
+    }
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Request body must be UTF-8 JSON');
@@ -39,7 +48,9 @@ export function errorHandler(envelopeFor: EnvelopeFor): ErrorRequestHandler {
         ? err
         : (fromParserError(err) ??
           (typeof err?.status === 'number' && err.status >= 400 && err.status < 500
-            ? new ApiError('VALIDATION_ERROR', String(err.message ?? 'Bad request'))
+            ? new ApiError('VALIDATION_ERROR', String(err.message ?? 'Bad request'), [
+                { field: '(request)', message: String(err.message ?? 'is malformed') },
+              ])
             : null));
     if (!apiError) {
       // Unknown failures are logged in full and answered without internals.

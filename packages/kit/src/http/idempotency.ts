@@ -25,13 +25,23 @@ type Sql = {
   $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
 };
 
+/** Seals stored answers: some carry credentials (a new API key, an HMAC secret). */
+export interface Sealer {
+  seal(plain: string): string;
+  open(envelope: string): string;
+}
+
 /**
  * Postgres-backed store over the service's own `idempotency_keys` table (each service's
  * Prisma schema declares it). Claiming is one INSERT … ON CONFLICT, so two concurrent
- * requests with the same key can never both run.
+ * requests with the same key can never both run. Answers are stored sealed, never in
+ * plaintext, because a replay must return exactly what the first request returned.
  */
 export class PgIdempotencyStore implements IdempotencyStore {
-  constructor(private readonly db: Sql) {}
+  constructor(
+    private readonly db: Sql,
+    private readonly sealer: Sealer,
+  ) {}
 
   async claim(scope: string, key: string, fingerprint: string): Promise<Claim> {
     // Expired and abandoned claims are taken over in the same statement that claims.
@@ -62,7 +72,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
     if (!row) return this.claim(scope, key, fingerprint); // released between the two statements
     if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
     if (row.status !== 'done' || row.response_status === null) return { kind: 'in_progress' };
-    return { kind: 'replay', status: row.response_status, body: row.response_body };
+    return { kind: 'replay', status: row.response_status, body: JSON.parse(this.sealer.open(row.response_body as string)) };
   }
 
   async complete(scope: string, key: string, status: number, body: unknown): Promise<void> {
@@ -72,7 +82,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
       scope,
       key,
       status,
-      JSON.stringify(body),
+      JSON.stringify(this.sealer.seal(JSON.stringify(body))),
     );
   }
 

@@ -1,4 +1,5 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Type } from '@sinclair/typebox';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { ApiError, assertValid, compile, textAjv, toDetails, type ErrorCode } from '@pay/schemas';
 import type { AuthContext } from '@pay/auth';
@@ -68,15 +69,60 @@ export interface ApiOptions {
 
 const JSON_TYPE = /^application\/(.+\+)?json\b/i;
 
+const requireJsonBody: RequestHandler = (req, _res, next) => {
+  const length = Number(req.headers['content-length'] ?? 0);
+  const hasBody = length > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (hasBody && !JSON_TYPE.test(req.headers['content-type'] ?? '')) {
+    next(new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Request body must be JSON with Content-Type: application/json'));
+    return;
+  }
+  next();
+};
+
+/** Keys are per merchant and per mode: a test request can never replay into live. */
+function idempotencyScope(req: Request, def: { method: string; path: string }): string {
+  const who = req.auth ? `${req.auth.merchantId}:${req.auth.isTestMode ? 'test' : 'live'}` : 'public';
+  return `${who}:${def.method}:${def.path}`;
+}
+
 /**
  * One declaration per operation feeds the router, the ajv validation at the edge and the
  * OpenAPI document, so the three can never disagree.
  */
+/** A route without a query schema takes no query parameters: a typo must not pass silently. */
+const NO_QUERY = Type.Object({}, { additionalProperties: false });
+
+/** Finds the first string holding a NUL character (Postgres text cannot store one). */
+function nulField(value: unknown, path: string[] = []): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path.join('.') || '(body)' : null;
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const found = nulField(v, [...path, k]);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+function assertNoNul(value: unknown, root: string): void {
+  const field = nulField(value);
+  if (field) {
+    const name = root ? `${root}.${field}` : field;
+    throw new ApiError('VALIDATION_ERROR', `${name} must not contain NUL characters`, [{ field: name, message: 'must not contain NUL characters' }]);
+  }
+}
+
 export class Api {
+  /** Mount this: the operations, then 405 with `Allow` for a known path asked with another method. */
   readonly router = Router();
   readonly operations: Operation[] = [];
+  private readonly handlers = Router();
+  private readonly fallback = Router();
+  private readonly methodsByPath = new Map<string, Set<string>>();
 
-  constructor(private readonly opts: ApiOptions) {}
+  constructor(private readonly opts: ApiOptions) {
+    this.router.use(this.handlers, this.fallback);
+  }
 
   route<B extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, P extends TSchema | undefined = undefined>(
     def: RouteDef<B, Q, P>,
@@ -97,6 +143,8 @@ export class Api {
     };
     this.operations.push(op);
     const guards = def.auth === 'none' ? [] : this.opts.auth[def.auth];
+    // Before auth: a body the server cannot read must not be reported as a bad signature.
+    const mediaType: RequestHandler[] = def.body ? [requireJsonBody] : [];
     const handle: RequestHandler = async (req, res) => {
       const input = this.validateInput(def, req);
       const ctx = {
@@ -114,30 +162,50 @@ export class Api {
       };
       const result =
         def.idempotent && this.opts.idempotency
-          ? await withIdempotency(this.opts.idempotency, `${req.auth?.merchantId ?? 'public'}:${def.method}:${def.path}`, req, res, run)
+          ? await withIdempotency(this.opts.idempotency, idempotencyScope(req, def), req, res, run)
           : await run();
       const replayed = replayedError(result.body);
       if (replayed) throw replayed;
       if (this.opts.validateResponses && result.status === def.response.status) this.checkResponse(def, result.body);
       res.status(result.status).json(result.body);
     };
-    this.router[def.method](def.path, ...guards, handle);
+    this.handlers[def.method](def.path, ...mediaType, ...guards, handle);
+    this.allowMethod(def.path, def.method);
     return this;
+  }
+
+  private allowMethod(path: string, method: Method): void {
+    let methods = this.methodsByPath.get(path);
+    if (!methods) {
+      this.methodsByPath.set(path, (methods = new Set()));
+      const allowed = () => {
+        const list = [...methods!].map((m) => m.toUpperCase());
+        return list.includes('GET') ? [...list, 'HEAD'] : list;
+      };
+      // In the handlers router, or express would answer OPTIONS itself with a text body.
+      this.handlers.options(path, (_req, res) => {
+        res.setHeader('Allow', allowed().join(', '));
+        res.status(204).end();
+      });
+      this.fallback.all(path, (req, res, next) => {
+        res.setHeader('Allow', allowed().join(', '));
+        next(new ApiError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${req.path}; allowed: ${allowed().join(', ')}`));
+      });
+    }
+    methods.add(method);
   }
 
   private validateInput(def: RouteDef<TSchema | undefined, TSchema | undefined, TSchema | undefined>, req: Request) {
     const params = { ...req.params };
     if (def.params) assertValid(def.params, params, { ajv: textAjv, what: 'Path' });
+    assertNoNul(params, '');
     const query = { ...(req.query as Record<string, unknown>) };
-    if (def.query) assertValid(def.query, query, { ajv: textAjv, what: 'Query' });
+    assertNoNul(query, '');
+    assertValid(def.query ?? NO_QUERY, query, { ajv: textAjv, what: 'Query' });
     let body: unknown = undefined;
     if (def.body) {
-      const length = Number(req.headers['content-length'] ?? 0);
-      const hasBody = length > 0 || req.headers['transfer-encoding'] !== undefined;
-      if (hasBody && !JSON_TYPE.test(req.headers['content-type'] ?? '')) {
-        throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Request body must be JSON with Content-Type: application/json');
-      }
       body = req.body ?? {};
+      assertNoNul(body, '');
       assertValid(def.body, body, { what: 'Request body' });
     }
     return { params, query, body };

@@ -96,6 +96,37 @@ describe('API keys', () => {
     expect(ok.status).toBe(200);
   });
 
+  it('lets a test key manage test keys only: live keys and the shared secret need a live key', async () => {
+    const live = await registerMerchant(ctx.app);
+    const test = (await request(ctx.app).post('/api/v1/api-keys').set('X-Api-Key', live.apiKey).send({ name: 't', isTestKey: true })).body.data;
+    const asTest = { ...live, apiKey: test.apiKey as string };
+    const mintLive = await request(ctx.app).post('/api/v1/api-keys').set('X-Api-Key', asTest.apiKey).send({ name: 'x', isTestKey: false });
+    expect(mintLive.status).toBe(403);
+    expect(mintLive.body.error.code).toBe('FORBIDDEN');
+    const mintTest = await request(ctx.app).post('/api/v1/api-keys').set('X-Api-Key', asTest.apiKey).send({ name: 'y', isTestKey: true });
+    expect(mintTest.status).toBe(201);
+    const revokeLive = await request(ctx.app).delete(`/api/v1/api-keys/${live.keyId}`).set('X-Api-Key', asTest.apiKey);
+    expect(revokeLive.status).toBe(403);
+    expect((await profile(live.apiKey)).status).toBe(200);
+    const revokeTest = await request(ctx.app).delete(`/api/v1/api-keys/${mintTest.body.data.id}`).set('X-Api-Key', asTest.apiKey);
+    expect(revokeTest.status).toBe(200);
+    const regenerate = await signedRequest(ctx.app, asTest, 'post', '/api/v1/api-keys/regenerate');
+    expect(regenerate.status).toBe(403);
+  });
+
+  it('scopes Idempotency-Key by mode: the same key on a test and a live key makes two keys', async () => {
+    const live = await registerMerchant(ctx.app);
+    const test = (await request(ctx.app).post('/api/v1/api-keys').set('X-Api-Key', live.apiKey).send({ name: 't', isTestKey: true })).body.data;
+    const key = randomUUID();
+    const body = { name: 'same', isTestKey: true };
+    const a = await request(ctx.app).post('/api/v1/api-keys').set('X-Api-Key', live.apiKey).set('Idempotency-Key', key).send(body);
+    const b = await request(ctx.app).post('/api/v1/api-keys').set('X-Api-Key', test.apiKey).set('Idempotency-Key', key).send(body);
+    expect(a.status).toBe(201);
+    expect(b.status).toBe(201);
+    expect(b.headers['idempotent-replayed']).toBeUndefined();
+    expect(b.body.data.id).not.toBe(a.body.data.id);
+  });
+
   it('refuses an unsigned regeneration', async () => {
     const m = await registerMerchant(ctx.app);
     const res = await request(ctx.app).post('/api/v1/api-keys/regenerate').set('X-Api-Key', m.apiKey);

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DataEnvelope, PagedData } from '@pay/schemas';
 import type { Api } from '@pay/kit';
+import { assertLiveKey } from '@pay/auth';
 import { createApiKey, listApiKeys, regenerateHmacSecret, revokeApiKey, type ApiKey } from '@pay/accounts';
 import type { CryptoDeps } from '../deps';
 import { ApiKeyItem, CreateKeyBody, CreatedKey, KeyParams, ListKeysQuery, RegeneratedSecret } from './schemas';
@@ -40,13 +41,17 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
     method: 'post',
     path: '/api/v1/api-keys',
     summary: 'Create an API key',
-    description: 'Live keys start with `sk_live_`, test keys with `sk_test_`. All keys of a merchant share its HMAC secret.',
+    description:
+      'Live keys start with `sk_live_`, test keys with `sk_test_`. All keys of a merchant share its HMAC secret. ' +
+      'A test key can create test keys only.',
     tags,
     auth: 'key',
     idempotent: true,
     body: CreateKeyBody,
     response: { status: 201, schema: DataEnvelope(CreatedKey, { message: true }) },
+    errors: ['FORBIDDEN'],
     handler: async ({ auth, body }) => {
+      if (!body.isTestKey) assertLiveKey(auth, 'create a live key');
       const { apiKey, apiKeyValue } = await createApiKey(deps.accounts, auth.merchantId, body);
       return {
         status: 201,
@@ -70,11 +75,13 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
     method: 'post',
     path: '/api/v1/api-keys/regenerate',
     summary: 'Regenerate the HMAC secret',
-    description: 'Replaces the merchant’s HMAC signing secret. The old secret stops verifying at once.',
+    description: 'Replaces the merchant’s HMAC signing secret. The old secret stops verifying at once. Live keys only.',
     tags,
     auth: 'signed',
     response: { status: 200, schema: DataEnvelope(RegeneratedSecret, { message: true }) },
+    errors: ['FORBIDDEN'],
     handler: async ({ auth }) => {
+      assertLiveKey(auth, 'regenerate the HMAC secret, which live requests share');
       const { hmacSecret, rotatedAt } = await regenerateHmacSecret(deps.accounts, deps.secrets, auth.merchantId);
       return {
         body: {
@@ -90,14 +97,18 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
     method: 'delete',
     path: '/api/v1/api-keys/:keyId',
     summary: 'Revoke an API key',
-    description: 'The key stops working at once on both base URLs. Revoking a revoked key is a no-op. The last active key cannot be revoked.',
+    description:
+      'The key stops working at once on both base URLs. Revoking a revoked key is a no-op. The last active key cannot be revoked. ' +
+      'A test key can revoke test keys only.',
     tags,
     auth: 'key',
     params: KeyParams,
     response: { status: 200, schema: Type.Object({ success: Type.Literal(true), message: Type.String(), data: ApiKeyItem }) },
-    errors: ['NOT_FOUND', 'INVALID_STATE'],
+    errors: ['NOT_FOUND', 'INVALID_STATE', 'FORBIDDEN'],
     handler: async ({ auth, params }) => {
-      const key = await revokeApiKey(deps.accounts, auth.merchantId, params.keyId);
+      const key = await revokeApiKey(deps.accounts, auth.merchantId, params.keyId, (target) => {
+        if (!target.isTestKey) assertLiveKey(auth, 'revoke a live key');
+      });
       return { body: { success: true, message: `API key ${key.keyPrefix}… revoked`, data: keyItem(key) } };
     },
   });

@@ -65,7 +65,29 @@ describe('POST /api/v1/merchants/register', () => {
     expect(res.status).toBe(400);
     expect(res.body.success).toBe(false);
     expect(res.body.error.code).toBe('VALIDATION_ERROR');
-    expect(res.body.error.message).toMatch(/not valid JSON/);
+    expect(res.body.error.message).toBe('Request body must be valid JSON');
+    const scalar = await request(ctx.app).post('/api/v1/merchants/register').set('Content-Type', 'application/json').send('null');
+    expect(scalar.status).toBe(400);
+    expect(scalar.body.error.details).toEqual([{ field: '(body)', message: 'must be a JSON object' }]);
+  });
+
+  it('refuses NUL characters in any string with 400, naming the field', async () => {
+    const res = await request(ctx.app).post('/api/v1/merchants/register').send({ companyName: 'A\u0000B', email: uniqueEmail(), address: 'x' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([{ field: 'companyName', message: 'must not contain NUL characters' }]);
+  });
+
+  it('keeps replayable answers sealed at rest: no credential in the idempotency table', async () => {
+    const key = randomUUID();
+    const res = await request(ctx.app)
+      .post('/api/v1/merchants/register')
+      .set('Idempotency-Key', key)
+      .send({ companyName: 'Sealed', email: uniqueEmail(), address: 'x' });
+    const rows = await ctx.deps.db.$queryRawUnsafe<{ body: string }[]>(`SELECT response_body::text AS body FROM idempotency_keys WHERE key = $1`, key);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.body).not.toContain(res.body.data.apiKey.apiKey);
+    expect(rows[0]!.body).not.toContain(res.body.data.apiKey.hmacSecret);
+    expect(rows[0]!.body).not.toContain('Sealed');
   });
 
   it('lists every missing field', async () => {
@@ -204,6 +226,20 @@ describe('PUT /api/v1/merchants/webhook', () => {
     expect(profile.body.data.webhookUrl).toBe('https://shop.test/wh');
   });
 
+  it('is refused to a test key (live events use the URL), with 403', async () => {
+    const m = await testKeyFor(ctx.app, await registerMerchant(ctx.app));
+    const res = await signedRequest(ctx.app, m, 'put', '/api/v1/merchants/webhook', { webhookUrl: 'https://shop.test/wh' });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/live key/) });
+  });
+
+  it('answers a signed body that is not JSON with 415, not a signature error', async () => {
+    const m = await registerMerchant(ctx.app);
+    const res = await signedRequest(ctx.app, m, 'put', '/api/v1/merchants/webhook', { webhookUrl: 'https://shop.test/wh' }).set('Content-Type', 'text/plain');
+    expect(res.status).toBe(415);
+    expect(res.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
   it('refuses an unsigned request and a bad URL', async () => {
     const m = await registerMerchant(ctx.app);
     const unsigned = await request(ctx.app).put('/api/v1/merchants/webhook').set('X-Api-Key', m.apiKey).send({ webhookUrl: 'https://a.test' });
@@ -232,6 +268,23 @@ describe('service edges', () => {
     expect(res.status).toBe(404);
     expect(res.headers['x-request-id']).toBe('client-abc-123');
     expect(res.body).toEqual({ success: false, error: { code: 'NOT_FOUND', message: expect.stringContaining('/api/v1/nothing-here') } });
+  });
+
+  it('answers a known path with a wrong method 405 and Allow; OPTIONS 204', async () => {
+    const res = await request(ctx.app).put('/api/v1/withdrawals');
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe('POST, GET, HEAD');
+    expect(res.body.error.code).toBe('METHOD_NOT_ALLOWED');
+    const options = await request(ctx.app).options('/api/v1/api-keys/00000000-0000-4000-8000-000000000000');
+    expect(options.status).toBe(204);
+    expect(options.headers.allow).toBe('DELETE');
+  });
+
+  it('refuses query parameters a route does not take', async () => {
+    const m = await registerMerchant(ctx.app);
+    const res = await request(ctx.app).get('/api/v1/merchants/profile?pagesize=5').set('X-Api-Key', m.apiKey);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([{ field: 'pagesize', message: 'is not a known field' }]);
   });
 
   it('serves an OpenAPI 3.1 document with every operation, and a docs page', async () => {

@@ -1,6 +1,7 @@
 import { DataEnvelope } from '@pay/schemas';
 import { Type } from '@sinclair/typebox';
 import type { Api } from '@pay/kit';
+import { assertLiveKey } from '@pay/auth';
 import { getMerchant, registerMerchant, setWebhookUrl } from '@pay/accounts';
 import type { CryptoDeps } from '../deps';
 import { toJsonNumber } from '../money';
@@ -94,12 +95,16 @@ export function merchantRoutes(api: Api, deps: CryptoDeps): void {
     method: 'put',
     path: '/api/v1/merchants/webhook',
     summary: 'Set the webhook URL',
-    description: 'Crypto events (transaction.confirmed, invoice.paid, withdrawal.completed, withdrawal.failed) are sent here.',
+    description:
+      'Crypto events (transaction.confirmed, invoice.paid, withdrawal.completed, withdrawal.failed) are sent here, for live ' +
+      'and test mode alike. Live keys only.',
     tags,
     auth: 'signed',
     body: WebhookBody,
     response: { status: 200, schema: Type.Object({ success: Type.Literal(true), message: Type.String() }) },
+    errors: ['FORBIDDEN'],
     handler: async ({ auth, body }) => {
+      assertLiveKey(auth, 'change the webhook URL, which live events use');
       await setWebhookUrl(deps.accounts, auth.merchantId, body.webhookUrl);
       return { body: { success: true, message: `Webhook URL updated to ${body.webhookUrl}` } };
     },
