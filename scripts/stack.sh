@@ -47,6 +47,9 @@ if [ -z "${SECRETS_KEY:-}" ]; then
   export SECRETS_KEY=$(cat "$STATE/secrets-key")
 fi
 
+# Local development: webhooks may point at this machine (decisions.md §7).
+export ALLOW_PRIVATE_WEBHOOK_URLS=${ALLOW_PRIVATE_WEBHOOK_URLS:-true}
+
 for s in "${SERVICES[@]}"; do
   PORT=${PORTS[$s]} nohup node --import tsx "services/$s/src/main.ts" >"$STATE/logs/$s.log" 2>&1 &
   echo $! >"$STATE/$s.pid"

@@ -43,8 +43,21 @@ export const baseConfigProperties = {
   REDIS_URL: Type.String({ pattern: '^rediss?://', default: 'redis://127.0.0.1:6379', description: 'redis://host:port' }),
   BODY_LIMIT: Type.String({ default: '100kb', pattern: '^[0-9]+(b|kb|mb)$', description: 'e.g. 100kb' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10000 }),
+  ALLOW_PRIVATE_WEBHOOK_URLS: Type.Boolean({
+    default: false,
+    description: 'let webhook URLs point to private, loopback or link-local addresses (local development only)',
+  }),
+  RATE_LIMIT_PER_SECOND: Type.Integer({ minimum: 1, default: 100, description: 'requests per second per API key' }),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: Type.Integer({ minimum: 1, default: 30, description: 'unauthenticated requests (registration) per minute per client address' }),
   SECRETS_KEY: Type.String({
     pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$',
     description: '32-byte AES-256-GCM key for HMAC secrets at rest, as 64 hex chars or base64; the same on every service',
   }),
 } satisfies TProperties;
+
+/** The base URL merchants see, when PUBLIC_URL is not set: this listener's own address. */
+export function publicUrlOf(config: { PUBLIC_URL?: string; HOST: string; PORT: number }): string {
+  if (config.PUBLIC_URL) return config.PUBLIC_URL.replace(/\/$/, '');
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  return `http://${host}:${config.PORT}`;
+}

@@ -12,3 +12,5 @@ export * from './http/routes';
 export * from './http/server';
 export * from './main';
 export * from './periodic';
+export * from './outbound-url';
+export * from './http/rate-limit';

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { ReplayGuard, requireApiKey, requireSignature } from '@pay/auth';
 import { accountsKeyResolver } from '@pay/accounts';
-import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore } from '@pay/kit';
+import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, rateLimit } from '@pay/kit';
 import type { CryptoDeps } from './deps';
 import { merchantRoutes } from './merchants/routes';
 import { apiKeyRoutes } from './api-keys/routes';
@@ -19,7 +19,24 @@ const SIGNING_DOC =
 
 export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
   const resolver = accountsKeyResolver(deps.accounts, deps.secrets);
-  const key = [requireApiKey(resolver)];
+  const onError = (err: unknown) => deps.logger.warn({ err }, 'rate limiter unavailable; letting requests through');
+  const perKey = rateLimit({
+    redis: deps.redis,
+    prefix: 'rl:crypto:key',
+    limit: deps.config.RATE_LIMIT_PER_SECOND,
+    windowMs: 1000,
+    identify: (req) => req.auth?.keyId ?? null,
+    onError,
+  });
+  const anonymous = rateLimit({
+    redis: deps.redis,
+    prefix: 'rl:crypto:ip',
+    limit: deps.config.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+    windowMs: 60_000,
+    identify: (req) => req.socket.remoteAddress ?? 'unknown',
+    onError,
+  });
+  const key = [requireApiKey(resolver), perKey];
   const signed = [
     ...key,
     requireSignature({
@@ -29,7 +46,7 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
     }),
   ];
   const api = new Api({
-    auth: { key, signed },
+    auth: { none: [anonymous], key, signed },
     idempotency: new PgIdempotencyStore(deps.db, deps.secrets),
     validateResponses: deps.config.NODE_ENV !== 'production',
   });

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { baseConfigProperties, loadConfig } from '@pay/kit';
+import { baseConfigProperties, loadConfig, publicUrlOf } from '@pay/kit';
 
 const Count = (def: number, description: string) => Type.Integer({ minimum: 1, maximum: 1000, default: def, description });
 const Millis = (def: number, description: string) => Type.Integer({ minimum: 1, maximum: 3_600_000, default: def, description });
@@ -7,7 +7,7 @@ const Millis = (def: number, description: string) => Type.Integer({ minimum: 1, 
 export const CryptoConfigSchema = Type.Object({
   ...baseConfigProperties,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3002 }),
-  PUBLIC_URL: Type.String({ default: 'http://127.0.0.1:3002', description: 'crypto_base_url as merchants see it' }),
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'crypto_base_url as merchants see it; default http://HOST:PORT' })),
   INVOICE_DEFAULT_TTL_MINUTES: Type.Integer({ minimum: 1, maximum: 10080, default: 60, description: 'crypto invoice validity when expiresInMinutes is omitted' }),
   WITHDRAWAL_MIN_AMOUNT: Type.String({ pattern: '^[0-9]+(\\.[0-9]{1,6})?$', default: '1', description: 'smallest withdrawal, per currency unit' }),
   WITHDRAWAL_DAILY_LIMIT: Type.String({ pattern: '^[0-9]+(\\.[0-9]{1,6})?$', default: '10000', description: 'rolling 24 h sum per merchant and currency' }),
@@ -25,5 +25,6 @@ export const CryptoConfigSchema = Type.Object({
 export type CryptoConfig = ReturnType<typeof loadCryptoConfig>;
 
 export function loadCryptoConfig(env: NodeJS.ProcessEnv = process.env) {
-  return loadConfig(CryptoConfigSchema, env);
+  const config = loadConfig(CryptoConfigSchema, env);
+  return { ...config, PUBLIC_URL: publicUrlOf(config) };
 }

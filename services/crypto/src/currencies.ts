@@ -4,6 +4,7 @@ export interface CurrencyInfo {
   code: Currency;
   currencyName: string;
   network: Network;
+  /** The spec's network names (Tron, Ethereum, BSC); the code `network` is the same word. */
   networkName: string;
   /** Smallest unit on chain; every amount is kept to this many decimal places (decisions.md §5). */
   decimals: number;
@@ -11,11 +12,11 @@ export interface CurrencyInfo {
 
 /** The currencies of the spec, in the order balances are listed. */
 export const CURRENCIES: readonly CurrencyInfo[] = [
-  { code: 'USDT_TRC20', currencyName: 'Tether USD', network: 'Tron', networkName: 'Tron (TRC-20)', decimals: 6 },
-  { code: 'USDT_ERC20', currencyName: 'Tether USD', network: 'Ethereum', networkName: 'Ethereum (ERC-20)', decimals: 6 },
-  { code: 'USDC_ERC20', currencyName: 'USD Coin', network: 'Ethereum', networkName: 'Ethereum (ERC-20)', decimals: 6 },
-  { code: 'USDT_BEP20', currencyName: 'Tether USD', network: 'BSC', networkName: 'BNB Smart Chain (BEP-20)', decimals: 6 },
-  { code: 'USDC_BEP20', currencyName: 'USD Coin', network: 'BSC', networkName: 'BNB Smart Chain (BEP-20)', decimals: 6 },
+  { code: 'USDT_TRC20', currencyName: 'Tether USD', network: 'Tron', networkName: 'Tron', decimals: 6 },
+  { code: 'USDT_ERC20', currencyName: 'Tether USD', network: 'Ethereum', networkName: 'Ethereum', decimals: 6 },
+  { code: 'USDC_ERC20', currencyName: 'USD Coin', network: 'Ethereum', networkName: 'Ethereum', decimals: 6 },
+  { code: 'USDT_BEP20', currencyName: 'Tether USD', network: 'BSC', networkName: 'BSC', decimals: 6 },
+  { code: 'USDC_BEP20', currencyName: 'USD Coin', network: 'BSC', networkName: 'BSC', decimals: 6 },
 ];
 
 export const CURRENCY_CODES = CURRENCIES.map((c) => c.code);

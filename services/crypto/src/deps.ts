@@ -4,7 +4,7 @@ import type { SecretBox } from '@pay/auth';
 import type { Clock, Logger } from '@pay/kit';
 import type { CryptoConfig } from './config';
 import type { CryptoDb } from './db';
-import type { ChainWatcher, PayoutSigner } from './chain/chain';
+import type { Chains } from './chain/chain';
 import type { UsdRates } from './rates';
 
 /** Everything the crypto service's domains need, built once in main.ts (or by a test). */
@@ -16,8 +16,7 @@ export interface CryptoDeps {
   redis: Redis;
   secrets: SecretBox;
   clock: Clock;
-  watcher: ChainWatcher;
-  signer: PayoutSigner;
+  chains: Chains;
   rates: UsdRates;
   /** Wakes the outbox relay after a commit that wrote to the outbox. */
   kickOutbox: () => void;

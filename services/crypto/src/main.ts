@@ -16,8 +16,6 @@ runMain(async () => {
   const db = createCryptoDb(config.DATABASE_URL);
   const accounts = createAccountsDb(config.DATABASE_URL);
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
-  // The sandbox is the only chain this build talks to; live mode uses the same interfaces.
-  const chain = new SandboxChain(systemClock, config.SANDBOX_BLOCK_MS);
   let kick: () => void = () => undefined;
   const deps = {
     config,
@@ -27,8 +25,8 @@ runMain(async () => {
     redis,
     secrets: SecretBox.fromEnv(config.SECRETS_KEY),
     clock: systemClock,
-    watcher: chain,
-    signer: chain,
+    // Test mode runs on the sandbox chain; this build connects no live chain.
+    chains: { test: new SandboxChain(systemClock, config.SANDBOX_BLOCK_MS), live: null },
     rates: stablecoinRates,
     kickOutbox: () => kick(),
     isShuttingDown: () => lifecycle.isShuttingDown,

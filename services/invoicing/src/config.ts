@@ -1,13 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { baseConfigProperties, loadConfig } from '@pay/kit';
+import { baseConfigProperties, loadConfig, publicUrlOf } from '@pay/kit';
 
 export const InvoicingConfigSchema = Type.Object({
   ...baseConfigProperties,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3001 }),
-  PUBLIC_URL: Type.String({ default: 'http://127.0.0.1:3001', description: 'base_url as merchants see it' }),
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'base_url as merchants see it; default http://HOST:PORT' })),
 });
 
 export function loadInvoicingConfig(env: NodeJS.ProcessEnv = process.env) {
-  return loadConfig(InvoicingConfigSchema, env);
+  const config = loadConfig(InvoicingConfigSchema, env);
+  return { ...config, PUBLIC_URL: publicUrlOf(config) };
 }
 export type InvoicingConfig = ReturnType<typeof loadInvoicingConfig>;

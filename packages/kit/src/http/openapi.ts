@@ -16,9 +16,10 @@ export interface OpenApiInfo {
   envelope: (path: string) => Envelope;
 }
 
-const AUTH_ERRORS: Record<'key' | 'signed', ErrorCode[]> = {
-  key: ['UNAUTHORIZED', 'FORBIDDEN'],
-  signed: ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_SIGNATURE', 'TIMESTAMP_OUT_OF_WINDOW', 'REPLAYED_REQUEST'],
+const AUTH_ERRORS: Record<'none' | 'key' | 'signed', ErrorCode[]> = {
+  none: ['RATE_LIMITED'],
+  key: ['UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED'],
+  signed: ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_SIGNATURE', 'TIMESTAMP_OUT_OF_WINDOW', 'REPLAYED_REQUEST', 'RATE_LIMITED'],
 };
 
 /** TypeBox schemas are JSON Schema already; JSON round-trip drops its symbol markers. */
@@ -61,7 +62,7 @@ export function buildOpenApi(info: OpenApiInfo, operations: Operation[]) {
   for (const op of operations) {
     const path = op.path.replace(/:(\w+)/g, '{$1}');
     const envelope = info.envelope(op.path);
-    const codes = [...(op.auth === 'none' ? [] : AUTH_ERRORS[op.auth]), ...op.errors, 'VALIDATION_ERROR' as const];
+    const codes = [...AUTH_ERRORS[op.auth], ...op.errors, 'VALIDATION_ERROR' as const, 'METHOD_NOT_ALLOWED' as const];
     if (op.body) codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
     if (op.idempotent) codes.push('IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS');
     const byStatus = new Map<number, ErrorCode[]>();

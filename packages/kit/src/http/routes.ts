@@ -61,7 +61,8 @@ export interface Operation {
 }
 
 export interface ApiOptions {
-  auth: { key: RequestHandler[]; signed: RequestHandler[] };
+  /** Guards per auth level: authentication, then rate limiting (`none` is limited per client). */
+  auth: { none?: RequestHandler[]; key: RequestHandler[]; signed: RequestHandler[] };
   idempotency?: IdempotencyStore;
   /** In tests, every answer is checked against its declared schema, so contract drift fails loudly. */
   validateResponses?: boolean;
@@ -142,7 +143,7 @@ export class Api {
       errors: def.errors ?? [],
     };
     this.operations.push(op);
-    const guards = def.auth === 'none' ? [] : this.opts.auth[def.auth];
+    const guards = (def.auth === 'none' ? this.opts.auth.none : this.opts.auth[def.auth]) ?? [];
     // Before auth: a body the server cannot read must not be reported as a bad signature.
     const mediaType: RequestHandler[] = def.body ? [requireJsonBody] : [];
     const handle: RequestHandler = async (req, res) => {

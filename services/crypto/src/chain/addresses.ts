@@ -71,3 +71,12 @@ export function generateTxHash(network: Network): string {
   const hash = randomBytes(32).toString('hex');
   return network === 'Tron' ? hash : `0x${hash}`;
 }
+
+/**
+ * One spelling per transaction hash, so the same transfer cannot be recorded twice:
+ * lower-case hex, with `0x` on EVM networks and without it on Tron (each network's usual form).
+ */
+export function normalizeTxHash(network: Network, hash: string): string {
+  const hex = hash.toLowerCase().replace(/^0x/, '');
+  return network === 'Tron' ? hex : `0x${hex}`;
+}

@@ -38,7 +38,7 @@ describe('crypto invoices', () => {
   });
 
   it('honours expiresInMinutes and returns the full shape on GET', async () => {
-    const m = await registerMerchant(ctx.app);
+    const m = await testKeyFor(ctx.app, await registerMerchant(ctx.app));
     const created = await request(ctx.app)
       .post('/api/v1/invoices')
       .set('X-Api-Key', m.apiKey)
@@ -53,25 +53,31 @@ describe('crypto invoices', () => {
     const live = await registerMerchant(ctx.app);
     const test = await testKeyFor(ctx.app, live);
     for (let i = 1; i <= 3; i++) {
-      await request(ctx.app).post('/api/v1/invoices').set('X-Api-Key', live.apiKey).send({ amount: i, currency: 'USDT_TRC20' });
+      await request(ctx.app).post('/api/v1/invoices').set('X-Api-Key', test.apiKey).send({ amount: i, currency: 'USDT_TRC20' });
       clock.advance(1000);
     }
-    await request(ctx.app).post('/api/v1/invoices').set('X-Api-Key', test.apiKey).send({ amount: 9, currency: 'USDT_TRC20' });
-    const page = await request(ctx.app).get('/api/v1/invoices?page=1&pageSize=2').set('X-Api-Key', live.apiKey);
+    const page = await request(ctx.app).get('/api/v1/invoices?page=1&pageSize=2').set('X-Api-Key', test.apiKey);
     expect(page.body.data).toMatchObject({ totalCount: 3, page: 1, pageSize: 2 });
     expect(page.body.data.items.map((i: { amount: number }) => i.amount)).toEqual([3, 2]);
-    const second = await request(ctx.app).get('/api/v1/invoices?page=2&pageSize=2').set('X-Api-Key', live.apiKey);
+    const second = await request(ctx.app).get('/api/v1/invoices?page=2&pageSize=2').set('X-Api-Key', test.apiKey);
     expect(second.body.data.items.map((i: { amount: number }) => i.amount)).toEqual([1]);
-    const testList = await request(ctx.app).get('/api/v1/invoices').set('X-Api-Key', test.apiKey);
-    expect(testList.body.data.items.map((i: { amount: number }) => i.amount)).toEqual([9]);
-    const liveId = page.body.data.items[0].id;
-    expect((await request(ctx.app).get(`/api/v1/invoices/${liveId}`).set('X-Api-Key', test.apiKey)).status).toBe(404);
-    const filtered = await request(ctx.app).get('/api/v1/invoices?status=Paid').set('X-Api-Key', live.apiKey);
+    const liveList = await request(ctx.app).get('/api/v1/invoices').set('X-Api-Key', live.apiKey);
+    expect(liveList.body.data.totalCount).toBe(0);
+    const testId = page.body.data.items[0].id;
+    expect((await request(ctx.app).get(`/api/v1/invoices/${testId}`).set('X-Api-Key', live.apiKey)).status).toBe(404);
+    const filtered = await request(ctx.app).get('/api/v1/invoices?status=Paid').set('X-Api-Key', test.apiKey);
     expect(filtered.body.data.totalCount).toBe(0);
   });
 
+  it('refuses live invoices while no live chain is connected (the money would be lost)', async () => {
+    const live = await registerMerchant(ctx.app);
+    const res = await request(ctx.app).post('/api/v1/invoices').set('X-Api-Key', live.apiKey).send({ amount: 5, currency: 'USDT_TRC20' });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'CURRENCY_NOT_ENABLED', message: expect.stringMatching(/test key/) });
+  });
+
   it('refuses an unknown currency, too many decimals, a bad page and an unknown id', async () => {
-    const m = await registerMerchant(ctx.app);
+    const m = await testKeyFor(ctx.app, await registerMerchant(ctx.app));
     const post = (body: object) => request(ctx.app).post('/api/v1/invoices').set('X-Api-Key', m.apiKey).send(body);
     const currency = await post({ amount: 5, currency: 'BTC' });
     expect(currency.status).toBe(400);
@@ -89,7 +95,7 @@ describe('crypto invoices', () => {
   });
 
   it('serves the payment page of an invoice', async () => {
-    const m = await registerMerchant(ctx.app);
+    const m = await testKeyFor(ctx.app, await registerMerchant(ctx.app));
     const inv = (await request(ctx.app).post('/api/v1/invoices').set('X-Api-Key', m.apiKey).send({ amount: 12.34, currency: 'USDT_TRC20' })).body.data;
     const page = await request(ctx.app).get(new URL(inv.paymentUrl).pathname);
     expect(page.status).toBe(200);

@@ -5,6 +5,7 @@ import type { Owner } from '../ledger/ledger';
 import { currencyInfo } from '../currencies';
 import { parseAmount } from '../money';
 import { generateAddress } from '../chain/addresses';
+import { requireChain } from '../chain/chain';
 
 export interface CreateInvoiceInput {
   amount: number;
@@ -14,6 +15,7 @@ export interface CreateInvoiceInput {
 }
 
 export async function createInvoice(deps: CryptoDeps, owner: Owner, input: CreateInvoiceInput): Promise<Invoice> {
+  requireChain(deps.chains, owner.isTest, 'invoices');
   const amount = parseAmount(input.amount);
   const { network } = currencyInfo(input.currency);
   const ttlMinutes = input.expiresInMinutes ?? deps.config.INVOICE_DEFAULT_TTL_MINUTES;

@@ -24,6 +24,7 @@ export function invoiceRoutes(api: Api, deps: CryptoDeps): void {
     idempotent: true,
     body: CreateInvoiceBody,
     response: { status: 201, schema: DataEnvelope(CreatedInvoice) },
+    errors: ['CURRENCY_NOT_ENABLED'],
     handler: async ({ auth, body }) => ({ status: 201, body: { success: true, data: createdInvoiceJson(await createInvoice(deps, owner(auth), body), url) } }),
   });
 

@@ -240,6 +240,19 @@ describe('PUT /api/v1/merchants/webhook', () => {
     expect(res.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
 
+  it('refuses private, loopback and link-local destinations (decisions.md §7)', async () => {
+    const m = await registerMerchant(ctx.app);
+    for (const webhookUrl of ['http://169.254.169.254/latest', 'http://localhost:8080/x', 'http://10.0.0.5/hook', 'http://[::1]/']) {
+      const res = await signedRequest(ctx.app, m, 'put', '/api/v1/merchants/webhook', { webhookUrl });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toEqual([{ field: 'webhookUrl', message: 'must not point to a private, loopback or link-local address' }]);
+    }
+    const atRegistration = await request(ctx.app)
+      .post('/api/v1/merchants/register')
+      .send({ companyName: 'A', email: uniqueEmail(), address: 'x', webhookUrl: 'http://127.0.0.1:9/x' });
+    expect(atRegistration.status).toBe(400);
+  });
+
   it('refuses an unsigned request and a bad URL', async () => {
     const m = await registerMerchant(ctx.app);
     const unsigned = await request(ctx.app).put('/api/v1/merchants/webhook').set('X-Api-Key', m.apiKey).send({ webhookUrl: 'https://a.test' });
@@ -310,5 +323,36 @@ describe('service edges', () => {
     const ready = await request(ctx.app).get('/readyz');
     expect(ready.status).toBe(200);
     expect(ready.body.checks).toEqual({ postgres: 'ok', redis: 'ok' });
+  });
+});
+
+describe('rate limits', () => {
+  let limited: Awaited<ReturnType<typeof startCryptoApp>>;
+  beforeAll(async () => {
+    limited = await startCryptoApp({ env: { RATE_LIMIT_PER_SECOND: '3', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '2' } });
+  });
+  afterAll(async () => {
+    await limited.close();
+  });
+
+  it('answer 429 RATE_LIMITED with Retry-After past the per-key limit, counting each key apart', async () => {
+    const a = await registerMerchant(ctx.app);
+    const b = await registerMerchant(ctx.app);
+    const burst = await Promise.all(Array.from({ length: 10 }, () => request(limited.app).get('/api/v1/merchants/profile').set('X-Api-Key', a.apiKey)));
+    const refused = burst.filter((r) => r.status === 429);
+    expect(refused.length).toBeGreaterThanOrEqual(4); // at most 3 per one-second window, two windows at most
+    for (const r of refused) {
+      expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(r.body.error.code).toBe('RATE_LIMITED');
+    }
+    expect((await request(limited.app).get('/api/v1/merchants/profile').set('X-Api-Key', b.apiKey)).status).toBe(200);
+  });
+
+  it('limit unauthenticated registration per client address', async () => {
+    const attempts = [];
+    for (let i = 0; i < 4; i++) {
+      attempts.push(await request(limited.app).post('/api/v1/merchants/register').send({ companyName: 'R', email: uniqueEmail(), address: 'x' }));
+    }
+    expect(attempts.some((r) => r.status === 429)).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
-import { DataEnvelope } from '@pay/schemas';
+import { ApiError, DataEnvelope } from '@pay/schemas';
 import { Type } from '@sinclair/typebox';
-import type { Api } from '@pay/kit';
+import { outboundUrlProblem, type Api } from '@pay/kit';
 import { assertLiveKey } from '@pay/auth';
 import { getMerchant, registerMerchant, setWebhookUrl } from '@pay/accounts';
 import type { CryptoDeps } from '../deps';
@@ -9,6 +9,12 @@ import { Profile, RegisterBody, Registration, Stats, WebhookBody } from './schem
 import { merchantStats } from './stats';
 
 const tags = ['Merchants'];
+
+/** Webhooks must not reach our own network (decisions.md §7) unless the operator allows it. */
+function assertWebhookUrl(deps: CryptoDeps, url: string): void {
+  const problem = outboundUrlProblem(url, { allowPrivate: deps.config.ALLOW_PRIVATE_WEBHOOK_URLS });
+  if (problem) throw new ApiError('VALIDATION_ERROR', `webhookUrl ${problem}`, [{ field: 'webhookUrl', message: problem }]);
+}
 
 export function merchantRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
@@ -25,6 +31,7 @@ export function merchantRoutes(api: Api, deps: CryptoDeps): void {
     response: { status: 201, schema: DataEnvelope(Registration, { message: true }) },
     errors: ['EMAIL_ALREADY_REGISTERED'],
     handler: async ({ body }) => {
+      if (body.webhookUrl) assertWebhookUrl(deps, body.webhookUrl);
       const r = await registerMerchant(deps.accounts, deps.secrets, body);
       return {
         status: 201,
@@ -105,6 +112,7 @@ export function merchantRoutes(api: Api, deps: CryptoDeps): void {
     errors: ['FORBIDDEN'],
     handler: async ({ auth, body }) => {
       assertLiveKey(auth, 'change the webhook URL, which live events use');
+      assertWebhookUrl(deps, body.webhookUrl);
       await setWebhookUrl(deps.accounts, auth.merchantId, body.webhookUrl);
       return { body: { success: true, message: `Webhook URL updated to ${body.webhookUrl}` } };
     },

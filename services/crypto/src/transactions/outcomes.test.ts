@@ -184,6 +184,8 @@ describe('incoming transfers', () => {
     expect((await a.transfer(inv.id, 1, { txHash: hash })).status).toBe(201);
     const dup = await a.transfer(inv.id, 1, { txHash: hash });
     expect(dup.status).toBe(409);
+    // The same hash spelled otherwise is still the same transfer.
+    expect((await a.transfer(inv.id, 1, { txHash: `0x${hash.toUpperCase()}` })).status).toBe(409);
   });
 });
 

@@ -2,6 +2,7 @@ import type { CryptoDeps } from '../deps';
 import type { Transaction } from '../generated/prisma/client';
 import { expireDueInvoices } from '../invoices/invoices';
 import { applyTransferState } from './transfers';
+import { chainFor } from '../chain/chain';
 
 /** Older transfers first; the rest wait for the next pass. */
 const BATCH = 500;
@@ -20,7 +21,9 @@ export async function trackTransfers(deps: CryptoDeps): Promise<{ updated: numbe
     const pending = await tx.transaction.findMany({ where: { id: { in: rows.map((r) => r.id) } } });
     let changed = 0;
     for (const t of pending) {
-      const state = await deps.watcher.transferState(refOf(t));
+      const chain = chainFor(deps.chains, t.isTest);
+      if (!chain) continue;
+      const state = await chain.transferState(refOf(t));
       if (state.state !== 'pending' || state.confirmations !== t.confirmations) changed++;
       await applyTransferState(deps, tx, t, state);
     }

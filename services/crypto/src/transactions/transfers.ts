@@ -4,7 +4,7 @@ import type { CryptoDeps } from '../deps';
 import { lockBalance, post, type Owner } from '../ledger/ledger';
 import { getMerchant } from '@pay/accounts';
 import { money, parseAmount, percentOf } from '../money';
-import { addressProblem, generateAddress, generateTxHash } from '../chain/addresses';
+import { addressProblem, generateAddress, generateTxHash, normalizeTxHash } from '../chain/addresses';
 import type { TransferState } from '../chain/chain';
 import { emitEvent } from '../events/outbox';
 import { invoiceJson } from '../invoices/views';
@@ -48,7 +48,7 @@ export async function recordDetectedTransfer(deps: CryptoDeps, owner: Owner, inp
           invoiceId: invoice.id,
           merchantId: owner.merchantId,
           isTest: owner.isTest,
-          txHash: input.txHash ?? generateTxHash(invoice.network),
+          txHash: input.txHash ? normalizeTxHash(invoice.network, input.txHash) : generateTxHash(invoice.network),
           fromAddress,
           toAddress: invoice.address,
           amount: amount.toFixed(),

@@ -5,6 +5,7 @@ import { money } from '../money';
 import { emitEvent } from '../events/outbox';
 import { requiredConfirmations } from '../transactions/transfers';
 import { withdrawalJson } from './views';
+import { chainFor } from '../chain/chain';
 
 export type Step = 'done' | 'again';
 
@@ -22,8 +23,15 @@ export async function advanceWithdrawal(deps: CryptoDeps, withdrawalId: string):
   return 'done';
 }
 
+/** The chain of the withdrawal's mode; a live withdrawal cannot exist without one (see createWithdrawal). */
+function signerOf(deps: CryptoDeps, w: Withdrawal) {
+  const chain = chainFor(deps.chains, w.isTest);
+  if (!chain) throw new Error(`withdrawal ${w.id}: no chain connection for ${w.isTest ? 'test' : 'live'} mode`);
+  return chain;
+}
+
 async function send(deps: CryptoDeps, w: Withdrawal): Promise<Step> {
-  const { txHash } = await deps.signer.send({ payoutId: w.id, network: w.network, toAddress: w.toAddress, amount: money(w.netAmount).toFixed() });
+  const { txHash } = await signerOf(deps, w).send({ payoutId: w.id, network: w.network, toAddress: w.toAddress, amount: money(w.netAmount).toFixed() });
   await deps.db.withdrawal.updateMany({
     where: { id: w.id, status: 'Pending' },
     data: { status: 'Processing', txHash, processedAt: deps.clock.now() },
@@ -32,7 +40,7 @@ async function send(deps: CryptoDeps, w: Withdrawal): Promise<Step> {
 }
 
 async function follow(deps: CryptoDeps, w: Withdrawal): Promise<Step> {
-  const state = await deps.signer.transferState({
+  const state = await signerOf(deps, w).transferState({
     network: w.network,
     txHash: w.txHash!,
     fromAddress: '',

@@ -61,13 +61,16 @@ describe('withdrawal jobs across restarts', () => {
       const res = await signedRequest(ctx.app, m, 'post', '/api/v1/withdrawals', { toAddress: TRON, amount: 10, currency: 'USDT_TRC20' });
       const id = res.body.data.id as string;
       const sends: string[] = [];
-      const signer = ctx.deps.signer;
-      ctx.deps.signer = {
-        send: async (req) => {
-          sends.push(req.payoutId);
-          return signer.send(req);
+      const sandbox = ctx.deps.chains.test;
+      ctx.deps.chains = {
+        ...ctx.deps.chains,
+        test: {
+          send: async (req) => {
+            sends.push(req.payoutId);
+            return sandbox.send(req);
+          },
+          transferState: (ref) => sandbox.transferState(ref),
         },
-        transferState: (ref) => signer.transferState(ref),
       };
       // Two workers racing on the same job, step after step, until both see it finished.
       for (let i = 0; i < 100; i++) {

@@ -47,7 +47,7 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
           total: toJsonNumber(total),
         };
       });
-      return { body: { success: true, data: { balances: entries, totalUsdValue: toJsonNumber(usd.toDecimalPlaces(2)) } } };
+      return { body: { success: true, data: { balances: entries, totalUsdValue: toJsonNumber(usd) } } };
     },
   });
 
@@ -64,7 +64,7 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
     idempotent: true,
     body: CreateWithdrawalBody,
     response: { status: 201, schema: DataEnvelope(CreatedWithdrawal, { message: true }) },
-    errors: ['INVALID_ADDRESS', 'INSUFFICIENT_BALANCE', 'WITHDRAWAL_LIMIT_EXCEEDED', 'AMOUNT_TOO_SMALL'],
+    errors: ['INVALID_ADDRESS', 'INSUFFICIENT_BALANCE', 'WITHDRAWAL_LIMIT_EXCEEDED', 'AMOUNT_TOO_SMALL', 'CURRENCY_NOT_ENABLED'],
     handler: async ({ auth, body }) => {
       const w = await createWithdrawal(deps, owner(auth), body);
       return {

@@ -27,11 +27,11 @@ describe('GET /api/v1/withdrawals/balance', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.totalUsdValue).toBe(0);
     expect(res.body.data.balances).toEqual([
-      { currency: 'USDT_TRC20', currencyName: 'Tether USD', network: 'Tron', networkName: 'Tron (TRC-20)', available: 0, pending: 0, total: 0 },
-      { currency: 'USDT_ERC20', currencyName: 'Tether USD', network: 'Ethereum', networkName: 'Ethereum (ERC-20)', available: 0, pending: 0, total: 0 },
-      { currency: 'USDC_ERC20', currencyName: 'USD Coin', network: 'Ethereum', networkName: 'Ethereum (ERC-20)', available: 0, pending: 0, total: 0 },
-      { currency: 'USDT_BEP20', currencyName: 'Tether USD', network: 'BSC', networkName: 'BNB Smart Chain (BEP-20)', available: 0, pending: 0, total: 0 },
-      { currency: 'USDC_BEP20', currencyName: 'USD Coin', network: 'BSC', networkName: 'BNB Smart Chain (BEP-20)', available: 0, pending: 0, total: 0 },
+      { currency: 'USDT_TRC20', currencyName: 'Tether USD', network: 'Tron', networkName: 'Tron', available: 0, pending: 0, total: 0 },
+      { currency: 'USDT_ERC20', currencyName: 'Tether USD', network: 'Ethereum', networkName: 'Ethereum', available: 0, pending: 0, total: 0 },
+      { currency: 'USDC_ERC20', currencyName: 'USD Coin', network: 'Ethereum', networkName: 'Ethereum', available: 0, pending: 0, total: 0 },
+      { currency: 'USDT_BEP20', currencyName: 'Tether USD', network: 'BSC', networkName: 'BSC', available: 0, pending: 0, total: 0 },
+      { currency: 'USDC_BEP20', currencyName: 'USD Coin', network: 'BSC', networkName: 'BSC', available: 0, pending: 0, total: 0 },
     ]);
   });
 
@@ -40,7 +40,7 @@ describe('GET /api/v1/withdrawals/balance', () => {
     await fund(ctx, m, 'USDT_TRC20', 100);
     await fund(ctx, m, 'USDC_ERC20', 10.1);
     const data = (await get(m, '/api/v1/withdrawals/balance')).body.data;
-    expect(data.totalUsdValue).toBe(109); // 99 + 9.999 = 108.999, in cents
+    expect(data.totalUsdValue).toBe(108.999); // 99 + 9.999, exact like every amount
   });
 });
 
@@ -152,6 +152,13 @@ describe('POST /api/v1/withdrawals', () => {
     expect(str.body.error.details).toEqual([{ field: 'amount', message: 'must be number' }]);
     const decimals = await withdraw(m, { toAddress: TRON, amount: 1.0000001, currency: 'USDT_TRC20' });
     expect(decimals.status).toBe(400);
+  });
+
+  it('refuses live withdrawals while no live chain is connected', async () => {
+    const live = await registerMerchant(ctx.app);
+    const res = await withdraw(live, { toAddress: TRON, amount: 5, currency: 'USDT_TRC20' });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('CURRENCY_NOT_ENABLED');
   });
 
   it('is HMAC-only: an unsigned request is refused', async () => {

@@ -7,6 +7,7 @@ import { currencyInfo } from '../currencies';
 import { money, parseAmount, withdrawalFee } from '../money';
 import { availableBalance, lockBalance, post, type Owner } from '../ledger/ledger';
 import { addressProblem } from '../chain/addresses';
+import { requireChain } from '../chain/chain';
 import { writeOutbox } from '../events/outbox';
 
 export interface CreateWithdrawalInput {
@@ -31,6 +32,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * balance's lock, so concurrent withdrawals can never spend the same funds twice.
  */
 export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: CreateWithdrawalInput): Promise<Withdrawal> {
+  requireChain(deps.chains, owner.isTest, 'withdrawals');
   const { network } = currencyInfo(input.currency);
   const problem = addressProblem(network, input.toAddress);
   if (problem) {
