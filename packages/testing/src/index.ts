@@ -1,2 +1,3 @@
 export * from './spawn-service';
 export * from './eventually';
+export * from './service-process';

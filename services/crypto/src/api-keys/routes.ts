@@ -4,6 +4,7 @@ import type { Api } from '@pay/kit';
 import { assertLiveKey } from '@pay/auth';
 import { createApiKey, listApiKeys, regenerateHmacSecret, revokeApiKey, type ApiKey } from '@pay/accounts';
 import type { CryptoDeps } from '../deps';
+import { pageOf } from '../paging';
 import { ApiKeyItem, CreateKeyBody, CreatedKey, KeyParams, ListKeysQuery, RegeneratedSecret } from './schemas';
 
 const tags = ['API keys'];
@@ -33,7 +34,7 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
     response: { status: 200, schema: DataEnvelope(PagedData(ApiKeyItem)) },
     handler: async ({ auth, query }) => {
       const { items, totalCount } = await listApiKeys(deps.accounts, auth.merchantId, query.page, query.pageSize);
-      return { body: { success: true, data: { items: items.map(keyItem), totalCount, page: query.page, pageSize: query.pageSize } } };
+      return { body: { success: true, data: pageOf(items.map(keyItem), totalCount, query) } };
     },
   });
 

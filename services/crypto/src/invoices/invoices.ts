@@ -5,6 +5,7 @@ import type { Owner } from '../ledger/ledger';
 import { currencyInfo } from '../currencies';
 import { parseAmount } from '../money';
 import { generateAddress } from '../chain/addresses';
+import { pageWindow } from '../paging';
 import { requireChain } from '../chain/chain';
 
 export interface CreateInvoiceInput {
@@ -44,7 +45,7 @@ export async function getInvoice(deps: CryptoDeps, owner: Owner, id: string): Pr
 export async function listInvoices(deps: CryptoDeps, owner: Owner, q: { page: number; pageSize: number; status?: InvoiceStatus }) {
   const where: Prisma.InvoiceWhereInput = { merchantId: owner.merchantId, isTest: owner.isTest, ...(q.status ? { status: q.status } : {}) };
   const [items, totalCount] = await Promise.all([
-    deps.db.invoice.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (q.page - 1) * q.pageSize, take: q.pageSize }),
+    deps.db.invoice.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(q) }),
     deps.db.invoice.count({ where }),
   ]);
   return { items, totalCount };

@@ -3,10 +3,10 @@ import type { Api } from '@pay/kit';
 import type { CryptoDeps } from '../deps';
 import { createInvoice, getInvoice, listInvoices } from './invoices';
 import { createdInvoiceJson, invoiceJson } from './views';
+import { ownerOf, pageOf } from '../paging';
 import { CreatedInvoice, CreateInvoiceBody, InvoiceDetail, InvoiceParams, ListInvoicesQuery } from './schemas';
 
 const tags = ['Invoices'];
-const owner = (auth: { merchantId: string; isTestMode: boolean }) => ({ merchantId: auth.merchantId, isTest: auth.isTestMode });
 
 export function invoiceRoutes(api: Api, deps: CryptoDeps): void {
   const url = deps.config.PUBLIC_URL;
@@ -25,7 +25,7 @@ export function invoiceRoutes(api: Api, deps: CryptoDeps): void {
     body: CreateInvoiceBody,
     response: { status: 201, schema: DataEnvelope(CreatedInvoice) },
     errors: ['CURRENCY_NOT_ENABLED'],
-    handler: async ({ auth, body }) => ({ status: 201, body: { success: true, data: createdInvoiceJson(await createInvoice(deps, owner(auth), body), url) } }),
+    handler: async ({ auth, body }) => ({ status: 201, body: { success: true, data: createdInvoiceJson(await createInvoice(deps, ownerOf(auth), body), url) } }),
   });
 
   api.route({
@@ -37,7 +37,7 @@ export function invoiceRoutes(api: Api, deps: CryptoDeps): void {
     params: InvoiceParams,
     response: { status: 200, schema: DataEnvelope(InvoiceDetail) },
     errors: ['NOT_FOUND'],
-    handler: async ({ auth, params }) => ({ body: { success: true, data: invoiceJson(await getInvoice(deps, owner(auth), params.invoiceId), url) } }),
+    handler: async ({ auth, params }) => ({ body: { success: true, data: invoiceJson(await getInvoice(deps, ownerOf(auth), params.invoiceId), url) } }),
   });
 
   api.route({
@@ -50,8 +50,8 @@ export function invoiceRoutes(api: Api, deps: CryptoDeps): void {
     query: ListInvoicesQuery,
     response: { status: 200, schema: DataEnvelope(PagedData(InvoiceDetail)) },
     handler: async ({ auth, query }) => {
-      const { items, totalCount } = await listInvoices(deps, owner(auth), query);
-      return { body: { success: true, data: { items: items.map((i) => invoiceJson(i, url)), totalCount, page: query.page, pageSize: query.pageSize } } };
+      const { items, totalCount } = await listInvoices(deps, ownerOf(auth), query);
+      return { body: { success: true, data: pageOf(items.map((i) => invoiceJson(i, url)), totalCount, query) } };
     },
   });
 }

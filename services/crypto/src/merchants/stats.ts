@@ -1,6 +1,7 @@
 import type { AuthContext } from '@pay/auth';
 import type { CryptoDeps } from '../deps';
 import { balances, sumOfKind } from '../ledger/ledger';
+import { ownerOf } from '../paging';
 import { Money, toJsonNumber } from '../money';
 
 /**
@@ -8,7 +9,7 @@ import { Money, toJsonNumber } from '../money';
  * their USD rate, as `totalUsdValue` is: every currency is a USD stablecoin.
  */
 export async function merchantStats(deps: CryptoDeps, auth: AuthContext) {
-  const owner = { merchantId: auth.merchantId, isTest: auth.isTestMode };
+  const owner = ownerOf(auth);
   const [byStatus, received, fees, balanceRows] = await Promise.all([
     deps.db.invoice.groupBy({ by: ['status'], where: { merchantId: owner.merchantId, isTest: owner.isTest }, _count: { _all: true } }),
     sumOfKind(deps.db, owner, 'deposit'),

@@ -4,6 +4,7 @@ import type { Prisma } from '../generated/prisma/client';
 import type { CryptoDeps } from '../deps';
 import { recordDetectedTransfer } from './transfers';
 import { transactionDetailJson, transactionJson } from './views';
+import { ownerOf, pageOf, pageWindow } from '../paging';
 import { ListTransactionsQuery, SandboxTransferBody, TransactionDetail, TransactionItem, TransactionParams } from './schemas';
 
 const tags = ['Transactions'];
@@ -20,15 +21,14 @@ export function transactionRoutes(api: Api, deps: CryptoDeps): void {
     response: { status: 200, schema: DataEnvelope(PagedData(TransactionItem)) },
     handler: async ({ auth, query }) => {
       const where: Prisma.TransactionWhereInput = {
-        merchantId: auth.merchantId,
-        isTest: auth.isTestMode,
+        ...ownerOf(auth),
         ...(query.invoiceId ? { invoiceId: query.invoiceId } : {}),
       };
       const [items, totalCount] = await Promise.all([
-        deps.db.transaction.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (query.page - 1) * query.pageSize, take: query.pageSize }),
+        deps.db.transaction.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(query) }),
         deps.db.transaction.count({ where }),
       ]);
-      return { body: { success: true, data: { items: items.map(transactionJson), totalCount, page: query.page, pageSize: query.pageSize } } };
+      return { body: { success: true, data: pageOf(items.map(transactionJson), totalCount, query) } };
     },
   });
 
@@ -42,7 +42,7 @@ export function transactionRoutes(api: Api, deps: CryptoDeps): void {
     response: { status: 200, schema: DataEnvelope(TransactionDetail) },
     errors: ['NOT_FOUND'],
     handler: async ({ auth, params }) => {
-      const t = await deps.db.transaction.findFirst({ where: { id: params.transactionId, merchantId: auth.merchantId, isTest: auth.isTestMode } });
+      const t = await deps.db.transaction.findFirst({ where: { id: params.transactionId, ...ownerOf(auth) } });
       if (!t) throw new ApiError('NOT_FOUND', `Transaction ${params.transactionId} not found`);
       return { body: { success: true, data: transactionDetailJson(t) } };
     },

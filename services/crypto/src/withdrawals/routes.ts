@@ -6,6 +6,7 @@ import { balances } from '../ledger/ledger';
 import { Money, toJsonNumber } from '../money';
 import { createWithdrawal, getWithdrawal, listWithdrawals } from './withdrawals';
 import { createdWithdrawalJson, withdrawalJson, withdrawalListItemJson } from './views';
+import { ownerOf, pageOf } from '../paging';
 import {
   BalanceData,
   CreatedWithdrawal,
@@ -17,7 +18,6 @@ import {
 } from './schemas';
 
 const tags = ['Withdrawals'];
-const owner = (auth: { merchantId: string; isTestMode: boolean }) => ({ merchantId: auth.merchantId, isTest: auth.isTestMode });
 
 export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
@@ -31,7 +31,7 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
     auth: 'key',
     response: { status: 200, schema: DataEnvelope(BalanceData) },
     handler: async ({ auth }) => {
-      const rows = await balances(deps.db, owner(auth));
+      const rows = await balances(deps.db, ownerOf(auth));
       let usd = new Money(0);
       const entries = rows.map((b) => {
         const info = CURRENCIES.find((c) => c.code === b.currency)!;
@@ -66,7 +66,7 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
     response: { status: 201, schema: DataEnvelope(CreatedWithdrawal, { message: true }) },
     errors: ['INVALID_ADDRESS', 'INSUFFICIENT_BALANCE', 'WITHDRAWAL_LIMIT_EXCEEDED', 'AMOUNT_TOO_SMALL', 'CURRENCY_NOT_ENABLED'],
     handler: async ({ auth, body }) => {
-      const w = await createWithdrawal(deps, owner(auth), body);
+      const w = await createWithdrawal(deps, ownerOf(auth), body);
       return {
         status: 201,
         body: { success: true, data: createdWithdrawalJson(w), message: `Withdrawal ${w.withdrawalNumber} created and queued for processing` },
@@ -83,7 +83,7 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
     params: WithdrawalParams,
     response: { status: 200, schema: DataEnvelope(WithdrawalDetail) },
     errors: ['NOT_FOUND'],
-    handler: async ({ auth, params }) => ({ body: { success: true, data: withdrawalJson(await getWithdrawal(deps, owner(auth), params.withdrawalId)) } }),
+    handler: async ({ auth, params }) => ({ body: { success: true, data: withdrawalJson(await getWithdrawal(deps, ownerOf(auth), params.withdrawalId)) } }),
   });
 
   api.route({
@@ -96,8 +96,8 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
     query: ListWithdrawalsQuery,
     response: { status: 200, schema: DataEnvelope(PagedData(WithdrawalListItem)) },
     handler: async ({ auth, query }) => {
-      const { items, totalCount } = await listWithdrawals(deps, owner(auth), query);
-      return { body: { success: true, data: { items: items.map(withdrawalListItemJson), totalCount, page: query.page, pageSize: query.pageSize } } };
+      const { items, totalCount } = await listWithdrawals(deps, ownerOf(auth), query);
+      return { body: { success: true, data: pageOf(items.map(withdrawalListItemJson), totalCount, query) } };
     },
   });
 }

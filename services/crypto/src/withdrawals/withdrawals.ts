@@ -8,6 +8,7 @@ import { money, parseAmount, withdrawalFee } from '../money';
 import { availableBalance, lockBalance, post, type Owner } from '../ledger/ledger';
 import { addressProblem } from '../chain/addresses';
 import { requireChain } from '../chain/chain';
+import { pageWindow } from '../paging';
 import { writeOutbox } from '../events/outbox';
 
 export interface CreateWithdrawalInput {
@@ -52,7 +53,7 @@ export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: Cr
   const withdrawal = await deps.db.$transaction(async (tx) => {
     await lockBalance(tx, owner, input.currency);
     const recent = await tx.withdrawal.aggregate({
-      where: { ...whereOwner(owner), currency: input.currency, status: { not: 'Failed' }, createdAt: { gt: new Date(now.getTime() - DAY_MS) } },
+      where: { ...owner, currency: input.currency, status: { not: 'Failed' }, createdAt: { gt: new Date(now.getTime() - DAY_MS) } },
       _sum: { amount: true },
     });
     const used = money(recent._sum.amount ?? 0);
@@ -92,20 +93,16 @@ export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: Cr
   return withdrawal;
 }
 
-function whereOwner(owner: Owner) {
-  return { merchantId: owner.merchantId, isTest: owner.isTest };
-}
-
 export async function getWithdrawal(deps: CryptoDeps, owner: Owner, id: string): Promise<Withdrawal> {
-  const w = await deps.db.withdrawal.findFirst({ where: { id, ...whereOwner(owner) } });
+  const w = await deps.db.withdrawal.findFirst({ where: { id, ...owner } });
   if (!w) throw new ApiError('NOT_FOUND', `Withdrawal ${id} not found`);
   return w;
 }
 
 export async function listWithdrawals(deps: CryptoDeps, owner: Owner, q: { page: number; pageSize: number; status?: WithdrawalStatus }) {
-  const where: Prisma.WithdrawalWhereInput = { ...whereOwner(owner), ...(q.status ? { status: q.status } : {}) };
+  const where: Prisma.WithdrawalWhereInput = { ...owner, ...(q.status ? { status: q.status } : {}) };
   const [items, totalCount] = await Promise.all([
-    deps.db.withdrawal.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (q.page - 1) * q.pageSize, take: q.pageSize }),
+    deps.db.withdrawal.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(q) }),
     deps.db.withdrawal.count({ where }),
   ]);
   return { items, totalCount };
