@@ -14,3 +14,4 @@ export * from './main';
 export * from './periodic';
 export * from './outbound-url';
 export * from './http/rate-limit';
+export * from './http/exact-json';

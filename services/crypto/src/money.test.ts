@@ -1,4 +1,5 @@
 import { ApiError } from '@pay/schemas';
+import { stringifyExact } from '@pay/kit';
 import { Money, parseAmount, percentOf, toJsonNumber, withdrawalFee } from './money';
 
 describe('withdrawal fee', () => {
@@ -45,9 +46,11 @@ describe('amounts at the JSON edge', () => {
     }
   });
 
-  it('prints exact decimals, never binary noise', () => {
+  it('prints exact decimals, never binary noise, even past what a double holds', () => {
     const sum = new Money('0.1').add('0.2');
-    expect(JSON.stringify({ a: toJsonNumber(sum) })).toBe('{"a":0.3}');
-    expect(JSON.stringify({ a: toJsonNumber('123456789.123456') })).toBe('{"a":123456789.123456}');
+    expect(stringifyExact({ a: toJsonNumber(sum) })).toBe('{"a":0.3}');
+    expect(stringifyExact({ a: toJsonNumber('123456789.123456') })).toBe('{"a":123456789.123456}');
+    expect(stringifyExact({ a: toJsonNumber('8910000000.296992') })).toBe('{"a":8910000000.296992}');
+    expect(stringifyExact({ a: toJsonNumber('99.000000') })).toBe('{"a":99}');
   });
 });

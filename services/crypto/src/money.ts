@@ -1,5 +1,6 @@
 import Decimal from 'decimal.js';
 import { ApiError } from '@pay/schemas';
+import { JsonDecimal } from '@pay/kit';
 
 /** Enough precision that no sum of 6-decimal amounts under 10^12 ever rounds. */
 export const Money = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP });
@@ -44,7 +45,7 @@ export function money(value: { toString(): string } | string | number): Money {
   return new Money(typeof value === 'object' ? value.toString() : value);
 }
 
-/** Exact decimal → JSON number (every stored amount has ≤ 15 significant digits). */
-export function toJsonNumber(value: { toString(): string }): number {
-  return Number(new Money(value.toString()).toString());
+/** Exact decimal → a JSON number with the same digits (see JsonDecimal). */
+export function toJsonNumber(value: { toString(): string }): JsonDecimal {
+  return new JsonDecimal(new Money(value.toString()).toFixed());
 }

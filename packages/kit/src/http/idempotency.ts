@@ -8,15 +8,21 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_LOCK_MS = 60 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
+/** An answer as sent: status and the exact JSON text. */
+export interface StoredReply {
+  status: number;
+  text: string;
+}
+
 export type Claim =
   | { kind: 'claimed' }
-  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'replay'; status: number; text: string }
   | { kind: 'mismatch' }
   | { kind: 'in_progress' };
 
 export interface IdempotencyStore {
   claim(scope: string, key: string, fingerprint: string): Promise<Claim>;
-  complete(scope: string, key: string, status: number, body: unknown): Promise<void>;
+  complete(scope: string, key: string, reply: StoredReply): Promise<void>;
   release(scope: string, key: string): Promise<void>;
 }
 
@@ -72,17 +78,17 @@ export class PgIdempotencyStore implements IdempotencyStore {
     if (!row) return this.claim(scope, key, fingerprint); // released between the two statements
     if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
     if (row.status !== 'done' || row.response_status === null) return { kind: 'in_progress' };
-    return { kind: 'replay', status: row.response_status, body: JSON.parse(this.sealer.open(row.response_body as string)) };
+    return { kind: 'replay', status: row.response_status, text: this.sealer.open(row.response_body as string) };
   }
 
-  async complete(scope: string, key: string, status: number, body: unknown): Promise<void> {
+  async complete(scope: string, key: string, reply: StoredReply): Promise<void> {
     await this.db.$executeRawUnsafe(
       `UPDATE idempotency_keys SET status = 'done', response_status = $3, response_body = $4::jsonb
        WHERE scope = $1 AND key = $2`,
       scope,
       key,
-      status,
-      JSON.stringify(this.sealer.seal(JSON.stringify(body))),
+      reply.status,
+      JSON.stringify(this.sealer.seal(reply.text)),
     );
   }
 
@@ -107,8 +113,8 @@ export async function withIdempotency(
   scope: string,
   req: Request,
   res: Response,
-  run: () => Promise<{ status: number; body: unknown }>,
-): Promise<{ status: number; body: unknown }> {
+  run: () => Promise<StoredReply>,
+): Promise<StoredReply> {
   const key = req.header('idempotency-key');
   if (key === undefined) return run();
   if (!KEY_PATTERN.test(key)) {
@@ -124,22 +130,22 @@ export async function withIdempotency(
       throw new ApiError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed; retry shortly');
     case 'replay':
       res.setHeader('Idempotent-Replayed', 'true');
-      return { status: claim.status, body: claim.body };
+      return { status: claim.status, text: claim.text };
     case 'claimed':
       break;
   }
-  let result: { status: number; body: unknown };
+  let result: StoredReply;
   try {
     result = await run();
   } catch (err) {
     if (err instanceof ApiError && err.status < 500) {
-      await store.complete(scope, key, err.status, errorPayload(err));
+      await store.complete(scope, key, { status: err.status, text: JSON.stringify(errorPayload(err)) });
     } else {
       await store.release(scope, key);
     }
     throw err;
   }
-  await store.complete(scope, key, result.status, result.body);
+  await store.complete(scope, key, result);
   return result;
 }
 
@@ -148,7 +154,8 @@ function errorPayload(err: ApiError): unknown {
   return { __error: { code: err.code, message: err.message, details: err.details } };
 }
 
-export function replayedError(body: unknown): ApiError | null {
-  const e = (body as { __error?: { code: ApiError['code']; message: string; details?: ApiError['details'] } } | null)?.__error;
+export function replayedError(reply: StoredReply): ApiError | null {
+  if (!reply.text.startsWith('{"__error"')) return null;
+  const e = (JSON.parse(reply.text) as { __error?: { code: ApiError['code']; message: string; details?: ApiError['details'] } } | null)?.__error;
   return e ? new ApiError(e.code, e.message, e.details) : null;
 }

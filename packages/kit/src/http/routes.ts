@@ -4,6 +4,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { ApiError, assertValid, compile, textAjv, toDetails, type ErrorCode } from '@pay/schemas';
 import type { AuthContext } from '@pay/auth';
 import { replayedError, withIdempotency, type IdempotencyStore } from './idempotency';
+import { stringifyExact } from './exact-json';
 
 export type AuthLevel = 'none' | 'key' | 'signed';
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -159,16 +160,18 @@ export class Api {
       } as HandlerContext<B, Q, P>;
       const run = async () => {
         const reply = await def.handler(ctx);
-        return { status: reply.status ?? def.response.status, body: reply.body };
+        const status = reply.status ?? def.response.status;
+        const text = stringifyExact(reply.body);
+        if (this.opts.validateResponses && status === def.response.status) this.checkResponse(def, text);
+        return { status, text };
       };
       const result =
         def.idempotent && this.opts.idempotency
           ? await withIdempotency(this.opts.idempotency, idempotencyScope(req, def), req, res, run)
           : await run();
-      const replayed = replayedError(result.body);
+      const replayed = replayedError(result);
       if (replayed) throw replayed;
-      if (this.opts.validateResponses && result.status === def.response.status) this.checkResponse(def, result.body);
-      res.status(result.status).json(result.body);
+      res.status(result.status).type('application/json').send(result.text);
     };
     this.handlers[def.method](def.path, ...mediaType, ...guards, handle);
     this.allowMethod(def.path, def.method);
@@ -212,10 +215,10 @@ export class Api {
     return { params, query, body };
   }
 
-  private checkResponse(def: RouteDef<TSchema | undefined, TSchema | undefined, TSchema | undefined>, body: unknown): void {
+  private checkResponse(def: RouteDef<TSchema | undefined, TSchema | undefined, TSchema | undefined>, text: string): void {
     const validate = compile(def.response.schema);
-    // Round-trip through JSON so Dates and Decimals are checked as the client sees them.
-    if (!validate(JSON.parse(JSON.stringify(body)))) {
+    // The text the client receives, parsed: checked as the client sees it.
+    if (!validate(JSON.parse(text))) {
       const problems = toDetails(validate.errors).map((d) => `${d.field} ${d.message}`).join('; ');
       throw new Error(`Response of ${def.method.toUpperCase()} ${def.path} breaks its schema: ${problems}`);
     }

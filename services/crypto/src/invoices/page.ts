@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { CryptoDeps } from '../deps';
 import { currencyInfo } from '../currencies';
-import { toJsonNumber } from '../money';
+import { money } from '../money';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -26,14 +26,14 @@ export function paymentPage(deps: CryptoDeps): Router {
     const info = currencyInfo(invoice.currency);
     const open = invoice.status === 'Pending' || invoice.status === 'PartiallyPaid';
     res.type('html').send(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Pay ${escape(String(toJsonNumber(invoice.amount)))} ${info.currencyName}</title>
+<html lang="en"><head><meta charset="utf-8"><title>Pay ${escape(money(invoice.amount).toString())} ${info.currencyName}</title>
 ${open ? '<meta http-equiv="refresh" content="10">' : ''}
 <style>body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem}code{word-break:break-all;font-size:1.1rem}</style></head>
 <body>
-<h1>${escape(String(toJsonNumber(invoice.amount)))} ${escape(info.currencyName)}</h1>
+<h1>${escape(money(invoice.amount).toString())} ${escape(info.currencyName)}</h1>
 <p>Network: <strong>${escape(info.networkName)}</strong>${invoice.isTest ? ' (test mode: no real funds)' : ''}</p>
 <p>Send exactly this amount to:</p><p><code data-testid="address">${escape(invoice.address)}</code></p>
-<p>Status: <strong data-testid="status">${escape(invoice.status)}</strong>; received ${escape(String(toJsonNumber(invoice.amountReceived)))}</p>
+<p>Status: <strong data-testid="status">${escape(invoice.status)}</strong>; received ${escape(money(invoice.amountReceived).toString())}</p>
 <p>Expires: <time datetime="${invoice.expiresAt.toISOString()}">${invoice.expiresAt.toISOString()}</time></p>
 ${invoice.description ? `<p>${escape(invoice.description)}</p>` : ''}
 </body></html>`);

@@ -153,6 +153,19 @@ describe('incoming transfers', () => {
     expect((await a.get(`/api/v1/invoices/${inv.id}`)).status).toBe('Pending');
   });
 
+  it('reports balances beyond what a double holds, digit for digit', async () => {
+    const m = await testMerchant(ctx.app);
+    const a = api(m);
+    const inv = await a.invoice(999999999.999999);
+    for (let i = 0; i < 9; i++) await a.transfer(inv.id, 990000000.329999);
+    blocks(19);
+    await trackTransfers(ctx.deps);
+    const res = await request(ctx.app).get('/api/v1/withdrawals/balance').set('X-Api-Key', m.apiKey);
+    // 9 × (990000000.329999 − fee 9900000.003300), the fee rounded half-up per transfer.
+    expect(res.text).toContain('"available":8820900002.940291');
+    expect(res.text).toContain('"totalUsdValue":8820900002.940291');
+  });
+
   it('lists transactions with the invoiceId filter; single transaction has blockNumber, list items do not', async () => {
     const m = await testMerchant(ctx.app);
     const a = api(m);
