@@ -157,7 +157,9 @@ describe('POST /api/v1/merchants/register', () => {
     );
     const created = new Set(results.filter((r) => r.status === 201).map((r) => r.body.data.merchantId));
     expect(created.size).toBe(1);
-    for (const r of results) expect([201, 409]).toContain(r.status);
+    for (const r of results) {
+      if (r.status !== 201) expect([r.status, r.body.error.code]).toEqual([409, 'IDEMPOTENCY_IN_PROGRESS']);
+    }
   });
 });
 

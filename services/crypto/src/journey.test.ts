@@ -1,0 +1,67 @@
+import request from 'supertest';
+import { Queue } from 'bullmq';
+import { Queues, type WebhookJob } from '@pay/queue';
+import { eventually } from '@pay/testing';
+import { registerMerchant, signedRequest, startCryptoApp, testKeyFor } from './test-support';
+import { ZERO_ADDRESS } from './chain/sandbox';
+
+/**
+ * The whole crypto path a merchant walks, over HTTP only: the relay, chain tracker and
+ * withdrawal worker run in the background as in production, and every event must reach
+ * the webhook queue.
+ */
+let ctx: Awaited<ReturnType<typeof startCryptoApp>>;
+let webhooks: Queue;
+beforeAll(async () => {
+  ctx = await startCryptoApp({ background: true });
+  webhooks = new Queue(Queues.webhooks.name, { connection: ctx.deps.redis, prefix: ctx.deps.config.QUEUE_PREFIX });
+});
+afterAll(async () => {
+  await webhooks.close();
+  await ctx.close();
+});
+
+it('register → test key → invoice → transfer → confirmed → withdraw → Completed; zero address → Failed and refunded', async () => {
+  const m = await testKeyFor(ctx.app, await registerMerchant(ctx.app));
+  const get = async (path: string) => (await request(ctx.app).get(path).set('X-Api-Key', m.apiKey)).body.data;
+  const available = async () => (await get('/api/v1/withdrawals/balance')).balances.find((b: { currency: string }) => b.currency === 'USDT_BEP20');
+
+  const invoice = (await request(ctx.app).post('/api/v1/invoices').set('X-Api-Key', m.apiKey).send({ amount: 250, currency: 'USDT_BEP20' })).body.data;
+  const transfer = (await request(ctx.app).post('/api/v1/sandbox/transactions').set('X-Api-Key', m.apiKey).send({ invoiceId: invoice.id, amount: 250 })).body.data;
+  expect(await available()).toMatchObject({ available: 0, pending: 247.5 });
+
+  const confirmed = await eventually(async () => {
+    const t = await get(`/api/v1/transactions/${transfer.id}`);
+    expect(t.status).toBe('Confirmed');
+    return t;
+  });
+  expect(confirmed.confirmations).toBeGreaterThanOrEqual(15);
+  expect((await get(`/api/v1/invoices/${invoice.id}`)).status).toBe('Paid');
+  expect(await available()).toMatchObject({ available: 247.5, pending: 0, total: 247.5 });
+
+  const ok = await signedRequest(ctx.app, m, 'post', '/api/v1/withdrawals', {
+    toAddress: '0x55d398326f99059fF775485246999027B3197955',
+    amount: 100,
+    currency: 'USDT_BEP20',
+  });
+  expect(ok.status).toBe(201);
+  expect(ok.body.data).toMatchObject({ fee: 1, netAmount: 99, status: 'Pending' });
+  const bad = await signedRequest(ctx.app, m, 'post', '/api/v1/withdrawals', { toAddress: ZERO_ADDRESS.BSC, amount: 40, currency: 'USDT_BEP20' });
+  expect(bad.status).toBe(201);
+  expect((await available()).available).toBe(107.5);
+
+  await eventually(async () => {
+    expect((await get(`/api/v1/withdrawals/${ok.body.data.id}`)).status).toBe('Completed');
+    expect((await get(`/api/v1/withdrawals/${bad.body.data.id}`)).status).toBe('Failed');
+  });
+  expect((await available()).available).toBe(147.5); // 247.5 − 100; the failed 40 came back
+
+  const events = await eventually(async () => {
+    const jobs = await webhooks.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']);
+    const mine = jobs.map((j) => j.data as WebhookJob).filter((d) => d.merchantId === m.merchantId);
+    expect(mine).toHaveLength(4);
+    return mine;
+  });
+  expect(events.map((e) => e.event).sort()).toEqual(['invoice.paid', 'transaction.confirmed', 'withdrawal.completed', 'withdrawal.failed']);
+  for (const e of events) expect(e).toMatchObject({ source: 'crypto', isTest: true, body: { event: e.event, timestamp: expect.any(Number) } });
+});
