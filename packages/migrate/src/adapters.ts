@@ -1,6 +1,8 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { ColumnTypeEnum } from '@prisma/driver-adapter-utils';
 import type {
   SqlDriverAdapter,
+  SqlResultSet,
   SqlMigrationAwareDriverAdapterFactory,
   SqlQuery,
   Transaction,
@@ -25,15 +27,34 @@ const PG_TEXT_OID = 25;
  * adapter-pg has no mapping for the single-byte `"char"` type (OID 18) and throws
  * "Column type 'char' could not be deserialized". The engine's introspection reads several
  * pg_catalog columns of that type (relkind, contype, ...), so every diff against a live
- * database fails. pg already returns those values as one-letter strings; relabelling the
- * column as text is all the adapter needs.
+ * database fails. pg already returns those values as one-letter strings: the column is
+ * relabelled as text for the adapter's own mapping, then reported to the engine as a
+ * Character column, which is what its describer asks for (a text column there panics it,
+ * e.g. as soon as a table has a CHECK constraint).
  */
-function readCharAsText(queryable: object): void {
-  const q = queryable as unknown as { performIO: (query: SqlQuery) => Promise<pg.QueryResult> };
+function readCharColumns(queryable: object): void {
+  const q = queryable as unknown as {
+    performIO: (query: SqlQuery) => Promise<pg.QueryResult>;
+    queryRaw: (query: SqlQuery) => Promise<SqlResultSet>;
+  };
   const performIO = q.performIO.bind(queryable);
+  const queryRaw = q.queryRaw.bind(queryable);
+  /** Keyed by the rows array, which queryRaw passes through: concurrent queries stay apart. */
+  const charColumns = new WeakMap<object, number[]>();
   q.performIO = async (query) => {
     const result = await performIO(query);
-    for (const field of result.fields) if (field.dataTypeID === PG_CHAR_OID) field.dataTypeID = PG_TEXT_OID;
+    const columns: number[] = [];
+    result.fields.forEach((field, i) => {
+      if (field.dataTypeID !== PG_CHAR_OID) return;
+      field.dataTypeID = PG_TEXT_OID;
+      columns.push(i);
+    });
+    if (columns.length > 0) charColumns.set(result.rows, columns);
+    return result;
+  };
+  q.queryRaw = async (query) => {
+    const result = await queryRaw(query);
+    for (const i of charColumns.get(result.rows) ?? []) result.columnTypes[i] = ColumnTypeEnum.Character;
     return result;
   };
 }
@@ -44,7 +65,7 @@ function readCharAsText(queryable: object): void {
  * - its shadow database is dropped by the adapter's own dispose, while its pool is still open,
  *   so the DROP fails; here shadows are dropped `WITH (FORCE)` after every pool is closed;
  * - the engine never disposes the main adapter, so its pool would keep Node alive ~10 s;
- * - it cannot read `"char"` columns (see readCharAsText);
+ * - it cannot read `"char"` columns (see readCharColumns);
  * - its executeScript splits the script on every `;`, which breaks any migration with a `;`
  *   inside a string or a `$$` body, and commits statement by statement. Sending the script
  *   as one simple query, as the native engine does, keeps it whole and atomic.
@@ -103,11 +124,11 @@ export class EngineAdapters implements SqlMigrationAwareDriverAdapterFactory {
         adapter['onError'](err);
       }
     };
-    readCharAsText(adapter);
+    readCharColumns(adapter);
     const startTransaction = adapter.startTransaction.bind(adapter);
     adapter.startTransaction = async (isolationLevel): Promise<Transaction> => {
       const tx = await startTransaction(isolationLevel);
-      readCharAsText(tx);
+      readCharColumns(tx);
       return tx;
     };
     this.adapters.push(adapter);

@@ -3,7 +3,7 @@ import { checkMigrations } from './check';
 import { DEFAULT_DATABASE_URL, redact } from './connection';
 import { createMigration } from './create';
 import { deploy } from './deploy';
-import { EngineError } from './engine';
+import { EngineError, lastEnginePanic } from './engine';
 import { findRepoRoot } from './targets';
 
 const USAGE = `usage: tsx packages/migrate/src/cli.ts <verb>
@@ -67,6 +67,13 @@ async function main(argv: string[]): Promise<number> {
       throw new UsageError(`unknown verb "${verb}"`);
   }
 }
+
+// A panic inside an engine future aborts outside any promise we hold: say why before dying.
+process.on('uncaughtException', (err) => {
+  const panic = lastEnginePanic();
+  console.error(panic ? `error: the schema engine panicked: ${panic}` : err);
+  process.exit(1);
+});
 
 main(process.argv.slice(2)).then(
   (code) => {

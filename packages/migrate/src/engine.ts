@@ -20,6 +20,23 @@ interface Wasm {
 let glue: Glue | undefined;
 
 /**
+ * The engine's panic hook hands its message to this global before it aborts; without the
+ * registry the hook itself throws a TypeError and the reason is lost.
+ */
+let lastPanic: string | null = null;
+
+/** The message of the engine's last panic in this process, if any. */
+export function lastEnginePanic(): string | null {
+  return lastPanic;
+}
+const panicHost = globalThis as unknown as { PRISMA_WASM_PANIC_REGISTRY?: { set_message(message: string): void } };
+panicHost.PRISMA_WASM_PANIC_REGISTRY ??= {
+  set_message: (message: string) => {
+    lastPanic = message;
+  },
+};
+
+/**
  * The engine arms setTimeout for its internal timeouts (e.g. 10 s on the migration advisory
  * lock) and never clears them, which kept every deploying process (and Jest) alive ~10 s
  * after the work was done. Timers stay referenced while any engine call runs, in case the
@@ -134,6 +151,7 @@ export async function withEngine<T>(
   let engine: SchemaEngine | undefined;
   let result: T;
   sessionStarted();
+  lastPanic = null;
   try {
     engine = await loadGlue().SchemaEngine.new(
       { datamodels: schemaFiles.map((f): [string, string] => [f.path, f.content]) },
@@ -145,7 +163,8 @@ export async function withEngine<T>(
     engine?.free();
     engine = undefined;
     await adapters.close().catch(() => undefined);
-    throw new EngineError(`${what}: ${errorMessage(err)}`, log, { cause: err });
+    const reason = lastPanic ? `the engine panicked: ${lastPanic}` : errorMessage(err);
+    throw new EngineError(`${what}: ${reason}`, log, { cause: err });
   } finally {
     engine?.free();
     sessionEnded();
