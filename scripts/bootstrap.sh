@@ -53,6 +53,12 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   for _ in $(seq 1 30); do redis-cli ping >/dev/null 2>&1 && break; sleep 0.2; done
 fi
 
+# --- Chromium, for the tests of hosted pages (Debian's package; nothing downloads a browser) --
+if ! command -v chromium >/dev/null; then
+  say "installing chromium"
+  as_root apt-get update -qq; DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
+fi
+
 # --- Dependencies and schema ----------------------------------------------------------------
 say "installing dependencies"
 pnpm install --frozen-lockfile --reporter=silent

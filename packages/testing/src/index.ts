@@ -1,3 +1,4 @@
 export * from './spawn-service';
 export * from './eventually';
 export * from './service-process';
+export * from './browser';
