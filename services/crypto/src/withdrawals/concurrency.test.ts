@@ -53,5 +53,8 @@ describe('concurrent withdrawals', () => {
     // The running balance, in the order the entries were written, never went below zero.
     expect(Number(sum!.lowest)).toBeGreaterThanOrEqual(0);
     expect(await ctx.deps.db.withdrawal.count({ where: { merchantId: m.merchantId } })).toBe(39);
+    // The balance the API reports (the chain's head) agrees with the sum of every entry.
+    const balance = await fetch(`${base}/api/v1/withdrawals/balance`, { headers: { 'X-Api-Key': m.apiKey } }).then((r) => r.json() as Promise<{ data: { balances: unknown[] } }>);
+    expect(balance.data.balances[0]).toMatchObject({ currency: 'USDT_TRC20', available: 15, pending: 0, total: 15 });
   });
 });

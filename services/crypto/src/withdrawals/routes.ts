@@ -65,8 +65,10 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
     body: CreateWithdrawalBody,
     response: { status: 201, schema: DataEnvelope(CreatedWithdrawal, { message: true }) },
     errors: ['INVALID_ADDRESS', 'INSUFFICIENT_BALANCE', 'WITHDRAWAL_LIMIT_EXCEEDED', 'AMOUNT_TOO_SMALL', 'CURRENCY_NOT_ENABLED'],
-    handler: async ({ auth, body }) => {
-      const w = await createWithdrawal(deps, ownerOf(auth), body);
+    handler: async ({ auth, body, req }) => {
+      // Kept on the withdrawal too: the stored answer of Idempotency-Key lives apart from it
+      // and a crash between the two must not let a retry withdraw twice.
+      const w = await createWithdrawal(deps, ownerOf(auth), body, { idempotencyKey: req.header('idempotency-key') });
       return {
         status: 201,
         body: { success: true, data: createdWithdrawalJson(w), message: `Withdrawal ${w.withdrawalNumber} created and queued for processing` },

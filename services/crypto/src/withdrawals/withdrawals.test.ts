@@ -167,17 +167,42 @@ describe('POST /api/v1/withdrawals', () => {
     expect(res.body.error.code).toBe('INVALID_SIGNATURE');
   });
 
-  it('replays the first answer for a repeated Idempotency-Key (and holds the funds once)', async () => {
+  /** A merchant with 19.8 available, and one withdrawal of 5 to send (and retry) under one Idempotency-Key. */
+  async function retriedWithdrawal() {
     const n = await testMerchant(ctx.app);
     await fund(ctx, n, 'USDT_TRC20', 20);
     const key = randomUUID();
     const send = (ts: number) =>
       signedRequest(ctx.app, n, 'post', '/api/v1/withdrawals', { toAddress: TRON, amount: 5, currency: 'USDT_TRC20' }, { now: ts }).set('Idempotency-Key', key);
+    return { n, key, send };
+  }
+
+  it('replays the first answer for a repeated Idempotency-Key (and holds the funds once)', async () => {
+    const { n, send } = await retriedWithdrawal();
     const a = await send(Date.now());
     const b = await send(Date.now() + 1000); // a new signature: a genuine retry
     expect(a.status).toBe(201);
     expect(b.body.data.id).toBe(a.body.data.id);
     expect((await balanceOf(n, 'USDT_TRC20')).available).toBe(14.8);
+  });
+
+  it('withdraws once when the process died between the commit and storing its answer', async () => {
+    const { n, key, send } = await retriedWithdrawal();
+    const first = await send(Date.now());
+    expect(first.status).toBe(201);
+    // What a crash right after the commit leaves: the key claimed, its answer never stored,
+    // and the claim old enough for a retry to take it over.
+    const reset = await ctx.deps.db.$executeRaw`
+      UPDATE idempotency_keys SET status = 'in_progress', response_status = NULL, response_body = NULL,
+             locked_at = now() - interval '2 minutes'
+       WHERE key = ${key}`;
+    expect(reset).toBe(1);
+    const retry = await send(Date.now() + 1000);
+    expect(retry.status).toBe(201);
+    // The same withdrawal, as it stands now (the worker may have moved it on meanwhile).
+    expect(retry.body.data).toEqual({ ...first.body.data, status: expect.stringMatching(/^(Pending|Processing|Completed)$/) });
+    expect(await ctx.deps.db.withdrawal.count({ where: { merchantId: n.merchantId } })).toBe(1);
+    expect((await balanceOf(n, 'USDT_TRC20')).available).toBe(14.8); // 19.8 − 5, held once
   });
 });
 

@@ -1,15 +1,14 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { ApiError } from '@pay/schemas';
 import { outboxMessage } from '@pay/queue';
 import type { Currency, Prisma, Withdrawal, WithdrawalStatus } from '../generated/prisma/client';
 import type { CryptoDeps } from '../deps';
 import { currencyInfo } from '../currencies';
-import { money, parseAmount, withdrawalFee } from '../money';
-import { availableBalance, lockBalance, post, type Owner } from '../ledger/ledger';
+import { Money, money, parseAmount, withdrawalFee } from '../money';
+import type { Owner } from '../ledger/ledger';
 import { addressProblem } from '../chain/addresses';
 import { requireChain } from '../chain/chain';
 import { pageWindow } from '../paging';
-import { writeOutbox } from '../events/outbox';
 
 export interface CreateWithdrawalInput {
   toAddress: string;
@@ -26,13 +25,24 @@ export function withdrawalNumber(at: Date): string {
   return `WD-${date}-${suffix}`;
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
+export interface CreateOptions {
+  /** The request's Idempotency-Key: a retry carrying it gets the first withdrawal back. */
+  idempotencyKey?: string;
+}
+
+type Outcome =
+  | { outcome: 'created' | 'existing'; withdrawal_id: string }
+  | { outcome: 'limit_exceeded'; withdrawn: string }
+  | { outcome: 'insufficient_balance'; available: string };
 
 /**
- * Checks, then holds the amount and queues the payout — all in one transaction under the
- * balance's lock, so concurrent withdrawals can never spend the same funds twice.
+ * Validates and prices the withdrawal here; what depends on the balance's other withdrawals
+ * (the 24-hour limit, the available funds, the hold, the outbox job) is decided by one call
+ * to `create_withdrawal` in Postgres, under the balance lock (see its migration). Concurrent
+ * withdrawals can never spend the same funds twice, and the lock is held for the time
+ * Postgres needs rather than across this process's network turns.
  */
-export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: CreateWithdrawalInput): Promise<Withdrawal> {
+export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: CreateWithdrawalInput, opts: CreateOptions = {}): Promise<Withdrawal> {
   requireChain(deps.chains, owner.isTest, 'withdrawals');
   const { network } = currencyInfo(input.currency);
   const problem = addressProblem(network, input.toAddress);
@@ -47,50 +57,38 @@ export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: Cr
     ]);
   }
   const { fee, netAmount } = withdrawalFee(amount);
-  const now = deps.clock.now();
   const limit = money(deps.config.WITHDRAWAL_DAILY_LIMIT);
+  const id = randomUUID();
+  const now = deps.clock.now();
+  const job = outboxMessage('withdrawals', id, { withdrawalId: id });
 
-  const withdrawal = await deps.db.$transaction(async (tx) => {
-    await lockBalance(tx, owner, input.currency);
-    const recent = await tx.withdrawal.aggregate({
-      where: { ...owner, currency: input.currency, status: { not: 'Failed' }, createdAt: { gt: new Date(now.getTime() - DAY_MS) } },
-      _sum: { amount: true },
-    });
-    const used = money(recent._sum.amount ?? 0);
-    if (used.add(amount).gt(limit)) {
-      const left = limit.sub(used);
+  const rows = await deps.db.$queryRaw<Outcome[]>`
+    SELECT outcome, withdrawal_id::text AS withdrawal_id, withdrawn::text AS withdrawn, available::text AS available
+      FROM create_withdrawal(${id}::uuid, ${owner.merchantId}::uuid, ${owner.isTest}, ${withdrawalNumber(now)}, ${input.toAddress},
+                             ${amount.toFixed()}::numeric, ${fee.toFixed()}::numeric, ${netAmount.toFixed()}::numeric,
+                             ${input.currency}::"Currency", ${network}::"Network", ${now}, ${limit.toFixed()}::numeric,
+                             ${opts.idempotencyKey ?? null}, ${job.queue}, ${JSON.stringify(job.payload)}::jsonb)`;
+  const r = rows[0]!; // the function always returns one row
+  switch (r.outcome) {
+    case 'limit_exceeded': {
+      const left = Money.max(0, limit.sub(money(r.withdrawn)));
       throw new ApiError(
         'WITHDRAWAL_LIMIT_EXCEEDED',
-        `Withdrawals of ${input.currency} are limited to ${limit.toString()} per 24 hours; ${left.lt(0) ? '0' : left.toString()} remains`,
-        [{ field: 'amount', message: `must be at most ${left.lt(0) ? '0' : left.toString()} within the rolling 24-hour limit` }],
+        `Withdrawals of ${input.currency} are limited to ${limit.toString()} per 24 hours; ${left.toString()} remains`,
+        [{ field: 'amount', message: `must be at most ${left.toString()} within the rolling 24-hour limit` }],
       );
     }
-    const available = await availableBalance(tx, owner, input.currency);
-    if (available.lt(amount)) {
+    case 'insufficient_balance': {
+      const available = money(r.available);
       throw new ApiError('INSUFFICIENT_BALANCE', `Available ${input.currency} balance is ${available.toString()}, less than ${amount.toString()}`, [
         { field: 'amount', message: `must be at most the available balance ${available.toString()}` },
       ]);
     }
-    const w = await tx.withdrawal.create({
-      data: {
-        merchantId: owner.merchantId,
-        isTest: owner.isTest,
-        withdrawalNumber: withdrawalNumber(now),
-        toAddress: input.toAddress,
-        amount: amount.toFixed(),
-        fee: fee.toFixed(),
-        netAmount: netAmount.toFixed(),
-        currency: input.currency,
-        network,
-        createdAt: now,
-      },
-    });
-    await post(tx, owner, input.currency, [{ bucket: 'available', kind: 'withdrawal_hold', amount: amount.neg(), withdrawalId: w.id }]);
-    await writeOutbox(tx, outboxMessage('withdrawals', w.id, { withdrawalId: w.id }));
-    return w;
-  });
-  deps.kickOutbox();
-  return withdrawal;
+    case 'created':
+    case 'existing':
+      if (r.outcome === 'created') deps.kickOutbox();
+      return deps.db.withdrawal.findUniqueOrThrow({ where: { id: r.withdrawal_id } });
+  }
 }
 
 export async function getWithdrawal(deps: CryptoDeps, owner: Owner, id: string): Promise<Withdrawal> {
