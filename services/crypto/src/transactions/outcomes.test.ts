@@ -4,6 +4,7 @@ import { ManualClock } from '@pay/kit';
 import { registerMerchant, startCryptoApp, testMerchant, type TestMerchant } from '../test-support';
 import { trackTransfers } from './tracker';
 import { ZERO_ADDRESS } from '../chain/sandbox';
+import type { Chain } from '../chain/chain';
 
 const clock = new ManualClock(Date.parse('2026-11-21T10:00:00.000Z'));
 let ctx: Awaited<ReturnType<typeof startCryptoApp>>;
@@ -138,6 +139,48 @@ describe('incoming transfers', () => {
     clock.advance(61_000); // past expiry, and past 19 blocks too
     await trackTransfers(ctx.deps);
     expect((await a.get(`/api/v1/invoices/${inv.id}`)).status).toBe('Paid');
+  });
+
+  it('trackers running side by side settle each transfer once: one credit, one set of events', async () => {
+    const m = await testMerchant(ctx.app);
+    const a = api(m);
+    const invoices = await Promise.all([10, 20, 30].map((amount) => a.invoice(amount)));
+    for (const inv of invoices) expect((await a.transfer(inv.id, inv.amount)).status).toBe(201);
+    blocks(19);
+    // The ledger's unique keys would refuse a second posting anyway; what the trackers must
+    // do is not try: each transfer applied by exactly one of them, and no failure logged.
+    // The chain answers no tracker until all four have asked: all of them have read the same
+    // pending transfers before any applies one, so they truly race.
+    const sandbox = ctx.deps.chains.test;
+    let asked = 0;
+    let release!: () => void;
+    const allAsked = new Promise<void>((r) => (release = r));
+    const gated: Chain = {
+      transferState: async (ref) => {
+        if (++asked === 4) release();
+        await allAsked;
+        return sandbox.transferState(ref);
+      },
+      send: (req) => sandbox.send(req),
+    };
+    const deps = { ...ctx.deps, chains: { ...ctx.deps.chains, test: gated } };
+    const failures = jest.spyOn(ctx.deps.logger, 'error');
+    let logged: unknown[][];
+    let passes: Awaited<ReturnType<typeof trackTransfers>>[];
+    try {
+      passes = await Promise.all(Array.from({ length: 4 }, () => trackTransfers(deps)));
+    } finally {
+      logged = [...failures.mock.calls]; // copied first: restoring clears the record
+      failures.mockRestore();
+    }
+    expect(logged).toEqual([]);
+    expect(passes.reduce((n, p) => n + p.updated, 0)).toBe(3);
+
+    expect(await a.balance()).toMatchObject({ available: 59.4, pending: 0 }); // 60 less 1%
+    const entries = await ctx.deps.db.ledgerEntry.findMany({ where: { merchantId: m.merchantId, kind: 'deposit' } });
+    expect(entries).toHaveLength(3);
+    const sent = (await events(m.merchantId)).map((e) => e.event).sort();
+    expect(sent).toEqual(['invoice.paid', 'invoice.paid', 'invoice.paid', 'transaction.confirmed', 'transaction.confirmed', 'transaction.confirmed']);
   });
 
   it('a transfer from the zero address fails on chain: pending is released, nothing credited', async () => {

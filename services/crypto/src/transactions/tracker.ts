@@ -2,36 +2,51 @@ import type { CryptoDeps } from '../deps';
 import type { Transaction } from '../generated/prisma/client';
 import { expireDueInvoices } from '../invoices/invoices';
 import { applyTransferState } from './transfers';
-import { chainFor } from '../chain/chain';
+import { chainFor, type TransferState } from '../chain/chain';
 
 /** Older transfers first; the rest wait for the next pass. */
 const BATCH = 500;
 
 /**
  * One pass over the chain's news: every Pending incoming transfer is asked about, then
- * invoices whose time ran out are closed. Rows are claimed with SKIP LOCKED, so several
- * crypto instances can run trackers side by side.
+ * invoices whose time ran out are closed.
+ *
+ * The chain is asked outside any database transaction, and each change is applied in a
+ * transaction of its own: a slow or failing chain call holds no lock, one bad transfer does
+ * not hold back the others, and a balance lock is held for one transfer at a time (never
+ * several in some order another tracker could take the other way round). Several crypto
+ * instances can run trackers side by side: a transfer is applied only by the one that finds
+ * it still as it read it.
  */
 export async function trackTransfers(deps: CryptoDeps): Promise<{ updated: number; expired: number }> {
-  const updated = await deps.db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM transactions WHERE status = 'Pending'
-      ORDER BY created_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`;
-    if (rows.length === 0) return 0;
-    const pending = await tx.transaction.findMany({ where: { id: { in: rows.map((r) => r.id) } } });
-    let changed = 0;
-    for (const t of pending) {
-      const chain = chainFor(deps.chains, t.isTest);
-      if (!chain) continue;
+  const pending = await deps.db.transaction.findMany({ where: { status: 'Pending' }, orderBy: { createdAt: 'asc' }, take: BATCH });
+  let updated = 0;
+  for (const t of pending) {
+    const chain = chainFor(deps.chains, t.isTest);
+    if (!chain) continue;
+    try {
       const state = await chain.transferState(refOf(t));
-      if (state.state !== 'pending' || state.confirmations !== t.confirmations) changed++;
-      await applyTransferState(deps, tx, t, state);
+      if (state.state === 'pending' && state.confirmations === t.confirmations) continue;
+      if (await applyOnce(deps, t, state)) updated++;
+    } catch (err) {
+      deps.logger.error({ err, transactionId: t.id }, 'could not follow an incoming transfer; next pass retries');
     }
-    return changed;
-  });
+  }
   if (updated > 0) deps.kickOutbox();
   const expired = await expireDueInvoices(deps);
   return { updated, expired };
+}
+
+/** Applies `state` if the transfer is still as it was read; false when another tracker moved it. */
+async function applyOnce(deps: CryptoDeps, t: Transaction, state: TransferState): Promise<boolean> {
+  return deps.db.$transaction(async (tx) => {
+    const [unchanged] = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM transactions WHERE id = ${t.id}::uuid AND status = 'Pending' AND confirmations = ${t.confirmations}
+         FOR UPDATE SKIP LOCKED`;
+    if (!unchanged) return false;
+    await applyTransferState(deps, tx, t, state);
+    return true;
+  });
 }
 
 function refOf(t: Transaction) {
