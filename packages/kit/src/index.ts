@@ -15,3 +15,4 @@ export * from './periodic';
 export * from './outbound-url';
 export * from './http/rate-limit';
 export * from './http/exact-json';
+export * from './retention';

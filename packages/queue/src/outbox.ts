@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { assertValid } from '@pay/schemas';
-import { backoffDelay, type Logger } from '@pay/kit';
+import { backoffDelay, deleteInBatches, type Logger } from '@pay/kit';
 import { Queues, type JobOf, type QueueKey } from './jobs';
 
 type Sql = {
@@ -22,6 +22,15 @@ export function outboxMessage<K extends QueueKey>(queue: K, jobId: string, paylo
   const spec = Queues[queue];
   assertValid(spec.schema, payload, { what: `Job for ${spec.name}` });
   return { queue: spec.name, jobId, payload };
+}
+
+/** Published outbox rows are kept this long for inspection, then pruned. */
+export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Deletes outbox rows published more than OUTBOX_RETENTION_MS ago; unpublished rows always stay. */
+export function pruneOutbox(db: Pick<Sql, '$executeRawUnsafe'>, now: Date = new Date()): Promise<number> {
+  const before = new Date(now.getTime() - OUTBOX_RETENTION_MS);
+  return deleteInBatches(db, 'outbox', 'id', 'SELECT id FROM outbox WHERE published_at < $2 ORDER BY published_at LIMIT $1', before);
 }
 
 export interface RelayOptions {

@@ -1,16 +1,27 @@
-import { Queues, OutboxRelay } from '@pay/queue';
-import { every, type Lifecycle } from '@pay/kit';
+import { Queues, OutboxRelay, pruneOutbox } from '@pay/queue';
+import { every, pruneIdempotencyKeys, type Lifecycle } from '@pay/kit';
 import type { CryptoDeps } from './deps';
 import { trackTransfers } from './transactions/tracker';
 import { reconcileWithdrawals, startWithdrawalWorker, WITHDRAWAL_JOB_OPTIONS } from './withdrawals/worker';
 
 /** How often withdrawals without a job are looked for (see reconcileWithdrawals). */
 const RECONCILE_INTERVAL_MS = 30_000;
+/** How often expired idempotency answers and long-published outbox rows are deleted. */
+const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
+
+/** Deletes what no longer serves: idempotency answers past their 24 h, outbox rows published a week ago. */
+export async function housekeeping(deps: CryptoDeps): Promise<{ idempotencyKeys: number; outbox: number }> {
+  const now = deps.clock.now();
+  const idempotencyKeys = await pruneIdempotencyKeys(deps.db, now);
+  const outbox = await pruneOutbox(deps.db, now);
+  if (idempotencyKeys + outbox > 0) deps.logger.info({ idempotencyKeys, outbox }, 'housekeeping: pruned');
+  return { idempotencyKeys, outbox };
+}
 
 /**
  * The crypto service's work outside requests: the outbox relay, the withdrawal worker, the
- * chain tracker (confirmations, invoice expiry) and the withdrawal reconciler. Ops can run
- * it in the API processes (RUN_WORKERS=true) or in processes of its own.
+ * chain tracker (confirmations, invoice expiry), the withdrawal reconciler and housekeeping.
+ * Ops can run it in the API processes (RUN_WORKERS=true) or in processes of its own.
  */
 export function startBackground(deps: CryptoDeps, lifecycle?: Lifecycle) {
   const relay = new OutboxRelay({
@@ -30,8 +41,9 @@ export function startBackground(deps: CryptoDeps, lifecycle?: Lifecycle) {
     () => reconcileWithdrawals(deps, relay.queue(Queues.withdrawals.name)),
     deps.logger,
   );
+  const cleaner = every('housekeeping', HOUSEKEEPING_INTERVAL_MS, () => housekeeping(deps), deps.logger);
   const stop = async () => {
-    await Promise.all([tracker.stop(), reconciler.stop()]);
+    await Promise.all([tracker.stop(), reconciler.stop(), cleaner.stop()]);
     await worker.close();
     await relay.stop();
   };

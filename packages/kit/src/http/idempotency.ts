@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ApiError } from '@pay/schemas';
+import { deleteInBatches } from '../retention';
 
 /** Stripe semantics (decisions.md §4): same key + same request within 24 h → first answer. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -95,6 +96,15 @@ export class PgIdempotencyStore implements IdempotencyStore {
   async release(scope: string, key: string): Promise<void> {
     await this.db.$executeRawUnsafe(`DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status = 'in_progress'`, scope, key);
   }
+}
+
+/**
+ * Forgets answers past their 24 h (kept a day longer, so a claim being taken over at the
+ * boundary is never deleted under it). Run from a service's housekeeping loop.
+ */
+export function pruneIdempotencyKeys(db: Sql, now: Date = new Date()): Promise<number> {
+  const before = new Date(now.getTime() - 2 * IDEMPOTENCY_TTL_MS);
+  return deleteInBatches(db, 'idempotency_keys', '(scope, key)', 'SELECT scope, key FROM idempotency_keys WHERE created_at < $2 LIMIT $1', before);
 }
 
 export function fingerprintOf(req: Request): string {
