@@ -3,28 +3,40 @@ import type { AccountsDb } from './db';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+interface KeyRow {
+  id: string;
+  merchant_id: string;
+  is_test_key: boolean;
+  revoked_at: Date | null;
+  merchant_status: string;
+  hmac_secret_enc: string;
+}
+
 /**
  * Resolves API keys for the auth middleware of every service: one indexed lookup by hash
  * per request, joined with the merchant's status and sealed HMAC secret. Nothing is cached,
- * so a revoked key or a regenerated secret takes effect with the very next request.
+ * so a revoked key or a regenerated secret takes effect with the very next request. Raw SQL
+ * because it runs on every request: one join is one round trip, where the client's relation
+ * select costs two.
  */
 export function accountsKeyResolver(db: AccountsDb, box: SecretBox): KeyResolver {
   const lastTouched = new Map<string, number>();
   return {
     async resolve(keyHash: string): Promise<ResolvedKey | null> {
-      const key = await db.apiKey.findUnique({
-        where: { keyHash },
-        select: { id: true, merchantId: true, isTestKey: true, revokedAt: true, merchant: { select: { status: true, hmacSecretEnc: true } } },
-      });
+      const [key] = await db.$queryRaw<KeyRow[]>`
+        SELECT k.id::text AS id, k.merchant_id::text AS merchant_id, k.is_test_key, k.revoked_at,
+               m.status::text AS merchant_status, m.hmac_secret_enc
+          FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
+         WHERE k.key_hash = ${keyHash}`;
       if (!key) return null;
-      if (!key.revokedAt) touch(db, lastTouched, key.id);
+      if (!key.revoked_at) touch(db, lastTouched, key.id);
       return {
         keyId: key.id,
-        merchantId: key.merchantId,
-        isTestKey: key.isTestKey,
-        revokedAt: key.revokedAt,
-        merchantActive: key.merchant.status === 'Active',
-        hmacSecret: async () => box.open(key.merchant.hmacSecretEnc),
+        merchantId: key.merchant_id,
+        isTestKey: key.is_test_key,
+        revokedAt: key.revoked_at,
+        merchantActive: key.merchant_status === 'Active',
+        hmacSecret: async () => box.open(key.hmac_secret_enc),
       };
     },
   };

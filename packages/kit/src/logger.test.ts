@@ -2,7 +2,9 @@ import { Writable } from 'node:stream';
 import express from 'express';
 import request from 'supertest';
 import { createLogger } from './logger';
+import { ApiError } from '@pay/schemas';
 import { requestContext } from './http/request-context';
+import { errorHandler } from './http/errors';
 
 function capture() {
   const lines: string[] = [];
@@ -39,5 +41,17 @@ describe('logs', () => {
     const done = entries.find((e) => e.msg === 'request completed');
     expect(done).toMatchObject({ service: 'test', level: 'info', req: { method: 'POST', url: '/x' }, res: { statusCode: 200 } });
     expect(done.req.id).toMatch(/^req_/);
+    expect(done.errorCode).toBeUndefined();
+  });
+
+  it('name the error code of a refused request', async () => {
+    const { lines, stream } = capture();
+    const app = express();
+    app.use(...requestContext(createLogger('test', 'info', stream)));
+    app.get('/refused', (_req, _res, next) => next(new ApiError('INSUFFICIENT_BALANCE', 'no')));
+    app.use(errorHandler(() => 'success'));
+    expect((await request(app).get('/refused')).status).toBe(422);
+    const done = lines.map((l) => JSON.parse(l)).find((e) => e.msg === 'request completed');
+    expect(done).toMatchObject({ res: { statusCode: 422 }, errorCode: 'INSUFFICIENT_BALANCE' });
   });
 });

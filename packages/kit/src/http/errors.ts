@@ -59,6 +59,7 @@ export function errorHandler(envelopeFor: EnvelopeFor): ErrorRequestHandler {
       res.status(500).json(errorBody(internal, envelopeFor(req)));
       return;
     }
+    res.locals.errorCode = apiError.code; // for the request log line
     if (apiError.code === 'RATE_LIMITED' && !res.getHeader('Retry-After')) res.setHeader('Retry-After', '1');
     res.status(apiError.status).json(errorBody(apiError, envelopeFor(req)));
   };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 
@@ -26,6 +26,11 @@ export function requestContext(logger: Logger): RequestHandler[] {
         res: (res) => ({ statusCode: res.statusCode }),
       },
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+      // A refusal's code (set by the error handler) tells an operator why, without the body.
+      customSuccessObject: (_req, res, value) => {
+        const errorCode = (res as Response).locals?.errorCode as string | undefined;
+        return errorCode ? { ...value, errorCode } : value;
+      },
     }),
   ];
 }
