@@ -26,6 +26,7 @@ const env = (extra: Record<string, string>) => ({
   TRACKER_INTERVAL_MS: '20',
   WITHDRAWAL_DAILY_LIMIT: '999999999',
   RATE_LIMIT_PER_SECOND: '100000', // measure the service, not the limiter
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000', // 20 registrations per run; back-to-back runs must not hit it
   QUEUE_PREFIX: `bench-${Date.now()}`,
   ...extra,
 });
@@ -79,7 +80,10 @@ async function load(base: string, merchants: Merchant[], title: string) {
           const i = n++;
           const m = merchants[i % merchants.length]!;
           // A distinct amount per request gives each a distinct signature (replays are refused).
-          const body = JSON.stringify({ toAddress: TRON_RECIPIENT, amount: 1 + (i % 999_999) / 1e6 + Math.floor(i / 999_999), currency: 'USDT_TRC20' });
+          // Written as decimal text first: float arithmetic (1 + i / 1e6) yields amounts such
+          // as 1.0035860000000001, which the API rightly refuses (more than 6 decimals).
+          const amount = Number(`${1 + Math.floor(i / 1e6)}.${String(i % 1e6).padStart(6, '0')}`);
+          const body = JSON.stringify({ toAddress: TRON_RECIPIENT, amount, currency: 'USDT_TRC20' });
           const headers = signedHeaders('crypto', m.hmacSecret, { method: 'POST', path: '/api/v1/withdrawals', body });
           return { ...req, body, headers: { ...headers, 'X-Api-Key': m.apiKey, 'Content-Type': 'application/json' } };
         },

@@ -13,7 +13,9 @@ import { ZERO_ADDRESS } from './chain/sandbox';
 let ctx: Awaited<ReturnType<typeof startCryptoApp>>;
 let webhooks: Queue;
 beforeAll(async () => {
-  ctx = await startCryptoApp({ background: true });
+  // Blocks slow enough (15 BSC confirmations ≈ 0.6 s) that the pending balance can be seen
+  // before the transfer confirms, even on a loaded machine.
+  ctx = await startCryptoApp({ background: true, env: { SANDBOX_BLOCK_MS: '40' } });
   webhooks = new Queue(Queues.webhooks.name, { connection: ctx.deps.redis, prefix: ctx.deps.config.QUEUE_PREFIX });
 });
 afterAll(async () => {
