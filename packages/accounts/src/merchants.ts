@@ -1,6 +1,7 @@
 import { ApiError } from '@pay/schemas';
 import { generateApiKey, generateHmacSecret, type SecretBox } from '@pay/auth';
-import { Prisma, type AccountsDb, type ApiKey, type Merchant } from './db';
+import { isUniqueViolation } from '@pay/kit';
+import type { AccountsDb, ApiKey, Merchant } from './db';
 
 export const DEFAULT_KEY_NAME = 'Default key';
 
@@ -45,7 +46,7 @@ export async function registerMerchant(db: AccountsDb, box: SecretBox, input: Re
       return { merchant, apiKey, apiKeyValue: key.value, hmacSecret };
     });
   } catch (err) {
-    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
+    if (isUniqueViolation(err)) {
       throw new ApiError('EMAIL_ALREADY_REGISTERED', `A merchant with email ${email} is already registered`, [
         { field: 'email', message: 'is already registered' },
       ]);

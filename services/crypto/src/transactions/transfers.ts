@@ -1,4 +1,5 @@
 import { ApiError } from '@pay/schemas';
+import { isUniqueViolation } from '@pay/kit';
 import type { Network, Prisma, Transaction } from '../generated/prisma/client';
 import type { CryptoDeps } from '../deps';
 import { lockBalance, post, type Owner } from '../ledger/ledger';
@@ -64,7 +65,7 @@ export async function recordDetectedTransfer(deps: CryptoDeps, owner: Owner, inp
     });
     return created;
   } catch (err) {
-    if ((err as { code?: string }).code === 'P2002') {
+    if (isUniqueViolation(err)) {
       throw new ApiError('CONFLICT', `A transaction with this txHash was already recorded on ${invoice.network}`, [{ field: 'txHash', message: 'already recorded' }]);
     }
     throw err;

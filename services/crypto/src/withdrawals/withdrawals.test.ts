@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { randomUUID } from 'node:crypto';
+import crypto, { randomUUID } from 'node:crypto';
 import { eventually } from '@pay/testing';
 import { fund, registerMerchant, signedRequest, startCryptoApp, testMerchant, type TestMerchant } from '../test-support';
 import { ZERO_ADDRESS } from '../chain/sandbox';
@@ -203,6 +203,29 @@ describe('POST /api/v1/withdrawals', () => {
     expect(retry.body.data).toEqual({ ...first.body.data, status: expect.stringMatching(/^(Pending|Processing|Completed)$/) });
     expect(await ctx.deps.db.withdrawal.count({ where: { merchantId: n.merchantId } })).toBe(1);
     expect((await balanceOf(n, 'USDT_TRC20')).available).toBe(14.8); // 19.8 − 5, held once
+  });
+
+  it('draws a new number when the random one is already taken, instead of failing', async () => {
+    const n = await testMerchant(ctx.app);
+    await fund(ctx, n, 'USDT_TRC20', 20);
+    // The number's suffix comes from randomBytes(8): hand the same bytes to the first
+    // withdrawal and to the second one's first draw, so the second collides once.
+    const realRandomBytes = crypto.randomBytes;
+    const drawn = realRandomBytes(8); // fresh per run: the test databases outlive a run
+    let sameDraws = 2;
+    const spy = jest.spyOn(crypto, 'randomBytes').mockImplementation(((size: number, ...rest: unknown[]) =>
+      size === 8 && sameDraws-- > 0 ? Buffer.from(drawn) : (realRandomBytes as (...a: unknown[]) => Buffer)(size, ...rest)) as typeof crypto.randomBytes);
+    try {
+      const a = await withdraw(n, { toAddress: TRON, amount: 5, currency: 'USDT_TRC20' });
+      // Same body: signed a second later, so it is not refused as a replay.
+      const b = await signedRequest(ctx.app, n, 'post', '/api/v1/withdrawals', { toAddress: TRON, amount: 5, currency: 'USDT_TRC20' }, { now: Date.now() + 1000 });
+      expect([a.status, b.status]).toEqual([201, 201]);
+      expect(b.body.data.withdrawalNumber).not.toBe(a.body.data.withdrawalNumber);
+      expect(sameDraws).toBeLessThan(0); // both same draws were taken
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await balanceOf(n, 'USDT_TRC20')).available).toBe(9.8); // 19.8 − 2 × 5, each held once
   });
 });
 

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ApiError } from '@pay/schemas';
+import { isUniqueViolation } from '@pay/kit';
 import { outboxMessage } from '@pay/queue';
 import type { Currency, Prisma, Withdrawal, WithdrawalStatus } from '../generated/prisma/client';
 import type { CryptoDeps } from '../deps';
@@ -16,6 +17,7 @@ export interface CreateWithdrawalInput {
   currency: Currency;
 }
 
+const NUMBER_ATTEMPTS = 3;
 const SUFFIX_ALPHABET = '0123456789ABCDEFGHJKLMNPQRSTUVWXYZ';
 
 /** `WD-<yyyymmdd>-<8 chars>`: readable on a phone call, unique by its random part. */
@@ -62,12 +64,23 @@ export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: Cr
   const now = deps.clock.now();
   const job = outboxMessage('withdrawals', id, { withdrawalId: id });
 
-  const rows = await deps.db.$queryRaw<Outcome[]>`
-    SELECT outcome, withdrawal_id::text AS withdrawal_id, withdrawn::text AS withdrawn, available::text AS available
-      FROM create_withdrawal(${id}::uuid, ${owner.merchantId}::uuid, ${owner.isTest}, ${withdrawalNumber(now)}, ${input.toAddress},
-                             ${amount.toFixed()}::numeric, ${fee.toFixed()}::numeric, ${netAmount.toFixed()}::numeric,
-                             ${input.currency}::"Currency", ${network}::"Network", ${now}, ${limit.toFixed()}::numeric,
-                             ${opts.idempotencyKey ?? null}, ${job.queue}, ${JSON.stringify(job.payload)}::jsonb)`;
+  // The number's random suffix makes a collision very unlikely (34^8 a day), not impossible:
+  // one aborts the whole call with nothing written, so it is simply drawn again.
+  let rows: Outcome[];
+  for (let attempt = 1; ; attempt++) {
+    try {
+      rows = await deps.db.$queryRaw<Outcome[]>`
+        SELECT outcome, withdrawal_id::text AS withdrawal_id, withdrawn::text AS withdrawn, available::text AS available
+          FROM create_withdrawal(${id}::uuid, ${owner.merchantId}::uuid, ${owner.isTest}, ${withdrawalNumber(now)}, ${input.toAddress},
+                                 ${amount.toFixed()}::numeric, ${fee.toFixed()}::numeric, ${netAmount.toFixed()}::numeric,
+                                 ${input.currency}::"Currency", ${network}::"Network", ${now}, ${limit.toFixed()}::numeric,
+                                 ${opts.idempotencyKey ?? null}, ${job.queue}, ${JSON.stringify(job.payload)}::jsonb)`;
+      break;
+    } catch (err) {
+      if (attempt < NUMBER_ATTEMPTS && isUniqueViolation(err, 'withdrawals_withdrawal_number_key')) continue;
+      throw err;
+    }
+  }
   const r = rows[0]!; // the function always returns one row
   switch (r.outcome) {
     case 'limit_exceeded': {
