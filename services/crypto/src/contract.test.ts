@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import request from 'supertest';
 import type { Operation } from '@pay/kit';
-import { fund, signedRequest, startCryptoApp, testMerchant, type TestMerchant } from './test-support';
+import { fund, signedRequest, startCryptoApp, type CryptoTestApp, testMerchant, type TestMerchant } from './test-support';
 import { generateAddress } from './chain/addresses';
 import { CURRENCY_CODES } from './currencies';
 
@@ -11,7 +11,7 @@ import { CURRENCY_CODES } from './currencies';
  * OpenAPI entry documents for that status. Bad input must never reach a 5xx or an
  * undocumented answer.
  */
-let ctx: Awaited<ReturnType<typeof startCryptoApp>>;
+let ctx: CryptoTestApp;
 let doc: { paths: Record<string, Record<string, { responses: Record<string, any> }>> };
 let m: TestMerchant;
 let invoiceId: string;

@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ManualClock, PRUNE_BATCH } from '@pay/kit';
-import { startCryptoApp } from './test-support';
+import { cryptoAppForSuite } from './test-support';
 import { housekeeping } from './background';
 
 const clock = new ManualClock(Date.parse('2026-11-21T10:00:00.000Z'));
-let ctx: Awaited<ReturnType<typeof startCryptoApp>>;
-beforeAll(async () => {
-  ctx = await startCryptoApp({ clock });
-});
-afterAll(async () => {
-  await ctx.close();
-});
+const ctx = cryptoAppForSuite({ clock });
 
 const HOUR = 60 * 60 * 1000;
 const ago = (ms: number) => new Date(clock.now().getTime() - ms);

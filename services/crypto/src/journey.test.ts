@@ -2,7 +2,7 @@ import request from 'supertest';
 import { Queue } from 'bullmq';
 import { Queues, type WebhookJob } from '@pay/queue';
 import { eventually } from '@pay/testing';
-import { registerMerchant, signedRequest, startCryptoApp, testKeyFor } from './test-support';
+import { registerMerchant, signedRequest, startCryptoApp, type CryptoTestApp, testKeyFor } from './test-support';
 import { ZERO_ADDRESS } from './chain/sandbox';
 
 /**
@@ -10,7 +10,7 @@ import { ZERO_ADDRESS } from './chain/sandbox';
  * withdrawal worker run in the background as in production, and every event must reach
  * the webhook queue.
  */
-let ctx: Awaited<ReturnType<typeof startCryptoApp>>;
+let ctx: CryptoTestApp;
 let webhooks: Queue;
 beforeAll(async () => {
   // Blocks slow enough (15 BSC confirmations ≈ 0.6 s) that the pending balance can be seen

@@ -55,6 +55,23 @@ export async function startCryptoApp(opts: { clock?: Clock; env?: Record<string,
   };
 }
 
+export type CryptoTestApp = Awaited<ReturnType<typeof startCryptoApp>>;
+
+/**
+ * The test file's app: started before its tests and closed after them. The returned object
+ * is filled in by `beforeAll`, so a file can hold it in a top-level const.
+ */
+export function cryptoAppForSuite(opts: Parameters<typeof startCryptoApp>[0] = {}): CryptoTestApp {
+  const ctx = {} as CryptoTestApp;
+  beforeAll(async () => {
+    Object.assign(ctx, await startCryptoApp(opts));
+  });
+  afterAll(async () => {
+    await ctx.close?.();
+  });
+  return ctx;
+}
+
 export interface TestMerchant {
   merchantId: string;
   email: string;

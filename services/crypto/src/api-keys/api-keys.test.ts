@@ -1,14 +1,8 @@
 import request from 'supertest';
 import { randomUUID } from 'node:crypto';
-import { registerMerchant, signedRequest, startCryptoApp } from '../test-support';
+import { registerMerchant, signedRequest, cryptoAppForSuite } from '../test-support';
 
-let ctx: Awaited<ReturnType<typeof startCryptoApp>>;
-beforeAll(async () => {
-  ctx = await startCryptoApp();
-});
-afterAll(async () => {
-  await ctx.close();
-});
+const ctx = cryptoAppForSuite();
 
 const profile = (key: string) => request(ctx.app).get('/api/v1/merchants/profile').set('X-Api-Key', key);
 

@@ -2,16 +2,10 @@ import request from 'supertest';
 import { randomUUID } from 'node:crypto';
 import { ManualClock } from '@pay/kit';
 import { isEvmAddress, isTronAddress } from '../chain/addresses';
-import { registerMerchant, startCryptoApp, testKeyFor } from '../test-support';
+import { registerMerchant, cryptoAppForSuite, testKeyFor } from '../test-support';
 
 const clock = new ManualClock(Date.parse('2026-11-21T10:00:00.000Z'));
-let ctx: Awaited<ReturnType<typeof startCryptoApp>>;
-beforeAll(async () => {
-  ctx = await startCryptoApp({ clock });
-});
-afterAll(async () => {
-  await ctx.close();
-});
+const ctx = cryptoAppForSuite({ clock });
 
 describe('crypto invoices', () => {
   it('creates an invoice with its own valid deposit address, exact create shape', async () => {

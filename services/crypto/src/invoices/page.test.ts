@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { openBrowser } from '@pay/testing';
 import { ManualClock } from '@pay/kit';
-import { startCryptoApp, testMerchant } from '../test-support';
+import { startCryptoApp, type CryptoTestApp, testMerchant } from '../test-support';
 import { trackTransfers } from '../transactions/tracker';
 
 const clock = new ManualClock(Date.parse('2026-11-21T10:00:00.000Z'));
-let ctx: Awaited<ReturnType<typeof startCryptoApp>>;
+let ctx: CryptoTestApp;
 let server: Server;
 let base: string;
 let browser: Awaited<ReturnType<typeof openBrowser>>;

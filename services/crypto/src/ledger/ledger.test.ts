@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { eventually } from '@pay/testing';
-import { startCryptoApp } from '../test-support';
+import { cryptoAppForSuite } from '../test-support';
 import { money } from '../money';
 import { balances, InsufficientFunds, lockBalance, post, type Owner } from './ledger';
 
-let ctx: Awaited<ReturnType<typeof startCryptoApp>>;
-beforeAll(async () => {
-  ctx = await startCryptoApp();
-});
-afterAll(async () => {
-  await ctx.close();
-});
+const ctx = cryptoAppForSuite();
 
 const owner = (): Owner => ({ merchantId: randomUUID(), isTest: true });
 

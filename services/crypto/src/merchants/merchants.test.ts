@@ -1,14 +1,8 @@
 import request from 'supertest';
 import { randomUUID } from 'node:crypto';
-import { registerMerchant, signedRequest, startCryptoApp, testKeyFor, uniqueEmail } from '../test-support';
+import { registerMerchant, signedRequest, cryptoAppForSuite, testKeyFor, uniqueEmail } from '../test-support';
 
-let ctx: Awaited<ReturnType<typeof startCryptoApp>>;
-beforeAll(async () => {
-  ctx = await startCryptoApp();
-});
-afterAll(async () => {
-  await ctx.close();
-});
+const ctx = cryptoAppForSuite();
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -329,13 +323,7 @@ describe('service edges', () => {
 });
 
 describe('rate limits', () => {
-  let limited: Awaited<ReturnType<typeof startCryptoApp>>;
-  beforeAll(async () => {
-    limited = await startCryptoApp({ env: { RATE_LIMIT_PER_SECOND: '3', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '2' } });
-  });
-  afterAll(async () => {
-    await limited.close();
-  });
+  const limited = cryptoAppForSuite({ env: { RATE_LIMIT_PER_SECOND: '3', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '2' } });
 
   it('answer 429 RATE_LIMITED with Retry-After past the per-key limit, counting each key apart', async () => {
     const a = await registerMerchant(ctx.app);

@@ -1,19 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { ManualClock } from '@pay/kit';
-import { registerMerchant, startCryptoApp, testMerchant, type TestMerchant } from '../test-support';
+import { registerMerchant, cryptoAppForSuite, testMerchant, type TestMerchant } from '../test-support';
 import { trackTransfers } from './tracker';
 import { ZERO_ADDRESS } from '../chain/sandbox';
 import type { Chain } from '../chain/chain';
 
 const clock = new ManualClock(Date.parse('2026-11-21T10:00:00.000Z'));
-let ctx: Awaited<ReturnType<typeof startCryptoApp>>;
-beforeAll(async () => {
-  ctx = await startCryptoApp({ clock });
-});
-afterAll(async () => {
-  await ctx.close();
-});
+const ctx = cryptoAppForSuite({ clock });
 
 const blocks = (n: number) => clock.advance(n * ctx.deps.config.SANDBOX_BLOCK_MS);
 const api = (m: TestMerchant) => ({

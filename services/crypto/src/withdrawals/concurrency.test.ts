@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signedHeaders } from '@pay/auth';
 import { generateAddress } from '../chain/addresses';
-import { fund, startCryptoApp, testMerchant } from '../test-support';
+import { fund, startCryptoApp, type CryptoTestApp, testMerchant } from '../test-support';
 
-let ctx: Awaited<ReturnType<typeof startCryptoApp>>;
+let ctx: CryptoTestApp;
 let server: Server;
 let base: string;
 beforeAll(async () => {

@@ -1,17 +1,11 @@
 import request from 'supertest';
 import crypto, { randomUUID } from 'node:crypto';
 import { eventually } from '@pay/testing';
-import { fund, registerMerchant, signedRequest, startCryptoApp, testMerchant, type TestMerchant } from '../test-support';
+import { fund, registerMerchant, signedRequest, cryptoAppForSuite, testMerchant, type TestMerchant } from '../test-support';
 import { ZERO_ADDRESS } from '../chain/sandbox';
 
 // Background on: the real outbox relay and BullMQ withdrawal worker process what is created.
-let ctx: Awaited<ReturnType<typeof startCryptoApp>>;
-beforeAll(async () => {
-  ctx = await startCryptoApp({ background: true, env: { WITHDRAWAL_DAILY_LIMIT: '500' } });
-});
-afterAll(async () => {
-  await ctx.close();
-});
+const ctx = cryptoAppForSuite({ background: true, env: { WITHDRAWAL_DAILY_LIMIT: '500' } });
 
 const TRON = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';
 const ETH = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
