@@ -35,6 +35,12 @@ const EMPTY_BODY = Buffer.alloc(0);
 export function jsonWithRawBody(opts: { limit: string | number }): RequestHandler {
   const parseJson = express.json({
     limit: opts.limit,
+    // What requireJsonBody lets through must be parsed, or a vendor +json body would reach
+    // validation (and the signature check) as empty.
+    type: ['application/json', 'application/*+json'],
+    // Signatures cover the body as sent; a compressed body would leave it unclear which bytes
+    // were signed, and bodies are small. Refused with 415.
+    inflate: false,
     verify: (req, _res, buf) => {
       (req as Request).rawBody = buf;
     },

@@ -167,6 +167,13 @@ describe('assertTimestampInWindow', () => {
     expect(refusal(style, raw).message).toMatch(message);
   });
 
+  it('measures a seconds timestamp in whole seconds, so 300 s old is in the window at any millisecond', () => {
+    const late = NOW + 999; // 1700000000.999 s
+    expect(() => assertTimestampInWindow('crypto', '1699999700', late)).not.toThrow();
+    expect(() => assertTimestampInWindow('crypto', '1700000300', late)).not.toThrow();
+    expect(() => assertTimestampInWindow('crypto', '1699999699', late)).toThrow(/301 s old/);
+  });
+
   it('says so when milliseconds are sent where seconds are expected', () => {
     const { message } = refusal('crypto', '1700000000000');
     expect(message).toMatch(/^X-Timestamp must be an integer Unix time in seconds/);

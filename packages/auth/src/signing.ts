@@ -90,8 +90,9 @@ export function assertTimestampInWindow(style: SigningStyle, raw: string, nowMs:
   const rule = `${spec.timestampHeader} must be an integer Unix time in ${spec.timestampUnit}, within ${windowSeconds} s of server time`;
   if (!INTEGER.test(raw)) throw new ApiError('TIMESTAMP_OUT_OF_WINDOW', `${rule}; got a value that is not an integer`);
   const value = Number(raw);
-  const timestampMs = spec.timestampUnit === 'seconds' ? value * 1000 : value;
-  const skewMs = timestampMs - nowMs;
+  // Compared in the style's own unit: a timestamp in whole seconds is as old as the whole
+  // seconds elapsed, so the window is the same 300 s on both sides.
+  const skewMs = spec.timestampUnit === 'seconds' ? (value - Math.floor(nowMs / 1000)) * 1000 : value - nowMs;
   if (Math.abs(skewMs) <= SIGNATURE_WINDOW_MS) return;
   const looksLikeOtherUnit = spec.timestampUnit === 'seconds' ? value >= UNIT_BOUNDARY : value < UNIT_BOUNDARY;
   const hint = looksLikeOtherUnit

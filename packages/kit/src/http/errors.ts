@@ -32,6 +32,7 @@ function fromParserError(err: { type?: string; status?: number; limit?: number; 
       return new ApiError('VALIDATION_ERROR', `Request body ${message}`, [{ field: '(body)', message }]);
     }
     case 'encoding.unsupported':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${(err as { encoding?: string }).encoding ?? ''} is not accepted; send the body uncompressed`);
     case 'charset.unsupported':
       return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Request body must be UTF-8 JSON');
     case 'request.aborted':

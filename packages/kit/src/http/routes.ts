@@ -94,23 +94,43 @@ function idempotencyScope(req: Request, def: { method: string; path: string }): 
 /** A route without a query schema takes no query parameters: a typo must not pass silently. */
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
 
-/** Finds the first string holding a NUL character (Postgres text cannot store one). */
-function nulField(value: unknown, path: string[] = []): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path.join('.') || '(body)' : null;
-  if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const found = nulField(v, [...path, k]);
-      if (found) return found;
+/** Deeper than any operation's input: such a body is refused before anything walks it. */
+export const MAX_INPUT_DEPTH = 32;
+
+/**
+ * Refuses input that no schema should have to see: strings holding a NUL character
+ * (Postgres text cannot store one) and nesting deeper than MAX_INPUT_DEPTH. Walks with its
+ * own stack, so a body of 100 KB of brackets cannot exhaust the call stack.
+ */
+function assertPlainInput(value: unknown, where: string): void {
+  const stack: { value: unknown; path: string[] }[] = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const { value: v, path } = stack.pop()!;
+    const name = path.join('.') || where;
+    if (typeof v === 'string' && v.includes('\u0000')) {
+      throw new ApiError('VALIDATION_ERROR', `${name} must not contain NUL characters`, [{ field: name, message: 'must not contain NUL characters' }]);
     }
+    if (v === null || typeof v !== 'object') continue;
+    if (path.length >= MAX_INPUT_DEPTH) {
+      const message = `must not nest deeper than ${MAX_INPUT_DEPTH} levels`;
+      throw new ApiError('VALIDATION_ERROR', `${where} ${message}`, [{ field: where, message }]);
+    }
+    for (const [k, child] of Object.entries(v)) stack.push({ value: child, path: [...path, k] });
   }
-  return null;
 }
 
-function assertNoNul(value: unknown, root: string): void {
-  const field = nulField(value);
-  if (field) {
-    const name = root ? `${root}.${field}` : field;
-    throw new ApiError('VALIDATION_ERROR', `${name} must not contain NUL characters`, [{ field: name, message: 'must not contain NUL characters' }]);
+/** A request body is a JSON object, named `(body)` in error details as the parser names it. */
+function assertObjectBody(body: unknown): void {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new ApiError('VALIDATION_ERROR', 'Request body must be a JSON object', [{ field: '(body)', message: 'must be a JSON object' }]);
+  }
+}
+
+/** An operation without a body schema takes no body: fields sent to it must not pass silently. */
+function assertNoBody(body: unknown): void {
+  const empty = body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+  if (!empty) {
+    throw new ApiError('VALIDATION_ERROR', 'This operation takes no request body', [{ field: '(body)', message: 'must be empty' }]);
   }
 }
 
@@ -202,16 +222,18 @@ export class Api {
   private validateInput(def: RouteDef<TSchema | undefined, TSchema | undefined, TSchema | undefined>, req: Request) {
     const params = { ...req.params };
     if (def.params) assertValid(def.params, params, { ajv: textAjv, what: 'Path' });
-    assertNoNul(params, '');
+    assertPlainInput(params, '(path)');
     const query = { ...(req.query as Record<string, unknown>) };
-    assertNoNul(query, '');
+    assertPlainInput(query, '(query)');
     assertValid(def.query ?? NO_QUERY, query, { ajv: textAjv, what: 'Query' });
-    let body: unknown = undefined;
-    if (def.body) {
-      body = req.body ?? {};
-      assertNoNul(body, '');
-      assertValid(def.body, body, { what: 'Request body' });
+    if (!def.body) {
+      assertNoBody(req.body);
+      return { params, query, body: undefined };
     }
+    const body: unknown = req.body ?? {};
+    assertPlainInput(body, '(body)');
+    assertObjectBody(body);
+    assertValid(def.body, body, { what: 'Request body' });
     return { params, query, body };
   }
 

@@ -90,6 +90,15 @@ describe('API keys', () => {
     expect(ok.status).toBe(200);
   });
 
+  it('regenerate takes no body: fields sent to it are refused and the secret stays', async () => {
+    const m = await registerMerchant(ctx.app);
+    const res = await signedRequest(ctx.app, m, 'post', '/api/v1/api-keys/regenerate', { rotate: true });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([{ field: '(body)', message: 'must be empty' }]);
+    const still = await signedRequest(ctx.app, m, 'put', '/api/v1/merchants/webhook', { webhookUrl: 'https://still.test' });
+    expect(still.status).toBe(200);
+  });
+
   it('lets a test key manage test keys only: live keys and the shared secret need a live key', async () => {
     const live = await registerMerchant(ctx.app);
     const test = (await request(ctx.app).post('/api/v1/api-keys').set('X-Api-Key', live.apiKey).send({ name: 't', isTestKey: true })).body.data;

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { randomUUID } from 'node:crypto';
 import { registerMerchant, signedRequest, cryptoAppForSuite, testKeyFor, uniqueEmail } from '../test-support';
@@ -63,6 +64,42 @@ describe('POST /api/v1/merchants/register', () => {
     const scalar = await request(ctx.app).post('/api/v1/merchants/register').set('Content-Type', 'application/json').send('null');
     expect(scalar.status).toBe(400);
     expect(scalar.body.error.details).toEqual([{ field: '(body)', message: 'must be a JSON object' }]);
+  });
+
+  it('refuses a body nested too deep with 400, however deep (no stack overflow)', async () => {
+    for (const depth of [33, 5_000, 40_000]) {
+      const deep = `{"companyName":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+      const res = await request(ctx.app).post('/api/v1/merchants/register').set('Content-Type', 'application/json').send(deep);
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toEqual([{ field: '(body)', message: 'must not nest deeper than 32 levels' }]);
+    }
+  });
+
+  it('names a non-object body (body) whatever JSON it is', async () => {
+    for (const body of ['[]', '[{"companyName":"A"}]', '"x"']) {
+      const res = await request(ctx.app).post('/api/v1/merchants/register').set('Content-Type', 'application/json').send(body);
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toEqual([{ field: '(body)', message: 'must be a JSON object' }]);
+    }
+  });
+
+  it('parses a vendor +json body like application/json', async () => {
+    const res = await request(ctx.app)
+      .post('/api/v1/merchants/register')
+      .set('Content-Type', 'application/vnd.api+json')
+      .send(JSON.stringify({ companyName: 'Vendor', email: uniqueEmail(), address: 'x' }));
+    expect(res.status).toBe(201);
+    expect(res.body.data.companyName).toBe('Vendor');
+  });
+
+  it('refuses a compressed body with 415, saying to send it uncompressed', async () => {
+    const res = await request(ctx.app)
+      .post('/api/v1/merchants/register')
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'gzip')
+      .send(gzipSync(JSON.stringify({ companyName: 'Zip', email: uniqueEmail(), address: 'x' })));
+    expect(res.status).toBe(415);
+    expect(res.body.error).toEqual({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Encoding gzip is not accepted; send the body uncompressed' });
   });
 
   it('refuses NUL characters in any string with 400, naming the field', async () => {
