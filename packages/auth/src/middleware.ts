@@ -86,6 +86,18 @@ export interface RequireSignatureOptions {
   now?: () => number;
 }
 
+/**
+ * A signature that cannot be checked for replay is not accepted: accepting it would let a
+ * captured request through twice. The caller gets 503 and can retry the same request.
+ */
+async function claimOnce(guard: ReplayGuard, id: string): Promise<boolean> {
+  try {
+    return await guard.claim(id);
+  } catch {
+    throw new ApiError('SERVICE_UNAVAILABLE', 'Signed requests cannot be checked for replay right now; retry shortly with a fresh signature');
+  }
+}
+
 /** Verifies the request signature of an already authenticated caller (mount after `requireApiKey`). */
 export function requireSignature(opts: RequireSignatureOptions): RequestHandler {
   const spec = SIGNING_STYLES[opts.style];
@@ -121,7 +133,7 @@ export function requireSignature(opts: RequireSignatureOptions): RequestHandler 
       // Claimed only once verified, so a forged request cannot burn a genuine signature. Keyed by
       // merchant, not API key: the payload does not include the key, so the same signature is
       // valid with any of the merchant's keys.
-      if (!(await opts.replayGuard.claim(`${auth.merchantId}:${signature}`))) {
+      if (!(await claimOnce(opts.replayGuard, `${auth.merchantId}:${signature}`))) {
         throw new ApiError('REPLAYED_REQUEST', 'This signed request was already accepted; sign every request with a fresh timestamp');
       }
       next();

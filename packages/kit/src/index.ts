@@ -16,3 +16,4 @@ export * from './outbound-url';
 export * from './http/rate-limit';
 export * from './http/exact-json';
 export * from './retention';
+export * from './redis';

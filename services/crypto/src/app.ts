@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { ReplayGuard, requireApiKey, requireSignature } from '@pay/auth';
 import { accountsKeyResolver } from '@pay/accounts';
-import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, rateLimit } from '@pay/kit';
+import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, rateLimit, redisReady } from '@pay/kit';
 import type { CryptoDeps } from './deps';
 import { merchantRoutes } from './merchants/routes';
 import { apiKeyRoutes } from './api-keys/routes';
@@ -64,7 +64,7 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
     envelopeFor: () => 'success',
     readiness: [
       { name: 'postgres', check: () => deps.db.$queryRaw`SELECT 1` },
-      { name: 'redis', check: () => deps.redis.ping() },
+      { name: 'redis', check: () => redisReady(deps.redis) },
     ],
   });
   let document: unknown;

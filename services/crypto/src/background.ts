@@ -26,7 +26,7 @@ export async function housekeeping(deps: CryptoDeps): Promise<{ idempotencyKeys:
 export function startBackground(deps: CryptoDeps, lifecycle?: Lifecycle) {
   const relay = new OutboxRelay({
     db: deps.db,
-    connection: deps.redis,
+    connection: deps.queueRedis,
     logger: deps.logger,
     prefix: deps.config.QUEUE_PREFIX,
     intervalMs: deps.config.OUTBOX_INTERVAL_MS,

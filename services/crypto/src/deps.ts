@@ -13,7 +13,10 @@ export interface CryptoDeps {
   logger: Logger;
   db: CryptoDb;
   accounts: AccountsDb;
+  /** Request path: rate limits, replay guard, readiness. Fails fast when Redis is away. */
   redis: Redis;
+  /** BullMQ queues and workers: waits out Redis outages. */
+  queueRedis: Redis;
   secrets: SecretBox;
   clock: Clock;
   chains: Chains;

@@ -16,7 +16,7 @@ beforeAll(async () => {
   // Blocks slow enough (15 BSC confirmations ≈ 0.6 s) that the pending balance can be seen
   // before the transfer confirms, even on a loaded machine.
   ctx = await startCryptoApp({ background: true, env: { SANDBOX_BLOCK_MS: '40' } });
-  webhooks = new Queue(Queues.webhooks.name, { connection: ctx.deps.redis, prefix: ctx.deps.config.QUEUE_PREFIX });
+  webhooks = new Queue(Queues.webhooks.name, { connection: ctx.deps.queueRedis, prefix: ctx.deps.config.QUEUE_PREFIX });
 });
 afterAll(async () => {
   await webhooks.close();

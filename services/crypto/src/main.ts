@@ -1,7 +1,6 @@
-import { Redis } from 'ioredis';
 import { SecretBox } from '@pay/auth';
 import { createAccountsDb } from '@pay/accounts';
-import { createLogger, Lifecycle, listen, runMain, systemClock } from '@pay/kit';
+import { closeRedis, createLogger, Lifecycle, listen, queueRedis, requestRedis, runMain, systemClock } from '@pay/kit';
 import { loadCryptoConfig } from './config';
 import { createCryptoDb } from './db';
 import { buildCryptoApp } from './app';
@@ -15,7 +14,8 @@ runMain(async () => {
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
   const db = createCryptoDb(config.DATABASE_URL);
   const accounts = createAccountsDb(config.DATABASE_URL);
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  const redis = requestRedis(config.REDIS_URL, logger);
+  const queues = queueRedis(config.REDIS_URL, logger);
   let kick: () => void = () => undefined;
   const deps = {
     config,
@@ -23,6 +23,7 @@ runMain(async () => {
     db,
     accounts,
     redis,
+    queueRedis: queues,
     secrets: SecretBox.fromEnv(config.SECRETS_KEY),
     clock: systemClock,
     // Test mode runs on the sandbox chain; this build connects no live chain.
@@ -40,7 +41,7 @@ runMain(async () => {
   lifecycle.onShutdown('postgres', async () => {
     await Promise.all([db.$disconnect(), accounts.$disconnect()]);
   });
-  lifecycle.onShutdown('redis', () => redis.quit());
+  lifecycle.onShutdown('redis', () => Promise.all([closeRedis(redis), closeRedis(queues)]));
   lifecycle.handleSignals();
   logger.info({ workers: config.RUN_WORKERS }, 'started');
 });

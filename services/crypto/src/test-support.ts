@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import request from 'supertest';
 import type { Express } from 'express';
 import { SecretBox, signedHeaders } from '@pay/auth';
 import { createAccountsDb } from '@pay/accounts';
 import { eventually } from '@pay/testing';
-import { createLogger, systemClock, type Clock, type ManualClock } from '@pay/kit';
+import { closeRedis, createLogger, firstConnection, queueRedis, requestRedis, systemClock, type Clock, type ManualClock } from '@pay/kit';
 import { SandboxChain } from './chain/sandbox';
 import { stablecoinRates } from './rates';
 import { loadCryptoConfig } from './config';
@@ -26,13 +25,17 @@ export async function startCryptoApp(opts: { clock?: Clock; env?: Record<string,
   const chain = new SandboxChain(clock, config.SANDBOX_BLOCK_MS);
   const db = createCryptoDb(config.DATABASE_URL, 4);
   const accounts = createAccountsDb(config.DATABASE_URL, 4);
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  const logger = createLogger('crypto', config.LOG_LEVEL);
+  const redis = requestRedis(config.REDIS_URL, logger);
+  const queues = queueRedis(config.REDIS_URL, logger);
+  await firstConnection(redis);
   const deps: CryptoDeps = {
     config,
-    logger: createLogger('crypto', config.LOG_LEVEL),
+    logger,
     db,
     accounts,
     redis,
+    queueRedis: queues,
     secrets: SecretBox.fromEnv(config.SECRETS_KEY),
     clock,
     chains: { test: chain, live: null },
@@ -50,7 +53,7 @@ export async function startCryptoApp(opts: { clock?: Clock; env?: Record<string,
     background,
     async close() {
       await background?.stop();
-      await Promise.all([db.$disconnect(), accounts.$disconnect(), redis.quit()]);
+      await Promise.all([db.$disconnect(), accounts.$disconnect(), closeRedis(redis), closeRedis(queues)]);
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { Express, Request } from 'express';
 import type { Redis } from 'ioredis';
 import type { AccountsDb } from '@pay/accounts';
-import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, type Envelope, type Logger } from '@pay/kit';
+import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, type Envelope, type Logger, redisReady } from '@pay/kit';
 import type { InvoicingConfig } from './config';
 
 export interface InvoicingDeps {
@@ -31,7 +31,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; api: Api
     envelopeFor,
     readiness: [
       { name: 'postgres', check: () => deps.accounts.$queryRaw`SELECT 1` },
-      { name: 'redis', check: () => deps.redis.ping() },
+      { name: 'redis', check: () => redisReady(deps.redis) },
     ],
   });
   app.use(

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { AccountsDb } from '@pay/accounts';
-import { createHttpApp, finishHttpApp, type Logger } from '@pay/kit';
+import { createHttpApp, finishHttpApp, type Logger, redisReady } from '@pay/kit';
 import type { WorkerConfig } from './config';
 
 export interface WorkerDeps {
@@ -22,7 +22,7 @@ export function buildWorkerApp(deps: WorkerDeps): Express {
     envelopeFor: () => 'success',
     readiness: [
       { name: 'postgres', check: () => deps.accounts.$queryRaw`SELECT 1` },
-      { name: 'redis', check: () => deps.redis.ping() },
+      { name: 'redis', check: () => redisReady(deps.redis) },
     ],
   });
   return finishHttpApp(app, () => 'success');

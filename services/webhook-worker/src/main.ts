@@ -1,6 +1,5 @@
-import { Redis } from 'ioredis';
 import { createAccountsDb } from '@pay/accounts';
-import { createLogger, Lifecycle, listen, runMain } from '@pay/kit';
+import { closeRedis, createLogger, Lifecycle, listen, requestRedis, runMain } from '@pay/kit';
 import { loadWorkerConfig } from './config';
 import { buildWorkerApp } from './app';
 
@@ -9,10 +8,10 @@ runMain(async () => {
   const logger = createLogger('webhook-worker', config.LOG_LEVEL);
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
   const accounts = createAccountsDb(config.DATABASE_URL, 2);
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  const redis = requestRedis(config.REDIS_URL, logger);
   const app = buildWorkerApp({ config, logger, accounts, redis, isShuttingDown: () => lifecycle.isShuttingDown });
   await listen(app, config.PORT, config.HOST, lifecycle, logger);
   lifecycle.onShutdown('postgres', () => accounts.$disconnect());
-  lifecycle.onShutdown('redis', () => redis.quit());
+  lifecycle.onShutdown('redis', () => closeRedis(redis));
   lifecycle.handleSignals();
 });

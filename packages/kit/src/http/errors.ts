@@ -61,7 +61,7 @@ export function errorHandler(envelopeFor: EnvelopeFor): ErrorRequestHandler {
       return;
     }
     res.locals.errorCode = apiError.code; // for the request log line
-    if (apiError.code === 'RATE_LIMITED' && !res.getHeader('Retry-After')) res.setHeader('Retry-After', '1');
+    if ((apiError.code === 'RATE_LIMITED' || apiError.code === 'SERVICE_UNAVAILABLE') && !res.getHeader('Retry-After')) res.setHeader('Retry-After', '1');
     res.status(apiError.status).json(errorBody(apiError, envelopeFor(req)));
   };
 }

@@ -19,7 +19,7 @@ export interface OpenApiInfo {
 const AUTH_ERRORS: Record<'none' | 'key' | 'signed', ErrorCode[]> = {
   none: ['RATE_LIMITED'],
   key: ['UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED'],
-  signed: ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_SIGNATURE', 'TIMESTAMP_OUT_OF_WINDOW', 'REPLAYED_REQUEST', 'RATE_LIMITED'],
+  signed: ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_SIGNATURE', 'TIMESTAMP_OUT_OF_WINDOW', 'REPLAYED_REQUEST', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'],
 };
 
 /** TypeBox schemas are JSON Schema already; JSON round-trip drops its symbol markers. */

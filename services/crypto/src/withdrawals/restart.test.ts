@@ -38,7 +38,7 @@ describe('withdrawal jobs across restarts', () => {
       await fund(ctx, m, 'USDT_TRC20', 50);
       const res = await signedRequest(ctx.app, m, 'post', '/api/v1/withdrawals', { toAddress: TRON, amount: 10, currency: 'USDT_TRC20' });
       const id = res.body.data.id as string;
-      const queue = new Queue(Queues.withdrawals.name, { connection: ctx.deps.redis, prefix });
+      const queue = new Queue(Queues.withdrawals.name, { connection: ctx.deps.queueRedis, prefix });
       await eventually(async () => expect(await queue.getJob(id)).toBeDefined());
       await queue.obliterate({ force: true }); // as after a Redis restart with nothing on disk
       expect(await queue.getJob(id)).toBeUndefined();

@@ -19,7 +19,7 @@ export const WITHDRAWAL_JOB_OPTIONS = {
 export function startWithdrawalWorker(deps: CryptoDeps, lifecycle?: Lifecycle): Worker {
   return startWorker({
     queue: 'withdrawals',
-    connection: deps.redis,
+    connection: deps.queueRedis,
     prefix: deps.config.QUEUE_PREFIX,
     logger: deps.logger,
     lifecycle,

@@ -1,0 +1,43 @@
+import request from 'supertest';
+import { REQUEST_REDIS_TIMEOUT_MS } from '@pay/kit';
+import { cryptoAppForSuite, registerMerchant, signedRequest } from './test-support';
+
+// Redis unreachable (nothing listens on port 1): the API must answer promptly, never hang.
+const ctx = cryptoAppForSuite({ env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+const PROMPT_MS = REQUEST_REDIS_TIMEOUT_MS * 4;
+
+async function timed<T>(run: () => Promise<T>): Promise<{ res: T; ms: number }> {
+  const started = Date.now();
+  const res = await run();
+  return { res, ms: Date.now() - started };
+}
+
+describe('with Redis unreachable', () => {
+  it('serves key and anonymous requests (the rate limiter lets them through), each within its timeout', async () => {
+    const { res: registered, ms } = await timed(() => registerMerchant(ctx.app));
+    expect(ms).toBeLessThan(PROMPT_MS);
+    const profile = await timed(() => request(ctx.app).get('/api/v1/merchants/profile').set('X-Api-Key', registered.apiKey));
+    expect(profile.res.status).toBe(200);
+    expect(profile.ms).toBeLessThan(PROMPT_MS);
+  });
+
+  it('refuses signed requests with 503 and Retry-After, since their replay cannot be checked', async () => {
+    const m = await registerMerchant(ctx.app);
+    const { res, ms } = await timed(() => signedRequest(ctx.app, m, 'put', '/api/v1/merchants/webhook', { webhookUrl: 'https://example.com/hook' }));
+    expect(ms).toBeLessThan(PROMPT_MS);
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
+    // Nothing was changed by the refused request.
+    const profile = await request(ctx.app).get('/api/v1/merchants/profile').set('X-Api-Key', m.apiKey);
+    expect(profile.body.data.webhookUrl).toBeNull();
+  });
+
+  it('reports Redis not ready with the reason, at once', async () => {
+    const { res, ms } = await timed(() => request(ctx.app).get('/readyz'));
+    expect(ms).toBeLessThan(PROMPT_MS);
+    expect(res.status).toBe(503);
+    expect(res.body.checks.postgres).toBe('ok');
+    expect(res.body.checks.redis).toMatch(/^failing: (connecting|reconnecting).*ECONNREFUSED/);
+  });
+});
