@@ -20,8 +20,15 @@ stop() {
       kill -TERM "$(cat "$STATE/$s.pid")" && echo "stopping $s"
     fi
   done
+  # Each service bounds its own shutdown by SHUTDOWN_TIMEOUT_MS; wait that long and 2 s more,
+  # then kill what is left, so "stopped" is never said of a process that still runs.
+  local deadline=$(( $(date +%s) + ${SHUTDOWN_TIMEOUT_MS:-10000} / 1000 + 2 ))
   for s in "${SERVICES[@]}"; do
-    for _ in $(seq 1 50); do running "$s" || break; sleep 0.2; done
+    while running "$s" && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.2; done
+    if running "$s"; then
+      echo "$s did not stop within its shutdown timeout; killing it"
+      kill -KILL "$(cat "$STATE/$s.pid")" 2>/dev/null || true
+    fi
     rm -f "$STATE/$s.pid"
   done
 }

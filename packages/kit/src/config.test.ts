@@ -31,6 +31,13 @@ describe('loadConfig', () => {
     expect(error!.problems.length).toBe(4);
   });
 
+  it('refuses connection URLs that do not parse, naming the variable', () => {
+    expect(() => loadConfig(Schema, { SECRETS_KEY: KEY, DATABASE_URL: 'postgresql://[bad', REDIS_URL: 'redis://127.0.0.1:notaport' })).toThrow(
+      /DATABASE_URL must match format "parsable-url".*\n.*REDIS_URL must match format "parsable-url"/,
+    );
+    expect(() => loadConfig(Schema, { SECRETS_KEY: KEY, DATABASE_URL: 'postgres://u:p@db.internal:5432/pay', REDIS_URL: 'rediss://:pw@cache:6380/2' })).not.toThrow();
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig(Schema, { SECRETS_KEY: KEY, PORT: '' }).PORT).toBe(3002);
   });

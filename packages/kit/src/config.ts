@@ -37,10 +37,11 @@ export const baseConfigProperties = {
   HOST: Type.String({ default: '127.0.0.1' }),
   DATABASE_URL: Type.String({
     pattern: '^postgres(ql)?://',
+    format: 'parsable-url',
     default: 'postgresql://root@127.0.0.1:5432/payments',
     description: 'PostgreSQL connection URL, postgresql://user@host:port/db',
   }),
-  REDIS_URL: Type.String({ pattern: '^rediss?://', default: 'redis://127.0.0.1:6379', description: 'redis://host:port' }),
+  REDIS_URL: Type.String({ pattern: '^rediss?://', format: 'parsable-url', default: 'redis://127.0.0.1:6379', description: 'redis://host:port' }),
   BODY_LIMIT: Type.String({ default: '100kb', pattern: '^[0-9]+(b|kb|mb)$', description: 'e.g. 100kb' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10000 }),
   ALLOW_PRIVATE_WEBHOOK_URLS: Type.Boolean({

@@ -1,47 +1,93 @@
 import express from 'express';
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from './logger';
 import { Lifecycle } from './lifecycle';
 import { listen } from './http/server';
 
-function get(port: number, path: string): Promise<{ status: number; body: string }> {
+interface Answer {
+  status: number;
+  body: string;
+  connection: string | undefined;
+}
+
+function get(port: number, path: string, agent: Agent | false = false): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, agent }, (res) => {
       let body = '';
       res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, connection: res.headers.connection }));
     });
     req.on('error', reject);
     req.end();
   });
 }
 
+/** A listening app with /slow (answers after `slowMs`) and /hang (never answers). */
+async function slowServer(shutdownTimeoutMs: number, slowMs = 300) {
+  const logger = createLogger('test', 'silent');
+  const lifecycle = new Lifecycle(logger, shutdownTimeoutMs);
+  const app = express();
+  app.get('/slow', (_req, res) => {
+    setTimeout(() => res.send('finished'), slowMs);
+  });
+  app.get('/hang', () => undefined);
+  const server = await listen(app, 0, '127.0.0.1', lifecycle, logger);
+  const order: string[] = [];
+  lifecycle.onShutdown('pool', () => {
+    order.push('pool');
+  });
+  return { lifecycle, order, port: (server.address() as AddressInfo).port };
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 describe('graceful shutdown', () => {
   it('finishes in-flight requests, refuses new connections, then runs the other closers in order', async () => {
-    const logger = createLogger('test', 'silent');
-    const lifecycle = new Lifecycle(logger, 5000);
-    const app = express();
-    app.get('/slow', (_req, res) => {
-      setTimeout(() => res.send('finished'), 300);
-    });
-    const server = await listen(app, 0, '127.0.0.1', lifecycle, logger);
-    const order: string[] = [];
-    lifecycle.onShutdown('pool', () => {
-      order.push('pool');
-    });
-    const port = (server.address() as AddressInfo).port;
-
+    const { lifecycle, order, port } = await slowServer(5000);
     const inFlight = get(port, '/slow');
-    await new Promise((r) => setTimeout(r, 50));
+    await pause(50);
     const done = lifecycle.shutdown('test');
     order.push('shutdown-called');
     expect(lifecycle.isShuttingDown).toBe(true);
     // A connect that races the listener's close lands in the kernel backlog and is reset
     // (ECONNRESET); one after it is refused. Either way it is never served.
     await expect(get(port, '/slow')).rejects.toThrow(/ECONNREFUSED|ECONNRESET/);
-    expect(await inFlight).toEqual({ status: 200, body: 'finished' });
+    expect(await inFlight).toMatchObject({ status: 200, body: 'finished' });
     await done;
     expect(order).toEqual(['shutdown-called', 'pool']);
+    expect(lifecycle.timedOut).toBe(false);
+  });
+
+  it('closes a kept-alive connection once its in-flight request is answered, without waiting for the timeout', async () => {
+    const { lifecycle, order, port } = await slowServer(5000);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    await get(port, '/slow', agent); // the socket now idles in the agent's pool
+    const inFlight = get(port, '/slow', agent); // reuses it
+    await pause(50);
+    const done = lifecycle.shutdown('test');
+    const answer = await inFlight;
+    expect(answer).toMatchObject({ status: 200, body: 'finished' });
+    await done;
+    expect(lifecycle.timedOut).toBe(false); // before the fix it waited the full 5 s and gave up
+    expect(order).toEqual(['pool']);
+    agent.destroy();
+  });
+
+  it('cuts requests still running at half the timeout, so the later closers still run', async () => {
+    const { lifecycle, order, port } = await slowServer(1000);
+    const hung = get(port, '/hang');
+    await pause(50);
+    await lifecycle.shutdown('test');
+    await expect(hung).rejects.toThrow(/socket hang up|ECONNRESET/);
+    expect(order).toEqual(['pool']);
+    expect(lifecycle.timedOut).toBe(false);
+  });
+
+  it('says when a closer outlives the timeout', async () => {
+    const lifecycle = new Lifecycle(createLogger('test', 'silent'), 100);
+    lifecycle.onShutdown('stuck', () => new Promise(() => undefined));
+    await lifecycle.shutdown('test');
+    expect(lifecycle.timedOut).toBe(true);
   });
 });

@@ -9,10 +9,12 @@ type Closer = { name: string; close: () => Promise<unknown> | unknown };
 export class Lifecycle {
   private readonly closers: Closer[] = [];
   private shuttingDown: Promise<void> | null = null;
+  private timedOutFlag = false;
 
   constructor(
     private readonly logger: Logger,
-    private readonly timeoutMs: number,
+    /** The bound on the whole shutdown; closers may plan within it. */
+    readonly timeoutMs: number,
   ) {}
 
   onShutdown(name: string, close: Closer['close']): void {
@@ -21,6 +23,11 @@ export class Lifecycle {
 
   get isShuttingDown(): boolean {
     return this.shuttingDown !== null;
+  }
+
+  /** True when shutdown gave up waiting on a closer; the process then exits 1. */
+  get timedOut(): boolean {
+    return this.timedOutFlag;
   }
 
   shutdown(reason: string): Promise<void> {
@@ -39,6 +46,7 @@ export class Lifecycle {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => {
       timer = setTimeout(() => {
+        this.timedOutFlag = true;
         this.logger.warn({ timeoutMs: this.timeoutMs }, 'shutdown timed out');
         resolve();
       }, this.timeoutMs);
@@ -52,7 +60,7 @@ export class Lifecycle {
   handleSignals(): void {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       process.once(signal, () => {
-        void this.shutdown(signal).then(() => process.exit(0));
+        void this.shutdown(signal).then(() => process.exit(this.timedOut ? 1 : 0));
       });
     }
   }

@@ -17,6 +17,9 @@ function makeAjv(coerce: boolean): Ajv {
     removeAdditional: false,
   });
   addFormats(ajv);
+  // A URL that Node's own parser (and so every client library) accepts: RFC 3986 'uri'
+  // lets through what drivers then refuse at connect time, e.g. a port that is not a number.
+  ajv.addFormat('parsable-url', (value: string) => URL.canParse(value));
   return ajv;
 }
 
