@@ -27,3 +27,31 @@ export function isUniqueViolation(err: unknown, index?: string): boolean {
   const unique = e?.code === 'P2002' || (e?.code === 'P2010' && cause?.originalCode === '23505');
   return unique && (index === undefined || cause?.constraint?.index === index);
 }
+
+/** Driver-adapter error kinds that mean "the database cannot serve now", not "this request is wrong". */
+const UNAVAILABLE_KINDS = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
+  'DatabaseDoesNotExist',
+  'DatabaseAccessDenied',
+  'AuthenticationFailed',
+  'TlsConnectionError',
+]);
+/** Prisma's own codes for the same: unreachable, timed out, connection closed, pool exhausted. */
+const UNAVAILABLE_CODES = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
+
+/**
+ * Whether a Prisma call failed because the database is unreachable or refusing connections
+ * (including Postgres shutting down, 57P0x, or out of connections, 53300). Such a failure is
+ * answered 503 with Retry-After: the request was fine and can be sent again.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; meta?: { driverAdapterError?: { cause?: { kind?: string; originalCode?: string } } } } | null;
+  const cause = e?.meta?.driverAdapterError?.cause;
+  if (e?.code && UNAVAILABLE_CODES.has(e.code)) return true;
+  if (cause?.kind && UNAVAILABLE_KINDS.has(cause.kind)) return true;
+  const sqlState = cause?.originalCode ?? '';
+  return sqlState.startsWith('57P') || sqlState === '53300';
+}

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { ApiError } from '@pay/schemas';
+import { isDatabaseUnavailable } from '../db';
 
 /**
  * Crypto and invoicing v2 wrap errors in `{ success: false, error }`; invoicing v1 answers
@@ -42,17 +43,21 @@ function fromParserError(err: { type?: string; status?: number; limit?: number; 
   }
 }
 
+/** Other 4xx errors from express's stack (http-errors) are the client's fault too. */
+function fromClientHttpError(err: { status?: unknown; message?: unknown }): ApiError | null {
+  if (typeof err?.status !== 'number' || err.status < 400 || err.status >= 500) return null;
+  const message = String(err.message ?? 'is malformed');
+  return new ApiError('VALIDATION_ERROR', message, [{ field: '(request)', message }]);
+}
+
 export function errorHandler(envelopeFor: EnvelopeFor): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const apiError =
-      err instanceof ApiError
-        ? err
-        : (fromParserError(err) ??
-          (typeof err?.status === 'number' && err.status >= 400 && err.status < 500
-            ? new ApiError('VALIDATION_ERROR', String(err.message ?? 'Bad request'), [
-                { field: '(request)', message: String(err.message ?? 'is malformed') },
-              ])
-            : null));
+    let apiError = err instanceof ApiError ? err : (fromParserError(err) ?? fromClientHttpError(err));
+    if (!apiError && isDatabaseUnavailable(err)) {
+      // The request was fine; the database is not. Logged for ops, retryable for the caller.
+      req.log?.error({ err }, 'database unavailable');
+      apiError = new ApiError('SERVICE_UNAVAILABLE', 'The service cannot reach its database right now; retry shortly');
+    }
     if (!apiError) {
       // Unknown failures are logged in full and answered without internals.
       req.log?.error({ err }, 'unhandled error');

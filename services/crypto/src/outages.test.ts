@@ -2,8 +2,8 @@ import request from 'supertest';
 import { REQUEST_REDIS_TIMEOUT_MS } from '@pay/kit';
 import { cryptoAppForSuite, registerMerchant, signedRequest } from './test-support';
 
-// Redis unreachable (nothing listens on port 1): the API must answer promptly, never hang.
-const ctx = cryptoAppForSuite({ env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+// A dependency unreachable (nothing listens on port 1): the API must answer promptly, in
+// the error envelope, and never hang.
 const PROMPT_MS = REQUEST_REDIS_TIMEOUT_MS * 4;
 
 async function timed<T>(run: () => Promise<T>): Promise<{ res: T; ms: number }> {
@@ -13,6 +13,8 @@ async function timed<T>(run: () => Promise<T>): Promise<{ res: T; ms: number }> 
 }
 
 describe('with Redis unreachable', () => {
+  const ctx = cryptoAppForSuite({ env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+
   it('serves key and anonymous requests (the rate limiter lets them through), each within its timeout', async () => {
     const { res: registered, ms } = await timed(() => registerMerchant(ctx.app));
     expect(ms).toBeLessThan(PROMPT_MS);
@@ -39,5 +41,29 @@ describe('with Redis unreachable', () => {
     expect(res.status).toBe(503);
     expect(res.body.checks.postgres).toBe('ok');
     expect(res.body.checks.redis).toMatch(/^failing: (connecting|reconnecting).*ECONNREFUSED/);
+  });
+});
+
+describe('with PostgreSQL unreachable', () => {
+  const ctx = cryptoAppForSuite({ env: { DATABASE_URL: 'postgresql://root@127.0.0.1:1/payments' } });
+
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After, not 500, on anonymous and key routes', async () => {
+    const register = await request(ctx.app).post('/api/v1/merchants/register').send({ companyName: 'Acme', email: 'down@example.com', address: 'x' });
+    const profile = await request(ctx.app).get('/api/v1/merchants/profile').set('X-Api-Key', `sk_test_${'a'.repeat(43)}`);
+    for (const res of [register, profile]) {
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.body).toEqual({
+        success: false,
+        error: { code: 'SERVICE_UNAVAILABLE', message: 'The service cannot reach its database right now; retry shortly' },
+      });
+    }
+  });
+
+  it('reports Postgres not ready', async () => {
+    const res = await request(ctx.app).get('/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body.checks.postgres).toMatch(/^failing: /);
+    expect(res.body.checks.redis).toBe('ok');
   });
 });
