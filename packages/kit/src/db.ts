@@ -11,9 +11,17 @@ export function pgAdapter(databaseUrl: string, schema: string, max = 10): Prisma
   );
 }
 
+/** What the pg driver adapter says about a failed query, when Prisma passes it on. */
 interface DriverCause {
+  kind?: string;
+  /** Postgres SQLSTATE, e.g. 23505. */
   originalCode?: string;
   constraint?: { index?: string };
+}
+
+function failure(err: unknown): { code?: string; cause?: DriverCause } {
+  const e = err as { code?: string; meta?: { driverAdapterError?: { cause?: DriverCause } } } | null;
+  return { code: e?.code, cause: e?.meta?.driverAdapterError?.cause };
 }
 
 /**
@@ -22,9 +30,8 @@ interface DriverCause {
  * one collision never swallows another.
  */
 export function isUniqueViolation(err: unknown, index?: string): boolean {
-  const e = err as { code?: string; meta?: { driverAdapterError?: { cause?: DriverCause } } } | null;
-  const cause = e?.meta?.driverAdapterError?.cause;
-  const unique = e?.code === 'P2002' || (e?.code === 'P2010' && cause?.originalCode === '23505');
+  const { code, cause } = failure(err);
+  const unique = code === 'P2002' || (code === 'P2010' && cause?.originalCode === '23505');
   return unique && (index === undefined || cause?.constraint?.index === index);
 }
 
@@ -48,9 +55,8 @@ const UNAVAILABLE_CODES = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
  * answered 503 with Retry-After: the request was fine and can be sent again.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  const e = err as { code?: string; meta?: { driverAdapterError?: { cause?: { kind?: string; originalCode?: string } } } } | null;
-  const cause = e?.meta?.driverAdapterError?.cause;
-  if (e?.code && UNAVAILABLE_CODES.has(e.code)) return true;
+  const { code, cause } = failure(err);
+  if (code && UNAVAILABLE_CODES.has(code)) return true;
   if (cause?.kind && UNAVAILABLE_KINDS.has(cause.kind)) return true;
   const sqlState = cause?.originalCode ?? '';
   return sqlState.startsWith('57P') || sqlState === '53300';

@@ -95,7 +95,7 @@ function idempotencyScope(req: Request, def: { method: string; path: string }): 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
 
 /** Deeper than any operation's input: such a body is refused before anything walks it. */
-export const MAX_INPUT_DEPTH = 32;
+const MAX_INPUT_DEPTH = 32;
 
 /**
  * Refuses input that no schema should have to see: strings holding a NUL character
