@@ -2,7 +2,7 @@ import type { CryptoDeps } from '../deps';
 import type { Transaction } from '../generated/prisma/client';
 import { expireDueInvoices } from '../invoices/invoices';
 import { applyTransferState } from './transfers';
-import { chainFor, type TransferState } from '../chain/chain';
+import { chainFor } from '../chain/chain';
 
 /** Older transfers first; the rest wait for the next pass. */
 const BATCH = 500;
@@ -27,7 +27,7 @@ export async function trackTransfers(deps: CryptoDeps): Promise<{ updated: numbe
     try {
       const state = await chain.transferState(refOf(t));
       if (state.state === 'pending' && state.confirmations === t.confirmations) continue;
-      if (await applyOnce(deps, t, state)) updated++;
+      if (await deps.db.$transaction((tx) => applyTransferState(deps, tx, t, state))) updated++;
     } catch (err) {
       deps.logger.error({ err, transactionId: t.id }, 'could not follow an incoming transfer; next pass retries');
     }
@@ -35,18 +35,6 @@ export async function trackTransfers(deps: CryptoDeps): Promise<{ updated: numbe
   if (updated > 0) deps.kickOutbox();
   const expired = await expireDueInvoices(deps);
   return { updated, expired };
-}
-
-/** Applies `state` if the transfer is still as it was read; false when another tracker moved it. */
-async function applyOnce(deps: CryptoDeps, t: Transaction, state: TransferState): Promise<boolean> {
-  return deps.db.$transaction(async (tx) => {
-    const [unchanged] = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM transactions WHERE id = ${t.id}::uuid AND status = 'Pending' AND confirmations = ${t.confirmations}
-         FOR UPDATE SKIP LOCKED`;
-    if (!unchanged) return false;
-    await applyTransferState(deps, tx, t, state);
-    return true;
-  });
 }
 
 function refOf(t: Transaction) {

@@ -73,17 +73,23 @@ export async function recordDetectedTransfer(deps: CryptoDeps, owner: Owner, inp
 }
 
 /**
- * Applies what the chain says to one Pending transaction, under a row lock (so two trackers
- * never settle it twice). On confirmation: pending is settled, the gross amount is credited
- * and the fee debited, the invoice advances, and the events are written — one transaction.
+ * Applies what the chain says to one transaction, if it is still as `t` was read: Pending with
+ * the same confirmations. The row is locked for the rest of `tx` (SKIP LOCKED: a tracker busy
+ * with it will apply it), so several trackers never apply one change twice; false when
+ * another got there first. On confirmation: pending is settled, the gross amount is credited
+ * and the fee debited, the invoice advances, and the events are written, all in `tx`.
  */
-export async function applyTransferState(deps: CryptoDeps, tx: Tx, t: Transaction, state: TransferState): Promise<void> {
+export async function applyTransferState(deps: CryptoDeps, tx: Tx, t: Transaction, state: TransferState): Promise<boolean> {
+  const [unchanged] = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id FROM transactions WHERE id = ${t.id}::uuid AND status = 'Pending' AND confirmations = ${t.confirmations}
+       FOR UPDATE SKIP LOCKED`;
+  if (!unchanged) return false;
   const owner = { merchantId: t.merchantId, isTest: t.isTest };
   if (state.state === 'pending') {
     if (state.confirmations !== t.confirmations) {
       await tx.transaction.update({ where: { id: t.id }, data: { confirmations: state.confirmations, blockNumber: state.blockNumber } });
     }
-    return;
+    return true;
   }
   await lockBalance(tx, owner, t.currency);
   const detected = await tx.ledgerEntry.findUniqueOrThrow({ where: { kind_transactionId: { kind: 'deposit_detected', transactionId: t.id } } });
@@ -92,7 +98,7 @@ export async function applyTransferState(deps: CryptoDeps, tx: Tx, t: Transactio
   if (state.state === 'failed') {
     await post(tx, owner, t.currency, [settle]);
     await tx.transaction.update({ where: { id: t.id }, data: { status: 'Failed', blockNumber: state.blockNumber, note: state.reason } });
-    return;
+    return true;
   }
   const now = deps.clock.now();
   const gross = money(t.amount);
@@ -107,6 +113,7 @@ export async function applyTransferState(deps: CryptoDeps, tx: Tx, t: Transactio
   });
   await emitEvent(tx, deps.clock, owner, 'transaction.confirmed', { key: 'transaction', value: transactionDetailJson(confirmed) });
   await settleInvoice(deps, tx, confirmed);
+  return true;
 }
 
 /**
