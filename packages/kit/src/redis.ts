@@ -30,20 +30,6 @@ export function requestRedis(url: string, logger: Logger, timeoutMs = REQUEST_RE
   return watched(new Redis(url, { enableOfflineQueue: false, commandTimeout: timeoutMs, maxRetriesPerRequest: 1 }), 'requests', logger);
 }
 
-/** Resolves once the client's first connection attempt has settled, connected or not. */
-export function firstConnection(redis: Redis): Promise<void> {
-  if (redis.status === 'ready') return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      redis.off('ready', done);
-      redis.off('error', done);
-      resolve();
-    };
-    redis.on('ready', done);
-    redis.on('error', done);
-  });
-}
-
 /**
  * Redis for BullMQ queues and workers. BullMQ waits out outages itself and needs commands that
  * never give up (`maxRetriesPerRequest: null`); its work is never on a request's critical path.

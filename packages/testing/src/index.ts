@@ -2,3 +2,4 @@ export * from './spawn-service';
 export * from './eventually';
 export * from './service-process';
 export * from './browser';
+export * from './redis';
