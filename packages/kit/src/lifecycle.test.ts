@@ -53,21 +53,23 @@ describe('graceful shutdown', () => {
     // A connect that races the listener's close lands in the kernel backlog and is reset
     // (ECONNRESET); one after it is refused. Either way it is never served.
     await expect(get(port, '/slow')).rejects.toThrow(/ECONNREFUSED|ECONNRESET/);
-    expect(await inFlight).toMatchObject({ status: 200, body: 'finished' });
+    expect(await inFlight).toEqual({ status: 200, body: 'finished', connection: 'close' });
     await done;
     expect(order).toEqual(['shutdown-called', 'pool']);
     expect(lifecycle.timedOut).toBe(false);
   });
 
-  it('closes a kept-alive connection once its in-flight request is answered, without waiting for the timeout', async () => {
+  it('closes a kept-alive connection once its requests are answered, without waiting for the timeout', async () => {
     const { lifecycle, order, port } = await slowServer(5000);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    await get(port, '/slow', agent); // the socket now idles in the agent's pool
-    const inFlight = get(port, '/slow', agent); // reuses it
+    expect(await get(port, '/slow', agent)).toEqual({ status: 200, body: 'finished', connection: 'keep-alive' });
+    const inFlight = get(port, '/slow', agent); // reuses the kept-alive socket
+    const queued = get(port, '/slow', agent); // sent on the same socket the moment the first is answered
     await pause(50);
     const done = lifecycle.shutdown('test');
-    const answer = await inFlight;
-    expect(answer).toMatchObject({ status: 200, body: 'finished' });
+    expect(await inFlight).toEqual({ status: 200, body: 'finished', connection: 'keep-alive' }); // answered as it began
+    // Arrived during shutdown: answered, and told the connection ends with it.
+    expect(await queued).toEqual({ status: 200, body: 'finished', connection: 'close' });
     await done;
     expect(lifecycle.timedOut).toBe(false); // before the fix it waited the full 5 s and gave up
     expect(order).toEqual(['pool']);
