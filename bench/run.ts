@@ -8,7 +8,7 @@
  */
 import autocannon from 'autocannon';
 import { signedHeaders } from '@pay/auth';
-import { deploy } from '@pay/migrate';
+import { deploy, dropDatabase, parseDatabaseUrl } from '@pay/migrate';
 import { spawnService, eventually, type RunningService } from '@pay/testing';
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://root@127.0.0.1:5432/payments_bench';
@@ -99,6 +99,10 @@ async function load(base: string, merchants: Merchant[], title: string) {
 }
 
 async function main() {
+  // A fresh database every run: rows left by earlier runs (tens of thousands of withdrawals
+  // and never-relayed outbox rows per run) would make each figure slower than the last.
+  const fields = parseDatabaseUrl(DATABASE_URL);
+  await dropDatabase(fields, fields.database);
   await deploy({ databaseUrl: DATABASE_URL, quiet: true });
   let svc: RunningService | null = null;
   try {

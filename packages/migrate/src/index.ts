@@ -2,6 +2,6 @@ export { deploy, describeDeployResult, type DeployOptions, type DeployResult } f
 export { checkMigrations, type CheckOptions, type CheckResult } from './check';
 export { createMigration, type CreateOptions, type CreateResult } from './create';
 export { discoverTargets, findRepoRoot, targetFromDir, type Target } from './targets';
-export { DEFAULT_DATABASE_URL, parseDatabaseUrl, type PgFields } from './connection';
+export { DEFAULT_DATABASE_URL, dropDatabase, parseDatabaseUrl, type PgFields } from './connection';
 export { EngineError } from './engine';
 export { LOCKFILE_CONTENT } from './migrations';
