@@ -7,6 +7,19 @@ export interface AuthContext {
   isTestMode: boolean;
 }
 
+/**
+ * Whose data a request reads and writes: the merchant, in the mode of the calling key. Test
+ * and live data never mix (decisions.md §1), so every query of merchant data filters by both.
+ */
+export interface Owner {
+  merchantId: string;
+  isTest: boolean;
+}
+
+export function ownerOf(auth: AuthContext): Owner {
+  return { merchantId: auth.merchantId, isTest: auth.isTestMode };
+}
+
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {

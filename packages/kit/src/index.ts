@@ -9,6 +9,7 @@ export * from './http/health';
 export * from './http/idempotency';
 export * from './http/openapi';
 export * from './http/routes';
+export * from './http/paging';
 export * from './http/server';
 export * from './main';
 export * from './periodic';

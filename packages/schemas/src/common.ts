@@ -20,10 +20,9 @@ export const ErrorEnvelope = Type.Object({ success: Type.Literal(false), error: 
 /** Invoicing v1 error body. */
 export const BareErrorEnvelope = Type.Object({ error: ErrorBody });
 
-/** `{ success: true, data }` with an optional `message`. */
-export function DataEnvelope<T extends TSchema>(data: T, opts: { message?: boolean } = {}) {
+/** `{ data }` with an optional `message`; the API's envelope adds `success: true`. */
+export function DataBody<T extends TSchema>(data: T, opts: { message?: boolean } = {}) {
   return Type.Object({
-    success: Type.Literal(true),
     data,
     ...(opts.message ? { message: Type.String() } : {}),
   });
@@ -43,6 +42,27 @@ export const PageQuery = {
   page: Type.Integer({ minimum: 1, default: 1 }),
   pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
 };
+
+/** Invoicing v2 list query fields: `limit` (default 50, at most `maxLimit`) and `offset` (default 0). */
+export function OffsetQuery(maxLimit: number) {
+  return {
+    limit: Type.Integer({ minimum: 1, maximum: maxLimit, default: 50, description: `Default 50, at most ${maxLimit}` }),
+    offset: Type.Integer({ minimum: 0, default: 0 }),
+  };
+}
+
+/** Invoicing v2 paged list: `{ data: [...], pagination }` (the envelope adds `success`). */
+export function OffsetPage<T extends TSchema>(item: T) {
+  return Type.Object({
+    data: Type.Array(item),
+    pagination: Type.Object({
+      total: Type.Integer({ minimum: 0 }),
+      limit: Type.Integer({ minimum: 1 }),
+      offset: Type.Integer({ minimum: 0 }),
+      pages: Type.Integer({ minimum: 0, description: 'ceil(total / limit)' }),
+    }),
+  });
+}
 
 /** A string enum as a union of literals, so the static type is the union of the values. */
 export function StringEnum<T extends string>(values: readonly T[], options: { description?: string; default?: T } = {}): TUnsafe<T> {

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { ReplayGuard, requireApiKey, requireSignature } from '@pay/auth';
+import { ReplayGuard, requireApiKey, requireSignature, SIGNATURE_WINDOW_MS } from '@pay/auth';
 import { accountsKeyResolver } from '@pay/accounts';
 import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, rateLimit, redisReady } from '@pay/kit';
 import type { CryptoDeps } from './deps';
@@ -9,9 +9,6 @@ import { invoiceRoutes } from './invoices/routes';
 import { paymentPage } from './invoices/page';
 import { transactionRoutes } from './transactions/routes';
 import { withdrawalRoutes } from './withdrawals/routes';
-
-/** Decisions.md §2: 300 s either way. */
-export const SIGNATURE_WINDOW_MS = 300_000;
 
 const SIGNING_DOC =
   'HMAC operations: X-Timestamp = Unix seconds; X-Signature = Base64(HMAC-SHA256(hmacSecret, `${timestamp}.${METHOD}.${path}${rawBody}`)), ' +
@@ -46,6 +43,7 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
     }),
   ];
   const api = new Api({
+    envelope: 'success',
     auth: { none: [anonymous], key, signed },
     idempotency: new PgIdempotencyStore(deps.db, deps.secrets),
     validateResponses: deps.config.NODE_ENV !== 'production',
@@ -77,7 +75,6 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
           description: 'Merchant registration, API keys, crypto invoices, balances, withdrawals and on-chain transactions.',
           serverUrl: deps.config.PUBLIC_URL,
           signing: SIGNING_DOC,
-          envelope: () => 'success',
         },
         api.operations,
       )),

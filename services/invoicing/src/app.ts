@@ -22,7 +22,7 @@ const SIGNING_DOC =
 
 /** The invoicing features arrive with their issues; the process, health and docs exist now. */
 export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; api: Api } {
-  const api = new Api({ auth: { key: [], signed: [] }, validateResponses: deps.config.NODE_ENV !== 'production' });
+  const api = new Api({ envelope: 'success', auth: { key: [], signed: [] }, validateResponses: deps.config.NODE_ENV !== 'production' });
   const app = createHttpApp({
     service: 'invoicing',
     logger: deps.logger,
@@ -43,7 +43,6 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; api: Api
           description: 'Fiat invoices (SBP, card), KYC sessions, receipts, customers, analytics and batch invoicing.',
           serverUrl: deps.config.PUBLIC_URL,
           signing: SIGNING_DOC,
-          envelope: envelopeFor,
         },
         api.operations,
       ),

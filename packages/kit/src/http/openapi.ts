@@ -13,7 +13,6 @@ export interface OpenApiInfo {
   serverUrl: string;
   /** How the signed operations sign (shown in the security scheme's description). */
   signing: string;
-  envelope: (path: string) => Envelope;
 }
 
 const AUTH_ERRORS: Record<'none' | 'key' | 'signed', ErrorCode[]> = {
@@ -61,7 +60,7 @@ export function buildOpenApi(info: OpenApiInfo, operations: Operation[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const path = op.path.replace(/:(\w+)/g, '{$1}');
-    const envelope = info.envelope(op.path);
+    const envelope = op.envelope;
     const codes = [...AUTH_ERRORS[op.auth], ...op.errors, 'VALIDATION_ERROR' as const, 'METHOD_NOT_ALLOWED' as const];
     if (op.body) codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
     if (op.idempotent) codes.push('IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS');

@@ -1,17 +1,19 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { Type } from '@sinclair/typebox';
-import type { Static, TSchema } from '@sinclair/typebox';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { ApiError, assertValid, compile, textAjv, toDetails, type ErrorCode } from '@pay/schemas';
 import type { AuthContext } from '@pay/auth';
 import { replayedError, withIdempotency, type IdempotencyStore } from './idempotency';
 import { stringifyExact } from './exact-json';
+import type { Envelope } from './errors';
 
 export type AuthLevel = 'none' | 'key' | 'signed';
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
+/** What a handler returns: the body without its envelope (the Api adds `success: true`). */
 export interface Reply {
   status?: number;
-  body: unknown;
+  body: Record<string, unknown>;
 }
 
 type StaticOr<S, D> = S extends TSchema ? Static<S> : D;
@@ -39,7 +41,8 @@ export interface RouteDef<B extends TSchema | undefined, Q extends TSchema | und
   params?: P;
   /** Accepts `Idempotency-Key` (decisions.md §4). */
   idempotent?: boolean;
-  response: { status: number; schema: TSchema; description?: string };
+  /** The body's own fields; the Api's envelope (`success: true`) is added to the schema and the answer. */
+  response: { status: number; schema: TObject; description?: string };
   /** Business and validation errors this operation documents, besides the auth ones. */
   errors?: ErrorCode[];
   handler: (ctx: HandlerContext<B, Q, P>) => Promise<Reply> | Reply;
@@ -57,11 +60,18 @@ export interface Operation {
   query?: TSchema;
   params?: TSchema;
   idempotent: boolean;
+  /** The whole answer's schema, envelope included. */
   response: { status: number; schema: TSchema; description?: string };
   errors: ErrorCode[];
+  envelope: Envelope;
 }
 
 export interface ApiOptions {
+  /**
+   * How this API wraps answers (decisions.md §3): `success` adds `success: true` in front of
+   * every body (crypto, invoicing v2), `bare` sends the body as it is (invoicing v1).
+   */
+  envelope: Envelope;
   /** Guards per auth level: authentication, then rate limiting (`none` is limited per client). */
   auth: { none?: RequestHandler[]; key: RequestHandler[]; signed: RequestHandler[] };
   idempotency?: IdempotencyStore;
@@ -149,6 +159,7 @@ export class Api {
   route<B extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, P extends TSchema | undefined = undefined>(
     def: RouteDef<B, Q, P>,
   ): this {
+    const responseSchema = this.wrap(def.response.schema);
     const op: Operation = {
       method: def.method,
       path: def.path,
@@ -160,8 +171,9 @@ export class Api {
       query: def.query,
       params: def.params,
       idempotent: def.idempotent ?? false,
-      response: def.response,
+      response: { ...def.response, schema: responseSchema },
       errors: def.errors ?? [],
+      envelope: this.opts.envelope,
     };
     this.operations.push(op);
     const guards = (def.auth === 'none' ? this.opts.auth.none : this.opts.auth[def.auth]) ?? [];
@@ -181,8 +193,8 @@ export class Api {
       const run = async () => {
         const reply = await def.handler(ctx);
         const status = reply.status ?? def.response.status;
-        const text = stringifyExact(reply.body);
-        if (this.opts.validateResponses && status === def.response.status) this.checkResponse(def, text);
+        const text = stringifyExact(this.opts.envelope === 'success' ? { success: true, ...reply.body } : reply.body);
+        if (this.opts.validateResponses && status === def.response.status) this.checkResponse(def, responseSchema, text);
         return { status, text };
       };
       const result =
@@ -237,8 +249,14 @@ export class Api {
     return { params, query, body };
   }
 
-  private checkResponse(def: RouteDef<TSchema | undefined, TSchema | undefined, TSchema | undefined>, text: string): void {
-    const validate = compile(def.response.schema);
+  /** The answer's schema as the client sees it: the body's fields behind the envelope's. */
+  private wrap(body: TObject): TSchema {
+    if (this.opts.envelope === 'bare') return body;
+    return Type.Object({ success: Type.Literal(true), ...body.properties }, { additionalProperties: body.additionalProperties });
+  }
+
+  private checkResponse(def: RouteDef<TSchema | undefined, TSchema | undefined, TSchema | undefined>, schema: TSchema, text: string): void {
+    const validate = compile(schema);
     // The text the client receives, parsed: checked as the client sees it.
     if (!validate(JSON.parse(text))) {
       const problems = toDetails(validate.errors).map((d) => `${d.field} ${d.message}`).join('; ');

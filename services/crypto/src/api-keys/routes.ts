@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { DataEnvelope, PagedData } from '@pay/schemas';
-import type { Api } from '@pay/kit';
+import { DataBody, PagedData } from '@pay/schemas';
+import { type Api, pageOf } from '@pay/kit';
 import { assertLiveKey } from '@pay/auth';
 import { createApiKey, listApiKeys, regenerateHmacSecret, revokeApiKey, type ApiKey } from '@pay/accounts';
 import type { CryptoDeps } from '../deps';
-import { pageOf } from '../paging';
 import { ApiKeyItem, CreateKeyBody, CreatedKey, KeyParams, ListKeysQuery, RegeneratedSecret } from './schemas';
 
 const tags = ['API keys'];
@@ -31,10 +30,10 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
     tags,
     auth: 'key',
     query: ListKeysQuery,
-    response: { status: 200, schema: DataEnvelope(PagedData(ApiKeyItem)) },
+    response: { status: 200, schema: DataBody(PagedData(ApiKeyItem)) },
     handler: async ({ auth, query }) => {
       const { items, totalCount } = await listApiKeys(deps.accounts, auth.merchantId, query.page, query.pageSize);
-      return { body: { success: true, data: pageOf(items.map(keyItem), totalCount, query) } };
+      return { body: { data: pageOf(items.map(keyItem), totalCount, query) } };
     },
   });
 
@@ -49,7 +48,7 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
     auth: 'key',
     idempotent: true,
     body: CreateKeyBody,
-    response: { status: 201, schema: DataEnvelope(CreatedKey, { message: true }) },
+    response: { status: 201, schema: DataBody(CreatedKey, { message: true }) },
     errors: ['FORBIDDEN'],
     handler: async ({ auth, body }) => {
       if (!body.isTestKey) assertLiveKey(auth, 'create a live key');
@@ -57,7 +56,6 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
       return {
         status: 201,
         body: {
-          success: true,
           data: {
             id: apiKey.id,
             apiKey: apiKeyValue,
@@ -79,14 +77,13 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
     description: 'Replaces the merchant’s HMAC signing secret. The old secret stops verifying at once. Live keys only.',
     tags,
     auth: 'signed',
-    response: { status: 200, schema: DataEnvelope(RegeneratedSecret, { message: true }) },
+    response: { status: 200, schema: DataBody(RegeneratedSecret, { message: true }) },
     errors: ['FORBIDDEN'],
     handler: async ({ auth }) => {
       assertLiveKey(auth, 'regenerate the HMAC secret, which live requests share');
       const { hmacSecret, rotatedAt } = await regenerateHmacSecret(deps.accounts, deps.secrets, auth.merchantId);
       return {
         body: {
-          success: true,
           data: { hmacSecret, rotatedAt: rotatedAt.toISOString() },
           message: 'HMAC secret regenerated. Sign every further request with the new secret.',
         },
@@ -104,13 +101,13 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
     tags,
     auth: 'key',
     params: KeyParams,
-    response: { status: 200, schema: Type.Object({ success: Type.Literal(true), message: Type.String(), data: ApiKeyItem }) },
+    response: { status: 200, schema: Type.Object({ message: Type.String(), data: ApiKeyItem }) },
     errors: ['NOT_FOUND', 'INVALID_STATE', 'FORBIDDEN'],
     handler: async ({ auth, params }) => {
       const key = await revokeApiKey(deps.accounts, auth.merchantId, params.keyId, (target) => {
         if (!target.isTestKey) assertLiveKey(auth, 'revoke a live key');
       });
-      return { body: { success: true, message: `API key ${key.keyPrefix}… revoked`, data: keyItem(key) } };
+      return { body: { message: `API key ${key.keyPrefix}… revoked`, data: keyItem(key) } };
     },
   });
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { outboxMessage, type OutboxWrite } from '@pay/queue';
 import type { Clock } from '@pay/kit';
 import type { Prisma } from '../generated/prisma/client';
-import type { Owner } from '../ledger/ledger';
+import type { Owner } from '@pay/auth';
 
 type Tx = Prisma.TransactionClient;
 

@@ -1,12 +1,12 @@
 import { ApiError } from '@pay/schemas';
 import type { Currency, Invoice, InvoiceStatus, Prisma } from '../generated/prisma/client';
 import type { CryptoDeps } from '../deps';
-import type { Owner } from '../ledger/ledger';
+import type { Owner } from '@pay/auth';
 import { currencyInfo } from '../currencies';
 import { parseAmount } from '../money';
 import { generateAddress } from '../chain/addresses';
-import { pageWindow } from '../paging';
 import { requireChain } from '../chain/chain';
+import { pageWindow } from '@pay/kit';
 
 export interface CreateInvoiceInput {
   amount: number;

@@ -1,10 +1,10 @@
-import { DataEnvelope, PagedData } from '@pay/schemas';
-import type { Api } from '@pay/kit';
+import { DataBody, PagedData } from '@pay/schemas';
+import { type Api, pageOf } from '@pay/kit';
 import type { CryptoDeps } from '../deps';
 import { createInvoice, getInvoice, listInvoices } from './invoices';
 import { createdInvoiceJson, invoiceJson } from './views';
-import { ownerOf, pageOf } from '../paging';
 import { CreatedInvoice, CreateInvoiceBody, InvoiceDetail, InvoiceParams, ListInvoicesQuery } from './schemas';
+import { ownerOf } from '@pay/auth';
 
 const tags = ['Invoices'];
 
@@ -23,9 +23,9 @@ export function invoiceRoutes(api: Api, deps: CryptoDeps): void {
     auth: 'key',
     idempotent: true,
     body: CreateInvoiceBody,
-    response: { status: 201, schema: DataEnvelope(CreatedInvoice) },
+    response: { status: 201, schema: DataBody(CreatedInvoice) },
     errors: ['CURRENCY_NOT_ENABLED'],
-    handler: async ({ auth, body }) => ({ status: 201, body: { success: true, data: createdInvoiceJson(await createInvoice(deps, ownerOf(auth), body), url) } }),
+    handler: async ({ auth, body }) => ({ status: 201, body: { data: createdInvoiceJson(await createInvoice(deps, ownerOf(auth), body), url) } }),
   });
 
   api.route({
@@ -35,9 +35,9 @@ export function invoiceRoutes(api: Api, deps: CryptoDeps): void {
     tags,
     auth: 'key',
     params: InvoiceParams,
-    response: { status: 200, schema: DataEnvelope(InvoiceDetail) },
+    response: { status: 200, schema: DataBody(InvoiceDetail) },
     errors: ['NOT_FOUND'],
-    handler: async ({ auth, params }) => ({ body: { success: true, data: invoiceJson(await getInvoice(deps, ownerOf(auth), params.invoiceId), url) } }),
+    handler: async ({ auth, params }) => ({ body: { data: invoiceJson(await getInvoice(deps, ownerOf(auth), params.invoiceId), url) } }),
   });
 
   api.route({
@@ -48,10 +48,10 @@ export function invoiceRoutes(api: Api, deps: CryptoDeps): void {
     tags,
     auth: 'key',
     query: ListInvoicesQuery,
-    response: { status: 200, schema: DataEnvelope(PagedData(InvoiceDetail)) },
+    response: { status: 200, schema: DataBody(PagedData(InvoiceDetail)) },
     handler: async ({ auth, query }) => {
       const { items, totalCount } = await listInvoices(deps, ownerOf(auth), query);
-      return { body: { success: true, data: pageOf(items.map((i) => invoiceJson(i, url)), totalCount, query) } };
+      return { body: { data: pageOf(items.map((i) => invoiceJson(i, url)), totalCount, query) } };
     },
   });
 }

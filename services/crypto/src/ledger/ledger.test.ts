@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { eventually } from '@pay/testing';
 import { cryptoAppForSuite } from '../test-support';
 import { money } from '../money';
-import { balances, InsufficientFunds, lockBalance, post, type Owner } from './ledger';
+import type { Owner } from '@pay/auth';
+import { balances, InsufficientFunds, lockBalance, post } from './ledger';
 
 const ctx = cryptoAppForSuite();
 

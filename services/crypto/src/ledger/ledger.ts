@@ -1,13 +1,9 @@
+import type { Owner } from '@pay/auth';
 import type { Currency, LedgerBucket, LedgerEntryKind, Prisma } from '../generated/prisma/client';
 import { CURRENCY_CODES } from '../currencies';
 import { Money, money } from '../money';
 
 type Tx = Prisma.TransactionClient;
-
-export interface Owner {
-  merchantId: string;
-  isTest: boolean;
-}
 
 /**
  * Serialises every change to one balance (merchant, mode, currency) for the rest of the

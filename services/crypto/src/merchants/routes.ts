@@ -1,4 +1,4 @@
-import { ApiError, DataEnvelope } from '@pay/schemas';
+import { ApiError, DataBody } from '@pay/schemas';
 import { Type } from '@sinclair/typebox';
 import { outboundUrlProblem, type Api } from '@pay/kit';
 import { assertLiveKey } from '@pay/auth';
@@ -28,7 +28,7 @@ export function merchantRoutes(api: Api, deps: CryptoDeps): void {
     auth: 'none',
     idempotent: true,
     body: RegisterBody,
-    response: { status: 201, schema: DataEnvelope(Registration, { message: true }) },
+    response: { status: 201, schema: DataBody(Registration, { message: true }) },
     errors: ['EMAIL_ALREADY_REGISTERED'],
     handler: async ({ body }) => {
       if (body.webhookUrl) assertWebhookUrl(deps, body.webhookUrl);
@@ -36,7 +36,6 @@ export function merchantRoutes(api: Api, deps: CryptoDeps): void {
       return {
         status: 201,
         body: {
-          success: true,
           data: {
             merchantId: r.merchant.id,
             companyName: r.merchant.companyName,
@@ -63,12 +62,11 @@ export function merchantRoutes(api: Api, deps: CryptoDeps): void {
     summary: 'Merchant profile',
     tags,
     auth: 'key',
-    response: { status: 200, schema: DataEnvelope(Profile) },
+    response: { status: 200, schema: DataBody(Profile) },
     handler: async ({ auth }) => {
       const m = await getMerchant(deps.accounts, auth.merchantId);
       return {
         body: {
-          success: true,
           data: {
             id: m.id,
             companyName: m.companyName,
@@ -94,8 +92,8 @@ export function merchantRoutes(api: Api, deps: CryptoDeps): void {
     description: 'Counts and sums over the invoices and ledger of the calling key’s mode (live or test).',
     tags,
     auth: 'key',
-    response: { status: 200, schema: DataEnvelope(Stats) },
-    handler: async ({ auth }) => ({ body: { success: true, data: await merchantStats(deps, auth) } }),
+    response: { status: 200, schema: DataBody(Stats) },
+    handler: async ({ auth }) => ({ body: { data: await merchantStats(deps, auth) } }),
   });
 
   api.route({
@@ -108,13 +106,13 @@ export function merchantRoutes(api: Api, deps: CryptoDeps): void {
     tags,
     auth: 'signed',
     body: WebhookBody,
-    response: { status: 200, schema: Type.Object({ success: Type.Literal(true), message: Type.String() }) },
+    response: { status: 200, schema: Type.Object({ message: Type.String() }) },
     errors: ['FORBIDDEN'],
     handler: async ({ auth, body }) => {
       assertLiveKey(auth, 'change the webhook URL, which live events use');
       assertWebhookUrl(deps, body.webhookUrl);
       await setWebhookUrl(deps.accounts, auth.merchantId, body.webhookUrl);
-      return { body: { success: true, message: `Webhook URL updated to ${body.webhookUrl}` } };
+      return { body: { message: `Webhook URL updated to ${body.webhookUrl}` } };
     },
   });
 }

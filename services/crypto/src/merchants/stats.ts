@@ -1,8 +1,8 @@
 import type { AuthContext } from '@pay/auth';
 import type { CryptoDeps } from '../deps';
 import { balances, sumOfKind } from '../ledger/ledger';
-import { ownerOf } from '../paging';
 import { Money, toJsonNumber } from '../money';
+import { ownerOf } from '@pay/auth';
 
 /**
  * Statistics of the caller's mode (live or test). Amounts are summed across currencies at

@@ -1,11 +1,11 @@
-import { ApiError, DataEnvelope, PagedData } from '@pay/schemas';
-import type { Api } from '@pay/kit';
+import { ApiError, DataBody, PagedData } from '@pay/schemas';
+import { type Api, pageOf, pageWindow } from '@pay/kit';
 import type { Prisma } from '../generated/prisma/client';
 import type { CryptoDeps } from '../deps';
 import { recordDetectedTransfer } from './transfers';
 import { transactionDetailJson, transactionJson } from './views';
-import { ownerOf, pageOf, pageWindow } from '../paging';
 import { ListTransactionsQuery, SandboxTransferBody, TransactionDetail, TransactionItem, TransactionParams } from './schemas';
+import { ownerOf } from '@pay/auth';
 
 const tags = ['Transactions'];
 
@@ -18,7 +18,7 @@ export function transactionRoutes(api: Api, deps: CryptoDeps): void {
     tags,
     auth: 'key',
     query: ListTransactionsQuery,
-    response: { status: 200, schema: DataEnvelope(PagedData(TransactionItem)) },
+    response: { status: 200, schema: DataBody(PagedData(TransactionItem)) },
     handler: async ({ auth, query }) => {
       const where: Prisma.TransactionWhereInput = {
         ...ownerOf(auth),
@@ -28,7 +28,7 @@ export function transactionRoutes(api: Api, deps: CryptoDeps): void {
         deps.db.transaction.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(query) }),
         deps.db.transaction.count({ where }),
       ]);
-      return { body: { success: true, data: pageOf(items.map(transactionJson), totalCount, query) } };
+      return { body: { data: pageOf(items.map(transactionJson), totalCount, query) } };
     },
   });
 
@@ -39,12 +39,12 @@ export function transactionRoutes(api: Api, deps: CryptoDeps): void {
     tags,
     auth: 'key',
     params: TransactionParams,
-    response: { status: 200, schema: DataEnvelope(TransactionDetail) },
+    response: { status: 200, schema: DataBody(TransactionDetail) },
     errors: ['NOT_FOUND'],
     handler: async ({ auth, params }) => {
       const t = await deps.db.transaction.findFirst({ where: { id: params.transactionId, ...ownerOf(auth) } });
       if (!t) throw new ApiError('NOT_FOUND', `Transaction ${params.transactionId} not found`);
-      return { body: { success: true, data: transactionDetailJson(t) } };
+      return { body: { data: transactionDetailJson(t) } };
     },
   });
 
@@ -60,12 +60,12 @@ export function transactionRoutes(api: Api, deps: CryptoDeps): void {
     auth: 'key',
     idempotent: true,
     body: SandboxTransferBody,
-    response: { status: 201, schema: DataEnvelope(TransactionDetail) },
+    response: { status: 201, schema: DataBody(TransactionDetail) },
     errors: ['FORBIDDEN', 'NOT_FOUND', 'INVALID_ADDRESS', 'CONFLICT'],
     handler: async ({ auth, body }) => {
       if (!auth.isTestMode) throw new ApiError('FORBIDDEN', 'Sandbox endpoints accept test keys (sk_test_…) only');
       const t = await recordDetectedTransfer(deps, { merchantId: auth.merchantId, isTest: true }, body);
-      return { status: 201, body: { success: true, data: transactionDetailJson(t) } };
+      return { status: 201, body: { data: transactionDetailJson(t) } };
     },
   });
 }

@@ -1,12 +1,12 @@
-import { DataEnvelope, PagedData } from '@pay/schemas';
-import type { Api } from '@pay/kit';
+import { DataBody, PagedData } from '@pay/schemas';
+import { type Api, pageOf } from '@pay/kit';
 import type { CryptoDeps } from '../deps';
 import { CURRENCIES } from '../currencies';
 import { balances } from '../ledger/ledger';
 import { Money, toJsonNumber } from '../money';
 import { createWithdrawal, getWithdrawal, listWithdrawals } from './withdrawals';
 import { createdWithdrawalJson, withdrawalJson, withdrawalListItemJson } from './views';
-import { ownerOf, pageOf } from '../paging';
+import { ownerOf } from '@pay/auth';
 import {
   BalanceData,
   CreatedWithdrawal,
@@ -29,7 +29,7 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
       'Derived from the ledger. `totalUsdValue` values each stablecoin at 1 USD.',
     tags,
     auth: 'key',
-    response: { status: 200, schema: DataEnvelope(BalanceData) },
+    response: { status: 200, schema: DataBody(BalanceData) },
     handler: async ({ auth }) => {
       const rows = await balances(deps.db, ownerOf(auth));
       let usd = new Money(0);
@@ -47,7 +47,7 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
           total: toJsonNumber(total),
         };
       });
-      return { body: { success: true, data: { balances: entries, totalUsdValue: toJsonNumber(usd) } } };
+      return { body: { data: { balances: entries, totalUsdValue: toJsonNumber(usd) } } };
     },
   });
 
@@ -63,7 +63,7 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
     auth: 'signed',
     idempotent: true,
     body: CreateWithdrawalBody,
-    response: { status: 201, schema: DataEnvelope(CreatedWithdrawal, { message: true }) },
+    response: { status: 201, schema: DataBody(CreatedWithdrawal, { message: true }) },
     errors: ['INVALID_ADDRESS', 'INSUFFICIENT_BALANCE', 'WITHDRAWAL_LIMIT_EXCEEDED', 'AMOUNT_TOO_SMALL', 'CURRENCY_NOT_ENABLED'],
     handler: async ({ auth, body, req }) => {
       // Kept on the withdrawal too: the stored answer of Idempotency-Key lives apart from it
@@ -71,7 +71,7 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
       const w = await createWithdrawal(deps, ownerOf(auth), body, { idempotencyKey: req.header('idempotency-key') });
       return {
         status: 201,
-        body: { success: true, data: createdWithdrawalJson(w), message: `Withdrawal ${w.withdrawalNumber} created and queued for processing` },
+        body: { data: createdWithdrawalJson(w), message: `Withdrawal ${w.withdrawalNumber} created and queued for processing` },
       };
     },
   });
@@ -83,9 +83,9 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
     tags,
     auth: 'key',
     params: WithdrawalParams,
-    response: { status: 200, schema: DataEnvelope(WithdrawalDetail) },
+    response: { status: 200, schema: DataBody(WithdrawalDetail) },
     errors: ['NOT_FOUND'],
-    handler: async ({ auth, params }) => ({ body: { success: true, data: withdrawalJson(await getWithdrawal(deps, ownerOf(auth), params.withdrawalId)) } }),
+    handler: async ({ auth, params }) => ({ body: { data: withdrawalJson(await getWithdrawal(deps, ownerOf(auth), params.withdrawalId)) } }),
   });
 
   api.route({
@@ -96,10 +96,10 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
     tags,
     auth: 'key',
     query: ListWithdrawalsQuery,
-    response: { status: 200, schema: DataEnvelope(PagedData(WithdrawalListItem)) },
+    response: { status: 200, schema: DataBody(PagedData(WithdrawalListItem)) },
     handler: async ({ auth, query }) => {
       const { items, totalCount } = await listWithdrawals(deps, ownerOf(auth), query);
-      return { body: { success: true, data: pageOf(items.map(withdrawalListItemJson), totalCount, query) } };
+      return { body: { data: pageOf(items.map(withdrawalListItemJson), totalCount, query) } };
     },
   });
 }

@@ -1,15 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ApiError } from '@pay/schemas';
-import { isUniqueViolation } from '@pay/kit';
+import { isUniqueViolation, pageWindow } from '@pay/kit';
 import { outboxMessage } from '@pay/queue';
 import type { Currency, Prisma, Withdrawal, WithdrawalStatus } from '../generated/prisma/client';
 import type { CryptoDeps } from '../deps';
 import { currencyInfo } from '../currencies';
 import { Money, money, parseAmount, withdrawalFee } from '../money';
-import type { Owner } from '../ledger/ledger';
+import type { Owner } from '@pay/auth';
 import { addressProblem } from '../chain/addresses';
 import { requireChain } from '../chain/chain';
-import { pageWindow } from '../paging';
 
 export interface CreateWithdrawalInput {
   toAddress: string;
