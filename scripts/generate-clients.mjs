@@ -3,7 +3,7 @@
 // before any command, even though `generate` never uses it; pointing it at /bin/true keeps
 // generation offline. Migrations never go through the CLI: see packages/migrate.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
@@ -11,7 +11,9 @@ const prisma = join(root, 'node_modules', '.bin', 'prisma');
 const targets = ['packages', 'services'].flatMap((group) =>
   readdirSync(join(root, group))
     .map((name) => join(root, group, name, 'prisma', 'schema.prisma'))
-    .filter((schema) => existsSync(schema)),
+    .filter((schema) => existsSync(schema))
+    // A package that only runs raw SQL over its tables declares no generator: nothing to generate.
+    .filter((schema) => /^\s*generator\s+\w+\s*\{/m.test(readFileSync(schema, 'utf8'))),
 );
 for (const schema of targets) {
   execFileSync(prisma, ['generate', '--schema', schema], {

@@ -1,32 +1,36 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { JobsOptions } from 'bullmq';
 import { Uuid } from '@pay/schemas';
 
+interface QueueSpec {
+  /** The BullMQ queue name. */
+  name: string;
+  /** Every job is validated against this where it is made and where it is consumed. */
+  schema: TSchema;
+  /** Attempts, backoff and retention, declared once: the relay, reconcilers and producers all use these. */
+  jobOptions: JobsOptions;
+}
+
 /**
- * Every queue, with the schema of its jobs. Producers and consumers both validate against
- * these, so a malformed job is refused where it is made and never half-processed.
+ * The catalogue of queues: name, job schema and job options of each, in one place (after
+ * trigger.dev's workerCatalog). Producers and consumers both validate against the schema, so
+ * a malformed job is refused where it is made and never half-processed.
  */
 export const Queues = {
-  /** One job per outgoing webhook event; consumed by the webhook-worker. */
-  webhooks: {
-    name: 'webhook-events',
-    schema: Type.Object({
-      eventId: Uuid,
-      source: Type.Union([Type.Literal('crypto'), Type.Literal('invoicing')]),
-      merchantId: Uuid,
-      isTest: Type.Boolean(),
-      event: Type.String({ minLength: 1 }),
-      /** The event body exactly as the merchant receives it: `{ event, timestamp, <object> }`. */
-      body: Type.Record(Type.String(), Type.Unknown()),
-    }),
-  },
   /** Advances one withdrawal through Pending → Processing → Completed | Failed. */
   withdrawals: {
     name: 'crypto-withdrawals',
     schema: Type.Object({ withdrawalId: Uuid }),
+    // Transient failures (signer down) back off and retry; the reconciler re-adds the rest.
+    jobOptions: { attempts: 10, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: true },
   },
-} as const satisfies Record<string, { name: string; schema: TSchema }>;
+} as const satisfies Record<string, QueueSpec>;
 
 export type QueueKey = keyof typeof Queues;
 export type JobOf<K extends QueueKey> = Static<(typeof Queues)[K]['schema']>;
-export type WebhookJob = JobOf<'webhooks'>;
 export type WithdrawalJob = JobOf<'withdrawals'>;
+
+/** Job options of a queue by its BullMQ name (the outbox stores names). */
+export function jobOptionsFor(queueName: string): JobsOptions {
+  return Object.values(Queues).find((q) => q.name === queueName)?.jobOptions ?? {};
+}

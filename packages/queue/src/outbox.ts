@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { assertValid } from '@pay/schemas';
 import { backoffDelay, deleteInBatches, type Logger } from '@pay/kit';
-import { Queues, type JobOf, type QueueKey } from './jobs';
+import { jobOptionsFor, Queues, type JobOf, type QueueKey } from './jobs';
 
 type Sql = {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
@@ -10,11 +10,22 @@ type Sql = {
   $transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
 };
 
+/** The outbox table, owned by this package (Postgres schema `queue`, see prisma/schema.prisma). */
+const OUTBOX = 'queue.outbox';
+
 /** What a use-case writes, inside its own transaction, for the relay to enqueue. */
 export interface OutboxWrite {
   queue: string;
   jobId: string;
   payload: object;
+}
+
+/**
+ * Writes a job to the outbox with the caller's transaction client (any service's Prisma
+ * client or transaction), so the job exists exactly when the change that caused it commits.
+ */
+export async function writeOutbox(tx: Pick<Sql, '$executeRawUnsafe'>, msg: OutboxWrite): Promise<void> {
+  await tx.$executeRawUnsafe(`INSERT INTO ${OUTBOX} (queue, job_id, payload) VALUES ($1, $2, $3::jsonb)`, msg.queue, msg.jobId, JSON.stringify(msg.payload));
 }
 
 /** Builds an outbox row for a queue, validating the job now rather than when it is consumed. */
@@ -30,7 +41,7 @@ export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** Deletes outbox rows published more than OUTBOX_RETENTION_MS ago; unpublished rows always stay. */
 export function pruneOutbox(db: Pick<Sql, '$executeRawUnsafe'>, now: Date = new Date()): Promise<number> {
   const before = new Date(now.getTime() - OUTBOX_RETENTION_MS);
-  return deleteInBatches(db, 'outbox', 'id', 'SELECT id FROM outbox WHERE published_at < $2 ORDER BY published_at LIMIT $1', before);
+  return deleteInBatches(db, OUTBOX, 'id', `SELECT id FROM ${OUTBOX} WHERE published_at < $2 ORDER BY published_at LIMIT $1`, before);
 }
 
 export interface RelayOptions {
@@ -40,14 +51,13 @@ export interface RelayOptions {
   prefix?: string;
   intervalMs?: number;
   batchSize?: number;
-  /** Default job options per queue name (attempts, backoff, removal). */
-  jobOptions?: Record<string, object>;
 }
 
 /**
- * Moves committed outbox rows onto their BullMQ queues. Rows are claimed with
- * FOR UPDATE SKIP LOCKED, so several instances share the work; the job id is the row's own,
- * so a crash between enqueue and marking re-adds the same job, which BullMQ ignores.
+ * Moves committed outbox rows onto their BullMQ queues, with each queue's options from the
+ * catalogue. Rows are claimed with FOR UPDATE SKIP LOCKED, so several instances (of any
+ * service) share the work; the job id is the row's own, so a crash between enqueue and
+ * marking re-adds the same job, which BullMQ ignores.
  */
 export class OutboxRelay {
   private readonly queues = new Map<string, Queue>();
@@ -110,7 +120,7 @@ export class OutboxRelay {
   private async publishBatch(): Promise<number> {
     return this.opts.db.$transaction(async (tx) => {
       const rows = await tx.$queryRawUnsafe<{ id: bigint; queue: string; job_id: string; payload: unknown }[]>(
-        `SELECT id, queue, job_id, payload FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        `SELECT id, queue, job_id, payload FROM ${OUTBOX} WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
         this.opts.batchSize ?? 100,
       );
       if (rows.length === 0) return 0;
@@ -121,12 +131,12 @@ export class OutboxRelay {
           list.map((r) => ({
             name,
             data: r.payload,
-            opts: { jobId: r.job_id, ...(this.opts.jobOptions?.[name] ?? {}) },
+            opts: { ...jobOptionsFor(name), jobId: r.job_id },
           })),
         );
       }
       await tx.$executeRawUnsafe(
-        `UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])`,
+        `UPDATE ${OUTBOX} SET published_at = now() WHERE id = ANY($1::bigint[])`,
         rows.map((r) => r.id.toString()),
       );
       return rows.length;

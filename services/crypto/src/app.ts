@@ -45,7 +45,7 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
   const api = new Api({
     envelope: 'success',
     auth: { none: [anonymous], key, signed },
-    idempotency: new PgIdempotencyStore(deps.db, deps.secrets),
+    idempotency: new PgIdempotencyStore(deps.db, deps.secrets, 'crypto'),
     validateResponses: deps.config.NODE_ENV !== 'production',
   });
   merchantRoutes(api, deps);

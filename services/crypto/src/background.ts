@@ -2,7 +2,7 @@ import { Queues, OutboxRelay, pruneOutbox } from '@pay/queue';
 import { every, pruneIdempotencyKeys, type Lifecycle } from '@pay/kit';
 import type { CryptoDeps } from './deps';
 import { trackTransfers } from './transactions/tracker';
-import { reconcileWithdrawals, startWithdrawalWorker, WITHDRAWAL_JOB_OPTIONS } from './withdrawals/worker';
+import { reconcileWithdrawals, startWithdrawalWorker } from './withdrawals/worker';
 
 /** How often withdrawals without a job are looked for (see reconcileWithdrawals). */
 const RECONCILE_INTERVAL_MS = 30_000;
@@ -30,7 +30,6 @@ export function startBackground(deps: CryptoDeps, lifecycle?: Lifecycle) {
     logger: deps.logger,
     prefix: deps.config.QUEUE_PREFIX,
     intervalMs: deps.config.OUTBOX_INTERVAL_MS,
-    jobOptions: { [Queues.withdrawals.name]: WITHDRAWAL_JOB_OPTIONS },
   });
   relay.start();
   const worker = startWithdrawalWorker(deps);

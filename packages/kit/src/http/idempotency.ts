@@ -38,22 +38,29 @@ export interface Sealer {
   open(envelope: string): string;
 }
 
+/** The table, owned by this package (Postgres schema `kit`, see prisma/schema.prisma). */
+const TABLE = 'kit.idempotency_keys';
+
 /**
- * Postgres-backed store over the service's own `idempotency_keys` table (each service's
- * Prisma schema declares it). Claiming is one INSERT … ON CONFLICT, so two concurrent
- * requests with the same key can never both run. Answers are stored sealed, never in
- * plaintext, because a replay must return exactly what the first request returned.
+ * Postgres-backed store over the shared `kit.idempotency_keys` table, used by every service
+ * with its own connection. Scopes start with the service's name: both APIs serve paths such
+ * as POST /api/v1/invoices. Claiming is one INSERT … ON CONFLICT, so two concurrent requests
+ * with the same key can never both run. Answers are stored sealed, never in plaintext,
+ * because a replay must return exactly what the first request returned.
  */
 export class PgIdempotencyStore implements IdempotencyStore {
   constructor(
     private readonly db: Sql,
     private readonly sealer: Sealer,
+    /** The service's name, e.g. `crypto`. */
+    private readonly service: string,
   ) {}
 
-  async claim(scope: string, key: string, fingerprint: string): Promise<Claim> {
+  async claim(requestScope: string, key: string, fingerprint: string): Promise<Claim> {
+    const scope = `${this.service}:${requestScope}`;
     // Expired and abandoned claims are taken over in the same statement that claims.
     const rows = await this.db.$queryRawUnsafe<{ claimed: boolean; fingerprint: string; status: string; response_status: number | null; response_body: unknown }[]>(
-      `INSERT INTO idempotency_keys (scope, key, fingerprint, status, created_at, locked_at)
+      `INSERT INTO ${TABLE} (scope, key, fingerprint, status, created_at, locked_at)
        VALUES ($1, $2, $3, 'in_progress', now(), now())
        ON CONFLICT (scope, key) DO UPDATE
          SET fingerprint = EXCLUDED.fingerprint, status = 'in_progress', response_status = NULL,
@@ -71,30 +78,30 @@ export class PgIdempotencyStore implements IdempotencyStore {
     );
     if (rows.length > 0) return { kind: 'claimed' };
     const existing = await this.db.$queryRawUnsafe<{ fingerprint: string; status: string; response_status: number | null; response_body: unknown }[]>(
-      `SELECT fingerprint, status, response_status, response_body FROM idempotency_keys WHERE scope = $1 AND key = $2`,
+      `SELECT fingerprint, status, response_status, response_body FROM ${TABLE} WHERE scope = $1 AND key = $2`,
       scope,
       key,
     );
     const row = existing[0];
-    if (!row) return this.claim(scope, key, fingerprint); // released between the two statements
+    if (!row) return this.claim(requestScope, key, fingerprint); // released between the two statements
     if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
     if (row.status !== 'done' || row.response_status === null) return { kind: 'in_progress' };
     return { kind: 'replay', status: row.response_status, text: this.sealer.open(row.response_body as string) };
   }
 
-  async complete(scope: string, key: string, reply: StoredReply): Promise<void> {
+  async complete(requestScope: string, key: string, reply: StoredReply): Promise<void> {
     await this.db.$executeRawUnsafe(
-      `UPDATE idempotency_keys SET status = 'done', response_status = $3, response_body = $4::jsonb
+      `UPDATE ${TABLE} SET status = 'done', response_status = $3, response_body = $4::jsonb
        WHERE scope = $1 AND key = $2`,
-      scope,
+      `${this.service}:${requestScope}`,
       key,
       reply.status,
       JSON.stringify(this.sealer.seal(reply.text)),
     );
   }
 
-  async release(scope: string, key: string): Promise<void> {
-    await this.db.$executeRawUnsafe(`DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status = 'in_progress'`, scope, key);
+  async release(requestScope: string, key: string): Promise<void> {
+    await this.db.$executeRawUnsafe(`DELETE FROM ${TABLE} WHERE scope = $1 AND key = $2 AND status = 'in_progress'`, `${this.service}:${requestScope}`, key);
   }
 }
 
@@ -104,7 +111,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
  */
 export function pruneIdempotencyKeys(db: Sql, now: Date = new Date()): Promise<number> {
   const before = new Date(now.getTime() - 2 * IDEMPOTENCY_TTL_MS);
-  return deleteInBatches(db, 'idempotency_keys', '(scope, key)', 'SELECT scope, key FROM idempotency_keys WHERE created_at < $2 LIMIT $1', before);
+  return deleteInBatches(db, TABLE, '(scope, key)', `SELECT scope, key FROM ${TABLE} WHERE created_at < $2 LIMIT $1`, before);
 }
 
 export function fingerprintOf(req: Request): string {

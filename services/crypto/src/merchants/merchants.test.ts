@@ -114,7 +114,7 @@ describe('POST /api/v1/merchants/register', () => {
       .post('/api/v1/merchants/register')
       .set('Idempotency-Key', key)
       .send({ companyName: 'Sealed', email: uniqueEmail(), address: 'x' });
-    const rows = await ctx.deps.db.$queryRawUnsafe<{ body: string }[]>(`SELECT response_body::text AS body FROM idempotency_keys WHERE key = $1`, key);
+    const rows = await ctx.deps.db.$queryRawUnsafe<{ body: string }[]>(`SELECT response_body::text AS body FROM kit.idempotency_keys WHERE key = $1`, key);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.body).not.toContain(res.body.data.apiKey.apiKey);
     expect(rows[0]!.body).not.toContain(res.body.data.apiKey.hmacSecret);

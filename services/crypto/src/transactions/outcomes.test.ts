@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { ManualClock } from '@pay/kit';
+import { eventsOf } from '@pay/webhooks';
 import { registerMerchant, cryptoAppForSuite, testMerchant, type TestMerchant } from '../test-support';
 import { trackTransfers } from './tracker';
 import { ZERO_ADDRESS } from '../chain/sandbox';
@@ -23,8 +24,8 @@ const api = (m: TestMerchant) => ({
 });
 
 async function events(merchantId: string) {
-  const rows = await ctx.deps.db.outboxMessage.findMany({ where: { queue: 'webhook-events' }, orderBy: { id: 'asc' } });
-  return rows.map((r) => r.payload as { merchantId: string; event: string; body: Record<string, any> }).filter((p) => p.merchantId === merchantId);
+  const rows = await eventsOf(ctx.deps.db, { merchantId, isTest: true });
+  return rows.map((r) => ({ merchantId: r.merchantId, event: r.type, body: r.body as Record<string, any> }));
 }
 
 describe('incoming transfers', () => {

@@ -8,7 +8,7 @@ import { getMerchant } from '@pay/accounts';
 import { money, parseAmount, percentOf } from '../money';
 import { addressProblem, generateAddress, generateTxHash, normalizeTxHash } from '../chain/addresses';
 import type { TransferState } from '../chain/chain';
-import { emitEvent } from '../events/outbox';
+import { emitEvent } from '../events/events';
 import { invoiceJson } from '../invoices/views';
 import { transactionDetailJson } from './views';
 
@@ -112,7 +112,7 @@ export async function applyTransferState(deps: CryptoDeps, tx: Tx, t: Transactio
     where: { id: t.id },
     data: { status: 'Confirmed', confirmations: state.confirmations, blockNumber: state.blockNumber, confirmedAt: now },
   });
-  await emitEvent(tx, deps.clock, owner, 'transaction.confirmed', { key: 'transaction', value: transactionDetailJson(confirmed) });
+  await emitEvent(tx, deps.clock, owner, 'transaction.confirmed', { transaction: transactionDetailJson(confirmed) });
   await settleInvoice(deps, tx, confirmed);
   return true;
 }
@@ -139,8 +139,7 @@ async function settleInvoice(deps: CryptoDeps, tx: Tx, t: Transaction): Promise<
   });
   if (nowPaid) {
     await emitEvent(tx, deps.clock, { merchantId: t.merchantId, isTest: t.isTest }, 'invoice.paid', {
-      key: 'invoice',
-      value: invoiceJson(updated, deps.config.PUBLIC_URL),
+      invoice: invoiceJson(updated, deps.config.PUBLIC_URL),
     });
   }
 }

@@ -2,7 +2,7 @@ import type { Withdrawal } from '../generated/prisma/client';
 import type { CryptoDeps } from '../deps';
 import { lockBalance, post } from '../ledger/ledger';
 import { money } from '../money';
-import { emitEvent } from '../events/outbox';
+import { emitEvent } from '../events/events';
 import { requiredConfirmations } from '../transactions/transfers';
 import { withdrawalJson } from './views';
 import { chainFor } from '../chain/chain';
@@ -70,8 +70,7 @@ async function follow(deps: CryptoDeps, w: Withdrawal): Promise<Step> {
     }
     const final = await tx.withdrawal.findUniqueOrThrow({ where: { id: w.id } });
     await emitEvent(tx, deps.clock, owner, state.state === 'confirmed' ? 'withdrawal.completed' : 'withdrawal.failed', {
-      key: 'withdrawal',
-      value: withdrawalJson(final),
+      withdrawal: withdrawalJson(final),
     });
   });
   deps.kickOutbox();

@@ -3,6 +3,7 @@ import { Queues } from '@pay/queue';
 import { eventually } from '@pay/testing';
 import { fund, signedRequest, startCryptoApp, testMerchant } from '../test-support';
 import { advanceWithdrawal } from './processing';
+import { eventsOf } from '@pay/webhooks';
 
 const TRON = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';
 
@@ -15,7 +16,8 @@ describe('withdrawal jobs across restarts', () => {
     const res = await signedRequest(api.app, m, 'post', '/api/v1/withdrawals', { toAddress: TRON, amount: 10, currency: 'USDT_TRC20' });
     expect(res.status).toBe(201);
     const id = res.body.data.id as string;
-    expect(await api.deps.db.outboxMessage.findFirst({ where: { jobId: id, publishedAt: null } })).not.toBeNull();
+    const [job] = await api.deps.db.$queryRaw<unknown[]>`SELECT 1 FROM queue.outbox WHERE job_id = ${id} AND published_at IS NULL`;
+    expect(job).toBeDefined();
     await api.close();
 
     // "Later", a process with workers comes up on the same queues.
@@ -84,8 +86,8 @@ describe('withdrawal jobs across restarts', () => {
       expect(new Set(sends)).toEqual(new Set([id]));
       const entries = await ctx.deps.db.ledgerEntry.findMany({ where: { withdrawalId: id } });
       expect(entries.map((e) => e.kind)).toEqual(['withdrawal_hold']);
-      const events = await ctx.deps.db.outboxMessage.findMany({ where: { queue: 'webhook-events' } });
-      expect(events.filter((e) => (e.payload as any).body.withdrawal?.id === id)).toHaveLength(1);
+      const events = await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: true });
+      expect(events.filter((e: any) => e.body.withdrawal?.id === id)).toHaveLength(1);
     } finally {
       await ctx.close();
     }

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import crypto, { randomUUID } from 'node:crypto';
 import { eventually } from '@pay/testing';
+import { eventsOf } from '@pay/webhooks';
 import { fund, registerMerchant, signedRequest, cryptoAppForSuite, testMerchant, type TestMerchant } from '../test-support';
 import { ZERO_ADDRESS } from '../chain/sandbox';
 
@@ -66,9 +67,9 @@ describe('POST /api/v1/withdrawals', () => {
     expect(done.txHash).toMatch(/^[0-9a-f]{64}$/);
     expect(Date.parse(done.processedAt)).toBeLessThanOrEqual(Date.parse(done.completedAt));
     expect((await balanceOf(m, 'USDT_TRC20')).available).toBe(296);
-    const events = await ctx.deps.db.outboxMessage.findMany({ where: { queue: 'webhook-events' } });
-    const mine = events.map((e) => e.payload as any).filter((p) => p.body.withdrawal?.id === w.id);
-    expect(mine.map((p) => p.event)).toEqual(['withdrawal.completed']);
+    const events = await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: true });
+    const mine = events.filter((e: any) => e.body.withdrawal?.id === w.id) as any[];
+    expect(mine.map((p) => p.type)).toEqual(['withdrawal.completed']);
     expect(mine[0].body.withdrawal).toMatchObject({ status: 'Completed', txHash: done.txHash });
   });
 
@@ -87,8 +88,8 @@ describe('POST /api/v1/withdrawals', () => {
     expect(failed.processedAt).not.toBeNull();
     expect(failed.completedAt).toBeNull();
     expect((await balanceOf(m, 'USDT_ERC20')).available).toBe(before);
-    const events = await ctx.deps.db.outboxMessage.findMany({ where: { queue: 'webhook-events' } });
-    expect(events.map((e) => e.payload as any).filter((p) => p.body.withdrawal?.id === failed.id).map((p) => p.event)).toEqual(['withdrawal.failed']);
+    const events = await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: true });
+    expect(events.filter((e: any) => e.body.withdrawal?.id === failed.id).map((e) => e.type)).toEqual(['withdrawal.failed']);
   });
 
   it('refuses more than the available balance: INSUFFICIENT_BALANCE (422)', async () => {
@@ -187,7 +188,7 @@ describe('POST /api/v1/withdrawals', () => {
     // What a crash right after the commit leaves: the key claimed, its answer never stored,
     // and the claim old enough for a retry to take it over.
     const reset = await ctx.deps.db.$executeRaw`
-      UPDATE idempotency_keys SET status = 'in_progress', response_status = NULL, response_body = NULL,
+      UPDATE kit.idempotency_keys SET status = 'in_progress', response_status = NULL, response_body = NULL,
              locked_at = now() - interval '2 minutes'
        WHERE key = ${key}`;
     expect(reset).toBe(1);

@@ -4,14 +4,6 @@ import type { Lifecycle } from '@pay/kit';
 import type { CryptoDeps } from '../deps';
 import { advanceWithdrawal } from './processing';
 
-/** Job options for withdrawal jobs: transient failures (signer down) back off and retry. */
-export const WITHDRAWAL_JOB_OPTIONS = {
-  attempts: 10,
-  backoff: { type: 'exponential', delay: 1000 },
-  removeOnComplete: true,
-  removeOnFail: true,
-};
-
 /**
  * Consumes withdrawal jobs. A step that must wait for confirmations puts its job back as
  * delayed instead of holding a worker slot while the chain catches up.
@@ -48,7 +40,7 @@ export async function reconcileWithdrawals(deps: CryptoDeps, queue: Queue): Prom
   });
   if (open.length === 0) return 0;
   await queue.addBulk(
-    open.map((w) => ({ name: Queues.withdrawals.name, data: { withdrawalId: w.id }, opts: { jobId: w.id, ...WITHDRAWAL_JOB_OPTIONS } })),
+    open.map((w) => ({ name: Queues.withdrawals.name, data: { withdrawalId: w.id }, opts: { ...Queues.withdrawals.jobOptions, jobId: w.id } })),
   );
   return open.length;
 }

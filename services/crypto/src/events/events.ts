@@ -1,0 +1,15 @@
+import { recordEvent } from '@pay/webhooks';
+import type { Owner } from '@pay/auth';
+import type { Clock } from '@pay/kit';
+import type { Prisma } from '../generated/prisma/client';
+
+export type CryptoEvent = 'transaction.confirmed' | 'invoice.paid' | 'withdrawal.completed' | 'withdrawal.failed';
+
+/**
+ * Records a crypto event in the same transaction as the change it reports; it goes to the
+ * merchant's `webhookUrl` (decisions.md §7). `object` is the payload under its key, e.g.
+ * `{ withdrawal: {...} }`.
+ */
+export async function emitEvent(tx: Prisma.TransactionClient, clock: Clock, owner: Owner, event: CryptoEvent, object: Record<string, unknown>): Promise<void> {
+  await recordEvent(tx, { source: 'crypto', owner, type: event, object, at: clock.now().getTime() });
+}
