@@ -10,6 +10,8 @@ export * from './http/idempotency';
 export * from './http/openapi';
 export * from './http/routes';
 export * from './http/paging';
+export * from './http/html';
+export * from './http/assets';
 export * from './http/server';
 export * from './main';
 export * from './periodic';

@@ -4,7 +4,7 @@ import express, { Router } from 'express';
 import type { TSchema } from '@sinclair/typebox';
 import { statusOf, type ErrorCode } from '@pay/schemas';
 import type { Envelope } from './errors';
-import type { Operation } from './routes';
+import type { AuthLevel, Operation } from './routes';
 
 export interface OpenApiInfo {
   title: string;
@@ -15,8 +15,9 @@ export interface OpenApiInfo {
   signing: string;
 }
 
-const AUTH_ERRORS: Record<'none' | 'key' | 'signed', ErrorCode[]> = {
+const AUTH_ERRORS: Record<AuthLevel, ErrorCode[]> = {
   none: ['RATE_LIMITED'],
+  session: ['UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED'],
   key: ['UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED'],
   signed: ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_SIGNATURE', 'TIMESTAMP_OUT_OF_WINDOW', 'REPLAYED_REQUEST', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'],
 };
@@ -56,6 +57,13 @@ function parameters(schema: TSchema | undefined, where: 'query' | 'path') {
   }));
 }
 
+const SECURITY: Record<AuthLevel, Record<string, never[]>[]> = {
+  none: [],
+  key: [{ apiKey: [] }],
+  signed: [{ apiKey: [], signature: [], timestamp: [] }],
+  session: [{ session: [] }],
+};
+
 export function buildOpenApi(info: OpenApiInfo, operations: Operation[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
@@ -89,7 +97,7 @@ export function buildOpenApi(info: OpenApiInfo, operations: Operation[]) {
       summary: op.summary,
       description: op.description,
       tags: op.tags,
-      security: op.auth === 'none' ? [] : op.auth === 'key' ? [{ apiKey: [] }] : [{ apiKey: [], signature: [], timestamp: [] }],
+      security: SECURITY[op.auth],
       parameters: [...parameters(op.params, 'path'), ...parameters(op.query, 'query'), ...headers],
       ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(op.body) } } } } : {}),
       responses,
@@ -104,6 +112,7 @@ export function buildOpenApi(info: OpenApiInfo, operations: Operation[]) {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
         timestamp: { type: 'apiKey', in: 'header', name: 'X-Timestamp', description: info.signing },
         signature: { type: 'apiKey', in: 'header', name: 'X-Signature', description: info.signing },
+        session: { type: 'apiKey', in: 'cookie', name: 'console_session', description: 'Web console session; changes also carry X-CSRF-Token' },
       },
     },
     paths,

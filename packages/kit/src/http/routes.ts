@@ -1,4 +1,4 @@
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { Type } from '@sinclair/typebox';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { ApiError, assertValid, compile, textAjv, toDetails, type ErrorCode } from '@pay/schemas';
@@ -6,8 +6,13 @@ import type { AuthContext } from '@pay/auth';
 import { replayedError, withIdempotency, type IdempotencyStore } from './idempotency';
 import { stringifyExact } from './exact-json';
 import type { Envelope } from './errors';
+import { html, type SafeHtml } from './html';
 
-export type AuthLevel = 'none' | 'key' | 'signed';
+/**
+ * Who may call: `key` (X-Api-Key), `signed` (key + request signature), `session` (a signed-in
+ * web console session: cookie, and a CSRF token on changes), or `none`.
+ */
+export type AuthLevel = 'none' | 'key' | 'signed' | 'session';
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** What a handler returns: the body without its envelope (the Api adds `success: true`). */
@@ -66,14 +71,60 @@ export interface Operation {
   envelope: Envelope;
 }
 
+/** What a page handler returns: HTML, or a redirect (303 after a form post, so a reload does not post again). */
+export type PageReply = { status?: number; html: SafeHtml } | { redirect: string; status?: 302 | 303 };
+
+export interface PageDef<Q extends TSchema | undefined, P extends TSchema | undefined, F extends TSchema | undefined> {
+  method: 'get' | 'post';
+  path: string;
+  /** For the operator reading the code; pages are not part of the OpenAPI document. */
+  summary: string;
+  auth: AuthLevel;
+  params?: P;
+  /** Without a schema, query parameters are ignored (links get tracking parameters appended). */
+  query?: Q;
+  /** POST only: the `application/x-www-form-urlencoded` form, validated as text (numbers coerced). */
+  form?: F;
+  handler: (ctx: { req: Request; res: Response; params: StaticOr<P, Record<string, never>>; query: StaticOr<Q, Record<string, never>>; form: StaticOr<F, undefined>; auth: AuthContext | undefined }) => Promise<PageReply> | PageReply;
+}
+
+/**
+ * Served with every page: nothing loads from elsewhere, no inline script or style runs, forms
+ * post only here, and no other site may frame the page. Pages link their CSS and JS from
+ * the service's own static assets.
+ */
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
+
+const requireFormBody: RequestHandler = (req, _res, next) => {
+  if (!FORM_TYPE.test(req.headers['content-type'] ?? '')) {
+    next(new ApiError('UNSUPPORTED_MEDIA_TYPE', 'This form must be posted as application/x-www-form-urlencoded'));
+    return;
+  }
+  next();
+};
+
+/** The page shown for a refusal (bad link, unknown invoice, business rule) when the Api has no page of its own. */
+function defaultErrorPage(err: ApiError): SafeHtml {
+  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${err.message}</title></head>
+<body><h1>${err.status === 404 ? 'Not found' : 'Cannot continue'}</h1><p data-testid="error">${err.message}</p></body></html>`;
+}
+
 export interface ApiOptions {
   /**
    * How this API wraps answers (decisions.md §3): `success` adds `success: true` in front of
    * every body (crypto, invoicing v2), `bare` sends the body as it is (invoicing v1).
    */
   envelope: Envelope;
-  /** Guards per auth level: authentication, then rate limiting (`none` is limited per client). */
-  auth: { none?: RequestHandler[]; key: RequestHandler[]; signed: RequestHandler[] };
+  /** Guards per auth level: authentication, then rate limiting (`none` is limited per client). A level without guards cannot be declared. */
+  auth: Partial<Record<AuthLevel, RequestHandler[]>>;
+  /** Renders a refusal raised by a page (its status is the error's); JSON errors stay for the API. */
+  errorPage?: (err: ApiError, req: Request) => SafeHtml;
+  /** Form bodies of pages; default 100kb. */
+  formLimit?: string;
   idempotency?: IdempotencyStore;
   /** In tests, every answer is checked against its declared schema, so contract drift fails loudly. */
   validateResponses?: boolean;
@@ -148,6 +199,8 @@ export class Api {
   /** Mount this: the operations, then 405 with `Allow` for a known path asked with another method. */
   readonly router = Router();
   readonly operations: Operation[] = [];
+  /** Pages, listed for tests and operators; not in the OpenAPI document. */
+  readonly pages: { method: 'get' | 'post'; path: string; summary: string }[] = [];
   private readonly handlers = Router();
   private readonly fallback = Router();
   private readonly methodsByPath = new Map<string, Set<string>>();
@@ -176,7 +229,7 @@ export class Api {
       envelope: this.opts.envelope,
     };
     this.operations.push(op);
-    const guards = (def.auth === 'none' ? this.opts.auth.none : this.opts.auth[def.auth]) ?? [];
+    const guards = this.guardsFor(def.auth, def.path);
     // Before auth: a body the server cannot read must not be reported as a bad signature.
     const mediaType: RequestHandler[] = def.body ? [requireJsonBody] : [];
     const handle: RequestHandler = async (req, res) => {
@@ -208,6 +261,56 @@ export class Api {
     this.handlers[def.method](def.path, ...mediaType, ...guards, handle);
     this.allowMethod(def.path, def.method);
     return this;
+  }
+
+  /**
+   * A server-rendered page (hosted payment and KYC pages, the console): same guards and input
+   * validation as an operation, HTML out, a strict Content-Security-Policy, never cached.
+   * A refusal (ApiError) is rendered as an HTML page with its status, not as JSON.
+   */
+  page<Q extends TSchema | undefined = undefined, P extends TSchema | undefined = undefined, F extends TSchema | undefined = undefined>(
+    def: PageDef<Q, P, F>,
+  ): this {
+    this.pages.push({ method: def.method, path: def.path, summary: def.summary });
+    const guards = this.guardsFor(def.auth, def.path);
+    const form: RequestHandler[] = def.method === 'post' ? [requireFormBody, express.urlencoded({ extended: false, limit: this.opts.formLimit ?? '100kb', parameterLimit: 100 })] : [];
+    const handle: RequestHandler = async (req, res, next) => {
+      res.setHeader('Content-Security-Policy', PAGE_CSP);
+      res.setHeader('Cache-Control', 'no-store');
+      res.setHeader('Referrer-Policy', 'no-referrer');
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      try {
+        const params = { ...req.params };
+        if (def.params) assertValid(def.params, params, { ajv: textAjv, what: 'Link' });
+        const query = def.query ? { ...(req.query as Record<string, unknown>) } : {};
+        if (def.query) assertValid(def.query, query, { ajv: textAjv, what: 'Link' });
+        let formValues: unknown;
+        if (def.form) {
+          formValues = { ...(req.body as Record<string, unknown>) };
+          assertPlainInput(formValues, '(form)');
+          assertValid(def.form, formValues, { ajv: textAjv, what: 'Form' });
+        }
+        const reply = await def.handler({ req, res, params, query, form: formValues, auth: req.auth } as Parameters<typeof def.handler>[0]);
+        if ('redirect' in reply) {
+          res.redirect(reply.status ?? 303, reply.redirect);
+          return;
+        }
+        res.status(reply.status ?? 200).type('html').send(reply.html.value);
+      } catch (err) {
+        if (!(err instanceof ApiError)) return next(err);
+        res.locals.errorCode = err.code;
+        res.status(err.status).type('html').send((this.opts.errorPage ?? defaultErrorPage)(err, req).value);
+      }
+    };
+    this.handlers[def.method](def.path, ...form, ...guards, handle);
+    this.allowMethod(def.path, def.method);
+    return this;
+  }
+
+  private guardsFor(level: AuthLevel, path: string): RequestHandler[] {
+    const guards = this.opts.auth[level];
+    if (!guards && level !== 'none') throw new Error(`${path}: this Api has no guards for auth level "${level}"`);
+    return guards ?? [];
   }
 
   private allowMethod(path: string, method: Method): void {
