@@ -2,3 +2,4 @@ export * from './db';
 export * from './merchants';
 export * from './api-keys';
 export * from './key-resolver';
+export * from './guards';

@@ -1,7 +1,6 @@
 import type { Express } from 'express';
-import { ReplayGuard, requireApiKey, requireSignature, SIGNATURE_WINDOW_MS } from '@pay/auth';
-import { accountsKeyResolver } from '@pay/accounts';
-import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, rateLimit, redisReady } from '@pay/kit';
+import { merchantGuards } from '@pay/accounts';
+import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, redisReady } from '@pay/kit';
 import type { CryptoDeps } from './deps';
 import { merchantRoutes } from './merchants/routes';
 import { apiKeyRoutes } from './api-keys/routes';
@@ -15,36 +14,19 @@ const SIGNING_DOC =
   'path without query string, body exactly as sent (empty when none). Allowed skew 300 s; a signature is accepted once.';
 
 export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
-  const resolver = accountsKeyResolver(deps.accounts, deps.secrets);
-  const onError = (err: unknown) => deps.logger.warn({ err }, 'rate limiter unavailable; letting requests through');
-  const perKey = rateLimit({
+  const guards = merchantGuards({
+    service: 'crypto',
+    signing: 'crypto',
+    accounts: deps.accounts,
+    secrets: deps.secrets,
     redis: deps.redis,
-    prefix: 'rl:crypto:key',
-    limit: deps.config.RATE_LIMIT_PER_SECOND,
-    windowMs: 1000,
-    identify: (req) => req.auth?.keyId ?? null,
-    onError,
+    logger: deps.logger,
+    clock: deps.clock,
+    limits: { perKeyPerSecond: deps.config.RATE_LIMIT_PER_SECOND, anonymousPerMinute: deps.config.RATE_LIMIT_ANONYMOUS_PER_MINUTE },
   });
-  const anonymous = rateLimit({
-    redis: deps.redis,
-    prefix: 'rl:crypto:ip',
-    limit: deps.config.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
-    windowMs: 60_000,
-    identify: (req) => req.socket.remoteAddress ?? 'unknown',
-    onError,
-  });
-  const key = [requireApiKey(resolver), perKey];
-  const signed = [
-    ...key,
-    requireSignature({
-      style: 'crypto',
-      replayGuard: new ReplayGuard(deps.redis, { windowMs: SIGNATURE_WINDOW_MS, prefix: 'replay:crypto:' }),
-      now: () => deps.clock.now().getTime(),
-    }),
-  ];
   const api = new Api({
     envelope: 'success',
-    auth: { none: [anonymous], key, signed },
+    auth: guards,
     idempotency: new PgIdempotencyStore(deps.db, deps.secrets, 'crypto'),
     validateResponses: deps.config.NODE_ENV !== 'production',
   });

@@ -1,16 +1,7 @@
 import type { Express, Request } from 'express';
-import type { Redis } from 'ioredis';
-import type { AccountsDb } from '@pay/accounts';
-import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, type Envelope, type Logger, redisReady } from '@pay/kit';
-import type { InvoicingConfig } from './config';
-
-export interface InvoicingDeps {
-  config: InvoicingConfig;
-  logger: Logger;
-  accounts: AccountsDb;
-  redis: Redis;
-  isShuttingDown: () => boolean;
-}
+import { merchantGuards } from '@pay/accounts';
+import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, redisReady, type Envelope } from '@pay/kit';
+import type { InvoicingDeps } from './deps';
 
 /** v1 answers bare objects, v2 the `success` envelope (decisions.md §3). */
 export const envelopeFor = (req: Request | string): Envelope =>
@@ -20,9 +11,36 @@ const SIGNING_DOC =
   'v2: x-timestamp = Unix milliseconds; x-signature = lower-case hex HMAC-SHA256(hmacSecret, `${timestamp}.${METHOD}.${path}${rawBody}`), ' +
   'path without query string. Allowed skew 300 s; a signature is accepted once. v1: x-api-key only.';
 
-/** The invoicing features arrive with their issues; the process, health and docs exist now. */
-export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; api: Api } {
-  const api = new Api({ envelope: 'success', auth: { key: [], signed: [] }, validateResponses: deps.config.NODE_ENV !== 'production' });
+/** The service's three faces, each an `Api` with its own envelope and guards. */
+export interface InvoicingApis {
+  /** `/api/v2/*`: every operation signed, `{ success, ... }` answers. */
+  v2: Api;
+  /** `/api/v1/*`: key only, bare answers. */
+  v1: Api;
+  /** Hosted pages for customers (payment, KYC): public, rate limited per client address. */
+  pages: Api;
+}
+
+export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: InvoicingApis } {
+  const guards = merchantGuards({
+    service: 'invoicing',
+    signing: 'v2',
+    accounts: deps.accounts,
+    secrets: deps.secrets,
+    redis: deps.redis,
+    logger: deps.logger,
+    clock: deps.clock,
+    limits: { perKeyPerSecond: deps.config.RATE_LIMIT_PER_SECOND, anonymousPerMinute: deps.config.RATE_LIMIT_ANONYMOUS_PER_MINUTE },
+  });
+  const idempotency = new PgIdempotencyStore(deps.accounts, deps.secrets, 'invoicing');
+  const validateResponses = deps.config.NODE_ENV !== 'production';
+  const apis: InvoicingApis = {
+    v2: new Api({ envelope: 'success', auth: { signed: guards.signed }, idempotency, validateResponses }),
+    v1: new Api({ envelope: 'bare', auth: { key: guards.key }, idempotency, validateResponses }),
+    pages: new Api({ envelope: 'success', auth: { none: guards.none } }),
+  };
+  // Domains register their operations and pages here as they arrive.
+
   const app = createHttpApp({
     service: 'invoicing',
     logger: deps.logger,
@@ -34,9 +52,10 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; api: Api
       { name: 'redis', check: () => redisReady(deps.redis) },
     ],
   });
+  let document: unknown;
   app.use(
     docsRoutes('Invoicing API', () =>
-      buildOpenApi(
+      (document ??= buildOpenApi(
         {
           title: 'Invoicing API',
           version: '2.0.0',
@@ -44,11 +63,11 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; api: Api
           serverUrl: deps.config.PUBLIC_URL,
           signing: SIGNING_DOC,
         },
-        api.operations,
-      ),
+        [...apis.v2.operations, ...apis.v1.operations],
+      )),
     ),
   );
-  app.use(api.router);
+  app.use(apis.v2.router, apis.v1.router, apis.pages.router);
   finishHttpApp(app, envelopeFor);
-  return { app, api };
+  return { app, apis };
 }

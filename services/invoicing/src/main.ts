@@ -1,7 +1,9 @@
+import { SecretBox } from '@pay/auth';
 import { createAccountsDb } from '@pay/accounts';
-import { closeRedis, createLogger, Lifecycle, listen, requestRedis, runMain } from '@pay/kit';
+import { closeRedis, createLogger, Lifecycle, listen, queueRedis, requestRedis, runMain, systemClock } from '@pay/kit';
 import { loadInvoicingConfig } from './config';
 import { buildInvoicingApp } from './app';
+import type { InvoicingDeps } from './deps';
 
 runMain(async () => {
   const config = loadInvoicingConfig();
@@ -9,9 +11,22 @@ runMain(async () => {
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
   const accounts = createAccountsDb(config.DATABASE_URL);
   const redis = requestRedis(config.REDIS_URL, logger);
-  const { app } = buildInvoicingApp({ config, logger, accounts, redis, isShuttingDown: () => lifecycle.isShuttingDown });
+  const queues = queueRedis(config.REDIS_URL, logger);
+  const deps: InvoicingDeps = {
+    config,
+    logger,
+    accounts,
+    redis,
+    queueRedis: queues,
+    secrets: SecretBox.fromEnv(config.SECRETS_KEY),
+    clock: systemClock,
+    kickOutbox: () => undefined,
+    isShuttingDown: () => lifecycle.isShuttingDown,
+  };
+  const { app } = buildInvoicingApp(deps);
   await listen(app, config.PORT, config.HOST, lifecycle, logger);
   lifecycle.onShutdown('postgres', () => accounts.$disconnect());
-  lifecycle.onShutdown('redis', () => closeRedis(redis));
+  lifecycle.onShutdown('redis', () => Promise.all([closeRedis(redis), closeRedis(queues)]));
   lifecycle.handleSignals();
+  logger.info('started');
 });

@@ -1,0 +1,21 @@
+import type { Redis } from 'ioredis';
+import type { AccountsDb } from '@pay/accounts';
+import type { SecretBox } from '@pay/auth';
+import type { Clock, Logger } from '@pay/kit';
+import type { InvoicingConfig } from './config';
+
+/** Everything the invoicing service's domains need, built once in main.ts (or by a test). */
+export interface InvoicingDeps {
+  config: InvoicingConfig;
+  logger: Logger;
+  accounts: AccountsDb;
+  /** Request path: rate limits, replay guard, readiness. Fails fast when Redis is away. */
+  redis: Redis;
+  /** BullMQ queues and workers: waits out Redis outages. */
+  queueRedis: Redis;
+  secrets: SecretBox;
+  clock: Clock;
+  /** Wakes the outbox relay after a commit that wrote to the outbox. */
+  kickOutbox: () => void;
+  isShuttingDown: () => boolean;
+}

@@ -1,0 +1,103 @@
+import request from 'supertest';
+import type { Express } from 'express';
+import { createApiKey, createAccountsDb, registerMerchant } from '@pay/accounts';
+import { SecretBox, signedHeaders } from '@pay/auth';
+import { firstConnection } from '@pay/testing';
+import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock } from '@pay/kit';
+import { randomUUID } from 'node:crypto';
+import { loadInvoicingConfig } from './config';
+import { buildInvoicingApp } from './app';
+import type { InvoicingDeps } from './deps';
+
+/** The invoicing app on the real test database and Redis, as main.ts builds it. */
+export async function startInvoicingApp(opts: { clock?: Clock; env?: Record<string, string> } = {}) {
+  const config = loadInvoicingConfig({ ...process.env, ...opts.env });
+  const logger = createLogger('invoicing', config.LOG_LEVEL);
+  const accounts = createAccountsDb(config.DATABASE_URL, 4);
+  const redis = requestRedis(config.REDIS_URL, logger);
+  const queues = queueRedis(config.REDIS_URL, logger);
+  await firstConnection(redis);
+  const deps: InvoicingDeps = {
+    config,
+    logger,
+    accounts,
+    redis,
+    queueRedis: queues,
+    secrets: SecretBox.fromEnv(config.SECRETS_KEY),
+    clock: opts.clock ?? systemClock,
+    kickOutbox: () => undefined,
+    isShuttingDown: () => false,
+  };
+  const { app, apis } = buildInvoicingApp(deps);
+  return {
+    app,
+    apis,
+    deps,
+    async close() {
+      await Promise.all([accounts.$disconnect(), closeRedis(redis), closeRedis(queues)]);
+    },
+  };
+}
+
+export type InvoicingTestApp = Awaited<ReturnType<typeof startInvoicingApp>>;
+
+/** The test file's app, started before its tests and closed after them (filled in by beforeAll). */
+export function invoicingAppForSuite(opts: Parameters<typeof startInvoicingApp>[0] = {}): InvoicingTestApp {
+  const ctx = {} as InvoicingTestApp;
+  beforeAll(async () => {
+    Object.assign(ctx, await startInvoicingApp(opts));
+  });
+  afterAll(async () => {
+    await ctx.close?.();
+  });
+  return ctx;
+}
+
+export interface TestMerchant {
+  merchantId: string;
+  /** A key of the requested mode (test by default). */
+  apiKey: string;
+  keyId: string;
+  /** The live key registration gave; test and live data never mix. */
+  liveKey: string;
+  hmacSecret: string;
+  isTest: boolean;
+}
+
+/**
+ * A merchant registered through the accounts package (registration itself is a crypto
+ * endpoint), with a key of the requested mode. The HMAC secret is the merchant's, for both.
+ */
+export async function newMerchant(deps: Pick<InvoicingDeps, 'accounts' | 'secrets'>, mode: 'test' | 'live' = 'test'): Promise<TestMerchant> {
+  const r = await registerMerchant(deps.accounts, deps.secrets, { companyName: 'Acme Ltd', email: `m-${randomUUID()}@example.test`, address: '1 Main St' });
+  const base = { merchantId: r.merchant.id, liveKey: r.apiKeyValue, hmacSecret: r.hmacSecret };
+  if (mode === 'live') return { ...base, apiKey: r.apiKeyValue, keyId: r.apiKey.id, isTest: false };
+  const test = await createApiKey(deps.accounts, r.merchant.id, { name: 'tests', isTestKey: true });
+  return { ...base, apiKey: test.apiKeyValue, keyId: test.apiKey.id, isTest: true };
+}
+
+/**
+ * A signed v2 request as a merchant's client sends it: the body is serialised once here, so
+ * the signature covers exactly the bytes sent; the query string is not signed.
+ */
+export function v2Request(
+  app: Express,
+  m: Pick<TestMerchant, 'apiKey' | 'hmacSecret'>,
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete',
+  path: string,
+  body?: unknown,
+  opts: { now?: number; headers?: Record<string, string> } = {},
+) {
+  const raw = body === undefined ? '' : JSON.stringify(body);
+  const headers = signedHeaders('v2', m.hmacSecret, { method: method.toUpperCase(), path: path.split('?')[0]!, body: raw, now: opts.now });
+  let req = request(app)[method](path).set('x-api-key', m.apiKey);
+  for (const [k, v] of Object.entries({ ...headers, ...opts.headers })) req = req.set(k, v);
+  if (body !== undefined) req = req.set('Content-Type', 'application/json').send(raw);
+  return req;
+}
+
+/** A v1 request: API key only. */
+export function v1Request(app: Express, m: Pick<TestMerchant, 'apiKey'>, method: 'get' | 'post' | 'delete', path: string, body?: unknown) {
+  const req = request(app)[method](path).set('x-api-key', m.apiKey);
+  return body === undefined ? req : req.send(body as object);
+}
