@@ -1,6 +1,7 @@
 import { ApiError } from '@pay/schemas';
 import { generateApiKey } from '@pay/auth';
 import type { AccountsDb, ApiKey } from './db';
+import type { AccountKeys } from './key-cache';
 
 export async function createApiKey(db: AccountsDb, merchantId: string, input: { name: string; isTestKey: boolean }) {
   const key = generateApiKey(input.isTestKey ? 'test' : 'live');
@@ -20,18 +21,20 @@ export async function listApiKeys(db: AccountsDb, merchantId: string, page: numb
 }
 
 /**
- * Revokes at once: keys are looked up in Postgres on every request (no cache), so the next
- * request with this key, on either service, is refused. The last active key cannot be
- * revoked, or the merchant would lock itself out of the API for good.
+ * Revokes at once: after the commit the change is announced to every process of every
+ * service, which drop the merchant's cached keys, so the next request with this key is
+ * refused everywhere (and within one second even if the announcement is lost). The last
+ * active key cannot be revoked, or the merchant would lock itself out of the API for good.
  */
 export async function revokeApiKey(
   db: AccountsDb,
+  keys: Pick<AccountKeys, 'changed'>,
   merchantId: string,
   keyId: string,
   /** The caller's permission check on the key it found (e.g. a test key may not revoke a live one). */
   authorize: (key: ApiKey) => void = () => undefined,
 ): Promise<ApiKey> {
-  return db.$transaction(async (tx) => {
+  const revoked = await db.$transaction(async (tx) => {
     // Lock the merchant's keys so two concurrent revocations cannot both pass the check below.
     await tx.$queryRaw`SELECT id FROM api_keys WHERE merchant_id = ${merchantId}::uuid FOR UPDATE`;
     const key = await tx.apiKey.findFirst({ where: { id: keyId, merchantId } });
@@ -44,4 +47,6 @@ export async function revokeApiKey(
     }
     return tx.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
   });
+  await keys.changed(merchantId);
+  return revoked;
 }

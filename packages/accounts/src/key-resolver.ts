@@ -13,11 +13,10 @@ interface KeyRow {
 }
 
 /**
- * Resolves API keys for the auth middleware of every service: one indexed lookup by hash
- * per request, joined with the merchant's status and sealed HMAC secret. Nothing is cached,
- * so a revoked key or a regenerated secret takes effect with the very next request. Raw SQL
- * because it runs on every request: one join is one round trip, where the client's relation
- * select costs two.
+ * Resolves API keys from the accounts tables: one indexed lookup by hash, joined with the
+ * merchant's status and sealed HMAC secret. Services put `CachedKeyResolver` (key-cache.ts)
+ * in front of it, so this runs about once a second per key and process. Raw SQL: one join is
+ * one round trip, where the client's relation select costs two.
  */
 export function accountsKeyResolver(db: AccountsDb, box: SecretBox): KeyResolver {
   const lastTouched = new Map<string, number>();

@@ -2,6 +2,7 @@ import { ApiError } from '@pay/schemas';
 import { generateApiKey, generateHmacSecret, type SecretBox } from '@pay/auth';
 import { isUniqueViolation } from '@pay/kit';
 import type { AccountsDb, ApiKey, Merchant } from './db';
+import type { AccountKeys } from './key-cache';
 
 export const DEFAULT_KEY_NAME = 'Default key';
 
@@ -65,12 +66,16 @@ export async function setWebhookUrl(db: AccountsDb, merchantId: string, webhookU
   return db.merchant.update({ where: { id: merchantId }, data: { webhookUrl } });
 }
 
-/** Replaces the merchant's HMAC secret; the old one stops verifying with the next request. */
-export async function regenerateHmacSecret(db: AccountsDb, box: SecretBox, merchantId: string) {
+/**
+ * Replaces the merchant's HMAC secret and announces it to every process, so the old secret
+ * stops verifying with the next request on every service.
+ */
+export async function regenerateHmacSecret(db: AccountsDb, box: SecretBox, keys: Pick<AccountKeys, 'changed'>, merchantId: string) {
   const hmacSecret = generateHmacSecret();
   const merchant = await db.merchant.update({
     where: { id: merchantId },
     data: { hmacSecretEnc: box.seal(hmacSecret), hmacSecretRotatedAt: new Date() },
   });
+  await keys.changed(merchantId);
   return { hmacSecret, rotatedAt: merchant.hmacSecretRotatedAt };
 }

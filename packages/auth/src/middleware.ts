@@ -1,4 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
+import { rateLimited, setRateHeaders } from './rate-limit';
+import type { GateResult, RateRule } from './redis-gate';
 import { ApiError } from '@pay/schemas';
 import { hashApiKey, parseApiKey } from './api-keys';
 import type { ReplayGuard } from './replay-guard';
@@ -84,18 +86,11 @@ export interface RequireSignatureOptions {
   replayGuard: ReplayGuard;
   /** Milliseconds since the epoch; injectable so tests can move the clock. */
   now?: () => number;
-}
-
-/**
- * A signature that cannot be checked for replay is not accepted: accepting it would let a
- * captured request through twice. The caller gets 503 and can retry the same request.
- */
-async function claimOnce(guard: ReplayGuard, id: string): Promise<boolean> {
-  try {
-    return await guard.claim(id);
-  } catch {
-    throw new ApiError('SERVICE_UNAVAILABLE', 'Signed requests cannot be checked for replay right now; retry shortly with a fresh signature');
-  }
+  /**
+   * Counts signed requests per API key in the replay claim's own round trip (instead of a
+   * separate rateLimit guard). Refused requests (bad signature, stale timestamp) count too.
+   */
+  rateLimit?: RateRule;
 }
 
 /** Verifies the request signature of an already authenticated caller (mount after `requireApiKey`). */
@@ -111,29 +106,53 @@ export function requireSignature(opts: RequireSignatureOptions): RequestHandler 
     `${spec.signatureHeader} must be the ${encoding} HMAC-SHA256, keyed with your HMAC secret, of ` +
     '`{timestamp}.{METHOD}.{path}{body}` (path without query string, body exactly as sent)';
 
-  return async (req, _res, next) => {
+  /** Why the request's signature is not acceptable, or null when it is (checked before Redis is asked anything). */
+  async function refusal(req: Request, key: ResolvedKey, timestamp: string | undefined, signature: string | undefined): Promise<ApiError | null> {
+    if (!timestamp || !signature) {
+      const missing = [timestamp ? null : spec.timestampHeader, signature ? null : spec.signatureHeader].filter(Boolean);
+      return new ApiError('INVALID_SIGNATURE', `Missing ${missing.join(' and ')} header${missing.length > 1 ? 's' : ''}`);
+    }
+    try {
+      assertTimestampInWindow(opts.style, timestamp, now());
+    } catch (err) {
+      return err as ApiError;
+    }
+    const secret = await key.hmacSecret();
+    const signed = { timestamp, method: req.method, path: req.originalUrl, body: req.rawBody ?? EMPTY_BODY };
+    return verifyRequestSignature(opts.style, secret, signed, signature) ? null : new ApiError('INVALID_SIGNATURE', `Signature does not match the request. ${howToSign}`);
+  }
+
+  return async (req, res, next) => {
     try {
       const auth = req.auth;
       const key = resolvedKeys.get(req);
       if (!auth || !key) throw new Error('requireSignature must be mounted after requireApiKey');
-      const timestamp = req.get(spec.timestampHeader);
+      const rate = opts.rateLimit ? { rule: opts.rateLimit, who: auth.keyId } : undefined;
       const signature = req.get(spec.signatureHeader);
-      if (!timestamp || !signature) {
-        const missing = [timestamp ? null : spec.timestampHeader, signature ? null : spec.signatureHeader].filter(Boolean);
-        throw new ApiError('INVALID_SIGNATURE', `Missing ${missing.join(' and ')} header${missing.length > 1 ? 's' : ''}`);
-      }
-      assertTimestampInWindow(opts.style, timestamp, now());
-
-      const secret = await key.hmacSecret();
-      const signed = { timestamp, method: req.method, path: req.originalUrl, body: req.rawBody ?? EMPTY_BODY };
-      if (!verifyRequestSignature(opts.style, secret, signed, signature)) {
-        throw new ApiError('INVALID_SIGNATURE', `Signature does not match the request. ${howToSign}`);
+      const refused = await refusal(req, key, req.get(spec.timestampHeader), signature);
+      if (refused) {
+        if (rate) {
+          // Counted so refusals are rate limited too; if Redis is away the refusal stands alone.
+          const counted = await opts.replayGuard.count(rate, now()).catch(() => null);
+          if (counted && !counted.allowed) throw rateLimited(res, rate.rule, counted);
+        }
+        throw refused;
       }
 
       // Claimed only once verified, so a forged request cannot burn a genuine signature. Keyed by
       // merchant, not API key: the payload does not include the key, so the same signature is
-      // valid with any of the merchant's keys.
-      if (!(await claimOnce(opts.replayGuard, `${auth.merchantId}:${signature}`))) {
+      // valid with any of the merchant's keys. The rate count rides in the same round trip.
+      let result: GateResult;
+      try {
+        result = await opts.replayGuard.claimCounted(`${auth.merchantId}:${signature}`, rate, now());
+      } catch {
+        // A signature that cannot be checked for replay is not accepted: accepting it would let
+        // a captured request through twice. The caller can retry with a fresh signature.
+        throw new ApiError('SERVICE_UNAVAILABLE', 'Signed requests cannot be checked for replay right now; retry shortly with a fresh signature');
+      }
+      if (rate) setRateHeaders(res, rate.rule, result);
+      if (!result.allowed) throw rateLimited(res, rate!.rule, result);
+      if (!result.claimed) {
         throw new ApiError('REPLAYED_REQUEST', 'This signed request was already accepted; sign every request with a fresh timestamp');
       }
       next();

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { RedisGate, type GateResult, type RateRule } from './redis-gate';
 
 export interface ReplayGuardOptions {
   /** The signature acceptance window; a claim is remembered for twice this long. */
@@ -15,19 +16,30 @@ export interface ReplayGuardOptions {
 export class ReplayGuard {
   readonly windowMs: number;
   private readonly prefix: string;
+  private readonly gate: RedisGate;
 
-  constructor(
-    private readonly redis: Pick<Redis, 'set'>,
-    opts: ReplayGuardOptions,
-  ) {
+  constructor(redis: Redis, opts: ReplayGuardOptions) {
     if (!Number.isInteger(opts.windowMs) || opts.windowMs <= 0) throw new Error('ReplayGuard windowMs must be a positive integer');
     this.windowMs = opts.windowMs;
     this.prefix = opts.prefix;
+    this.gate = new RedisGate(redis);
   }
 
   /** True the first time `id` is claimed within the retention period, false afterwards. Atomic across processes. */
   async claim(id: string): Promise<boolean> {
-    const result = await this.redis.set(`${this.prefix}${id}`, '1', 'PX', this.windowMs * 2, 'NX');
-    return result === 'OK';
+    return (await this.claimCounted(id)).claimed === true;
+  }
+
+  /**
+   * Claims `id` and, in the same round trip, counts the request against `rate`: a request over
+   * the limit is refused before its signature is claimed.
+   */
+  claimCounted(id: string, rate?: { rule: RateRule; who: string }, now?: number): Promise<GateResult> {
+    return this.gate.pass({ rate, claim: { key: `${this.prefix}${id}`, ttlMs: this.windowMs * 2 }, now });
+  }
+
+  /** Counts a request that will be refused anyway (a bad signature), so refusals are rate limited too. */
+  count(rate: { rule: RateRule; who: string }, now?: number): Promise<GateResult> {
+    return this.gate.pass({ rate, now });
   }
 }

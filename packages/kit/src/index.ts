@@ -16,7 +16,6 @@ export * from './http/server';
 export * from './main';
 export * from './periodic';
 export * from './outbound-url';
-export * from './http/rate-limit';
 export * from './http/exact-json';
 export * from './retention';
 export * from './redis';

@@ -51,7 +51,7 @@ export interface StoredEvent {
   createdAt: Date;
 }
 
-/** A merchant's events in one mode, oldest first (optionally of one kind). */
+/** A merchant's events in one mode, in the order they were recorded (optionally of one kind). */
 export async function eventsOf(
   db: { $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T> },
   owner: Owner,
@@ -59,7 +59,7 @@ export async function eventsOf(
 ): Promise<StoredEvent[]> {
   const rows = await db.$queryRawUnsafe<(Omit<StoredEvent, 'merchantId' | 'isTest' | 'createdAt'> & { merchant_id: string; is_test: boolean; created_at: Date })[]>(
     `SELECT id::text, source, merchant_id::text, is_test, type, body, created_at FROM ${EVENTS}
-      WHERE merchant_id = $1::uuid AND is_test = $2 AND ($3::text IS NULL OR type = $3) ORDER BY created_at, id`,
+      WHERE merchant_id = $1::uuid AND is_test = $2 AND ($3::text IS NULL OR type = $3) ORDER BY seq`,
     owner.merchantId,
     owner.isTest,
     type ?? null,

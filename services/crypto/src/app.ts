@@ -17,8 +17,7 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
   const guards = merchantGuards({
     service: 'crypto',
     signing: 'crypto',
-    accounts: deps.accounts,
-    secrets: deps.secrets,
+    resolver: deps.keys.resolver,
     redis: deps.redis,
     logger: deps.logger,
     clock: deps.clock,

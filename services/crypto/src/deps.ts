@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { AccountsDb } from '@pay/accounts';
+import type { AccountKeys, AccountsDb } from '@pay/accounts';
 import type { SecretBox } from '@pay/auth';
 import type { Clock, Logger } from '@pay/kit';
 import type { CryptoConfig } from './config';
@@ -13,6 +13,8 @@ export interface CryptoDeps {
   logger: Logger;
   db: CryptoDb;
   accounts: AccountsDb;
+  /** API key resolution (cached per process, invalidated across processes) and change announcements. */
+  keys: AccountKeys;
   /** Request path: rate limits, replay guard, readiness. Fails fast when Redis is away. */
   redis: Redis;
   /** BullMQ queues and workers: waits out Redis outages. */

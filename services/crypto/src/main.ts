@@ -1,5 +1,5 @@
 import { SecretBox } from '@pay/auth';
-import { createAccountsDb } from '@pay/accounts';
+import { accountKeys, accountsKeyResolver, createAccountsDb } from '@pay/accounts';
 import { closeRedis, createLogger, Lifecycle, listen, queueRedis, requestRedis, runMain, systemClock } from '@pay/kit';
 import { loadCryptoConfig } from './config';
 import { createCryptoDb } from './db';
@@ -17,6 +17,8 @@ runMain(async () => {
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
   let kick: () => void = () => undefined;
+  const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
+  const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
   const deps = {
     config,
     logger,
@@ -24,7 +26,8 @@ runMain(async () => {
     accounts,
     redis,
     queueRedis: queues,
-    secrets: SecretBox.fromEnv(config.SECRETS_KEY),
+    keys,
+    secrets,
     clock: systemClock,
     // Test mode runs on the sandbox chain; this build connects no live chain.
     chains: { test: new SandboxChain(systemClock, config.SANDBOX_BLOCK_MS), live: null },
@@ -41,7 +44,7 @@ runMain(async () => {
   lifecycle.onShutdown('postgres', async () => {
     await Promise.all([db.$disconnect(), accounts.$disconnect()]);
   });
-  lifecycle.onShutdown('redis', () => Promise.all([closeRedis(redis), closeRedis(queues)]));
+  lifecycle.onShutdown('redis', () => Promise.all([keys.close(), closeRedis(redis), closeRedis(queues)]));
   lifecycle.handleSignals();
   logger.info({ workers: config.RUN_WORKERS }, 'started');
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { Express } from 'express';
 import { SecretBox, signedHeaders } from '@pay/auth';
-import { createAccountsDb } from '@pay/accounts';
+import { accountKeys, accountsKeyResolver, createAccountsDb } from '@pay/accounts';
 import { eventually, firstConnection } from '@pay/testing';
 import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type ManualClock } from '@pay/kit';
 import { SandboxChain } from './chain/sandbox';
@@ -29,6 +29,8 @@ export async function startCryptoApp(opts: { clock?: Clock; env?: Record<string,
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
   await firstConnection(redis);
+  const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
+  const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
   const deps: CryptoDeps = {
     config,
     logger,
@@ -36,7 +38,8 @@ export async function startCryptoApp(opts: { clock?: Clock; env?: Record<string,
     accounts,
     redis,
     queueRedis: queues,
-    secrets: SecretBox.fromEnv(config.SECRETS_KEY),
+    keys,
+    secrets,
     clock,
     chains: { test: chain, live: null },
     rates: stablecoinRates,
@@ -53,7 +56,7 @@ export async function startCryptoApp(opts: { clock?: Clock; env?: Record<string,
     background,
     async close() {
       await background?.stop();
-      await Promise.all([db.$disconnect(), accounts.$disconnect(), closeRedis(redis), closeRedis(queues)]);
+      await Promise.all([db.$disconnect(), accounts.$disconnect(), keys.close(), closeRedis(redis), closeRedis(queues)]);
     },
   };
 }

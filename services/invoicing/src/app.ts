@@ -25,8 +25,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
   const guards = merchantGuards({
     service: 'invoicing',
     signing: 'v2',
-    accounts: deps.accounts,
-    secrets: deps.secrets,
+    resolver: deps.keys.resolver,
     redis: deps.redis,
     logger: deps.logger,
     clock: deps.clock,

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { AccountsDb } from '@pay/accounts';
+import type { AccountKeys, AccountsDb } from '@pay/accounts';
 import type { SecretBox } from '@pay/auth';
 import type { Clock, Logger } from '@pay/kit';
 import type { InvoicingConfig } from './config';
@@ -9,6 +9,8 @@ export interface InvoicingDeps {
   config: InvoicingConfig;
   logger: Logger;
   accounts: AccountsDb;
+  /** API key resolution (cached per process, invalidated across processes). */
+  keys: AccountKeys;
   /** Request path: rate limits, replay guard, readiness. Fails fast when Redis is away. */
   redis: Redis;
   /** BullMQ queues and workers: waits out Redis outages. */

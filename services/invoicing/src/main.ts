@@ -1,5 +1,5 @@
 import { SecretBox } from '@pay/auth';
-import { createAccountsDb } from '@pay/accounts';
+import { accountKeys, accountsKeyResolver, createAccountsDb } from '@pay/accounts';
 import { closeRedis, createLogger, Lifecycle, listen, queueRedis, requestRedis, runMain, systemClock } from '@pay/kit';
 import { loadInvoicingConfig } from './config';
 import { buildInvoicingApp } from './app';
@@ -12,13 +12,16 @@ runMain(async () => {
   const accounts = createAccountsDb(config.DATABASE_URL);
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
+  const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
+  const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
   const deps: InvoicingDeps = {
     config,
     logger,
     accounts,
     redis,
     queueRedis: queues,
-    secrets: SecretBox.fromEnv(config.SECRETS_KEY),
+    keys,
+    secrets,
     clock: systemClock,
     kickOutbox: () => undefined,
     isShuttingDown: () => lifecycle.isShuttingDown,
@@ -26,7 +29,7 @@ runMain(async () => {
   const { app } = buildInvoicingApp(deps);
   await listen(app, config.PORT, config.HOST, lifecycle, logger);
   lifecycle.onShutdown('postgres', () => accounts.$disconnect());
-  lifecycle.onShutdown('redis', () => Promise.all([closeRedis(redis), closeRedis(queues)]));
+  lifecycle.onShutdown('redis', () => Promise.all([keys.close(), closeRedis(redis), closeRedis(queues)]));
   lifecycle.handleSignals();
   logger.info('started');
 });

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { Express } from 'express';
-import { createApiKey, createAccountsDb, registerMerchant } from '@pay/accounts';
+import { accountKeys, accountsKeyResolver, createApiKey, createAccountsDb, registerMerchant } from '@pay/accounts';
 import { SecretBox, signedHeaders } from '@pay/auth';
 import { firstConnection } from '@pay/testing';
 import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock } from '@pay/kit';
@@ -17,13 +17,16 @@ export async function startInvoicingApp(opts: { clock?: Clock; env?: Record<stri
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
   await firstConnection(redis);
+  const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
+  const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
   const deps: InvoicingDeps = {
     config,
     logger,
     accounts,
     redis,
     queueRedis: queues,
-    secrets: SecretBox.fromEnv(config.SECRETS_KEY),
+    keys,
+    secrets,
     clock: opts.clock ?? systemClock,
     kickOutbox: () => undefined,
     isShuttingDown: () => false,
@@ -34,7 +37,7 @@ export async function startInvoicingApp(opts: { clock?: Clock; env?: Record<stri
     apis,
     deps,
     async close() {
-      await Promise.all([accounts.$disconnect(), closeRedis(redis), closeRedis(queues)]);
+      await Promise.all([accounts.$disconnect(), keys.close(), closeRedis(redis), closeRedis(queues)]);
     },
   };
 }

@@ -81,7 +81,7 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
     errors: ['FORBIDDEN'],
     handler: async ({ auth }) => {
       assertLiveKey(auth, 'regenerate the HMAC secret, which live requests share');
-      const { hmacSecret, rotatedAt } = await regenerateHmacSecret(deps.accounts, deps.secrets, auth.merchantId);
+      const { hmacSecret, rotatedAt } = await regenerateHmacSecret(deps.accounts, deps.secrets, deps.keys, auth.merchantId);
       return {
         body: {
           data: { hmacSecret, rotatedAt: rotatedAt.toISOString() },
@@ -104,7 +104,7 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
     response: { status: 200, schema: Type.Object({ message: Type.String(), data: ApiKeyItem }) },
     errors: ['NOT_FOUND', 'INVALID_STATE', 'FORBIDDEN'],
     handler: async ({ auth, params }) => {
-      const key = await revokeApiKey(deps.accounts, auth.merchantId, params.keyId, (target) => {
+      const key = await revokeApiKey(deps.accounts, deps.keys, auth.merchantId, params.keyId, (target) => {
         if (!target.isTestKey) assertLiveKey(auth, 'revoke a live key');
       });
       return { body: { message: `API key ${key.keyPrefix}… revoked`, data: keyItem(key) } };
