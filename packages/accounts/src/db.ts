@@ -1,11 +1,11 @@
-import { pgAdapter } from '@pay/kit';
+import { pgAdapter, pgPool } from '@pay/kit';
 import { PrismaClient } from './generated/prisma/client';
 
 /** Postgres schema owned by this package. */
 export const ACCOUNTS_SCHEMA = 'accounts';
 
 export function createAccountsDb(databaseUrl: string, poolSize = 5): PrismaClient {
-  return new PrismaClient({ adapter: pgAdapter(databaseUrl, ACCOUNTS_SCHEMA, poolSize) });
+  return new PrismaClient({ adapter: pgAdapter(pgPool(databaseUrl, ACCOUNTS_SCHEMA, poolSize), ACCOUNTS_SCHEMA) });
 }
 
 export type AccountsDb = PrismaClient;

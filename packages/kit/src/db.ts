@@ -1,14 +1,22 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+
+/**
+ * A pg pool confined to one Postgres schema (search_path), shared by the schema's Prisma
+ * client and by hot paths that query it directly: a plain parameterised query through `pg`
+ * costs a fraction of the CPU of the same query through Prisma's runtime.
+ */
+export function pgPool(databaseUrl: string, schema: string, max = 10): pg.Pool {
+  return new pg.Pool({ connectionString: databaseUrl, options: `-c search_path=${schema}`, max });
+}
 
 /**
  * Driver adapter for a Prisma client confined to one Postgres schema. The `schema` option
- * qualifies Prisma's own queries; the search_path makes raw SQL land in the same schema.
+ * qualifies Prisma's own queries; the pool's search_path makes raw SQL land in the same
+ * schema. The client's `$disconnect` ends the pool.
  */
-export function pgAdapter(databaseUrl: string, schema: string, max = 10): PrismaPg {
-  return new PrismaPg(
-    { connectionString: databaseUrl, options: `-c search_path=${schema}`, max },
-    { schema },
-  );
+export function pgAdapter(pool: pg.Pool, schema: string): PrismaPg {
+  return new PrismaPg(pool, { schema, disposeExternalPool: true });
 }
 
 /** What the pg driver adapter says about a failed query, when Prisma passes it on. */

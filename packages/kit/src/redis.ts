@@ -27,7 +27,9 @@ function watched(redis: Redis, role: string, logger: Logger): Redis {
  * /readyz is not ready, so a balancer sends no traffic yet.)
  */
 export function requestRedis(url: string, logger: Logger, timeoutMs = REQUEST_REDIS_TIMEOUT_MS): Redis {
-  return watched(new Redis(url, { enableOfflineQueue: false, commandTimeout: timeoutMs, maxRetriesPerRequest: 1 }), 'requests', logger);
+  // Auto-pipelining sends the commands concurrent requests issue in one tick as one write:
+  // under load, one syscall for many rate-limit checks instead of one each.
+  return watched(new Redis(url, { enableOfflineQueue: false, commandTimeout: timeoutMs, maxRetriesPerRequest: 1, enableAutoPipelining: true }), 'requests', logger);
 }
 
 /**

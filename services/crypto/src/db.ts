@@ -1,10 +1,18 @@
-import { pgAdapter } from '@pay/kit';
+import type pg from 'pg';
+import { pgAdapter, pgPool } from '@pay/kit';
 import { PrismaClient } from './generated/prisma/client';
 
 export const CRYPTO_SCHEMA = 'crypto';
 
-export function createCryptoDb(databaseUrl: string, poolSize = 10): PrismaClient {
-  return new PrismaClient({ adapter: pgAdapter(databaseUrl, CRYPTO_SCHEMA, poolSize) });
+export interface CryptoDatabase {
+  db: PrismaClient;
+  /** The same connections, for hot-path queries written in SQL (invoices by id, creation). */
+  pool: pg.Pool;
+}
+
+export function createCryptoDatabase(databaseUrl: string, poolSize = 10): CryptoDatabase {
+  const pool = pgPool(databaseUrl, CRYPTO_SCHEMA, poolSize);
+  return { db: new PrismaClient({ adapter: pgAdapter(pool, CRYPTO_SCHEMA) }), pool };
 }
 
 export type CryptoDb = PrismaClient;

@@ -3,7 +3,7 @@ import type { AccountKeys, AccountsDb } from '@pay/accounts';
 import type { SecretBox } from '@pay/auth';
 import type { Clock, Logger } from '@pay/kit';
 import type { CryptoConfig } from './config';
-import type { CryptoDb } from './db';
+import type { CryptoDatabase, CryptoDb } from './db';
 import type { Chains } from './chain/chain';
 import type { UsdRates } from './rates';
 
@@ -12,6 +12,8 @@ export interface CryptoDeps {
   config: CryptoConfig;
   logger: Logger;
   db: CryptoDb;
+  /** The same connections as `db`, for hot-path SQL. */
+  pool: CryptoDatabase['pool'];
   accounts: AccountsDb;
   /** API key resolution (cached per process, invalidated across processes) and change announcements. */
   keys: AccountKeys;

@@ -2,7 +2,7 @@ import { SecretBox } from '@pay/auth';
 import { accountKeys, accountsKeyResolver, createAccountsDb } from '@pay/accounts';
 import { closeRedis, createLogger, Lifecycle, listen, queueRedis, requestRedis, runMain, systemClock } from '@pay/kit';
 import { loadCryptoConfig } from './config';
-import { createCryptoDb } from './db';
+import { createCryptoDatabase } from './db';
 import { buildCryptoApp } from './app';
 import { startBackground } from './background';
 import { SandboxChain } from './chain/sandbox';
@@ -12,7 +12,7 @@ runMain(async () => {
   const config = loadCryptoConfig();
   const logger = createLogger('crypto', config.LOG_LEVEL);
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
-  const db = createCryptoDb(config.DATABASE_URL);
+  const { db, pool } = createCryptoDatabase(config.DATABASE_URL);
   const accounts = createAccountsDb(config.DATABASE_URL);
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
@@ -23,6 +23,7 @@ runMain(async () => {
     config,
     logger,
     db,
+    pool,
     accounts,
     redis,
     queueRedis: queues,

@@ -8,7 +8,7 @@ import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type C
 import { SandboxChain } from './chain/sandbox';
 import { stablecoinRates } from './rates';
 import { loadCryptoConfig } from './config';
-import { createCryptoDb } from './db';
+import { createCryptoDatabase } from './db';
 import { buildCryptoApp } from './app';
 import { startBackground } from './background';
 import { trackTransfers } from './transactions/tracker';
@@ -23,7 +23,7 @@ export async function startCryptoApp(opts: { clock?: Clock; env?: Record<string,
   const config = loadCryptoConfig({ ...process.env, QUEUE_PREFIX: `test-${randomUUID()}`, ...opts.env });
   const clock = opts.clock ?? systemClock;
   const chain = new SandboxChain(clock, config.SANDBOX_BLOCK_MS);
-  const db = createCryptoDb(config.DATABASE_URL, 4);
+  const { db, pool } = createCryptoDatabase(config.DATABASE_URL, 4);
   const accounts = createAccountsDb(config.DATABASE_URL, 4);
   const logger = createLogger('crypto', config.LOG_LEVEL);
   const redis = requestRedis(config.REDIS_URL, logger);
@@ -35,6 +35,7 @@ export async function startCryptoApp(opts: { clock?: Clock; env?: Record<string,
     config,
     logger,
     db,
+    pool,
     accounts,
     redis,
     queueRedis: queues,

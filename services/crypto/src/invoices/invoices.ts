@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { ApiError } from '@pay/schemas';
-import type { Currency, Invoice, InvoiceStatus, Prisma } from '../generated/prisma/client';
+import type { Currency, InvoiceStatus, Prisma } from '../generated/prisma/client';
+import type { InvoiceRecord } from './views';
 import type { CryptoDeps } from '../deps';
 import type { Owner } from '@pay/auth';
 import { currencyInfo } from '../currencies';
@@ -15,31 +17,36 @@ export interface CreateInvoiceInput {
   expiresInMinutes?: number;
 }
 
-export async function createInvoice(deps: CryptoDeps, owner: Owner, input: CreateInvoiceInput): Promise<Invoice> {
+/** The invoice row as `InvoiceRecord`, for hot-path SQL (the same fields Prisma returns). */
+const INVOICE_COLUMNS = `id, merchant_id AS "merchantId", is_test AS "isTest", amount::text, currency, network, address, description, status,
+  amount_received::text AS "amountReceived", expires_at AS "expiresAt", paid_at AS "paidAt", created_at AS "createdAt"`;
+
+/** Creating and reading invoices by id are the hot paths: plain SQL on the pool, one round trip each. */
+export async function createInvoice(deps: CryptoDeps, owner: Owner, input: CreateInvoiceInput): Promise<InvoiceRecord> {
   requireChain(deps.chains, owner.isTest, 'invoices');
   const amount = parseAmount(input.amount);
   const { network } = currencyInfo(input.currency);
   const ttlMinutes = input.expiresInMinutes ?? deps.config.INVOICE_DEFAULT_TTL_MINUTES;
   const now = deps.clock.now();
-  return deps.db.invoice.create({
-    data: {
-      merchantId: owner.merchantId,
-      isTest: owner.isTest,
-      amount: amount.toFixed(),
-      currency: input.currency,
-      network,
-      address: generateAddress(network),
-      description: input.description ?? null,
-      expiresAt: new Date(now.getTime() + ttlMinutes * 60_000),
-      createdAt: now,
-    },
+  const { rows } = await deps.pool.query<InvoiceRecord>({
+    // Named: each connection parses and plans it once.
+    name: 'crypto-invoice-create',
+    text: `INSERT INTO invoices (id, merchant_id, is_test, amount, currency, network, address, description, expires_at, created_at)
+           VALUES ($1, $2, $3, $4, $5::"Currency", $6::"Network", $7, $8, $9, $10) RETURNING ${INVOICE_COLUMNS}`,
+    values: [randomUUID(), owner.merchantId, owner.isTest, amount.toFixed(), input.currency, network, generateAddress(network), input.description ?? null,
+      new Date(now.getTime() + ttlMinutes * 60_000), now],
   });
+  return rows[0]!;
 }
 
-export async function getInvoice(deps: CryptoDeps, owner: Owner, id: string): Promise<Invoice> {
-  const invoice = await deps.db.invoice.findFirst({ where: { id, merchantId: owner.merchantId, isTest: owner.isTest } });
-  if (!invoice) throw new ApiError('NOT_FOUND', `Invoice ${id} not found`);
-  return invoice;
+export async function getInvoice(deps: CryptoDeps, owner: Owner, id: string): Promise<InvoiceRecord> {
+  const { rows } = await deps.pool.query<InvoiceRecord>({
+    name: 'crypto-invoice-get',
+    text: `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE id = $1 AND merchant_id = $2 AND is_test = $3`,
+    values: [id, owner.merchantId, owner.isTest],
+  });
+  if (!rows[0]) throw new ApiError('NOT_FOUND', `Invoice ${id} not found`);
+  return rows[0];
 }
 
 export async function listInvoices(deps: CryptoDeps, owner: Owner, q: { page: number; pageSize: number; status?: InvoiceStatus }) {

@@ -1,12 +1,15 @@
 import type { Invoice } from '../generated/prisma/client';
 import { toJsonNumber } from '../money';
 
+/** An invoice as Prisma or a hot-path query returns it: amounts as Decimal or as numeric text. */
+export type InvoiceRecord = Omit<Invoice, 'amount' | 'amountReceived'> & { amount: { toString(): string }; amountReceived: { toString(): string } };
+
 export function paymentUrl(publicUrl: string, id: string): string {
   return `${publicUrl}/pay/${id}`;
 }
 
 /** The create response: exactly the fields of decisions.md §6. */
-export function createdInvoiceJson(i: Invoice, publicUrl: string) {
+export function createdInvoiceJson(i: InvoiceRecord, publicUrl: string) {
   return {
     id: i.id,
     amount: toJsonNumber(i.amount),
@@ -20,7 +23,7 @@ export function createdInvoiceJson(i: Invoice, publicUrl: string) {
 }
 
 /** GET, list and events: the create fields plus what happened since. */
-export function invoiceJson(i: Invoice, publicUrl: string) {
+export function invoiceJson(i: InvoiceRecord, publicUrl: string) {
   return {
     ...createdInvoiceJson(i, publicUrl),
     description: i.description,
