@@ -1,8 +1,12 @@
 import type { Withdrawal } from '../generated/prisma/client';
 import { toJsonNumber } from '../money';
 
+/** What the create response needs, as Prisma or `create_withdrawal` returns it (amounts as Decimal or text). */
+export type CreatedWithdrawalRecord = Pick<Withdrawal, 'id' | 'withdrawalNumber' | 'toAddress' | 'currency' | 'network' | 'status' | 'createdAt'> &
+  Record<'amount' | 'fee' | 'netAmount', { toString(): string }>;
+
 /** Create response: id, withdrawalNumber, toAddress, amount, fee, netAmount, currency, network, status, createdAt. */
-export function createdWithdrawalJson(w: Withdrawal) {
+export function createdWithdrawalJson(w: CreatedWithdrawalRecord) {
   return {
     id: w.id,
     withdrawalNumber: w.withdrawalNumber,

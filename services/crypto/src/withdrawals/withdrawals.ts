@@ -3,6 +3,7 @@ import { ApiError } from '@pay/schemas';
 import { isUniqueViolation, pageWindow } from '@pay/kit';
 import { outboxMessage } from '@pay/queue';
 import type { Currency, Prisma, Withdrawal, WithdrawalStatus } from '../generated/prisma/client';
+import type { CreatedWithdrawalRecord } from './views';
 import type { CryptoDeps } from '../deps';
 import { currencyInfo } from '../currencies';
 import { Money, money, parseAmount, withdrawalFee } from '../money';
@@ -32,7 +33,7 @@ export interface CreateOptions {
 }
 
 type Outcome =
-  | { outcome: 'created' | 'existing'; withdrawal_id: string }
+  | ({ outcome: 'created' | 'existing' } & CreatedWithdrawalRecord)
   | { outcome: 'limit_exceeded'; withdrawn: string }
   | { outcome: 'insufficient_balance'; available: string };
 
@@ -43,7 +44,7 @@ type Outcome =
  * withdrawals can never spend the same funds twice, and the lock is held for the time
  * Postgres needs rather than across this process's network turns.
  */
-export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: CreateWithdrawalInput, opts: CreateOptions = {}): Promise<Withdrawal> {
+export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: CreateWithdrawalInput, opts: CreateOptions = {}): Promise<CreatedWithdrawalRecord> {
   requireChain(deps.chains, owner.isTest, 'withdrawals');
   const { network } = currencyInfo(input.currency);
   const problem = addressProblem(network, input.toAddress);
@@ -68,12 +69,16 @@ export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: Cr
   let rows: Outcome[];
   for (let attempt = 1; ; attempt++) {
     try {
-      rows = await deps.db.$queryRaw<Outcome[]>`
-        SELECT outcome, withdrawal_id::text AS withdrawal_id, withdrawn::text AS withdrawn, available::text AS available
-          FROM create_withdrawal(${id}::uuid, ${owner.merchantId}::uuid, ${owner.isTest}, ${withdrawalNumber(now)}, ${input.toAddress},
-                                 ${amount.toFixed()}::numeric, ${fee.toFixed()}::numeric, ${netAmount.toFixed()}::numeric,
-                                 ${input.currency}::"Currency", ${network}::"Network", ${now}, ${limit.toFixed()}::numeric,
-                                 ${opts.idempotencyKey ?? null}, ${job.queue}, ${JSON.stringify(job.payload)}::jsonb)`;
+      // One round trip on the pool (a named statement): checks, hold, withdrawal, outbox job, and the row back.
+      ({ rows } = await deps.pool.query<Outcome>({
+        name: 'crypto-withdrawal-create',
+        text: `SELECT outcome, withdrawal_id AS id, withdrawn::text, available::text, withdrawal_number AS "withdrawalNumber",
+                      to_address AS "toAddress", amount::text, fee::text, net_amount::text AS "netAmount", currency, network, status,
+                      created_at AS "createdAt"
+                 FROM create_withdrawal($1, $2, $3, $4, $5, $6, $7, $8, $9::"Currency", $10::"Network", $11, $12, $13, $14, $15::jsonb)`,
+        values: [id, owner.merchantId, owner.isTest, withdrawalNumber(now), input.toAddress, amount.toFixed(), fee.toFixed(), netAmount.toFixed(),
+          input.currency, network, now, limit.toFixed(), opts.idempotencyKey ?? null, job.queue, JSON.stringify(job.payload)],
+      }));
       break;
     } catch (err) {
       if (attempt < NUMBER_ATTEMPTS && isUniqueViolation(err, 'withdrawals_withdrawal_number_key')) continue;
@@ -97,9 +102,11 @@ export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: Cr
       ]);
     }
     case 'created':
-    case 'existing':
+    case 'existing': {
       if (r.outcome === 'created') deps.kickOutbox();
-      return deps.db.withdrawal.findUniqueOrThrow({ where: { id: r.withdrawal_id } });
+      const { outcome: _, ...withdrawal } = r;
+      return withdrawal;
+    }
   }
 }
 
