@@ -12,6 +12,8 @@ export * from './http/routes';
 export * from './http/paging';
 export * from './http/html';
 export * from './http/assets';
+export * from './http/upload';
+export * from './http/content-type';
 export * from './http/server';
 export * from './main';
 export * from './periodic';

@@ -15,7 +15,7 @@ export function errorBody(err: ApiError, envelope: Envelope): Record<string, unk
 }
 
 /** body-parser's errors carry a `type`; these are the client's fault, never a 500. */
-function fromParserError(err: { type?: string; status?: number; limit?: number; body?: unknown }): ApiError | null {
+export function fromParserError(err: { type?: string; status?: number; limit?: number; body?: unknown }): ApiError | null {
   switch (err.type) {
     case 'entity.too.large':
       return new ApiError('PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${err.limit} bytes`);

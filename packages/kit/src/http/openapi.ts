@@ -5,6 +5,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { statusOf, type ErrorCode } from '@pay/schemas';
 import type { Envelope } from './errors';
 import type { AuthLevel, Operation } from './routes';
+import type { UploadSpec } from './upload';
 
 export interface OpenApiInfo {
   title: string;
@@ -64,13 +65,26 @@ const SECURITY: Record<AuthLevel, Record<string, never[]>[]> = {
   session: [{ session: [] }],
 };
 
+/** A multipart form as OpenAPI shows it: each file a binary string (its limits in the description), then the text fields. */
+function uploadSchema(upload: UploadSpec, fields: TSchema | undefined) {
+  const text = fields ? (plain(fields) as { properties?: Record<string, unknown>; required?: string[] }) : {};
+  const files = Object.fromEntries(
+    Object.entries(upload.files).map(([name, f]) => [
+      name,
+      { type: 'string', format: 'binary', description: `${f.types.join(', ')} (judged by content), at most ${f.maxBytes} bytes` },
+    ]),
+  );
+  const required = [...Object.entries(upload.files).filter(([, f]) => f.required).map(([n]) => n), ...(text.required ?? [])];
+  return { type: 'object', properties: { ...files, ...(text.properties ?? {}) }, required };
+}
+
 export function buildOpenApi(info: OpenApiInfo, operations: Operation[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const path = op.path.replace(/:(\w+)/g, '{$1}');
     const envelope = op.envelope;
     const codes = [...AUTH_ERRORS[op.auth], ...op.errors, 'VALIDATION_ERROR' as const, 'METHOD_NOT_ALLOWED' as const];
-    if (op.body) codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
+    if (op.body || op.upload) codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
     if (op.idempotent) codes.push('IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS');
     const byStatus = new Map<number, ErrorCode[]>();
     for (const code of new Set(codes)) {
@@ -99,7 +113,11 @@ export function buildOpenApi(info: OpenApiInfo, operations: Operation[]) {
       tags: op.tags,
       security: SECURITY[op.auth],
       parameters: [...parameters(op.params, 'path'), ...parameters(op.query, 'query'), ...headers],
-      ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(op.body) } } } } : {}),
+      ...(op.upload
+        ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: uploadSchema(op.upload, op.body) } } } }
+        : op.body
+          ? { requestBody: { required: true, content: { 'application/json': { schema: plain(op.body) } } } }
+          : {}),
       responses,
     };
   }

@@ -5,8 +5,9 @@ import { ApiError, assertValid, compile, textAjv, toDetails, type ErrorCode } fr
 import type { AuthContext } from '@pay/auth';
 import { replayedError, withIdempotency, type IdempotencyStore } from './idempotency';
 import { stringifyExact } from './exact-json';
-import type { Envelope } from './errors';
+import { fromParserError, type Envelope } from './errors';
 import { html, type SafeHtml } from './html';
+import { parseUpload, type UploadedFiles, type UploadSpec } from './upload';
 
 /**
  * Who may call: `key` (X-Api-Key), `signed` (key + request signature), `session` (a signed-in
@@ -31,6 +32,8 @@ export interface HandlerContext<B, Q, P> {
   params: StaticOr<P, Record<string, never>>;
   /** The authenticated caller; present on every route whose auth is not 'none'. */
   auth: AuthContext;
+  /** Files of an `upload` route, by field (typed by content); empty otherwise. */
+  files: UploadedFiles;
 }
 
 export interface RouteDef<B extends TSchema | undefined, Q extends TSchema | undefined, P extends TSchema | undefined> {
@@ -41,7 +44,10 @@ export interface RouteDef<B extends TSchema | undefined, Q extends TSchema | und
   description?: string;
   tags?: string[];
   auth: AuthLevel;
+  /** A JSON body; or, with `upload`, the schema of the multipart form's text fields. */
   body?: B;
+  /** The body is `multipart/form-data` with these files (and `body` as its text fields). */
+  upload?: UploadSpec;
   query?: Q;
   params?: P;
   /** Accepts `Idempotency-Key` (decisions.md §4). */
@@ -62,6 +68,7 @@ export interface Operation {
   tags: string[];
   auth: AuthLevel;
   body?: TSchema;
+  upload?: UploadSpec;
   query?: TSchema;
   params?: TSchema;
   idempotent: boolean;
@@ -85,7 +92,17 @@ export interface PageDef<Q extends TSchema | undefined, P extends TSchema | unde
   query?: Q;
   /** POST only: the `application/x-www-form-urlencoded` form, validated as text (numbers coerced). */
   form?: F;
-  handler: (ctx: { req: Request; res: Response; params: StaticOr<P, Record<string, never>>; query: StaticOr<Q, Record<string, never>>; form: StaticOr<F, undefined>; auth: AuthContext | undefined }) => Promise<PageReply> | PageReply;
+  /** POST only: the form is `multipart/form-data` with these files (and `form` as its text fields). */
+  upload?: UploadSpec;
+  handler: (ctx: {
+    req: Request;
+    res: Response;
+    params: StaticOr<P, Record<string, never>>;
+    query: StaticOr<Q, Record<string, never>>;
+    form: StaticOr<F, undefined>;
+    files: UploadedFiles;
+    auth: AuthContext | undefined;
+  }) => Promise<PageReply> | PageReply;
 }
 
 /**
@@ -221,6 +238,7 @@ export class Api {
       tags: def.tags ?? [],
       auth: def.auth,
       body: def.body,
+      upload: def.upload,
       query: def.query,
       params: def.params,
       idempotent: def.idempotent ?? false,
@@ -231,13 +249,15 @@ export class Api {
     this.operations.push(op);
     const guards = this.guardsFor(def.auth, def.path);
     // Before auth: a body the server cannot read must not be reported as a bad signature.
-    const mediaType: RequestHandler[] = def.body ? [requireJsonBody] : [];
+    // Uploads are parsed before auth as well: a signed upload signs its bytes as sent.
+    const mediaType: RequestHandler[] = def.upload ? [parseUpload(def.upload)] : def.body ? [requireJsonBody] : [];
     const handle: RequestHandler = async (req, res) => {
       const input = this.validateInput(def, req);
       const ctx = {
         req,
         res,
         ...input,
+        files: req.uploads ?? {},
         get auth(): AuthContext {
           if (!req.auth) throw new Error(`route ${def.method.toUpperCase()} ${def.path} has no authenticated caller`);
           return req.auth;
@@ -273,7 +293,28 @@ export class Api {
   ): this {
     this.pages.push({ method: def.method, path: def.path, summary: def.summary });
     const guards = this.guardsFor(def.auth, def.path);
-    const form: RequestHandler[] = def.method === 'post' ? [requireFormBody, express.urlencoded({ extended: false, limit: this.opts.formLimit ?? '100kb', parameterLimit: 100 })] : [];
+    const refuse = (err: ApiError, req: Request, res: Response) => {
+      res.locals.errorCode = err.code;
+      res.status(err.status).type('html').send((this.opts.errorPage ?? defaultErrorPage)(err, req).value);
+    };
+    // A form that cannot be read is refused with a page too, not with JSON.
+    const asPage =
+      (parse: RequestHandler): RequestHandler =>
+      (req, res, next) =>
+        parse(req, res, (err?: unknown) => {
+          if (err === undefined) return next();
+          const known = err instanceof ApiError ? err : fromParserError(err as object);
+          if (!known) return next(err);
+          res.setHeader('Content-Security-Policy', PAGE_CSP);
+          refuse(known, req, res);
+        });
+    const form: RequestHandler[] = (
+      def.method !== 'post'
+        ? []
+        : def.upload
+          ? [parseUpload(def.upload)]
+          : [requireFormBody, express.urlencoded({ extended: false, limit: this.opts.formLimit ?? '100kb', parameterLimit: 100 })]
+    ).map(asPage);
     const handle: RequestHandler = async (req, res, next) => {
       res.setHeader('Content-Security-Policy', PAGE_CSP);
       res.setHeader('Cache-Control', 'no-store');
@@ -290,7 +331,7 @@ export class Api {
           assertPlainInput(formValues, '(form)');
           assertValid(def.form, formValues, { ajv: textAjv, what: 'Form' });
         }
-        const reply = await def.handler({ req, res, params, query, form: formValues, auth: req.auth } as Parameters<typeof def.handler>[0]);
+        const reply = await def.handler({ req, res, params, query, form: formValues, files: req.uploads ?? {}, auth: req.auth } as Parameters<typeof def.handler>[0]);
         if ('redirect' in reply) {
           res.redirect(reply.status ?? 303, reply.redirect);
           return;
@@ -298,8 +339,7 @@ export class Api {
         res.status(reply.status ?? 200).type('html').send(reply.html.value);
       } catch (err) {
         if (!(err instanceof ApiError)) return next(err);
-        res.locals.errorCode = err.code;
-        res.status(err.status).type('html').send((this.opts.errorPage ?? defaultErrorPage)(err, req).value);
+        refuse(err, req, res);
       }
     };
     this.handlers[def.method](def.path, ...form, ...guards, handle);
@@ -341,6 +381,13 @@ export class Api {
     const query = { ...(req.query as Record<string, unknown>) };
     assertPlainInput(query, '(query)');
     assertValid(def.query ?? NO_QUERY, query, { ajv: textAjv, what: 'Query' });
+    if (def.upload) {
+      // Multipart text fields exist only as text, like a query string.
+      const fields = { ...(req.body as Record<string, unknown>) };
+      assertPlainInput(fields, '(form)');
+      assertValid(def.body ?? NO_QUERY, fields, { ajv: textAjv, what: 'Form' });
+      return { params, query, body: def.body ? fields : undefined };
+    }
     if (!def.body) {
       assertNoBody(req.body);
       return { params, query, body: undefined };
