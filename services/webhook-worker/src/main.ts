@@ -8,8 +8,9 @@ runMain(async () => {
   const logger = createLogger('webhook-worker', config.LOG_LEVEL);
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
   // A plain pool, not a Prisma client: the worker queries nothing yet, and a Prisma client
-  // costs its WASM query compiler (about 25 MB resident) the first time it connects.
-  const pg = new Pool({ connectionString: config.DATABASE_URL, max: 2 });
+  // compiles its WASM query compiler (tens of MB resident) the first time it connects.
+  // Probes against an unreachable host give up like the probe does, rather than queueing.
+  const pg = new Pool({ connectionString: config.DATABASE_URL, max: 2, connectionTimeoutMillis: 2_000 });
   // An idle connection that breaks (Postgres restarted) must not crash the process; the
   // next readiness check reports it.
   pg.on('error', (err) => logger.warn({ err: { message: err.message } }, 'idle postgres connection failed'));
