@@ -258,7 +258,7 @@ async function cli(argv: string[]): Promise<void> {
   const started = Date.now();
   const built = await buildWorkspace(folders);
   for (const b of built) {
-    console.log(`${path.relative(ROOT, b.outFile)}  ${(b.bytes / 1024).toFixed(0)} KB  ${b.ms} ms\n  from node_modules: ${b.externals.join(" ")}`);
+    console.log(`${path.relative(ROOT, b.outFile)}  ${(b.bytes / 1024).toFixed(0)} KB  ${b.ms} ms\n  from node_modules: ${b.externals.join(' ')}`);
   }
   if (runtimeDir) {
     copyRuntimeTree(path.resolve(runtimeDir), built);
