@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Brings the whole stack up on this machine and prints its URLs:
-#   bash scripts/stack.sh          install, migrate, start invoicing, crypto and the webhook worker
+#   bash scripts/stack.sh          install, migrate, build, start invoicing, crypto and the webhook worker
 #   bash scripts/stack.sh stop     stop them
 #   bash scripts/stack.sh status   show what runs
-# Logs go to .stack/logs/<service>.log. Settings come from the environment (see README).
+# It runs what the image runs: the compiled bundles (`pnpm build`, services/*/dist/main.js) under
+# plain node, not tsx. Logs go to .stack/logs/<service>.log. Settings come from the environment
+# (see README).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STATE=.stack
@@ -46,6 +48,8 @@ esac
 
 bash scripts/bootstrap.sh
 stop >/dev/null
+# Always rebuilt (a fraction of a second), so the stack never runs stale bundles.
+pnpm --silent build >"$STATE/logs/build.log" 2>&1 || { cat "$STATE/logs/build.log"; echo "build failed"; exit 1; }
 
 # The key that encrypts HMAC secrets at rest must stay the same across restarts, or stored
 # secrets become unreadable: generate it once per checkout unless the environment sets one.
@@ -58,7 +62,7 @@ fi
 export ALLOW_PRIVATE_WEBHOOK_URLS=${ALLOW_PRIVATE_WEBHOOK_URLS:-true}
 
 for s in "${SERVICES[@]}"; do
-  PORT=${PORTS[$s]} nohup node --import tsx "services/$s/src/main.ts" >"$STATE/logs/$s.log" 2>&1 &
+  PORT=${PORTS[$s]} nohup node "services/$s/dist/main.js" >"$STATE/logs/$s.log" 2>&1 &
   echo $! >"$STATE/$s.pid"
 done
 

@@ -1,21 +1,52 @@
-import { spawnService } from './spawn-service';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildServiceProcess } from '../../../scripts/build';
+import { eventually } from './eventually';
+import { spawnService, type RunningService } from './spawn-service';
+
+export interface ServiceProcessOptions {
+  /** Packages the compiled process must not load at all: it never uses them. */
+  neverLoads?: string[];
+  /** Packages loaded only when a path is first asked for (e.g. Swagger UI for /docs). */
+  loadsOnDemand?: { path: string; package: string }[];
+}
+
+const LOADED_PACKAGES = join(__dirname, 'loaded-packages.cjs');
+
+/** The packages from node_modules the process has loaded so far (see loaded-packages.cjs). */
+async function loadedPackages(svc: RunningService): Promise<string[]> {
+  const before = svc.logs().split('loaded-packages ').length;
+  svc.child.kill('SIGUSR2');
+  const line = await eventually(() => {
+    const parts = svc.logs().split('loaded-packages ');
+    if (parts.length <= before) throw new Error('the process did not report its loaded packages');
+    return parts[parts.length - 1]!.split('\n')[0]!;
+  });
+  return JSON.parse(line) as string[];
+}
+
+async function expectProbesAnswer(svc: RunningService, name: string): Promise<void> {
+  const health = await fetch(`${svc.url}/healthz`);
+  expect(health.status).toBe(200);
+  expect(await health.json()).toEqual({ status: 'ok', service: name });
+  const ready = await fetch(`${svc.url}/readyz`);
+  expect(ready.status).toBe(200);
+  expect(((await ready.json()) as { checks: unknown }).checks).toEqual({ postgres: 'ok', redis: 'ok' });
+}
 
 /**
  * The checks every service process must pass, run against its real entry point: it starts,
  * answers its probes, exits 0 on SIGTERM, and refuses a bad configuration with a message
- * that names each problem.
+ * that names each problem. Its compiled bundle (what `pnpm build` and the image run) does
+ * the same under plain node and loads nothing it does not use.
  */
-export function describeServiceProcess(name: string): void {
+export function describeServiceProcess(name: string, options: ServiceProcessOptions = {}): void {
   describe(`the ${name} process`, () => {
     it('starts, answers its probes, and exits 0 on SIGTERM', async () => {
       const svc = await spawnService(name);
       try {
-        const health = await fetch(`${svc.url}/healthz`);
-        expect(health.status).toBe(200);
-        expect(await health.json()).toEqual({ status: 'ok', service: name });
-        const ready = await fetch(`${svc.url}/readyz`);
-        expect(ready.status).toBe(200);
-        expect(((await ready.json()) as { checks: unknown }).checks).toEqual({ postgres: 'ok', redis: 'ok' });
+        await expectProbesAnswer(svc, name);
       } finally {
         expect(await svc.stop()).toBe(0);
       }
@@ -23,6 +54,33 @@ export function describeServiceProcess(name: string): void {
 
     it('refuses to start with a bad configuration, saying what to fix', async () => {
       await expect(spawnService(name, { SECRETS_KEY: 'short', PORT: 'x' })).rejects.toThrow(/SECRETS_KEY must match pattern[\s\S]*PORT must be integer/);
+    });
+
+    describe('compiled', () => {
+      let outDir: string;
+      let entry: string;
+      beforeAll(async () => {
+        outDir = mkdtempSync(join(tmpdir(), `pay-build-${name}-`));
+        entry = (await buildServiceProcess(name, outDir)).outFile;
+      });
+      afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+
+      it('runs under plain node, answers its probes, loads only what it uses, and exits 0 on SIGTERM', async () => {
+        const svc = await spawnService(name, { NODE_ENV: 'production' }, 20_000, ['--require', LOADED_PACKAGES], entry);
+        try {
+          await expectProbesAnswer(svc, name);
+          const idle = await loadedPackages(svc);
+          expect(idle).toEqual(expect.arrayContaining(['express', 'pino']));
+          for (const pkg of options.neverLoads ?? []) expect(idle).not.toContain(pkg);
+          for (const { path, package: pkg } of options.loadsOnDemand ?? []) {
+            expect(idle).not.toContain(pkg);
+            expect((await fetch(`${svc.url}${path}`)).status).toBe(200);
+            expect(await loadedPackages(svc)).toContain(pkg);
+          }
+        } finally {
+          expect(await svc.stop()).toBe(0);
+        }
+      });
     });
   });
 }

@@ -12,13 +12,21 @@ export interface RunningService {
 }
 
 /**
- * Starts a service's real entry point (services/<name>/src/main.ts) as its own process on a
- * free port, and resolves once its "listening" log line names the URL.
+ * Starts a service's real entry point (services/<name>/src/main.ts under tsx, or `entry`, a
+ * compiled bundle run by plain node) as its own process on a free port, and resolves once
+ * its "listening" log line names the URL.
  */
-export function spawnService(name: string, env: Record<string, string> = {}, timeoutMs = 20_000, nodeArgs: string[] = []): Promise<RunningService> {
+export function spawnService(
+  name: string,
+  env: Record<string, string> = {},
+  timeoutMs = 20_000,
+  nodeArgs: string[] = [],
+  entry?: string,
+): Promise<RunningService> {
   // `node --import tsx`, not the tsx CLI: the CLI runs the service as a child and relays
   // signals only once the child has reported its handlers, so an early SIGTERM kills it.
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'services', name, 'src', 'main.ts')], {
+  const main = entry ? [entry] : ['--import', 'tsx', join(ROOT, 'services', name, 'src', 'main.ts')];
+  const child = spawn(process.execPath, [...nodeArgs, ...main], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,3 +1,3 @@
 import { describeServiceProcess } from '@pay/testing';
 
-describeServiceProcess('crypto');
+describeServiceProcess('crypto', { loadsOnDemand: [{ path: '/docs/assets/swagger-ui.css', package: 'swagger-ui-dist' }] });

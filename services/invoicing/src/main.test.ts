@@ -1,3 +1,3 @@
 import { describeServiceProcess } from '@pay/testing';
 
-describeServiceProcess('invoicing');
+describeServiceProcess('invoicing', { loadsOnDemand: [{ path: '/docs/assets/swagger-ui.css', package: 'swagger-ui-dist' }] });

@@ -1,13 +1,14 @@
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
-import type { AccountsDb } from '@pay/accounts';
+import type { Pool } from 'pg';
 import { createHttpApp, finishHttpApp, type Logger, redisReady } from '@pay/kit';
 import type { WorkerConfig } from './config';
 
 export interface WorkerDeps {
   config: WorkerConfig;
   logger: Logger;
-  accounts: AccountsDb;
+  /** Only the readiness probe touches Postgres today; a Prisma client arrives with the first query. */
+  pg: Pool;
   redis: Redis;
   isShuttingDown: () => boolean;
 }
@@ -21,7 +22,7 @@ export function buildWorkerApp(deps: WorkerDeps): Express {
     isShuttingDown: deps.isShuttingDown,
     envelopeFor: () => 'success',
     readiness: [
-      { name: 'postgres', check: () => deps.accounts.$queryRaw`SELECT 1` },
+      { name: 'postgres', check: () => deps.pg.query('SELECT 1') },
       { name: 'redis', check: () => redisReady(deps.redis) },
     ],
   });

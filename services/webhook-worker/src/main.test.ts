@@ -1,3 +1,4 @@
 import { describeServiceProcess } from '@pay/testing';
 
-describeServiceProcess('webhook-worker');
+// The worker queries nothing yet and serves no docs.
+describeServiceProcess('webhook-worker', { neverLoads: ['@prisma/client', '@prisma/adapter-pg', 'swagger-ui-dist'] });

@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import express, { Router } from 'express';
+import express, { Router, type RequestHandler } from 'express';
 import type { TSchema } from '@sinclair/typebox';
 import { statusOf, type ErrorCode } from '@pay/schemas';
 import type { Envelope } from './errors';
 import type { AuthLevel, Operation } from './routes';
 import type { UploadSpec } from './upload';
+import { docsPage } from './docs-page';
 
 export interface OpenApiInfo {
   title: string;
@@ -139,19 +138,23 @@ export function buildOpenApi(info: OpenApiInfo, operations: Operation[]) {
 
 /**
  * /openapi.json and a readable /docs page. Swagger UI is served from the installed
- * swagger-ui-dist package, never from a CDN, so the docs work offline.
+ * swagger-ui-dist package, never from a CDN, so the docs work offline. Nothing of it is
+ * loaded until the docs are first asked for.
  */
 export function docsRoutes(title: string, document: () => unknown): Router {
   const router = Router();
-  // The path helper only: the package's index evaluates the whole 1.5 MB bundle in Node.
-  const assets = (require('swagger-ui-dist/absolute-path.js') as () => string)();
-  const page = readFileSync(join(__dirname, 'docs.html'), 'utf8').replace(/\{\{title\}\}/g, title);
+  let page: string | undefined;
+  let assets: RequestHandler | undefined;
   router.get('/openapi.json', (_req, res) => {
     res.json(document());
   });
   router.get('/docs', (_req, res) => {
-    res.type('html').send(page);
+    res.type('html').send((page ??= docsPage(title)));
   });
-  router.use('/docs/assets', express.static(assets, { index: false, maxAge: '1h' }));
+  router.use('/docs/assets', (req, res, next) => {
+    // The path helper only: the package's index evaluates the whole 1.5 MB bundle in Node.
+    assets ??= express.static((require('swagger-ui-dist/absolute-path.js') as () => string)(), { index: false, maxAge: '1h' });
+    assets(req, res, next);
+  });
   return router;
 }

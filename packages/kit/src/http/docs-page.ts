@@ -1,8 +1,12 @@
-<!doctype html>
+/**
+ * The /docs page: Swagger UI reading /openapi.json. A TypeScript constant rather than an
+ * .html file beside the code, so the compiled bundle (scripts/build.ts) carries it.
+ */
+export const docsPage = (title: string): string => `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
-  <title>{{title}} - API reference</title>
+  <title>${title} - API reference</title>
   <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 </head>
 <body>
@@ -13,3 +17,4 @@
   </script>
 </body>
 </html>
+`;

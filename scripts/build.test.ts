@@ -1,0 +1,93 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { buildEntry, copyRuntimeTree, entryPoints, workspaceProjects } from './build';
+
+/** A throwaway workspace: files by path, plus symlinks standing in for pnpm's node_modules links. */
+function workspace(files: Record<string, string>, links: Record<string, string> = {}): string {
+  const root = mkdtempSync(path.join(tmpdir(), 'pay-build-test-'));
+  for (const [file, content] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    writeFileSync(path.join(root, file), content);
+  }
+  for (const [link, target] of Object.entries(links)) {
+    mkdirSync(path.dirname(path.join(root, link)), { recursive: true });
+    symlinkSync(path.join(root, target), path.join(root, link));
+  }
+  return root;
+}
+
+const manifest = (name: string) => JSON.stringify({ name, main: 'src/index.ts' });
+const pkg = (name: string, body: string) => ({ [`${name}/package.json`]: JSON.stringify({ name: path.basename(name), main: 'index.js' }), [`${name}/index.js`]: body });
+
+describe('scripts/build.ts', () => {
+  const roots: string[] = [];
+  afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
+
+  it('finds every service process and tool from pnpm-workspace.yaml, with no list to keep', () => {
+    const root = workspace({
+      'pnpm-workspace.yaml': 'packages:\n  - services/*\n  - "packages/*"\nignoredBuiltDependencies:\n  - esbuild\n',
+      'services/a/package.json': manifest('@t/a'),
+      'services/a/src/main.ts': '',
+      'services/b/package.json': manifest('@t/b'),
+      'services/b/src/main.ts': '',
+      'packages/k/package.json': manifest('@t/k'),
+      'packages/k/src/main.ts': '',
+      'packages/tool/package.json': manifest('@t/tool'),
+      'packages/tool/src/cli.ts': '',
+      'packages/notes/README.md': '',
+    });
+    roots.push(root);
+    const found = entryPoints(workspaceProjects(root)).map((e) => `${path.relative(root, e.source)} -> ${e.outName}`);
+    // packages/k/src/main.ts is a library module (like kit's runMain), not a process.
+    expect(found).toEqual(['packages/tool/src/cli.ts -> cli.js', 'services/a/src/main.ts -> main.js', 'services/b/src/main.ts -> main.js']);
+  });
+
+  it('inlines workspace packages, resolves their dependencies from where they are declared, and loads none it does not use', async () => {
+    const root = workspace(
+      {
+        'pnpm-workspace.yaml': 'packages:\n  - services/*\n  - packages/*\n',
+        'package.json': '{}',
+        'pnpm-lock.yaml': '',
+        'services/app/package.json': manifest('@t/app'),
+        'services/app/src/main.ts': "import { greet } from '@t/lib';\nconsole.log(greet());\n",
+        'packages/lib/package.json': manifest('@t/lib'),
+        'packages/lib/src/index.ts':
+          "import { word } from 'dep';\nimport { heavy } from 'heavy';\nexport const greet = () => `hello ${word}`;\nexport const unused = () => heavy();\n",
+        // Only the library declares these, as pnpm installs them: the service cannot see them.
+        ...pkg('packages/lib/node_modules/dep', "exports.word = 'from dep';"),
+        ...pkg('packages/lib/node_modules/heavy', "console.log('heavy was loaded'); exports.heavy = () => 1;"),
+      },
+      { 'services/app/node_modules/@t/lib': 'packages/lib' },
+    );
+    roots.push(root);
+    const projects = workspaceProjects(root);
+    const [entry] = entryPoints(projects);
+    const built = await buildEntry(entry!, { projects });
+    expect(built.outFile).toBe(path.join(root, 'services/app/dist/main.js'));
+    expect(built.externals).toEqual(['dep']);
+    expect(built.projects.map((p) => p.folder).sort()).toEqual(['app', 'lib']);
+    // 'heavy' would print as it loads: only `unused` needs it.
+    expect(execFileSync(process.execPath, [built.outFile], { encoding: 'utf8' })).toBe('hello from dep\n');
+
+    // The runtime tree holds manifests and bundles of the projects the bundle needs, no sources.
+    const out = path.join(root, 'runtime');
+    copyRuntimeTree(out, [built], root);
+    expect(existsSync(path.join(out, 'services/app/dist/main.js'))).toBe(true);
+    expect(existsSync(path.join(out, 'packages/lib/package.json'))).toBe(true);
+    expect(existsSync(path.join(out, 'packages/lib/src'))).toBe(false);
+  });
+
+  it('refuses a package imported only for its side effects, which the bundle would silently drop', async () => {
+    const root = workspace({
+      'pnpm-workspace.yaml': 'packages:\n  - services/*\n',
+      'services/app/package.json': manifest('@t/app'),
+      'services/app/src/main.ts': "import 'polyfill';\n",
+      ...pkg('services/app/node_modules/polyfill', 'globalThis.patched = true;'),
+    });
+    roots.push(root);
+    const projects = workspaceProjects(root);
+    await expect(buildEntry(entryPoints(projects)[0]!, { projects })).rejects.toThrow(/polyfill[\s\S]*use something it exports/);
+  });
+});
