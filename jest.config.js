@@ -4,7 +4,7 @@ module.exports = {
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  testMatch: ['<rootDir>/{services,packages}/*/src/**/*.test.ts', '<rootDir>/scripts/**/*.test.ts'],
+  testMatch: ['<rootDir>/{services,packages}/*/src/**/*.test.ts', '<rootDir>/scripts/**/*.test.ts', '<rootDir>/infra/**/*.test.ts'],
   setupFiles: ['<rootDir>/jest/env.ts'],
   globalSetup: '<rootDir>/jest/global-setup.ts',
   reporters: ['default', '<rootDir>/jest/summary-reporter.js'],
