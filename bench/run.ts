@@ -66,7 +66,9 @@ async function main() {
         for (const scenario of scenarios) {
           const compared = await compare(config, scenario, running, baseline);
           rows.push(...compared);
-          if (compared.some((c) => c.service.errors)) failures.push(`${scenario.name}: ${running.logs().slice(-2000)}`);
+          for (const c of compared.filter((r) => r.service.errors)) {
+            failures.push(`${scenario.name} (${c.mode}): ${JSON.stringify({ ...c.service.statusCodes, ...c.service.socketErrorCodes })}\n${running.logs().slice(-2000)}`);
+          }
         }
       } finally {
         await running.stop();
@@ -83,7 +85,7 @@ async function main() {
   const baselineErrors = rows.filter((r) => r.baseline.errors);
   if (failures.length || baselineErrors.length) {
     for (const f of failures) console.error(`\nservice errors in ${f}`);
-    for (const r of baselineErrors) console.error(`baseline errors in ${r.scenario} (${r.mode}): ${JSON.stringify(r.baseline.statusCodes)}`);
+    for (const r of baselineErrors) console.error(`baseline errors in ${r.scenario} (${r.mode}): ${JSON.stringify({ ...r.baseline.statusCodes, ...r.baseline.socketErrorCodes })}`);
     throw new Error('some requests failed; the figures above are not valid');
   }
 }

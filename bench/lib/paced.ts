@@ -23,11 +23,15 @@ function percentile(sorted: number[], p: number): number {
  */
 export function paced(o: LoadOptions & { rate: number }): Promise<Figures> {
   const target = new URL(o.url);
-  const agent = new Agent({ keepAlive: true, maxSockets: o.connections });
+  // FIFO keeps every open socket in use: with the default LIFO, sockets opened during a
+  // latency spike sit idle until the server's keep-alive timeout closes them, and a request
+  // sent on one as it closes fails with ECONNRESET.
+  const agent = new Agent({ keepAlive: true, maxSockets: o.connections, scheduling: 'fifo' });
   const prefix = o.prefix ?? '';
   const total = Math.round(o.rate * o.seconds);
   const latencies: number[] = [];
   const statusCodes: Record<string, number> = {};
+  const socketErrorCodes: Record<string, number> = {};
   let non2xx = 0;
   let socketErrors = 0;
   let settled = 0;
@@ -53,6 +57,7 @@ export function paced(o: LoadOptions & { rate: number }): Promise<Figures> {
         socketErrors,
         requests: latencies.length + socketErrors,
         statusCodes,
+        socketErrorCodes,
       });
     };
     const settle = () => {
@@ -82,7 +87,9 @@ export function paced(o: LoadOptions & { rate: number }): Promise<Figures> {
           });
         },
       );
-      req.on('error', () => {
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        const code = err.code ?? err.message;
+        socketErrorCodes[code] = (socketErrorCodes[code] ?? 0) + 1;
         socketErrors++;
         settle();
       });
@@ -96,6 +103,7 @@ export function paced(o: LoadOptions & { rate: number }): Promise<Figures> {
     }, 1);
     // Whatever is still unanswered this long after the last planned send has timed out.
     const deadline = setTimeout(() => {
+      socketErrorCodes.TIMEOUT = total - settled;
       socketErrors += total - settled;
       finish();
     }, o.seconds * 1000 + TIMEOUT_MS);

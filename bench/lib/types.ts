@@ -61,6 +61,8 @@ export interface Figures {
   socketErrors: number;
   requests: number;
   statusCodes: Record<string, number>;
+  /** Socket error codes (ECONNRESET, TIMEOUT...), where the load tool tells them. */
+  socketErrorCodes?: Record<string, number>;
 }
 
 export type Mode = 'saturation' | 'fixed rate';
