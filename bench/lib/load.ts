@@ -31,7 +31,8 @@ export async function load(o: LoadOptions): Promise<Figures> {
       {
         setupRequest: (req) => {
           const r = o.next();
-          return { ...req, method: r.method, path: prefix + r.path, headers: r.headers ?? {}, body: r.body };
+          // A copy: autocannon adds Content-Length to the headers object it is given.
+          return { ...req, method: r.method, path: prefix + r.path, headers: { ...r.headers }, body: r.body };
         },
       },
     ],

@@ -157,7 +157,9 @@ export function paced(o: LoadOptions & { rate: number }): Promise<Figures> {
       const r = o.next();
       const body = r.body === undefined ? EMPTY : Buffer.from(r.body);
       let head = `${r.method} ${prefix}${r.path} HTTP/1.1\r\nHost: ${target.host}\r\n`;
-      for (const [name, value] of Object.entries(r.headers ?? {})) head += `${name}: ${value}\r\n`;
+      for (const [name, value] of Object.entries(r.headers ?? {})) {
+        if (name.toLowerCase() !== 'content-length') head += `${name}: ${value}\r\n`;
+      }
       if (body.length || r.method !== 'GET') head += `Content-Length: ${body.length}\r\n`;
       return { at, bytes: Buffer.concat([Buffer.from(`${head}\r\n`, 'latin1'), body]) };
     };
