@@ -27,16 +27,23 @@ async function compare(config: BenchConfig, scenario: Scenario<unknown>, suite: 
   const connections = connectionsFor(config, scenario);
   const onBaseline = { url: baseline.url, prefix: `/${scenario.baseline}`, connections, next };
   const onService = { url: suite.url, connections, next };
-  const rows: Comparison[] = [];
-  for (const rate of [undefined, 'derived'] as const) {
-    const offeredRate = rate ? Math.max(1, Math.round(rows[0]!.baseline.rps * config.rateFraction)) : undefined;
+  const pair = async (offeredRate?: number): Promise<Comparison> => {
     const base = await measure(config, { ...onBaseline, rate: offeredRate });
     const service = await measure(config, { ...onService, rate: offeredRate });
-    const row: Comparison = { scenario: scenario.name, mode: rate ? 'fixed rate' : 'saturation', connections, offeredRate: offeredRate ?? null, service, baseline: base, ratio: service.rps / base.rps };
+    const row: Comparison = {
+      scenario: scenario.name,
+      mode: offeredRate ? 'fixed rate' : 'saturation',
+      connections,
+      offeredRate: offeredRate ?? null,
+      service,
+      baseline: base,
+      ratio: service.rps / base.rps,
+    };
     console.log(`  ${scenario.name}, ${mode(row)}: baseline ${fmt(base)}; service ${fmt(service)}`);
-    rows.push(row);
-  }
-  return rows;
+    return row;
+  };
+  const saturation = await pair();
+  return [saturation, await pair(Math.max(1, Math.round(saturation.baseline.rps * config.rateFraction)))];
 }
 
 const selected = (config: BenchConfig, suite: AnySuite, s: { name: string }) =>
