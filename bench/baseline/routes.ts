@@ -1,0 +1,9 @@
+import type { BaselineRoute } from './route';
+import { cryptoBaselines } from './crypto';
+
+/** Every bare route, by name. Register a new file's routes here (one line). */
+export const baselines = {
+  ...cryptoBaselines,
+} satisfies Record<string, BaselineRoute>;
+
+export type BaselineName = keyof typeof baselines;

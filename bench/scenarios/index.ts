@@ -1,0 +1,7 @@
+import type { AnySuite } from '../lib/types';
+import { cryptoSuite } from './crypto';
+
+/** Every suite, in the order the bench runs them. Register a new scenario file here (one line). */
+export const suites: AnySuite[] = [
+  cryptoSuite,
+];
