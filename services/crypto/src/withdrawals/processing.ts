@@ -67,6 +67,10 @@ async function follow(deps: CryptoDeps, w: Withdrawal): Promise<Step> {
     if (moved.count === 0) return; // another worker got here first
     if (state.state === 'failed') {
       await post(tx, owner, w.currency, [{ bucket: 'available', kind: 'withdrawal_release', amount: money(w.amount), withdrawalId: w.id }]);
+      // A failed withdrawal gave its amount back: it no longer counts toward the 24-hour limit.
+      await tx.$executeRaw`UPDATE withdrawal_volume SET amount = amount - ${w.amount.toString()}::numeric
+                            WHERE merchant_id = ${w.merchantId}::uuid AND is_test = ${w.isTest} AND currency = ${w.currency}::"Currency"
+                              AND minute = date_trunc('minute', ${w.createdAt}::timestamptz)`;
     }
     const final = await tx.withdrawal.findUniqueOrThrow({ where: { id: w.id } });
     await emitEvent(tx, deps.clock, owner, state.state === 'confirmed' ? 'withdrawal.completed' : 'withdrawal.failed', {
