@@ -3,3 +3,4 @@ export * from './merchants';
 export * from './api-keys';
 export * from './key-resolver';
 export * from './guards';
+export * from './console-sessions';

@@ -74,3 +74,15 @@ export async function regenerateHmacSecret(db: AccountsDb, box: SecretBox, merch
   });
   return { hmacSecret, rotatedAt: merchant.hmacSecretRotatedAt };
 }
+
+/** Of these merchants, those with a `webhookUrl` (crypto events go there). */
+export async function merchantsWithWebhookUrl(db: AccountsDb, merchantIds: string[]): Promise<string[]> {
+  const rows = await db.merchant.findMany({ where: { id: { in: merchantIds }, webhookUrl: { not: null } }, select: { id: true } });
+  return rows.map((r) => r.id);
+}
+
+/** Where and how crypto events of these merchants are sent, read at send time: the URL and the sealed HMAC secret. */
+export async function merchantWebhookTargets(db: AccountsDb, merchantIds: string[]): Promise<Map<string, { webhookUrl: string | null; hmacSecretEnc: string }>> {
+  const rows = await db.merchant.findMany({ where: { id: { in: merchantIds } }, select: { id: true, webhookUrl: true, hmacSecretEnc: true } });
+  return new Map(rows.map((r) => [r.id, { webhookUrl: r.webhookUrl, hmacSecretEnc: r.hmacSecretEnc }]));
+}

@@ -9,3 +9,17 @@ export function createWebhooksDb(databaseUrl: string, poolSize = 5): PrismaClien
 }
 
 export type WebhooksDb = PrismaClient;
+
+/**
+ * What this package's functions need of a client: raw SQL on any service's Prisma client or
+ * interactive transaction. Every table is named with its schema, so the caller's search_path
+ * does not matter.
+ */
+export interface Sql {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+}
+
+export interface SqlWithTransactions extends Sql {
+  $transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+}
