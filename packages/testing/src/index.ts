@@ -3,3 +3,4 @@ export * from './eventually';
 export * from './service-process';
 export * from './browser';
 export * from './redis';
+export * from './webhook-receiver';

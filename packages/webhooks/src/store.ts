@@ -101,12 +101,13 @@ export const DEFAULT_WORKER_TTL_MS = 10_000;
 
 /**
  * Claims up to `limit` deliveries that are due (a scheduled attempt whose time has come, or a
- * resend asked for) and not held by a live worker, oldest first. Endpoints in `skipEndpoints`
+ * resend asked for) and not held by a live worker, oldest first, at most `perEndpoint` of one
+ * endpoint (so one endpoint's backlog cannot fill a claim). Endpoints in `skipEndpoints`
  * (those this worker already has enough of) are left for later.
  */
 export async function claimDue(
   db: Sql,
-  o: { workerId: string; now: Date; limit: number; skipEndpoints: string[]; ttlMs?: number },
+  o: { workerId: string; now: Date; limit: number; perEndpoint: number; skipEndpoints: string[]; ttlMs?: number },
 ): Promise<ClaimedDelivery[]> {
   const free = `(d.lease_owner IS NULL OR NOT EXISTS (SELECT 1 FROM ${WORKERS} w WHERE w.id = d.lease_owner AND w.seen_at > now() - $5 * interval '1 millisecond'))
                 AND NOT (d.endpoint_id = ANY($4::uuid[]))`;
@@ -129,8 +130,14 @@ export async function claimDue(
       manual: boolean;
     }[]
   >(
-    `WITH scheduled AS (
-       SELECT d.id FROM ${DELIVERIES} d WHERE d.status = 'pending' AND d.next_attempt_at <= $2 AND ${free}
+    `WITH candidates AS (
+       SELECT d.id, row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at) AS nth
+         FROM (SELECT d.id, d.endpoint_id, d.next_attempt_at FROM ${DELIVERIES} d
+                WHERE d.status = 'pending' AND d.next_attempt_at <= $2 AND ${free}
+                ORDER BY d.next_attempt_at LIMIT $3 * 4) d),
+     scheduled AS (
+       SELECT d.id FROM ${DELIVERIES} d JOIN candidates c ON c.id = d.id
+        WHERE c.nth <= $6 AND d.status = 'pending' AND d.next_attempt_at <= $2 AND ${free}
         ORDER BY d.next_attempt_at LIMIT $3 FOR UPDATE OF d SKIP LOCKED),
      resends AS (
        SELECT d.id FROM ${DELIVERIES} d WHERE d.resend_requested_at IS NOT NULL AND ${free}
@@ -149,6 +156,7 @@ export async function claimDue(
     o.limit,
     o.skipEndpoints,
     o.ttlMs ?? DEFAULT_WORKER_TTL_MS,
+    o.perEndpoint,
   );
   return rows.map((r) => ({
     id: r.id,

@@ -3,16 +3,18 @@ import type { Redis } from 'ioredis';
 import type { AccountsDb } from '@pay/accounts';
 import { createHttpApp, finishHttpApp, type Logger, redisReady } from '@pay/kit';
 import type { WorkerConfig } from './config';
+import type { DeliveryMetrics } from './metrics';
 
 export interface WorkerDeps {
   config: WorkerConfig;
   logger: Logger;
   accounts: AccountsDb;
   redis: Redis;
+  metrics: DeliveryMetrics;
   isShuttingDown: () => boolean;
 }
 
-/** The worker's only HTTP surface: probes for the orchestrator. */
+/** The worker's HTTP surface: probes for the orchestrator and Prometheus metrics. */
 export function buildWorkerApp(deps: WorkerDeps): Express {
   const app = createHttpApp({
     service: 'webhook-worker',
@@ -24,6 +26,13 @@ export function buildWorkerApp(deps: WorkerDeps): Express {
       { name: 'postgres', check: () => deps.accounts.$queryRaw`SELECT 1` },
       { name: 'redis', check: () => redisReady(deps.redis) },
     ],
+  });
+  app.get('/metrics', async (_req, res, next) => {
+    try {
+      res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+    } catch (err) {
+      next(err);
+    }
   });
   return finishHttpApp(app, () => 'success');
 }

@@ -97,7 +97,7 @@ export class DeliveryWorker {
     this.pool = new EndpointPool<Held>({
       perEndpoint: o.perEndpoint,
       global: o.concurrency,
-      queuePerEndpoint: o.perEndpoint * 4,
+      queuePerEndpoint: o.perEndpoint,
       run: (h) => this.send(h),
       onError: (err, h) => o.logger.error({ err, deliveryId: h.d.id }, 'delivery send failed unexpectedly'),
     });
@@ -160,7 +160,7 @@ export class DeliveryWorker {
       now,
       merchantsWithUrl: (ids) => merchantsWithWebhookUrl(this.o.accounts, ids),
     });
-    const claimed = await claimDue(this.o.db, { workerId: this.id, now, limit: room, skipEndpoints: this.pool.saturated(), ttlMs: this.o.ttlMs });
+    const claimed = await claimDue(this.o.db, { workerId: this.id, now, limit: room, perEndpoint: this.o.perEndpoint * 2, skipEndpoints: this.pool.saturated(), ttlMs: this.o.ttlMs });
     this.backlog = claimed.length >= room || dispatched.events >= Math.min(room, DISPATCH_BATCH);
     if (this.backlog) this.again = true;
     const fresh = claimed.filter((d) => !this.held.has(d.id));
