@@ -1,7 +1,9 @@
 import { SecretBox } from '@pay/auth';
 import { createAccountsDb } from '@pay/accounts';
 import { closeRedis, createLogger, Lifecycle, listen, queueRedis, requestRedis, runMain, systemClock } from '@pay/kit';
+import { createWebhooksDb } from '@pay/webhooks';
 import { loadInvoicingConfig } from './config';
+import { webhookWaker } from './console/wakes';
 import { buildInvoicingApp } from './app';
 import type { InvoicingDeps } from './deps';
 
@@ -12,12 +14,16 @@ runMain(async () => {
   const accounts = createAccountsDb(config.DATABASE_URL);
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
+  const webhooks = createWebhooksDb(config.DATABASE_URL);
+  const waker = webhookWaker(queues, config.QUEUE_PREFIX, logger);
   const deps: InvoicingDeps = {
     config,
     logger,
     accounts,
     redis,
     queueRedis: queues,
+    webhooks,
+    wakeWebhooks: waker.wake,
     secrets: SecretBox.fromEnv(config.SECRETS_KEY),
     clock: systemClock,
     kickOutbox: () => undefined,
@@ -25,7 +31,8 @@ runMain(async () => {
   };
   const { app } = buildInvoicingApp(deps);
   await listen(app, config.PORT, config.HOST, lifecycle, logger);
-  lifecycle.onShutdown('postgres', () => accounts.$disconnect());
+  lifecycle.onShutdown('webhook wakes', waker.close);
+  lifecycle.onShutdown('postgres', () => Promise.all([accounts.$disconnect(), webhooks.$disconnect()]));
   lifecycle.onShutdown('redis', () => Promise.all([closeRedis(redis), closeRedis(queues)]));
   lifecycle.handleSignals();
   logger.info('started');
