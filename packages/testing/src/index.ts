@@ -4,3 +4,4 @@ export * from './service-process';
 export * from './browser';
 export * from './redis';
 export * from './webhook-receiver';
+export * from './throwaway';
