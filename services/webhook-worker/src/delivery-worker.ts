@@ -26,6 +26,10 @@ const FRESH_MS = 250;
 /** Outcomes are written together: at most this many per statement, or after this long. */
 const FLUSH_BATCH = 500;
 const FLUSH_DELAY_MS = 5;
+/** Deliveries held in memory at most, waiting ones included. */
+const MAX_HELD = 5000;
+/** Deliveries one endpoint may have waiting in this process: enough to keep its slots busy between claims. */
+const QUEUE_PER_SLOT = 10;
 /** Events turned into deliveries per transaction. */
 const DISPATCH_BATCH = 1000;
 
@@ -97,7 +101,7 @@ export class DeliveryWorker {
     this.pool = new EndpointPool<Held>({
       perEndpoint: o.perEndpoint,
       global: o.concurrency,
-      queuePerEndpoint: o.perEndpoint,
+      queuePerEndpoint: o.perEndpoint * QUEUE_PER_SLOT,
       run: (h) => this.send(h),
       onError: (err, h) => o.logger.error({ err, deliveryId: h.d.id }, 'delivery send failed unexpectedly'),
     });
@@ -149,20 +153,23 @@ export class DeliveryWorker {
 
   /** One round: new events become deliveries, then due deliveries are claimed into the pool. Returns how many were claimed. */
   async runOnce(): Promise<number> {
-    const room = this.capacity - this.pool.size;
+    const room = Math.min(this.capacity - this.pool.load, MAX_HELD - this.pool.size);
     if (room <= 0) {
       this.backlog = true;
       return 0;
     }
     const now = this.o.clock.now();
+    const T0 = performance.now();
     const dispatched = await dispatchEvents(this.o.db, {
       limit: Math.min(room, DISPATCH_BATCH),
       now,
       merchantsWithUrl: (ids) => merchantsWithWebhookUrl(this.o.accounts, ids),
     });
-    const claimed = await claimDue(this.o.db, { workerId: this.id, now, limit: room, perEndpoint: this.o.perEndpoint * 2, skipEndpoints: this.pool.saturated(), ttlMs: this.o.ttlMs });
-    this.backlog = claimed.length >= room || dispatched.events >= Math.min(room, DISPATCH_BATCH);
-    if (this.backlog) this.again = true;
+    const claimed = await claimDue(this.o.db, { workerId: this.id, now, limit: room, perEndpoint: this.o.perEndpoint * QUEUE_PER_SLOT, skipEndpoints: this.pool.saturated(), ttlMs: this.o.ttlMs });
+    this.o.logger.debug({ room, held: this.pool.size, dispatched: dispatched.deliveries, claimed: claimed.length, ms: Math.round(performance.now() - T0) }, 'delivery round');
+    // Work found now means more may be waiting: look again as soon as the pool has room.
+    this.backlog = claimed.length > 0 || dispatched.events > 0;
+    if (claimed.length >= room || dispatched.events >= Math.min(room, DISPATCH_BATCH)) this.again = true;
     const fresh = claimed.filter((d) => !this.held.has(d.id));
     if (fresh.length === 0) return 0;
     const merchants = await this.merchantsOf(fresh);
@@ -234,7 +241,7 @@ export class DeliveryWorker {
     }
     if (outcome.notSent) this.o.metrics?.attempts.inc({ outcome: 'not_sent' });
     this.record(outcome);
-    if (this.backlog && this.pool.size < this.capacity / 2) this.kick();
+    if (this.backlog && this.pool.load < this.capacity / 2) this.kick();
   }
 
   private observe(d: ClaimedDelivery, outcome: AttemptOutcome, durationMs: number): void {
@@ -265,7 +272,9 @@ export class DeliveryWorker {
     const batch = this.outcomes.splice(0, FLUSH_BATCH);
     this.flushing = (async () => {
       try {
+        const F0 = performance.now();
         const disabled = await recordOutcomes(this.o.db, this.id, batch, this.o.clock.now());
+        this.o.logger.debug({ outcomes: batch.length, ms: Math.round(performance.now() - F0) }, 'delivery outcomes recorded');
         this.flushFailures = 0;
         for (const o of batch) this.held.delete(o.delivery.id);
         if (disabled.length > 0) this.o.logger.warn({ endpoints: disabled }, 'webhook endpoints disabled after failing for 3 days');

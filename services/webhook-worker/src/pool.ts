@@ -23,6 +23,17 @@ export class EndpointPool<T extends { endpointId: string }> {
     return this.queued + this.running;
   }
 
+  /**
+   * Items that hold the pool's turn: those running, and those waiting at an endpoint with a
+   * free slot. Items waiting behind an endpoint already at its limit do not count, so a slow
+   * endpoint's backlog never keeps the others from being fed.
+   */
+  get load(): number {
+    let waiting = 0;
+    for (const id of this.ready) waiting += this.queues.get(id)?.length ?? 0;
+    return this.running + waiting;
+  }
+
   /** Endpoints that cannot take another item now. */
   saturated(): string[] {
     return [...this.queues].filter(([, q]) => q.length >= this.o.queuePerEndpoint).map(([id]) => id);
