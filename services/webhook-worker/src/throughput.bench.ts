@@ -72,6 +72,7 @@ async function main() {
     NODE_ENV: 'production',
     LOG_LEVEL: 'info',
     QUEUE_PREFIX: `bench-${Date.now()}`,
+    ...(process.env.WORKER_ENV ? JSON.parse(process.env.WORKER_ENV) : {}),
   });
   const t0 = performance.now();
   while ((await count(`status = 'succeeded'`)) < deliveries) await new Promise((r) => setTimeout(r, 50));
