@@ -83,7 +83,7 @@ export async function eventsOf(db: Pick<Sql, '$queryRawUnsafe'>, owner: Owner, t
     { id: string; source: EventSource; merchant_id: string; is_test: boolean; type: string; body: string; target_url: string | null; created_at: Date }[]
   >(
     `SELECT id::text, source, merchant_id::text, is_test, type, body::text AS body, target_url, created_at FROM ${EVENTS}
-      WHERE merchant_id = $1::uuid AND is_test = $2 AND ($3::text IS NULL OR type = $3) ORDER BY created_at, id`,
+      WHERE merchant_id = $1::uuid AND is_test = $2 AND ($3::text IS NULL OR type = $3) ORDER BY created_at, seq`,
     owner.merchantId,
     owner.isTest,
     type ?? null,
