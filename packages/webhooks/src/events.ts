@@ -77,13 +77,13 @@ export interface StoredEvent {
   createdAt: Date;
 }
 
-/** A merchant's events in one mode, oldest first (optionally of one kind). */
+/** A merchant's events in one mode, in the order they were recorded (optionally of one kind). */
 export async function eventsOf(db: Pick<Sql, '$queryRawUnsafe'>, owner: Owner, type?: string): Promise<StoredEvent[]> {
   const rows = await db.$queryRawUnsafe<
     { id: string; source: EventSource; merchant_id: string; is_test: boolean; type: string; body: string; target_url: string | null; created_at: Date }[]
   >(
     `SELECT id::text, source, merchant_id::text, is_test, type, body::text AS body, target_url, created_at FROM ${EVENTS}
-      WHERE merchant_id = $1::uuid AND is_test = $2 AND ($3::text IS NULL OR type = $3) ORDER BY created_at, seq`,
+      WHERE merchant_id = $1::uuid AND is_test = $2 AND ($3::text IS NULL OR type = $3) ORDER BY seq`,
     owner.merchantId,
     owner.isTest,
     type ?? null,

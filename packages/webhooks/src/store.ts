@@ -30,7 +30,7 @@ export async function dispatchEvents(
   return db.$transaction(async (tx) => {
     const events = await tx.$queryRawUnsafe<{ id: string; merchant_id: string; crypto: boolean }[]>(
       `SELECT id::text, merchant_id::text, (source = 'crypto' AND target_url IS NULL AND target_endpoint_id IS NULL) AS crypto
-         FROM ${EVENTS} WHERE dispatched_at IS NULL ORDER BY created_at, seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+         FROM ${EVENTS} WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
       o.limit,
     );
     if (events.length === 0) return { events: 0, deliveries: 0 };
