@@ -116,6 +116,7 @@ describe('console webhooks API', () => {
     expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(Date.parse(created.body.createdAt)).not.toBeNaN();
     const id = created.body.id as string;
+    clock.advance(1); // listed oldest first
     await agent.post('/console/api/webhooks').set('X-CSRF-Token', csrf).send({ url: 'https://b.example.com/', events: ['invoice.expired'] });
 
     const list = await agent.get('/console/api/webhooks');
