@@ -79,9 +79,9 @@ done
 cat <<URLS
 
 The stack is up:
-  invoicing       http://127.0.0.1:${PORTS[invoicing]}       (base_url; docs at /docs)
+  invoicing       http://127.0.0.1:${PORTS[invoicing]}       (base_url; docs at /docs; web console at /console)
   crypto          http://127.0.0.1:${PORTS[crypto]}       (crypto_base_url; docs at /docs)
-  webhook-worker  http://127.0.0.1:${PORTS[webhook-worker]}/readyz
+  webhook-worker  http://127.0.0.1:${PORTS[webhook-worker]}/readyz   (metrics at /metrics)
 
 Logs: $STATE/logs/   Stop: bash scripts/stack.sh stop
 URLS

@@ -4,3 +4,4 @@ export * from './api-keys';
 export * from './key-resolver';
 export * from './guards';
 export * from './key-cache';
+export * from './console-sessions';

@@ -1,6 +1,6 @@
 import { ApiError } from '@pay/schemas';
 import { generateApiKey, generateHmacSecret, type SecretBox } from '@pay/auth';
-import { isUniqueViolation } from '@pay/kit';
+import { isUniqueViolation, type Sql } from '@pay/kit';
 import type { AccountsDb, ApiKey, Merchant } from './db';
 import type { AccountKeys } from './key-cache';
 
@@ -78,4 +78,25 @@ export async function regenerateHmacSecret(db: AccountsDb, box: SecretBox, keys:
   });
   await keys.changed(merchantId);
   return { hmacSecret, rotatedAt: merchant.hmacSecretRotatedAt };
+}
+
+/** Of these merchants, those with a `webhookUrl` (crypto events go there). */
+export async function merchantsWithWebhookUrl(db: Sql, merchantIds: string[]): Promise<string[]> {
+  const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+    `SELECT id::text FROM accounts.merchants WHERE id = ANY($1::uuid[]) AND webhook_url IS NOT NULL`,
+    merchantIds,
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Where and how crypto events of these merchants are sent, read at send time: the URL and the
+ * sealed HMAC secret. Raw SQL, so the webhook worker can ask on a plain pg pool.
+ */
+export async function merchantWebhookTargets(db: Sql, merchantIds: string[]): Promise<Map<string, { webhookUrl: string | null; hmacSecretEnc: string }>> {
+  const rows = await db.$queryRawUnsafe<{ id: string; webhook_url: string | null; hmac_secret_enc: string }[]>(
+    `SELECT id::text, webhook_url, hmac_secret_enc FROM accounts.merchants WHERE id = ANY($1::uuid[])`,
+    merchantIds,
+  );
+  return new Map(rows.map((r) => [r.id, { webhookUrl: r.webhook_url, hmacSecretEnc: r.hmac_secret_enc }]));
 }

@@ -7,7 +7,14 @@ import pg from 'pg';
  * costs a fraction of the CPU of the same query through Prisma's runtime.
  */
 export function pgPool(databaseUrl: string, schema: string, max = 10): pg.Pool {
-  return new pg.Pool({ connectionString: databaseUrl, options: `-c search_path=${schema}`, max });
+  // A request never waits more than 5 s for a connection: an unreachable database, or a pool
+  // exhausted for that long, fails the query (answered 503) instead of hanging it.
+  const pool = new pg.Pool({ connectionString: databaseUrl, options: `-c search_path=${schema}`, max, connectionTimeoutMillis: 5_000 });
+  // An idle connection that breaks (Postgres restarted) is dropped by the pool; unheard, its
+  // 'error' would crash the process. The next query opens a new one, and /readyz reports the
+  // outage meanwhile.
+  pool.on('error', () => undefined);
+  return pool;
 }
 
 /**
@@ -86,4 +93,60 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (cause?.kind && UNAVAILABLE_KINDS.has(cause.kind)) return true;
   const sqlState = cause?.originalCode ?? '';
   return sqlState.startsWith('57P') || sqlState === '53300';
+}
+
+/**
+ * What packages that only run SQL over their own tables (queue, webhooks, kit's idempotency)
+ * need of a client: any service's Prisma client or interactive transaction satisfies it, and
+ * so does `pgSql(pool)`, for processes that load no Prisma client at all.
+ */
+export interface Sql {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+}
+
+export interface SqlWithTransactions extends Sql {
+  $transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+}
+
+function sqlOn(client: pg.Pool | pg.PoolClient): Sql {
+  return {
+    $queryRawUnsafe: async <T>(query: string, ...values: unknown[]) => (await client.query(query, values)).rows as T,
+    $executeRawUnsafe: async (query: string, ...values: unknown[]) => (await client.query(query, values)).rowCount ?? 0,
+  };
+}
+
+/**
+ * `Sql` on a plain pg pool. The webhook worker runs on it: a Prisma client costs about 70 MB
+ * resident (its query compiler) in a process that only ever runs raw SQL. Values come back as
+ * pg parses them (int as number; bigint and numeric as text), so shared queries cast what
+ * they select (`::int`, `::text`) to read the same through either client.
+ */
+export function pgSql(pool: pg.Pool): SqlWithTransactions & { end(): Promise<void> } {
+  return {
+    ...sqlOn(pool),
+    async $transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      // A checked-out client that loses its connection emits 'error' on itself; unheard, that
+      // would crash the process. The failing query rejects as well, so this only records it.
+      const lost = (err: Error) => (broken = err);
+      client.on('error', lost);
+      try {
+        await client.query('BEGIN');
+        const result = await fn(sqlOn(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        // A connection that cannot even roll back (Postgres restarted under it) is destroyed,
+        // not returned to the pool, or every later transaction would fail on it.
+        await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+        throw err;
+      } finally {
+        client.off('error', lost);
+        client.release(broken);
+      }
+    },
+    end: () => pool.end(),
+  };
 }

@@ -1,3 +1,4 @@
 export * from './jobs';
 export * from './worker';
 export * from './outbox';
+export * from './wakes';

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { JobsOptions } from 'bullmq';
-import { Uuid } from '@pay/schemas';
+import { StringEnum, Uuid } from '@pay/schemas';
 
 interface QueueSpec {
   /** The BullMQ queue name. */
@@ -24,6 +24,16 @@ export const Queues = {
     // Transient failures (signer down) back off and retry; the reconciler re-adds the rest.
     jobOptions: { attempts: 10, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: true },
   },
+  /**
+   * Wakes the webhook worker: deliveries are rows in Postgres (schema `webhooks`), and a job
+   * only says "look now" (a retry fell due, the console asked for a resend, a test or a
+   * replay). Losing one costs at most the worker's poll interval, never a delivery.
+   */
+  webhookWakes: {
+    name: 'webhook-wakes',
+    schema: Type.Object({ reason: StringEnum(['retry', 'resend', 'test', 'replay'] as const) }, { additionalProperties: false }),
+    jobOptions: { attempts: 1, removeOnComplete: true, removeOnFail: true },
+  },
 } as const satisfies Record<string, QueueSpec>;
 
 export type QueueKey = keyof typeof Queues;
@@ -34,3 +44,4 @@ export type WithdrawalJob = JobOf<'withdrawals'>;
 export function jobOptionsFor(queueName: string): JobsOptions {
   return Object.values(Queues).find((q) => q.name === queueName)?.jobOptions ?? {};
 }
+export type WebhookWakeJob = JobOf<'webhookWakes'>;

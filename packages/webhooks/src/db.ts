@@ -9,3 +9,6 @@ export function createWebhooksDb(databaseUrl: string, poolSize = 5): PrismaClien
 }
 
 export type WebhooksDb = PrismaClient;
+
+/** Any service's Prisma client or transaction, or `pgSql(pool)`: every table is named with its schema. */
+export type { Sql, SqlWithTransactions } from '@pay/kit';

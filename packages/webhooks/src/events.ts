@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Owner } from '@pay/auth';
+import { stringifyExact } from '@pay/kit';
+import type { Sql } from './db';
 
 /** The events table, owned by this package (Postgres schema `webhooks`). */
 const EVENTS = 'webhooks.events';
@@ -15,30 +17,51 @@ export interface NewEvent {
   object: Record<string, unknown>;
   /** Milliseconds since the epoch, from the service's clock (the body's `timestamp`). */
   at: number;
+  /**
+   * Deliver this event to this URL only (a v1 KYC session's own `webhookUrl`), signed with the
+   * merchant's HMAC secret like every other delivery. Without it, the event goes to the
+   * merchant's webhooks: crypto events to its `webhookUrl`, invoicing events to every console
+   * webhook of the event's mode subscribed to its kind.
+   */
+  targetUrl?: string;
 }
 
 /** Any service's transaction client: its Prisma client or an interactive transaction. */
-type Tx = { $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> };
+type Tx = Pick<Sql, '$executeRawUnsafe'>;
 
 /**
  * Records an event in the caller's transaction, so the event exists exactly when the change it
  * reports commits, and is never lost to a crash or a Redis restart. The body is the envelope
- * of decisions.md §7: `{ event, timestamp, <object> }`. Returns the event id.
+ * of decisions.md §7: `{ event, timestamp, <object> }`, serialised once here with exact
+ * decimals and kept as that text, so every attempt sends the same bytes. The webhook worker
+ * turns it into deliveries. Returns the event id.
  */
 export async function recordEvent(tx: Tx, e: NewEvent): Promise<string> {
   const id = randomUUID();
-  const body = { event: e.type, timestamp: e.at, ...e.object };
+  await insertEvent(tx, { id, ...e, targetEndpointId: null });
+  return id;
+}
+
+/** The one INSERT of an event; the package's own test events name their endpoint and are dispatched at once. */
+export async function insertEvent(
+  tx: Tx,
+  e: NewEvent & { id: string; targetEndpointId: string | null; dispatchedAt?: Date },
+): Promise<void> {
+  const body = stringifyExact({ event: e.type, timestamp: e.at, ...e.object });
   await tx.$executeRawUnsafe(
-    `INSERT INTO ${EVENTS} (id, source, merchant_id, is_test, type, body, created_at) VALUES ($1::uuid, $2, $3::uuid, $4, $5, $6::jsonb, $7)`,
-    id,
+    `INSERT INTO ${EVENTS} (id, source, merchant_id, is_test, type, body, target_url, target_endpoint_id, created_at, dispatched_at)
+     VALUES ($1::uuid, $2, $3::uuid, $4, $5, $6::json, $7, $8::uuid, $9, $10)`,
+    e.id,
     e.source,
     e.owner.merchantId,
     e.owner.isTest,
     e.type,
-    JSON.stringify(body),
+    body,
+    e.targetUrl ?? null,
+    e.targetEndpointId,
     new Date(e.at),
+    e.dispatchedAt ?? null,
   );
-  return id;
 }
 
 export interface StoredEvent {
@@ -48,21 +71,32 @@ export interface StoredEvent {
   isTest: boolean;
   type: string;
   body: Record<string, unknown>;
+  /** The body exactly as it is sent. */
+  rawBody: string;
+  targetUrl: string | null;
   createdAt: Date;
 }
 
 /** A merchant's events in one mode, in the order they were recorded (optionally of one kind). */
-export async function eventsOf(
-  db: { $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T> },
-  owner: Owner,
-  type?: string,
-): Promise<StoredEvent[]> {
-  const rows = await db.$queryRawUnsafe<(Omit<StoredEvent, 'merchantId' | 'isTest' | 'createdAt'> & { merchant_id: string; is_test: boolean; created_at: Date })[]>(
-    `SELECT id::text, source, merchant_id::text, is_test, type, body, created_at FROM ${EVENTS}
+export async function eventsOf(db: Pick<Sql, '$queryRawUnsafe'>, owner: Owner, type?: string): Promise<StoredEvent[]> {
+  const rows = await db.$queryRawUnsafe<
+    { id: string; source: EventSource; merchant_id: string; is_test: boolean; type: string; body: string; target_url: string | null; created_at: Date }[]
+  >(
+    `SELECT id::text, source, merchant_id::text, is_test, type, body::text AS body, target_url, created_at FROM ${EVENTS}
       WHERE merchant_id = $1::uuid AND is_test = $2 AND ($3::text IS NULL OR type = $3) ORDER BY seq`,
     owner.merchantId,
     owner.isTest,
     type ?? null,
   );
-  return rows.map(({ merchant_id, is_test, created_at, ...r }) => ({ ...r, merchantId: merchant_id, isTest: is_test, createdAt: created_at }));
+  return rows.map((r) => ({
+    id: r.id,
+    source: r.source,
+    merchantId: r.merchant_id,
+    isTest: r.is_test,
+    type: r.type,
+    body: JSON.parse(r.body) as Record<string, unknown>,
+    rawBody: r.body,
+    targetUrl: r.target_url,
+    createdAt: r.created_at,
+  }));
 }

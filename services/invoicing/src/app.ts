@@ -2,6 +2,8 @@ import type { Express, Request } from 'express';
 import { merchantGuards } from '@pay/accounts';
 import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, redisReady, type Envelope } from '@pay/kit';
 import type { InvoicingDeps } from './deps';
+import { buildConsole } from './console';
+import { webhookDocs } from './console/openapi';
 
 /** v1 answers bare objects, v2 the `success` envelope (decisions.md §3). */
 export const envelopeFor = (req: Request | string): Envelope =>
@@ -39,6 +41,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
     pages: new Api({ envelope: 'success', auth: { none: guards.none } }),
   };
   // Domains register their operations and pages here as they arrive.
+  const webConsole = buildConsole(deps, guards.none);
 
   const app = createHttpApp({
     service: 'invoicing',
@@ -63,10 +66,11 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
           signing: SIGNING_DOC,
         },
         [...apis.v2.operations, ...apis.v1.operations],
+        webhookDocs(),
       )),
     ),
   );
-  app.use(apis.v2.router, apis.v1.router, apis.pages.router);
+  app.use(apis.v2.router, apis.v1.router, apis.pages.router, ...webConsole.routers);
   finishHttpApp(app, envelopeFor);
   return { app, apis };
 }

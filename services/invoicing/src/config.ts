@@ -4,6 +4,7 @@ import { baseConfigProperties, loadConfig, publicUrlOf } from '@pay/kit';
 export const InvoicingConfigSchema = Type.Object({
   ...baseConfigProperties,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3001 }),
+  QUEUE_PREFIX: Type.String({ default: 'bull', description: 'BullMQ key prefix; the same as the webhook worker' }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'base_url as merchants see it; default http://HOST:PORT' })),
 });
 

@@ -2,6 +2,8 @@ import type { Redis } from 'ioredis';
 import type { AccountKeys, AccountsDb } from '@pay/accounts';
 import type { SecretBox } from '@pay/auth';
 import type { Clock, Logger } from '@pay/kit';
+import type { WebhookWakeJob } from '@pay/queue';
+import type { WebhooksDb } from '@pay/webhooks';
 import type { InvoicingConfig } from './config';
 
 /** Everything the invoicing service's domains need, built once in main.ts (or by a test). */
@@ -17,6 +19,10 @@ export interface InvoicingDeps {
   queueRedis: Redis;
   secrets: SecretBox;
   clock: Clock;
+  /** Webhook endpoints, deliveries and attempts (schema `webhooks`), for the console. */
+  webhooks: WebhooksDb;
+  /** Wakes the webhook worker after the console changed something it must act on (never throws). */
+  wakeWebhooks: (reason: WebhookWakeJob['reason']) => void;
   /** Wakes the outbox relay after a commit that wrote to the outbox. */
   kickOutbox: () => void;
   isShuttingDown: () => boolean;

@@ -1,7 +1,9 @@
 import { SecretBox } from '@pay/auth';
 import { accountKeys, accountsKeyResolver, createAccountsDb } from '@pay/accounts';
 import { closeRedis, createLogger, Lifecycle, listen, queueRedis, requestRedis, runMain, systemClock } from '@pay/kit';
+import { createWebhooksDb } from '@pay/webhooks';
 import { loadInvoicingConfig } from './config';
+import { webhookWaker } from './console/wakes';
 import { buildInvoicingApp } from './app';
 import type { InvoicingDeps } from './deps';
 
@@ -14,6 +16,8 @@ runMain(async () => {
   const queues = queueRedis(config.REDIS_URL, logger);
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
   const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
+  const webhooks = createWebhooksDb(config.DATABASE_URL);
+  const waker = webhookWaker(queues, config.QUEUE_PREFIX, logger);
   const deps: InvoicingDeps = {
     config,
     logger,
@@ -22,13 +26,16 @@ runMain(async () => {
     queueRedis: queues,
     keys,
     secrets,
+    webhooks,
+    wakeWebhooks: waker.wake,
     clock: systemClock,
     kickOutbox: () => undefined,
     isShuttingDown: () => lifecycle.isShuttingDown,
   };
   const { app } = buildInvoicingApp(deps);
   await listen(app, config.PORT, config.HOST, lifecycle, logger);
-  lifecycle.onShutdown('postgres', () => accounts.$disconnect());
+  lifecycle.onShutdown('webhook wakes', waker.close);
+  lifecycle.onShutdown('postgres', () => Promise.all([accounts.$disconnect(), webhooks.$disconnect()]));
   lifecycle.onShutdown('redis', () => Promise.all([keys.close(), closeRedis(redis), closeRedis(queues)]));
   lifecycle.handleSignals();
   logger.info('started');

@@ -5,7 +5,9 @@ import { SecretBox, signedHeaders } from '@pay/auth';
 import { firstConnection } from '@pay/testing';
 import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock } from '@pay/kit';
 import { randomUUID } from 'node:crypto';
+import { createWebhooksDb } from '@pay/webhooks';
 import { loadInvoicingConfig } from './config';
+import { webhookWaker } from './console/wakes';
 import { buildInvoicingApp } from './app';
 import type { InvoicingDeps } from './deps';
 
@@ -16,6 +18,8 @@ export async function startInvoicingApp(opts: { clock?: Clock; env?: Record<stri
   const accounts = createAccountsDb(config.DATABASE_URL, 4);
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
+  const webhooks = createWebhooksDb(config.DATABASE_URL, 3);
+  const waker = webhookWaker(queues, config.QUEUE_PREFIX, logger);
   await firstConnection(redis);
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
   const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
@@ -27,6 +31,8 @@ export async function startInvoicingApp(opts: { clock?: Clock; env?: Record<stri
     queueRedis: queues,
     keys,
     secrets,
+    webhooks,
+    wakeWebhooks: waker.wake,
     clock: opts.clock ?? systemClock,
     kickOutbox: () => undefined,
     isShuttingDown: () => false,
@@ -37,7 +43,8 @@ export async function startInvoicingApp(opts: { clock?: Clock; env?: Record<stri
     apis,
     deps,
     async close() {
-      await Promise.all([accounts.$disconnect(), keys.close(), closeRedis(redis), closeRedis(queues)]);
+      await waker.close();
+      await Promise.all([accounts.$disconnect(), webhooks.$disconnect(), keys.close(), closeRedis(redis), closeRedis(queues)]);
     },
   };
 }

@@ -1,19 +1,20 @@
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
-import type { Pool } from 'pg';
-import { createHttpApp, finishHttpApp, type Logger, redisReady } from '@pay/kit';
+import { createHttpApp, finishHttpApp, type Logger, redisReady, type Sql } from '@pay/kit';
 import type { WorkerConfig } from './config';
+import type { DeliveryMetrics } from './metrics';
 
 export interface WorkerDeps {
   config: WorkerConfig;
   logger: Logger;
-  /** Only the readiness probe touches Postgres today; a Prisma client arrives with the first query. */
-  pg: Pool;
+  /** The deliveries' database; the readiness probe asks it too. */
+  db: Sql;
   redis: Redis;
+  metrics: DeliveryMetrics;
   isShuttingDown: () => boolean;
 }
 
-/** The worker's only HTTP surface: probes for the orchestrator. */
+/** The worker's HTTP surface: probes for the orchestrator and Prometheus metrics. */
 export function buildWorkerApp(deps: WorkerDeps): Express {
   const app = createHttpApp({
     service: 'webhook-worker',
@@ -22,9 +23,16 @@ export function buildWorkerApp(deps: WorkerDeps): Express {
     isShuttingDown: deps.isShuttingDown,
     envelopeFor: () => 'success',
     readiness: [
-      { name: 'postgres', check: () => deps.pg.query('SELECT 1') },
+      { name: 'postgres', check: () => deps.db.$queryRawUnsafe('SELECT 1') },
       { name: 'redis', check: () => redisReady(deps.redis) },
     ],
+  });
+  app.get('/metrics', async (_req, res, next) => {
+    try {
+      res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+    } catch (err) {
+      next(err);
+    }
   });
   return finishHttpApp(app, () => 'success');
 }

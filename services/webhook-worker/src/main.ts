@@ -1,23 +1,24 @@
-import { Pool } from 'pg';
-import { closeRedis, createLogger, Lifecycle, listen, requestRedis, runMain } from '@pay/kit';
+import { SecretBox } from '@pay/auth';
+import { closeRedis, createLogger, Lifecycle, listen, pgPool, pgSql, queueRedis, requestRedis, runMain, systemClock } from '@pay/kit';
+import { WEBHOOKS_SCHEMA } from '@pay/webhooks';
 import { loadWorkerConfig } from './config';
 import { buildWorkerApp } from './app';
+import { startDelivery } from './start';
 
 runMain(async () => {
   const config = loadWorkerConfig();
   const logger = createLogger('webhook-worker', config.LOG_LEVEL);
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
-  // A plain pool, not a Prisma client: the worker queries nothing yet, and a Prisma client
-  // compiles its WASM query compiler (tens of MB resident) the first time it connects.
-  // Probes against an unreachable host give up like the probe does, rather than queueing.
-  const pg = new Pool({ connectionString: config.DATABASE_URL, max: 2, connectionTimeoutMillis: 2_000 });
-  // An idle connection that breaks (Postgres restarted) must not crash the process; the
-  // next readiness check reports it.
-  pg.on('error', (err) => logger.warn({ err: { message: err.message } }, 'idle postgres connection failed'));
+  // Plain pg, no Prisma client: every query of the worker is SQL over the webhooks tables and
+  // the accounts package's merchant lookups, and a Prisma client would cost ~70 MB resident.
+  const db = pgSql(pgPool(config.DATABASE_URL, WEBHOOKS_SCHEMA, 10));
   const redis = requestRedis(config.REDIS_URL, logger);
-  const app = buildWorkerApp({ config, logger, pg, redis, isShuttingDown: () => lifecycle.isShuttingDown });
+  const queues = queueRedis(config.REDIS_URL, logger);
+  const delivery = await startDelivery({ config, logger, db, accounts: db, secrets: SecretBox.fromEnv(config.SECRETS_KEY), clock: systemClock, queueRedis: queues });
+  const app = buildWorkerApp({ config, logger, db, redis, metrics: delivery.metrics, isShuttingDown: () => lifecycle.isShuttingDown });
   await listen(app, config.PORT, config.HOST, lifecycle, logger);
-  lifecycle.onShutdown('postgres', () => pg.end());
-  lifecycle.onShutdown('redis', () => closeRedis(redis));
+  lifecycle.onShutdown('delivery', delivery.stop);
+  lifecycle.onShutdown('postgres', () => db.end());
+  lifecycle.onShutdown('redis', () => Promise.all([closeRedis(redis), closeRedis(queues)]));
   lifecycle.handleSignals();
 });

@@ -77,7 +77,16 @@ function uploadSchema(upload: UploadSpec, fields: TSchema | undefined) {
   return { type: 'object', properties: { ...files, ...(text.properties ?? {}) }, required };
 }
 
-export function buildOpenApi(info: OpenApiInfo, operations: Operation[]) {
+/** An outgoing request the service makes (OpenAPI 3.1 `webhooks`): what the receiver gets. */
+export interface OutgoingWebhook {
+  summary: string;
+  description?: string;
+  body: TSchema;
+  /** Request headers the receiver gets, with their meaning. */
+  headers: Record<string, string>;
+}
+
+export function buildOpenApi(info: OpenApiInfo, operations: Operation[], webhooks: Record<string, OutgoingWebhook> = {}) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const path = op.path.replace(/:(\w+)/g, '{$1}');
@@ -133,7 +142,25 @@ export function buildOpenApi(info: OpenApiInfo, operations: Operation[]) {
       },
     },
     paths,
+    ...(Object.keys(webhooks).length > 0 ? { webhooks: webhooksSection(webhooks) } : {}),
   };
+}
+
+function webhooksSection(webhooks: Record<string, OutgoingWebhook>) {
+  return Object.fromEntries(
+    Object.entries(webhooks).map(([name, w]) => [
+      name,
+      {
+        post: {
+          summary: w.summary,
+          description: w.description,
+          parameters: Object.entries(w.headers).map(([header, description]) => ({ name: header, in: 'header', required: true, description, schema: { type: 'string' } })),
+          requestBody: { required: true, content: { 'application/json': { schema: plain(w.body) } } },
+          responses: { '2XX': { description: 'Any 2xx answer within 10 s marks the delivery succeeded; anything else is retried' } },
+        },
+      },
+    ]),
+  );
 }
 
 /**

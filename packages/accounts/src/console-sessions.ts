@@ -1,0 +1,186 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Redis } from 'ioredis';
+import { ApiError } from '@pay/schemas';
+import { rateLimit, requireApiKey, type AuthContext, type SecretBox } from '@pay/auth';
+import type { Clock, Logger } from '@pay/kit';
+import type { AccountsDb } from './db';
+import { accountsKeyResolver } from './key-resolver';
+
+/** The console's session cookie; scoped to /console, so no other page of the service receives it. */
+export const CONSOLE_SESSION_COOKIE = 'console_session';
+export const CONSOLE_PATH = '/console';
+
+export interface ConsoleSessionPolicy {
+  /** A session unused this long ends. */
+  idleMs: number;
+  /** No session lives longer than this, used or not. */
+  absoluteMs: number;
+}
+
+export const DEFAULT_CONSOLE_SESSION_POLICY: ConsoleSessionPolicy = { idleMs: 60 * 60 * 1000, absoluteMs: 12 * 60 * 60 * 1000 };
+
+/** Expiry is moved forward at most this often, so reading pages is not a write per request. */
+const SLIDE_STEP_MS = 60_000;
+
+const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+
+export interface ConsoleSession {
+  auth: AuthContext;
+  csrfToken: string;
+  expiresAt: Date;
+}
+
+/**
+ * Signs in with an API key, checked by the very middleware of the merchant APIs
+ * (`requireApiKey` over `accountsKeyResolver`): a revoked, unknown or malformed key, or a
+ * suspended merchant, is refused here exactly as on the API. The session acts in the key's
+ * mode: a test key's session sees test webhooks only. Returns the cookie value (shown once,
+ * stored hashed) and the CSRF token.
+ */
+export async function signInToConsole(
+  db: AccountsDb,
+  box: SecretBox,
+  apiKey: string,
+  now: Date,
+  policy: ConsoleSessionPolicy = DEFAULT_CONSOLE_SESSION_POLICY,
+): Promise<ConsoleSession & { token: string }> {
+  const auth = await checkApiKey(db, box, apiKey);
+  const token = randomBytes(32).toString('base64url');
+  const csrfToken = randomBytes(32).toString('base64url');
+  const expiresAt = new Date(now.getTime() + Math.min(policy.idleMs, policy.absoluteMs));
+  await db.consoleSession.create({
+    data: { tokenHash: hashToken(token), merchantId: auth.merchantId, keyId: auth.keyId, csrfToken, createdAt: now, expiresAt },
+  });
+  return { token, auth, csrfToken, expiresAt };
+}
+
+/**
+ * `requireApiKey` reads the key from `X-Api-Key`; the console takes it from a form, so it is
+ * handed to the same middleware on a request of its own rather than checked a second way.
+ */
+function checkApiKey(db: AccountsDb, box: SecretBox, apiKey: string): Promise<AuthContext> {
+  const check = requireApiKey(accountsKeyResolver(db, box));
+  const probe = { get: (name: string) => (name.toLowerCase() === 'x-api-key' ? apiKey : undefined) } as unknown as Request;
+  return new Promise((resolve, reject) => {
+    void check(probe, {} as Response, (err?: unknown) => (err ? reject(err) : resolve(probe.auth!)));
+  });
+}
+
+/**
+ * The live session for a cookie value, or null: unknown, expired (idle or absolute), its key
+ * revoked since, or its merchant suspended. Use moves the idle expiry forward.
+ */
+export async function consoleSessionOf(db: AccountsDb, token: string, now: Date, policy: ConsoleSessionPolicy = DEFAULT_CONSOLE_SESSION_POLICY): Promise<ConsoleSession | null> {
+  const tokenHash = hashToken(token);
+  const s = await db.consoleSession.findUnique({
+    where: { tokenHash },
+    include: { apiKey: { select: { isTestKey: true, revokedAt: true } }, merchant: { select: { status: true } } },
+  });
+  if (!s) return null;
+  if (s.expiresAt <= now || s.apiKey.revokedAt || s.merchant.status !== 'Active') {
+    await db.consoleSession.deleteMany({ where: { tokenHash } });
+    return null;
+  }
+  const slid = new Date(Math.min(now.getTime() + policy.idleMs, s.createdAt.getTime() + policy.absoluteMs));
+  let expiresAt = s.expiresAt;
+  if (slid.getTime() - s.expiresAt.getTime() >= SLIDE_STEP_MS) {
+    await db.consoleSession.updateMany({ where: { tokenHash }, data: { expiresAt: slid } });
+    expiresAt = slid;
+  }
+  return { auth: { keyId: s.keyId, merchantId: s.merchantId, isTestMode: s.apiKey.isTestKey }, csrfToken: s.csrfToken, expiresAt };
+}
+
+export async function signOutOfConsole(db: AccountsDb, token: string): Promise<void> {
+  await db.consoleSession.deleteMany({ where: { tokenHash: hashToken(token) } });
+}
+
+/** Deletes expired sessions (housekeeping). */
+export async function pruneConsoleSessions(db: AccountsDb, now: Date): Promise<number> {
+  return (await db.consoleSession.deleteMany({ where: { expiresAt: { lte: now } } })).count;
+}
+
+export function sessionCookieOf(req: Request): string | null {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === CONSOLE_SESSION_COOKIE) return decodeURIComponent(part.slice(eq + 1).trim()) || null;
+  }
+  return null;
+}
+
+/**
+ * HttpOnly (no script reads it), SameSite=Strict (no other site's page sends it), scoped to
+ * /console, Secure when the console is served over TLS.
+ */
+export function setSessionCookie(res: Response, token: string, expiresAt: Date, secure: boolean): void {
+  res.cookie(CONSOLE_SESSION_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure, path: CONSOLE_PATH, expires: expiresAt });
+}
+
+export function clearSessionCookie(res: Response, secure: boolean): void {
+  res.clearCookie(CONSOLE_SESSION_COOKIE, { httpOnly: true, sameSite: 'strict', secure, path: CONSOLE_PATH });
+}
+
+/** The session of a request that passed a console guard. */
+export function consoleSessionFrom(res: Response): ConsoleSession {
+  const s = res.locals.consoleSession as ConsoleSession | undefined;
+  if (!s) throw new Error('consoleSessionFrom: the route has no console session guard');
+  return s;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function csrfMatches(sent: string | undefined, expected: string): boolean {
+  if (!sent) return false;
+  const a = Buffer.from(sent);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export interface ConsoleGuardOptions {
+  accounts: AccountsDb;
+  redis: Redis;
+  logger: Logger;
+  clock: Clock;
+  perKeyPerSecond: number;
+  policy?: ConsoleSessionPolicy;
+}
+
+/**
+ * Guards for the console's `session` auth level:
+ * - `api`: a signed-in session, else 401; every change (POST, PATCH, DELETE) must carry the
+ *   session's `X-CSRF-Token`, else 403. Rate limited per API key like the merchant APIs.
+ * - `page`: the same session for pages; without one, a redirect to the sign-in page.
+ */
+export function consoleGuards(o: ConsoleGuardOptions): { api: RequestHandler[]; page: RequestHandler[] } {
+  const policy = o.policy ?? DEFAULT_CONSOLE_SESSION_POLICY;
+  const limit = rateLimit({
+    redis: o.redis,
+    rule: { prefix: 'rl:console:key', limit: o.perKeyPerSecond, windowMs: 1000 },
+    identify: (req) => req.auth?.keyId ?? null,
+    onError: (err) => o.logger.warn({ err }, 'rate limiter unavailable; letting requests through'),
+  });
+  const load = (onMissing: (req: Request, res: Response) => void): RequestHandler => async (req, res, next) => {
+    try {
+      const token = sessionCookieOf(req);
+      const session = token ? await consoleSessionOf(o.accounts, token, o.clock.now(), policy) : null;
+      if (!session) return onMissing(req, res);
+      if (!SAFE_METHODS.has(req.method) && !csrfMatches(req.get('x-csrf-token'), session.csrfToken)) {
+        throw new ApiError('FORBIDDEN', 'Missing or wrong X-CSRF-Token header: send the csrfToken the sign-in returned');
+      }
+      req.auth = session.auth;
+      res.locals.consoleSession = session;
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+  return {
+    api: [
+      load((_req, _res) => {
+        throw new ApiError('UNAUTHORIZED', 'Not signed in to the console, or the session expired: POST /console/api/session with an API key');
+      }),
+      limit,
+    ],
+    page: [load((_req, res) => res.redirect(303, `${CONSOLE_PATH}/sign-in`)), limit],
+  };
+}

@@ -1,0 +1,68 @@
+import express from 'express';
+import request from 'supertest';
+import { webhookHeaders } from '@pay/webhooks';
+import { verifyWebhook, WebhookVerificationError } from './index';
+
+const secret = 'whsec_test';
+const body = JSON.stringify({ event: 'invoice.paid', timestamp: 1, invoice: { id: 'i1', amount: 10.5 } });
+const now = 1_800_000_000_000;
+const headers = (over: Record<string, string> = {}, b = body, s = secret, at = now) => ({
+  ...webhookHeaders({ secret: s, deliveryId: 'd-1', event: 'invoice.paid', timestamp: at, body: b }),
+  ...over,
+});
+const code = (f: () => unknown) => {
+  try {
+    f();
+  } catch (err) {
+    return (err as WebhookVerificationError).code;
+  }
+  return 'none';
+};
+
+describe('verifyWebhook', () => {
+  it('returns the typed event and the delivery id for a request as the platform sends it', () => {
+    const v = verifyWebhook(Buffer.from(body), headers(), secret, { now });
+    expect(v).toEqual({ deliveryId: 'd-1', timestamp: now, event: JSON.parse(body) });
+    if (v.event.event === 'invoice.paid') expect(v.event.invoice.amount).toBe(10.5);
+    // Header names in any case, string body, Fetch Headers.
+    const lower = Object.fromEntries(Object.entries(headers()).map(([k, x]) => [k.toLowerCase(), x]));
+    expect(verifyWebhook(body, lower, secret, { now }).deliveryId).toBe('d-1');
+    expect(verifyWebhook(body, new Headers(headers()), secret, { now }).deliveryId).toBe('d-1');
+  });
+
+  it('refuses a changed body, another secret, a changed timestamp and a malformed signature', () => {
+    expect(code(() => verifyWebhook(body.replace('10.5', '1050'), headers(), secret, { now }))).toBe('INVALID_SIGNATURE');
+    expect(code(() => verifyWebhook(body, headers(), 'whsec_old', { now }))).toBe('INVALID_SIGNATURE');
+    expect(code(() => verifyWebhook(body, headers({ 'X-SVC-Timestamp': String(now + 1) }), secret, { now }))).toBe('INVALID_SIGNATURE');
+    expect(code(() => verifyWebhook(body, headers({ 'X-SVC-Signature': 'ABC' }), secret, { now }))).toBe('INVALID_SIGNATURE');
+  });
+
+  it('refuses timestamps more than 5 minutes away, and missing headers', () => {
+    expect(code(() => verifyWebhook(body, headers({}, body, secret, now - 301_000), secret, { now }))).toBe('TIMESTAMP_OUT_OF_WINDOW');
+    expect(code(() => verifyWebhook(body, headers({}, body, secret, now + 301_000), secret, { now }))).toBe('TIMESTAMP_OUT_OF_WINDOW');
+    expect(verifyWebhook(body, headers({}, body, secret, now - 299_000), secret, { now }).timestamp).toBe(now - 299_000);
+    const { 'X-SVC-Delivery': _d, ...noDelivery } = headers();
+    expect(code(() => verifyWebhook(body, noDelivery, secret, { now }))).toBe('MISSING_HEADER');
+    expect(code(() => verifyWebhook(JSON.parse(body), headers(), secret, { now }))).toBe('INVALID_BODY');
+  });
+
+  it('works in the README express example, which keeps the raw body', async () => {
+    const seen = new Set<string>();
+    const app = express();
+    app.post('/webhooks', express.raw({ type: 'application/json' }), (req, res) => {
+      try {
+        const { event, deliveryId } = verifyWebhook(req.body, req.headers, secret);
+        if (!seen.has(deliveryId)) seen.add(deliveryId);
+        res.json({ received: event.event });
+      } catch (err) {
+        if (err instanceof WebhookVerificationError) return void res.status(400).json({ error: err.code });
+        throw err;
+      }
+    });
+    const h = headers({}, body, secret, Date.now());
+    const ok = await request(app).post('/webhooks').set(h).send(body);
+    expect(ok.body).toEqual({ received: 'invoice.paid' });
+    const tampered = await request(app).post('/webhooks').set(h).send(body.replace('i1', 'i2'));
+    expect(tampered.body).toEqual({ error: 'INVALID_SIGNATURE' });
+  });
+});

@@ -1,0 +1,136 @@
+import { Type, type TObject } from '@sinclair/typebox';
+import { Amount, NullableTimestamp, Timestamp, Uuid } from '@pay/schemas';
+
+/**
+ * The event kinds of invoicing-api.md part 6, the ones a console webhook subscribes to. Crypto
+ * events go to the merchant's `webhookUrl` instead (decisions.md §7).
+ */
+export const INVOICING_EVENT_KINDS = [
+  'invoice.paid',
+  'invoice.expired',
+  'invoice.cancelled',
+  'invoice.refunded',
+  'kyc.passed',
+  'kyc.rejected',
+  'kyc.manual_review',
+] as const;
+export type InvoicingEventKind = (typeof INVOICING_EVENT_KINDS)[number];
+
+export const CRYPTO_EVENT_KINDS = ['transaction.confirmed', 'invoice.paid', 'withdrawal.completed', 'withdrawal.failed'] as const;
+
+/** `{ event, timestamp, <key>: object }`: the envelope of every event (decisions.md §7). */
+function envelope(kind: string, key: string, object: TObject, extra: Record<string, TObject> = {}) {
+  return Type.Object(
+    {
+      event: Type.Literal(kind),
+      timestamp: Type.Integer({ description: 'Unix time in milliseconds when the event happened' }),
+      [key]: object,
+      ...extra,
+    },
+    { additionalProperties: false },
+  );
+}
+
+const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: 'The object given at creation' });
+const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()]);
+
+function invoiceObject(status: string) {
+  return Type.Object(
+    {
+      id: Uuid,
+      invoiceNumber: Type.String({ description: 'INV-<digits>-<suffix>' }),
+      amount: { ...Amount, description: 'In rubles, not kopecks (decisions.md §7)' },
+      status: Type.Literal(status),
+      paidAt: status === 'PAID' ? Timestamp : NullableTimestamp,
+      metadata: Metadata,
+      customerEmail: Nullable(Type.String()),
+      customerPhone: Nullable(Type.String()),
+    },
+    { additionalProperties: false },
+  );
+}
+
+const Refund = Type.Object(
+  { id: Uuid, amount: { ...Amount, description: 'Refunded now, in rubles' }, createdAt: Timestamp },
+  { additionalProperties: false },
+);
+
+function kycSession(status: string) {
+  return Type.Object(
+    {
+      id: Uuid,
+      sessionId: Type.String(),
+      status: Type.Literal(status),
+      invoiceId: Type.Union([Uuid, Type.Null()]),
+      customerId: Nullable(Type.String()),
+      customerEmail: Nullable(Type.String()),
+      customerPhone: Nullable(Type.String()),
+      reason: Type.Optional(Nullable(Type.String({ description: 'Why the session was declined or sent to review' }))),
+      updatedAt: Timestamp,
+    },
+    { additionalProperties: false },
+  );
+}
+
+/**
+ * The body of each invoicing event. `invoice.paid` is exactly invoicing-api.md part 6; the
+ * others use the same envelope with the object that changed. These schemas are the contract:
+ * the OpenAPI `webhooks` section is built from them and the samples below must satisfy them.
+ */
+export const EventPayloads: Record<InvoicingEventKind, TObject> = {
+  'invoice.paid': envelope('invoice.paid', 'invoice', invoiceObject('PAID')),
+  'invoice.expired': envelope('invoice.expired', 'invoice', invoiceObject('EXPIRED')),
+  'invoice.cancelled': envelope('invoice.cancelled', 'invoice', invoiceObject('CANCELLED')),
+  'invoice.refunded': envelope('invoice.refunded', 'invoice', invoiceObject('PAID'), { refund: Refund }),
+  'kyc.passed': envelope('kyc.passed', 'session', kycSession('APPROVED')),
+  'kyc.rejected': envelope('kyc.rejected', 'session', kycSession('DECLINED')),
+  'kyc.manual_review': envelope('kyc.manual_review', 'session', kycSession('IN_PROGRESS')),
+};
+
+export const EVENT_DESCRIPTIONS: Record<InvoicingEventKind, string> = {
+  'invoice.paid': 'The customer paid the invoice.',
+  'invoice.expired': 'The invoice time ran out and it became EXPIRED.',
+  'invoice.cancelled': 'The merchant cancelled the invoice.',
+  'invoice.refunded': 'A full or partial refund was made; `refund` is this refund.',
+  'kyc.passed': 'The customer passed KYC.',
+  'kyc.rejected': 'KYC was declined.',
+  'kyc.manual_review': 'KYC was sent to manual review.',
+};
+
+/**
+ * The object of a console test event ("a sample request with a dummy payload"): the shape of
+ * the real event, with values that cannot be mistaken for real ones.
+ */
+export function sampleObject(kind: InvoicingEventKind, at: Date): Record<string, unknown> {
+  const zero = '00000000-0000-4000-8000-000000000000';
+  const iso = at.toISOString();
+  const status = { 'invoice.paid': 'PAID', 'invoice.expired': 'EXPIRED', 'invoice.cancelled': 'CANCELLED', 'invoice.refunded': 'PAID' } as const;
+  if (kind.startsWith('invoice.')) {
+    const s = status[kind as keyof typeof status];
+    const invoice = {
+      id: zero,
+      invoiceNumber: 'INV-0000000000-TEST',
+      amount: 1500.5,
+      status: s,
+      paidAt: s === 'PAID' ? iso : null,
+      metadata: { test: true },
+      customerEmail: 'customer@example.com',
+      customerPhone: '+70000000000',
+    };
+    return kind === 'invoice.refunded' ? { invoice, refund: { id: zero, amount: 500, createdAt: iso } } : { invoice };
+  }
+  const kyc = { 'kyc.passed': 'APPROVED', 'kyc.rejected': 'DECLINED', 'kyc.manual_review': 'IN_PROGRESS' } as const;
+  return {
+    session: {
+      id: zero,
+      sessionId: 'kyc_test',
+      status: kyc[kind as keyof typeof kyc],
+      invoiceId: null,
+      customerId: 'customer-test',
+      customerEmail: 'customer@example.com',
+      customerPhone: '+70000000000',
+      reason: kind === 'kyc.passed' ? null : 'Test event',
+      updatedAt: iso,
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { Page } from 'playwright-core';
+import { eventually, openBrowser, spawnService, startReceiver, type Receiver, type RunningService } from '@pay/testing';
+import { newMerchant, startInvoicingApp, type InvoicingTestApp } from '../test-support';
+
+/** Screenshots are kept as test artefacts (gitignored). */
+const ARTEFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'console');
+
+let app: InvoicingTestApp;
+let server: Server;
+let base: string;
+let worker: RunningService;
+let receiver: Receiver;
+let browser: Awaited<ReturnType<typeof openBrowser>>;
+
+beforeAll(async () => {
+  mkdirSync(ARTEFACTS, { recursive: true });
+  const env = { ALLOW_PRIVATE_WEBHOOK_URLS: 'true' };
+  app = await startInvoicingApp({ env });
+  server = createServer(app.app);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The real worker process on the same database and Redis.
+  worker = await spawnService('webhook-worker', { ...env, WEBHOOK_POLL_INTERVAL_MS: '50' });
+  receiver = await startReceiver({ status: 200, body: '{"received":true}' });
+  browser = await openBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await worker?.stop();
+  await new Promise((r) => server?.close(r));
+  await app?.close();
+});
+
+const verifies = (secret: string, r: Receiver['received'][number]) =>
+  createHmac('sha256', secret).update(`${r.headers['x-svc-timestamp']}${r.body}`).digest('hex') === r.headers['x-svc-signature'];
+
+async function shot(page: Page, name: string) {
+  await page.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: true });
+}
+
+it('signs in, creates a webhook, sees a delivery arrive, rotates the secret and resends', async () => {
+  const m = await newMerchant(app.deps);
+  const page = await browser.context.newPage();
+  page.on('dialog', (d) => void d.accept());
+
+  await page.goto(`${base}/console`);
+  expect(new URL(page.url()).pathname).toBe('/console/sign-in');
+  await page.fill('input[name=apiKey]', 'sk_test_wrong');
+  await page.click('form[data-testid=sign-in] button');
+  await eventually(async () => expect(await page.locator('form[data-testid=sign-in] [data-error]').textContent()).toMatch(/malformed/));
+  await page.fill('input[name=apiKey]', m.apiKey);
+  await Promise.all([page.waitForURL(`${base}/console/webhooks`), page.click('form[data-testid=sign-in] button')]);
+  expect(await page.textContent('[data-testid=mode]')).toBe('Test mode');
+  await shot(page, '1-webhooks-empty');
+
+  await page.fill('form[data-testid=create-webhook] input[name=url]', `${receiver.url}/hooks`);
+  await page.fill('form[data-testid=create-webhook] input[name=description]', 'Order system');
+  await page.check('form[data-testid=create-webhook] input[value="kyc.passed"]');
+  await Promise.all([page.waitForURL(/\/console\/webhooks\/[0-9a-f-]{36}$/), page.click('form[data-testid=create-webhook] button')]);
+  expect(await page.textContent('[data-testid=webhook-url]')).toBe(`${receiver.url}/hooks`);
+  const secret = (await page.textContent('[data-testid=secret]'))!;
+  expect(secret).toMatch(/^whsec_/);
+  await shot(page, '2-webhook-created');
+
+  await Promise.all([page.waitForLoadState('load'), page.click('[data-testid=send-test]')]);
+  await eventually(() => expect(receiver.received).toHaveLength(1), 15_000);
+  const first = receiver.received[0]!;
+  expect(first.headers['x-svc-event']).toBe('invoice.paid');
+  expect(verifies(secret, first)).toBe(true);
+  await eventually(async () => {
+    await page.reload();
+    expect(await page.locator('[data-testid=deliveries] .status.succeeded').count()).toBe(1);
+  }, 15_000);
+  await shot(page, '3-delivery-succeeded');
+
+  await Promise.all([page.waitForEvent('load'), page.click('form[data-api$="/rotate-secret"] button')]);
+  const rotated = (await page.textContent('[data-testid=secret]'))!;
+  expect(rotated).not.toBe(secret);
+  await Promise.all([page.waitForEvent('load'), page.click('[data-testid=send-test]')]);
+  await eventually(() => expect(receiver.received).toHaveLength(2), 15_000);
+  expect(verifies(rotated, receiver.received[1]!)).toBe(true);
+  expect(verifies(secret, receiver.received[1]!)).toBe(false);
+
+  // Resend the first delivery: same X-SVC-Delivery, one more attempt in its history.
+  const firstDelivery = page.locator(`[data-delivery="${first.headers['x-svc-delivery']}"]`);
+  await firstDelivery.locator('summary').click();
+  await Promise.all([page.waitForEvent('load'), firstDelivery.locator('form[data-api$="/resend"] button').click()]);
+  await eventually(() => expect(receiver.received).toHaveLength(3), 15_000);
+  expect(receiver.received[2]!.headers['x-svc-delivery']).toBe(first.headers['x-svc-delivery']);
+  expect(verifies(rotated, receiver.received[2]!)).toBe(true);
+  await eventually(async () => {
+    await page.reload();
+    const item = page.locator(`[data-delivery="${first.headers['x-svc-delivery']}"]`);
+    await item.locator('summary').click();
+    expect(await item.locator('table.attempts tbody tr').count()).toBe(2);
+    expect(await item.locator('table.attempts').textContent()).toMatch(/\(resend\)/);
+  }, 15_000);
+  await shot(page, '4-resent');
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, '5-phone');
+  await page.close();
+}, 90_000);

@@ -1,0 +1,353 @@
+import { randomUUID } from 'node:crypto';
+import type { Queue } from 'bullmq';
+import { merchantsWithWebhookUrl, merchantWebhookTargets } from '@pay/accounts';
+import type { SecretBox } from '@pay/auth';
+import { backoffDelay, type Clock, type Logger, type Sql } from '@pay/kit';
+import { wakeWebhookWorker } from '@pay/queue';
+import {
+  afterOutcome,
+  claimDue,
+  dispatchEvents,
+  endpointTargets,
+  heartbeat,
+  recordOutcomes,
+  releaseDeliveries,
+  retireWorker,
+  type ClaimedDelivery,
+  type Outcome,
+  type SqlWithTransactions,
+} from '@pay/webhooks';
+import { EndpointPool } from './pool';
+import type { WebhookSender } from './sender';
+import type { AttemptOutcome, DeliveryMetrics } from './metrics';
+
+/** A send that waited longer than this since its claim reads its endpoint's URL and secret again. */
+const FRESH_MS = 250;
+/** Outcomes are written together: at most this many per statement, or after this long. */
+const FLUSH_BATCH = 500;
+const FLUSH_DELAY_MS = 5;
+/** Deliveries held in memory at most, waiting ones included. */
+const MAX_HELD = 5000;
+/** Deliveries one endpoint may have waiting in this process: enough to keep its slots busy between claims. */
+const QUEUE_PER_SLOT = 10;
+/** Events turned into deliveries per transaction. */
+const DISPATCH_BATCH = 1000;
+
+export interface DeliveryWorkerOptions {
+  db: SqlWithTransactions;
+  /** Reads merchants' webhook URLs and secrets (the accounts package's queries). */
+  accounts: Sql;
+  secrets: SecretBox;
+  clock: Clock;
+  logger: Logger;
+  sender: WebhookSender;
+  /** Where retry wake-ups are scheduled; null runs on polling alone. */
+  wakes: Queue | null;
+  metrics?: DeliveryMetrics;
+  /** Requests in flight, all endpoints together. */
+  concurrency: number;
+  /** Requests in flight to one endpoint. */
+  perEndpoint: number;
+  pollIntervalMs: number;
+  /** How long this worker's claims outlive its last heartbeat. */
+  ttlMs: number;
+}
+
+interface Target {
+  url: string | null;
+  secret: string | null;
+  disabled: boolean;
+}
+
+interface Held {
+  endpointId: string;
+  d: ClaimedDelivery;
+  claimedAt: number;
+  target: Target;
+}
+
+type EndpointRow = { url: string | null; secretEnc: string | null; disabled: boolean };
+type MerchantRow = { webhookUrl: string | null; hmacSecretEnc: string };
+
+/**
+ * The delivery loop of one worker process. Postgres holds every delivery; this process:
+ * - turns new events into deliveries (dispatchEvents) and claims what is due (claimDue),
+ *   on every poll and whenever a wake job arrives;
+ * - sends them through an EndpointPool (per-endpoint and global concurrency);
+ * - records attempts in batches and schedules a wake for each retry.
+ * Claims hold only while this process beats (heartbeat), so a worker killed mid-send loses
+ * nothing: its deliveries are claimed again once its heartbeat is older than `ttlMs`.
+ */
+export class DeliveryWorker {
+  readonly id = randomUUID();
+  private readonly pool: EndpointPool<Held>;
+  /** Deliveries claimed and not yet recorded, so a claim never sends one twice in this process. */
+  private readonly held = new Set<string>();
+  private outcomes: Outcome[] = [];
+  private flushing: Promise<void> | null = null;
+  private flushTimer: NodeJS.Timeout | null = null;
+  private flushFailures = 0;
+  private pumping: Promise<void> | null = null;
+  private again = false;
+  private backlog = false;
+  private failures = 0;
+  private stopped = true;
+  private timers: NodeJS.Timeout[] = [];
+  private readonly capacity: number;
+  private readonly loadEndpoints = coalesce((ids: string[]) => endpointTargets(this.o.db, ids));
+  private readonly loadMerchants = coalesce((ids: string[]) => merchantWebhookTargets(this.o.accounts, ids));
+
+  constructor(private readonly o: DeliveryWorkerOptions) {
+    this.capacity = o.concurrency * 2;
+    this.pool = new EndpointPool<Held>({
+      perEndpoint: o.perEndpoint,
+      global: o.concurrency,
+      queuePerEndpoint: o.perEndpoint * QUEUE_PER_SLOT,
+      run: (h) => this.send(h),
+      onError: (err, h) => o.logger.error({ err, deliveryId: h.d.id }, 'delivery send failed unexpectedly'),
+    });
+  }
+
+  /** Deliveries held in this process (claimed, not yet recorded). */
+  get inProcess(): number {
+    return this.held.size;
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await heartbeat(this.o.db, this.id);
+    const beat = setInterval(() => {
+      heartbeat(this.o.db, this.id).catch((err) => this.o.logger.warn({ err: { message: (err as Error).message } }, 'webhook worker heartbeat failed'));
+    }, Math.max(100, Math.floor(this.o.ttlMs / 3)));
+    const poll = setInterval(() => this.kick(), this.o.pollIntervalMs);
+    for (const t of [beat, poll]) t.unref();
+    this.timers.push(beat, poll);
+    this.kick();
+  }
+
+  /** Looks for work now (a wake job arrived, a poll came round, or room was freed). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = this.pumpLoop().finally(() => {
+      this.pumping = null;
+    });
+  }
+
+  private async pumpLoop(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        await this.runOnce();
+        this.failures = 0;
+      } catch (err) {
+        this.failures++;
+        this.o.logger.error({ err: { message: (err as Error).message }, failures: this.failures }, 'webhook worker could not claim work; backing off');
+        await new Promise((r) => setTimeout(r, backoffDelay(this.o.pollIntervalMs, this.failures)).unref());
+        break;
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  /** One round: new events become deliveries, then due deliveries are claimed into the pool. Returns how many were claimed. */
+  async runOnce(): Promise<number> {
+    const room = Math.min(this.capacity - this.pool.load, MAX_HELD - this.pool.size);
+    if (room <= 0) {
+      this.backlog = true;
+      return 0;
+    }
+    const now = this.o.clock.now();
+    const T0 = performance.now();
+    const dispatched = await dispatchEvents(this.o.db, {
+      limit: Math.min(room, DISPATCH_BATCH),
+      now,
+      merchantsWithUrl: (ids) => merchantsWithWebhookUrl(this.o.accounts, ids),
+    });
+    const claimed = await claimDue(this.o.db, { workerId: this.id, now, limit: room, perEndpoint: this.o.perEndpoint * QUEUE_PER_SLOT, skipEndpoints: this.pool.saturated(), ttlMs: this.o.ttlMs });
+    this.o.logger.debug({ room, held: this.pool.size, dispatched: dispatched.deliveries, claimed: claimed.length, ms: Math.round(performance.now() - T0) }, 'delivery round');
+    // Work found now means more may be waiting: look again as soon as the pool has room.
+    this.backlog = claimed.length > 0 || dispatched.events > 0;
+    if (claimed.length >= room || dispatched.events >= Math.min(room, DISPATCH_BATCH)) this.again = true;
+    const fresh = claimed.filter((d) => !this.held.has(d.id));
+    if (fresh.length === 0) return 0;
+    const merchants = await this.merchantsOf(fresh);
+    const refused: string[] = [];
+    const claimedAt = Date.now();
+    for (const d of fresh) {
+      const target = this.targetOf(d, { url: d.url, secretEnc: d.secretEnc, disabled: d.disabled }, merchants.get(d.merchantId));
+      this.held.add(d.id);
+      if (!this.pool.offer({ endpointId: d.endpointId, d, claimedAt, target })) {
+        this.held.delete(d.id);
+        refused.push(d.id);
+      }
+    }
+    // This process has enough of those endpoints' deliveries; another round (or worker) takes them.
+    await releaseDeliveries(this.o.db, this.id, refused);
+    return fresh.length - refused.length;
+  }
+
+  private async merchantsOf(ds: ClaimedDelivery[]): Promise<Map<string, MerchantRow>> {
+    const ids = [...new Set(ds.filter((d) => d.kind !== 'console').map((d) => d.merchantId))];
+    return ids.length > 0 ? merchantWebhookTargets(this.o.accounts, ids) : new Map();
+  }
+
+  /**
+   * URL and secret as stored now: console webhooks have their own; crypto events go to the
+   * merchant's webhookUrl and v1 KYC targets to their own URL, both signed with the
+   * merchant's HMAC secret.
+   */
+  private targetOf(d: ClaimedDelivery, endpoint: EndpointRow | undefined, merchant: MerchantRow | undefined): Target {
+    if (!endpoint) return { url: null, secret: null, disabled: true };
+    const open = (sealed: string | null | undefined) => (sealed ? this.o.secrets.open(sealed) : null);
+    switch (d.kind) {
+      case 'console':
+        return { url: endpoint.url, secret: open(endpoint.secretEnc), disabled: endpoint.disabled };
+      case 'target':
+        return { url: endpoint.url, secret: open(merchant?.hmacSecretEnc), disabled: endpoint.disabled };
+      case 'merchant':
+        return { url: merchant?.webhookUrl ?? null, secret: open(merchant?.hmacSecretEnc), disabled: endpoint.disabled };
+    }
+  }
+
+  private async send(h: Held): Promise<void> {
+    const d = h.d;
+    let outcome: Outcome;
+    try {
+      let target = h.target;
+      if (Date.now() - h.claimedAt > FRESH_MS) {
+        const [endpoint, merchant] = await Promise.all([this.loadEndpoints(d.endpointId), d.kind === 'console' ? undefined : this.loadMerchants(d.merchantId)]);
+        target = this.targetOf(d, endpoint, merchant);
+      }
+      if (target.disabled && !d.manual) {
+        outcome = { delivery: d, notSent: 'not sent: the endpoint is disabled' };
+      } else if (!target.url || !target.secret) {
+        const at = this.o.clock.now();
+        outcome = {
+          delivery: d,
+          attempt: { at, durationMs: 0, url: target.url ?? '', statusCode: null, error: target.url ? 'no signing secret' : 'the merchant has no webhookUrl', responseBody: null, succeeded: false },
+        };
+      } else {
+        const at = this.o.clock.now();
+        const r = await this.o.sender.send({ url: target.url, secret: target.secret, deliveryId: d.id, event: d.eventType, body: d.body, timestamp: at.getTime() });
+        outcome = { delivery: d, attempt: { at, durationMs: r.durationMs, url: target.url, statusCode: r.statusCode, error: r.error, responseBody: r.responseBody, succeeded: r.succeeded } };
+        this.observe(d, r.succeeded ? 'succeeded' : r.statusCode !== null ? 'http_error' : r.refused ? 'refused' : 'network_error', r.durationMs);
+      }
+    } catch (err) {
+      // Never leave a claimed delivery without an outcome: record the failure as an attempt.
+      const at = this.o.clock.now();
+      outcome = { delivery: d, attempt: { at, durationMs: 0, url: h.target.url ?? '', statusCode: null, error: `internal error: ${(err as Error).message}`, responseBody: null, succeeded: false } };
+    }
+    if (outcome.notSent) this.o.metrics?.attempts.inc({ outcome: 'not_sent' });
+    this.record(outcome);
+    if (this.backlog && this.pool.load < this.capacity / 2) this.kick();
+  }
+
+  private observe(d: ClaimedDelivery, outcome: AttemptOutcome, durationMs: number): void {
+    const m = this.o.metrics;
+    if (!m) return;
+    m.attempts.inc({ outcome });
+    m.attemptDuration.observe(durationMs / 1000);
+    const sinceEvent = Math.max(0, Date.now() - d.eventAt.getTime()) / 1000;
+    if (!d.manual && d.attempts === 0) m.firstAttemptLatency.observe(sinceEvent);
+    if (outcome === 'succeeded') m.deliveryLatency.observe(sinceEvent);
+  }
+
+  private record(o: Outcome): void {
+    this.outcomes.push(o);
+    if (this.outcomes.length >= FLUSH_BATCH) void this.flush();
+    else if (!this.flushTimer) {
+      this.flushTimer = setTimeout(() => {
+        this.flushTimer = null;
+        void this.flush();
+      }, FLUSH_DELAY_MS);
+    }
+  }
+
+  /** Writes the outcomes collected so far; on failure they are kept and written later. */
+  flush(): Promise<void> {
+    if (this.flushing) return this.flushing.then(() => (this.outcomes.length > 0 ? this.flush() : undefined));
+    if (this.outcomes.length === 0) return Promise.resolve();
+    const batch = this.outcomes.splice(0, FLUSH_BATCH);
+    this.flushing = (async () => {
+      try {
+        const F0 = performance.now();
+        const disabled = await recordOutcomes(this.o.db, this.id, batch, this.o.clock.now());
+        this.o.logger.debug({ outcomes: batch.length, ms: Math.round(performance.now() - F0) }, 'delivery outcomes recorded');
+        this.flushFailures = 0;
+        for (const o of batch) this.held.delete(o.delivery.id);
+        if (disabled.length > 0) this.o.logger.warn({ endpoints: disabled }, 'webhook endpoints disabled after failing for 3 days');
+        this.scheduleRetries(batch);
+      } catch (err) {
+        this.flushFailures++;
+        this.outcomes.unshift(...batch);
+        this.o.logger.error({ err: { message: (err as Error).message }, failures: this.flushFailures }, 'could not record delivery attempts; will retry');
+        await new Promise((r) => setTimeout(r, backoffDelay(50, this.flushFailures)).unref());
+      }
+    })().finally(() => {
+      this.flushing = null;
+      if (this.outcomes.length > 0 && !this.flushTimer) void this.flush();
+    });
+    return this.flushing;
+  }
+
+  private scheduleRetries(batch: Outcome[]): void {
+    if (!this.o.wakes) return;
+    const now = this.o.clock.now().getTime();
+    const seconds = new Set<number>();
+    for (const o of batch) {
+      const next = o.attempt && !o.delivery.manual ? afterOutcome(o).nextAttemptAt : null;
+      if (next) seconds.add(Math.ceil(next.getTime() / 1000));
+    }
+    for (const s of seconds) {
+      wakeWebhookWorker(this.o.wakes, 'retry', s * 1000, now).catch((err) =>
+        this.o.logger.warn({ err: { message: (err as Error).message } }, 'could not schedule a retry wake; polling will find it'),
+      );
+    }
+  }
+
+  /** Resolves once nothing is held: every claimed delivery sent and recorded (tests, shutdown). */
+  async drain(): Promise<void> {
+    while (this.pumping || this.pool.size > 0 || this.outcomes.length > 0 || this.flushing) {
+      await this.pumping;
+      await this.pool.idle();
+      await this.flush();
+    }
+  }
+
+  /** Stops claiming, lets running sends finish and be recorded, and gives back anything still held. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    await this.drain();
+    await retireWorker(this.o.db, this.id);
+  }
+}
+
+/**
+ * Batches the keys asked for in one turn of the event loop into one load, so sends that start
+ * together read their endpoints in one query.
+ */
+function coalesce<V>(load: (keys: string[]) => Promise<Map<string, V>>): (key: string) => Promise<V | undefined> {
+  type Waiter = { resolve: (v: V | undefined) => void; reject: (e: unknown) => void };
+  let pending: Map<string, Waiter[]> | null = null;
+  return (key) =>
+    new Promise((resolve, reject) => {
+      if (!pending) {
+        const batch: Map<string, Waiter[]> = (pending = new Map());
+        setImmediate(() => {
+          pending = null;
+          load([...batch.keys()]).then(
+            (found) => batch.forEach((ws, k) => ws.forEach((w) => w.resolve(found.get(k)))),
+            (err) => batch.forEach((ws) => ws.forEach((w) => w.reject(err))),
+          );
+        });
+      }
+      const list = pending.get(key) ?? [];
+      list.push({ resolve, reject });
+      pending.set(key, list);
+    });
+}

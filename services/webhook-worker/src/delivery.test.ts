@@ -1,0 +1,301 @@
+import { createHmac } from 'node:crypto';
+import { eventually, startReceiver, type Receiver } from '@pay/testing';
+import { reenableAndReplay, requestResend, rotateEndpointSecret, RETRY_DELAYS_MS, MAX_ATTEMPTS, AUTO_DISABLE_AFTER_MS, INVOICING_EVENT_KINDS } from '@pay/webhooks';
+import { deliveryForSuite } from './test-support';
+
+const ctx = deliveryForSuite();
+let receiver: Receiver;
+beforeEach(async () => {
+  receiver = await startReceiver();
+});
+afterEach(async () => {
+  await receiver.close();
+});
+
+const paid = (n = 1) => ({
+  invoice: { id: '7b0c3e5a-4a59-4c1b-9a53-0e0f1d8f9a01', invoiceNumber: `INV-100${n}-AB`, amount: 1500.5, status: 'PAID', paidAt: '2026-11-23T10:00:00.000Z', metadata: { order: n }, customerEmail: 'c@example.com', customerPhone: '+79990000000' },
+});
+const sign = (secret: string, ts: string, body: string) => createHmac('sha256', secret).update(ts + body).digest('hex');
+
+describe('a delivery', () => {
+  it('is a POST with exactly the spec headers, a signature over timestamp + raw body, and the recorded body', async () => {
+    const m = await ctx.merchant();
+    const hook = await ctx.endpoint(m.test, { url: `${receiver.url}/hooks`, events: ['invoice.paid'] });
+    const eventId = await ctx.event(m.test, 'invoice.paid', paid());
+    const w = ctx.worker();
+    await ctx.round(w);
+
+    expect(receiver.received).toHaveLength(1);
+    const r = receiver.received[0]!;
+    const [delivery] = await ctx.deliveriesOfEvent(eventId);
+    expect(r.method).toBe('POST');
+    expect(r.path).toBe('/hooks');
+    expect(r.headers['content-type']).toBe('application/json');
+    expect(r.headers['x-svc-event']).toBe('invoice.paid');
+    expect(r.headers['x-svc-delivery']).toBe(delivery!.id);
+    expect(r.headers['x-svc-timestamp']).toBe(String(ctx.clock.now().getTime()));
+    expect(r.headers['x-svc-signature']).toBe(sign(hook.secret, r.headers['x-svc-timestamp'] as string, r.body));
+    expect(r.headers['x-svc-signature']).toMatch(/^[0-9a-f]{64}$/);
+    // Only the transport's own headers besides the spec's.
+    expect(Object.keys(r.headers).filter((h) => h.startsWith('x-')).sort()).toEqual(['x-svc-delivery', 'x-svc-event', 'x-svc-signature', 'x-svc-timestamp']);
+    expect(r.body).toBe(JSON.stringify({ event: 'invoice.paid', timestamp: ctx.clock.now().getTime(), ...paid() }));
+
+    expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1, nextAttemptAt: null, lastStatusCode: 200, lastResponseBody: 'ok', leaseOwner: null });
+    const attempts = await ctx.attemptsOfDelivery(delivery!.id);
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]).toMatchObject({ statusCode: 200, succeeded: true, manual: false, responseBody: 'ok', url: `${receiver.url}/hooks`, error: null });
+    expect(attempts[0]!.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('keeps decimal digits and key order exactly as recorded', async () => {
+    const m = await ctx.merchant();
+    await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
+    const { JsonDecimal } = await import('@pay/kit');
+    await ctx.event(m.test, 'invoice.paid', { invoice: { zeta: 1, amount: new JsonDecimal('12345678901234567.89'), alpha: 2 } });
+    await ctx.round(ctx.worker());
+    expect(receiver.received[0]!.body).toMatch(/"invoice":\{"zeta":1,"amount":12345678901234567\.89,"alpha":2\}\}$/);
+  });
+
+  it('goes to every webhook of the merchant subscribed to the kind, in the event mode only', async () => {
+    const m = await ctx.merchant();
+    const other = await ctx.merchant();
+    const second = await startReceiver();
+    try {
+      await ctx.endpoint(m.test, { url: `${receiver.url}/a`, events: ['invoice.paid', 'invoice.expired'] });
+      await ctx.endpoint(m.test, { url: `${second.url}/b`, events: ['invoice.paid'] });
+      await ctx.endpoint(m.live, { url: `${receiver.url}/live`, events: [...INVOICING_EVENT_KINDS] });
+      await ctx.endpoint(other.test, { url: `${receiver.url}/other`, events: [...INVOICING_EVENT_KINDS] });
+      await ctx.event(m.test, 'invoice.paid', paid());
+      await ctx.event(m.test, 'invoice.expired', { invoice: { id: 'x' } });
+      await ctx.event(m.test, 'kyc.passed', { session: { id: 'y' } });
+      await ctx.round(ctx.worker());
+      expect(receiver.received.map((r) => `${r.path} ${r.headers['x-svc-event']}`).sort()).toEqual(['/a invoice.expired', '/a invoice.paid']);
+      expect(second.received.map((r) => `${r.path} ${r.headers['x-svc-event']}`)).toEqual(['/b invoice.paid']);
+      // Two deliveries of one event have different ids.
+      expect(new Set([...receiver.received, ...second.received].map((r) => r.headers['x-svc-delivery'])).size).toBe(3);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('of a crypto event goes to the merchant webhookUrl signed with its HMAC secret; none without a URL', async () => {
+    const m = await ctx.merchant({ webhookUrl: `${receiver.url}/crypto` });
+    const bare = await ctx.merchant();
+    await ctx.endpoint(m.test, { url: `${receiver.url}/console`, events: [...INVOICING_EVENT_KINDS] });
+    const e1 = await ctx.event(m.test, 'withdrawal.completed', { withdrawal: { id: 'w1' } }, { source: 'crypto' });
+    const e2 = await ctx.event(bare.test, 'withdrawal.completed', { withdrawal: { id: 'w2' } }, { source: 'crypto' });
+    await ctx.round(ctx.worker());
+    expect(receiver.received.map((r) => r.path)).toEqual(['/crypto']);
+    const r = receiver.received[0]!;
+    expect(r.headers['x-svc-signature']).toBe(sign(m.hmacSecret, r.headers['x-svc-timestamp'] as string, r.body));
+    expect(await ctx.deliveriesOfEvent(e1)).toHaveLength(1);
+    expect(await ctx.deliveriesOfEvent(e2)).toHaveLength(0);
+  });
+
+  it('of an event with its own target URL (v1 KYC session) goes there only, signed with the HMAC secret', async () => {
+    const m = await ctx.merchant({ webhookUrl: `${receiver.url}/crypto` });
+    await ctx.endpoint(m.test, { url: `${receiver.url}/console`, events: [...INVOICING_EVENT_KINDS] });
+    await ctx.event(m.test, 'kyc.passed', { session: { id: 's1' } }, { targetUrl: `${receiver.url}/session-hook` });
+    await ctx.round(ctx.worker());
+    expect(receiver.received.map((r) => r.path)).toEqual(['/session-hook']);
+    const r = receiver.received[0]!;
+    expect(r.headers['x-svc-signature']).toBe(sign(m.hmacSecret, r.headers['x-svc-timestamp'] as string, r.body));
+  });
+});
+
+describe('retries', () => {
+  it('follow the schedule (now, 1 min, 5 min, 15 min, 1 h, 4 h) with one delivery id, then the delivery is failed', async () => {
+    receiver.answer({ status: 500, body: 'x'.repeat(3000) });
+    const m = await ctx.merchant();
+    await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
+    const eventId = await ctx.event(m.test, 'invoice.paid', paid());
+    const w = ctx.worker();
+    expect(RETRY_DELAYS_MS).toEqual([0, 60_000, 300_000, 900_000, 3_600_000, 14_400_000]);
+
+    await ctx.round(w);
+    expect(receiver.received).toHaveLength(1);
+    for (let attempt = 2; attempt <= MAX_ATTEMPTS; attempt++) {
+      const delay = RETRY_DELAYS_MS[attempt - 1]!;
+      const [before] = await ctx.deliveriesOfEvent(eventId);
+      expect(before).toMatchObject({ status: 'pending', attempts: attempt - 1 });
+      expect(before!.nextAttemptAt!.getTime()).toBe(ctx.clock.now().getTime() + delay);
+      ctx.clock.advance(delay - 1000);
+      await ctx.round(w);
+      expect(receiver.received).toHaveLength(attempt - 1); // not yet
+      ctx.clock.advance(1000);
+      await ctx.round(w);
+      expect(receiver.received).toHaveLength(attempt);
+    }
+    const [delivery] = await ctx.deliveriesOfEvent(eventId);
+    expect(delivery).toMatchObject({ status: 'failed', attempts: 6, nextAttemptAt: null, lastStatusCode: 500 });
+    expect(delivery!.lastResponseBody).toHaveLength(1024);
+    expect(new Set(receiver.received.map((r) => r.headers['x-svc-delivery']))).toEqual(new Set([delivery!.id]));
+    const attempts = await ctx.attemptsOfDelivery(delivery!.id);
+    expect(attempts.map((a) => a.statusCode)).toEqual([500, 500, 500, 500, 500, 500]);
+    expect(attempts.every((a) => a.responseBody!.length === 1024)).toBe(true);
+    // Nothing more is attempted.
+    ctx.clock.advance(24 * 3600_000);
+    await ctx.round(w);
+    expect(receiver.received).toHaveLength(6);
+  });
+
+  it('count network errors and redirects as failures, and never follow a redirect', async () => {
+    const elsewhere = await startReceiver();
+    try {
+      receiver.answer({ status: 302, headers: { Location: `${elsewhere.url}/stolen` } });
+      const m = await ctx.merchant();
+      await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
+      const dead = await ctx.endpoint(m.test, { url: 'http://127.0.0.1:1/', events: ['invoice.paid'] });
+      const eventId = await ctx.event(m.test, 'invoice.paid', paid());
+      await ctx.round(ctx.worker());
+      expect(elsewhere.received).toHaveLength(0);
+      const deliveries = await ctx.deliveriesOfEvent(eventId);
+      const toDead = deliveries.find((d) => d.endpointId === dead.id)!;
+      const toRedirect = deliveries.find((d) => d.endpointId !== dead.id)!;
+      expect(toRedirect).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: 302 });
+      expect(toDead).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null });
+      expect(toDead.lastError).toMatch(/ECONNREFUSED/);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it('give up on a request after the timeout', async () => {
+    receiver.answer(() => undefined); // never answers
+    const m = await ctx.merchant();
+    await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
+    const eventId = await ctx.event(m.test, 'invoice.paid', paid());
+    await ctx.round(ctx.worker({ sender: { timeoutMs: 200 } }));
+    const [d] = await ctx.deliveriesOfEvent(eventId);
+    expect(d).toMatchObject({ status: 'pending', attempts: 1, lastError: 'timed out after 200 ms' });
+  });
+});
+
+describe('console actions as the worker sees them', () => {
+  it('a resend sends the same delivery id again, recorded as a manual attempt', async () => {
+    receiver.answer({ status: 503, body: 'down' });
+    const m = await ctx.merchant();
+    await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
+    const eventId = await ctx.event(m.test, 'invoice.paid', paid());
+    const w = ctx.worker();
+    await ctx.round(w);
+    const [d] = await ctx.deliveriesOfEvent(eventId);
+    receiver.answer({ status: 204 });
+    await requestResend(ctx.db, m.test, d!.id, ctx.clock.now());
+    await ctx.round(w);
+    expect(receiver.received.map((r) => r.headers['x-svc-delivery'])).toEqual([d!.id, d!.id]);
+    const [after] = await ctx.deliveriesOfEvent(eventId);
+    expect(after).toMatchObject({ status: 'succeeded', attempts: 1, lastStatusCode: 204, resendRequestedAt: null });
+    expect((await ctx.attemptsOfDelivery(d!.id)).map((a) => [a.statusCode, a.manual])).toEqual([
+      [503, false],
+      [204, true],
+    ]);
+    // Another merchant cannot resend it.
+    const stranger = await ctx.merchant();
+    await expect(requestResend(ctx.db, stranger.test, d!.id, ctx.clock.now())).rejects.toThrow(/not found/);
+  });
+
+  it('a rotated secret signs the very next request; the old one verifies nothing', async () => {
+    const m = await ctx.merchant();
+    const hook = await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
+    const w = ctx.worker();
+    await ctx.event(m.test, 'invoice.paid', paid(1));
+    await ctx.round(w);
+    const fresh = await rotateEndpointSecret(ctx.db, ctx.secrets, m.test, hook.id, ctx.clock.now());
+    expect(fresh).not.toBe(hook.secret);
+    await ctx.event(m.test, 'invoice.paid', paid(2));
+    await ctx.round(w);
+    const [first, second] = receiver.received;
+    const ts = (r: typeof first) => r!.headers['x-svc-timestamp'] as string;
+    expect(first!.headers['x-svc-signature']).toBe(sign(hook.secret, ts(first), first!.body));
+    expect(second!.headers['x-svc-signature']).toBe(sign(fresh, ts(second), second!.body));
+    expect(second!.headers['x-svc-signature']).not.toBe(sign(hook.secret, ts(second), second!.body));
+  });
+
+  it('an endpoint failing every delivery for 3 days is disabled; its missed deliveries replay once it is fixed', async () => {
+    receiver.answer({ status: 500 });
+    const m = await ctx.merchant();
+    const hook = await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
+    const w = ctx.worker();
+    const first = await ctx.event(m.test, 'invoice.paid', paid(1));
+    await ctx.round(w);
+    // Days of failures: a new event every 12 hours, each failing.
+    for (let i = 2; i <= 6; i++) {
+      ctx.clock.advance(12 * 3600_000);
+      await ctx.event(m.test, 'invoice.paid', paid(i));
+      await ctx.round(w);
+      const ep = await ctx.db.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } });
+      expect(ep.disabledAt).toBeNull();
+    }
+    ctx.clock.advance(AUTO_DISABLE_AFTER_MS - 5 * 12 * 3600_000);
+    await ctx.event(m.test, 'invoice.paid', paid(7));
+    await ctx.round(w);
+    const disabled = await ctx.db.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } });
+    expect(disabled.disabledAt).not.toBeNull();
+    const pending = await ctx.db.webhookDelivery.count({ where: { endpointId: hook.id, status: 'pending' } });
+    expect(pending).toBe(0);
+    // While disabled nothing is sent; new events are kept as failed deliveries.
+    const sentBefore = receiver.received.length;
+    const whileDown = await ctx.event(m.test, 'invoice.paid', paid(8));
+    ctx.clock.advance(3600_000);
+    await ctx.round(w);
+    expect(receiver.received).toHaveLength(sentBefore);
+    expect((await ctx.deliveriesOfEvent(whileDown))[0]).toMatchObject({ status: 'failed', attempts: 0, lastError: 'not sent: the endpoint is disabled' });
+
+    receiver.answer({ status: 200 });
+    const replayed = await reenableAndReplay(ctx.db, m.test, hook.id, ctx.clock.now());
+    expect(replayed).toHaveLength(8);
+    await ctx.round(w);
+    const all = await ctx.db.webhookDelivery.findMany({ where: { endpointId: hook.id } });
+    expect(all.every((d) => d.status === 'succeeded')).toBe(true);
+    const delivered = new Set(receiver.received.slice(sentBefore).map((r) => r.headers['x-svc-delivery']));
+    expect(delivered).toEqual(new Set(all.map((d) => d.id)));
+    expect((await ctx.deliveriesOfEvent(first))[0]!.id).toBe(all.find((d) => d.eventId === first)!.id);
+    const ep = await ctx.db.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } });
+    expect(ep).toMatchObject({ disabledAt: null, failingSince: null });
+  });
+
+  it('a success resets the failing streak', async () => {
+    receiver.answer({ status: 500 });
+    const m = await ctx.merchant();
+    const hook = await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
+    const w = ctx.worker();
+    await ctx.event(m.test, 'invoice.paid', paid(1));
+    await ctx.round(w);
+    expect((await ctx.db.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } })).failingSince).not.toBeNull();
+    receiver.answer({ status: 200 });
+    ctx.clock.advance(60_000);
+    await ctx.round(w);
+    expect((await ctx.db.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } })).failingSince).toBeNull();
+  });
+});
+
+describe('fairness', () => {
+  it('a slow endpoint holds at most its own concurrency; the others are delivered meanwhile', async () => {
+    const slow = await startReceiver();
+    const held: (() => void)[] = [];
+    slow.answer((_r, res) => held.push(() => res.writeHead(200).end()));
+    try {
+      const m = await ctx.merchant();
+      await ctx.endpoint(m.test, { url: slow.url, events: ['invoice.expired'] });
+      await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
+      for (let i = 0; i < 12; i++) await ctx.event(m.test, 'invoice.expired', { invoice: { n: i } });
+      for (let i = 0; i < 20; i++) await ctx.event(m.test, 'invoice.paid', paid(i));
+      const w = ctx.worker({ concurrency: 6, perEndpoint: 2, pollIntervalMs: 10 });
+      await w.start();
+      await eventually(() => expect(receiver.received).toHaveLength(20), 5000);
+      expect(slow.received).toHaveLength(2);
+      expect(slow.maxInFlight).toBe(2);
+      await eventually(() => {
+        held.splice(0).forEach((f) => f());
+        expect(slow.received).toHaveLength(12);
+      }, 5000);
+      held.splice(0).forEach((f) => f());
+      await w.stop();
+      expect(slow.maxInFlight).toBe(2);
+      expect(slow.received).toHaveLength(12);
+    } finally {
+      await slow.close();
+    }
+  });
+});

@@ -1,0 +1,103 @@
+import dns from 'node:dns';
+import request from 'supertest';
+import { startReceiver, type Receiver } from '@pay/testing';
+import { createLogger } from '@pay/kit';
+import { WebhookSender } from './sender';
+import { buildWorkerApp } from './app';
+import { DeliveryMetrics } from './metrics';
+import { deliveryForSuite } from './test-support';
+
+const ctx = deliveryForSuite();
+
+/** A resolver where public-looking names point wherever the test says (DNS rebinding, in effect). */
+function resolvingTo(map: Record<string, string>): typeof dns.lookup {
+  return ((hostname: string, options: dns.LookupOptions, cb: (err: Error | null, address: string | dns.LookupAddress[], family?: number) => void) => {
+    const address = map[hostname];
+    if (!address) return dns.lookup(hostname, options, cb as never);
+    const entry = { address, family: address.includes(':') ? 6 : 4 };
+    return options.all ? cb(null, [entry]) : cb(null, entry.address, entry.family);
+  }) as typeof dns.lookup;
+}
+
+const req = (url: string) => ({ url, secret: 's', deliveryId: '00000000-0000-4000-8000-000000000001', event: 'invoice.paid', body: '{}', timestamp: Date.now() });
+
+describe('outbound safety', () => {
+  let receiver: Receiver;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(() => receiver.close());
+
+  it('refuses a public-looking name that resolves to loopback, checked where the connection is made', async () => {
+    const sender = new WebhookSender({ allowPrivate: false, timeoutMs: 2000, lookup: resolvingTo({ 'hooks.merchant.example': '127.0.0.1', 'v6.merchant.example': '::1' }) });
+    try {
+      for (const host of ['hooks.merchant.example', 'v6.merchant.example']) {
+        const r = await sender.send(req(`http://${host}:${receiver.port}/hook`));
+        expect(r).toMatchObject({ succeeded: false, refused: true, statusCode: null });
+        expect(r.error).toMatch(/resolves to .*private, loopback or link-local/);
+      }
+      for (const url of [`http://127.0.0.1:${receiver.port}/`, 'http://localhost/', 'http://169.254.169.254/latest/meta-data', 'http://[::ffff:127.0.0.1]/', 'http://10.1.2.3/']) {
+        const r = await sender.send(req(url));
+        expect(r).toMatchObject({ refused: true, succeeded: false });
+      }
+      expect(receiver.received).toHaveLength(0);
+    } finally {
+      sender.close();
+    }
+  });
+
+  it('reaches the same receiver when the operator allows private addresses', async () => {
+    const sender = new WebhookSender({ allowPrivate: true, timeoutMs: 2000, lookup: resolvingTo({ 'hooks.merchant.example': '127.0.0.1' }) });
+    try {
+      const r = await sender.send(req(`http://hooks.merchant.example:${receiver.port}/hook`));
+      expect(r).toMatchObject({ succeeded: true, statusCode: 200, refused: false });
+      expect(receiver.received.map((x) => x.headers.host)).toEqual([`hooks.merchant.example:${receiver.port}`]);
+    } finally {
+      sender.close();
+    }
+  });
+
+  it('records a refusal as a failed attempt of the delivery', async () => {
+    const m = await ctx.merchant();
+    await ctx.endpoint(m.test, { url: `http://rebind.merchant.example:${receiver.port}/`, events: ['invoice.paid'] });
+    const eventId = await ctx.event(m.test, 'invoice.paid', { invoice: {} });
+    const before = receiver.received.length;
+    await ctx.round(ctx.worker({ sender: { allowPrivate: false, lookup: resolvingTo({ 'rebind.merchant.example': '127.0.0.1' }) } }));
+    const [d] = await ctx.deliveriesOfEvent(eventId);
+    expect(d).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null });
+    expect(d!.lastError).toMatch(/^refused: rebind\.merchant\.example resolves to 127\.0\.0\.1/);
+    expect(receiver.received).toHaveLength(before);
+  });
+});
+
+describe('/metrics', () => {
+  it('shows attempts by outcome, latencies and queue depth in Prometheus format', async () => {
+    const receiver = await startReceiver({ status: 500 });
+    try {
+      const metrics = new DeliveryMetrics(async () => ({ undispatched: 0, due: 3, scheduled: 2, inProcess: 1 }));
+      const m = await ctx.merchant();
+      await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
+      await ctx.event(m.test, 'invoice.paid', { invoice: {} });
+      await ctx.round(ctx.worker({ metrics }));
+      const app = buildWorkerApp({
+        config: ctx.config,
+        logger: createLogger('webhook-worker', 'silent'),
+        db: ctx.db,
+        redis: {} as never,
+        metrics,
+        isShuttingDown: () => false,
+      });
+      const res = await request(app).get('/metrics');
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/plain/);
+      expect(res.text).toMatch(/^webhook_attempts_total\{outcome="http_error"\} [1-9]\d*$/m);
+      expect(res.text).toMatch(/^webhook_first_attempt_latency_seconds_count [1-9]\d*$/m);
+      expect(res.text).toMatch(/^webhook_attempt_duration_seconds_bucket\{le="10"\} [1-9]\d*$/m);
+      expect(res.text).toMatch(/^webhook_queue_depth\{state="due"\} 3$/m);
+      expect(res.text).toMatch(/^webhook_queue_depth\{state="in_process"\} 1$/m);
+      expect(res.text).toMatch(/^# TYPE webhook_delivery_latency_seconds histogram$/m);
+    } finally {
+      await receiver.close();
+    }
+  });
+});

@@ -1,0 +1,155 @@
+import http from 'node:http';
+import https from 'node:https';
+import dns, { type LookupAddress } from 'node:dns';
+import type { Socket } from 'node:net';
+import { isPrivateAddress, outboundUrlProblem } from '@pay/kit';
+import { RESPONSE_EXCERPT_BYTES, webhookHeaders } from '@pay/webhooks';
+
+/** Read past the excerpt so a keep-alive socket can be reused; a longer answer costs its socket. */
+const MAX_DRAIN_BYTES = 256 * 1024;
+
+export interface SendRequest {
+  url: string;
+  secret: string;
+  deliveryId: string;
+  event: string;
+  body: string;
+  /** `X-SVC-Timestamp`, Unix ms. */
+  timestamp: number;
+}
+
+export interface SendResult {
+  durationMs: number;
+  statusCode: number | null;
+  /** Network failure or refusal when there was no HTTP answer. */
+  error: string | null;
+  responseBody: string | null;
+  succeeded: boolean;
+  /** The destination was refused before any byte was sent (private address). */
+  refused: boolean;
+}
+
+type LookupFn = typeof dns.lookup;
+
+export interface SenderOptions {
+  allowPrivate: boolean;
+  timeoutMs: number;
+  /** Name resolution; tests give one that maps a public-looking name to loopback. */
+  lookup?: LookupFn;
+  maxSocketsPerOrigin?: number;
+}
+
+class RefusedAddress extends Error {
+  readonly code = 'EWEBHOOKPRIVATE';
+  constructor(host: string, address: string) {
+    super(`refused: ${host} resolves to ${address}, a private, loopback or link-local address`);
+  }
+}
+
+/**
+ * Sends webhook requests: a POST with exactly the spec's headers, no redirects followed (a 3xx
+ * is a failed attempt), 10 s for the whole exchange, keep-alive connections per origin.
+ * Unless the operator allows private destinations, the address is checked where the
+ * connection is made, not only where the URL was saved: every address a name resolves to is
+ * checked before connecting (no DNS-rebinding gap), and the connected socket's remote
+ * address is checked again before anything is written.
+ */
+export class WebhookSender {
+  private readonly agents: { http: http.Agent; https: https.Agent };
+  private readonly lookup: LookupFn;
+
+  constructor(private readonly o: SenderOptions) {
+    const base = o.lookup ?? dns.lookup;
+    this.lookup = (o.allowPrivate ? base : guardedLookup(base)) as LookupFn;
+    const agentOptions = { keepAlive: true, maxSockets: o.maxSocketsPerOrigin ?? 64, scheduling: 'lifo' as const };
+    this.agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
+  }
+
+  async send(r: SendRequest): Promise<SendResult> {
+    const started = performance.now();
+    const done = (x: Omit<SendResult, 'durationMs'>): SendResult => ({ ...x, durationMs: Math.round(performance.now() - started) });
+    const problem = outboundUrlProblem(r.url, { allowPrivate: this.o.allowPrivate });
+    if (problem) return done({ statusCode: null, error: `refused: the URL ${problem}`, responseBody: null, succeeded: false, refused: true });
+    try {
+      const { statusCode, excerpt } = await this.post(r);
+      return done({ statusCode, error: null, responseBody: excerpt, succeeded: statusCode >= 200 && statusCode < 300, refused: false });
+    } catch (err) {
+      const refused = (err as { code?: string }).code === 'EWEBHOOKPRIVATE';
+      return done({ statusCode: null, error: (err as Error).message || String(err), responseBody: null, succeeded: false, refused });
+    }
+  }
+
+  private post(r: SendRequest): Promise<{ statusCode: number; excerpt: string }> {
+    const url = new URL(r.url);
+    const secure = url.protocol === 'https:';
+    const headers = { ...webhookHeaders({ secret: r.secret, deliveryId: r.deliveryId, event: r.event, timestamp: r.timestamp, body: r.body }), 'Content-Length': String(Buffer.byteLength(r.body)) };
+    return new Promise((resolve, reject) => {
+      const req = (secure ? https : http).request(url, {
+        method: 'POST',
+        headers,
+        agent: secure ? this.agents.https : this.agents.http,
+        lookup: this.lookup,
+      });
+      const timer = setTimeout(() => req.destroy(new Error(`timed out after ${this.o.timeoutMs} ms`)), this.o.timeoutMs);
+      const fail = (err: Error) => {
+        clearTimeout(timer);
+        reject(err);
+      };
+      req.on('error', fail);
+      if (!this.o.allowPrivate) {
+        req.on('socket', (socket: Socket) => {
+          const check = () => {
+            const address = socket.remoteAddress;
+            if (address && isPrivateAddress(address)) req.destroy(new RefusedAddress(url.hostname, address));
+          };
+          if (socket.connecting) socket.once('connect', check);
+          else check();
+        });
+      }
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        let seen = 0;
+        res.on('data', (chunk: Buffer) => {
+          seen += chunk.length;
+          if (kept < RESPONSE_EXCERPT_BYTES) {
+            const part = chunk.subarray(0, RESPONSE_EXCERPT_BYTES - kept);
+            chunks.push(part);
+            kept += part.length;
+          }
+          if (seen > MAX_DRAIN_BYTES) res.destroy();
+        });
+        const finish = () => {
+          clearTimeout(timer);
+          // Postgres text cannot hold NUL; an excerpt is for reading, so they are dropped.
+          resolve({ statusCode: res.statusCode ?? 0, excerpt: Buffer.concat(chunks).toString('utf8').replace(/\u0000/g, '') });
+        };
+        res.on('end', finish);
+        res.on('close', finish);
+        res.on('error', finish);
+      });
+      req.end(r.body);
+    });
+  }
+
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+}
+
+/** A `lookup` that fails when any address of the name is private, so the connection is never opened. */
+function guardedLookup(base: LookupFn) {
+  return (hostname: string, options: dns.LookupOptions, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+    base(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '');
+      const list = addresses as LookupAddress[];
+      const bad = list.find((a) => isPrivateAddress(a.address));
+      if (bad) return callback(new RefusedAddress(hostname, bad.address) as NodeJS.ErrnoException, '');
+      if (options.all) return callback(null, list);
+      const first = list[0];
+      if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
+      callback(null, first.address, first.family);
+    });
+  };
+}
