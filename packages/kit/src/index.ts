@@ -18,5 +18,7 @@ export * from './periodic';
 export * from './outbound-url';
 export * from './http/rate-limit';
 export * from './http/exact-json';
+export * from './money';
 export * from './retention';
 export * from './redis';
+export * from './readable-number';

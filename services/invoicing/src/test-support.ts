@@ -3,24 +3,43 @@ import type { Express } from 'express';
 import { createApiKey, createAccountsDb, registerMerchant } from '@pay/accounts';
 import { SecretBox, signedHeaders } from '@pay/auth';
 import { firstConnection } from '@pay/testing';
-import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock } from '@pay/kit';
+import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type Logger } from '@pay/kit';
 import { randomUUID } from 'node:crypto';
 import { loadInvoicingConfig } from './config';
 import { buildInvoicingApp } from './app';
+import { startBackground } from './background';
+import { createInvoicingDb } from './db';
+import { SandboxProvider } from './payments/sandbox';
 import type { InvoicingDeps } from './deps';
 
+export interface TestAppOptions {
+  clock?: Clock;
+  env?: Record<string, string>;
+  /** Run expiry, the refund reconciler and housekeeping, as RUN_WORKERS does. */
+  background?: boolean;
+  /** Give live mode the sandbox too (main.ts connects none), to test that live and test data stay apart. */
+  liveSandbox?: boolean;
+  logger?: Logger;
+  poolSize?: number;
+}
+
 /** The invoicing app on the real test database and Redis, as main.ts builds it. */
-export async function startInvoicingApp(opts: { clock?: Clock; env?: Record<string, string> } = {}) {
+export async function startInvoicingApp(opts: TestAppOptions = {}) {
   const config = loadInvoicingConfig({ ...process.env, ...opts.env });
-  const logger = createLogger('invoicing', config.LOG_LEVEL);
+  const logger = opts.logger ?? createLogger('invoicing', config.LOG_LEVEL);
   const accounts = createAccountsDb(config.DATABASE_URL, 4);
+  const { db, sql, close: closeDb } = createInvoicingDb(config.DATABASE_URL, opts.poolSize ?? 4);
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
   await firstConnection(redis);
+  const sandbox = new SandboxProvider(config.PUBLIC_URL);
   const deps: InvoicingDeps = {
     config,
     logger,
     accounts,
+    db,
+    sql,
+    providers: { test: sandbox, live: opts.liveSandbox ? sandbox : null },
     redis,
     queueRedis: queues,
     secrets: SecretBox.fromEnv(config.SECRETS_KEY),
@@ -29,12 +48,15 @@ export async function startInvoicingApp(opts: { clock?: Clock; env?: Record<stri
     isShuttingDown: () => false,
   };
   const { app, apis } = buildInvoicingApp(deps);
+  const background = opts.background ? startBackground(deps) : null;
   return {
     app,
     apis,
     deps,
+    background,
     async close() {
-      await Promise.all([accounts.$disconnect(), closeRedis(redis), closeRedis(queues)]);
+      await background?.stop();
+      await Promise.all([accounts.$disconnect(), closeDb(), closeRedis(redis), closeRedis(queues)]);
     },
   };
 }
