@@ -1,4 +1,6 @@
 import request from 'supertest';
+import jsQR from 'jsqr';
+import { PNG } from 'pngjs';
 import type { Express } from 'express';
 import { createApiKey, createAccountsDb, registerMerchant } from '@pay/accounts';
 import { SecretBox, signedHeaders } from '@pay/auth';
@@ -122,4 +124,25 @@ export function v2Request(
 export function v1Request(app: Express, m: Pick<TestMerchant, 'apiKey'>, method: 'get' | 'post' | 'delete', path: string, body?: unknown) {
   const req = request(app)[method](path).set('x-api-key', m.apiKey);
   return body === undefined ? req : req.send(body as object);
+}
+
+type V2Args = Parameters<typeof v2Request>;
+
+/**
+ * `v2Request` signed at the server clock's time (a ManualClock far from the wall clock would
+ * otherwise put every timestamp out of the window), each request a millisecond after the
+ * last, so a clock that stands still never makes two signatures alike (a replay).
+ */
+export function clockSigner(app: () => Express, clock: Clock) {
+  let last = 0;
+  return (m: V2Args[1], method: V2Args[2], path: string, body?: unknown, opts: { headers?: Record<string, string> } = {}) => {
+    last = Math.max(clock.now().getTime(), last + 1);
+    return v2Request(app(), m, method, path, body, { ...opts, now: last });
+  };
+}
+
+/** Decodes a QR data URI the way a phone camera reads the image: pixels in, text out. */
+export function decodeQrDataUri(uri: string): string | null {
+  const png = PNG.sync.read(Buffer.from(uri.replace(/^data:image\/png;base64,/, ''), 'base64'));
+  return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data ?? null;
 }
