@@ -8,7 +8,7 @@ export const ASSETS_PATH = '/assets/invoicing';
 export function layout(title: string, body: SafeHtml, attrs: { status?: string; id?: string } = {}): SafeHtml {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><link rel="stylesheet" href="${ASSETS_PATH}/pay.css"><script src="${ASSETS_PATH}/pay.js" defer></script></head>
+<title>${title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${ASSETS_PATH}/pay.css"><script src="${ASSETS_PATH}/pay.js" defer></script></head>
 <body data-status="${attrs.status ?? ''}" data-invoice="${attrs.id ?? ''}"><main class="sheet">${body}</main></body></html>`;
 }
 
