@@ -21,20 +21,25 @@ function chunk(type: string, data: Buffer): Buffer {
  * image. Invoices store the result at creation, so no read ever draws one.
  */
 export function qrPngDataUri(payload: string): string {
-  const qr = QRCode.create(payload, { errorCorrectionLevel: 'M' });
+  // One byte-mode segment: a link is bytes anyway, and this skips the library's search for
+  // the cheapest mix of modes (a shortest-path run per code).
+  const qr = QRCode.create([{ data: payload, mode: 'byte' }], { errorCorrectionLevel: 'M' });
   const size = qr.modules.size;
   const px = (size + 2 * MARGIN) * SCALE;
-  const rowBytes = Math.ceil(px / 8);
-  // Each scanline: a filter byte (0 = none), then the pixels, 1 bit each, 1 = white.
-  const raw = Buffer.alloc((rowBytes + 1) * px, 0);
-  for (let y = 0; y < px; y++) {
-    const my = Math.floor(y / SCALE) - MARGIN;
-    const row = y * (rowBytes + 1) + 1;
-    for (let x = 0; x < px; x++) {
-      const mx = Math.floor(x / SCALE) - MARGIN;
-      const dark = mx >= 0 && my >= 0 && mx < size && my < size && qr.modules.get(my, mx) === 1;
-      if (!dark) raw[row + (x >> 3)]! |= 0x80 >> (x & 7);
+  const stride = Math.ceil(px / 8) + 1; // a filter byte (0 = none), then 1 bit per pixel, 1 = white
+  const raw = Buffer.alloc(stride * px, 0);
+  const white = Buffer.alloc(stride, 0xff);
+  white[0] = 0;
+  for (let my = -MARGIN; my < size + MARGIN; my++) {
+    // Draw one scanline per module row, then repeat it SCALE times.
+    const line = Buffer.from(white);
+    if (my >= 0 && my < size) {
+      for (let mx = 0; mx < size; mx++) {
+        if (qr.modules.get(my, mx) !== 1) continue;
+        for (let x = (mx + MARGIN) * SCALE, end = x + SCALE; x < end; x++) line[1 + (x >> 3)]! &= ~(0x80 >> (x & 7));
+      }
     }
+    for (let k = 0; k < SCALE; k++) line.copy(raw, ((my + MARGIN) * SCALE + k) * stride);
   }
   const header = Buffer.alloc(13);
   header.writeUInt32BE(px, 0);
