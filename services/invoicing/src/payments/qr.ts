@@ -23,7 +23,7 @@ function chunk(type: string, data: Buffer): Buffer {
 export function qrPngDataUri(payload: string): string {
   // One byte-mode segment: a link is bytes anyway, and this skips the library's search for
   // the cheapest mix of modes (a shortest-path run per code).
-  const qr = QRCode.create([{ data: payload, mode: 'byte' }], { errorCorrectionLevel: 'M' });
+  const qr = QRCode.create([{ data: Buffer.from(payload, 'utf8'), mode: 'byte' }], { errorCorrectionLevel: 'M' });
   const size = qr.modules.size;
   const px = (size + 2 * MARGIN) * SCALE;
   const stride = Math.ceil(px / 8) + 1; // a filter byte (0 = none), then 1 bit per pixel, 1 = white
