@@ -181,6 +181,17 @@ describe('paying on the page', () => {
     expect(again.status).toBe(422);
   });
 
+  it('each invoice is paid only by its own method on the page', async () => {
+    const sbp = await invoice(m, {});
+    const byCard = await postCard(sbp.id, { number: CARD, expiry: '12/30', cvc: '123' });
+    expect(byCard.status).toBe(422);
+    expect(byCard.text).toContain('paid by SBP');
+    const card = await invoice(m, { paymentMethod: 'card' });
+    const bySbp = await request(ctx.app).post(`/pay/${card.id}/sbp`).type('form').send({ payerBank: 'Sandbox Bank' });
+    expect(bySbp.status).toBe(422);
+    expect([(await statusOf(sbp.id)).status, (await statusOf(card.id)).status]).toEqual(['PENDING', 'PENDING']);
+  });
+
   it('the sandbox bank never pays a live invoice', async () => {
     const live = await invoice({ ...m, apiKey: m.liveKey, isTest: false }, {});
     const res = await request(ctx.app).post(`/pay/${live.id}/sbp`).type('form').send({ payerBank: 'Sandbox Bank' });

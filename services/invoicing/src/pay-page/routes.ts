@@ -66,6 +66,7 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
         const read = readCard(form, deps.clock.now());
         if ('problems' in read) throw new ApiError('VALIDATION_ERROR', 'Check the card details', read.problems);
         const invoice = await load(id);
+        if (invoice.payment_method !== 'card') throw new ApiError('INVALID_STATE', 'This invoice is paid by SBP: scan its QR code instead');
         const provider = invoice.is_test ? deps.providers.test : deps.providers.live;
         if (!provider) throw new ApiError('PAYMENT_METHOD_NOT_ENABLED', 'Card payments are not available for this invoice');
         const charge = await provider.chargeCard({ externalOrderId: invoice.external_order_id, amount: money(invoice.amount) }, read.card);
@@ -99,6 +100,7 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
       try {
         const invoice = await load(id);
         if (!invoice.is_test) throw new ApiError('PAYMENT_METHOD_NOT_ENABLED', 'The sandbox bank pays test invoices only');
+        if (invoice.payment_method !== 'sbp') throw new ApiError('INVALID_STATE', 'This invoice is paid by card, not by SBP');
         await payInvoice(deps, { id }, { method: 'sbp', payerBank: form.payerBank, sbpTransactionId: sandboxSbpTransactionId() });
         return { redirect: `/pay/${id}` };
       } catch (err) {
