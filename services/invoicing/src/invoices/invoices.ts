@@ -7,7 +7,7 @@ import type { InvoicingDeps } from '../deps';
 import type { PaymentProvider } from '../payments/provider';
 import { qrPngDataUri } from '../payments/qr';
 import { EXPIRES_IN_HOURS, type CreateInvoiceBody } from './schemas';
-import { insertInvoice, selectInvoice, selectInvoices, type InvoiceRow, type InvoiceStatus, type InvoiceWithCustomer } from './store';
+import { insertInvoice, selectInvoice, selectInvoices, type CreatedInvoiceRow, type InvoiceStatus, type InvoiceWithCustomer } from './store';
 
 /** Rubles and the other fiat currencies have kopecks (cents): two places (decisions.md §5). */
 export const FIAT_DECIMALS = 2;
@@ -33,7 +33,7 @@ export type CreateInvoiceInput = Static<typeof CreateInvoiceBody>;
  * Opens the provider's order, draws the SBP QR once, and writes the invoice in one statement.
  * The QR is stored: reads never draw one.
  */
-export async function createInvoice(deps: InvoicingDeps, owner: Owner, input: CreateInvoiceInput): Promise<InvoiceRow> {
+export async function createInvoice(deps: InvoicingDeps, owner: Owner, input: CreateInvoiceInput): Promise<CreatedInvoiceRow> {
   const provider = providerFor(deps, owner);
   const amount = parseMoney(input.amount, { decimals: FIAT_DECIMALS });
   const now = deps.clock.now();

@@ -108,6 +108,10 @@ describe('sandbox pay', () => {
     const got = await call(m, 'get', `/api/v2/invoices/${gated.id}`);
     expect(got.body.invoice).toMatchObject({ kycRequired: true, kycVerified: true, customer: { email: 'kyc@example.ru', kycStatus: 'VERIFIED' } });
     expect((await pay(m, gated.id)).status).toBe(200);
+    // An invoice created for a verified customer is kycVerified from the start.
+    const next = await call(m, 'post', '/api/v2/invoices', { amount: 1, customerEmail: 'kyc@EXAMPLE.ru', kycRequired: true });
+    expect(next.body.invoice).toMatchObject({ kycVerified: true, customer: null });
+    expect((await call(m, 'post', '/api/v2/invoices', { amount: 1, customerEmail: 'other@example.ru' })).body.invoice.kycVerified).toBe(false);
     // A KYC session bound to the invoice counts as well.
     const bound = await newInvoice(m, { kycRequired: true });
     await expectRefused(m, bound.id, () => pay(m, bound.id), 422, 'KYC_REQUIRED');

@@ -106,18 +106,24 @@ const INSERT_COLUMNS = [
 
 export type NewInvoiceRow = Record<(typeof INSERT_COLUMNS)[number], unknown>;
 
-const INSERT_SQL = `INSERT INTO invoicing.invoices (${INSERT_COLUMNS.join(', ')})
+// The customer's own KYC makes a new invoice kycVerified at once (decisions.md §10).
+const INSERT_SQL = `INSERT INTO invoicing.invoices AS i (${INSERT_COLUMNS.join(', ')})
   VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
   ON CONFLICT (invoice_number) DO NOTHING
-  RETURNING *`;
+  RETURNING i.*, EXISTS (SELECT 1 FROM invoicing.customers c
+     WHERE c.merchant_id = i.merchant_id AND c.is_test = i.is_test AND c.kyc_status = 'VERIFIED'
+       AND (c.email = lower(i.customer_email) OR c.phone = i.customer_phone)) AS customer_kyc_verified`;
+
+/** A new invoice as written, with whether its customer (if known) has passed KYC. */
+export type CreatedInvoiceRow = InvoiceRow & { customer_kyc_verified: boolean };
 
 /**
  * One statement, one round trip. Returns null when the invoice number is taken (the caller
  * draws another); any other conflict is an error.
  */
-export async function insertInvoice(sql: Pool, row: NewInvoiceRow): Promise<InvoiceRow | null> {
+export async function insertInvoice(sql: Pool, row: NewInvoiceRow): Promise<CreatedInvoiceRow | null> {
   const values = INSERT_COLUMNS.map((c) => (c === 'metadata' && row.metadata != null ? JSON.stringify(row.metadata) : row[c]));
-  const res = await sql.query<InvoiceRow>({ name: 'invoice-insert', text: INSERT_SQL, values });
+  const res = await sql.query<CreatedInvoiceRow>({ name: 'invoice-insert', text: INSERT_SQL, values });
   return res.rows[0] ?? null;
 }
 

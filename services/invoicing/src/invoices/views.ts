@@ -1,5 +1,5 @@
 import { money, toJsonNumber } from '@pay/kit';
-import type { InvoiceRow, InvoiceWithCustomer } from './store';
+import type { CreatedInvoiceRow, InvoiceRow, InvoiceWithCustomer } from './store';
 
 /** The hosted payment page of an invoice. */
 export function paymentLinkOf(publicUrl: string, id: string): string {
@@ -33,9 +33,9 @@ function commonJson(i: InvoiceRow, publicUrl: string, kycVerified: boolean) {
 const originalPaymentUrlOf = (i: InvoiceRow) => (i.original_payment_url !== null ? { originalPaymentUrl: i.original_payment_url } : {});
 
 /** POST /api/v2/invoices: `paymentMethod` and `receiptRequired`; `customer` is always null here. */
-export function createdInvoiceJson(i: InvoiceRow, publicUrl: string) {
+export function createdInvoiceJson(i: CreatedInvoiceRow, publicUrl: string) {
   return {
-    ...commonJson(i, publicUrl, i.kyc_verified),
+    ...commonJson(i, publicUrl, i.kyc_verified || i.customer_kyc_verified),
     paymentMethod: i.payment_method,
     receiptRequired: i.receipt_required,
     ...originalPaymentUrlOf(i),
