@@ -245,7 +245,9 @@ export function copyRuntimeTree(out: string, built: BuiltEntry[], root = ROOT): 
       const from = path.join(project.dir, sub);
       if (existsSync(from)) cpSync(from, path.join(out, path.relative(root, project.dir), sub), { recursive: true });
     };
-    if (needed.has(project.dir)) ['package.json', 'dist'].forEach(copy);
+    // `public/`: a service's static page assets (CSS, JS), read at run time from
+    // `<service>/public` (`join(__dirname, '..', 'public')` from src/ under tsx and from dist/).
+    if (needed.has(project.dir)) ['package.json', 'dist', 'public'].forEach(copy);
     copy('prisma');
   }
 }

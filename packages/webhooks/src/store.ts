@@ -104,12 +104,17 @@ export const DEFAULT_WORKER_TTL_MS = 10_000;
  * resend asked for) and not held by a live worker, oldest first, at most `perEndpoint` of one
  * endpoint (so one endpoint's backlog cannot fill a claim). Endpoints in `skipEndpoints`
  * (those this worker already has enough of) are left for later.
+ * A lease of this worker's own that it does not hold in memory (`heldIds`) is claimable too:
+ * a claim whose answer was lost (Postgres restarted after the commit) or whose handling
+ * failed half-way must not wait for this worker to die.
  */
 export async function claimDue(
   db: Sql,
-  o: { workerId: string; now: Date; limit: number; perEndpoint: number; skipEndpoints: string[]; ttlMs?: number },
+  o: { workerId: string; now: Date; limit: number; perEndpoint: number; skipEndpoints: string[]; ttlMs?: number; heldIds?: string[] },
 ): Promise<ClaimedDelivery[]> {
-  const free = `(d.lease_owner IS NULL OR NOT EXISTS (SELECT 1 FROM ${WORKERS} w WHERE w.id = d.lease_owner AND w.seen_at > now() - $5 * interval '1 millisecond'))
+  const free = `(d.lease_owner IS NULL
+                 OR (d.lease_owner = $1::uuid AND NOT (d.id = ANY($7::uuid[])))
+                 OR NOT EXISTS (SELECT 1 FROM ${WORKERS} w WHERE w.id = d.lease_owner AND w.seen_at > now() - $5 * interval '1 millisecond'))
                 AND NOT (d.endpoint_id = ANY($4::uuid[]))`;
   const rows = await db.$queryRawUnsafe<
     {
@@ -157,6 +162,7 @@ export async function claimDue(
     o.skipEndpoints,
     o.ttlMs ?? DEFAULT_WORKER_TTL_MS,
     o.perEndpoint,
+    o.heldIds ?? [],
   );
   return rows.map((r) => ({
     id: r.id,

@@ -1,9 +1,18 @@
 import type { Express, Request } from 'express';
 import { merchantGuards } from '@pay/accounts';
-import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, redisReady, type Envelope } from '@pay/kit';
+import { join } from 'node:path';
+import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, redisReady, staticAssets, type Envelope } from '@pay/kit';
 import type { InvoicingDeps } from './deps';
 import { buildConsole } from './console';
 import { webhookDocs } from './console/openapi';
+import { invoiceRoutes } from './invoices/routes';
+import { customerRoutes } from './customers/routes';
+import { analyticsRoutes } from './analytics/routes';
+import { paymentPageRoutes } from './pay-page/routes';
+import { ASSETS_PATH, errorPage } from './pay-page/view';
+
+/** The hosted pages' CSS and JS. */
+const PUBLIC_DIR = join(__dirname, '..', 'public');
 
 /** v1 answers bare objects, v2 the `success` envelope (decisions.md §3). */
 export const envelopeFor = (req: Request | string): Envelope =>
@@ -38,9 +47,12 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
   const apis: InvoicingApis = {
     v2: new Api({ envelope: 'success', auth: { signed: guards.signed }, idempotency, validateResponses }),
     v1: new Api({ envelope: 'bare', auth: { key: guards.key }, idempotency, validateResponses }),
-    pages: new Api({ envelope: 'success', auth: { none: guards.none } }),
+    pages: new Api({ envelope: 'success', auth: { none: guards.none }, errorPage: (err) => errorPage(err.message, err.status === 404) }),
   };
-  // Domains register their operations and pages here as they arrive.
+  invoiceRoutes(apis.v2, deps);
+  customerRoutes(apis.v2, deps);
+  analyticsRoutes(apis.v2, deps);
+  paymentPageRoutes(apis.pages, deps);
   const webConsole = buildConsole(deps, guards.none);
 
   const app = createHttpApp({
@@ -50,7 +62,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
     isShuttingDown: deps.isShuttingDown,
     envelopeFor,
     readiness: [
-      { name: 'postgres', check: () => deps.accounts.$queryRaw`SELECT 1` },
+      { name: 'postgres', check: () => deps.sql.query('SELECT 1') },
       { name: 'redis', check: () => redisReady(deps.redis) },
     ],
   });
@@ -70,6 +82,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
       )),
     ),
   );
+  app.use(staticAssets(ASSETS_PATH, PUBLIC_DIR));
   app.use(apis.v2.router, apis.v1.router, apis.pages.router, ...webConsole.routers);
   finishHttpApp(app, envelopeFor);
   return { app, apis };

@@ -1,3 +1,4 @@
+import type { Pool } from 'pg';
 import type { Redis } from 'ioredis';
 import type { AccountKeys, AccountsDb } from '@pay/accounts';
 import type { SecretBox } from '@pay/auth';
@@ -5,6 +6,8 @@ import type { Clock, Logger } from '@pay/kit';
 import type { WebhookWakeJob } from '@pay/queue';
 import type { WebhooksDb } from '@pay/webhooks';
 import type { InvoicingConfig } from './config';
+import type { InvoicingDb } from './db';
+import type { PaymentProviders } from './payments/provider';
 
 /** Everything the invoicing service's domains need, built once in main.ts (or by a test). */
 export interface InvoicingDeps {
@@ -13,6 +16,12 @@ export interface InvoicingDeps {
   accounts: AccountsDb;
   /** API key resolution (cached per process, invalidated across processes). */
   keys: AccountKeys;
+  /** The service's own tables (schema `invoicing`): transactions and the rest. */
+  db: InvoicingDb;
+  /** The same pool as `db`, for raw SQL on the hot paths. */
+  sql: Pool;
+  /** Payment provider per mode: test mode always has the sandbox; live only what is configured. */
+  providers: PaymentProviders;
   /** Request path: rate limits, replay guard, readiness. Fails fast when Redis is away. */
   redis: Redis;
   /** BullMQ queues and workers: waits out Redis outages. */

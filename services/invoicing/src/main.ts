@@ -5,6 +5,9 @@ import { createWebhooksDb } from '@pay/webhooks';
 import { loadInvoicingConfig } from './config';
 import { webhookWaker } from './console/wakes';
 import { buildInvoicingApp } from './app';
+import { startBackground } from './background';
+import { createInvoicingDb } from './db';
+import { SandboxProvider } from './payments/sandbox';
 import type { InvoicingDeps } from './deps';
 
 runMain(async () => {
@@ -12,6 +15,7 @@ runMain(async () => {
   const logger = createLogger('invoicing', config.LOG_LEVEL);
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
   const accounts = createAccountsDb(config.DATABASE_URL);
+  const { db, sql, close: closeDb } = createInvoicingDb(config.DATABASE_URL);
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
@@ -22,6 +26,10 @@ runMain(async () => {
     config,
     logger,
     accounts,
+    db,
+    sql,
+    // Test mode pays through the sandbox; no live acquirer is connected in this build, so live invoices are refused.
+    providers: { test: new SandboxProvider(config.PUBLIC_URL), live: null },
     redis,
     queueRedis: queues,
     keys,
@@ -34,9 +42,12 @@ runMain(async () => {
   };
   const { app } = buildInvoicingApp(deps);
   await listen(app, config.PORT, config.HOST, lifecycle, logger);
+  if (config.RUN_WORKERS) startBackground(deps, lifecycle);
   lifecycle.onShutdown('webhook wakes', waker.close);
-  lifecycle.onShutdown('postgres', () => Promise.all([accounts.$disconnect(), webhooks.$disconnect()]));
+  lifecycle.onShutdown('postgres', async () => {
+    await Promise.all([accounts.$disconnect(), webhooks.$disconnect(), closeDb()]);
+  });
   lifecycle.onShutdown('redis', () => Promise.all([keys.close(), closeRedis(redis), closeRedis(queues)]));
   lifecycle.handleSignals();
-  logger.info('started');
+  logger.info({ workers: config.RUN_WORKERS }, 'started');
 });

@@ -1,21 +1,38 @@
 import request from 'supertest';
+import jsQR from 'jsqr';
+import { PNG } from 'pngjs';
 import type { Express } from 'express';
 import { accountKeys, accountsKeyResolver, createApiKey, createAccountsDb, registerMerchant } from '@pay/accounts';
 import { SecretBox, signedHeaders } from '@pay/auth';
 import { firstConnection } from '@pay/testing';
-import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock } from '@pay/kit';
+import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type Logger } from '@pay/kit';
 import { randomUUID } from 'node:crypto';
 import { createWebhooksDb } from '@pay/webhooks';
 import { loadInvoicingConfig } from './config';
 import { webhookWaker } from './console/wakes';
 import { buildInvoicingApp } from './app';
+import { startBackground } from './background';
+import { createInvoicingDb } from './db';
+import { SandboxProvider } from './payments/sandbox';
 import type { InvoicingDeps } from './deps';
 
+export interface TestAppOptions {
+  clock?: Clock;
+  env?: Record<string, string>;
+  /** Run expiry, the refund reconciler and housekeeping, as RUN_WORKERS does. */
+  background?: boolean;
+  /** Give live mode the sandbox too (main.ts connects none), to test that live and test data stay apart. */
+  liveSandbox?: boolean;
+  logger?: Logger;
+  poolSize?: number;
+}
+
 /** The invoicing app on the real test database and Redis, as main.ts builds it. */
-export async function startInvoicingApp(opts: { clock?: Clock; env?: Record<string, string> } = {}) {
+export async function startInvoicingApp(opts: TestAppOptions = {}) {
   const config = loadInvoicingConfig({ ...process.env, ...opts.env });
-  const logger = createLogger('invoicing', config.LOG_LEVEL);
+  const logger = opts.logger ?? createLogger('invoicing', config.LOG_LEVEL);
   const accounts = createAccountsDb(config.DATABASE_URL, 4);
+  const { db, sql, close: closeDb } = createInvoicingDb(config.DATABASE_URL, opts.poolSize ?? 4);
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
   const webhooks = createWebhooksDb(config.DATABASE_URL, 3);
@@ -23,10 +40,14 @@ export async function startInvoicingApp(opts: { clock?: Clock; env?: Record<stri
   await firstConnection(redis);
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
   const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
+  const sandbox = new SandboxProvider(config.PUBLIC_URL);
   const deps: InvoicingDeps = {
     config,
     logger,
     accounts,
+    db,
+    sql,
+    providers: { test: sandbox, live: opts.liveSandbox ? sandbox : null },
     redis,
     queueRedis: queues,
     keys,
@@ -38,13 +59,16 @@ export async function startInvoicingApp(opts: { clock?: Clock; env?: Record<stri
     isShuttingDown: () => false,
   };
   const { app, apis } = buildInvoicingApp(deps);
+  const background = opts.background ? startBackground(deps) : null;
   return {
     app,
     apis,
     deps,
+    background,
     async close() {
+      await background?.stop();
       await waker.close();
-      await Promise.all([accounts.$disconnect(), webhooks.$disconnect(), keys.close(), closeRedis(redis), closeRedis(queues)]);
+      await Promise.all([accounts.$disconnect(), webhooks.$disconnect(), closeDb(), keys.close(), closeRedis(redis), closeRedis(queues)]);
     },
   };
 }
@@ -110,4 +134,25 @@ export function v2Request(
 export function v1Request(app: Express, m: Pick<TestMerchant, 'apiKey'>, method: 'get' | 'post' | 'delete', path: string, body?: unknown) {
   const req = request(app)[method](path).set('x-api-key', m.apiKey);
   return body === undefined ? req : req.send(body as object);
+}
+
+type V2Args = Parameters<typeof v2Request>;
+
+/**
+ * `v2Request` signed at the server clock's time (a ManualClock far from the wall clock would
+ * otherwise put every timestamp out of the window), each request a millisecond after the
+ * last, so a clock that stands still never makes two signatures alike (a replay).
+ */
+export function clockSigner(app: () => Express, clock: Clock) {
+  let last = 0;
+  return (m: V2Args[1], method: V2Args[2], path: string, body?: unknown, opts: { headers?: Record<string, string> } = {}) => {
+    last = Math.max(clock.now().getTime(), last + 1);
+    return v2Request(app(), m, method, path, body, { ...opts, now: last });
+  };
+}
+
+/** Decodes a QR data URI the way a phone camera reads the image: pixels in, text out. */
+export function decodeQrDataUri(uri: string): string | null {
+  const png = PNG.sync.read(Buffer.from(uri.replace(/^data:image\/png;base64,/, ''), 'base64'));
+  return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data ?? null;
 }

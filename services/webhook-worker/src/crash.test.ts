@@ -87,6 +87,10 @@ it('loses no delivery when the worker is killed -9 and Redis and Postgres restar
     // Duplicates are the requests in flight at the kill and at the restarts; bounded by what was in flight.
     expect(duplicates).toBeLessThan(200);
   } finally {
+    // Each worker's log is kept beside the counts, to explain a failure after the fact.
+    const dir = join(__dirname, '..', '..', '..', 'artefacts');
+    mkdirSync(dir, { recursive: true });
+    workers.forEach((w, i) => writeFileSync(join(dir, `crash-test-worker-${i + 1}.log`), w.logs()));
     for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
     await receiver.close();
     await redis.stop();

@@ -166,7 +166,7 @@ export class DeliveryWorker {
       now,
       merchantsWithUrl: (ids) => merchantsWithWebhookUrl(this.o.accounts, ids),
     });
-    const claimed = await claimDue(this.o.db, { workerId: this.id, now, limit: room, perEndpoint: this.o.perEndpoint * QUEUE_PER_SLOT, skipEndpoints: this.pool.saturated(), ttlMs: this.o.ttlMs });
+    const claimed = await claimDue(this.o.db, { workerId: this.id, now, limit: room, perEndpoint: this.o.perEndpoint * QUEUE_PER_SLOT, skipEndpoints: this.pool.saturated(), ttlMs: this.o.ttlMs, heldIds: [...this.held] });
     this.o.logger.debug({ room, held: this.pool.size, dispatched: dispatched.deliveries, claimed: claimed.length, ms: Math.round(performance.now() - T0) }, 'delivery round');
     // Work found now means more may be waiting: look again as soon as the pool has room.
     this.backlog = claimed.length > 0 || dispatched.events > 0;

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { eventually, startReceiver, type Receiver } from '@pay/testing';
-import { reenableAndReplay, requestResend, rotateEndpointSecret, RETRY_DELAYS_MS, MAX_ATTEMPTS, AUTO_DISABLE_AFTER_MS, INVOICING_EVENT_KINDS } from '@pay/webhooks';
+import { claimDue, dispatchEvents, heartbeat, reenableAndReplay, requestResend, rotateEndpointSecret, RETRY_DELAYS_MS, MAX_ATTEMPTS, AUTO_DISABLE_AFTER_MS, INVOICING_EVENT_KINDS } from '@pay/webhooks';
 import { deliveryForSuite } from './test-support';
 
 const ctx = deliveryForSuite();
@@ -100,6 +100,28 @@ describe('a delivery', () => {
     expect(receiver.received.map((r) => r.path)).toEqual(['/session-hook']);
     const r = receiver.received[0]!;
     expect(r.headers['x-svc-signature']).toBe(sign(m.hmacSecret, r.headers['x-svc-timestamp'] as string, r.body));
+  });
+});
+
+describe('leases', () => {
+  it('a lease of the live worker itself that it does not hold (its claim answer lost) is claimed again, not stranded', async () => {
+    const m = await ctx.merchant();
+    await ctx.endpoint(m.test, { url: `${receiver.url}/lost`, events: ['invoice.paid'] });
+    const eventId = await ctx.event(m.test, 'invoice.paid', paid());
+    const w = ctx.worker();
+    await heartbeat(ctx.db, w.id); // the worker is alive
+    await dispatchEvents(ctx.db, { limit: 100, now: ctx.clock.now(), merchantsWithUrl: async () => [] });
+    // Claimed under the worker's id, but the worker never saw the answer.
+    const lost = await claimDue(ctx.db, { workerId: w.id, now: ctx.clock.now(), limit: 100, perEndpoint: 100, skipEndpoints: [] });
+    const [delivery] = await ctx.deliveriesOfEvent(eventId);
+    expect(lost.map((d) => d.id)).toContain(delivery!.id);
+    // Another live worker still leaves it alone.
+    const other = ctx.worker();
+    await heartbeat(ctx.db, other.id);
+    expect(await claimDue(ctx.db, { workerId: other.id, now: ctx.clock.now(), limit: 100, perEndpoint: 100, skipEndpoints: [] })).toEqual([]);
+    await ctx.round(w);
+    expect(receiver.received.filter((r) => r.path === '/lost')).toHaveLength(1);
+    expect((await ctx.deliveriesOfEvent(eventId))[0]).toMatchObject({ status: 'succeeded', leaseOwner: null });
   });
 });
 

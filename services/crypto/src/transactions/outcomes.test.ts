@@ -51,10 +51,11 @@ describe('incoming transfers', () => {
     expect(await a.get(`/api/v1/invoices/${inv.id}`)).toMatchObject({ status: 'Paid', amountReceived: 100, paidAt: clock.now().toISOString() });
     expect(await a.balance()).toMatchObject({ available: 99, pending: 0, total: 99 });
 
-    const sent = await events(m.merchantId);
-    expect(sent.map((e) => e.event)).toEqual(['transaction.confirmed', 'invoice.paid']);
-    expect(sent[0]!.body).toMatchObject({ event: 'transaction.confirmed', timestamp: clock.now().getTime(), transaction: { id: t.id, status: 'Confirmed', blockNumber: confirmed.blockNumber } });
-    expect(sent[1]!.body).toMatchObject({ event: 'invoice.paid', invoice: { id: inv.id, status: 'Paid', amount: 100 } });
+    // Both are written in one transaction at one clock time: nothing orders them, so sort by kind.
+    const sent = (await events(m.merchantId)).sort((x, y) => x.event.localeCompare(y.event));
+    expect(sent.map((e) => e.event)).toEqual(['invoice.paid', 'transaction.confirmed']);
+    expect(sent[1]!.body).toMatchObject({ event: 'transaction.confirmed', timestamp: clock.now().getTime(), transaction: { id: t.id, status: 'Confirmed', blockNumber: confirmed.blockNumber } });
+    expect(sent[0]!.body).toMatchObject({ event: 'invoice.paid', invoice: { id: inv.id, status: 'Paid', amount: 100 } });
 
     const stats = (await request(ctx.app).get('/api/v1/merchants/stats').set('X-Api-Key', m.apiKey)).body.data;
     expect(stats).toEqual({ totalInvoices: 1, paidInvoices: 1, pendingInvoices: 0, expiredInvoices: 0, totalReceived: 100, totalFees: 1, availableBalance: 99 });

@@ -1,6 +1,6 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { ApiError } from '@pay/schemas';
-import { isUniqueViolation, pageWindow } from '@pay/kit';
+import { isUniqueViolation, pageWindow, readableNumber } from '@pay/kit';
 import { outboxMessage } from '@pay/queue';
 import type { Currency, Prisma, Withdrawal, WithdrawalStatus } from '../generated/prisma/client';
 import type { CreatedWithdrawalRecord } from './views';
@@ -18,13 +18,9 @@ export interface CreateWithdrawalInput {
 }
 
 const NUMBER_ATTEMPTS = 3;
-const SUFFIX_ALPHABET = '0123456789ABCDEFGHJKLMNPQRSTUVWXYZ';
-
 /** `WD-<yyyymmdd>-<8 chars>`: readable on a phone call, unique by its random part. */
 export function withdrawalNumber(at: Date): string {
-  const date = at.toISOString().slice(0, 10).replace(/-/g, '');
-  const suffix = [...randomBytes(8)].map((b) => SUFFIX_ALPHABET[b % SUFFIX_ALPHABET.length]).join('');
-  return `WD-${date}-${suffix}`;
+  return readableNumber('WD', at);
 }
 
 export interface CreateOptions {

@@ -1,0 +1,79 @@
+// The hosted payment page's only script (served from 'self'; the CSP runs nothing inline).
+// Counts down to expiry, checks a card before it is sent, and reloads when the invoice changes.
+(function () {
+  'use strict';
+
+  function pad(n) { return (n < 10 ? '0' : '') + n; }
+  function show(ms) {
+    var s = Math.max(0, Math.ceil(ms / 1000));
+    var h = Math.floor(s / 3600);
+    return (h > 0 ? h + ':' : '') + pad(Math.floor((s % 3600) / 60)) + ':' + pad(s % 60);
+  }
+
+  // Countdown from the server's own reckoning of the time left, so a wrong phone clock does not matter.
+  var timer = document.querySelector('[data-remaining-ms]');
+  if (timer) {
+    var deadline = Date.now() + Number(timer.getAttribute('data-remaining-ms'));
+    var tick = function () {
+      var left = deadline - Date.now();
+      timer.textContent = show(left);
+      if (left <= 0) { window.location.reload(); return; }
+      window.setTimeout(tick, left % 1000 || 1000);
+    };
+    tick();
+  }
+
+  function luhn(digits) {
+    var sum = 0;
+    for (var i = 0; i < digits.length; i++) {
+      var d = digits.charCodeAt(digits.length - 1 - i) - 48;
+      if (i % 2 === 1) { d *= 2; if (d > 9) d -= 9; }
+      sum += d;
+    }
+    return digits.length > 0 && sum % 10 === 0;
+  }
+
+  // The server checks again; this only spares the payer a round trip.
+  var form = document.querySelector('form[data-card-form]');
+  if (form) {
+    var number = form.elements.namedItem('number');
+    var problem = form.querySelector('[data-client-problem]');
+    number.addEventListener('input', function () {
+      var digits = number.value.replace(/\D/g, '').slice(0, 19);
+      number.value = digits.replace(/(\d{4})(?=\d)/g, '$1 ');
+    });
+    form.addEventListener('submit', function (e) {
+      var digits = number.value.replace(/\D/g, '');
+      var m = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(form.elements.namedItem('expiry').value);
+      var cvc = form.elements.namedItem('cvc').value.trim();
+      var message = '';
+      if (digits.length < 12 || !luhn(digits)) message = 'Check the card number.';
+      else if (!m || Number(m[1]) < 1 || Number(m[1]) > 12) message = 'Expiry must be MM/YY.';
+      else {
+        var year = m[2].length === 2 ? 2000 + Number(m[2]) : Number(m[2]);
+        var now = new Date();
+        if (year * 12 + Number(m[1]) - 1 < now.getUTCFullYear() * 12 + now.getUTCMonth()) message = 'The card has expired.';
+        else if (!/^\d{3,4}$/.test(cvc)) message = 'CVC must be 3 or 4 digits.';
+      }
+      if (message) {
+        e.preventDefault();
+        problem.textContent = message;
+        problem.hidden = false;
+        return;
+      }
+      form.querySelector('button').disabled = true;
+    });
+  }
+
+  // A payment may arrive from elsewhere (the bank app on another device): reload when the state changes.
+  var body = document.body;
+  if (body.getAttribute('data-status') === 'pending' && body.getAttribute('data-invoice')) {
+    var poll = function () {
+      fetch('/pay/' + body.getAttribute('data-invoice') + '/status', { headers: { Accept: 'application/json' } })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (s) { if (s && s.status !== 'pending') window.location.reload(); else window.setTimeout(poll, 5000); })
+        .catch(function () { window.setTimeout(poll, 10000); });
+    };
+    window.setTimeout(poll, 5000);
+  }
+})();

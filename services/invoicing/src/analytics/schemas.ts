@@ -1,0 +1,56 @@
+import { Type } from '@sinclair/typebox';
+import { Amount, StringEnum, Uuid } from '@pay/schemas';
+
+const IsoDate = (description: string) => Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description });
+
+export type GroupBy = 'day' | 'week' | 'month';
+
+export const ANALYTICS_MAX_DAYS = 731;
+export const ANALYTICS_DEFAULT_DAYS = 30;
+export const TOP_CUSTOMERS = 10;
+
+export const AnalyticsQuery = Type.Object(
+  {
+    startDate: Type.Optional(IsoDate(`YYYY-MM-DD (UTC), inclusive; default ${ANALYTICS_DEFAULT_DAYS - 1} days before endDate`)),
+    endDate: Type.Optional(IsoDate('YYYY-MM-DD (UTC), inclusive; default today')),
+    groupBy: StringEnum<GroupBy>(['day', 'week', 'month'], { default: 'day', description: 'Timeline bucket; weeks start on Monday' }),
+  },
+  { additionalProperties: false },
+);
+
+export const Analytics = Type.Object(
+  {
+    totalRevenue: Type.Number({ description: 'Rubles of invoices paid in the period, less their refunds' }),
+    totalTransactions: Type.Integer({ minimum: 0, description: 'Invoices paid in the period (by paidAt)' }),
+    averageAmount: Type.Number({ description: 'totalRevenue / totalTransactions, 2 places; 0 when none' }),
+    conversionRate: Type.Number({ minimum: 0, maximum: 1, description: 'paidCount / invoiceCount, a fraction (4 places); 0 when no invoice' }),
+    invoiceCount: Type.Integer({ minimum: 0, description: 'Invoices created in the period (by createdAt)' }),
+    paidCount: Type.Integer({ minimum: 0, description: 'Of those, PAID now' }),
+    expiredCount: Type.Integer({ minimum: 0, description: 'Of those, EXPIRED now' }),
+    cancelledCount: Type.Integer({ minimum: 0, description: 'Of those, CANCELLED now' }),
+    timeline: Type.Array(
+      Type.Object(
+        {
+          date: Type.String({ description: 'YYYY-MM-DD: the day, the Monday of the week, or the 1st of the month (UTC)' }),
+          revenue: Amount,
+          transactions: Type.Integer({ minimum: 0 }),
+          invoices: Type.Integer({ minimum: 0 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    topCustomers: Type.Array(
+      Type.Object(
+        {
+          id: Uuid,
+          fullName: Type.Union([Type.String(), Type.Null()]),
+          totalAmount: Amount,
+          paymentCount: Type.Integer({ minimum: 1 }),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: TOP_CUSTOMERS },
+    ),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,96 @@
+import { ManualClock } from '@pay/kit';
+import { eventsOf } from '@pay/webhooks';
+import { eventually } from '@pay/testing';
+import { clockSigner, newMerchant, startInvoicingApp, type InvoicingTestApp, type TestMerchant } from '../test-support';
+import { expireDueInvoices } from './expiry';
+
+const clock = new ManualClock(Date.now());
+const apps: InvoicingTestApp[] = [];
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((a) => a.close()));
+});
+
+/** A service process's worth: its own pools and, with background, its own expiry loop (default period, 1 s). */
+async function instance(background: boolean) {
+  const app = await startInvoicingApp({ clock, background });
+  apps.push(app);
+  return app;
+}
+
+async function statuses(m: TestMerchant) {
+  return ctxDb().$queryRawUnsafe<{ id: string; status: string; expired_at: Date | null }[]>(
+    'SELECT id::text, status::text, expired_at FROM invoicing.invoices WHERE merchant_id = $1::uuid ORDER BY id',
+    m.merchantId,
+  );
+}
+const ctxDb = () => apps[0]!.deps.db;
+
+describe('expiry', () => {
+  it('two processes running: each due invoice expires once, emits once, within 5 s of expiresAt; a paid one is left alone', async () => {
+    const a = await instance(true);
+    const b = await instance(true);
+    const call = clockSigner(() => a.app, clock);
+    const m = await newMerchant(a.deps);
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const res = await call(m, 'post', '/api/v2/invoices', { amount: 1 + i, expiresInHours: 0.25, customerEmail: `e${i}@example.ru` });
+      ids.push(res.body.invoice.id);
+    }
+    const later = await call(m, 'post', '/api/v2/invoices', { amount: 5, expiresInHours: 1 });
+    expect((await call(m, 'post', `/api/v2/sandbox/invoices/${ids[0]}/pay`, {})).status).toBe(200);
+    const expiresAt = clock.now().getTime() + 15 * 60_000;
+
+    clock.set(expiresAt - 1);
+    await Promise.all([a.background!.expiry.runNow(), b.background!.expiry.runNow()]);
+    expect((await statuses(m)).filter((r) => r.status === 'EXPIRED')).toHaveLength(0);
+
+    clock.set(expiresAt);
+    const started = Date.now();
+    await eventually(async () => {
+      expect((await statuses(m)).filter((r) => r.status === 'EXPIRED')).toHaveLength(39);
+    }, 5_000);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // Both loops keep running over the same rows for a while: nothing expires or emits twice.
+    await Promise.all([a.background!.expiry.runNow(), b.background!.expiry.runNow(), expireDueInvoices(a.deps), expireDueInvoices(b.deps)]);
+
+    const rows = await statuses(m);
+    expect(rows.find((r) => r.id === ids[0])!.status).toBe('PAID');
+    expect(rows.find((r) => r.id === later.body.invoice.id)!.status).toBe('PENDING');
+    for (const r of rows.filter((x) => x.status === 'EXPIRED')) expect(r.expired_at!.getTime()).toBe(expiresAt);
+    const events = await eventsOf(a.deps.db, { merchantId: m.merchantId, isTest: true }, 'invoice.expired');
+    expect(events).toHaveLength(39);
+    expect(new Set(events.map((e) => (e.body as { invoice: { id: string } }).invoice.id))).toEqual(new Set(ids.slice(1)));
+    expect(events[0]!.body).toMatchObject({ event: 'invoice.expired', timestamp: expiresAt, invoice: { status: 'EXPIRED', paidAt: null, metadata: {} } });
+  });
+
+  it('survives a restart: invoices that fell due while no process ran expire when one starts', async () => {
+    const first = await instance(false);
+    const call = clockSigner(() => first.app, clock);
+    const m = await newMerchant(first.deps);
+    for (let i = 0; i < 3; i++) await call(m, 'post', '/api/v2/invoices', { amount: 10, expiresInHours: 0.25 });
+    await first.close();
+    apps.splice(0);
+    clock.advance(60 * 60_000);
+    const restarted = await instance(true);
+    await eventually(async () => {
+      expect((await statuses(m)).map((r) => r.status)).toEqual(['EXPIRED', 'EXPIRED', 'EXPIRED']);
+    }, 5_000);
+    expect(await eventsOf(restarted.deps.db, { merchantId: m.merchantId, isTest: true }, 'invoice.expired')).toHaveLength(3);
+  });
+
+  it('drains a backlog larger than one batch', async () => {
+    const app = await instance(false);
+    const m = await newMerchant(app.deps);
+    const now = clock.now();
+    // 1,200 due invoices written straight to the table (the API path is tested above).
+    await app.deps.db.$executeRawUnsafe(
+      `INSERT INTO invoicing.invoices (id, merchant_id, is_test, invoice_number, amount, payment_method, provider, external_order_id, expires_at, created_at)
+       SELECT gen_random_uuid(), $1::uuid, true, 'INV-BACKLOG-' || g || '-' || $1, 1, 'sbp', 'sandbox', gen_random_uuid(), $2, $2
+         FROM generate_series(1, 1200) g`,
+      m.merchantId,
+      new Date(now.getTime() - 1000),
+    );
+    expect(await expireDueInvoices(app.deps)).toBeGreaterThanOrEqual(1200);
+    expect((await statuses(m)).every((r) => r.status === 'EXPIRED')).toBe(true);
+  });
+});

@@ -1,0 +1,61 @@
+import type { Owner } from '@pay/auth';
+import { money } from '@pay/kit';
+import { ApiError } from '@pay/schemas';
+import type { InvoicingDeps } from '../deps';
+import type { ProviderPayment } from '../payments/provider';
+import { countPayment, lockPayer } from '../customers/payers';
+import { inTransaction, type Tx } from '../transactions';
+import { emitInvoiceEvent } from './events';
+import { notPendingError } from './rules';
+import type { InvoiceRow } from './store';
+
+/** Locks one invoice for a state change; `owner` narrows it to the caller's (API), pages pass none. */
+export async function lockInvoice(tx: Tx, id: string, owner?: Owner): Promise<InvoiceRow> {
+  const rows = owner
+    ? await tx.$queryRawUnsafe<InvoiceRow[]>(
+        'SELECT * FROM invoicing.invoices WHERE id = $1::uuid AND merchant_id = $2::uuid AND is_test = $3 FOR UPDATE',
+        id,
+        owner.merchantId,
+        owner.isTest,
+      )
+    : await tx.$queryRawUnsafe<InvoiceRow[]>('SELECT * FROM invoicing.invoices WHERE id = $1::uuid FOR UPDATE', id);
+  if (!rows[0]) throw new ApiError('NOT_FOUND', `Invoice ${id} not found`);
+  return rows[0];
+}
+
+/**
+ * THE payment of an invoice, whatever reports it (the provider's success notification, the
+ * sandbox endpoint, the hosted page's card form, an approved receipt): under the invoice's
+ * lock, it checks the invoice can be paid (PENDING and not past expiry, the customer not
+ * blocked, KYC done when required), then sets PAID and `paidAt`, finds or creates the
+ * customer and counts the payment (totals, trust level), and records `invoice.paid`, all in
+ * one transaction. A refusal writes nothing.
+ */
+export async function payInvoice(deps: Pick<InvoicingDeps, 'db' | 'clock'>, target: { id: string; owner?: Owner }, payment: ProviderPayment): Promise<InvoiceRow> {
+  return inTransaction(deps.db, async (tx) => {
+    const invoice = await lockInvoice(tx, target.id, target.owner);
+    const now = deps.clock.now();
+    const refusal = notPendingError(invoice, now, 'pay');
+    if (refusal) throw refusal;
+    const payer = await lockPayer(tx, invoice);
+    if (payer?.is_blocked) throw new ApiError('CUSTOMER_BLOCKED', 'This customer is blocked by the merchant and cannot pay its invoices');
+    if (invoice.kyc_required && !invoice.kyc_verified && payer?.kyc_status !== 'VERIFIED') {
+      throw new ApiError('KYC_REQUIRED', `Invoice ${invoice.id} requires identity verification (KYC) before it can be paid`);
+    }
+    const customerId = await countPayment(tx, invoice, payer, money(invoice.amount), now);
+    const [paid] = await tx.$queryRawUnsafe<InvoiceRow[]>(
+      `UPDATE invoicing.invoices
+          SET status = 'PAID', paid_at = $2, customer_id = $3::uuid, paid_method = $4::invoicing."PaymentMethod",
+              payer_bank = $5, sbp_transaction_id = $6
+        WHERE id = $1::uuid RETURNING *`,
+      invoice.id,
+      now,
+      customerId,
+      payment.method,
+      payment.payerBank,
+      payment.sbpTransactionId,
+    );
+    await emitInvoiceEvent(tx, deps.clock, paid!, 'invoice.paid');
+    return paid!;
+  });
+}

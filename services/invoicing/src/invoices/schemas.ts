@@ -1,0 +1,138 @@
+import { Type } from '@sinclair/typebox';
+import { Amount, Email, NullableTimestamp, OffsetQuery, StringEnum, Timestamp, Uuid } from '@pay/schemas';
+
+export const INVOICE_STATUSES = ['PENDING', 'PAID', 'EXPIRED', 'CANCELLED'] as const;
+export const InvoiceStatus = StringEnum(INVOICE_STATUSES);
+export const PaymentMethodName = StringEnum(['sbp', 'card'] as const);
+export const KycStatusName = StringEnum(['PENDING', 'VERIFIED', 'REJECTED'] as const);
+/** `+7` and ten digits. */
+export const RussianPhone = Type.String({ pattern: '^\\+7\\d{10}$', description: '`+7XXXXXXXXXX`' });
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+/** Bounds of `expiresInHours` (documented in the OpenAPI description of create). */
+export const EXPIRES_IN_HOURS = { min: 0.25, max: 720, default: 1 };
+
+export const CreateInvoiceBody = Type.Object(
+  {
+    amount: Type.Number({ exclusiveMinimum: 0, description: 'Rubles; at most 2 decimal places (kopecks), below 1,000,000,000' }),
+    paymentMethod: Type.Optional(StringEnum(['sbp', 'card'] as const, { description: '`card` gives a card invoice; omitted or `sbp` an SBP invoice' })),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    customerEmail: Type.Optional(Email),
+    customerName: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    customerPhone: Type.Optional(RussianPhone),
+    expiresInHours: Type.Optional(
+      Type.Number({
+        minimum: EXPIRES_IN_HOURS.min,
+        maximum: EXPIRES_IN_HOURS.max,
+        description: `Default ${EXPIRES_IN_HOURS.default}; from ${EXPIRES_IN_HOURS.min} (15 minutes) to ${EXPIRES_IN_HOURS.max} (30 days); fractions allowed`,
+      }),
+    ),
+    kycRequired: Type.Optional(Type.Boolean({ description: 'Default false: the invoice cannot be paid until `kycVerified` is true' })),
+    receiptRequired: Type.Optional(Type.Boolean({ description: 'Default false: the payment counts once an uploaded receipt is approved' })),
+    metadata: Type.Optional(
+      Type.Record(Type.String({ maxLength: 40 }), Type.Unknown(), {
+        maxProperties: 50,
+        description: 'Free-form object (at most 50 keys), not shown in the invoice views; returned as given in webhook events',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const InvoiceCustomer = Type.Object(
+  { id: Uuid, fullName: NullableString, email: NullableString, kycStatus: KycStatusName },
+  { additionalProperties: false, description: 'The customer identified by the invoice’s e-mail or phone (bound when paid)' },
+);
+
+/** Fields every view has. */
+const common = {
+  id: Uuid,
+  invoiceNumber: Type.String({ pattern: '^INV-\\d{8}-[0-9A-Z]{8}$' }),
+  amount: Amount,
+  currency: Type.Literal('RUB'),
+  description: NullableString,
+  status: InvoiceStatus,
+  expiresAt: Timestamp,
+  createdAt: Timestamp,
+  qrCode: Type.Optional(Type.String({ pattern: '^data:image/png;base64,', description: 'SBP invoices: PNG data URI of `qrPayload`' })),
+  qrPayload: Type.Optional(Type.String({ description: 'SBP invoices: the link the QR code encodes' })),
+  externalOrderId: Type.String({ format: 'uuid', description: 'The payment provider’s order id' }),
+  kycRequired: Type.Boolean(),
+  kycVerified: Type.Boolean({ description: 'A KYC session bound to the invoice, or the customer’s KYC, is approved' }),
+  paymentLink: Type.String({ description: 'The hosted payment page: redirect the customer here' }),
+};
+const originalPaymentUrl = Type.Optional(Type.String({ description: 'Card invoices: the card form itself' }));
+
+export const CreatedInvoice = Type.Object(
+  {
+    ...common,
+    paymentMethod: PaymentMethodName,
+    receiptRequired: Type.Boolean(),
+    originalPaymentUrl,
+    customer: Type.Null({ description: 'Always null on create' }),
+  },
+  { additionalProperties: false },
+);
+
+export const InvoiceListItem = Type.Object(
+  { ...common, customerEmail: NullableString, customerName: NullableString, paidAt: NullableTimestamp },
+  { additionalProperties: false },
+);
+
+export const InvoiceDetail = Type.Object(
+  {
+    ...InvoiceListItem.properties,
+    customerPhone: NullableString,
+    receiptRequired: Type.Boolean(),
+    originalPaymentUrl,
+    customer: Type.Union([InvoiceCustomer, Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
+export const ListInvoicesQuery = Type.Object({ ...OffsetQuery(1000), status: Type.Optional(InvoiceStatus) }, { additionalProperties: false });
+export const InvoiceParams = Type.Object({ invoiceId: Uuid });
+
+export const SandboxPayBody = Type.Object(
+  {
+    payerBank: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Default `Sandbox Bank` for SBP' })),
+    method: Type.Optional(StringEnum(['sbp', 'card'] as const, { description: 'Default: the invoice’s payment method' })),
+  },
+  { additionalProperties: false },
+);
+
+export const RefundStatusName = StringEnum(['PENDING', 'SUCCEEDED', 'FAILED'] as const);
+
+export const RefundBody = Type.Object(
+  {
+    amount: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Rubles, at most 2 decimal places; default: all that is not yet refunded' })),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+
+export const RefundRecord = Type.Object(
+  {
+    id: Uuid,
+    invoiceId: Uuid,
+    amount: Amount,
+    currency: Type.Literal('RUB'),
+    status: RefundStatusName,
+    reason: NullableString,
+    failureReason: NullableString,
+    createdAt: Timestamp,
+    settledAt: NullableTimestamp,
+  },
+  { additionalProperties: false, description: 'One refund of a paid invoice' },
+);
+
+export const RefundedInvoice = Type.Object(
+  {
+    id: Uuid,
+    status: InvoiceStatus,
+    amount: Amount,
+    refundedAmount: Amount,
+    refundableAmount: Amount,
+  },
+  { additionalProperties: false, description: 'The invoice after the refund; it stays PAID, even when fully refunded' },
+);

@@ -1,0 +1,166 @@
+import type { Pool } from 'pg';
+import type { Owner } from '@pay/auth';
+
+/** A `numeric` as either driver hands it over (pg: text, Prisma: Decimal). */
+export type Numeric = { toString(): string };
+export type InvoiceStatus = 'PENDING' | 'PAID' | 'EXPIRED' | 'CANCELLED';
+
+/** An invoice row as read by raw SQL (snake_case, as stored). */
+export interface InvoiceRow {
+  id: string;
+  merchant_id: string;
+  is_test: boolean;
+  api: 'v1' | 'v2';
+  invoice_number: string;
+  amount: Numeric;
+  currency: string;
+  description: string | null;
+  status: InvoiceStatus;
+  payment_method: 'sbp' | 'card';
+  customer_email: string | null;
+  customer_name: string | null;
+  customer_phone: string | null;
+  customer_id: string | null;
+  kyc_required: boolean;
+  kyc_verified: boolean;
+  receipt_required: boolean;
+  provider: string;
+  external_order_id: string;
+  qr_code: string | null;
+  qr_payload: string | null;
+  original_payment_url: string | null;
+  metadata: Record<string, unknown> | null;
+  redirect_url: string | null;
+  success_url: string | null;
+  external_id: string | null;
+  batch_id: string | null;
+  refunded_amount: Numeric;
+  paid_method: 'sbp' | 'card' | null;
+  payer_bank: string | null;
+  sbp_transaction_id: string | null;
+  expires_at: Date;
+  created_at: Date;
+  paid_at: Date | null;
+  expired_at: Date | null;
+  cancelled_at: Date | null;
+}
+
+/** The customer an invoice belongs to, joined onto reads that show it. */
+export interface JoinedCustomer {
+  c_id: string | null;
+  c_full_name: string | null;
+  c_email: string | null;
+  c_kyc_status: 'PENDING' | 'VERIFIED' | 'REJECTED' | null;
+  c_is_blocked: boolean | null;
+}
+
+export type InvoiceWithCustomer = InvoiceRow & JoinedCustomer;
+
+/**
+ * The invoice's customer: the one bound at payment, or before that the merchant's customer
+ * with the invoice's e-mail (stored lower-case), else its phone. Three index probes at most,
+ * in one statement with the read.
+ */
+export const CUSTOMER_JOIN = `
+  LEFT JOIN LATERAL (
+    (SELECT c.id, c.full_name, c.email, c.kyc_status, c.is_blocked FROM invoicing.customers c WHERE c.id = i.customer_id)
+    UNION ALL
+    (SELECT c.id, c.full_name, c.email, c.kyc_status, c.is_blocked FROM invoicing.customers c
+      WHERE i.customer_id IS NULL AND c.merchant_id = i.merchant_id AND c.is_test = i.is_test AND c.email = lower(i.customer_email))
+    UNION ALL
+    (SELECT c.id, c.full_name, c.email, c.kyc_status, c.is_blocked FROM invoicing.customers c
+      WHERE i.customer_id IS NULL AND c.merchant_id = i.merchant_id AND c.is_test = i.is_test AND c.phone = i.customer_phone)
+    LIMIT 1
+  ) c ON true`;
+export const CUSTOMER_COLUMNS = 'c.id AS c_id, c.full_name AS c_full_name, c.email AS c_email, c.kyc_status AS c_kyc_status, c.is_blocked AS c_is_blocked';
+
+/** The columns `insertInvoice` writes, in its parameter order. */
+const INSERT_COLUMNS = [
+  'id',
+  'merchant_id',
+  'is_test',
+  'api',
+  'invoice_number',
+  'amount',
+  'currency',
+  'description',
+  'payment_method',
+  'customer_email',
+  'customer_name',
+  'customer_phone',
+  'kyc_required',
+  'receipt_required',
+  'provider',
+  'external_order_id',
+  'qr_code',
+  'qr_payload',
+  'original_payment_url',
+  'metadata',
+  'redirect_url',
+  'success_url',
+  'external_id',
+  'batch_id',
+  'expires_at',
+  'created_at',
+] as const;
+
+export type NewInvoiceRow = Record<(typeof INSERT_COLUMNS)[number], unknown>;
+
+// The customer's own KYC makes a new invoice kycVerified at once (decisions.md §10).
+const INSERT_SQL = `INSERT INTO invoicing.invoices AS i (${INSERT_COLUMNS.join(', ')})
+  VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
+  ON CONFLICT (invoice_number) DO NOTHING
+  RETURNING i.*, EXISTS (SELECT 1 FROM invoicing.customers c
+     WHERE c.merchant_id = i.merchant_id AND c.is_test = i.is_test AND c.kyc_status = 'VERIFIED'
+       AND (c.email = lower(i.customer_email) OR c.phone = i.customer_phone)) AS customer_kyc_verified`;
+
+/** A new invoice as written, with whether its customer (if known) has passed KYC. */
+export type CreatedInvoiceRow = InvoiceRow & { customer_kyc_verified: boolean };
+
+/**
+ * One statement, one round trip. Returns null when the invoice number is taken (the caller
+ * draws another); any other conflict is an error.
+ */
+export async function insertInvoice(sql: Pool, row: NewInvoiceRow): Promise<CreatedInvoiceRow | null> {
+  const values = INSERT_COLUMNS.map((c) => (c === 'metadata' && row.metadata != null ? JSON.stringify(row.metadata) : row[c]));
+  const res = await sql.query<CreatedInvoiceRow>({ name: 'invoice-insert', text: INSERT_SQL, values });
+  return res.rows[0] ?? null;
+}
+
+const GET_SQL = `SELECT i.*, ${CUSTOMER_COLUMNS} FROM invoicing.invoices i ${CUSTOMER_JOIN}
+  WHERE i.id = $1 AND i.merchant_id = $2 AND i.is_test = $3`;
+
+/** One of the owner's invoices with its customer, in one statement; null when it is not theirs. */
+export async function selectInvoice(sql: Pool, owner: Owner, id: string): Promise<InvoiceWithCustomer | null> {
+  const res = await sql.query<InvoiceWithCustomer>({ name: 'invoice-get', text: GET_SQL, values: [id, owner.merchantId, owner.isTest] });
+  return res.rows[0] ?? null;
+}
+
+const PUBLIC_GET_SQL = `SELECT i.*, ${CUSTOMER_COLUMNS} FROM invoicing.invoices i ${CUSTOMER_JOIN} WHERE i.id = $1`;
+
+/** Any invoice by id, for its hosted page (the id in the link is the capability). */
+export async function selectInvoiceById(sql: Pool, id: string): Promise<InvoiceWithCustomer | null> {
+  const res = await sql.query<InvoiceWithCustomer>({ name: 'invoice-get-public', text: PUBLIC_GET_SQL, values: [id] });
+  return res.rows[0] ?? null;
+}
+
+/** Newest first; the page is picked by the index, the customer joined onto its rows only. */
+export async function selectInvoices(
+  sql: Pool,
+  owner: Owner,
+  q: { limit: number; offset: number; status?: InvoiceStatus },
+): Promise<{ rows: InvoiceWithCustomer[]; total: number }> {
+  const values = [owner.merchantId, owner.isTest, q.status ?? null];
+  const where = 'merchant_id = $1 AND is_test = $2 AND ($3::invoicing."InvoiceStatus" IS NULL OR status = $3)';
+  const [page, count] = await Promise.all([
+    sql.query<InvoiceWithCustomer>(
+      `SELECT i.*, ${CUSTOMER_COLUMNS}
+         FROM (SELECT * FROM invoicing.invoices WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5) i
+         ${CUSTOMER_JOIN}
+        ORDER BY i.created_at DESC, i.id DESC`,
+      [...values, q.limit, q.offset],
+    ),
+    sql.query<{ total: number }>(`SELECT count(*)::int AS total FROM invoicing.invoices WHERE ${where}`, values),
+  ]);
+  return { rows: page.rows, total: count.rows[0]!.total };
+}

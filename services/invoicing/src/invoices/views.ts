@@ -1,0 +1,82 @@
+import { money, toJsonNumber } from '@pay/kit';
+import type { CreatedInvoiceRow, InvoiceRow, InvoiceWithCustomer } from './store';
+
+/** The hosted payment page of an invoice. */
+export function paymentLinkOf(publicUrl: string, id: string): string {
+  return `${publicUrl}/pay/${id}`;
+}
+
+/** A KYC session bound to the invoice, or the customer's own KYC, is approved (decisions.md §10). */
+export function isKycVerified(i: InvoiceWithCustomer): boolean {
+  return i.kyc_verified || i.c_kyc_status === 'VERIFIED';
+}
+
+/** The fields of every v2 view; SBP invoices add their QR, card invoices have none. */
+function commonJson(i: InvoiceRow, publicUrl: string, kycVerified: boolean) {
+  return {
+    id: i.id,
+    invoiceNumber: i.invoice_number,
+    amount: toJsonNumber(i.amount),
+    currency: i.currency,
+    description: i.description,
+    status: i.status,
+    expiresAt: i.expires_at.toISOString(),
+    createdAt: i.created_at.toISOString(),
+    ...(i.qr_payload !== null ? { qrCode: i.qr_code, qrPayload: i.qr_payload } : {}),
+    externalOrderId: i.external_order_id,
+    kycRequired: i.kyc_required,
+    kycVerified,
+    paymentLink: paymentLinkOf(publicUrl, i.id),
+  };
+}
+
+const originalPaymentUrlOf = (i: InvoiceRow) => (i.original_payment_url !== null ? { originalPaymentUrl: i.original_payment_url } : {});
+
+/** POST /api/v2/invoices: `paymentMethod` and `receiptRequired`; `customer` is always null here. */
+export function createdInvoiceJson(i: CreatedInvoiceRow, publicUrl: string) {
+  return {
+    ...commonJson(i, publicUrl, i.kyc_verified || i.customer_kyc_verified),
+    paymentMethod: i.payment_method,
+    receiptRequired: i.receipt_required,
+    ...originalPaymentUrlOf(i),
+    customer: null,
+  };
+}
+
+/** GET /api/v2/invoices: without receiptRequired, customer, customerPhone, originalPaymentUrl. */
+export function invoiceListItemJson(i: InvoiceWithCustomer, publicUrl: string) {
+  return {
+    ...commonJson(i, publicUrl, isKycVerified(i)),
+    customerEmail: i.customer_email,
+    customerName: i.customer_name,
+    paidAt: i.paid_at?.toISOString() ?? null,
+  };
+}
+
+/** GET /api/v2/invoices/{id}: every field, with the customer. */
+export function invoiceJson(i: InvoiceWithCustomer, publicUrl: string) {
+  return {
+    ...invoiceListItemJson(i, publicUrl),
+    customerPhone: i.customer_phone,
+    receiptRequired: i.receipt_required,
+    ...originalPaymentUrlOf(i),
+    customer: i.c_id !== null ? { id: i.c_id, fullName: i.c_full_name, email: i.c_email, kycStatus: i.c_kyc_status! } : null,
+  };
+}
+
+/**
+ * The `invoice` object of every invoice event: exactly the `invoice.paid` body of
+ * invoicing-api.md §6 (amount in rubles, `metadata` as given, `{}` when none was).
+ */
+export function invoiceEventJson(i: InvoiceRow) {
+  return {
+    id: i.id,
+    invoiceNumber: i.invoice_number,
+    amount: Number(money(i.amount).toFixed()),
+    status: i.status,
+    paidAt: i.paid_at?.toISOString() ?? null,
+    metadata: i.metadata ?? {},
+    customerEmail: i.customer_email,
+    customerPhone: i.customer_phone,
+  };
+}

@@ -1,0 +1,139 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { eventually, openBrowser } from '@pay/testing';
+import { decodeQrDataUri, newMerchant, startInvoicingApp, v2Request, type InvoicingTestApp, type TestMerchant } from '../test-support';
+
+/** Screenshots of every step, kept as test artefacts (gitignored). */
+const ARTIFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'pay-page');
+
+let server: Server;
+let ctx: InvoicingTestApp;
+let browser: Awaited<ReturnType<typeof openBrowser>>;
+let m: TestMerchant;
+let base: string;
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  // Listen first, so the links the service hands out (PUBLIC_URL) lead to this very listener.
+  server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ctx = await startInvoicingApp({ env: { PUBLIC_URL: base } });
+  server.on('request', ctx.app);
+  browser = await openBrowser();
+  m = await newMerchant(ctx.deps);
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((r) => server.close(r));
+  await ctx?.close();
+});
+
+/** A phone-sized page that fails the test on any CSP violation or script error. */
+async function phone() {
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width: 390, height: 844 });
+  const problems: string[] = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(msg.text());
+  });
+  page.on('pageerror', (err) => problems.push(err.message));
+  return { page, problems };
+}
+
+async function invoice(body: Record<string, unknown>) {
+  const res = await v2Request(ctx.app, m, 'post', '/api/v2/invoices', { amount: 1490.9, description: 'Тёплый плед, 2 шт. <b>not bold</b>', ...body });
+  expect(res.status).toBe(201);
+  return res.body.invoice as { id: string; paymentLink: string; qrPayload?: string; originalPaymentUrl?: string };
+}
+
+const statusOf = async (id: string) =>
+  (await ctx.deps.db.$queryRawUnsafe<{ status: string }[]>('SELECT status::text FROM invoicing.invoices WHERE id = $1::uuid', id))[0]!.status;
+
+describe('the hosted payment page in Chromium, phone-sized', () => {
+  it('card: styled under the CSP, countdown ticking, Luhn checked in the page, then paid and shown PAID', async () => {
+    const inv = await invoice({ paymentMethod: 'card', customerEmail: 'browser@example.ru' });
+    const { page, problems } = await phone();
+    await page.goto(inv.paymentLink);
+    expect(await page.getByTestId('amount').textContent()).toBe('1\u202f490.90 ₽');
+    expect(await page.getByTestId('description').textContent()).toBe('Тёплый плед, 2 шт. <b>not bold</b>');
+    // The stylesheet applied (CSP let it in) and the page fits the phone: no sideways scroll.
+    expect(await page.evaluate("getComputedStyle(document.querySelector('main')).maxWidth")).not.toBe('none');
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    // The countdown script runs: it starts near an hour and goes down.
+    const first = await page.getByTestId('countdown').textContent();
+    expect(first).toMatch(/^(59:\d\d|1:00:00)$/);
+    await eventually(async () => expect(await page.getByTestId('countdown').textContent()).not.toBe(first), 3000);
+    await page.screenshot({ path: join(ARTIFACTS, '1-card-pending.png'), fullPage: true });
+
+    // A mistyped number is caught in the page: nothing is sent.
+    await page.getByTestId('card-number').fill('4242424242424241');
+    await page.getByTestId('card-expiry').fill('12/30');
+    await page.getByTestId('card-cvc').fill('123');
+    await page.getByTestId('pay').click();
+    await page.waitForSelector('[data-client-problem]:not([hidden])');
+    expect(await page.textContent('[data-client-problem]')).toBe('Check the card number.');
+    expect(await statusOf(inv.id)).toBe('PENDING');
+    await page.screenshot({ path: join(ARTIFACTS, '2-card-luhn-refused.png'), fullPage: true });
+
+    await page.getByTestId('card-number').fill('');
+    await page.getByTestId('card-number').pressSequentially('4242424242424242');
+    expect(await page.getByTestId('card-number').inputValue()).toBe('4242 4242 4242 4242');
+    await Promise.all([page.waitForURL(inv.paymentLink), page.getByTestId('pay').click()]);
+    await page.waitForSelector('[data-testid="status"]:text("PAID")');
+    expect(await statusOf(inv.id)).toBe('PAID');
+    await page.screenshot({ path: join(ARTIFACTS, '3-card-paid.png'), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('SBP: the QR shown decodes to the bank-app link, which pays; the page then shows PAID', async () => {
+    const inv = await invoice({});
+    const { page, problems } = await phone();
+    await page.goto(inv.paymentLink);
+    const src = await page.getByTestId('qr').getAttribute('src');
+    expect(decodeQrDataUri(src!)).toBe(inv.qrPayload);
+    expect(await page.evaluate("(() => { const img = document.querySelector('[data-testid=qr]'); return img.complete && img.naturalWidth > 0; })()")).toBe(true);
+    await page.screenshot({ path: join(ARTIFACTS, '4-sbp-pending.png'), fullPage: true });
+    await Promise.all([page.waitForURL(inv.qrPayload!), page.getByTestId('open-bank').click()]);
+    await page.getByTestId('bank').selectOption('Sber (sandbox)');
+    await page.screenshot({ path: join(ARTIFACTS, '5-sbp-bank-app.png'), fullPage: true });
+    await Promise.all([page.waitForURL(inv.paymentLink), page.getByTestId('confirm').click()]);
+    expect(await page.getByTestId('status').textContent()).toBe('PAID');
+    await page.screenshot({ path: join(ARTIFACTS, '6-sbp-paid.png'), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('an open page turns PAID by itself when the payment arrives elsewhere', async () => {
+    const inv = await invoice({});
+    const { page, problems } = await phone();
+    await page.goto(inv.paymentLink);
+    expect(await page.getByTestId('status').textContent()).toBe('Awaiting payment');
+    expect((await v2Request(ctx.app, m, 'post', `/api/v2/sandbox/invoices/${inv.id}/pay`, {})).status).toBe(200);
+    await page.waitForSelector('[data-testid="status"]:text("PAID")', { timeout: 15_000 });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('expired and cancelled invoices show their state', async () => {
+    const cancelled = await invoice({ paymentMethod: 'card' });
+    await v2Request(ctx.app, m, 'post', `/api/v2/invoices/${cancelled.id}/cancel`);
+    const expired = await invoice({});
+    await ctx.deps.db.$executeRawUnsafe(`UPDATE invoicing.invoices SET status = 'EXPIRED' WHERE id = $1::uuid`, expired.id);
+    const { page, problems } = await phone();
+    for (const [inv, label, shot] of [
+      [cancelled, 'CANCELLED', '7-cancelled.png'],
+      [expired, 'EXPIRED', '8-expired.png'],
+    ] as const) {
+      await page.goto(inv.paymentLink);
+      expect(await page.getByTestId('status').textContent()).toBe(label);
+      expect(await page.locator('form').count()).toBe(0);
+      await page.screenshot({ path: join(ARTIFACTS, shot), fullPage: true });
+    }
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,201 @@
+import request from 'supertest';
+import { createLogger, ManualClock, PAGE_CSP } from '@pay/kit';
+import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../test-support';
+
+const clock = new ManualClock(Date.now());
+/** Every log line the app writes, at the most verbose level: the card number must be in none. */
+const logLines: string[] = [];
+const ctx = invoicingAppForSuite({ clock, liveSandbox: true, logger: createLogger('invoicing', 'trace', { write: (line: string) => void logLines.push(line) }) });
+const call = clockSigner(() => ctx.app, clock);
+const CARD = '4242424242424242';
+
+async function invoice(m: TestMerchant, body: Record<string, unknown>) {
+  const res = await call(m, 'post', '/api/v2/invoices', { amount: 1234.5, ...body });
+  expect(res.status).toBe(201);
+  return res.body.invoice as { id: string; qrCode?: string; qrPayload?: string; invoiceNumber: string };
+}
+const page = (path: string) => request(ctx.app).get(path);
+const postCard = (id: string, card: Record<string, string>) => request(ctx.app).post(`/pay/${id}/card`).type('form').send(card);
+async function statusOf(id: string) {
+  const [row] = await ctx.deps.db.$queryRawUnsafe<{ status: string; paid_method: string | null; payer_bank: string | null }[]>(
+    'SELECT status::text, paid_method::text, payer_bank FROM invoicing.invoices WHERE id = $1::uuid',
+    id,
+  );
+  return row!;
+}
+
+let m: TestMerchant;
+beforeAll(async () => {
+  m = await newMerchant(ctx.deps);
+});
+
+describe('the hosted payment page', () => {
+  it('SBP: amount, escaped description, countdown from the server clock, the stored QR and the bank-app link; strict CSP, nothing inline', async () => {
+    const inv = await invoice(m, { description: '<script>alert("x")</script> & "quotes"', expiresInHours: 1 });
+    clock.advance(90_000);
+    const res = await page(`/pay/${inv.id}`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.headers['content-security-policy']).toBe(PAGE_CSP);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.text).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+    expect(res.text).toContain('data-testid="amount">1\u202f234.50 ₽</h1>');
+    expect(res.text).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &quot;quotes&quot;');
+    expect(res.text).not.toContain('<script>alert');
+    expect(res.text).toContain(`data-remaining-ms="${3_600_000 - 90_000}"`);
+    expect(res.text).toContain('>58:30</time>');
+    expect(res.text).toContain(`src="${inv.qrCode}"`);
+    expect(res.text).toContain(`href="${inv.qrPayload}"`);
+    expect(res.text).toContain('data-testid="test-mode"');
+    // Scripts and styles only from the service's own files.
+    expect(res.text.match(/<script[^>]*>/g)).toEqual(['<script src="/assets/invoicing/pay.js" defer>']);
+    expect(res.text).not.toMatch(/\sstyle=|<style|\son[a-z]+=/);
+    expect(res.text).not.toContain('<form');
+  });
+
+  it('card: the card form posting to the page itself, no QR; originalPaymentUrl shows the same form', async () => {
+    const inv = await invoice(m, { paymentMethod: 'card' });
+    for (const path of [`/pay/${inv.id}`, `/pay/${inv.id}/card`]) {
+      const res = await page(path);
+      expect(res.status).toBe(200);
+      expect(res.text).toContain(`<form class="card-form" method="post" action="/pay/${inv.id}/card"`);
+      expect(res.text).toContain('autocomplete="cc-number"');
+      expect(res.text).not.toContain('data-testid="qr"');
+    }
+  });
+
+  it('shows the paid, expired (marked or just due) and cancelled states, with nothing to pay', async () => {
+    const paid = await invoice(m, {});
+    await call(m, 'post', `/api/v2/sandbox/invoices/${paid.id}/pay`, {});
+    const cancelled = await invoice(m, {});
+    await call(m, 'post', `/api/v2/invoices/${cancelled.id}/cancel`);
+    const due = await invoice(m, { expiresInHours: 0.25 });
+    const expired = await invoice(m, { expiresInHours: 0.25 });
+    await ctx.deps.db.$executeRawUnsafe(`UPDATE invoicing.invoices SET status = 'EXPIRED' WHERE id = $1::uuid`, expired.id);
+    clock.advance(15 * 60_000);
+    for (const [inv, state, label] of [
+      [paid, 'paid', 'PAID'],
+      [cancelled, 'cancelled', 'CANCELLED'],
+      [due, 'expired', 'EXPIRED'],
+      [expired, 'expired', 'EXPIRED'],
+    ] as const) {
+      const res = await page(`/pay/${inv.id}`);
+      expect(res.text).toContain(`data-status="${state}"`);
+      expect(res.text).toContain(`data-testid="status">${label}</p>`);
+      expect(res.text).not.toContain('<form');
+      expect(res.text).not.toContain('data-testid="qr"');
+      expect(res.text).not.toContain('data-testid="countdown"');
+      expect((await request(ctx.app).get(`/pay/${inv.id}/status`)).body).toEqual({ success: true, status: state });
+    }
+  });
+
+  it('unknown and malformed links get HTML refusals', async () => {
+    const missing = await page('/pay/00000000-0000-4000-8000-000000000000');
+    expect(missing.status).toBe(404);
+    expect(missing.headers['content-type']).toMatch(/^text\/html/);
+    expect(missing.text).toContain('This payment link does not lead to an invoice');
+    expect((await page('/pay/nope')).status).toBe(400);
+    expect((await request(ctx.app).get('/pay/00000000-0000-4000-8000-000000000000/status')).status).toBe(404);
+  });
+
+  it('serves its CSS and JS from its own origin, nosniff', async () => {
+    const js = await page('/assets/invoicing/pay.js');
+    expect(js.status).toBe(200);
+    expect(js.headers['content-type']).toMatch(/javascript/);
+    expect(js.headers['x-content-type-options']).toBe('nosniff');
+    expect((await page('/assets/invoicing/pay.css')).headers['content-type']).toMatch(/^text\/css/);
+    expect((await page('/assets/invoicing/nothing.js')).status).toBe(404);
+  });
+});
+
+describe('paying on the page', () => {
+  it('by card: Luhn and expiry checked, the number never echoed, stored or logged; then PAID', async () => {
+    const inv = await invoice(m, { paymentMethod: 'card', customerEmail: 'card@example.ru' });
+    logLines.length = 0;
+    const badLuhn = await postCard(inv.id, { number: '4242 4242 4242 4241', expiry: '12/30', cvc: '123' });
+    expect(badLuhn.status).toBe(400);
+    expect(badLuhn.text).toContain('number: is not a valid card number (check the digits)');
+    expect(badLuhn.text).not.toContain('4242 4242 4242 4241');
+    expect(badLuhn.text).not.toContain('4242424242424241');
+    const expiredCard = await postCard(inv.id, { number: CARD, expiry: '01/20', cvc: '123' });
+    expect(expiredCard.status).toBe(400);
+    expect(expiredCard.text).toContain('expiry: the card has expired');
+    const declined = await postCard(inv.id, { number: '4000 0000 0000 0002', expiry: '12/30', cvc: '123' });
+    expect(declined.status).toBe(422);
+    expect(declined.text).toContain('declined');
+    expect((await statusOf(inv.id)).status).toBe('PENDING');
+
+    const ok = await postCard(inv.id, { number: '4242 4242 4242 4242', expiry: '12/30', cvc: '123' });
+    expect(ok.status).toBe(303);
+    expect(ok.headers.location).toBe(`/pay/${inv.id}`);
+    expect(await statusOf(inv.id)).toEqual({ status: 'PAID', paid_method: 'card', payer_bank: null });
+    expect((await page(`/pay/${inv.id}`)).text).toContain('data-testid="status">PAID</p>');
+
+    const logs = logLines.join('\n');
+    expect(logs).toContain(`"url":"/pay/${inv.id}/card"`); // the requests were logged…
+    expect(logs).not.toMatch(/4242|4000 ?0000 ?0000 ?0002/); // …without the number
+    const [stored] = await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT (SELECT count(*) FROM invoicing.invoices i WHERE row_to_json(i)::text ~ '4242.?4242')
+            + (SELECT count(*) FROM webhooks.events e WHERE row_to_json(e)::text ~ '4242.?4242')
+            + (SELECT count(*) FROM invoicing.customers c WHERE row_to_json(c)::text ~ '4242.?4242')::int AS n`,
+    );
+    expect(Number(stored!.n)).toBe(0);
+    // Paying twice from the page is refused with the page again.
+    const twice = await postCard(inv.id, { number: CARD, expiry: '12/30', cvc: '123' });
+    expect(twice.status).toBe(422);
+    expect(twice.text).toContain('already paid');
+  });
+
+  it('a blocked customer and an invoice needing KYC are refused on the page', async () => {
+    const first = await invoice(m, { customerEmail: 'blocked@example.ru', paymentMethod: 'card' });
+    expect((await postCard(first.id, { number: CARD, expiry: '12/30', cvc: '123' })).status).toBe(303);
+    const customers = await call(m, 'get', '/api/v2/customers?search=blocked');
+    await call(m, 'post', `/api/v2/customers/${customers.body.data[0].id}/block`, { reason: 'fraud' });
+    const second = await invoice(m, { customerEmail: 'blocked@example.ru', paymentMethod: 'card' });
+    const refused = await postCard(second.id, { number: CARD, expiry: '12/30', cvc: '123' });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain('This customer is blocked by the merchant');
+    expect((await statusOf(second.id)).status).toBe('PENDING');
+
+    const kyc = await invoice(m, { kycRequired: true, paymentMethod: 'card' });
+    const shown = await page(`/pay/${kyc.id}`);
+    expect(shown.text).toContain('data-testid="kyc-required"');
+    expect(shown.text).not.toContain('<form');
+    const forced = await postCard(kyc.id, { number: CARD, expiry: '12/30', cvc: '123' });
+    expect(forced.status).toBe(422);
+    expect(forced.text).toContain('requires identity verification');
+    expect((await statusOf(kyc.id)).status).toBe('PENDING');
+  });
+
+  it('by SBP: the QR opens the sandbox bank app, which confirms the transfer', async () => {
+    const inv = await invoice(m, {});
+    const bank = await page(new URL(inv.qrPayload!).pathname);
+    expect(bank.status).toBe(200);
+    expect(bank.text).toContain('<select name="payerBank"');
+    const bad = await request(ctx.app).post(`/pay/${inv.id}/sbp`).type('form').send({ payerBank: 'Evil <Bank>' });
+    expect(bad.status).toBe(400);
+    const ok = await request(ctx.app).post(`/pay/${inv.id}/sbp`).type('form').send({ payerBank: 'T-Bank (sandbox)' });
+    expect(ok.status).toBe(303);
+    expect(await statusOf(inv.id)).toEqual({ status: 'PAID', paid_method: 'sbp', payer_bank: 'T-Bank (sandbox)' });
+    const again = await request(ctx.app).post(`/pay/${inv.id}/sbp`).type('form').send({ payerBank: 'Sandbox Bank' });
+    expect(again.status).toBe(422);
+  });
+
+  it('each invoice is paid only by its own method on the page', async () => {
+    const sbp = await invoice(m, {});
+    const byCard = await postCard(sbp.id, { number: CARD, expiry: '12/30', cvc: '123' });
+    expect(byCard.status).toBe(422);
+    expect(byCard.text).toContain('paid by SBP');
+    const card = await invoice(m, { paymentMethod: 'card' });
+    const bySbp = await request(ctx.app).post(`/pay/${card.id}/sbp`).type('form').send({ payerBank: 'Sandbox Bank' });
+    expect(bySbp.status).toBe(422);
+    expect([(await statusOf(sbp.id)).status, (await statusOf(card.id)).status]).toEqual(['PENDING', 'PENDING']);
+  });
+
+  it('the sandbox bank never pays a live invoice', async () => {
+    const live = await invoice({ ...m, apiKey: m.liveKey, isTest: false }, {});
+    const res = await request(ctx.app).post(`/pay/${live.id}/sbp`).type('form').send({ payerBank: 'Sandbox Bank' });
+    expect(res.status).toBe(422);
+    expect((await statusOf(live.id)).status).toBe('PENDING');
+  });
+});

@@ -1,0 +1,53 @@
+import { money } from '@pay/kit';
+import type { InvoiceWithCustomer } from '../invoices/store';
+import { isKycVerified } from '../invoices/views';
+
+export type PageState = 'pending' | 'paid' | 'expired' | 'cancelled';
+
+/** Everything the hosted page shows, assembled from the invoice in one place; the view only renders it. */
+export interface PaymentPageModel {
+  id: string;
+  invoiceNumber: string;
+  /** `1 234.50 ₽`: the amount exactly, kopecks always shown. */
+  amountText: string;
+  description: string | null;
+  state: PageState;
+  method: 'sbp' | 'card';
+  isTest: boolean;
+  qrCode: string | null;
+  qrPayload: string | null;
+  expiresAt: string;
+  /** Milliseconds left by the server's clock; the countdown script counts down from it, so the payer's clock does not matter. */
+  remainingMs: number;
+  paidAt: string | null;
+  /** KYC is required and not done: the page does not offer to pay. */
+  needsKyc: boolean;
+}
+
+/** `1234567.5` → `1 234 567.50 ₽` with narrow no-break spaces, from the exact decimal (never a float). */
+export function formatRubles(amount: { toString(): string }): string {
+  const [whole, kopecks] = money(amount).toFixed(2).split('.');
+  return `${whole!.replace(/\B(?=(\d{3})+(?!\d))/g, '\u202f')}.${kopecks} ₽`;
+}
+
+export function paymentPageModel(i: InvoiceWithCustomer, now: Date): PaymentPageModel {
+  const remainingMs = Math.max(0, i.expires_at.getTime() - now.getTime());
+  // Past expiresAt is expired for the payer at once, even before the expiry loop marks it.
+  const state: PageState =
+    i.status === 'PAID' ? 'paid' : i.status === 'CANCELLED' ? 'cancelled' : i.status === 'EXPIRED' || remainingMs === 0 ? 'expired' : 'pending';
+  return {
+    id: i.id,
+    invoiceNumber: i.invoice_number,
+    amountText: formatRubles(i.amount),
+    description: i.description,
+    state,
+    method: i.payment_method,
+    isTest: i.is_test,
+    qrCode: i.qr_code,
+    qrPayload: i.qr_payload,
+    expiresAt: i.expires_at.toISOString(),
+    remainingMs,
+    paidAt: i.paid_at?.toISOString() ?? null,
+    needsKyc: i.kyc_required && !isKycVerified(i),
+  };
+}

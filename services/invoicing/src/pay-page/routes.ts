@@ -1,0 +1,122 @@
+import { Type } from '@sinclair/typebox';
+import { money, type Api } from '@pay/kit';
+import { ApiError, StringEnum, Uuid } from '@pay/schemas';
+import type { InvoicingDeps } from '../deps';
+import { payInvoice } from '../invoices/payment';
+import { selectInvoiceById, type InvoiceWithCustomer } from '../invoices/store';
+import { readCard } from '../payments/card';
+import { sandboxSbpTransactionId } from '../payments/sandbox';
+import { paymentPageModel } from './presenter';
+import { paymentPage, sandboxBankPage, type FormProblem } from './view';
+
+const Params = Type.Object({ invoiceId: Uuid });
+/** Card fields as text: the checks (Luhn, expiry) are the handler's, so a refusal re-renders the form. */
+const CardForm = Type.Object(
+  {
+    number: Type.String({ maxLength: 40 }),
+    expiry: Type.String({ maxLength: 10 }),
+    cvc: Type.String({ maxLength: 10 }),
+  },
+  { additionalProperties: false },
+);
+export const SANDBOX_BANKS = ['Sandbox Bank', 'Sber (sandbox)', 'T-Bank (sandbox)', 'Alfa-Bank (sandbox)', 'VTB (sandbox)'] as const;
+const SbpForm = Type.Object({ payerBank: StringEnum(SANDBOX_BANKS) }, { additionalProperties: false });
+
+/**
+ * The hosted payment page (`paymentLink` = /pay/{id}) and the sandbox provider's own pages:
+ * the card form (`originalPaymentUrl` = /pay/{id}/card) and the "bank app" the SBP QR opens
+ * (`qrPayload` = /pay/{id}/sbp). Public: the invoice id in the link is the capability.
+ * A card number lives in this request only: never stored, never logged (request logs carry
+ * method, path and status), never written back into the page.
+ */
+export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
+  const load = async (id: string): Promise<InvoiceWithCustomer> => {
+    const invoice = await selectInvoiceById(deps.sql, id);
+    if (!invoice) throw new ApiError('NOT_FOUND', 'This payment link does not lead to an invoice');
+    return invoice;
+  };
+  const model = async (id: string) => paymentPageModel(await load(id), deps.clock.now());
+  /** A refusal the payer can act on: the page again, with the reason, and the refusal's status. */
+  const refused = async (id: string, err: unknown, render: (m: ReturnType<typeof paymentPageModel>, p: FormProblem) => ReturnType<typeof paymentPage>) => {
+    if (!(err instanceof ApiError) || err.code === 'NOT_FOUND') throw err;
+    return { status: err.status, html: render(await model(id), { message: err.message, details: err.details }) };
+  };
+
+  for (const path of ['/pay/:invoiceId', '/pay/:invoiceId/card']) {
+    pages.page({
+      method: 'get',
+      path,
+      summary: path.endsWith('card') ? 'The sandbox provider’s card form (originalPaymentUrl)' : 'Hosted payment page (paymentLink)',
+      auth: 'none',
+      params: Params,
+      handler: async ({ params }) => ({ html: paymentPage(await model(params.invoiceId)) }),
+    });
+  }
+
+  pages.page({
+    method: 'post',
+    path: '/pay/:invoiceId/card',
+    summary: 'Pay by card (sandbox provider)',
+    auth: 'none',
+    params: Params,
+    form: CardForm,
+    handler: async ({ params, form }) => {
+      const id = params.invoiceId;
+      try {
+        const read = readCard(form, deps.clock.now());
+        if ('problems' in read) throw new ApiError('VALIDATION_ERROR', 'Check the card details', read.problems);
+        const invoice = await load(id);
+        if (invoice.payment_method !== 'card') throw new ApiError('INVALID_STATE', 'This invoice is paid by SBP: scan its QR code instead');
+        const provider = invoice.is_test ? deps.providers.test : deps.providers.live;
+        if (!provider) throw new ApiError('PAYMENT_METHOD_NOT_ENABLED', 'Card payments are not available for this invoice');
+        const charge = await provider.chargeCard({ externalOrderId: invoice.external_order_id, amount: money(invoice.amount) }, read.card);
+        if (!charge.ok) throw new ApiError('CARD_DECLINED', charge.reason);
+        await payInvoice(deps, { id }, charge.payment);
+        return { redirect: `/pay/${id}` };
+      } catch (err) {
+        return refused(id, err, paymentPage);
+      }
+    },
+  });
+
+  pages.page({
+    method: 'get',
+    path: '/pay/:invoiceId/sbp',
+    summary: 'The sandbox bank app the SBP QR opens (qrPayload)',
+    auth: 'none',
+    params: Params,
+    handler: async ({ params }) => ({ html: sandboxBankPage(await model(params.invoiceId), SANDBOX_BANKS) }),
+  });
+
+  pages.page({
+    method: 'post',
+    path: '/pay/:invoiceId/sbp',
+    summary: 'Confirm an SBP transfer in the sandbox bank app',
+    auth: 'none',
+    params: Params,
+    form: SbpForm,
+    handler: async ({ params, form }) => {
+      const id = params.invoiceId;
+      try {
+        const invoice = await load(id);
+        if (!invoice.is_test) throw new ApiError('PAYMENT_METHOD_NOT_ENABLED', 'The sandbox bank pays test invoices only');
+        if (invoice.payment_method !== 'sbp') throw new ApiError('INVALID_STATE', 'This invoice is paid by card, not by SBP');
+        await payInvoice(deps, { id }, { method: 'sbp', payerBank: form.payerBank, sbpTransactionId: sandboxSbpTransactionId() });
+        return { redirect: `/pay/${id}` };
+      } catch (err) {
+        return refused(id, err, (m, p) => sandboxBankPage(m, SANDBOX_BANKS, p));
+      }
+    },
+  });
+
+  pages.route({
+    method: 'get',
+    path: '/pay/:invoiceId/status',
+    summary: 'The state the hosted page polls for',
+    auth: 'none',
+    params: Params,
+    response: { status: 200, schema: Type.Object({ status: StringEnum(['pending', 'paid', 'expired', 'cancelled'] as const) }, { additionalProperties: false }) },
+    errors: ['NOT_FOUND'],
+    handler: async ({ params }) => ({ body: { status: (await model(params.invoiceId)).state } }),
+  });
+}
