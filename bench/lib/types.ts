@@ -49,6 +49,32 @@ export function defineSuite<D>(suite: Suite<D>): Suite<D> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnySuite = Suite<any>;
 
+/**
+ * A figure that is not HTTP load against an endpoint: deliveries per second against a bare
+ * BullMQ consumer, a batch end to end, OCR per receipt, resident memory. `baseline` and
+ * `ratio` when it has a bare counterpart measured in the same run; `goal` when an issue sets one.
+ */
+export interface Measurement {
+  scenario: string;
+  /** What was measured, e.g. `drain 80,000 deliveries`. */
+  what: string;
+  value: number;
+  unit: string;
+  baseline?: { value: number; what: string };
+  /** value / baseline.value (or its inverse for times, as the suite states in `what`). */
+  ratio?: number;
+  /** e.g. `>= 2000/s and >= 25%`; `met` says whether this run met it. */
+  goal?: { text: string; met: boolean };
+}
+
+/** Suites of measurements: each runs what it needs and returns its rows. */
+export interface MeasuredSuite {
+  name: string;
+  /** Scenario names, for BENCH_ONLY. */
+  scenarios: string[];
+  run(config: BenchConfig, only: (scenario: string) => boolean): Promise<Measurement[]>;
+}
+
 /** One load run's figures (latencies in ms). */
 export interface Figures {
   rps: number;
