@@ -5,6 +5,7 @@
 import { deploy, dropDatabase, parseDatabaseUrl } from '@pay/migrate';
 import { startBaseline, type BaselineProcess } from './lib/baseline-process';
 import { connectionsFor, readConfig, type BenchConfig } from './lib/config';
+import { cpuMs } from './lib/cpu';
 import { load, type LoadOptions } from './lib/load';
 import { measurementTable, mode, ms, rps, textTable, writeResults } from './lib/report';
 import type { AnySuite, Comparison, Figures, Measurement, RunningSuite, Scenario } from './lib/types';
@@ -12,10 +13,14 @@ import { measured, suites } from './scenarios';
 
 const fmt = (f: Figures) => `${rps(f.rps)} req/s, p50 ${ms(f.p50)} ms, p99 ${ms(f.p99)} ms, ${f.errors} errors`;
 
-/** A warm-up (discarded), then the measured run. */
-async function measure(config: BenchConfig, o: Omit<LoadOptions, 'seconds'>): Promise<Figures> {
+/** A warm-up (discarded), then the measured run, with the CPU time process `pid` spent on it. */
+async function measure(config: BenchConfig, o: Omit<LoadOptions, 'seconds'>, pid: number | undefined): Promise<Figures> {
   await load({ ...o, seconds: config.warmupSeconds });
-  return load({ ...o, seconds: config.seconds });
+  const before = cpuMs(pid);
+  const figures = await load({ ...o, seconds: config.seconds });
+  const after = cpuMs(pid);
+  const answered = figures.requests - figures.socketErrors;
+  return { ...figures, cpuMsPerRequest: before !== null && after !== null && answered > 0 ? (after - before) / answered : null };
 }
 
 /**
@@ -28,8 +33,8 @@ async function compare(config: BenchConfig, scenario: Scenario<unknown>, suite: 
   const onBaseline = { url: baseline.url, prefix: `/${scenario.baseline}`, connections, next };
   const onService = { url: suite.url, connections, next };
   const pair = async (offeredRate?: number): Promise<Comparison> => {
-    const base = await measure(config, { ...onBaseline, rate: offeredRate });
-    const service = await measure(config, { ...onService, rate: offeredRate });
+    const base = await measure(config, { ...onBaseline, rate: offeredRate }, baseline.pid);
+    const service = await measure(config, { ...onService, rate: offeredRate }, suite.pid);
     const row: Comparison = {
       scenario: scenario.name,
       mode: offeredRate ? 'fixed rate' : 'saturation',
@@ -38,6 +43,7 @@ async function compare(config: BenchConfig, scenario: Scenario<unknown>, suite: 
       service,
       baseline: base,
       ratio: service.rps / base.rps,
+      cpuRatio: service.cpuMsPerRequest && base.cpuMsPerRequest ? base.cpuMsPerRequest / service.cpuMsPerRequest : null,
     };
     console.log(`  ${scenario.name}, ${mode(row)}: baseline ${fmt(base)}; service ${fmt(service)}`);
     return row;
@@ -93,7 +99,7 @@ async function main() {
   }
 
   if (rows.length) {
-    console.log(`\n${config.seconds} s per run after ${config.warmupSeconds} s of warm-up; ratio = service req/s / baseline req/s`);
+    console.log(`\n${config.seconds} s per run after ${config.warmupSeconds} s of warm-up; ratio = service req/s / baseline req/s; cpu ratio = baseline CPU ms per request / service CPU ms per request`);
     console.log(textTable(rows));
   }
   if (measurements.length) console.log(`\n${measurementTable(measurements)}`);

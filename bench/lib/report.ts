@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { BenchConfig } from './config';
 import type { Comparison, Measurement } from './types';
 
-const HEADER = ['scenario', 'mode', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'baseline req/s', 'baseline p99 ms', 'ratio'];
+const HEADER = ['scenario', 'mode', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'baseline req/s', 'baseline p99 ms', 'ratio', 'cpu ms/req', 'baseline cpu ms/req', 'cpu ratio'];
 
 export const rps = (n: number) => String(Math.round(n));
 export const ms = (n: number) => (n < 10 ? n.toFixed(1) : String(Math.round(n)));
@@ -17,7 +17,21 @@ export function mode(c: Comparison): string {
 
 function cells(c: Comparison): string[] {
   const baselineErrors = c.baseline.errors ? ` (${c.baseline.errors} errors)` : '';
-  return [c.scenario, mode(c), rps(c.service.rps), ms(c.service.p50), ms(c.service.p99), String(c.service.errors), rps(c.baseline.rps) + baselineErrors, ms(c.baseline.p99), percent(c.ratio)];
+  const cpu = (f: { cpuMsPerRequest?: number | null }) => (f.cpuMsPerRequest ? f.cpuMsPerRequest.toFixed(3) : '-');
+  return [
+    c.scenario,
+    mode(c),
+    rps(c.service.rps),
+    ms(c.service.p50),
+    ms(c.service.p99),
+    String(c.service.errors),
+    rps(c.baseline.rps) + baselineErrors,
+    ms(c.baseline.p99),
+    percent(c.ratio),
+    cpu(c.service),
+    cpu(c.baseline),
+    c.cpuRatio ? percent(c.cpuRatio) : '-',
+  ];
 }
 
 /** The table as printed: columns padded, numbers right-aligned. */

@@ -27,6 +27,8 @@ export interface Scenario<D> {
 /** What a suite started: the measured service and the data its scenarios need. */
 export interface RunningSuite<D> {
   url: string;
+  /** The service's process, whose CPU time per request is read. */
+  pid?: number;
   data: D;
   /** The service's recent output, shown when a run had errors. */
   logs(): string;
@@ -89,6 +91,8 @@ export interface Figures {
   statusCodes: Record<string, number>;
   /** Socket error codes (ECONNRESET, TIMEOUT...), where the load tool tells them. */
   socketErrorCodes?: Record<string, number>;
+  /** CPU time the measured process spent per answered request (ms), where /proc tells it. */
+  cpuMsPerRequest?: number | null;
 }
 
 export type Mode = 'saturation' | 'fixed rate';
@@ -104,4 +108,6 @@ export interface Comparison {
   baseline: Figures;
   /** service req/s / baseline req/s. */
   ratio: number;
+  /** baseline CPU per request / service CPU per request: the share of a bare endpoint's efficiency kept. */
+  cpuRatio: number | null;
 }
