@@ -43,7 +43,12 @@ export const baseConfigProperties = {
   }),
   REDIS_URL: Type.String({ pattern: '^rediss?://', format: 'parsable-url', default: 'redis://127.0.0.1:6379', description: 'redis://host:port' }),
   BODY_LIMIT: Type.String({ default: '100kb', pattern: '^[0-9]+(b|kb|mb)$', description: 'e.g. 100kb' }),
-  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10000 }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10000, description: 'bound on closing (listener, workers, pools) after the drain window' }),
+  SHUTDOWN_DRAIN_MS: Type.Integer({
+    minimum: 0,
+    default: 0,
+    description: 'after SIGTERM, keep serving this long while /readyz answers 503, so a balancer stops sending first (set it above the readiness probe period behind one)',
+  }),
   ALLOW_PRIVATE_WEBHOOK_URLS: Type.Boolean({
     default: false,
     description: 'let webhook URLs point to private, loopback or link-local addresses (local development only)',
