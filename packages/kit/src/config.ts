@@ -44,6 +44,7 @@ export const baseConfigProperties = {
   REDIS_URL: Type.String({ pattern: '^rediss?://', format: 'parsable-url', default: 'redis://127.0.0.1:6379', description: 'redis://host:port' }),
   BODY_LIMIT: Type.String({ default: '100kb', pattern: '^[0-9]+(b|kb|mb)$', description: 'e.g. 100kb' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10000, description: 'bound on closing (listener, workers, pools) after the drain window' }),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'when set, GET /metrics needs Authorization: Bearer <token>' })),
   SHUTDOWN_DRAIN_MS: Type.Integer({
     minimum: 0,
     default: 0,

@@ -42,6 +42,7 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
     bodyLimit: deps.config.BODY_LIMIT,
     isShuttingDown: deps.isShuttingDown,
     envelopeFor: () => 'success',
+    metricsToken: deps.config.METRICS_TOKEN,
     readiness: [
       { name: 'postgres', check: () => deps.db.$queryRaw`SELECT 1` },
       { name: 'redis', check: () => redisReady(deps.redis) },

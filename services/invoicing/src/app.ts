@@ -61,6 +61,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
     bodyLimit: deps.config.BODY_LIMIT,
     isShuttingDown: deps.isShuttingDown,
     envelopeFor,
+    metricsToken: deps.config.METRICS_TOKEN,
     readiness: [
       { name: 'postgres', check: () => deps.sql.query('SELECT 1') },
       { name: 'redis', check: () => redisReady(deps.redis) },
