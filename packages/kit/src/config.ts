@@ -55,7 +55,12 @@ export const baseConfigProperties = {
     description: 'let webhook URLs point to private, loopback or link-local addresses (local development only)',
   }),
   RATE_LIMIT_PER_SECOND: Type.Integer({ minimum: 1, default: 100, description: 'requests per second per API key' }),
-  RATE_LIMIT_ANONYMOUS_PER_MINUTE: Type.Integer({ minimum: 1, default: 30, description: 'unauthenticated requests (registration) per minute per client address' }),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: Type.Integer({ minimum: 1, default: 30, description: 'unauthenticated API requests (registration, console sign-in) per minute per client address' }),
+  RATE_LIMIT_PAGES_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    default: 600,
+    description: "hosted pages (payment, KYC) and their status polls per minute per client address: many customers can share one carrier's address",
+  }),
   SECRETS_KEY: Type.String({
     pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$',
     description: '32-byte AES-256-GCM key for HMAC secrets at rest, as 64 hex chars or base64; the same on every service',
