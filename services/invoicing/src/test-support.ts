@@ -15,11 +15,15 @@ import { startBackground } from './background';
 import { createInvoicingDb } from './db';
 import { SandboxProvider } from './payments/sandbox';
 import type { InvoicingDeps } from './deps';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { receiptStorageFrom } from './receipts/storage-from-config';
 
 export interface TestAppOptions {
   clock?: Clock;
   env?: Record<string, string>;
-  /** Run expiry, the refund reconciler and housekeeping, as RUN_WORKERS does. */
+  /** Run expiry, the refund reconciler, housekeeping, the outbox relay and the receipt checks, as RUN_WORKERS does. */
   background?: boolean;
   /** Give live mode the sandbox too (main.ts connects none), to test that live and test data stay apart. */
   liveSandbox?: boolean;
@@ -29,7 +33,8 @@ export interface TestAppOptions {
 
 /** The invoicing app on the real test database and Redis, as main.ts builds it. */
 export async function startInvoicingApp(opts: TestAppOptions = {}) {
-  const config = loadInvoicingConfig({ ...process.env, ...opts.env });
+  // Receipt files of a test app go to a directory of its own, never into the work tree.
+  const config = loadInvoicingConfig({ ...process.env, RECEIPTS_DIR: mkdtempSync(join(tmpdir(), 'pay-receipts-')), ...opts.env });
   const logger = opts.logger ?? createLogger('invoicing', config.LOG_LEVEL);
   const accounts = createAccountsDb(config.DATABASE_URL, 4);
   const { db, sql, close: closeDb } = createInvoicingDb(config.DATABASE_URL, opts.poolSize ?? 4);
@@ -52,6 +57,7 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
     queueRedis: queues,
     keys,
     secrets,
+    receiptStorage: receiptStorageFrom(config),
     webhooks,
     wakeWebhooks: waker.wake,
     clock: opts.clock ?? systemClock,
@@ -60,6 +66,7 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
   };
   const { app, apis } = buildInvoicingApp(deps);
   const background = opts.background ? startBackground(deps) : null;
+  if (background) deps.kickOutbox = () => void background.relay.kick();
   return {
     app,
     apis,
