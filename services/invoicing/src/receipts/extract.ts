@@ -37,10 +37,11 @@ const BANKS: [string, RegExp][] = [
   ['Rosselkhozbank', u(/россельхозбанк|rosselkhozbank/i)],
 ];
 
+/** Most specific first: a bank transfer's receipt names the card it was paid from too. */
 const PAYMENT_TYPES: [PaymentType, RegExp][] = [
   ['sbp', u(/\bсбп\b|систем\S*\s+быстр\S*\s+платеж|\bsbp\b|faster\s+payments?/i)],
-  ['card', u(/по\s+номеру\s+карты|\bкарт[аеуы]\b|card\s+(transfer|payment)|\bby\s+card\b/i)],
   ['bank_transfer', u(/по\s+реквизитам|плат[её]жн\S*\s+поручени|bank\s+transfer|wire\s+transfer/i)],
+  ['card', u(/по\s+номеру\s+карты|\bкарт[аеуы]\b|card\s+(transfer|payment)|\bby\s+card\b/i)],
   ['transfer', u(/перевод|transfer/i)],
 ];
 

@@ -45,7 +45,7 @@ export class LocalDiskStorage implements ReceiptStorage {
     await rename(tmp, path);
   }
 
-  get(key: string): Promise<Buffer> {
+  async get(key: string): Promise<Buffer> {
     return readFile(this.pathOf(key));
   }
 }
