@@ -82,7 +82,8 @@ describe('POST /api/v2/invoices/{id}/receipts', () => {
     const path = `/api/v2/invoices/${invoiceId}/receipts`;
     const { body, contentType } = multipartBody('file', 'r.pdf', 'application/pdf', await pdf());
     const tampered = Buffer.from(body);
-    tampered[tampered.length - 40] ^= 1;
+    const at = tampered.length - 40;
+    tampered.writeUInt8(tampered.readUInt8(at) ^ 1, at);
     const bad = await request(ctx.app).post(path).set('x-api-key', m.apiKey).set('Content-Type', contentType).set(signedHeaders('v2', m.hmacSecret, { method: 'POST', path, body })).send(tampered);
     expect(bad.status).toBe(401);
     expect((await uploadReceiptRequest(ctx.app, other, invoiceId, await pdf())).status).toBe(404);

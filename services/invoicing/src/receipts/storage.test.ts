@@ -78,6 +78,7 @@ describe('S3-compatible storage', () => {
     endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
+    proxy.closeAllConnections();
     await new Promise((r) => proxy.close(r));
     await server.close();
     rmSync(dir, { recursive: true, force: true });

@@ -36,7 +36,8 @@ export class LocalDiskStorage implements ReceiptStorage {
     return path;
   }
 
-  async put(key: string, bytes: Buffer): Promise<void> {
+  // The type is kept in the receipt row; a file on disk needs none.
+  async put(key: string, bytes: Buffer, _contentType?: string): Promise<void> {
     const path = this.pathOf(key);
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     const tmp = `${path}.${randomUUID()}.tmp`;
