@@ -39,6 +39,15 @@ export async function selectReceipt(sql: Pool, owner: Owner, id: string): Promis
   return rows[0] ?? null;
 }
 
+/** The newest receipt of an invoice, for the hosted page: its state and, when rejected, why. */
+export async function selectLatestReceipt(sql: Pool, invoiceId: string): Promise<Pick<ReceiptRow, 'status' | 'rejection_reason'> | null> {
+  const { rows } = await sql.query<Pick<ReceiptRow, 'status' | 'rejection_reason'>>(
+    'SELECT status::text AS status, rejection_reason FROM invoicing.receipts WHERE invoice_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1',
+    [invoiceId],
+  );
+  return rows[0] ?? null;
+}
+
 export interface ReceiptFilter {
   limit: number;
   offset: number;
