@@ -2,7 +2,8 @@ import { copyFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { createWorker, OEM, type Worker } from 'tesseract.js';
+import type { Worker } from 'tesseract.js';
+import { projectRequire } from '../project-require';
 
 /** What OCR read from an image: its text and tesseract's own mean confidence, 0 to 1. */
 export interface OcrResult {
@@ -32,7 +33,7 @@ export async function prepareLanguageData(opts: OcrOptions): Promise<string> {
   await mkdir(dir, { recursive: true });
   const eng = join(dir, 'eng.traineddata');
   if (!(await exists(eng))) {
-    const gz = require.resolve('@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz');
+    const gz = projectRequire.resolve('@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz');
     await writeFile(`${eng}.tmp`, gunzipSync(await readFile(gz)));
     await copyFile(`${eng}.tmp`, eng);
   }
@@ -78,13 +79,15 @@ export class ImageOcr {
   private start(): Promise<Worker> {
     this.worker ??= (async () => {
       const langPath = await prepareLanguageData(this.opts);
+      // Loaded on the first receipt, so a process that never checks one does not pay for it.
+      const { createWorker, OEM } = await import('tesseract.js');
       // `errorHandler` would make createWorker hang on failure, hence the timeout instead.
       return within(
         createWorker(['rus', 'eng'], OEM.LSTM_ONLY, {
           langPath,
           gzip: false,
+          // Its worker script and WASM core come from tesseract.js's own node_modules (its defaults).
           cacheMethod: 'none',
-          workerPath: require.resolve('tesseract.js/src/worker-script/node/index.js'),
         }),
         INIT_TIMEOUT_MS,
         'starting the OCR',

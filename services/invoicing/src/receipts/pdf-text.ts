@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
+import { projectRequire } from '../project-require';
 
 /** A PDF that takes longer than this to read is given up (the worker is ended and made anew). */
 const PDF_TIMEOUT_MS = 20_000;
@@ -51,7 +52,7 @@ export class PdfTextReader {
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    const pdfjs = pathToFileURL(require.resolve('pdfjs-dist/legacy/build/pdf.mjs')).href;
+    const pdfjs = pathToFileURL(projectRequire.resolve('pdfjs-dist/legacy/build/pdf.mjs')).href;
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { pdfjs, maxPages: MAX_PAGES }, resourceLimits: { maxOldGenerationSizeMb: 256 } });
     worker.unref();
     worker.on('error', () => undefined);
