@@ -5,17 +5,22 @@
 import { deploy, dropDatabase, parseDatabaseUrl } from '@pay/migrate';
 import { startBaseline, type BaselineProcess } from './lib/baseline-process';
 import { connectionsFor, readConfig, type BenchConfig } from './lib/config';
+import { cpuMs } from './lib/cpu';
 import { load, type LoadOptions } from './lib/load';
-import { mode, ms, rps, textTable, writeResults } from './lib/report';
-import type { AnySuite, Comparison, Figures, RunningSuite, Scenario } from './lib/types';
-import { suites } from './scenarios';
+import { measurementTable, mode, ms, rps, textTable, writeResults } from './lib/report';
+import type { AnySuite, Comparison, Figures, Measurement, RunningSuite, Scenario } from './lib/types';
+import { measured, suites } from './scenarios';
 
 const fmt = (f: Figures) => `${rps(f.rps)} req/s, p50 ${ms(f.p50)} ms, p99 ${ms(f.p99)} ms, ${f.errors} errors`;
 
-/** A warm-up (discarded), then the measured run. */
-async function measure(config: BenchConfig, o: Omit<LoadOptions, 'seconds'>): Promise<Figures> {
+/** A warm-up (discarded), then the measured run, with the CPU time process `pid` spent on it. */
+async function measure(config: BenchConfig, o: Omit<LoadOptions, 'seconds'>, pid: number | undefined): Promise<Figures> {
   await load({ ...o, seconds: config.warmupSeconds });
-  return load({ ...o, seconds: config.seconds });
+  const before = cpuMs(pid);
+  const figures = await load({ ...o, seconds: config.seconds });
+  const after = cpuMs(pid);
+  const answered = figures.requests - figures.socketErrors;
+  return { ...figures, cpuMsPerRequest: before !== null && after !== null && answered > 0 ? (after - before) / answered : null };
 }
 
 /**
@@ -28,8 +33,8 @@ async function compare(config: BenchConfig, scenario: Scenario<unknown>, suite: 
   const onBaseline = { url: baseline.url, prefix: `/${scenario.baseline}`, connections, next };
   const onService = { url: suite.url, connections, next };
   const pair = async (offeredRate?: number): Promise<Comparison> => {
-    const base = await measure(config, { ...onBaseline, rate: offeredRate });
-    const service = await measure(config, { ...onService, rate: offeredRate });
+    const base = await measure(config, { ...onBaseline, rate: offeredRate }, baseline.pid);
+    const service = await measure(config, { ...onService, rate: offeredRate }, suite.pid);
     const row: Comparison = {
       scenario: scenario.name,
       mode: offeredRate ? 'fixed rate' : 'saturation',
@@ -38,6 +43,7 @@ async function compare(config: BenchConfig, scenario: Scenario<unknown>, suite: 
       service,
       baseline: base,
       ratio: service.rps / base.rps,
+      cpuRatio: service.cpuMsPerRequest && base.cpuMsPerRequest ? base.cpuMsPerRequest / service.cpuMsPerRequest : null,
     };
     console.log(`  ${scenario.name}, ${mode(row)}: baseline ${fmt(base)}; service ${fmt(service)}`);
     return row;
@@ -53,25 +59,27 @@ async function main() {
   const config = readConfig(process.env);
   const startedAt = new Date();
   const plan = suites.map((suite) => ({ suite, scenarios: suite.scenarios.filter((s) => selected(config, suite, s)) })).filter((p) => p.scenarios.length);
-  const known = suites.flatMap((s) => [s.name, ...s.scenarios.map((x) => x.name)]);
+  const isOn = (suite: { name: string }) => (scenario: string) => selected(config, suite as AnySuite, { name: scenario });
+  const measuredPlan = measured.filter((m) => m.scenarios.some(isOn(m)));
+  const known = [...suites.flatMap((s) => [s.name, ...s.scenarios.map((x) => x.name)]), ...measured.flatMap((m) => [m.name, ...m.scenarios])];
   const unknown = config.only.filter((n) => !known.includes(n));
-  if (unknown.length || !plan.length) throw new Error(`BENCH_ONLY names no scenario (${unknown.join(', ')}); known: ${known.join(', ')}`);
+  if (unknown.length || !(plan.length + measuredPlan.length)) throw new Error(`BENCH_ONLY names no scenario (${unknown.join(', ')}); known: ${known.join(', ')}`);
 
   // A fresh database every run: rows left by earlier runs would make each figure slower than the last.
   const fields = parseDatabaseUrl(config.databaseUrl);
   await dropDatabase(fields, fields.database);
   await deploy({ databaseUrl: config.databaseUrl, quiet: true });
 
-  const baseline = await startBaseline(config);
   const rows: Comparison[] = [];
   const failures: string[] = [];
+  const baseline = plan.length ? await startBaseline(config) : null;
   try {
     for (const { suite, scenarios } of plan) {
       console.log(`${suite.name}: starting the service and its data`);
       const running = await suite.setup(config);
       try {
         for (const scenario of scenarios) {
-          const compared = await compare(config, scenario, running, baseline);
+          const compared = await compare(config, scenario, running, baseline!);
           rows.push(...compared);
           for (const c of compared.filter((r) => r.service.errors)) {
             failures.push(`${scenario.name} (${c.mode}): ${JSON.stringify({ ...c.service.statusCodes, ...c.service.socketErrorCodes })}\n${running.logs().slice(-2000)}`);
@@ -82,12 +90,20 @@ async function main() {
       }
     }
   } finally {
-    await baseline.stop();
+    await baseline?.stop();
+  }
+  const measurements: Measurement[] = [];
+  for (const suite of measuredPlan) {
+    console.log(`${suite.name}: measuring`);
+    measurements.push(...(await suite.run(config, isOn(suite))));
   }
 
-  console.log(`\n${config.seconds} s per run after ${config.warmupSeconds} s of warm-up; ratio = service req/s / baseline req/s`);
-  console.log(textTable(rows));
-  const written = writeResults(config, rows, startedAt);
+  if (rows.length) {
+    console.log(`\n${config.seconds} s per run after ${config.warmupSeconds} s of warm-up; ratio = service req/s / baseline req/s; cpu ratio = baseline CPU ms per request / service CPU ms per request`);
+    console.log(textTable(rows));
+  }
+  if (measurements.length) console.log(`\n${measurementTable(measurements)}`);
+  const written = writeResults(config, rows, measurements, startedAt);
   console.log(`\nwritten: ${written.json}, ${written.md}`);
   const baselineErrors = rows.filter((r) => r.baseline.errors);
   if (failures.length || baselineErrors.length) {

@@ -1,9 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { qrPngDataUri } from '../../services/invoicing/src/payments/qr';
 import type { BaselineRoute } from './route';
 
 // Rows of no real merchant, so they never enter the service's per-merchant queries.
 const MERCHANT = randomUUID();
 const HOUR_MS = 60 * 60_000;
+/**
+ * The service stores each SBP invoice's QR image (~2 KB of base64) in its row and answers
+ * with it. The baseline writes and answers an image of the same size, drawn once here, so
+ * both pay for the same row; drawing one per invoice is the service's own work.
+ */
+const QR_CODE = qrPngDataUri(`https://pay.test/${randomUUID()}/sbp`);
 
 /**
  * The customer join of the service's invoice read (services/invoicing/src/invoices/store.ts
@@ -32,7 +39,7 @@ const selectInvoice: BaselineRoute = {
   },
 };
 
-/** The service's insert: an SBP invoice row with its number, QR payload and order id (no QR image: that is the service's work). */
+/** The service's insert: an SBP invoice row with its number, QR image and payload, and order id. */
 const insertInvoice: BaselineRoute = {
   method: 'post',
   path: '/api/v2/invoices',
@@ -41,10 +48,10 @@ const insertInvoice: BaselineRoute = {
     const id = randomUUID();
     const { rows } = await pool.query(
       `INSERT INTO invoicing.invoices (id, merchant_id, is_test, api, invoice_number, amount, currency, description, payment_method,
-                                       provider, external_order_id, qr_payload, expires_at, created_at)
-       VALUES ($1, $2, true, 'v2', $3, $4, 'RUB', $5, 'sbp', 'sandbox', $6, $7, $8, now())
+                                       provider, external_order_id, qr_code, qr_payload, expires_at, created_at)
+       VALUES ($1, $2, true, 'v2', $3, $4, 'RUB', $5, 'sbp', 'sandbox', $6, $9, $7, $8, now())
        ON CONFLICT (invoice_number) DO NOTHING RETURNING *`,
-      [id, MERCHANT, `INV-BASE-${randomBytes(6).toString('hex')}`, String(amount), description ?? null, randomUUID(), `https://pay.test/${id}/sbp`, new Date(Date.now() + HOUR_MS)],
+      [id, MERCHANT, `INV-BASE-${randomBytes(6).toString('hex')}`, String(amount), description ?? null, randomUUID(), `https://pay.test/${id}/sbp`, new Date(Date.now() + HOUR_MS), QR_CODE],
     );
     return { status: 201, body: { success: true, invoice: rows[0] } };
   },

@@ -4,6 +4,7 @@ import type { BenchConfig } from './config';
 
 export interface BaselineProcess {
   url: string;
+  pid?: number;
   stop(): Promise<number | null>;
 }
 
@@ -31,6 +32,7 @@ export function startBaseline(config: BenchConfig): Promise<BaselineProcess> {
       child.stdout!.off('data', onData);
       resolve({
         url: m[1]!,
+        pid: child.pid,
         stop: () => {
           child.kill('SIGTERM');
           return exited;

@@ -27,6 +27,8 @@ export interface Scenario<D> {
 /** What a suite started: the measured service and the data its scenarios need. */
 export interface RunningSuite<D> {
   url: string;
+  /** The service's process, whose CPU time per request is read. */
+  pid?: number;
   data: D;
   /** The service's recent output, shown when a run had errors. */
   logs(): string;
@@ -49,6 +51,32 @@ export function defineSuite<D>(suite: Suite<D>): Suite<D> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnySuite = Suite<any>;
 
+/**
+ * A figure that is not HTTP load against an endpoint: deliveries per second against a bare
+ * BullMQ consumer, a batch end to end, OCR per receipt, resident memory. `baseline` and
+ * `ratio` when it has a bare counterpart measured in the same run; `goal` when an issue sets one.
+ */
+export interface Measurement {
+  scenario: string;
+  /** What was measured, e.g. `drain 80,000 deliveries`. */
+  what: string;
+  value: number;
+  unit: string;
+  baseline?: { value: number; what: string };
+  /** value / baseline.value (or its inverse for times, as the suite states in `what`). */
+  ratio?: number;
+  /** e.g. `>= 2000/s and >= 25%`; `met` says whether this run met it. */
+  goal?: { text: string; met: boolean };
+}
+
+/** Suites of measurements: each runs what it needs and returns its rows. */
+export interface MeasuredSuite {
+  name: string;
+  /** Scenario names, for BENCH_ONLY. */
+  scenarios: string[];
+  run(config: BenchConfig, only: (scenario: string) => boolean): Promise<Measurement[]>;
+}
+
 /** One load run's figures (latencies in ms). */
 export interface Figures {
   rps: number;
@@ -63,6 +91,8 @@ export interface Figures {
   statusCodes: Record<string, number>;
   /** Socket error codes (ECONNRESET, TIMEOUT...), where the load tool tells them. */
   socketErrorCodes?: Record<string, number>;
+  /** CPU time the measured process spent per answered request (ms), where /proc tells it. */
+  cpuMsPerRequest?: number | null;
 }
 
 export type Mode = 'saturation' | 'fixed rate';
@@ -78,4 +108,6 @@ export interface Comparison {
   baseline: Figures;
   /** service req/s / baseline req/s. */
   ratio: number;
+  /** baseline CPU per request / service CPU per request: the share of a bare endpoint's efficiency kept. */
+  cpuRatio: number | null;
 }

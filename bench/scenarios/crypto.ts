@@ -111,7 +111,7 @@ export const cryptoSuite = defineSuite<CryptoData>({
       headers: keyOnly(merchants[0]!),
       body: JSON.stringify({ amount: 125.5, currency: 'USDT_TRC20' }),
     });
-    return { url: svc.url, data: { merchants, invoiceId: invoice.data.id }, logs: svc.logs, stop: svc.stop };
+    return { url: svc.url, pid: svc.child.pid, data: { merchants, invoiceId: invoice.data.id }, logs: svc.logs, stop: svc.stop };
   },
   scenarios: [
     {

@@ -1,9 +1,15 @@
-import type { AnySuite } from '../lib/types';
+import type { AnySuite, MeasuredSuite } from '../lib/types';
 import { cryptoSuite } from './crypto';
 import { invoicingSuite } from './invoicing';
+import { webhookSuite } from './webhooks';
 
 /** Every suite, in the order the bench runs them. Register a new scenario file here (one line). */
 export const suites: AnySuite[] = [
   cryptoSuite,
   invoicingSuite,
+];
+
+/** Suites measured otherwise than by HTTP load (deliveries/s, batches, OCR, memory), after the HTTP ones. */
+export const measured: MeasuredSuite[] = [
+  webhookSuite,
 ];

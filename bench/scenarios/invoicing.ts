@@ -75,7 +75,7 @@ export const invoicingSuite = defineSuite<InvoicingData>({
     const res = await fetch(`${svc.url}${first.path}`, { method: 'POST', headers: first.headers, body: first.body });
     const body = (await res.json()) as { invoice?: { id: string } };
     if (res.status !== 201 || !body.invoice) throw new Error(`invoice create failed: ${res.status} ${JSON.stringify(body)}\n${svc.logs().slice(-2000)}`);
-    return { url: svc.url, data: { merchant: m, invoiceId: body.invoice.id }, logs: svc.logs, stop: svc.stop };
+    return { url: svc.url, pid: svc.child.pid, data: { merchant: m, invoiceId: body.invoice.id }, logs: svc.logs, stop: svc.stop };
   },
   scenarios: [
     {

@@ -6,3 +6,4 @@ export * from './payloads';
 export * from './endpoints';
 export * from './deliveries';
 export * from './store';
+export * from './docs';

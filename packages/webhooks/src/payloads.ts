@@ -19,7 +19,7 @@ export type InvoicingEventKind = (typeof INVOICING_EVENT_KINDS)[number];
 export const CRYPTO_EVENT_KINDS = ['transaction.confirmed', 'invoice.paid', 'withdrawal.completed', 'withdrawal.failed'] as const;
 
 /** `{ event, timestamp, <key>: object }`: the envelope of every event (decisions.md §7). */
-function envelope(kind: string, key: string, object: TObject, extra: Record<string, TObject> = {}) {
+export function eventEnvelope(kind: string, key: string, object: TObject, extra: Record<string, TObject> = {}) {
   return Type.Object(
     {
       event: Type.Literal(kind),
@@ -78,13 +78,13 @@ function kycSession(status: string) {
  * the OpenAPI `webhooks` section is built from them and the samples below must satisfy them.
  */
 export const EventPayloads: Record<InvoicingEventKind, TObject> = {
-  'invoice.paid': envelope('invoice.paid', 'invoice', invoiceObject('PAID')),
-  'invoice.expired': envelope('invoice.expired', 'invoice', invoiceObject('EXPIRED')),
-  'invoice.cancelled': envelope('invoice.cancelled', 'invoice', invoiceObject('CANCELLED')),
-  'invoice.refunded': envelope('invoice.refunded', 'invoice', invoiceObject('PAID'), { refund: Refund }),
-  'kyc.passed': envelope('kyc.passed', 'session', kycSession('APPROVED')),
-  'kyc.rejected': envelope('kyc.rejected', 'session', kycSession('DECLINED')),
-  'kyc.manual_review': envelope('kyc.manual_review', 'session', kycSession('IN_PROGRESS')),
+  'invoice.paid': eventEnvelope('invoice.paid', 'invoice', invoiceObject('PAID')),
+  'invoice.expired': eventEnvelope('invoice.expired', 'invoice', invoiceObject('EXPIRED')),
+  'invoice.cancelled': eventEnvelope('invoice.cancelled', 'invoice', invoiceObject('CANCELLED')),
+  'invoice.refunded': eventEnvelope('invoice.refunded', 'invoice', invoiceObject('PAID'), { refund: Refund }),
+  'kyc.passed': eventEnvelope('kyc.passed', 'session', kycSession('APPROVED')),
+  'kyc.rejected': eventEnvelope('kyc.rejected', 'session', kycSession('DECLINED')),
+  'kyc.manual_review': eventEnvelope('kyc.manual_review', 'session', kycSession('IN_PROGRESS')),
 };
 
 export const EVENT_DESCRIPTIONS: Record<InvoicingEventKind, string> = {

@@ -7,6 +7,7 @@ import { apiKeyRoutes } from './api-keys/routes';
 import { invoiceRoutes } from './invoices/routes';
 import { paymentPage } from './invoices/page';
 import { transactionRoutes } from './transactions/routes';
+import { cryptoWebhookDocs } from './events/openapi';
 import { withdrawalRoutes } from './withdrawals/routes';
 
 const SIGNING_DOC =
@@ -58,6 +59,7 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
           signing: SIGNING_DOC,
         },
         api.operations,
+        cryptoWebhookDocs(),
       )),
     ),
   );

@@ -1,6 +1,9 @@
 import request from 'supertest';
 import { eventually } from '@pay/testing';
 import { eventsOf } from '@pay/webhooks';
+import { assertValid } from '@pay/schemas';
+import { CryptoEventPayloads } from './events/openapi';
+import type { CryptoEvent } from './events/events';
 import { registerMerchant, signedRequest, startCryptoApp, type CryptoTestApp, testKeyFor } from './test-support';
 import { ZERO_ADDRESS } from './chain/sandbox';
 
@@ -56,5 +59,12 @@ it('register → test key → invoice → transfer → confirmed → withdraw �
 
   const events = await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: true });
   expect(events.map((e) => e.type).sort()).toEqual(['invoice.paid', 'transaction.confirmed', 'withdrawal.completed', 'withdrawal.failed']);
-  for (const e of events) expect(e).toMatchObject({ source: 'crypto', isTest: true, body: { event: e.type, timestamp: expect.any(Number) } });
+  for (const e of events) {
+    expect(e).toMatchObject({ source: 'crypto', isTest: true, body: { event: e.type, timestamp: expect.any(Number) } });
+    // The body is exactly what the OpenAPI webhooks section documents for its kind.
+    expect(() => assertValid(CryptoEventPayloads[e.type as CryptoEvent], e.body, { what: e.type })).not.toThrow();
+  }
+  const doc = (await request(ctx.app).get('/openapi.json')).body;
+  expect(Object.keys(doc.webhooks).sort()).toEqual(['invoice.paid', 'transaction.confirmed', 'withdrawal.completed', 'withdrawal.failed']);
+  expect(doc.webhooks['withdrawal.failed'].post.parameters.map((p: { name: string }) => p.name)).toEqual(['Content-Type', 'X-SVC-Event', 'X-SVC-Signature', 'X-SVC-Timestamp', 'X-SVC-Delivery']);
 });

@@ -1,3 +1,4 @@
+import { pruneConsoleSessions } from '@pay/accounts';
 import { every, pruneIdempotencyKeys, type Lifecycle } from '@pay/kit';
 import { OutboxRelay, Queues } from '@pay/queue';
 import type { InvoicingDeps } from './deps';
@@ -10,7 +11,7 @@ import { reconcileReceipts, startReceiptWorker } from './receipts/worker';
 const REFUND_RECONCILE_INTERVAL_MS = 30_000;
 /** How often receipts left PENDING without a job (Redis lost it) get one again. */
 const RECEIPT_RECONCILE_INTERVAL_MS = 60_000;
-/** How often expired idempotency answers are deleted. */
+/** How often expired idempotency answers and console sessions are deleted. */
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
@@ -33,7 +34,7 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
   );
   const expiry = every('invoice-expiry', deps.config.EXPIRY_INTERVAL_MS, () => expireDueInvoices(deps), deps.logger);
   const refunds = every('refund-reconciler', REFUND_RECONCILE_INTERVAL_MS, () => reconcileRefunds(deps), deps.logger);
-  const cleaner = every('housekeeping', HOUSEKEEPING_INTERVAL_MS, () => pruneIdempotencyKeys(deps.db, deps.clock.now()), deps.logger);
+  const cleaner = every('housekeeping', HOUSEKEEPING_INTERVAL_MS, () => housekeeping(deps), deps.logger);
   const stop = async () => {
     await Promise.all([expiry.stop(), refunds.stop(), cleaner.stop(), receiptReconciler.stop()]);
     await receipts.close();
@@ -41,4 +42,14 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
   };
   lifecycle?.onShutdown('background', stop);
   return { expiry, refunds, cleaner, relay, receipts, readers, stop };
+}
+
+/**
+ * Deletes what has expired: stored idempotent answers, and console sessions (a session is
+ * refused once expired anyway; this keeps the table to the live ones).
+ */
+export async function housekeeping(deps: Pick<InvoicingDeps, 'db' | 'accounts' | 'clock'>): Promise<{ idempotencyKeys: number; consoleSessions: number }> {
+  const now = deps.clock.now();
+  const [idempotencyKeys, consoleSessions] = await Promise.all([pruneIdempotencyKeys(deps.db, now), pruneConsoleSessions(deps.accounts, now)]);
+  return { idempotencyKeys, consoleSessions };
 }
