@@ -102,8 +102,14 @@ export class ImageOcr {
   read(image: Buffer): Promise<OcrResult> {
     const run = this.queue.then(async () => {
       const worker = await this.start();
-      const { data } = await within(worker.recognize(image), RECOGNIZE_TIMEOUT_MS, 'OCR of the image');
-      return { text: data.text, confidence: Math.max(0, Math.min(1, data.confidence / 100)) };
+      try {
+        const { data } = await within(worker.recognize(image), RECOGNIZE_TIMEOUT_MS, 'OCR of the image');
+        return { text: data.text, confidence: Math.max(0, Math.min(1, data.confidence / 100)) };
+      } catch (err) {
+        // A worker that failed or hung is not trusted with the next image: start a new one.
+        await this.close();
+        throw err;
+      }
     });
     this.queue = run.catch(() => undefined);
     return run;

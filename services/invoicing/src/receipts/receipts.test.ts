@@ -56,6 +56,19 @@ describe('POST /api/v2/invoices/{id}/receipts', () => {
     expect(jobs).toEqual([{ queue: 'invoicing-receipt-checks', payload: { receiptId: r.id } }]);
   });
 
+  it('answers a retry with the same Idempotency-Key and bytes with the first receipt, writing one', async () => {
+    const invoiceId = await newInvoice();
+    const form = multipartBody('file', 'r.pdf', 'application/pdf', await pdf());
+    const send = () => uploadReceiptRequest(ctx.app, m, invoiceId, Buffer.alloc(0), '', '', { 'Idempotency-Key': `rcpt-${invoiceId}` }, form);
+    const first = await send();
+    const again = await send();
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.body.receipt.id).toBe(first.body.receipt.id);
+    const count = await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM invoicing.receipts WHERE invoice_id = $1::uuid', invoiceId);
+    expect(count[0]!.n).toBe(1);
+  });
+
   it('refuses by content: HTML named .png is 400, over the size limit is 413, no file is 400', async () => {
     const invoiceId = await newInvoice();
     const html = await uploadReceiptRequest(ctx.app, m, invoiceId, Buffer.from('<html><script>alert(1)</script></html>'), 'x.png', 'image/png');

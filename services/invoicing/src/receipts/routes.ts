@@ -37,9 +37,11 @@ export function receiptRoutes(api: Api, deps: InvoicingDeps): void {
       'Multipart form with one file in `file`: PNG, JPEG or PDF, judged by its bytes (not its name or declared type), at most ' +
       `${deps.config.RECEIPT_MAX_BYTES} bytes (larger is refused with 413 while it streams in). The signature covers the multipart body as sent. ` +
       `Answers 201 with the receipt, PENDING. At most ${MAX_RECEIPTS_PER_INVOICE} receipts per invoice (422 INVALID_STATE after). ` +
+      'With `Idempotency-Key`, a retry of the same bytes (multipart boundary included, as the signature covers them) answers the first receipt. ' +
       CHECK_DOC,
     tags,
     auth: 'signed',
+    idempotent: true,
     params: InvoiceParams,
     upload: { files: { file: receiptFileSpec(deps.config.RECEIPT_MAX_BYTES) } },
     response: { status: 201, schema: Type.Object({ receipt: ReceiptDetail }) },

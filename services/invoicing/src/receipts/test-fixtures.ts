@@ -124,10 +124,19 @@ export function multipartBody(field: string, filename: string, contentType: stri
 }
 
 /** A signed v2 receipt upload, the way a merchant's client sends one: the signature covers the multipart bytes. */
-export function uploadReceiptRequest(app: Express, m: Pick<TestMerchant, 'apiKey' | 'hmacSecret'>, invoiceId: string, bytes: Buffer, filename = 'receipt.png', declared = 'application/octet-stream') {
+export function uploadReceiptRequest(
+  app: Express,
+  m: Pick<TestMerchant, 'apiKey' | 'hmacSecret'>,
+  invoiceId: string,
+  bytes: Buffer,
+  filename = 'receipt.png',
+  declared = 'application/octet-stream',
+  extra: Record<string, string> = {},
+  form = multipartBody('file', filename, declared, bytes),
+) {
   const path = `/api/v2/invoices/${invoiceId}/receipts`;
-  const { body, contentType } = multipartBody('file', filename, declared, bytes);
-  const headers = signedHeaders('v2', m.hmacSecret, { method: 'POST', path, body });
+  const { body, contentType } = form;
+  const headers = { ...signedHeaders('v2', m.hmacSecret, { method: 'POST', path, body }), ...extra };
   let req = request(app).post(path).set('x-api-key', m.apiKey).set('Content-Type', contentType);
   for (const [k, v] of Object.entries(headers)) req = req.set(k, v);
   return req.send(body);
