@@ -16,6 +16,8 @@ import { createInvoicingDb } from './db';
 import { SandboxProvider } from './payments/sandbox';
 import type { InvoicingDeps } from './deps';
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { receiptStorageFrom } from './receipts/storage-from-config';
@@ -81,6 +83,26 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
 }
 
 export type InvoicingTestApp = Awaited<ReturnType<typeof startInvoicingApp>>;
+
+/**
+ * The app listening on a loopback port, with PUBLIC_URL set to it first, so the links it
+ * hands out (paymentLink, qrPayload) lead to this very listener: for browser tests.
+ */
+export async function startListeningInvoicingApp(opts: TestAppOptions = {}) {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const ctx = await startInvoicingApp({ ...opts, env: { PUBLIC_URL: base, ...opts.env } });
+  server.on('request', ctx.app);
+  return {
+    ...ctx,
+    base,
+    async close() {
+      await new Promise((r) => server.close(r));
+      await ctx.close();
+    },
+  };
+}
 
 /** The test file's app, started before its tests and closed after them (filled in by beforeAll). */
 export function invoicingAppForSuite(opts: Parameters<typeof startInvoicingApp>[0] = {}): InvoicingTestApp {

@@ -106,6 +106,16 @@ describe.each(kinds)('a $kind receipt the test makes', ({ name, make, unreadable
   );
 });
 
+it('a JPEG photo of a matching receipt is read the same way', async () => {
+  const inv = await newInvoice();
+  const r = await upload(inv.id, await receiptPng(browser.context, { amount: '1 490,90 ₽', date: today(), bank: 'ВТБ' }, 'jpeg'), 'IMG_0001.jpg');
+  const done = await decided(r.id);
+  expect(done).toMatchObject({ status: 'APPROVED', verifiedAmount: AMOUNT });
+  expect(done.verificationDetails.bank).toBe('VTB');
+  const [row] = await ctx.deps.db.$queryRawUnsafe<{ content_type: string }[]>('SELECT content_type FROM invoicing.receipts WHERE id = $1::uuid', r.id);
+  expect(row!.content_type).toBe('image/jpeg');
+}, 60_000);
+
 describe('a receiptRequired invoice', () => {
   it(
     'stays PENDING after a rejected receipt, then a matching one makes it PAID with paidAt, the customer counted and invoice.paid',

@@ -1,34 +1,26 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { openBrowser } from '@pay/testing';
-import { newMerchant, startInvoicingApp, v2Request, type InvoicingTestApp, type TestMerchant } from '../test-support';
+import { newMerchant, startListeningInvoicingApp, v2Request, type TestMerchant } from '../test-support';
 import { moscowDay, receiptPdf, receiptPng } from './test-fixtures';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
 const ARTIFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'pay-page');
 
-let server: Server;
-let ctx: InvoicingTestApp;
+let ctx: Awaited<ReturnType<typeof startListeningInvoicingApp>>;
 let browser: Awaited<ReturnType<typeof openBrowser>>;
 let m: TestMerchant;
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // With the background: the outbox relay and the receipt worker check what the page uploads.
-  ctx = await startInvoicingApp({ env: { PUBLIC_URL: base }, background: true });
-  server.on('request', ctx.app);
+  ctx = await startListeningInvoicingApp({ background: true });
   browser = await openBrowser();
   m = await newMerchant(ctx.deps);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await new Promise((r) => server.close(r));
   await ctx?.close();
 });
 

@@ -40,25 +40,13 @@ export function receiptHtml(r: ReceiptText): string {
 </div></body></html>`;
 }
 
-/** A screenshot of the receipt in headless Chromium: the PNG a customer's phone would upload. */
-export async function receiptPng(context: BrowserContext, r: ReceiptText): Promise<Buffer> {
+/** A screenshot of the receipt in headless Chromium: the PNG (or JPEG) a customer's phone would upload. */
+export async function receiptPng(context: BrowserContext, r: ReceiptText, type: 'png' | 'jpeg' = 'png'): Promise<Buffer> {
   const page = await context.newPage();
   try {
     await page.setViewportSize({ width: 430, height: 520 });
     await page.setContent(receiptHtml(r));
-    return await page.screenshot({ fullPage: true, type: 'png' });
-  } finally {
-    await page.close();
-  }
-}
-
-/** The same receipt in JPEG. */
-export async function receiptJpeg(context: BrowserContext, r: ReceiptText): Promise<Buffer> {
-  const page = await context.newPage();
-  try {
-    await page.setViewportSize({ width: 430, height: 520 });
-    await page.setContent(receiptHtml(r));
-    return await page.screenshot({ fullPage: true, type: 'jpeg', quality: 90 });
+    return await page.screenshot({ fullPage: true, type, ...(type === 'jpeg' ? { quality: 90 } : {}) });
   } finally {
     await page.close();
   }
