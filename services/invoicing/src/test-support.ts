@@ -15,7 +15,7 @@ import { startBackground } from './background';
 import { createInvoicingDb } from './db';
 import { SandboxProvider } from './payments/sandbox';
 import type { InvoicingDeps } from './deps';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -36,7 +36,8 @@ export interface TestAppOptions {
 /** The invoicing app on the real test database and Redis, as main.ts builds it. */
 export async function startInvoicingApp(opts: TestAppOptions = {}) {
   // Receipt files of a test app go to a directory of its own, never into the work tree.
-  const config = loadInvoicingConfig({ ...process.env, RECEIPTS_DIR: mkdtempSync(join(tmpdir(), 'pay-receipts-')), ...opts.env });
+  const receiptsDir = mkdtempSync(join(tmpdir(), 'pay-receipts-'));
+  const config = loadInvoicingConfig({ ...process.env, RECEIPTS_DIR: receiptsDir, ...opts.env });
   const logger = opts.logger ?? createLogger('invoicing', config.LOG_LEVEL);
   const accounts = createAccountsDb(config.DATABASE_URL, 4);
   const { db, sql, close: closeDb } = createInvoicingDb(config.DATABASE_URL, opts.poolSize ?? 4);
@@ -78,6 +79,7 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
       await background?.stop();
       await waker.close();
       await Promise.all([accounts.$disconnect(), webhooks.$disconnect(), closeDb(), keys.close(), closeRedis(redis), closeRedis(queues)]);
+      rmSync(receiptsDir, { recursive: true, force: true });
     },
   };
 }

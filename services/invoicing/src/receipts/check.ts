@@ -20,7 +20,7 @@ export type CheckOutcome = 'APPROVED' | 'REJECTED' | 'already checked';
  * Safe to run twice: only a PENDING receipt is decided.
  */
 export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'sql' | 'clock' | 'receiptStorage' | 'logger'>, readers: ReceiptReaders, receiptId: string): Promise<CheckOutcome> {
-  const { rows } = await deps.sql.query<ReceiptRow>(`SELECT id, storage_key, content_type, status::text AS status FROM invoicing.receipts WHERE id = $1`, [receiptId]);
+  const { rows } = await deps.sql.query<Pick<ReceiptRow, 'id' | 'storage_key' | 'content_type' | 'status'>>(`SELECT id, storage_key, content_type, status::text AS status FROM invoicing.receipts WHERE id = $1`, [receiptId]);
   const receipt = rows[0];
   if (!receipt || receipt.status !== 'PENDING') return 'already checked';
   const bytes = await deps.receiptStorage.get(receipt.storage_key);

@@ -26,19 +26,22 @@ export interface UploadTarget {
 export async function uploadReceipt(deps: InvoicingDeps, target: UploadTarget, file: UploadedFile): Promise<ReceiptRow> {
   const id = randomUUID();
   const now = deps.clock.now();
-  const { rows } = await deps.sql.query<{ merchant_id: string; is_test: boolean }>(
-    `SELECT merchant_id, is_test FROM invoicing.invoices WHERE id = $1 ${target.owner ? 'AND merchant_id = $2 AND is_test = $3' : ''}`,
+  const { rows } = await deps.sql.query<{ merchant_id: string; is_test: boolean; receipt_required: boolean; status: string; expires_at: Date }>(
+    `SELECT merchant_id, is_test, receipt_required, status::text AS status, expires_at FROM invoicing.invoices
+      WHERE id = $1 ${target.owner ? 'AND merchant_id = $2 AND is_test = $3' : ''}`,
     target.owner ? [target.invoiceId, target.owner.merchantId, target.owner.isTest] : [target.invoiceId],
   );
   const found = rows[0];
   if (!found) throw new ApiError('NOT_FOUND', `Invoice ${target.invoiceId} not found`);
+  // Refused before anything is stored; checked again under the lock below.
+  if (target.source === 'page' && !canUploadFromPage(found, now)) throw pageRefusal();
   const key = `${found.merchant_id}/${id}`;
   await deps.receiptStorage.put(key, file.bytes, file.type);
   await inTransaction(deps.db, async (tx) => {
     // Under the invoice's lock, so concurrent uploads cannot pass the count together.
     const invoice = await lockInvoice(tx, target.invoiceId, target.owner);
     if (target.source === 'page' && !canUploadFromPage(invoice, now)) {
-      throw new ApiError('INVALID_STATE', 'This invoice does not take a receipt now: it is not awaiting one, or it is no longer payable');
+      throw pageRefusal();
     }
     const [count] = await tx.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM invoicing.receipts WHERE invoice_id = $1::uuid', invoice.id);
     if (count!.n >= MAX_RECEIPTS_PER_INVOICE) {
@@ -63,6 +66,8 @@ export async function uploadReceipt(deps: InvoicingDeps, target: UploadTarget, f
   const owner = target.owner ?? { merchantId: found.merchant_id, isTest: found.is_test };
   return (await selectReceipt(deps.sql, owner, id))!;
 }
+
+const pageRefusal = () => new ApiError('INVALID_STATE', 'This invoice does not take a receipt now: it is not awaiting one, or it is no longer payable');
 
 /** The hosted page takes a receipt for a receiptRequired invoice still payable (decisions.md §10: until it expires). */
 export function canUploadFromPage(invoice: { receipt_required: boolean; status: string; expires_at: Date }, now: Date): boolean {
