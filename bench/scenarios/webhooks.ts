@@ -12,6 +12,7 @@ import { Redis } from 'ioredis';
 import { createAccountsDb, registerMerchant } from '@pay/accounts';
 import { SecretBox, type Owner } from '@pay/auth';
 import { createEndpoint, createWebhooksDb, recordEvent, type WebhooksDb } from '@pay/webhooks';
+import { cpuMs } from '../lib/cpu';
 import { startService } from '../lib/service';
 import type { BenchConfig } from '../lib/config';
 import type { MeasuredSuite, Measurement } from '../lib/types';
@@ -55,7 +56,7 @@ async function record(db: WebhooksDb, owner: Owner, n: number): Promise<void> {
 }
 
 /** The bare counterpart: a BullMQ worker doing nothing, over as many jobs, on the same Redis. */
-async function bareConsumer(redisUrl: string, jobs: number): Promise<number> {
+async function bareConsumer(redisUrl: string, jobs: number): Promise<{ perSecond: number; cpuMsPerJob: number }> {
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const prefix = `bench-bare-${Date.now()}`;
   const queue = new Queue('bare', { connection, prefix });
@@ -65,12 +66,14 @@ async function bareConsumer(redisUrl: string, jobs: number): Promise<number> {
     }
     let done = 0;
     const started = performance.now();
+    const cpu = process.cpuUsage();
     const worker = new Worker('bare', async () => undefined, { connection, prefix, concurrency: 50 });
     await new Promise<void>((resolve) => worker.on('completed', () => ++done === jobs && resolve()));
     const seconds = (performance.now() - started) / 1000;
+    const used = process.cpuUsage(cpu);
     await worker.close();
     await queue.obliterate({ force: true });
-    return jobs / seconds;
+    return { perSecond: jobs / seconds, cpuMsPerJob: (used.user + used.system) / 1000 / jobs };
   } finally {
     await queue.close();
     connection.disconnect();
@@ -79,7 +82,7 @@ async function bareConsumer(redisUrl: string, jobs: number): Promise<number> {
 
 export const webhookSuite: MeasuredSuite = {
   name: 'webhooks',
-  scenarios: ['webhooks.drain', 'webhooks.latency'],
+  scenarios: ['webhooks.drain', 'webhooks.latency'], // webhooks.drain also gives webhooks.drain-cpu
   async run(config: BenchConfig, only): Promise<Measurement[]> {
     const secrets = SecretBox.fromEnv(SECRETS_KEY);
     const accounts = createAccountsDb(config.databaseUrl, 2);
@@ -113,18 +116,27 @@ export const webhookSuite: MeasuredSuite = {
           seen.clear();
           await record(db, owner, EVENTS);
           const started = performance.now();
+          const cpu = cpuMs(worker.child.pid);
           while (seen.size < deliveries) await sleep(20);
           // Delivered is not done until recorded: wait for the last outcomes to be written.
           while ((await count(`status = 'succeeded'`, since)) < deliveries) await sleep(20);
-          return deliveries / ((performance.now() - started) / 1000);
+          const cpuAfter = cpuMs(worker.child.pid);
+          return { perSecond: deliveries / ((performance.now() - started) / 1000), cpuMsPerDelivery: cpu !== null && cpuAfter !== null ? (cpuAfter - cpu) / deliveries : null };
         };
         // Alternate service and baseline, and keep each side's best: other work on the machine
         // only ever slows a run down, and alternating gives both sides the same chances.
+        // CPU per delivery (the worker process) and per job (the bare consumer) are each side's lowest.
         let perSecond = 0;
         let bare = 0;
+        let cpuPerDelivery = Infinity;
+        let cpuPerJob = Infinity;
         for (let round = 0; round < ROUNDS; round++) {
-          perSecond = Math.max(perSecond, await drain());
-          bare = Math.max(bare, await bareConsumer(config.redisUrl, deliveries));
+          const s = await drain();
+          perSecond = Math.max(perSecond, s.perSecond);
+          if (s.cpuMsPerDelivery !== null) cpuPerDelivery = Math.min(cpuPerDelivery, s.cpuMsPerDelivery);
+          const b = await bareConsumer(config.redisUrl, deliveries);
+          bare = Math.max(bare, b.perSecond);
+          cpuPerJob = Math.min(cpuPerJob, b.cpuMsPerJob);
         }
         const ratio = perSecond / bare;
         rows.push({
@@ -136,7 +148,17 @@ export const webhookSuite: MeasuredSuite = {
           ratio,
           goal: { text: `>= ${GOAL_PER_SECOND}/s and >= ${GOAL_RATIO * 100}%`, met: perSecond >= GOAL_PER_SECOND && ratio >= GOAL_RATIO },
         });
-        console.log(`  webhooks.drain: ${Math.round(perSecond)} deliveries/s; bare consumer ${Math.round(bare)} jobs/s`);
+        if (Number.isFinite(cpuPerDelivery)) {
+          rows.push({
+            scenario: 'webhooks.drain-cpu',
+            what: 'CPU of the worker process per delivery (sign, send, record), in the drain above',
+            value: cpuPerDelivery,
+            unit: 'ms',
+            baseline: { value: cpuPerJob, what: 'bare consumer CPU ms per no-op job' },
+            ratio: cpuPerJob / cpuPerDelivery,
+          });
+        }
+        console.log(`  webhooks.drain: ${Math.round(perSecond)} deliveries/s, ${cpuPerDelivery.toFixed(3)} CPU ms each; bare consumer ${Math.round(bare)} jobs/s, ${cpuPerJob.toFixed(3)} CPU ms each`);
       }
 
       if (only('webhooks.latency')) {

@@ -14,25 +14,30 @@ export interface MerchantGuardOptions {
   redis: Redis;
   logger: Logger;
   clock: Clock;
-  limits: { perKeyPerSecond: number; anonymousPerMinute: number };
+  limits: { perKeyPerSecond: number; anonymousPerMinute: number; pagesPerMinute: number };
 }
 
 /**
  * The guards of every merchant-facing API, per auth level, for `new Api({ auth })`: the same
  * key resolution, rate limits, signature check and replay guard on both base URLs, so a
  * revoked key or a regenerated secret behaves the same everywhere.
- * - `none`: rate limited per client address;
+ * - `none`: rate limited per client address (registration, console sign-in: a tight limit);
+ * - `page`: hosted pages for customers, per client address with a limit of their own (a
+ *   page polls its status, and a carrier's NAT puts many customers behind one address);
  * - `key`: `X-Api-Key`, then rate limited per key (one Redis round trip);
  * - `signed`: `X-Api-Key`, then the request signature in this API's style, accepted once and
  *   counted against the same per-key limit in one Redis round trip.
  */
-export function merchantGuards(o: MerchantGuardOptions): { none: RequestHandler[]; key: RequestHandler[]; signed: RequestHandler[] } {
+export function merchantGuards(o: MerchantGuardOptions): { none: RequestHandler[]; page: RequestHandler[]; key: RequestHandler[]; signed: RequestHandler[] } {
   const onError = (err: unknown) => o.logger.warn({ err }, 'rate limiter unavailable; letting requests through');
   const perKey: RateRule = { prefix: `rl:${o.service}:key`, limit: o.limits.perKeyPerSecond, windowMs: 1000 };
   const perAddress: RateRule = { prefix: `rl:${o.service}:ip`, limit: o.limits.anonymousPerMinute, windowMs: 60_000 };
+  const perAddressPages: RateRule = { prefix: `rl:${o.service}:page`, limit: o.limits.pagesPerMinute, windowMs: 60_000 };
+  const address = (req: { socket: { remoteAddress?: string } }) => req.socket.remoteAddress ?? 'unknown';
   const authenticate = requireApiKey(o.resolver);
   return {
-    none: [rateLimit({ redis: o.redis, rule: perAddress, identify: (req) => req.socket.remoteAddress ?? 'unknown', onError })],
+    none: [rateLimit({ redis: o.redis, rule: perAddress, identify: address, onError })],
+    page: [rateLimit({ redis: o.redis, rule: perAddressPages, identify: address, onError })],
     key: [authenticate, rateLimit({ redis: o.redis, rule: perKey, identify: (req) => req.auth?.keyId ?? null, onError })],
     signed: [
       authenticate,

@@ -43,13 +43,24 @@ export const baseConfigProperties = {
   }),
   REDIS_URL: Type.String({ pattern: '^rediss?://', format: 'parsable-url', default: 'redis://127.0.0.1:6379', description: 'redis://host:port' }),
   BODY_LIMIT: Type.String({ default: '100kb', pattern: '^[0-9]+(b|kb|mb)$', description: 'e.g. 100kb' }),
-  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10000 }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10000, description: 'bound on closing (listener, workers, pools) after the drain window' }),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'when set, GET /metrics needs Authorization: Bearer <token>' })),
+  SHUTDOWN_DRAIN_MS: Type.Integer({
+    minimum: 0,
+    default: 0,
+    description: 'after SIGTERM, keep serving this long while /readyz answers 503, so a balancer stops sending first (set it above the readiness probe period behind one)',
+  }),
   ALLOW_PRIVATE_WEBHOOK_URLS: Type.Boolean({
     default: false,
     description: 'let webhook URLs point to private, loopback or link-local addresses (local development only)',
   }),
   RATE_LIMIT_PER_SECOND: Type.Integer({ minimum: 1, default: 100, description: 'requests per second per API key' }),
-  RATE_LIMIT_ANONYMOUS_PER_MINUTE: Type.Integer({ minimum: 1, default: 30, description: 'unauthenticated requests (registration) per minute per client address' }),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: Type.Integer({ minimum: 1, default: 30, description: 'unauthenticated API requests (registration, console sign-in) per minute per client address' }),
+  RATE_LIMIT_PAGES_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    default: 600,
+    description: "hosted pages (payment, KYC) and their status polls per minute per client address: many customers can share one carrier's address",
+  }),
   SECRETS_KEY: Type.String({
     pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$',
     description: '32-byte AES-256-GCM key for HMAC secrets at rest, as 64 hex chars or base64; the same on every service',

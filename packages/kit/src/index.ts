@@ -23,3 +23,4 @@ export * from './money';
 export * from './retention';
 export * from './redis';
 export * from './readable-number';
+export * from './metrics';

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createLogger } from './logger';
 import { Lifecycle } from './lifecycle';
 import { listen } from './http/server';
+import { healthRoutes } from './http/health';
 
 interface Answer {
   status: number;
@@ -83,6 +84,25 @@ describe('graceful shutdown', () => {
     await lifecycle.shutdown('test');
     await expect(hung).rejects.toThrow(/socket hang up|ECONNRESET/);
     expect(order).toEqual(['pool']);
+    expect(lifecycle.timedOut).toBe(false);
+  });
+
+  it('drains first: /readyz answers 503 while requests are still served, then the listener closes', async () => {
+    const logger = createLogger('test', 'silent');
+    const lifecycle = new Lifecycle(logger, 2000, 400);
+    const app = express();
+    app.use(healthRoutes('test', [], () => lifecycle.isShuttingDown));
+    app.get('/work', (_req, res) => res.send('served'));
+    const port = ((await listen(app, 0, '127.0.0.1', lifecycle, logger)).address() as AddressInfo).port;
+    expect((await get(port, '/readyz')).status).toBe(200);
+    const started = Date.now();
+    const done = lifecycle.shutdown('test');
+    // Inside the drain window: not ready, but new connections are still answered.
+    expect((await get(port, '/readyz')).status).toBe(503);
+    expect(await get(port, '/work')).toMatchObject({ status: 200, body: 'served' });
+    await done;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    await expect(get(port, '/work')).rejects.toThrow(/ECONNREFUSED|ECONNRESET/);
     expect(lifecycle.timedOut).toBe(false);
   });
 

@@ -3,8 +3,11 @@ import type { Logger } from 'pino';
 type Closer = { name: string; close: () => Promise<unknown> | unknown };
 
 /**
- * Ordered shutdown: closers run in the order they were registered (listener first, so no new
- * work arrives; then workers finish their jobs; pools close last). A timeout bounds the whole.
+ * Ordered shutdown. First a drain window (`drainMs`): the process still serves, but
+ * `isShuttingDown` is already true, so /readyz answers 503 and a balancer (a Kubernetes
+ * Service, an upstream proxy) stops sending new requests before any connection is refused.
+ * Then closers run in the order they were registered (listener first, so no new work
+ * arrives; then workers finish their jobs; pools close last), bounded by `timeoutMs`.
  */
 export class Lifecycle {
   private readonly closers: Closer[] = [];
@@ -13,8 +16,10 @@ export class Lifecycle {
 
   constructor(
     private readonly logger: Logger,
-    /** The bound on the whole shutdown; closers may plan within it. */
+    /** The bound on the closers, after the drain; closers may plan within it. */
     readonly timeoutMs: number,
+    /** How long the process keeps serving, reported not ready, before it starts closing. */
+    readonly drainMs = 0,
   ) {}
 
   onShutdown(name: string, close: Closer['close']): void {
@@ -32,8 +37,10 @@ export class Lifecycle {
 
   shutdown(reason: string): Promise<void> {
     if (this.shuttingDown) return this.shuttingDown;
-    this.logger.info({ reason }, 'shutting down');
+    this.logger.info({ reason, drainMs: this.drainMs }, 'shutting down');
+    let timer: NodeJS.Timeout | undefined;
     const run = (async () => {
+      if (this.drainMs > 0) await new Promise((r) => setTimeout(r, this.drainMs));
       for (const c of this.closers) {
         try {
           await c.close();
@@ -43,13 +50,12 @@ export class Lifecycle {
         }
       }
     })();
-    let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => {
       timer = setTimeout(() => {
         this.timedOutFlag = true;
         this.logger.warn({ timeoutMs: this.timeoutMs }, 'shutdown timed out');
         resolve();
-      }, this.timeoutMs);
+      }, this.drainMs + this.timeoutMs);
       timer.unref();
     });
     this.shuttingDown = Promise.race([run, timeout]).finally(() => clearTimeout(timer));

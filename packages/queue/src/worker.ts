@@ -1,7 +1,7 @@
-import { Worker, type Job, type WorkerOptions } from 'bullmq';
+import { Queue, Worker, type Job, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { assertValid } from '@pay/schemas';
-import type { Lifecycle, Logger } from '@pay/kit';
+import { queueJobOutcomes, watchQueueDepth, type Lifecycle, type Logger } from '@pay/kit';
 import { Queues, type JobOf, type QueueKey } from './jobs';
 
 export interface WorkerSetup<K extends QueueKey> {
@@ -17,7 +17,8 @@ export interface WorkerSetup<K extends QueueKey> {
 }
 
 /**
- * The one way to consume a queue: validates the job, logs failures with the job id, and
+ * The one way to consume a queue: validates the job, logs failures with the job id, counts
+ * outcomes and reports the queue's depth in /metrics (`queue_jobs_total`, `queue_jobs`), and
  * closes on shutdown after the running jobs finish.
  */
 export function startWorker<K extends QueueKey>(setup: WorkerSetup<K>): Worker {
@@ -36,10 +37,19 @@ export function startWorker<K extends QueueKey>(setup: WorkerSetup<K>): Worker {
       ...setup.options,
     },
   );
+  worker.on('completed', () => queueJobOutcomes.inc({ queue: spec.name, outcome: 'completed' }));
   worker.on('failed', (job, err) => {
+    queueJobOutcomes.inc({ queue: spec.name, outcome: 'failed' });
     log.warn({ jobId: job?.id, attempts: job?.attemptsMade, err: { message: err.message, name: err.name } }, 'job failed');
   });
   worker.on('error', (err) => log.error({ err }, 'worker error'));
+  // Counts read through a Queue on the same connection (no blocking commands, so no new one).
+  const counts = new Queue(spec.name, { connection: setup.connection, prefix: setup.prefix });
+  const unwatch = watchQueueDepth(spec.name, () => counts.getJobCounts('waiting', 'active', 'delayed', 'failed'));
+  worker.once('closed', () => {
+    unwatch();
+    counts.close().catch(() => undefined);
+  });
   setup.lifecycle?.onShutdown(`worker:${spec.name}`, () => worker.close());
   return worker;
 }

@@ -5,6 +5,8 @@ import type { Sql } from './db';
 
 /** The events table, owned by this package (Postgres schema `webhooks`). */
 const EVENTS = 'webhooks.events';
+/** The channel a trigger on the events table NOTIFYs at each commit that recorded events (migration notify_on_event). */
+export const EVENTS_CHANNEL = 'webhooks_events';
 
 export type EventSource = 'crypto' | 'invoicing';
 

@@ -22,7 +22,7 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
     redis: deps.redis,
     logger: deps.logger,
     clock: deps.clock,
-    limits: { perKeyPerSecond: deps.config.RATE_LIMIT_PER_SECOND, anonymousPerMinute: deps.config.RATE_LIMIT_ANONYMOUS_PER_MINUTE },
+    limits: { perKeyPerSecond: deps.config.RATE_LIMIT_PER_SECOND, anonymousPerMinute: deps.config.RATE_LIMIT_ANONYMOUS_PER_MINUTE, pagesPerMinute: deps.config.RATE_LIMIT_PAGES_PER_MINUTE },
   });
   const api = new Api({
     envelope: 'success',
@@ -42,6 +42,7 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
     bodyLimit: deps.config.BODY_LIMIT,
     isShuttingDown: deps.isShuttingDown,
     envelopeFor: () => 'success',
+    metricsToken: deps.config.METRICS_TOKEN,
     readiness: [
       { name: 'postgres', check: () => deps.db.$queryRaw`SELECT 1` },
       { name: 'redis', check: () => redisReady(deps.redis) },

@@ -11,7 +11,7 @@ import { stablecoinRates } from './rates';
 runMain(async () => {
   const config = loadCryptoConfig();
   const logger = createLogger('crypto', config.LOG_LEVEL);
-  const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
+  const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS, config.SHUTDOWN_DRAIN_MS);
   const { db, pool } = createCryptoDatabase(config.DATABASE_URL);
   const accounts = createAccountsDb(config.DATABASE_URL);
   const redis = requestRedis(config.REDIS_URL, logger);

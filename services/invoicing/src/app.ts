@@ -29,7 +29,7 @@ export interface InvoicingApis {
   v2: Api;
   /** `/api/v1/*`: key only, bare answers. */
   v1: Api;
-  /** Hosted pages for customers (payment, KYC): public, rate limited per client address. */
+  /** Hosted pages for customers (payment, KYC): public, rate limited per client address (RATE_LIMIT_PAGES_PER_MINUTE). */
   pages: Api;
 }
 
@@ -41,14 +41,14 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
     redis: deps.redis,
     logger: deps.logger,
     clock: deps.clock,
-    limits: { perKeyPerSecond: deps.config.RATE_LIMIT_PER_SECOND, anonymousPerMinute: deps.config.RATE_LIMIT_ANONYMOUS_PER_MINUTE },
+    limits: { perKeyPerSecond: deps.config.RATE_LIMIT_PER_SECOND, anonymousPerMinute: deps.config.RATE_LIMIT_ANONYMOUS_PER_MINUTE, pagesPerMinute: deps.config.RATE_LIMIT_PAGES_PER_MINUTE },
   });
   const idempotency = new PgIdempotencyStore(deps.accounts, deps.secrets, 'invoicing');
   const validateResponses = deps.config.NODE_ENV !== 'production';
   const apis: InvoicingApis = {
     v2: new Api({ envelope: 'success', auth: { signed: guards.signed }, idempotency, validateResponses }),
     v1: new Api({ envelope: 'bare', auth: { key: guards.key }, idempotency, validateResponses }),
-    pages: new Api({ envelope: 'success', auth: { none: guards.none }, errorPage: (err) => errorPage(err.message, err.status === 404) }),
+    pages: new Api({ envelope: 'success', auth: { none: guards.page }, errorPage: (err) => errorPage(err.message, err.status === 404) }),
   };
   invoiceRoutes(apis.v2, deps);
   customerRoutes(apis.v2, deps);
@@ -63,6 +63,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
     bodyLimit: deps.config.BODY_LIMIT,
     isShuttingDown: deps.isShuttingDown,
     envelopeFor,
+    metricsToken: deps.config.METRICS_TOKEN,
     readiness: [
       { name: 'postgres', check: () => deps.sql.query('SELECT 1') },
       { name: 'redis', check: () => redisReady(deps.redis) },

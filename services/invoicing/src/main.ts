@@ -14,7 +14,7 @@ import { receiptStorageFrom } from './receipts/storage-from-config';
 runMain(async () => {
   const config = loadInvoicingConfig();
   const logger = createLogger('invoicing', config.LOG_LEVEL);
-  const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
+  const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS, config.SHUTDOWN_DRAIN_MS);
   const accounts = createAccountsDb(config.DATABASE_URL);
   const { db, sql, close: closeDb } = createInvoicingDb(config.DATABASE_URL);
   const redis = requestRedis(config.REDIS_URL, logger);

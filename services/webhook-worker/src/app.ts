@@ -22,17 +22,11 @@ export function buildWorkerApp(deps: WorkerDeps): Express {
     bodyLimit: deps.config.BODY_LIMIT,
     isShuttingDown: deps.isShuttingDown,
     envelopeFor: () => 'success',
+    metricsToken: deps.config.METRICS_TOKEN,
     readiness: [
       { name: 'postgres', check: () => deps.db.$queryRawUnsafe('SELECT 1') },
       { name: 'redis', check: () => redisReady(deps.redis) },
     ],
-  });
-  app.get('/metrics', async (_req, res, next) => {
-    try {
-      res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
-    } catch (err) {
-      next(err);
-    }
   });
   return finishHttpApp(app, () => 'success');
 }

@@ -8,7 +8,7 @@ import { startDelivery } from './start';
 runMain(async () => {
   const config = loadWorkerConfig();
   const logger = createLogger('webhook-worker', config.LOG_LEVEL);
-  const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
+  const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS, config.SHUTDOWN_DRAIN_MS);
   // Plain pg, no Prisma client: every query of the worker is SQL over the webhooks tables and
   // the accounts package's merchant lookups, and a Prisma client would cost ~70 MB resident.
   const db = pgSql(pgPool(config.DATABASE_URL, WEBHOOKS_SCHEMA, 10));

@@ -6,6 +6,7 @@ import { Queues, startWorker } from '@pay/queue';
 import { queueDepth, type SqlWithTransactions } from '@pay/webhooks';
 import type { WorkerConfig } from './config';
 import { DeliveryWorker } from './delivery-worker';
+import { listenForEvents } from './event-listener';
 import { DeliveryMetrics } from './metrics';
 import { WebhookSender } from './sender';
 
@@ -25,8 +26,9 @@ export interface DeliveryDeps {
 }
 
 /**
- * Delivery as the worker process runs it: the delivery loop, the consumer of wake jobs that
- * kicks it, the queue retry wakes go to, and the metrics. Stops in that order on shutdown.
+ * Delivery as the worker process runs it: the delivery loop, what kicks it (notifications of
+ * new events from Postgres, and wake jobs: console actions and due retries), the queue retry
+ * wakes go to, and the metrics.
  */
 export async function startDelivery(deps: DeliveryDeps) {
   const c = deps.config;
@@ -58,12 +60,15 @@ export async function startDelivery(deps: DeliveryDeps) {
     concurrency: 1,
     process: async () => delivery.kick(),
   });
+  // Events recorded by any service wake the loop at their commit (Postgres NOTIFY).
+  const events = listenForEvents({ databaseUrl: c.DATABASE_URL, logger: deps.logger, onEvent: () => delivery.kick() });
   const stop = async () => {
+    await events.close();
     await consumer.close();
     await delivery.stop();
     await wakes.close();
     sender.close();
   };
   deps.lifecycle?.onShutdown('delivery', stop);
-  return { worker: delivery, metrics, wakes, sender, stop };
+  return { worker: delivery, metrics, wakes, sender, events, stop };
 }

@@ -4,6 +4,7 @@ import { jsonWithRawBody } from '@pay/auth';
 import { errorHandler, notFoundHandler, type EnvelopeFor } from './errors';
 import { healthRoutes, type ReadinessCheck } from './health';
 import { requestContext } from './request-context';
+import { metricsHandler } from '../metrics';
 
 export interface HttpAppOptions {
   service: string;
@@ -12,6 +13,8 @@ export interface HttpAppOptions {
   readiness: ReadinessCheck[];
   isShuttingDown: () => boolean;
   envelopeFor: EnvelopeFor;
+  /** A scrape of /metrics must send `Authorization: Bearer <token>`; open when unset. */
+  metricsToken?: string;
 }
 
 /**
@@ -26,6 +29,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   app.set('query parser', 'simple');
   app.use(...requestContext(opts.logger));
   app.use(healthRoutes(opts.service, opts.readiness, opts.isShuttingDown));
+  app.get('/metrics', metricsHandler(opts.metricsToken));
   app.use(jsonWithRawBody({ limit: opts.bodyLimit }));
   return app;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
+import { httpRequestDuration } from '../metrics';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -15,7 +16,7 @@ declare global {
 }
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const QUIET = new Set(['/healthz', '/readyz']);
+const QUIET = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * Every response carries X-Request-Id (a well-formed id sent by the client is echoed, so
@@ -23,7 +24,8 @@ const QUIET = new Set(['/healthz', '/readyz']);
  * once when its answer is sent: id, method, path without query string, status, duration, and
  * the refusal's code. Bodies and headers are never logged, so keys, signatures, cookies and
  * card data cannot reach the log. Written by hand rather than with pino-http: the same line
- * at a fraction of the cost (no per-request child logger unless a handler logs).
+ * at a fraction of the cost (no per-request child logger unless a handler logs). The same
+ * moment feeds `http_request_duration_seconds`, labelled by the route's pattern.
  */
 export function requestContext(logger: Logger): RequestHandler[] {
   return [
@@ -47,6 +49,8 @@ export function requestContext(logger: Logger): RequestHandler[] {
         const errorCode = r.locals.errorCode as string | undefined;
         const status = r.statusCode;
         const entry = { req: { id, method, url: path }, res: { statusCode: status }, responseTime: Math.round(responseTime * 10) / 10, ...(errorCode ? { errorCode } : {}) };
+        const route = req.route ? `${req.baseUrl}${(req.route as { path: string }).path}` : 'unmatched';
+        httpRequestDuration.observe({ method, route, status }, responseTime / 1000);
         if (status >= 500) logger.error(entry, msg);
         else logger.info(entry, msg);
       }

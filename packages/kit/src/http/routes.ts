@@ -326,7 +326,7 @@ export class Api {
       res.locals.errorCode = err.code;
       res.status(err.status).type('html').send((this.opts.errorPage ?? defaultErrorPage)(err, req).value);
     };
-    // A form that cannot be read is refused with a page too, not with JSON.
+    // A form that cannot be read, or a guard's refusal (429, 401), is a page too, not JSON.
     const asPage =
       (parse: RequestHandler): RequestHandler =>
       (req, res, next) =>
@@ -371,7 +371,7 @@ export class Api {
         refuse(err, req, res);
       }
     };
-    this.handlers[def.method](def.path, ...form, ...guards, handle);
+    this.handlers[def.method](def.path, ...form, ...guards.map(asPage), handle);
     this.allowMethod(def.path, def.method);
     return this;
   }

@@ -1,0 +1,45 @@
+import request from 'supertest';
+import { Router } from 'express';
+import { createHttpApp, finishHttpApp } from './http/app';
+import { createLogger } from './logger';
+
+function app(metricsToken?: string) {
+  const a = createHttpApp({
+    service: 'test',
+    logger: createLogger('test', 'silent'),
+    bodyLimit: '10kb',
+    readiness: [],
+    isShuttingDown: () => false,
+    envelopeFor: () => 'success',
+    metricsToken,
+  });
+  const things = Router();
+  things.get('/:id', (_req, res) => {
+    res.json({ ok: true });
+  });
+  a.use('/things', things);
+  return finishHttpApp(a, () => 'success');
+}
+
+describe('/metrics', () => {
+  it('counts requests per route pattern and status, never per raw path', async () => {
+    const a = app();
+    await request(a).get('/things/1');
+    await request(a).get('/things/2');
+    await request(a).get('/nowhere/3');
+    const res = await request(a).get('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.text).toMatch(/^http_request_duration_seconds_count\{method="GET",route="\/things\/:id",status="200"\} [2-9]\d*$/m);
+    expect(res.text).toMatch(/^http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} [1-9]\d*$/m);
+    expect(res.text).not.toMatch(/route="\/things\/1"/);
+    expect(res.text).toMatch(/^process_resident_memory_bytes \d+/m);
+  });
+
+  it('needs the bearer token when one is configured', async () => {
+    const a = app('a-long-metrics-token-0123456789');
+    expect((await request(a).get('/metrics')).status).toBe(401);
+    expect((await request(a).get('/metrics').set('Authorization', 'Bearer wrong')).status).toBe(401);
+    expect((await request(a).get('/metrics').set('Authorization', 'Bearer a-long-metrics-token-0123456789')).status).toBe(200);
+  });
+});

@@ -1,0 +1,79 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * The process's Prometheus metrics, served at /metrics by every service (`createHttpApp`).
+ * One registry per process, like prom-client's own default: a process is one service, and
+ * the request path, the queue workers and the webhook worker all add to it without being
+ * handed a registry.
+ */
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry });
+
+/** Per route pattern (`/api/v2/invoices/:id`), never per raw path, so ids do not multiply series. */
+export const httpRequestDuration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'HTTP requests by method, route pattern (unmatched for paths no route knows) and status, until the answer was sent',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
+
+export const queueJobOutcomes = new Counter({
+  name: 'queue_jobs_total',
+  help: 'Jobs this process ran, by queue and outcome (completed, failed: a failed job is retried per its queue options)',
+  labelNames: ['queue', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+const depthSources = new Map<string, () => Promise<Record<string, number>>>();
+
+/** Reports a queue's job counts by state at every scrape (registered by the queue's consumer). */
+export function watchQueueDepth(queue: string, counts: () => Promise<Record<string, number>>): () => void {
+  depthSources.set(queue, counts);
+  return () => {
+    if (depthSources.get(queue) === counts) depthSources.delete(queue);
+  };
+}
+
+new Gauge({
+  name: 'queue_jobs',
+  help: 'Jobs in each queue this process consumes, by state (waiting, active, delayed, failed)',
+  labelNames: ['queue', 'state'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    await Promise.all(
+      [...depthSources].map(async ([queue, counts]) => {
+        try {
+          for (const [state, n] of Object.entries(await counts())) this.set({ queue, state }, n);
+        } catch {
+          // Redis away: the scrape still answers, without this queue's depth.
+        }
+      }),
+    );
+  },
+});
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/**
+ * GET /metrics in Prometheus text format. With a token configured (METRICS_TOKEN), a scrape
+ * must send `Authorization: Bearer <token>`: the metrics name routes and volumes, which a
+ * public base URL should not tell anyone.
+ */
+export function metricsHandler(token: string | undefined): RequestHandler {
+  const expected = token ? digest(`Bearer ${token}`) : null;
+  return async (req, res, next) => {
+    if (expected && !timingSafeEqual(digest(req.get('authorization') ?? ''), expected)) {
+      res.status(401).set('WWW-Authenticate', 'Bearer').type('text/plain').send('metrics need Authorization: Bearer <METRICS_TOKEN>\n');
+      return;
+    }
+    try {
+      res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
+    } catch (err) {
+      next(err);
+    }
+  };
+}
