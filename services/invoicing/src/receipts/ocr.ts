@@ -1,4 +1,4 @@
-import { copyFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -31,19 +31,21 @@ const RECOGNIZE_TIMEOUT_MS = 60_000;
 export async function prepareLanguageData(opts: OcrOptions): Promise<string> {
   const dir = opts.langDir ?? join(tmpdir(), 'pay-tessdata');
   await mkdir(dir, { recursive: true });
-  const eng = join(dir, 'eng.traineddata');
-  if (!(await exists(eng))) {
-    const gz = projectRequire.resolve('@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz');
-    await writeFile(`${eng}.tmp`, gunzipSync(await readFile(gz)));
-    await copyFile(`${eng}.tmp`, eng);
-  }
-  const rus = join(dir, 'rus.traineddata');
-  if (!(await exists(rus))) {
+  // Each file is written under a name of its own and renamed: processes sharing the folder
+  // never read a half-written file.
+  const place = async (path: string, bytes: () => Promise<Buffer>) => {
+    if (await exists(path)) return;
+    const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
+    await writeFile(tmp, await bytes());
+    await rename(tmp, path);
+  };
+  await place(join(dir, 'eng.traineddata'), async () => gunzipSync(await readFile(projectRequire.resolve('@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz'))));
+  await place(join(dir, 'rus.traineddata'), async () => {
     if (!(await exists(opts.rusTrainedData))) {
       throw new Error(`Russian OCR data not found at ${opts.rusTrainedData}: install Debian's tesseract-ocr-rus (scripts/bootstrap.sh does) or set OCR_RUS_TRAINEDDATA`);
     }
-    await copyFile(opts.rusTrainedData, rus);
-  }
+    return readFile(opts.rusTrainedData);
+  });
   return dir;
 }
 
