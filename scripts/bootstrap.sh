@@ -59,6 +59,14 @@ if ! command -v chromium >/dev/null; then
   as_root apt-get update -qq; DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
 fi
 
+# --- OCR language data for receipt checks ------------------------------------------------
+# English comes from the @tesseract.js-data/eng npm package; npm has no Russian package, so
+# it comes from Debian (tesseract-ocr-rus; nothing is downloaded at run time).
+if [ ! -s /usr/share/tesseract-ocr/5/tessdata/rus.traineddata ]; then
+  say "installing Russian OCR data (tesseract-ocr-rus)"
+  as_root apt-get update -qq; DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends tesseract-ocr-rus >/dev/null
+fi
+
 # --- Dependencies and schema ----------------------------------------------------------------
 say "installing dependencies"
 pnpm install --frozen-lockfile --reporter=silent

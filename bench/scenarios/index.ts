@@ -2,6 +2,7 @@ import type { AnySuite, MeasuredSuite } from '../lib/types';
 import { cryptoSuite } from './crypto';
 import { invoicingSuite } from './invoicing';
 import { webhookSuite } from './webhooks';
+import { receiptSuite } from './receipts';
 
 /** Every suite, in the order the bench runs them. Register a new scenario file here (one line). */
 export const suites: AnySuite[] = [
@@ -12,4 +13,5 @@ export const suites: AnySuite[] = [
 /** Suites measured otherwise than by HTTP load (deliveries/s, batches, OCR, memory), after the HTTP ones. */
 export const measured: MeasuredSuite[] = [
   webhookSuite,
+  receiptSuite,
 ];

@@ -34,6 +34,16 @@ export const Queues = {
     schema: Type.Object({ reason: StringEnum(['retry', 'resend', 'test', 'replay'] as const) }, { additionalProperties: false }),
     jobOptions: { attempts: 1, removeOnComplete: true, removeOnFail: true },
   },
+  /**
+   * Checks one uploaded receipt (invoicing): text from the PDF or OCR of the image, then
+   * APPROVED or REJECTED, and an approved receipt of a receiptRequired invoice pays it. Retried
+   * on failure (storage or database away); a reconciler re-adds jobs for receipts left PENDING.
+   */
+  receiptChecks: {
+    name: 'invoicing-receipt-checks',
+    schema: Type.Object({ receiptId: Uuid }, { additionalProperties: false }),
+    jobOptions: { attempts: 5, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: true, removeOnFail: true },
+  },
 } as const satisfies Record<string, QueueSpec>;
 
 export type QueueKey = keyof typeof Queues;
@@ -45,3 +55,4 @@ export function jobOptionsFor(queueName: string): JobsOptions {
   return Object.values(Queues).find((q) => q.name === queueName)?.jobOptions ?? {};
 }
 export type WebhookWakeJob = JobOf<'webhookWakes'>;
+export type ReceiptCheckJob = JobOf<'receiptChecks'>;

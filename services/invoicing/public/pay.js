@@ -1,5 +1,5 @@
 // The hosted payment page's only script (served from 'self'; the CSP runs nothing inline).
-// Counts down to expiry, checks a card before it is sent, and reloads when the invoice changes.
+// Counts down to expiry, checks a card before it is sent, and reloads when the invoice or its receipt changes.
 (function () {
   'use strict';
 
@@ -65,15 +65,21 @@
     });
   }
 
-  // A payment may arrive from elsewhere (the bank app on another device): reload when the state changes.
+  // A payment may arrive from elsewhere (the bank app on another device), or a receipt be
+  // checked: reload when either changes; sooner while a receipt is being checked.
   var body = document.body;
   if (body.getAttribute('data-status') === 'pending' && body.getAttribute('data-invoice')) {
+    var receipt = body.getAttribute('data-receipt');
+    var every = receipt === 'pending' ? 1500 : 5000;
     var poll = function () {
       fetch('/pay/' + body.getAttribute('data-invoice') + '/status', { headers: { Accept: 'application/json' } })
         .then(function (r) { return r.ok ? r.json() : null; })
-        .then(function (s) { if (s && s.status !== 'pending') window.location.reload(); else window.setTimeout(poll, 5000); })
+        .then(function (s) {
+          if (s && (s.status !== 'pending' || (s.receipt && s.receipt !== receipt))) window.location.reload();
+          else window.setTimeout(poll, every);
+        })
         .catch(function () { window.setTimeout(poll, 10000); });
     };
-    window.setTimeout(poll, 5000);
+    window.setTimeout(poll, every);
   }
 })();

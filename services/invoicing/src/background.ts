@@ -1,29 +1,47 @@
 import { pruneConsoleSessions } from '@pay/accounts';
 import { every, pruneIdempotencyKeys, type Lifecycle } from '@pay/kit';
+import { OutboxRelay, Queues } from '@pay/queue';
 import type { InvoicingDeps } from './deps';
 import { expireDueInvoices } from './invoices/expiry';
 import { reconcileRefunds } from './invoices/refunds';
+import { ReceiptReaders } from './receipts/readers';
+import { reconcileReceipts, startReceiptWorker } from './receipts/worker';
 
 /** How often refunds left PENDING by a dead request are finished. */
 const REFUND_RECONCILE_INTERVAL_MS = 30_000;
+/** How often receipts left PENDING without a job (Redis lost it) get one again. */
+const RECEIPT_RECONCILE_INTERVAL_MS = 60_000;
 /** How often expired idempotency answers and console sessions are deleted. */
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
  * The invoicing service's work outside requests: invoice expiry (every EXPIRY_INTERVAL_MS, so
- * an invoice expires within about a second of `expiresAt`), the refund reconciler and
- * housekeeping. Every part is safe in several processes at once (SKIP LOCKED, conditional
- * updates), and keeps no state of its own: a restart resumes where the database stands.
+ * an invoice expires within about a second of `expiresAt`), the refund reconciler, the outbox
+ * relay and the receipt check worker with its reconciler, and housekeeping. Every part is safe
+ * in several processes at once (SKIP LOCKED, conditional updates, job ids), and keeps no state
+ * of its own: a restart resumes where the database stands.
  */
 export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
+  const relay = new OutboxRelay({ db: deps.db, connection: deps.queueRedis, logger: deps.logger, prefix: deps.config.QUEUE_PREFIX });
+  relay.start();
+  const readers = new ReceiptReaders({ langDir: deps.config.OCR_LANG_DIR, rusTrainedData: deps.config.OCR_RUS_TRAINEDDATA });
+  const receipts = startReceiptWorker(deps, readers);
+  const receiptReconciler = every(
+    'receipt-reconciler',
+    RECEIPT_RECONCILE_INTERVAL_MS,
+    () => reconcileReceipts(deps, relay.queue(Queues.receiptChecks.name)),
+    deps.logger,
+  );
   const expiry = every('invoice-expiry', deps.config.EXPIRY_INTERVAL_MS, () => expireDueInvoices(deps), deps.logger);
   const refunds = every('refund-reconciler', REFUND_RECONCILE_INTERVAL_MS, () => reconcileRefunds(deps), deps.logger);
   const cleaner = every('housekeeping', HOUSEKEEPING_INTERVAL_MS, () => housekeeping(deps), deps.logger);
   const stop = async () => {
-    await Promise.all([expiry.stop(), refunds.stop(), cleaner.stop()]);
+    await Promise.all([expiry.stop(), refunds.stop(), cleaner.stop(), receiptReconciler.stop()]);
+    await receipts.close();
+    await Promise.all([relay.stop(), readers.close()]);
   };
   lifecycle?.onShutdown('background', stop);
-  return { expiry, refunds, cleaner, stop };
+  return { expiry, refunds, cleaner, relay, receipts, readers, stop };
 }
 
 /**

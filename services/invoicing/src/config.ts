@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { baseConfigProperties, loadConfig, publicUrlOf } from '@pay/kit';
+import { StringEnum } from '@pay/schemas';
 
 export const InvoicingConfigSchema = Type.Object({
   ...baseConfigProperties,
@@ -7,6 +8,20 @@ export const InvoicingConfigSchema = Type.Object({
   QUEUE_PREFIX: Type.String({ default: 'bull', description: 'BullMQ key prefix; the same as the webhook worker' }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'base_url as merchants see it; default http://HOST:PORT' })),
   RUN_WORKERS: Type.Boolean({ default: true, description: 'run invoice expiry, the refund reconciler and housekeeping in this process' }),
+  RECEIPTS_STORAGE: StringEnum(['local', 's3'] as const, { default: 'local', description: 'where receipt files are kept: local disk (RECEIPTS_DIR) or an S3-compatible bucket (S3_*)' }),
+  RECEIPTS_DIR: Type.String({ default: 'data/receipts', description: 'receipt files on local disk (relative to the working directory)' }),
+  RECEIPT_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 50 * 1024 * 1024, default: 10 * 1024 * 1024, description: 'largest receipt file accepted, in bytes' }),
+  S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://', description: 'S3-compatible endpoint, e.g. https://storage.yandexcloud.net' })),
+  S3_BUCKET: Type.Optional(Type.String({ minLength: 3 })),
+  S3_REGION: Type.String({ default: 'us-east-1' }),
+  S3_ACCESS_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
+  S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  OCR_LANG_DIR: Type.Optional(Type.String({ description: 'where eng+rus traineddata are laid out for the OCR; default <tmp>/pay-tessdata' })),
+  OCR_RUS_TRAINEDDATA: Type.String({
+    default: '/usr/share/tesseract-ocr/5/tessdata/rus.traineddata',
+    description: 'Russian OCR language data (Debian tesseract-ocr-rus); English comes from the @tesseract.js-data/eng package',
+  }),
+  RECEIPT_WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 8, default: 1, description: 'receipts checked at once per process (OCR is CPU-bound: one per core)' }),
   EXPIRY_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 4000, default: 1000, description: 'how often due invoices are expired (an invoice expires within this plus one batch of its expiresAt)' }),
 });
 

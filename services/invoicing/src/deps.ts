@@ -8,6 +8,7 @@ import type { WebhooksDb } from '@pay/webhooks';
 import type { InvoicingConfig } from './config';
 import type { InvoicingDb } from './db';
 import type { PaymentProviders } from './payments/provider';
+import type { ReceiptStorage } from './receipts/storage';
 
 /** Everything the invoicing service's domains need, built once in main.ts (or by a test). */
 export interface InvoicingDeps {
@@ -27,6 +28,8 @@ export interface InvoicingDeps {
   /** BullMQ queues and workers: waits out Redis outages. */
   queueRedis: Redis;
   secrets: SecretBox;
+  /** Uploaded receipt files: local disk or an S3-compatible bucket (RECEIPTS_STORAGE). */
+  receiptStorage: ReceiptStorage;
   clock: Clock;
   /** Webhook endpoints, deliveries and attempts (schema `webhooks`), for the console. */
   webhooks: WebhooksDb;

@@ -9,6 +9,7 @@ import { startBackground } from './background';
 import { createInvoicingDb } from './db';
 import { SandboxProvider } from './payments/sandbox';
 import type { InvoicingDeps } from './deps';
+import { receiptStorageFrom } from './receipts/storage-from-config';
 
 runMain(async () => {
   const config = loadInvoicingConfig();
@@ -22,6 +23,7 @@ runMain(async () => {
   const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
   const webhooks = createWebhooksDb(config.DATABASE_URL);
   const waker = webhookWaker(queues, config.QUEUE_PREFIX, logger);
+  let kick: () => void = () => undefined;
   const deps: InvoicingDeps = {
     config,
     logger,
@@ -34,15 +36,19 @@ runMain(async () => {
     queueRedis: queues,
     keys,
     secrets,
+    receiptStorage: receiptStorageFrom(config),
     webhooks,
     wakeWebhooks: waker.wake,
     clock: systemClock,
-    kickOutbox: () => undefined,
+    kickOutbox: () => kick(),
     isShuttingDown: () => lifecycle.isShuttingDown,
   };
   const { app } = buildInvoicingApp(deps);
   await listen(app, config.PORT, config.HOST, lifecycle, logger);
-  if (config.RUN_WORKERS) startBackground(deps, lifecycle);
+  if (config.RUN_WORKERS) {
+    const background = startBackground(deps, lifecycle);
+    kick = () => void background.relay.kick();
+  }
   lifecycle.onShutdown('webhook wakes', waker.close);
   lifecycle.onShutdown('postgres', async () => {
     await Promise.all([accounts.$disconnect(), webhooks.$disconnect(), closeDb()]);

@@ -18,6 +18,10 @@ describe('the OpenAPI document', () => {
         '/api/v2/invoices/{invoiceId}',
         '/api/v2/invoices/{invoiceId}/cancel',
         '/api/v2/invoices/{invoiceId}/refunds',
+        '/api/v2/invoices/{invoiceId}/receipts',
+        '/api/v2/receipts',
+        '/api/v2/receipts/{receiptId}',
+        '/api/v2/receipts/{receiptId}/file',
         '/api/v2/sandbox/invoices/{invoiceId}/pay',
       ].sort(),
     );
@@ -27,6 +31,8 @@ describe('the OpenAPI document', () => {
     expect(text('/api/v2/invoices/{invoiceId}/refunds', 'post')).toMatch(/stays PAID after any refund, full included/);
     expect(text('/api/v2/analytics', 'get')).toMatch(/Time zone UTC.*weeks start on Monday/);
     expect(text('/api/v2/customers', 'get')).toMatch(/LEVEL_3 \(6\+ payments and KYC verified\)/);
+    expect(text('/api/v2/receipts/{receiptId}', 'get')).toMatch(/within 0\.01 RUB of the invoice’s.*Moscow time, ±1 day/);
+    expect(Object.keys(doc.paths['/api/v2/receipts/{receiptId}/file']!.get!.responses['200'] as object)).toEqual(['description', 'content']);
     expect(Object.keys(doc.paths['/api/v2/sandbox/invoices/{invoiceId}/pay']!.post!.responses)).toEqual(expect.arrayContaining(['200', '403', '404', '422']));
   });
 });

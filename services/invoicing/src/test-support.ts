@@ -15,11 +15,17 @@ import { startBackground } from './background';
 import { createInvoicingDb } from './db';
 import { SandboxProvider } from './payments/sandbox';
 import type { InvoicingDeps } from './deps';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { receiptStorageFrom } from './receipts/storage-from-config';
 
 export interface TestAppOptions {
   clock?: Clock;
   env?: Record<string, string>;
-  /** Run expiry, the refund reconciler and housekeeping, as RUN_WORKERS does. */
+  /** Run expiry, the refund reconciler, housekeeping, the outbox relay and the receipt checks, as RUN_WORKERS does. */
   background?: boolean;
   /** Give live mode the sandbox too (main.ts connects none), to test that live and test data stay apart. */
   liveSandbox?: boolean;
@@ -29,7 +35,9 @@ export interface TestAppOptions {
 
 /** The invoicing app on the real test database and Redis, as main.ts builds it. */
 export async function startInvoicingApp(opts: TestAppOptions = {}) {
-  const config = loadInvoicingConfig({ ...process.env, ...opts.env });
+  // Receipt files of a test app go to a directory of its own, never into the work tree.
+  const receiptsDir = mkdtempSync(join(tmpdir(), 'pay-receipts-'));
+  const config = loadInvoicingConfig({ ...process.env, RECEIPTS_DIR: receiptsDir, ...opts.env });
   const logger = opts.logger ?? createLogger('invoicing', config.LOG_LEVEL);
   const accounts = createAccountsDb(config.DATABASE_URL, 4);
   const { db, sql, close: closeDb } = createInvoicingDb(config.DATABASE_URL, opts.poolSize ?? 4);
@@ -52,6 +60,7 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
     queueRedis: queues,
     keys,
     secrets,
+    receiptStorage: receiptStorageFrom(config),
     webhooks,
     wakeWebhooks: waker.wake,
     clock: opts.clock ?? systemClock,
@@ -60,6 +69,7 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
   };
   const { app, apis } = buildInvoicingApp(deps);
   const background = opts.background ? startBackground(deps) : null;
+  if (background) deps.kickOutbox = () => void background.relay.kick();
   return {
     app,
     apis,
@@ -69,11 +79,32 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
       await background?.stop();
       await waker.close();
       await Promise.all([accounts.$disconnect(), webhooks.$disconnect(), closeDb(), keys.close(), closeRedis(redis), closeRedis(queues)]);
+      rmSync(receiptsDir, { recursive: true, force: true });
     },
   };
 }
 
 export type InvoicingTestApp = Awaited<ReturnType<typeof startInvoicingApp>>;
+
+/**
+ * The app listening on a loopback port, with PUBLIC_URL set to it first, so the links it
+ * hands out (paymentLink, qrPayload) lead to this very listener: for browser tests.
+ */
+export async function startListeningInvoicingApp(opts: TestAppOptions = {}) {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const ctx = await startInvoicingApp({ ...opts, env: { PUBLIC_URL: base, ...opts.env } });
+  server.on('request', ctx.app);
+  return {
+    ...ctx,
+    base,
+    async close() {
+      await new Promise((r) => server.close(r));
+      await ctx.close();
+    },
+  };
+}
 
 /** The test file's app, started before its tests and closed after them (filled in by beforeAll). */
 export function invoicingAppForSuite(opts: Parameters<typeof startInvoicingApp>[0] = {}): InvoicingTestApp {

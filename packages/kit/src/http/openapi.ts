@@ -102,7 +102,9 @@ export function buildOpenApi(info: OpenApiInfo, operations: Operation[], webhook
     const responses: Record<string, unknown> = {
       [op.response.status]: {
         description: op.response.description ?? 'Success',
-        content: { 'application/json': { schema: plain(op.response.schema) } },
+        content: op.response.file
+          ? Object.fromEntries(op.response.file.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
+          : { 'application/json': { schema: plain(op.response.schema) } },
       },
     };
     for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {

@@ -22,6 +22,24 @@ export interface Reply {
   body: Record<string, unknown>;
 }
 
+/**
+ * What a download route's handler returns (`response.file`): stored bytes, sent as an
+ * attachment under their sniffed type with `nosniff` and a sandboxing CSP, so a browser saves
+ * the file and never renders or runs it.
+ */
+export interface FileReply {
+  file: { bytes: Buffer; type: string; name: string };
+}
+
+/** Headers of a download: saved, never rendered as a page or run as script, whatever its bytes. */
+export function sendAttachment(res: Response, file: FileReply['file']): void {
+  res.setHeader('Content-Disposition', `attachment; filename="${file.name.replace(/[^\w.-]/g, '_')}"`);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
+  res.setHeader('Cache-Control', 'private, no-store');
+  res.status(200).type(file.type).send(file.bytes);
+}
+
 type StaticOr<S, D> = S extends TSchema ? Static<S> : D;
 
 export interface HandlerContext<B, Q, P> {
@@ -52,11 +70,15 @@ export interface RouteDef<B extends TSchema | undefined, Q extends TSchema | und
   params?: P;
   /** Accepts `Idempotency-Key` (decisions.md §4). */
   idempotent?: boolean;
-  /** The body's own fields; the Api's envelope (`success: true`) is added to the schema and the answer. */
-  response: { status: number; schema: TObject; description?: string };
+  /**
+   * The body's own fields; the Api's envelope (`success: true`) is added to the schema and the
+   * answer. With `file` (the media types it may send), the route is a download: the handler
+   * returns a FileReply and `schema` is not used.
+   */
+  response: { status: number; schema: TObject; description?: string; file?: readonly string[] };
   /** Business and validation errors this operation documents, besides the auth ones. */
   errors?: ErrorCode[];
-  handler: (ctx: HandlerContext<B, Q, P>) => Promise<Reply> | Reply;
+  handler: (ctx: HandlerContext<B, Q, P>) => Promise<Reply | FileReply> | Reply | FileReply;
 }
 
 /** What the OpenAPI builder needs to know of a route. */
@@ -72,8 +94,8 @@ export interface Operation {
   query?: TSchema;
   params?: TSchema;
   idempotent: boolean;
-  /** The whole answer's schema, envelope included. */
-  response: { status: number; schema: TSchema; description?: string };
+  /** The whole answer's schema, envelope included; `file`: a download of these media types. */
+  response: { status: number; schema: TSchema; description?: string; file?: readonly string[] };
   errors: ErrorCode[];
   envelope: Envelope;
 }
@@ -265,11 +287,18 @@ export class Api {
       } as HandlerContext<B, Q, P>;
       const run = async () => {
         const reply = await def.handler(ctx);
+        if ('file' in reply) throw new Error(`route ${def.method.toUpperCase()} ${def.path} returned a file but does not declare response.file`);
         const status = reply.status ?? def.response.status;
         const text = stringifyExact(this.opts.envelope === 'success' ? { success: true, ...reply.body } : reply.body);
         if (this.opts.validateResponses && status === def.response.status) this.checkResponse(def, responseSchema, text);
         return { status, text };
       };
+      if (def.response.file) {
+        const reply = await def.handler(ctx);
+        if (!('file' in reply)) throw new Error(`download route ${def.method.toUpperCase()} ${def.path} returned JSON`);
+        sendAttachment(res, reply.file);
+        return;
+      }
       const result =
         def.idempotent && this.opts.idempotency
           ? await withIdempotency(this.opts.idempotency, idempotencyScope(req, def), req, res, run)

@@ -32,30 +32,36 @@ export async function lockInvoice(tx: Tx, id: string, owner?: Owner): Promise<In
  * one transaction. A refusal writes nothing.
  */
 export async function payInvoice(deps: Pick<InvoicingDeps, 'db' | 'clock'>, target: { id: string; owner?: Owner }, payment: ProviderPayment): Promise<InvoiceRow> {
-  return inTransaction(deps.db, async (tx) => {
-    const invoice = await lockInvoice(tx, target.id, target.owner);
-    const now = deps.clock.now();
-    const refusal = notPendingError(invoice, now, 'pay');
-    if (refusal) throw refusal;
-    const payer = await lockPayer(tx, invoice);
-    if (payer?.is_blocked) throw new ApiError('CUSTOMER_BLOCKED', 'This customer is blocked by the merchant and cannot pay its invoices');
-    if (invoice.kyc_required && !invoice.kyc_verified && payer?.kyc_status !== 'VERIFIED') {
-      throw new ApiError('KYC_REQUIRED', `Invoice ${invoice.id} requires identity verification (KYC) before it can be paid`);
-    }
-    const customerId = await countPayment(tx, invoice, payer, money(invoice.amount), now);
-    const [paid] = await tx.$queryRawUnsafe<InvoiceRow[]>(
-      `UPDATE invoicing.invoices
-          SET status = 'PAID', paid_at = $2, customer_id = $3::uuid, paid_method = $4::invoicing."PaymentMethod",
-              payer_bank = $5, sbp_transaction_id = $6
-        WHERE id = $1::uuid RETURNING *`,
-      invoice.id,
-      now,
-      customerId,
-      payment.method,
-      payment.payerBank,
-      payment.sbpTransactionId,
-    );
-    await emitInvoiceEvent(tx, deps.clock, paid!, 'invoice.paid');
-    return paid!;
-  });
+  return inTransaction(deps.db, async (tx) => payLockedInvoice(tx, deps, await lockInvoice(tx, target.id, target.owner), payment));
+}
+
+/**
+ * `payInvoice`'s work inside the caller's transaction, on an invoice it has locked
+ * (`lockInvoice`): for a change that must commit with the payment (an approved receipt). Every
+ * refusal is thrown before anything is written, so the caller may catch it and go on.
+ */
+export async function payLockedInvoice(tx: Tx, deps: Pick<InvoicingDeps, 'clock'>, invoice: InvoiceRow, payment: ProviderPayment): Promise<InvoiceRow> {
+  const now = deps.clock.now();
+  const refusal = notPendingError(invoice, now, 'pay');
+  if (refusal) throw refusal;
+  const payer = await lockPayer(tx, invoice);
+  if (payer?.is_blocked) throw new ApiError('CUSTOMER_BLOCKED', 'This customer is blocked by the merchant and cannot pay its invoices');
+  if (invoice.kyc_required && !invoice.kyc_verified && payer?.kyc_status !== 'VERIFIED') {
+    throw new ApiError('KYC_REQUIRED', `Invoice ${invoice.id} requires identity verification (KYC) before it can be paid`);
+  }
+  const customerId = await countPayment(tx, invoice, payer, money(invoice.amount), now);
+  const [paid] = await tx.$queryRawUnsafe<InvoiceRow[]>(
+    `UPDATE invoicing.invoices
+        SET status = 'PAID', paid_at = $2, customer_id = $3::uuid, paid_method = $4::invoicing."PaymentMethod",
+            payer_bank = $5, sbp_transaction_id = $6
+      WHERE id = $1::uuid RETURNING *`,
+    invoice.id,
+    now,
+    customerId,
+    payment.method,
+    payment.payerBank,
+    payment.sbpTransactionId,
+  );
+  await emitInvoiceEvent(tx, deps.clock, paid!, 'invoice.paid');
+  return paid!;
 }

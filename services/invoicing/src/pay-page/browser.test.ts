@@ -1,33 +1,23 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, openBrowser } from '@pay/testing';
-import { decodeQrDataUri, newMerchant, startInvoicingApp, v2Request, type InvoicingTestApp, type TestMerchant } from '../test-support';
+import { decodeQrDataUri, newMerchant, startListeningInvoicingApp, v2Request, type TestMerchant } from '../test-support';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
 const ARTIFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'pay-page');
 
-let server: Server;
-let ctx: InvoicingTestApp;
+let ctx: Awaited<ReturnType<typeof startListeningInvoicingApp>>;
 let browser: Awaited<ReturnType<typeof openBrowser>>;
 let m: TestMerchant;
-let base: string;
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  // Listen first, so the links the service hands out (PUBLIC_URL) lead to this very listener.
-  server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  ctx = await startInvoicingApp({ env: { PUBLIC_URL: base } });
-  server.on('request', ctx.app);
+  ctx = await startListeningInvoicingApp();
   browser = await openBrowser();
   m = await newMerchant(ctx.deps);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await new Promise((r) => server.close(r));
   await ctx?.close();
 });
 

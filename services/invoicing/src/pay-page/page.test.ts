@@ -85,7 +85,7 @@ describe('the hosted payment page', () => {
       expect(res.text).not.toContain('<form');
       expect(res.text).not.toContain('data-testid="qr"');
       expect(res.text).not.toContain('data-testid="countdown"');
-      expect((await request(ctx.app).get(`/pay/${inv.id}/status`)).body).toEqual({ success: true, status: state });
+      expect((await request(ctx.app).get(`/pay/${inv.id}/status`)).body).toEqual({ success: true, status: state, receipt: 'none' });
     }
   });
 

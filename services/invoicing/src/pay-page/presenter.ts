@@ -22,6 +22,16 @@ export interface PaymentPageModel {
   paidAt: string | null;
   /** KYC is required and not done: the page does not offer to pay. */
   needsKyc: boolean;
+  /** The payment counts once a receipt is approved: the page takes one (decisions.md §10). */
+  receiptRequired: boolean;
+  /** The newest receipt uploaded for the invoice, if any. */
+  receipt: PageReceipt | null;
+}
+
+export interface PageReceipt {
+  state: 'pending' | 'approved' | 'rejected';
+  /** Why it was rejected, for the payer to act on (upload a clearer or the right one). */
+  reason: string | null;
 }
 
 /** `1234567.5` → `1 234 567.50 ₽` with narrow no-break spaces, from the exact decimal (never a float). */
@@ -30,7 +40,7 @@ export function formatRubles(amount: { toString(): string }): string {
   return `${whole!.replace(/\B(?=(\d{3})+(?!\d))/g, '\u202f')}.${kopecks} ₽`;
 }
 
-export function paymentPageModel(i: InvoiceWithCustomer, now: Date): PaymentPageModel {
+export function paymentPageModel(i: InvoiceWithCustomer, now: Date, receipt: { status: string; rejection_reason: string | null } | null = null): PaymentPageModel {
   const remainingMs = Math.max(0, i.expires_at.getTime() - now.getTime());
   // Past expiresAt is expired for the payer at once, even before the expiry loop marks it.
   const state: PageState =
@@ -49,5 +59,7 @@ export function paymentPageModel(i: InvoiceWithCustomer, now: Date): PaymentPage
     remainingMs,
     paidAt: i.paid_at?.toISOString() ?? null,
     needsKyc: i.kyc_required && !isKycVerified(i),
+    receiptRequired: i.receipt_required,
+    receipt: receipt ? { state: receipt.status.toLowerCase() as PageReceipt['state'], reason: receipt.rejection_reason } : null,
   };
 }

@@ -7,6 +7,9 @@ import { selectInvoiceById, type InvoiceWithCustomer } from '../invoices/store';
 import { readCard } from '../payments/card';
 import { sandboxSbpTransactionId } from '../payments/sandbox';
 import { paymentPageModel } from './presenter';
+import { uploadReceipt } from '../receipts/receipts';
+import { receiptFileSpec } from '../receipts/routes';
+import { selectLatestReceipt } from '../receipts/store';
 import { paymentPage, sandboxBankPage, type FormProblem } from './view';
 
 const Params = Type.Object({ invoiceId: Uuid });
@@ -35,7 +38,10 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
     if (!invoice) throw new ApiError('NOT_FOUND', 'This payment link does not lead to an invoice');
     return invoice;
   };
-  const model = async (id: string) => paymentPageModel(await load(id), deps.clock.now());
+  const model = async (id: string) => {
+    const [invoice, receipt] = await Promise.all([load(id), selectLatestReceipt(deps.sql, id)]);
+    return paymentPageModel(invoice, deps.clock.now(), receipt);
+  };
   /** A refusal the payer can act on: the page again, with the reason, and the refusal's status. */
   const refused = async (id: string, err: unknown, render: (m: ReturnType<typeof paymentPageModel>, p: FormProblem) => ReturnType<typeof paymentPage>) => {
     if (!(err instanceof ApiError) || err.code === 'NOT_FOUND') throw err;
@@ -109,14 +115,41 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
     },
   });
 
+  pages.page({
+    method: 'post',
+    path: '/pay/:invoiceId/receipt',
+    summary: 'Upload a payment receipt (receiptRequired invoices)',
+    auth: 'none',
+    params: Params,
+    upload: { files: { file: receiptFileSpec(deps.config.RECEIPT_MAX_BYTES) } },
+    handler: async ({ params, files }) => {
+      const id = params.invoiceId;
+      try {
+        await uploadReceipt(deps, { invoiceId: id, source: 'page' }, files.file!);
+        return { redirect: `/pay/${id}` };
+      } catch (err) {
+        return refused(id, err, paymentPage);
+      }
+    },
+  });
+
   pages.route({
     method: 'get',
     path: '/pay/:invoiceId/status',
     summary: 'The state the hosted page polls for',
     auth: 'none',
     params: Params,
-    response: { status: 200, schema: Type.Object({ status: StringEnum(['pending', 'paid', 'expired', 'cancelled'] as const) }, { additionalProperties: false }) },
+    response: {
+      status: 200,
+      schema: Type.Object(
+        { status: StringEnum(['pending', 'paid', 'expired', 'cancelled'] as const), receipt: StringEnum(['none', 'pending', 'approved', 'rejected'] as const) },
+        { additionalProperties: false },
+      ),
+    },
     errors: ['NOT_FOUND'],
-    handler: async ({ params }) => ({ body: { status: (await model(params.invoiceId)).state } }),
+    handler: async ({ params }) => {
+      const m = await model(params.invoiceId);
+      return { body: { status: m.state, receipt: m.receipt?.state ?? 'none' } };
+    },
   });
 }

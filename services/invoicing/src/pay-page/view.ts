@@ -5,11 +5,11 @@ import type { PaymentPageModel } from './presenter';
 export const ASSETS_PATH = '/assets/invoicing';
 
 /** The page frame: own CSS and JS only (the CSP allows nothing else), phone-width first. */
-export function layout(title: string, body: SafeHtml, attrs: { status?: string; id?: string } = {}): SafeHtml {
+export function layout(title: string, body: SafeHtml, attrs: { status?: string; id?: string; receipt?: string } = {}): SafeHtml {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${ASSETS_PATH}/pay.css"><script src="${ASSETS_PATH}/pay.js" defer></script></head>
-<body data-status="${attrs.status ?? ''}" data-invoice="${attrs.id ?? ''}"><main class="sheet">${body}</main></body></html>`;
+<body data-status="${attrs.status ?? ''}" data-invoice="${attrs.id ?? ''}" data-receipt="${attrs.receipt ?? ''}"><main class="sheet">${body}</main></body></html>`;
 }
 
 function countdown(m: PaymentPageModel): SafeHtml {
@@ -59,6 +59,26 @@ function stateBlock(m: PaymentPageModel): SafeHtml {
   }
 }
 
+/**
+ * For a receiptRequired invoice: after paying, the payer uploads the bank's receipt (a
+ * screenshot or PDF); the newest one's state is shown, with the reason when rejected, so a
+ * rejected payer can upload another until the invoice expires.
+ */
+function receiptBlock(m: PaymentPageModel): SafeHtml {
+  const r = m.receipt;
+  const status = !r
+    ? html`<p data-testid="receipt-status" data-state="none">After paying, upload the receipt from your bank app (a screenshot or PDF): the payment counts once it is checked.</p>`
+    : r.state === 'pending'
+      ? html`<p class="state pending" data-testid="receipt-status" data-state="pending">Your receipt is being checked…</p>`
+      : r.state === 'rejected'
+        ? html`<div class="problem" data-testid="receipt-status" data-state="rejected"><p>Your receipt was not accepted: ${r.reason}</p><p>Upload another one.</p></div>`
+        : html`<p class="state paid" data-testid="receipt-status" data-state="approved">Your receipt was accepted.</p>`;
+  return html`<section class="receipt"><h2>Payment receipt</h2>${status}
+<form method="post" action="/pay/${m.id}/receipt" enctype="multipart/form-data" data-receipt-form>
+<label>Receipt (PNG, JPEG or PDF)<input type="file" name="file" accept="image/png,image/jpeg,application/pdf" capture="environment" required data-testid="receipt-file"></label>
+<button type="submit" data-testid="upload-receipt">Upload receipt</button></form></section>`;
+}
+
 /** The hosted payment page (`paymentLink`), and the card form alone (`originalPaymentUrl`). */
 export function paymentPage(m: PaymentPageModel, problem?: FormProblem): SafeHtml {
   let action: SafeHtml = html``;
@@ -74,8 +94,8 @@ export function paymentPage(m: PaymentPageModel, problem?: FormProblem): SafeHtm
     html`<header><p class="number">${m.invoiceNumber}${m.isTest ? html` <span class="badge" data-testid="test-mode">TEST MODE</span>` : ''}</p>
 <h1 class="amount" data-testid="amount">${m.amountText}</h1>
 ${m.description ? html`<p class="description" data-testid="description">${m.description}</p>` : ''}</header>
-${stateBlock(m)}${m.state === 'pending' ? countdown(m) : ''}${problemBox(problem)}${action}`,
-    { status: m.state, id: m.id },
+${stateBlock(m)}${m.state === 'pending' ? countdown(m) : ''}${problemBox(problem)}${action}${m.state === 'pending' && m.receiptRequired && !m.needsKyc ? receiptBlock(m) : ''}`,
+    { status: m.state, id: m.id, receipt: m.receipt?.state ?? 'none' },
   );
 }
 

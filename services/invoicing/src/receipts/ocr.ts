@@ -1,0 +1,125 @@
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import type { Worker } from 'tesseract.js';
+import { projectRequire } from '../project-require';
+
+/** What OCR read from an image: its text and tesseract's own mean confidence, 0 to 1. */
+export interface OcrResult {
+  text: string;
+  confidence: number;
+}
+
+export interface OcrOptions {
+  /** Where eng and rus traineddata are laid out for tesseract (made on first use). */
+  langDir?: string;
+  /** Russian traineddata on disk (Debian's tesseract-ocr-rus; npm has no package of it). */
+  rusTrainedData: string;
+}
+
+/** Startup of the WASM core and language data can hang on a broken install: give up after this. */
+const INIT_TIMEOUT_MS = 60_000;
+const RECOGNIZE_TIMEOUT_MS = 60_000;
+
+/**
+ * Lays out `eng.traineddata` (from the @tesseract.js-data/eng package, best_int model,
+ * gunzipped) and `rus.traineddata` (copied from the system's tessdata) in one directory, the
+ * only form tesseract.js takes (one `langPath`, one `gzip` setting for every language).
+ * Nothing is downloaded: a missing file is an error naming it.
+ */
+export async function prepareLanguageData(opts: OcrOptions): Promise<string> {
+  const dir = opts.langDir ?? join(tmpdir(), 'pay-tessdata');
+  await mkdir(dir, { recursive: true });
+  // Each file is written under a name of its own and renamed: processes sharing the folder
+  // never read a half-written file.
+  const place = async (path: string, bytes: () => Promise<Buffer>) => {
+    if (await exists(path)) return;
+    const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
+    await writeFile(tmp, await bytes());
+    await rename(tmp, path);
+  };
+  await place(join(dir, 'eng.traineddata'), async () => gunzipSync(await readFile(projectRequire.resolve('@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz'))));
+  await place(join(dir, 'rus.traineddata'), async () => {
+    if (!(await exists(opts.rusTrainedData))) {
+      throw new Error(`Russian OCR data not found at ${opts.rusTrainedData}: install Debian's tesseract-ocr-rus (scripts/bootstrap.sh does) or set OCR_RUS_TRAINEDDATA`);
+    }
+    return readFile(opts.rusTrainedData);
+  });
+  return dir;
+}
+
+const exists = (path: string) =>
+  stat(path).then(
+    (s) => s.size > 0,
+    () => false,
+  );
+
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
+}
+
+/**
+ * Real OCR with tesseract.js (WASM core from the local tesseract.js-core package, in a worker
+ * thread of its own), Russian and English at once. One tesseract worker, created on first use
+ * and kept warm; images are read one at a time (tesseract uses a core fully).
+ */
+export class ImageOcr {
+  private worker: Promise<Worker> | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly opts: OcrOptions) {}
+
+  /** Starts the worker now (else the first receipt pays the cold start). */
+  warm(): Promise<void> {
+    return this.start().then(() => undefined);
+  }
+
+  private start(): Promise<Worker> {
+    this.worker ??= (async () => {
+      const langPath = await prepareLanguageData(this.opts);
+      // Loaded on the first receipt, so a process that never checks one does not pay for it.
+      const { createWorker, OEM } = await import('tesseract.js');
+      // `errorHandler` would make createWorker hang on failure, hence the timeout instead.
+      return within(
+        createWorker(['rus', 'eng'], OEM.LSTM_ONLY, {
+          langPath,
+          gzip: false,
+          // Its worker script and WASM core come from tesseract.js's own node_modules (its defaults).
+          cacheMethod: 'none',
+        }),
+        INIT_TIMEOUT_MS,
+        'starting the OCR',
+      );
+    })().catch((err: unknown) => {
+      this.worker = null;
+      throw err;
+    });
+    return this.worker;
+  }
+
+  read(image: Buffer): Promise<OcrResult> {
+    const run = this.queue.then(async () => {
+      const worker = await this.start();
+      try {
+        const { data } = await within(worker.recognize(image), RECOGNIZE_TIMEOUT_MS, 'OCR of the image');
+        return { text: data.text, confidence: Math.max(0, Math.min(1, data.confidence / 100)) };
+      } catch (err) {
+        // A worker that failed or hung is not trusted with the next image: start a new one.
+        await this.close();
+        throw err;
+      }
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    if (worker) await (await worker.catch(() => null))?.terminate();
+  }
+}

@@ -1,0 +1,59 @@
+import type { Job, Queue, Worker } from 'bullmq';
+import { Queues, startWorker } from '@pay/queue';
+import type { InvoicingDeps } from '../deps';
+import { checkReceipt } from './check';
+import type { ReceiptReaders } from './readers';
+
+/**
+ * Consumes receipt checks. OCR takes a core while it runs, so one check at a time per process
+ * by default (RECEIPT_WORKER_CONCURRENCY); more processes check more. A check that failed
+ * every attempt (its file gone from storage, say) marks the receipt REJECTED with the reason,
+ * rather than leaving it PENDING for ever.
+ */
+export function startReceiptWorker(deps: InvoicingDeps, readers: ReceiptReaders): Worker {
+  const attempts = Queues.receiptChecks.jobOptions.attempts;
+  return startWorker({
+    queue: 'receiptChecks',
+    connection: deps.queueRedis,
+    prefix: deps.config.QUEUE_PREFIX,
+    logger: deps.logger,
+    concurrency: deps.config.RECEIPT_WORKER_CONCURRENCY,
+    // OCR of a large image can hold the event loop's attention for a while; keep the lock.
+    options: { lockDuration: 120_000 },
+    process: async ({ receiptId }, job: Job) => {
+      try {
+        await checkReceipt(deps, readers, receiptId);
+      } catch (err) {
+        if (job.attemptsMade + 1 < attempts) throw err;
+        deps.logger.error({ err, receiptId }, 'receipt check failed on every attempt; rejecting it');
+        await giveUp(deps, receiptId, (err as Error).message);
+      }
+    },
+  });
+}
+
+async function giveUp(deps: InvoicingDeps, receiptId: string, why: string): Promise<void> {
+  await deps.sql.query(
+    `UPDATE invoicing.receipts SET status = 'REJECTED', rejection_reason = $2, verified_at = $3 WHERE id = $1 AND status = 'PENDING'`,
+    [receiptId, `Unreadable: the receipt could not be checked (${why.slice(0, 200)})`, deps.clock.now()],
+  );
+}
+
+/** Receipts PENDING longer than this without a job are given one again. */
+const STALE_MS = 120_000;
+
+/**
+ * Redis keeps nothing on disk: after a Redis loss a PENDING receipt could have no job. This
+ * adds one for each receipt PENDING for over two minutes; the job id is the receipt id, so a
+ * receipt whose job is still queued is skipped by BullMQ.
+ */
+export async function reconcileReceipts(deps: Pick<InvoicingDeps, 'sql' | 'clock'>, queue: Queue): Promise<number> {
+  const { rows } = await deps.sql.query<{ id: string }>(
+    `SELECT id FROM invoicing.receipts WHERE status = 'PENDING' AND created_at < $1 ORDER BY created_at LIMIT 1000`,
+    [new Date(deps.clock.now().getTime() - STALE_MS)],
+  );
+  if (rows.length === 0) return 0;
+  const spec = Queues.receiptChecks;
+  await queue.addBulk(rows.map((r) => ({ name: spec.name, data: { receiptId: r.id }, opts: { ...spec.jobOptions, jobId: r.id } })));
+  return rows.length;
+}
