@@ -131,7 +131,7 @@ export function v2Request(
 }
 
 /** A v1 request: API key only. */
-export function v1Request(app: Express, m: Pick<TestMerchant, 'apiKey'>, method: 'get' | 'post' | 'delete', path: string, body?: unknown) {
+export function v1Request(app: Express, m: Pick<TestMerchant, 'apiKey'>, method: 'get' | 'post' | 'put' | 'delete', path: string, body?: unknown) {
   const req = request(app)[method](path).set('x-api-key', m.apiKey);
   return body === undefined ? req : req.send(body as object);
 }

@@ -22,6 +22,13 @@ export interface PaymentPageModel {
   paidAt: string | null;
   /** KYC is required and not done: the page does not offer to pay. */
   needsKyc: boolean;
+  /** v1 `redirectUrl`: the paid page links back to the merchant (and goes there after a few seconds). */
+  redirectUrl: string | null;
+}
+
+/** Where the payer goes at once after paying: the v1 `successUrl`, when the merchant gave one. */
+export function successRedirectOf(i: Pick<InvoiceWithCustomer, 'status' | 'success_url'>): string | null {
+  return i.status === 'PAID' ? i.success_url : null;
 }
 
 /** `1234567.5` → `1 234 567.50 ₽` with narrow no-break spaces, from the exact decimal (never a float). */
@@ -49,5 +56,6 @@ export function paymentPageModel(i: InvoiceWithCustomer, now: Date): PaymentPage
     remainingMs,
     paidAt: i.paid_at?.toISOString() ?? null,
     needsKyc: i.kyc_required && !isKycVerified(i),
+    redirectUrl: i.redirect_url,
   };
 }
