@@ -8,7 +8,7 @@ describe('the OpenAPI document', () => {
     const res = await request(ctx.app).get('/openapi.json');
     expect(res.status).toBe(200);
     const doc = res.body as { paths: Record<string, Record<string, { description?: string; responses: Record<string, unknown> }>> };
-    expect(Object.keys(doc.paths).sort()).toEqual(
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/api/v2/')).sort()).toEqual(
       [
         '/api/v2/analytics',
         '/api/v2/customers',
@@ -28,5 +28,14 @@ describe('the OpenAPI document', () => {
     expect(text('/api/v2/analytics', 'get')).toMatch(/Time zone UTC.*weeks start on Monday/);
     expect(text('/api/v2/customers', 'get')).toMatch(/LEVEL_3 \(6\+ payments and KYC verified\)/);
     expect(Object.keys(doc.paths['/api/v2/sandbox/invoices/{invoiceId}/pay']!.post!.responses)).toEqual(expect.arrayContaining(['200', '403', '404', '422']));
+  });
+
+  it('documents the v1 invoices and how a merchant changes its currencies', async () => {
+    const doc = (await request(ctx.app).get('/openapi.json')).body as { paths: Record<string, Record<string, { description?: string }>> };
+    for (const path of ['/api/v1/invoices', '/api/v1/invoices/{invoiceId}', '/api/v1/invoices/{invoiceId}/cancel', '/api/v1/sandbox/invoices/{invoiceId}/pay']) {
+      expect(doc.paths).toHaveProperty([path]);
+    }
+    expect(Object.keys(doc.paths['/api/v1/settings/currencies']!).sort()).toEqual(['get', 'put']);
+    expect(doc.paths['/api/v1/invoices']!.post!.description).toMatch(/PUT \/api\/v1\/settings\/currencies/);
   });
 });
