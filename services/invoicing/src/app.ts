@@ -8,7 +8,7 @@ import { webhookDocs } from './console/openapi';
 import { invoiceRoutes } from './invoices/routes';
 import { customerRoutes } from './customers/routes';
 import { analyticsRoutes } from './analytics/routes';
-import { v1InvoiceRoutes } from './v1/routes';
+import { v1AnalyticsRoutes, v1InvoiceRoutes } from './v1/routes';
 import { paymentPageRoutes } from './pay-page/routes';
 import { ASSETS_PATH, errorPage } from './pay-page/view';
 
@@ -54,6 +54,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
   customerRoutes(apis.v2, deps);
   analyticsRoutes(apis.v2, deps);
   v1InvoiceRoutes(apis.v1, deps);
+  v1AnalyticsRoutes(apis.v1, deps);
   paymentPageRoutes(apis.pages, deps);
   const webConsole = buildConsole(deps, guards.none);
 

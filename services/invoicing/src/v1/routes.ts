@@ -7,7 +7,9 @@ import { enabledCurrencies, setEnabledCurrencies } from '../invoices/currencies'
 import { getInvoice } from '../invoices/invoices';
 import { sandboxPay } from '../invoices/sandbox-pay';
 import { assertKnownIdShape, createV1Invoice } from './invoices';
-import { CreateV1InvoiceBody, CurrencySettings, V1CreatedInvoice, V1Invoice, V1InvoiceParams, V1SandboxPayBody } from './schemas';
+import { ANALYTICS_MAX_DAYS } from '../analytics/schemas';
+import { v1AnalyticsOf, v1PeriodOf } from './analytics';
+import { CreateV1InvoiceBody, CurrencySettings, HOURLY_MAX_DAYS, V1Analytics, V1AnalyticsQuery, V1CreatedInvoice, V1Invoice, V1InvoiceParams, V1SandboxPayBody } from './schemas';
 import { v1CreatedJson, v1InvoiceJson } from './views';
 
 const tags = ['Invoices v1'];
@@ -118,5 +120,27 @@ export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
     handler: async ({ auth, body }) => ({
       body: { enabledCurrencies: await setEnabledCurrencies(deps.sql, auth.merchantId, body.enabledCurrencies, deps.clock.now()) },
     }),
+  });
+}
+
+/** GET /api/v1/analytics. */
+export function v1AnalyticsRoutes(api: Api, deps: InvoicingDeps): void {
+  api.route({
+    method: 'get',
+    path: '/api/v1/analytics',
+    summary: 'Invoice analytics (v1)',
+    description:
+      'Over the invoices created in [from, to) (UTC; a date-only `to` includes that day), of the calling key’s mode, of `currency` when ' +
+      `given. Counts are by status now; volumes are the amounts of the paid ones less refunds, in their own currency (without \`currency\`, ` +
+      '`summary.totalVolume` adds the currencies’ amounts as they are). `conversionRate` = paidCount / totalCount as a percentage (2 places); ' +
+      '`averageAmount` = totalVolume / paidCount. `byPeriod` has every bucket (start as an ISO timestamp) from the one holding `from` to the ' +
+      `one holding \`to\`, empty ones with zeros; \`hour\` only for periods up to ${HOURLY_MAX_DAYS} days, at most ${ANALYTICS_MAX_DAYS} days in all. ` +
+      '`byCurrency` is keyed by currency code, `byBank` by the payer’s bank of paid SBP invoices, with each bank’s share of those payments ' +
+      '(`percentage`). Bad dates, from ≥ to, or a period too long for its grouping: 400.',
+    tags: ['Analytics'],
+    auth: 'key',
+    query: V1AnalyticsQuery,
+    response: { status: 200, schema: V1Analytics },
+    handler: async ({ auth, query }) => ({ body: await v1AnalyticsOf(deps.sql, ownerOf(auth), v1PeriodOf(query), query) }),
   });
 }
