@@ -5,7 +5,7 @@ import { decodeQrDataUri, invoicingAppForSuite, newMerchant, v1Request, type Tes
 const clock = new ManualClock(new Date('2026-11-23T10:00:00.000Z'));
 const ctx = invoicingAppForSuite({ clock });
 const url = () => ctx.deps.config.PUBLIC_URL;
-const v1 = (m: TestMerchant, method: 'get' | 'post' | 'put', path: string, body?: unknown) => v1Request(ctx.app, m, method, path, body);
+const v1 = (m: Pick<TestMerchant, 'apiKey'>, method: 'get' | 'post' | 'put', path: string, body?: unknown) => v1Request(ctx.app, m, method, path, body);
 const CREATE_FIELDS = ['id', 'amount', 'currency', 'description', 'status', 'paymentUrl', 'metadata', 'createdAt', 'expiresAt'];
 
 async function merchantWith(...currencies: string[]) {
