@@ -9,6 +9,7 @@ import { invoiceRoutes } from './invoices/routes';
 import { customerRoutes } from './customers/routes';
 import { analyticsRoutes } from './analytics/routes';
 import { v1AnalyticsRoutes, v1InvoiceRoutes } from './v1/routes';
+import { batchRoutes } from './batch/routes';
 import { paymentPageRoutes } from './pay-page/routes';
 import { ASSETS_PATH, errorPage } from './pay-page/view';
 
@@ -55,6 +56,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
   analyticsRoutes(apis.v2, deps);
   v1InvoiceRoutes(apis.v1, deps);
   v1AnalyticsRoutes(apis.v1, deps);
+  batchRoutes(apis.v1, deps);
   paymentPageRoutes(apis.pages, deps);
   const webConsole = buildConsole(deps, guards.none);
 

@@ -8,6 +8,7 @@ import { buildInvoicingApp } from './app';
 import { startBackground } from './background';
 import { createInvoicingDb } from './db';
 import { SandboxProvider } from './payments/sandbox';
+import { smtpMailer } from './batch/mailer';
 import type { InvoicingDeps } from './deps';
 
 runMain(async () => {
@@ -22,6 +23,8 @@ runMain(async () => {
   const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
   const webhooks = createWebhooksDb(config.DATABASE_URL);
   const waker = webhookWaker(queues, config.QUEUE_PREFIX, logger);
+  const mailer = smtpMailer(config);
+  let kick: () => void = () => undefined;
   const deps: InvoicingDeps = {
     config,
     logger,
@@ -37,12 +40,17 @@ runMain(async () => {
     webhooks,
     wakeWebhooks: waker.wake,
     clock: systemClock,
-    kickOutbox: () => undefined,
+    mailer,
+    kickOutbox: () => kick(),
     isShuttingDown: () => lifecycle.isShuttingDown,
   };
   const { app } = buildInvoicingApp(deps);
   await listen(app, config.PORT, config.HOST, lifecycle, logger);
-  if (config.RUN_WORKERS) startBackground(deps, lifecycle);
+  if (config.RUN_WORKERS) {
+    const background = startBackground(deps, lifecycle);
+    kick = () => void background.relay.kick();
+  }
+  lifecycle.onShutdown('mailer', async () => mailer.close());
   lifecycle.onShutdown('webhook wakes', waker.close);
   lifecycle.onShutdown('postgres', async () => {
     await Promise.all([accounts.$disconnect(), webhooks.$disconnect(), closeDb()]);

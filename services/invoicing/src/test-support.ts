@@ -14,6 +14,7 @@ import { buildInvoicingApp } from './app';
 import { startBackground } from './background';
 import { createInvoicingDb } from './db';
 import { SandboxProvider } from './payments/sandbox';
+import { smtpMailer } from './batch/mailer';
 import type { InvoicingDeps } from './deps';
 
 export interface TestAppOptions {
@@ -55,11 +56,13 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
     webhooks,
     wakeWebhooks: waker.wake,
     clock: opts.clock ?? systemClock,
+    mailer: smtpMailer(config),
     kickOutbox: () => undefined,
     isShuttingDown: () => false,
   };
   const { app, apis } = buildInvoicingApp(deps);
   const background = opts.background ? startBackground(deps) : null;
+  if (background) deps.kickOutbox = () => void background.relay.kick();
   return {
     app,
     apis,
@@ -68,6 +71,7 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
     async close() {
       await background?.stop();
       await waker.close();
+      deps.mailer.close();
       await Promise.all([accounts.$disconnect(), webhooks.$disconnect(), closeDb(), keys.close(), closeRedis(redis), closeRedis(queues)]);
     },
   };

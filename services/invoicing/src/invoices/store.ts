@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import type { Sql } from '@pay/kit';
 import type { Owner } from '@pay/auth';
 
 /** A `numeric` as either driver hands it over (pg: text, Prisma: Decimal). */
@@ -125,6 +126,53 @@ export async function insertInvoice(sql: Pool, row: NewInvoiceRow): Promise<Crea
   const values = INSERT_COLUMNS.map((c) => (c === 'metadata' && row.metadata != null ? JSON.stringify(row.metadata) : row[c]));
   const res = await sql.query<CreatedInvoiceRow>({ name: 'invoice-insert', text: INSERT_SQL, values });
   return res.rows[0] ?? null;
+}
+
+/** Postgres types of INSERT_COLUMNS, for the set-based insert's arrays. */
+const COLUMN_TYPES: Record<(typeof INSERT_COLUMNS)[number], string> = {
+  id: 'uuid',
+  merchant_id: 'uuid',
+  is_test: 'boolean',
+  api: 'invoicing."ApiVersion"',
+  invoice_number: 'text',
+  amount: 'numeric',
+  currency: 'invoicing."Currency"',
+  description: 'text',
+  payment_method: 'invoicing."PaymentMethod"',
+  customer_email: 'text',
+  customer_name: 'text',
+  customer_phone: 'text',
+  kyc_required: 'boolean',
+  receipt_required: 'boolean',
+  provider: 'text',
+  external_order_id: 'uuid',
+  qr_code: 'text',
+  qr_payload: 'text',
+  original_payment_url: 'text',
+  metadata: 'json',
+  redirect_url: 'text',
+  success_url: 'text',
+  external_id: 'text',
+  batch_id: 'uuid',
+  expires_at: 'timestamptz',
+  created_at: 'timestamptz',
+};
+
+const INSERT_MANY_SQL = `INSERT INTO invoicing.invoices (${INSERT_COLUMNS.join(', ')})
+  SELECT * FROM unnest(${INSERT_COLUMNS.map((c, i) => `$${i + 1}::${COLUMN_TYPES[c]}[]`).join(', ')})
+  ON CONFLICT DO NOTHING
+  RETURNING id`;
+
+/**
+ * Many invoices in one statement (a column array per parameter, `unnest`ed): 1,000 rows cost
+ * one round trip. A row that clashes with a unique value (its id again, its number, its
+ * externalId) is skipped, not an error: the caller compares the ids returned with its own.
+ */
+export async function insertInvoices(tx: Sql, rows: NewInvoiceRow[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const values = INSERT_COLUMNS.map((c) => rows.map((r) => (c === 'metadata' && r.metadata != null ? JSON.stringify(r.metadata) : r[c])));
+  const inserted = await tx.$queryRawUnsafe<{ id: string }[]>(INSERT_MANY_SQL, ...values);
+  return new Set(inserted.map((r) => r.id));
 }
 
 const GET_SQL = `SELECT i.*, ${CUSTOMER_COLUMNS} FROM invoicing.invoices i ${CUSTOMER_JOIN}

@@ -11,8 +11,8 @@ const HOUR_MS = 3_600_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A v1 id is opaque: one that cannot be ours is simply not found (never a 400 or a database error). */
-export function assertKnownIdShape(id: string): void {
-  if (!UUID.test(id)) throw new ApiError('NOT_FOUND', `Invoice ${id} not found`);
+export function assertKnownIdShape(id: string, what = 'Invoice'): void {
+  if (!UUID.test(id)) throw new ApiError('NOT_FOUND', `${what} ${id} not found`);
 }
 
 /** `expiresAt` as asked, or 24 h from now; it must be in the future and at most 30 days ahead. */
