@@ -14,7 +14,7 @@ export const InvoicingConfigSchema = Type.Object({
   SMTP_SECURE: Type.Boolean({ default: false, description: 'TLS from the start (port 465); otherwise STARTTLS when the server offers it' }),
   SMTP_USER: Type.Optional(Type.String({ minLength: 1 })),
   SMTP_PASSWORD: Type.Optional(Type.String({ minLength: 1 })),
-  SMTP_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 50, default: 5, description: 'pooled SMTP connections' }),
+  SMTP_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 50, default: 10, description: 'pooled SMTP connections (each sends one message at a time)' }),
   MAIL_FROM: Type.String({ default: 'Payments <no-reply@payments.local>', description: 'sender of batch e-mails' }),
   EXPIRY_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 4000, default: 1000, description: 'how often due invoices are expired (an invoice expires within this plus one batch of its expiresAt)' }),
 });

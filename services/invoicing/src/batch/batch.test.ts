@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { eventually } from '@pay/testing';
 import { startTestSmtp } from './test-smtp';
-import { startInvoicingApp, newMerchant, v1Request, type InvoicingTestApp, type TestMerchant } from '../test-support';
+import { decodeQrDataUri, startInvoicingApp, newMerchant, v1Request, type InvoicingTestApp, type TestMerchant } from '../test-support';
 
 let smtp: Awaited<ReturnType<typeof startTestSmtp>>;
 let ctx: InvoicingTestApp;
@@ -58,7 +58,10 @@ describe('POST /api/v1/batch/invoices', () => {
     for (const inv of res.body.invoices) {
       expect(Object.keys(inv)).toEqual(['id', 'amount', 'currency', 'externalId', 'paymentUrl', 'status']);
       expect(inv).toMatchObject({ paymentUrl: `${url()}/pay/${inv.id}`, status: 'pending' });
-      expect((await v1Request(ctx.app, m, 'get', `/api/v1/invoices/${inv.id}`)).body.status).toBe('pending');
+      // Written without its QR image; the first read draws and stores it.
+      const got = (await v1Request(ctx.app, m, 'get', `/api/v1/invoices/${inv.id}`)).body;
+      expect(got.status).toBe('pending');
+      expect(decodeQrDataUri(got.qrCodeUrl)).toBe(`${url()}/pay/${inv.id}/sbp`);
     }
     expect(res.body.errors).toEqual([
       { row: 2, externalId: 'ord-2', error: 'amount "-5" is not a number (digits, a dot, at most 2 decimals)' },

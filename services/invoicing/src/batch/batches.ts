@@ -79,6 +79,7 @@ async function writeRows(deps: InvoicingDeps, tx: Sql, owner: Owner, batchId: st
           redirectUrl: r.redirectUrl,
           externalId: r.externalId,
           batchId,
+          qrOnFirstRead: true,
         },
         now,
         r.id,

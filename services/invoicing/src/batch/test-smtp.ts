@@ -17,6 +17,8 @@ export async function startTestSmtp() {
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
+    // No reverse DNS of the client: offline, each lookup would wait for its timeout.
+    disableReverseLookup: true,
     logger: false,
     size: 1024 * 1024,
     onRcptTo(address, _session, callback) {

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { Sql } from '@pay/kit';
+import { qrPngDataUri } from '../payments/qr';
 import type { Owner } from '@pay/auth';
 
 /** A `numeric` as either driver hands it over (pg: text, Prisma: Decimal). */
@@ -175,13 +176,27 @@ export async function insertInvoices(tx: Sql, rows: NewInvoiceRow[]): Promise<Se
   return new Set(inserted.map((r) => r.id));
 }
 
+/**
+ * Batch invoices are written without their QR image (`qrOnFirstRead`): the first read draws it
+ * and stores it (only where still missing, so concurrent first reads agree on one), and every
+ * later read finds it stored like any other invoice's.
+ */
+async function withQrCodes<T extends InvoiceRow>(sql: Pool, rows: T[]): Promise<T[]> {
+  for (const row of rows) {
+    if (row.qr_payload === null || row.qr_code !== null) continue;
+    row.qr_code = qrPngDataUri(row.qr_payload);
+    await sql.query({ name: 'invoice-store-qr', text: 'UPDATE invoicing.invoices SET qr_code = $2 WHERE id = $1 AND qr_code IS NULL', values: [row.id, row.qr_code] });
+  }
+  return rows;
+}
+
 const GET_SQL = `SELECT i.*, ${CUSTOMER_COLUMNS} FROM invoicing.invoices i ${CUSTOMER_JOIN}
   WHERE i.id = $1 AND i.merchant_id = $2 AND i.is_test = $3`;
 
 /** One of the owner's invoices with its customer, in one statement; null when it is not theirs. */
 export async function selectInvoice(sql: Pool, owner: Owner, id: string): Promise<InvoiceWithCustomer | null> {
   const res = await sql.query<InvoiceWithCustomer>({ name: 'invoice-get', text: GET_SQL, values: [id, owner.merchantId, owner.isTest] });
-  return res.rows[0] ?? null;
+  return (await withQrCodes(sql, res.rows))[0] ?? null;
 }
 
 const PUBLIC_GET_SQL = `SELECT i.*, ${CUSTOMER_COLUMNS} FROM invoicing.invoices i ${CUSTOMER_JOIN} WHERE i.id = $1`;
@@ -189,7 +204,7 @@ const PUBLIC_GET_SQL = `SELECT i.*, ${CUSTOMER_COLUMNS} FROM invoicing.invoices 
 /** Any invoice by id, for its hosted page (the id in the link is the capability). */
 export async function selectInvoiceById(sql: Pool, id: string): Promise<InvoiceWithCustomer | null> {
   const res = await sql.query<InvoiceWithCustomer>({ name: 'invoice-get-public', text: PUBLIC_GET_SQL, values: [id] });
-  return res.rows[0] ?? null;
+  return (await withQrCodes(sql, res.rows))[0] ?? null;
 }
 
 /** Newest first; the page is picked by the index, the customer joined onto its rows only. */
@@ -210,5 +225,5 @@ export async function selectInvoices(
     ),
     sql.query<{ total: number }>(`SELECT count(*)::int AS total FROM invoicing.invoices WHERE ${where}`, values),
   ]);
-  return { rows: page.rows, total: count.rows[0]!.total };
+  return { rows: await withQrCodes(sql, page.rows), total: count.rows[0]!.total };
 }
