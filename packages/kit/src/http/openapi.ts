@@ -102,7 +102,9 @@ export function buildOpenApi(info: OpenApiInfo, operations: Operation[], webhook
     const responses: Record<string, unknown> = {
       [op.response.status]: {
         description: op.response.description ?? 'Success',
-        content: { 'application/json': { schema: plain(op.response.schema) } },
+        content: op.response.contentType
+          ? { [op.response.contentType]: { schema: { type: 'string', description: op.response.description } } }
+          : { 'application/json': { schema: plain(op.response.schema) } },
       },
     };
     for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {

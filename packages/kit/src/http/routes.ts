@@ -16,11 +16,11 @@ import { parseUpload, type UploadedFiles, type UploadSpec } from './upload';
 export type AuthLevel = 'none' | 'key' | 'signed' | 'session';
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** What a handler returns: the body without its envelope (the Api adds `success: true`). */
-export interface Reply {
-  status?: number;
-  body: Record<string, unknown>;
-}
+/**
+ * What a handler returns: the body without its envelope (the Api adds `success: true`); or,
+ * for a route whose response is declared `text/csv`, the text itself.
+ */
+export type Reply = { status?: number; body: Record<string, unknown> } | { status?: number; text: string };
 
 type StaticOr<S, D> = S extends TSchema ? Static<S> : D;
 
@@ -52,8 +52,11 @@ export interface RouteDef<B extends TSchema | undefined, Q extends TSchema | und
   params?: P;
   /** Accepts `Idempotency-Key` (decisions.md §4). */
   idempotent?: boolean;
-  /** The body's own fields; the Api's envelope (`success: true`) is added to the schema and the answer. */
-  response: { status: number; schema: TObject; description?: string };
+  /**
+   * The body's own fields; the Api's envelope (`success: true`) is added to the schema and the
+   * answer. A `text/csv` response is the handler's text as it is (its schema is not used).
+   */
+  response: { status: number; schema: TObject; description?: string; contentType?: 'text/csv' };
   /** Business and validation errors this operation documents, besides the auth ones. */
   errors?: ErrorCode[];
   handler: (ctx: HandlerContext<B, Q, P>) => Promise<Reply> | Reply;
@@ -73,7 +76,7 @@ export interface Operation {
   params?: TSchema;
   idempotent: boolean;
   /** The whole answer's schema, envelope included. */
-  response: { status: number; schema: TSchema; description?: string };
+  response: { status: number; schema: TSchema; description?: string; contentType?: 'text/csv' };
   errors: ErrorCode[];
   envelope: Envelope;
 }
@@ -266,6 +269,7 @@ export class Api {
       const run = async () => {
         const reply = await def.handler(ctx);
         const status = reply.status ?? def.response.status;
+        if ('text' in reply) return { status, text: reply.text };
         const text = stringifyExact(this.opts.envelope === 'success' ? { success: true, ...reply.body } : reply.body);
         if (this.opts.validateResponses && status === def.response.status) this.checkResponse(def, responseSchema, text);
         return { status, text };
@@ -276,7 +280,7 @@ export class Api {
           : await run();
       const replayed = replayedError(result);
       if (replayed) throw replayed;
-      res.status(result.status).type('application/json').send(result.text);
+      res.status(result.status).type(result.status === def.response.status && def.response.contentType ? def.response.contentType : 'application/json').send(result.text);
     };
     this.handlers[def.method](def.path, ...mediaType, ...guards, handle);
     this.allowMethod(def.path, def.method);

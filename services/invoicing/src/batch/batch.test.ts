@@ -79,6 +79,17 @@ describe('POST /api/v1/batch/invoices', () => {
       { description: '-minus', external_id: null, redirect_url: 'https://shop.example/default', customer_email: null, batch_id: res.body.batchId },
       { description: 'Plan A', external_id: 'ord-1', redirect_url: 'https://shop.example/a', customer_email: 'ann@example.com', batch_id: res.body.batchId },
     ]);
+    // The CSV export writes those cells as text: a spreadsheet shows them, never runs them.
+    const exported = await v1Request(ctx.app, m, 'get', `/api/v1/batch/invoices/${res.body.batchId}/export`);
+    expect(exported.status).toBe(200);
+    expect(exported.headers['content-type']).toMatch(/^text\/csv/);
+    const lines = exported.text.trimEnd().split('\r\n');
+    expect(lines[0]).toBe('invoiceId,externalId,amount,currency,status,description,email,paymentUrl,createdAt,paidAt');
+    expect(lines).toHaveLength(4);
+    const line = (externalId: string | null) => lines.find((l) => l.startsWith(res.body.invoices.find((i: { externalId: string | null }) => i.externalId === externalId).id))!;
+    expect(line('@ord-4')).toContain(`,'@ord-4,30.00,USD,pending,"'=HYPERLINK(""http://evil"")",bob@example.com,`);
+    expect(line(null)).toContain(`,,60.00,RUB,pending,'-minus,,`);
+    expect(exported.text).not.toMatch(/(^|,)[=+\-@]/m);
     // externalId is unique against earlier batches too.
     const again = await upload(m, 'amount,currency,externalId\n5,RUB,ord-1\n6,RUB,ord-9\n');
     expect(again.body.errors).toEqual([{ row: 1, externalId: 'ord-1', error: 'externalId "ord-1" was used by an earlier invoice' }]);

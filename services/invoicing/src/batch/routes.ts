@@ -5,6 +5,8 @@ import { paymentLinkOf } from '../invoices/views';
 import { assertKnownIdShape } from '../v1/invoices';
 import { batchSummary, createBatch } from './batches';
 import { COLUMNS, MAX_FILE_BYTES, MAX_ROWS } from './csv';
+import { batchInvoicesCsv } from './export';
+import { Type } from '@sinclair/typebox';
 import { BatchForm, BatchParams, BatchResult, BatchSummary } from './schemas';
 
 const tags = ['Batch'];
@@ -69,6 +71,27 @@ export function batchRoutes(api: Api, deps: InvoicingDeps): void {
       assertKnownIdShape(params.batchId, 'Batch');
       const s = await batchSummary(deps, ownerOf(auth), params.batchId);
       return { body: { ...s, totalVolume: toJsonNumber(s.totalVolume), createdAt: s.createdAt.toISOString() } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/v1/batch/invoices/:batchId/export',
+    summary: 'A batch’s invoices as CSV',
+    description:
+      'Columns invoiceId, externalId, amount, currency, status, description, email, paymentUrl, createdAt, paidAt; one line per invoice, ' +
+      'state as of now. Safe to open in a spreadsheet: a cell that would start with =, +, -, @, a tab or a carriage return is written with a ' +
+      'leading apostrophe, so it is shown as text and never run as a formula.',
+    tags,
+    auth: 'key',
+    params: BatchParams,
+    response: { status: 200, schema: Type.Object({}), contentType: 'text/csv', description: 'CSV, UTF-8, comma separated, CRLF line ends, header row' },
+    errors: ['NOT_FOUND'],
+    handler: async ({ auth, params, res }) => {
+      assertKnownIdShape(params.batchId, 'Batch');
+      const text = await batchInvoicesCsv(deps, ownerOf(auth), params.batchId);
+      res.setHeader('Content-Disposition', `attachment; filename="batch-${params.batchId}.csv"`);
+      return { text };
     },
   });
 }
