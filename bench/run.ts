@@ -6,9 +6,9 @@ import { deploy, dropDatabase, parseDatabaseUrl } from '@pay/migrate';
 import { startBaseline, type BaselineProcess } from './lib/baseline-process';
 import { connectionsFor, readConfig, type BenchConfig } from './lib/config';
 import { load, type LoadOptions } from './lib/load';
-import { mode, ms, rps, textTable, writeResults } from './lib/report';
-import type { AnySuite, Comparison, Figures, RunningSuite, Scenario } from './lib/types';
-import { suites } from './scenarios';
+import { measuredTable, mode, ms, rps, textTable, writeResults } from './lib/report';
+import type { AnySuite, Comparison, Figures, Measurement, RunningSuite, Scenario } from './lib/types';
+import { measuredSuites, suites } from './scenarios';
 
 const fmt = (f: Figures) => `${rps(f.rps)} req/s, p50 ${ms(f.p50)} ms, p99 ${ms(f.p99)} ms, ${f.errors} errors`;
 
@@ -53,9 +53,10 @@ async function main() {
   const config = readConfig(process.env);
   const startedAt = new Date();
   const plan = suites.map((suite) => ({ suite, scenarios: suite.scenarios.filter((s) => selected(config, suite, s)) })).filter((p) => p.scenarios.length);
-  const known = suites.flatMap((s) => [s.name, ...s.scenarios.map((x) => x.name)]);
+  const measuredPlan = measuredSuites.filter((s) => config.only.length === 0 || config.only.includes(s.name));
+  const known = [...suites.flatMap((s) => [s.name, ...s.scenarios.map((x) => x.name)]), ...measuredSuites.map((s) => s.name)];
   const unknown = config.only.filter((n) => !known.includes(n));
-  if (unknown.length || !plan.length) throw new Error(`BENCH_ONLY names no scenario (${unknown.join(', ')}); known: ${known.join(', ')}`);
+  if (unknown.length || (!plan.length && !measuredPlan.length)) throw new Error(`BENCH_ONLY names no scenario (${unknown.join(', ')}); known: ${known.join(', ')}`);
 
   // A fresh database every run: rows left by earlier runs would make each figure slower than the last.
   const fields = parseDatabaseUrl(config.databaseUrl);
@@ -84,10 +85,18 @@ async function main() {
   } finally {
     await baseline.stop();
   }
+  const measurements: Measurement[] = [];
+  for (const suite of measuredPlan) {
+    console.log(`${suite.name}: measuring`);
+    measurements.push(...(await suite.run(config)));
+  }
 
-  console.log(`\n${config.seconds} s per run after ${config.warmupSeconds} s of warm-up; ratio = service req/s / baseline req/s`);
-  console.log(textTable(rows));
-  const written = writeResults(config, rows, startedAt);
+  if (rows.length) {
+    console.log(`\n${config.seconds} s per run after ${config.warmupSeconds} s of warm-up; ratio = service req/s / baseline req/s`);
+    console.log(textTable(rows));
+  }
+  if (measurements.length) console.log(`\n${measuredTable(measurements)}`);
+  const written = writeResults(config, rows, startedAt, measurements);
   console.log(`\nwritten: ${written.json}, ${written.md}`);
   const baselineErrors = rows.filter((r) => r.baseline.errors);
   if (failures.length || baselineErrors.length) {

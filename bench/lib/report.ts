@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { BenchConfig } from './config';
-import type { Comparison } from './types';
+import type { Comparison, Measurement } from './types';
 
 const HEADER = ['scenario', 'mode', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'baseline req/s', 'baseline p99 ms', 'ratio'];
 
@@ -41,8 +41,25 @@ function git(args: string[]): string | null {
   }
 }
 
+const MEASURED_HEADER = ['measurement', 'median ms', 'max ms', 'goal ms', 'samples'];
+const measuredCells = (m: Measurement) => [m.name, ms(m.median), ms(m.max), m.goal === undefined ? '' : String(m.goal), String(m.samples.length)];
+
+/** The measured suites' figures, as printed. */
+export function measuredTable(rows: Measurement[]): string {
+  const table = [MEASURED_HEADER, ...rows.map(measuredCells)];
+  const widths = MEASURED_HEADER.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((cell, i) => (i < 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  return [line(table[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...table.slice(1).map(line)].join('\n');
+}
+
+function measuredMarkdown(rows: Measurement[]): string {
+  if (rows.length === 0) return '';
+  const line = (r: string[]) => `| ${r.join(' | ')} |`;
+  return `\n${line(MEASURED_HEADER)}\n|---|${MEASURED_HEADER.slice(1).map(() => '---:').join('|')}|\n${rows.map((m) => line(measuredCells(m))).join('\n')}\n`;
+}
+
 /** Writes bench/results.json (every figure) and bench/results.md (the table) beside this folder. */
-export function writeResults(config: BenchConfig, rows: Comparison[], startedAt: Date): { json: string; md: string } {
+export function writeResults(config: BenchConfig, rows: Comparison[], startedAt: Date, measurements: Measurement[] = []): { json: string; md: string } {
   const dir = join(__dirname, '..');
   const status = git(['status', '--porcelain']);
   const run = {
@@ -57,6 +74,7 @@ export function writeResults(config: BenchConfig, rows: Comparison[], startedAt:
     rateFraction: config.rateFraction,
     serviceNodeArgs: config.serviceNodeArgs,
     rows,
+    measurements,
   };
   const json = join(dir, 'results.json');
   const md = join(dir, 'results.md');
@@ -64,7 +82,7 @@ export function writeResults(config: BenchConfig, rows: Comparison[], startedAt:
   writeFileSync(
     md,
     `# Bench results\n\n${run.date}, commit ${run.commit ?? 'unknown'}${run.uncommittedChanges ? ' (with uncommitted changes)' : ''}, ` +
-      `node ${run.node}, ${run.cpus} CPUs, ${config.seconds} s per run.\n\n${markdownTable(rows)}\n`,
+      `node ${run.node}, ${run.cpus} CPUs, ${config.seconds} s per run.\n\n${rows.length ? `${markdownTable(rows)}\n` : ''}${measuredMarkdown(measurements)}`,
   );
   return { json, md };
 }

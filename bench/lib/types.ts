@@ -79,3 +79,29 @@ export interface Comparison {
   /** service req/s / baseline req/s. */
   ratio: number;
 }
+
+/** A figure that is not a request rate: how long a job takes end to end, say (in ms). */
+export interface Measurement {
+  /** `<suite>.<what>`. */
+  name: string;
+  /** Every measured sample (warm-up runs left out). */
+  samples: number[];
+  median: number;
+  max: number;
+  /** The figure this should stay under, when there is one. */
+  goal?: number;
+  note?: string;
+}
+
+/** A suite measured by its own code rather than by load (e.g. a batch upload until its e-mails arrive). */
+export interface MeasuredSuite {
+  name: string;
+  run(config: BenchConfig): Promise<Measurement[]>;
+}
+
+export function measurementOf(name: string, samples: number[], extra: Pick<Measurement, 'goal' | 'note'> = {}): Measurement {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return { name, samples, median, max: sorted[sorted.length - 1]!, ...extra };
+}

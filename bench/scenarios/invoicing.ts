@@ -21,7 +21,7 @@ interface InvoicingData {
   invoiceId: string;
 }
 
-const invoicingEnv = (config: BenchConfig) => ({
+export const invoicingEnv = (config: BenchConfig) => ({
   DATABASE_URL: config.databaseUrl,
   REDIS_URL: config.redisUrl,
   SECRETS_KEY,
@@ -33,7 +33,7 @@ const invoicingEnv = (config: BenchConfig) => ({
 });
 
 /** A test-mode merchant, registered through the accounts package (registration is a crypto endpoint). */
-async function merchant(config: BenchConfig): Promise<Merchant> {
+export async function merchant(config: BenchConfig): Promise<Merchant> {
   const accounts = createAccountsDb(config.databaseUrl, 1);
   try {
     const box = SecretBox.fromEnv(SECRETS_KEY);
@@ -78,6 +78,22 @@ export const invoicingSuite = defineSuite<InvoicingData>({
     return { url: svc.url, data: { merchant: m, invoiceId: body.invoice.id }, logs: svc.logs, stop: svc.stop };
   },
   scenarios: [
+    {
+      name: 'invoicing.v1-create',
+      connections: 100,
+      baseline: 'invoicing.insert-invoice-v1',
+      // v1: the API key only, a currency and metadata returned as given (its QR drawn and stored, as v2's).
+      requests: ({ merchant: m }) => () => {
+        const n = created++ % 1e6;
+        const amount = Number(`${100 + Math.floor(n / 100)}.${String(n % 100).padStart(2, '0')}`);
+        return {
+          method: 'POST',
+          path: '/api/v1/invoices',
+          headers: { 'x-api-key': m.apiKey, 'content-type': 'application/json' },
+          body: JSON.stringify({ amount, currency: 'RUB', description: 'Bench order', metadata: { orderId: `o-${n}`, source: 'bench' } }),
+        };
+      },
+    },
     {
       name: 'invoicing.v2-get',
       connections: 100,
