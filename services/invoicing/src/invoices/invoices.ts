@@ -98,16 +98,17 @@ export async function newInvoiceRow(deps: Pick<InvoicingDeps, 'providers'>, owne
 export type NewRow = Awaited<ReturnType<typeof newInvoiceRow>>;
 
 /**
- * THE creation of one invoice, for every API: the currency must be enabled for the merchant,
- * then the row is written in one statement (a taken invoice number draws again).
+ * THE creation of one invoice, for every API: one statement writes the row if its currency is
+ * enabled for the merchant (422 CURRENCY_NOT_ENABLED otherwise); a taken number draws again.
  */
 export async function openInvoice(deps: InvoicingDeps, owner: Owner, spec: InvoiceSpec): Promise<CreatedInvoiceRow> {
-  await assertCurrencyEnabled(deps.sql, owner.merchantId, spec.currency);
   const now = deps.clock.now();
   const row = await newInvoiceRow(deps, owner, spec, now);
   for (let attempt = 1; attempt <= NUMBER_ATTEMPTS; attempt++) {
     const created = await insertInvoice(deps.sql, { ...row, invoice_number: readableNumber('INV', now) });
     if (created) return created;
+    // Nothing written: the currency is not enabled (checked by the insert itself), or the number was taken.
+    await assertCurrencyEnabled(deps.sql, owner.merchantId, spec.currency);
     deps.logger.warn({ invoiceId: row.id, attempt }, 'invoice number collision; drawing another');
   }
   throw new Error(`no free invoice number after ${NUMBER_ATTEMPTS} draws`);

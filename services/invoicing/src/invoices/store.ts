@@ -108,28 +108,7 @@ const INSERT_COLUMNS = [
 
 export type NewInvoiceRow = Record<(typeof INSERT_COLUMNS)[number], unknown>;
 
-// The customer's own KYC makes a new invoice kycVerified at once (decisions.md §10).
-const INSERT_SQL = `INSERT INTO invoicing.invoices AS i (${INSERT_COLUMNS.join(', ')})
-  VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
-  ON CONFLICT (invoice_number) DO NOTHING
-  RETURNING i.*, EXISTS (SELECT 1 FROM invoicing.customers c
-     WHERE c.merchant_id = i.merchant_id AND c.is_test = i.is_test AND c.kyc_status = 'VERIFIED'
-       AND (c.email = lower(i.customer_email) OR c.phone = i.customer_phone)) AS customer_kyc_verified`;
-
-/** A new invoice as written, with whether its customer (if known) has passed KYC. */
-export type CreatedInvoiceRow = InvoiceRow & { customer_kyc_verified: boolean };
-
-/**
- * One statement, one round trip. Returns null when the invoice number is taken (the caller
- * draws another); any other conflict is an error.
- */
-export async function insertInvoice(sql: Pool, row: NewInvoiceRow): Promise<CreatedInvoiceRow | null> {
-  const values = INSERT_COLUMNS.map((c) => (c === 'metadata' && row.metadata != null ? JSON.stringify(row.metadata) : row[c]));
-  const res = await sql.query<CreatedInvoiceRow>({ name: 'invoice-insert', text: INSERT_SQL, values });
-  return res.rows[0] ?? null;
-}
-
-/** Postgres types of INSERT_COLUMNS, for the set-based insert's arrays. */
+/** Postgres types of INSERT_COLUMNS: the inserts' parameters are cast to them. */
 const COLUMN_TYPES: Record<(typeof INSERT_COLUMNS)[number], string> = {
   id: 'uuid',
   merchant_id: 'uuid',
@@ -158,6 +137,31 @@ const COLUMN_TYPES: Record<(typeof INSERT_COLUMNS)[number], string> = {
   expires_at: 'timestamptz',
   created_at: 'timestamptz',
 };
+
+// Written only in a currency enabled for the merchant (RUB when it never chose), checked in
+// the same statement. The customer's own KYC makes a new invoice kycVerified at once (decisions.md §10).
+const INSERT_SQL = `INSERT INTO invoicing.invoices AS i (${INSERT_COLUMNS.join(', ')})
+  SELECT ${INSERT_COLUMNS.map((c, i) => `$${i + 1}::${COLUMN_TYPES[c]}`).join(', ')}
+   WHERE $${INSERT_COLUMNS.indexOf('currency') + 1}::invoicing."Currency" = ANY(COALESCE(
+     (SELECT enabled_currencies FROM invoicing.merchant_settings WHERE merchant_id = $${INSERT_COLUMNS.indexOf('merchant_id') + 1}::uuid), '{RUB}'))
+  ON CONFLICT (invoice_number) DO NOTHING
+  RETURNING i.*, EXISTS (SELECT 1 FROM invoicing.customers c
+     WHERE c.merchant_id = i.merchant_id AND c.is_test = i.is_test AND c.kyc_status = 'VERIFIED'
+       AND (c.email = lower(i.customer_email) OR c.phone = i.customer_phone)) AS customer_kyc_verified`;
+
+/** A new invoice as written, with whether its customer (if known) has passed KYC. */
+export type CreatedInvoiceRow = InvoiceRow & { customer_kyc_verified: boolean };
+
+/**
+ * One statement, one round trip. Returns null when the invoice number is taken or the currency
+ * is not enabled for the merchant (the caller tells which); any other conflict is an error.
+ */
+export async function insertInvoice(sql: Pool, row: NewInvoiceRow): Promise<CreatedInvoiceRow | null> {
+  const values = INSERT_COLUMNS.map((c) => (c === 'metadata' && row.metadata != null ? JSON.stringify(row.metadata) : row[c]));
+  const res = await sql.query<CreatedInvoiceRow>({ name: 'invoice-insert', text: INSERT_SQL, values });
+  return res.rows[0] ?? null;
+}
+
 
 const INSERT_MANY_SQL = `INSERT INTO invoicing.invoices (${INSERT_COLUMNS.join(', ')})
   SELECT * FROM unnest(${INSERT_COLUMNS.map((c, i) => `$${i + 1}::${COLUMN_TYPES[c]}[]`).join(', ')})
