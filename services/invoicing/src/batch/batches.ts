@@ -105,14 +105,22 @@ async function writeRows(deps: InvoicingDeps, tx: Sql, owner: Owner, batchId: st
   return [];
 }
 
-/** Rows that turned out to clash are moved from the valid count to the errors. */
+/**
+ * Rows that turned out to clash are moved from the valid count to the errors, each once: a
+ * retried chunk finds the same clashes again and adds nothing.
+ */
 async function recordClashes(tx: Sql, batchId: string, clashes: RowError[]): Promise<void> {
   if (clashes.length === 0) return;
   await tx.$executeRawUnsafe(
-    'UPDATE invoicing.batches SET errors = errors || $2::jsonb, failed = failed + $3, valid = valid - $3 WHERE id = $1',
+    `WITH cur AS (SELECT errors FROM invoicing.batches WHERE id = $1 FOR UPDATE),
+          fresh AS (SELECT e FROM jsonb_array_elements($2::jsonb) e, cur
+                     WHERE NOT cur.errors @> jsonb_build_array(jsonb_build_object('row', e->'row')))
+     UPDATE invoicing.batches
+        SET errors = errors || COALESCE((SELECT jsonb_agg(e) FROM fresh), '[]'::jsonb),
+            failed = failed + (SELECT count(*) FROM fresh), valid = valid - (SELECT count(*) FROM fresh)
+      WHERE id = $1`,
     batchId,
     JSON.stringify(clashes),
-    clashes.length,
   );
 }
 
