@@ -66,6 +66,15 @@ function signed(m: Merchant, method: 'GET' | 'POST', path: string, body = ''): B
 
 let created = 0;
 
+/**
+ * A distinct amount per request, written as decimal text first: float arithmetic
+ * (100 + n / 100) gives amounts such as 100.07000000000001, which the API rightly refuses.
+ */
+function nextAmount(): { n: number; amount: number } {
+  const n = created++ % 1e6;
+  return { n, amount: Number(`${100 + Math.floor(n / 100)}.${String(n % 100).padStart(2, '0')}`) };
+}
+
 export const invoicingSuite = defineSuite<InvoicingData>({
   name: 'invoicing',
   async setup(config) {
@@ -84,8 +93,7 @@ export const invoicingSuite = defineSuite<InvoicingData>({
       baseline: 'invoicing.insert-invoice-v1',
       // v1: the API key only, a currency and metadata returned as given (its QR drawn and stored, as v2's).
       requests: ({ merchant: m }) => () => {
-        const n = created++ % 1e6;
-        const amount = Number(`${100 + Math.floor(n / 100)}.${String(n % 100).padStart(2, '0')}`);
+        const { n, amount } = nextAmount();
         return {
           method: 'POST',
           path: '/api/v1/invoices',
@@ -104,11 +112,8 @@ export const invoicingSuite = defineSuite<InvoicingData>({
       name: 'invoicing.v2-create',
       connections: 100,
       baseline: 'invoicing.insert-invoice',
-      // Amounts written as decimal text first: float arithmetic (100 + n / 100) gives amounts
-      // such as 100.07000000000001, which the API rightly refuses (more than 2 decimals).
       requests: ({ merchant: m }) => () => {
-        const n = created++ % 1e6;
-        const amount = Number(`${100 + Math.floor(n / 100)}.${String(n % 100).padStart(2, '0')}`);
+        const { amount } = nextAmount();
         return signed(m, 'POST', '/api/v2/invoices', JSON.stringify({ amount, description: 'Bench order' }));
       },
     },

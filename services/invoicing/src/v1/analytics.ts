@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { Owner } from '@pay/auth';
 import { toJsonNumber } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
+import { bucketsCte } from '../analytics/analytics';
 import { ANALYTICS_MAX_DAYS } from '../analytics/schemas';
 import type { Numeric } from '../invoices/store';
 import { HOURLY_MAX_DAYS, type V1GroupBy } from './schemas';
@@ -59,10 +60,7 @@ const BY_CURRENCY_SQL = `
 
 // Every bucket of the period (UTC, ISO weeks), empty ones with zeros.
 const BY_PERIOD_SQL = `
-  WITH buckets AS (
-    SELECT generate_series(date_trunc($6, $3::timestamptz AT TIME ZONE 'UTC'),
-                           date_trunc($6, ($4::timestamptz AT TIME ZONE 'UTC') - interval '1 microsecond'),
-                           $7::interval) AS bucket),
+  WITH ${bucketsCte('$6', '$7')},
   agg AS (
     SELECT date_trunc($6, created_at AT TIME ZONE 'UTC') AS bucket, count(*)::int AS count,
            count(*) FILTER (WHERE status = 'PAID')::int AS paid_count, ${KEPT} AS volume
