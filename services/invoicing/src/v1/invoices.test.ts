@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { ManualClock } from '@pay/kit';
-import { decodeQrDataUri, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../test-support';
+import { clockSigner, decodeQrDataUri, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../test-support';
 
 const clock = new ManualClock(new Date('2026-11-23T10:00:00.000Z'));
 const ctx = invoicingAppForSuite({ clock });
@@ -188,5 +188,16 @@ describe('the hosted page honours redirectUrl and successUrl', () => {
     const plainPage = await request(ctx.app).get(`/pay/${plain.id}`);
     expect(plainPage.text).toContain('You can close this page.');
     expect(plainPage.text).not.toContain('data-testid="return"');
+  });
+});
+
+describe('v1 invoices through v2', () => {
+  it('the v2 read shows a v1 invoice in its own currency', async () => {
+    const m = await newMerchant(ctx.deps);
+    await v1(m, 'put', '/api/v1/settings/currencies', { enabledCurrencies: ['RUB', 'EUR'] });
+    const { body: inv } = await v1(m, 'post', '/api/v1/invoices', { amount: 7, currency: 'EUR' });
+    const res = await clockSigner(() => ctx.app, clock)(m, 'get', `/api/v2/invoices/${inv.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.invoice).toMatchObject({ id: inv.id, currency: 'EUR', amount: 7, status: 'PENDING' });
   });
 });
