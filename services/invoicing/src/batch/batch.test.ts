@@ -202,16 +202,17 @@ describe('a 1000-row batch in the queue worker, with e-mails', () => {
     const get = () => v1Request(ctx.app, m, 'get', `/api/v1/batch/invoices/${res.body.batchId}`);
     const first = await get();
     expect(['processing', 'completed']).toContain(first.body.status);
-    await eventually(async () => expect((await get()).body).toMatchObject({ status: 'completed', total: 1000, created: good, failed: bad.size }), 20_000);
-    await eventually(async () => expect(smtp.received.length - before).toBe(good), 20_000);
+    // Generous bounds with slow polls: the whole suite shares this machine's two cores (the bench measures the speed).
+    await eventually(async () => expect((await get()).body).toMatchObject({ status: 'completed', total: 1000, created: good, failed: bad.size }), 60_000, 200);
+    await eventually(() => expect(smtp.received.length - before).toBe(good), 90_000, 200);
     const mails = smtp.received.slice(before);
     const inv = res.body.invoices[5];
     const mail = mails.find((x) => x.raw.includes(`${url()}/pay/${inv.id}`))!;
     expect(mail.to).toEqual([`c${Number(inv.externalId.slice(4))}@example.com`]);
     const sentRows = async () =>
       (await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM invoicing.invoice_emails WHERE batch_id = $1::uuid AND status = 'sent'`, res.body.batchId))[0]!.n;
-    await eventually(async () => expect(await sentRows()).toBe(good), 10_000);
-  }, 60_000);
+    await eventually(async () => expect(await sentRows()).toBe(good), 30_000, 200);
+  }, 200_000);
 
   it('a refused recipient is recorded with its error and retried until it goes through', async () => {
     const m = await merchantWith('RUB');
