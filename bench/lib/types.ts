@@ -111,3 +111,4 @@ export interface Comparison {
   /** baseline CPU per request / service CPU per request: the share of a bare endpoint's efficiency kept. */
   cpuRatio: number | null;
 }
+

@@ -1,4 +1,5 @@
 import type { AnySuite, MeasuredSuite } from '../lib/types';
+import { batchSuite } from './batch';
 import { cryptoSuite } from './crypto';
 import { invoicingSuite } from './invoicing';
 import { webhookSuite } from './webhooks';
@@ -14,4 +15,5 @@ export const suites: AnySuite[] = [
 export const measured: MeasuredSuite[] = [
   webhookSuite,
   receiptSuite,
+  batchSuite,
 ];

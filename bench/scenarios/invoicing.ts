@@ -21,7 +21,7 @@ interface InvoicingData {
   invoiceId: string;
 }
 
-const invoicingEnv = (config: BenchConfig) => ({
+export const invoicingEnv = (config: BenchConfig) => ({
   DATABASE_URL: config.databaseUrl,
   REDIS_URL: config.redisUrl,
   SECRETS_KEY,
@@ -33,7 +33,7 @@ const invoicingEnv = (config: BenchConfig) => ({
 });
 
 /** A test-mode merchant, registered through the accounts package (registration is a crypto endpoint). */
-async function merchant(config: BenchConfig): Promise<Merchant> {
+export async function merchant(config: BenchConfig): Promise<Merchant> {
   const accounts = createAccountsDb(config.databaseUrl, 1);
   try {
     const box = SecretBox.fromEnv(SECRETS_KEY);
@@ -66,6 +66,15 @@ function signed(m: Merchant, method: 'GET' | 'POST', path: string, body = ''): B
 
 let created = 0;
 
+/**
+ * A distinct amount per request, written as decimal text first: float arithmetic
+ * (100 + n / 100) gives amounts such as 100.07000000000001, which the API rightly refuses.
+ */
+function nextAmount(): { n: number; amount: number } {
+  const n = created++ % 1e6;
+  return { n, amount: Number(`${100 + Math.floor(n / 100)}.${String(n % 100).padStart(2, '0')}`) };
+}
+
 export const invoicingSuite = defineSuite<InvoicingData>({
   name: 'invoicing',
   async setup(config) {
@@ -79,6 +88,21 @@ export const invoicingSuite = defineSuite<InvoicingData>({
   },
   scenarios: [
     {
+      name: 'invoicing.v1-create',
+      connections: 100,
+      baseline: 'invoicing.insert-invoice-v1',
+      // v1: the API key only, a currency and metadata returned as given (its QR drawn and stored, as v2's).
+      requests: ({ merchant: m }) => () => {
+        const { n, amount } = nextAmount();
+        return {
+          method: 'POST',
+          path: '/api/v1/invoices',
+          headers: { 'x-api-key': m.apiKey, 'content-type': 'application/json' },
+          body: JSON.stringify({ amount, currency: 'RUB', description: 'Bench order', metadata: { orderId: `o-${n}`, source: 'bench' } }),
+        };
+      },
+    },
+    {
       name: 'invoicing.v2-get',
       connections: 100,
       baseline: 'invoicing.select-invoice',
@@ -88,11 +112,8 @@ export const invoicingSuite = defineSuite<InvoicingData>({
       name: 'invoicing.v2-create',
       connections: 100,
       baseline: 'invoicing.insert-invoice',
-      // Amounts written as decimal text first: float arithmetic (100 + n / 100) gives amounts
-      // such as 100.07000000000001, which the API rightly refuses (more than 2 decimals).
       requests: ({ merchant: m }) => () => {
-        const n = created++ % 1e6;
-        const amount = Number(`${100 + Math.floor(n / 100)}.${String(n % 100).padStart(2, '0')}`);
+        const { amount } = nextAmount();
         return signed(m, 'POST', '/api/v2/invoices', JSON.stringify({ amount, description: 'Bench order' }));
       },
     },

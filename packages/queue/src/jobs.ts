@@ -44,6 +44,24 @@ export const Queues = {
     schema: Type.Object({ receiptId: Uuid }, { additionalProperties: false }),
     jobOptions: { attempts: 5, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: true, removeOnFail: true },
   },
+  /**
+   * Writes the invoices of a large CSV batch (invoicing v1), in chunks, moving its progress.
+   * Idempotent (rows already written are skipped), so a retry or a reconciler re-add is safe.
+   */
+  batchInvoices: {
+    name: 'invoicing-batches',
+    schema: Type.Object({ batchId: Uuid }, { additionalProperties: false }),
+    jobOptions: { attempts: 10, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: true },
+  },
+  /**
+   * Sends a batch's payment links by e-mail. A run sends what is not sent yet and records each
+   * failure on its row; while any is left it fails, so BullMQ tries again with backoff.
+   */
+  batchEmails: {
+    name: 'invoicing-batch-emails',
+    schema: Type.Object({ batchId: Uuid }, { additionalProperties: false }),
+    jobOptions: { attempts: 6, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: true, removeOnFail: true },
+  },
 } as const satisfies Record<string, QueueSpec>;
 
 export type QueueKey = keyof typeof Queues;
@@ -56,3 +74,4 @@ export function jobOptionsFor(queueName: string): JobsOptions {
 }
 export type WebhookWakeJob = JobOf<'webhookWakes'>;
 export type ReceiptCheckJob = JobOf<'receiptChecks'>;
+export type BatchJob = JobOf<'batchInvoices'>;

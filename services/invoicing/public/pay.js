@@ -65,6 +65,12 @@
     });
   }
 
+  // Paid, with the merchant's redirectUrl: go back to the shop after a moment (the link works at once).
+  var back = document.querySelector('[data-return-after-ms]');
+  if (back) {
+    window.setTimeout(function () { window.location.assign(back.getAttribute('href')); }, Number(back.getAttribute('data-return-after-ms')));
+  }
+
   // A payment may arrive from elsewhere (the bank app on another device), or a receipt be
   // checked: reload when either changes; sooner while a receipt is being checked.
   var body = document.body;

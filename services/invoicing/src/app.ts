@@ -9,6 +9,8 @@ import { invoiceRoutes } from './invoices/routes';
 import { customerRoutes } from './customers/routes';
 import { analyticsRoutes } from './analytics/routes';
 import { receiptRoutes } from './receipts/routes';
+import { v1AnalyticsRoutes, v1InvoiceRoutes } from './v1/routes';
+import { batchRoutes } from './batch/routes';
 import { paymentPageRoutes } from './pay-page/routes';
 import { ASSETS_PATH, errorPage } from './pay-page/view';
 
@@ -54,6 +56,9 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
   customerRoutes(apis.v2, deps);
   analyticsRoutes(apis.v2, deps);
   receiptRoutes(apis.v2, deps);
+  v1InvoiceRoutes(apis.v1, deps);
+  v1AnalyticsRoutes(apis.v1, deps);
+  batchRoutes(apis.v1, deps);
   paymentPageRoutes(apis.pages, deps);
   const webConsole = buildConsole(deps, guards.none);
 

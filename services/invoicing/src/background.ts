@@ -1,6 +1,7 @@
 import { pruneConsoleSessions } from '@pay/accounts';
 import { every, pruneIdempotencyKeys, type Lifecycle } from '@pay/kit';
-import { OutboxRelay, Queues } from '@pay/queue';
+import { OutboxRelay, pruneOutbox, Queues } from '@pay/queue';
+import { reconcileBatches, startBatchWorkers } from './batch/worker';
 import type { InvoicingDeps } from './deps';
 import { expireDueInvoices } from './invoices/expiry';
 import { reconcileRefunds } from './invoices/refunds';
@@ -11,45 +12,52 @@ import { reconcileReceipts, startReceiptWorker } from './receipts/worker';
 const REFUND_RECONCILE_INTERVAL_MS = 30_000;
 /** How often receipts left PENDING without a job (Redis lost it) get one again. */
 const RECEIPT_RECONCILE_INTERVAL_MS = 60_000;
-/** How often expired idempotency answers and console sessions are deleted. */
+/** How often batches whose job Redis may have lost are looked for. */
+const BATCH_RECONCILE_INTERVAL_MS = 30_000;
+/** How often expired idempotency answers, console sessions and published outbox rows are deleted. */
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
  * The invoicing service's work outside requests: invoice expiry (every EXPIRY_INTERVAL_MS, so
  * an invoice expires within about a second of `expiresAt`), the refund reconciler, the outbox
- * relay and the receipt check worker with its reconciler, and housekeeping. Every part is safe
- * in several processes at once (SKIP LOCKED, conditional updates, job ids), and keeps no state
- * of its own: a restart resumes where the database stands.
+ * relay, the receipt check worker and the batch workers (large CSV batches, their e-mails) with
+ * their reconcilers, and housekeeping. Every part is safe in several processes at once (SKIP
+ * LOCKED, conditional updates, job ids), and keeps no state of its own: a restart resumes
+ * where the database stands.
  */
 export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
-  const relay = new OutboxRelay({ db: deps.db, connection: deps.queueRedis, logger: deps.logger, prefix: deps.config.QUEUE_PREFIX });
+  const relay = new OutboxRelay({ db: deps.db, connection: deps.queueRedis, logger: deps.logger, prefix: deps.config.QUEUE_PREFIX, intervalMs: deps.config.OUTBOX_INTERVAL_MS });
   relay.start();
   const readers = new ReceiptReaders({ langDir: deps.config.OCR_LANG_DIR, rusTrainedData: deps.config.OCR_RUS_TRAINEDDATA });
   const receipts = startReceiptWorker(deps, readers);
+  const batchWorkers = startBatchWorkers(deps);
   const receiptReconciler = every(
     'receipt-reconciler',
     RECEIPT_RECONCILE_INTERVAL_MS,
     () => reconcileReceipts(deps, relay.queue(Queues.receiptChecks.name)),
     deps.logger,
   );
+  const batches = every('batch-reconciler', BATCH_RECONCILE_INTERVAL_MS, () => reconcileBatches(deps, (name) => relay.queue(name)), deps.logger);
   const expiry = every('invoice-expiry', deps.config.EXPIRY_INTERVAL_MS, () => expireDueInvoices(deps), deps.logger);
   const refunds = every('refund-reconciler', REFUND_RECONCILE_INTERVAL_MS, () => reconcileRefunds(deps), deps.logger);
   const cleaner = every('housekeeping', HOUSEKEEPING_INTERVAL_MS, () => housekeeping(deps), deps.logger);
   const stop = async () => {
-    await Promise.all([expiry.stop(), refunds.stop(), cleaner.stop(), receiptReconciler.stop()]);
-    await receipts.close();
+    await Promise.all([expiry.stop(), refunds.stop(), cleaner.stop(), receiptReconciler.stop(), batches.stop()]);
+    await Promise.all([receipts.close(), ...batchWorkers.map((w) => w.close())]);
     await Promise.all([relay.stop(), readers.close()]);
   };
   lifecycle?.onShutdown('background', stop);
-  return { expiry, refunds, cleaner, relay, receipts, readers, stop };
+  return { expiry, refunds, cleaner, relay, receipts, readers, batchWorkers, batches, stop };
 }
 
 /**
- * Deletes what has expired: stored idempotent answers, and console sessions (a session is
- * refused once expired anyway; this keeps the table to the live ones).
+ * Deletes what has expired: stored idempotent answers, console sessions (a session is refused
+ * once expired anyway; this keeps the table to the live ones), and published outbox rows.
  */
-export async function housekeeping(deps: Pick<InvoicingDeps, 'db' | 'accounts' | 'clock'>): Promise<{ idempotencyKeys: number; consoleSessions: number }> {
+export async function housekeeping(
+  deps: Pick<InvoicingDeps, 'db' | 'accounts' | 'clock'>,
+): Promise<{ idempotencyKeys: number; consoleSessions: number; outboxRows: number }> {
   const now = deps.clock.now();
-  const [idempotencyKeys, consoleSessions] = await Promise.all([pruneIdempotencyKeys(deps.db, now), pruneConsoleSessions(deps.accounts, now)]);
-  return { idempotencyKeys, consoleSessions };
+  const [idempotencyKeys, consoleSessions, outboxRows] = await Promise.all([pruneIdempotencyKeys(deps.db, now), pruneConsoleSessions(deps.accounts, now), pruneOutbox(deps.db, now)]);
+  return { idempotencyKeys, consoleSessions, outboxRows };
 }

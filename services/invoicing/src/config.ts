@@ -22,6 +22,15 @@ export const InvoicingConfigSchema = Type.Object({
     description: 'Russian OCR language data (Debian tesseract-ocr-rus); English comes from the @tesseract.js-data/eng package',
   }),
   RECEIPT_WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 8, default: 1, description: 'receipts checked at once per process (OCR is CPU-bound: one per core)' }),
+  OUTBOX_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60000, default: 250, description: 'how often the outbox relay looks for jobs besides the wakes after commits' }),
+  BATCH_INLINE_ROWS: Type.Integer({ minimum: 0, maximum: 1000, default: 100, description: 'a CSV batch with more valid rows than this is written by the queue worker (status processing → completed)' }),
+  SMTP_HOST: Type.String({ default: '127.0.0.1', description: 'SMTP server for batch e-mails' }),
+  SMTP_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 25 }),
+  SMTP_SECURE: Type.Boolean({ default: false, description: 'TLS from the start (port 465); otherwise STARTTLS when the server offers it' }),
+  SMTP_USER: Type.Optional(Type.String({ minLength: 1 })),
+  SMTP_PASSWORD: Type.Optional(Type.String({ minLength: 1 })),
+  SMTP_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 50, default: 10, description: 'pooled SMTP connections (each sends one message at a time)' }),
+  MAIL_FROM: Type.String({ default: 'Payments <no-reply@payments.local>', description: 'sender of batch e-mails' }),
   EXPIRY_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 4000, default: 1000, description: 'how often due invoices are expired (an invoice expires within this plus one batch of its expiresAt)' }),
 });
 

@@ -9,6 +9,7 @@ import type { InvoicingConfig } from './config';
 import type { InvoicingDb } from './db';
 import type { PaymentProviders } from './payments/provider';
 import type { ReceiptStorage } from './receipts/storage';
+import type { Mailer } from './batch/mailer';
 
 /** Everything the invoicing service's domains need, built once in main.ts (or by a test). */
 export interface InvoicingDeps {
@@ -35,6 +36,8 @@ export interface InvoicingDeps {
   webhooks: WebhooksDb;
   /** Wakes the webhook worker after the console changed something it must act on (never throws). */
   wakeWebhooks: (reason: WebhookWakeJob['reason']) => void;
+  /** Outgoing e-mail (batch payment links): pooled SMTP. */
+  mailer: Mailer;
   /** Wakes the outbox relay after a commit that wrote to the outbox. */
   kickOutbox: () => void;
   isShuttingDown: () => boolean;

@@ -8,6 +8,7 @@ import { buildInvoicingApp } from './app';
 import { startBackground } from './background';
 import { createInvoicingDb } from './db';
 import { SandboxProvider } from './payments/sandbox';
+import { smtpMailer } from './batch/mailer';
 import type { InvoicingDeps } from './deps';
 import { receiptStorageFrom } from './receipts/storage-from-config';
 
@@ -23,6 +24,7 @@ runMain(async () => {
   const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
   const webhooks = createWebhooksDb(config.DATABASE_URL);
   const waker = webhookWaker(queues, config.QUEUE_PREFIX, logger);
+  const mailer = smtpMailer(config);
   let kick: () => void = () => undefined;
   const deps: InvoicingDeps = {
     config,
@@ -40,6 +42,7 @@ runMain(async () => {
     webhooks,
     wakeWebhooks: waker.wake,
     clock: systemClock,
+    mailer,
     kickOutbox: () => kick(),
     isShuttingDown: () => lifecycle.isShuttingDown,
   };
@@ -49,6 +52,7 @@ runMain(async () => {
     const background = startBackground(deps, lifecycle);
     kick = () => void background.relay.kick();
   }
+  lifecycle.onShutdown('mailer', async () => mailer.close());
   lifecycle.onShutdown('webhook wakes', waker.close);
   lifecycle.onShutdown('postgres', async () => {
     await Promise.all([accounts.$disconnect(), webhooks.$disconnect(), closeDb()]);

@@ -8,7 +8,7 @@ describe('the OpenAPI document', () => {
     const res = await request(ctx.app).get('/openapi.json');
     expect(res.status).toBe(200);
     const doc = res.body as { paths: Record<string, Record<string, { description?: string; responses: Record<string, unknown> }>> };
-    expect(Object.keys(doc.paths).sort()).toEqual(
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/api/v2/')).sort()).toEqual(
       [
         '/api/v2/analytics',
         '/api/v2/customers',
@@ -34,5 +34,14 @@ describe('the OpenAPI document', () => {
     expect(text('/api/v2/receipts/{receiptId}', 'get')).toMatch(/within 0\.01 RUB of the invoice’s.*Moscow time, ±1 day/);
     expect(Object.keys(doc.paths['/api/v2/receipts/{receiptId}/file']!.get!.responses['200'] as object)).toEqual(['description', 'content']);
     expect(Object.keys(doc.paths['/api/v2/sandbox/invoices/{invoiceId}/pay']!.post!.responses)).toEqual(expect.arrayContaining(['200', '403', '404', '422']));
+  });
+
+  it('documents the v1 invoices and how a merchant changes its currencies', async () => {
+    const doc = (await request(ctx.app).get('/openapi.json')).body as { paths: Record<string, Record<string, { description?: string }>> };
+    for (const path of ['/api/v1/invoices', '/api/v1/invoices/{invoiceId}', '/api/v1/invoices/{invoiceId}/cancel', '/api/v1/sandbox/invoices/{invoiceId}/pay']) {
+      expect(doc.paths).toHaveProperty([path]);
+    }
+    expect(Object.keys(doc.paths['/api/v1/settings/currencies']!).sort()).toEqual(['get', 'put']);
+    expect(doc.paths['/api/v1/invoices']!.post!.description).toMatch(/PUT \/api\/v1\/settings\/currencies/);
   });
 });

@@ -14,6 +14,7 @@ import { buildInvoicingApp } from './app';
 import { startBackground } from './background';
 import { createInvoicingDb } from './db';
 import { SandboxProvider } from './payments/sandbox';
+import { smtpMailer } from './batch/mailer';
 import type { InvoicingDeps } from './deps';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -64,6 +65,7 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
     webhooks,
     wakeWebhooks: waker.wake,
     clock: opts.clock ?? systemClock,
+    mailer: smtpMailer(config),
     kickOutbox: () => undefined,
     isShuttingDown: () => false,
   };
@@ -78,6 +80,7 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
     async close() {
       await background?.stop();
       await waker.close();
+      deps.mailer.close();
       await Promise.all([accounts.$disconnect(), webhooks.$disconnect(), closeDb(), keys.close(), closeRedis(redis), closeRedis(queues)]);
       rmSync(receiptsDir, { recursive: true, force: true });
     },
@@ -162,7 +165,7 @@ export function v2Request(
 }
 
 /** A v1 request: API key only. */
-export function v1Request(app: Express, m: Pick<TestMerchant, 'apiKey'>, method: 'get' | 'post' | 'delete', path: string, body?: unknown) {
+export function v1Request(app: Express, m: Pick<TestMerchant, 'apiKey'>, method: 'get' | 'post' | 'put' | 'delete', path: string, body?: unknown) {
   const req = request(app)[method](path).set('x-api-key', m.apiKey);
   return body === undefined ? req : req.send(body as object);
 }

@@ -115,10 +115,18 @@ export function pruneIdempotencyKeys(db: Sql, now: Date = new Date()): Promise<n
 }
 
 export function fingerprintOf(req: Request): string {
-  return createHash('sha256')
-    .update(`${req.method} ${req.originalUrl.split('?')[0]}\n`)
-    .update(req.rawBody ?? Buffer.alloc(0))
-    .digest('hex');
+  const hash = createHash('sha256').update(`${req.method} ${req.originalUrl.split('?')[0]}\n`);
+  if (req.uploads) {
+    // A multipart body differs on every send (the client draws a new boundary): the same
+    // form is its text fields and its files' bytes, so that is what is compared.
+    const fields = Object.entries((req.body ?? {}) as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
+    hash.update(JSON.stringify(fields));
+    for (const [name, file] of Object.entries(req.uploads).sort(([a], [b]) => (a < b ? -1 : 1))) {
+      hash.update(`\n${name}:${file ? createHash('sha256').update(file.bytes).digest('hex') : '-'}`);
+    }
+    return hash.digest('hex');
+  }
+  return hash.update(req.rawBody ?? Buffer.alloc(0)).digest('hex');
 }
 
 /**

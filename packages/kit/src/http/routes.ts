@@ -17,10 +17,7 @@ export type AuthLevel = 'none' | 'key' | 'signed' | 'session';
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** What a handler returns: the body without its envelope (the Api adds `success: true`). */
-export interface Reply {
-  status?: number;
-  body: Record<string, unknown>;
-}
+export type Reply = { status?: number; body: Record<string, unknown> };
 
 /**
  * What a download route's handler returns (`response.file`): stored bytes, sent as an

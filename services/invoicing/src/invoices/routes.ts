@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
 import { paginationOf, type Api } from '@pay/kit';
-import { ApiError, OffsetPage } from '@pay/schemas';
+import { OffsetPage } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
-import { sandboxSbpTransactionId } from '../payments/sandbox';
 import { cancelInvoice } from './cancel';
 import { createInvoice, getInvoice, listInvoices } from './invoices';
-import { payInvoice } from './payment';
+import { sandboxPay } from './sandbox-pay';
 import { listRefunds, refundedInvoiceJson, refundInvoice, refundJson } from './refunds';
 import {
   CreatedInvoice,
@@ -53,7 +52,7 @@ export function invoiceRoutes(api: Api, deps: InvoicingDeps): void {
     idempotent: true,
     body: CreateInvoiceBody,
     response: { status: 201, schema: Type.Object({ invoice: CreatedInvoice }) },
-    errors: ['PAYMENT_METHOD_NOT_ENABLED'],
+    errors: ['PAYMENT_METHOD_NOT_ENABLED', 'CURRENCY_NOT_ENABLED'],
     handler: async ({ auth, body }) => ({ status: 201, body: { invoice: createdInvoiceJson(await createInvoice(deps, ownerOf(auth), body), url) } }),
   });
 
@@ -156,20 +155,8 @@ export function invoiceRoutes(api: Api, deps: InvoicingDeps): void {
     response: { status: 200, schema: Type.Object({ invoice: InvoiceDetail }) },
     errors: ['FORBIDDEN', 'NOT_FOUND', 'INVOICE_ALREADY_PAID', 'INVOICE_EXPIRED', 'INVOICE_CANCELLED', 'CUSTOMER_BLOCKED', 'KYC_REQUIRED'],
     handler: async ({ auth, params, body }) => {
-      if (!auth.isTestMode) throw new ApiError('FORBIDDEN', 'Sandbox endpoints accept test keys (sk_test_…) only');
-      const owner = ownerOf(auth);
-      const invoice = await getInvoice(deps, owner, params.invoiceId);
-      const method = body.method ?? invoice.payment_method;
-      await payInvoice(
-        deps,
-        { id: params.invoiceId, owner },
-        {
-          method,
-          payerBank: body.payerBank ?? (method === 'sbp' ? 'Sandbox Bank' : null),
-          sbpTransactionId: method === 'sbp' ? sandboxSbpTransactionId() : null,
-        },
-      );
-      return { body: { invoice: await detail(owner, params.invoiceId) } };
+      await sandboxPay(deps, auth, params.invoiceId, body);
+      return { body: { invoice: await detail(ownerOf(auth), params.invoiceId) } };
     },
   });
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { CURRENCIES } from './currencies';
 import { Amount, Email, NullableTimestamp, OffsetQuery, StringEnum, Timestamp, Uuid } from '@pay/schemas';
 
 export const INVOICE_STATUSES = ['PENDING', 'PAID', 'EXPIRED', 'CANCELLED'] as const;
@@ -49,7 +50,7 @@ const common = {
   id: Uuid,
   invoiceNumber: Type.String({ pattern: '^INV-\\d{8}-[0-9A-Z]{8}$' }),
   amount: Amount,
-  currency: Type.Literal('RUB'),
+  currency: StringEnum(CURRENCIES, { description: '`RUB` for every invoice created through v2; an invoice created through v1 shows its own currency' }),
   description: NullableString,
   status: InvoiceStatus,
   expiresAt: Timestamp,

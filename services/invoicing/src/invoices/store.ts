@@ -1,4 +1,6 @@
 import type { Pool } from 'pg';
+import type { Sql } from '@pay/kit';
+import { qrPngDataUri } from '../payments/qr';
 import type { Owner } from '@pay/auth';
 
 /** A `numeric` as either driver hands it over (pg: text, Prisma: Decimal). */
@@ -106,9 +108,42 @@ const INSERT_COLUMNS = [
 
 export type NewInvoiceRow = Record<(typeof INSERT_COLUMNS)[number], unknown>;
 
-// The customer's own KYC makes a new invoice kycVerified at once (decisions.md §10).
+/** Postgres types of INSERT_COLUMNS: the inserts' parameters are cast to them. */
+const COLUMN_TYPES: Record<(typeof INSERT_COLUMNS)[number], string> = {
+  id: 'uuid',
+  merchant_id: 'uuid',
+  is_test: 'boolean',
+  api: 'invoicing."ApiVersion"',
+  invoice_number: 'text',
+  amount: 'numeric',
+  currency: 'invoicing."Currency"',
+  description: 'text',
+  payment_method: 'invoicing."PaymentMethod"',
+  customer_email: 'text',
+  customer_name: 'text',
+  customer_phone: 'text',
+  kyc_required: 'boolean',
+  receipt_required: 'boolean',
+  provider: 'text',
+  external_order_id: 'uuid',
+  qr_code: 'text',
+  qr_payload: 'text',
+  original_payment_url: 'text',
+  metadata: 'json',
+  redirect_url: 'text',
+  success_url: 'text',
+  external_id: 'text',
+  batch_id: 'uuid',
+  expires_at: 'timestamptz',
+  created_at: 'timestamptz',
+};
+
+// Written only in a currency enabled for the merchant (RUB when it never chose), checked in
+// the same statement. The customer's own KYC makes a new invoice kycVerified at once (decisions.md §10).
 const INSERT_SQL = `INSERT INTO invoicing.invoices AS i (${INSERT_COLUMNS.join(', ')})
-  VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
+  SELECT ${INSERT_COLUMNS.map((c, i) => `$${i + 1}::${COLUMN_TYPES[c]}`).join(', ')}
+   WHERE $${INSERT_COLUMNS.indexOf('currency') + 1}::invoicing."Currency" = ANY(COALESCE(
+     (SELECT enabled_currencies FROM invoicing.merchant_settings WHERE merchant_id = $${INSERT_COLUMNS.indexOf('merchant_id') + 1}::uuid), '{RUB}'))
   ON CONFLICT (invoice_number) DO NOTHING
   RETURNING i.*, EXISTS (SELECT 1 FROM invoicing.customers c
      WHERE c.merchant_id = i.merchant_id AND c.is_test = i.is_test AND c.kyc_status = 'VERIFIED'
@@ -118,13 +153,45 @@ const INSERT_SQL = `INSERT INTO invoicing.invoices AS i (${INSERT_COLUMNS.join('
 export type CreatedInvoiceRow = InvoiceRow & { customer_kyc_verified: boolean };
 
 /**
- * One statement, one round trip. Returns null when the invoice number is taken (the caller
- * draws another); any other conflict is an error.
+ * One statement, one round trip. Returns null when the invoice number is taken or the currency
+ * is not enabled for the merchant (the caller tells which); any other conflict is an error.
  */
 export async function insertInvoice(sql: Pool, row: NewInvoiceRow): Promise<CreatedInvoiceRow | null> {
   const values = INSERT_COLUMNS.map((c) => (c === 'metadata' && row.metadata != null ? JSON.stringify(row.metadata) : row[c]));
   const res = await sql.query<CreatedInvoiceRow>({ name: 'invoice-insert', text: INSERT_SQL, values });
   return res.rows[0] ?? null;
+}
+
+
+const INSERT_MANY_SQL = `INSERT INTO invoicing.invoices (${INSERT_COLUMNS.join(', ')})
+  SELECT * FROM unnest(${INSERT_COLUMNS.map((c, i) => `$${i + 1}::${COLUMN_TYPES[c]}[]`).join(', ')})
+  ON CONFLICT DO NOTHING
+  RETURNING id`;
+
+/**
+ * Many invoices in one statement (a column array per parameter, `unnest`ed): 1,000 rows cost
+ * one round trip. A row that clashes with a unique value (its id again, its number, its
+ * externalId) is skipped, not an error: the caller compares the ids returned with its own.
+ */
+export async function insertInvoices(tx: Sql, rows: NewInvoiceRow[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const values = INSERT_COLUMNS.map((c) => rows.map((r) => (c === 'metadata' && r.metadata != null ? JSON.stringify(r.metadata) : r[c])));
+  const inserted = await tx.$queryRawUnsafe<{ id: string }[]>(INSERT_MANY_SQL, ...values);
+  return new Set(inserted.map((r) => r.id));
+}
+
+/**
+ * Batch invoices are written without their QR image (`qrOnFirstRead`): the first read draws it
+ * and stores it (only where still missing, so concurrent first reads agree on one), and every
+ * later read finds it stored like any other invoice's.
+ */
+async function withQrCodes<T extends InvoiceRow>(sql: Pool, rows: T[]): Promise<T[]> {
+  for (const row of rows) {
+    if (row.qr_payload === null || row.qr_code !== null) continue;
+    row.qr_code = qrPngDataUri(row.qr_payload);
+    await sql.query({ name: 'invoice-store-qr', text: 'UPDATE invoicing.invoices SET qr_code = $2 WHERE id = $1 AND qr_code IS NULL', values: [row.id, row.qr_code] });
+  }
+  return rows;
 }
 
 const GET_SQL = `SELECT i.*, ${CUSTOMER_COLUMNS} FROM invoicing.invoices i ${CUSTOMER_JOIN}
@@ -133,7 +200,7 @@ const GET_SQL = `SELECT i.*, ${CUSTOMER_COLUMNS} FROM invoicing.invoices i ${CUS
 /** One of the owner's invoices with its customer, in one statement; null when it is not theirs. */
 export async function selectInvoice(sql: Pool, owner: Owner, id: string): Promise<InvoiceWithCustomer | null> {
   const res = await sql.query<InvoiceWithCustomer>({ name: 'invoice-get', text: GET_SQL, values: [id, owner.merchantId, owner.isTest] });
-  return res.rows[0] ?? null;
+  return (await withQrCodes(sql, res.rows))[0] ?? null;
 }
 
 const PUBLIC_GET_SQL = `SELECT i.*, ${CUSTOMER_COLUMNS} FROM invoicing.invoices i ${CUSTOMER_JOIN} WHERE i.id = $1`;
@@ -141,7 +208,7 @@ const PUBLIC_GET_SQL = `SELECT i.*, ${CUSTOMER_COLUMNS} FROM invoicing.invoices 
 /** Any invoice by id, for its hosted page (the id in the link is the capability). */
 export async function selectInvoiceById(sql: Pool, id: string): Promise<InvoiceWithCustomer | null> {
   const res = await sql.query<InvoiceWithCustomer>({ name: 'invoice-get-public', text: PUBLIC_GET_SQL, values: [id] });
-  return res.rows[0] ?? null;
+  return (await withQrCodes(sql, res.rows))[0] ?? null;
 }
 
 /** Newest first; the page is picked by the index, the customer joined onto its rows only. */
@@ -162,5 +229,5 @@ export async function selectInvoices(
     ),
     sql.query<{ total: number }>(`SELECT count(*)::int AS total FROM invoicing.invoices WHERE ${where}`, values),
   ]);
-  return { rows: page.rows, total: count.rows[0]!.total };
+  return { rows: await withQrCodes(sql, page.rows), total: count.rows[0]!.total };
 }

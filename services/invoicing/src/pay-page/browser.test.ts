@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, openBrowser } from '@pay/testing';
-import { decodeQrDataUri, newMerchant, startListeningInvoicingApp, v2Request, type TestMerchant } from '../test-support';
+import { decodeQrDataUri, newMerchant, startListeningInvoicingApp, v1Request, v2Request, type TestMerchant } from '../test-support';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
 const ARTIFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'pay-page');
@@ -125,5 +125,32 @@ describe('the hosted payment page in Chromium, phone-sized', () => {
     }
     expect(problems).toEqual([]);
     await page.close();
+  });
+
+  it('v1 successUrl: paying sends the payer there at once; redirectUrl alone: PAID shown, then back to the shop after 5 s', async () => {
+    const v1 = async (body: Record<string, unknown>) => {
+      const res = await v1Request(ctx.app, m, 'post', '/api/v1/invoices', { amount: 12.5, currency: 'RUB', ...body });
+      expect(res.status).toBe(201);
+      return res.body as { id: string; paymentUrl: string };
+    };
+    const success = await v1({ successUrl: `${ctx.base}/healthz?paid=success`, redirectUrl: `${ctx.base}/healthz?back=1` });
+    const { page, problems } = await phone();
+    await page.goto(success.paymentUrl);
+    await Promise.all([page.waitForURL(`${ctx.base}/pay/${success.id}/sbp`), page.getByTestId('open-bank').click()]);
+    await Promise.all([page.waitForURL(`${ctx.base}/healthz?paid=success`), page.getByTestId('confirm').click()]);
+    expect(problems.filter((p) => !p.includes('404'))).toEqual([]); // the "shop" (/healthz) has no favicon
+    await page.close();
+    const back = await v1({ redirectUrl: `${ctx.base}/healthz?back=1` });
+    const next = await phone();
+    await next.page.goto(`${ctx.base}/pay/${back.id}/sbp`);
+    await Promise.all([next.page.waitForURL(back.paymentUrl), next.page.getByTestId('confirm').click()]);
+    expect(await next.page.getByTestId('status').textContent()).toBe('PAID');
+    expect(await next.page.getByTestId('return').getAttribute('href')).toBe(`${ctx.base}/healthz?back=1`);
+    await next.page.screenshot({ path: join(ARTIFACTS, '9-v1-paid-return.png'), fullPage: true });
+    expect(next.problems).toEqual([]); // checked before leaving for the shop, which has no favicon
+    const t0 = Date.now();
+    await next.page.waitForURL(`${ctx.base}/healthz?back=1`, { timeout: 10_000 });
+    expect(Date.now() - t0).toBeGreaterThan(3000);
+    await next.page.close();
   });
 });

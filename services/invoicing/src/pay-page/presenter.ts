@@ -26,12 +26,19 @@ export interface PaymentPageModel {
   receiptRequired: boolean;
   /** The newest receipt uploaded for the invoice, if any. */
   receipt: PageReceipt | null;
+  /** v1 `redirectUrl`: the paid page links back to the merchant (and goes there after a few seconds). */
+  redirectUrl: string | null;
 }
 
 export interface PageReceipt {
   state: 'pending' | 'approved' | 'rejected';
   /** Why it was rejected, for the payer to act on (upload a clearer or the right one). */
   reason: string | null;
+}
+
+/** Where the payer goes at once after paying: the v1 `successUrl`, when the merchant gave one. */
+export function successRedirectOf(i: Pick<InvoiceWithCustomer, 'status' | 'success_url'>): string | null {
+  return i.status === 'PAID' ? i.success_url : null;
 }
 
 /** `1234567.5` → `1 234 567.50 ₽` with narrow no-break spaces, from the exact decimal (never a float). */
@@ -61,5 +68,6 @@ export function paymentPageModel(i: InvoiceWithCustomer, now: Date, receipt: { s
     needsKyc: i.kyc_required && !isKycVerified(i),
     receiptRequired: i.receipt_required,
     receipt: receipt ? { state: receipt.status.toLowerCase() as PageReceipt['state'], reason: receipt.rejection_reason } : null,
+    redirectUrl: i.redirect_url,
   };
 }

@@ -6,7 +6,7 @@ import { payInvoice } from '../invoices/payment';
 import { selectInvoiceById, type InvoiceWithCustomer } from '../invoices/store';
 import { readCard } from '../payments/card';
 import { sandboxSbpTransactionId } from '../payments/sandbox';
-import { paymentPageModel } from './presenter';
+import { paymentPageModel, successRedirectOf } from './presenter';
 import { uploadReceipt } from '../receipts/receipts';
 import { receiptFileSpec } from '../receipts/routes';
 import { selectLatestReceipt } from '../receipts/store';
@@ -55,7 +55,12 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
       summary: path.endsWith('card') ? 'The sandbox provider’s card form (originalPaymentUrl)' : 'Hosted payment page (paymentLink)',
       auth: 'none',
       params: Params,
-      handler: async ({ params }) => ({ html: paymentPage(await model(params.invoiceId)) }),
+      handler: async ({ params }) => {
+        const invoice = await load(params.invoiceId);
+        // A paid invoice with a successUrl sends the payer on at once (after paying here, or when the poll sees it paid).
+        const success = successRedirectOf(invoice);
+        return success ? { redirect: success } : { html: paymentPage(paymentPageModel(invoice, deps.clock.now())) };
+      },
     });
   }
 
@@ -77,8 +82,8 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
         if (!provider) throw new ApiError('PAYMENT_METHOD_NOT_ENABLED', 'Card payments are not available for this invoice');
         const charge = await provider.chargeCard({ externalOrderId: invoice.external_order_id, amount: money(invoice.amount) }, read.card);
         if (!charge.ok) throw new ApiError('CARD_DECLINED', charge.reason);
-        await payInvoice(deps, { id }, charge.payment);
-        return { redirect: `/pay/${id}` };
+        const paid = await payInvoice(deps, { id }, charge.payment);
+        return { redirect: successRedirectOf(paid) ?? `/pay/${id}` };
       } catch (err) {
         return refused(id, err, paymentPage);
       }
@@ -107,8 +112,8 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
         const invoice = await load(id);
         if (!invoice.is_test) throw new ApiError('PAYMENT_METHOD_NOT_ENABLED', 'The sandbox bank pays test invoices only');
         if (invoice.payment_method !== 'sbp') throw new ApiError('INVALID_STATE', 'This invoice is paid by card, not by SBP');
-        await payInvoice(deps, { id }, { method: 'sbp', payerBank: form.payerBank, sbpTransactionId: sandboxSbpTransactionId() });
-        return { redirect: `/pay/${id}` };
+        const paid = await payInvoice(deps, { id }, { method: 'sbp', payerBank: form.payerBank, sbpTransactionId: sandboxSbpTransactionId() });
+        return { redirect: successRedirectOf(paid) ?? `/pay/${id}` };
       } catch (err) {
         return refused(id, err, (m, p) => sandboxBankPage(m, SANDBOX_BANKS, p));
       }

@@ -49,7 +49,9 @@ function sbpBlock(m: PaymentPageModel): SafeHtml {
 function stateBlock(m: PaymentPageModel): SafeHtml {
   switch (m.state) {
     case 'paid':
-      return html`<p class="state paid" data-testid="status">PAID</p><p>Payment received${m.paidAt ? html` on <time datetime="${m.paidAt}">${m.paidAt.slice(0, 16).replace('T', ' ')} UTC</time>` : ''}. You can close this page.</p>`;
+      return html`<p class="state paid" data-testid="status">PAID</p><p>Payment received${m.paidAt ? html` on <time datetime="${m.paidAt}">${m.paidAt.slice(0, 16).replace('T', ' ')} UTC</time>` : ''}.${
+        m.redirectUrl ? '' : ' You can close this page.'
+      }</p>${m.redirectUrl ? html`<p><a class="button" data-testid="return" data-return-after-ms="5000" href="${m.redirectUrl}">Back to the shop</a></p>` : ''}`;
     case 'expired':
       return html`<p class="state expired" data-testid="status">EXPIRED</p><p>This invoice has expired. Ask the merchant for a new one.</p>`;
     case 'cancelled':

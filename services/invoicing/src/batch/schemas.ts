@@ -1,0 +1,50 @@
+import { Type } from '@sinclair/typebox';
+import { Amount, HttpUrl, StringEnum, Timestamp, Uuid } from '@pay/schemas';
+import { CurrencyCode, V1Status } from '../v1/schemas';
+
+/** The multipart form's text fields (the file is `file`). */
+export const BatchForm = Type.Object(
+  {
+    sendEmails: Type.Optional(Type.Boolean({ default: false, description: 'E-mail each row’s payment link to its `email` (rows without one get none)' })),
+    defaultCurrency: Type.Optional({ ...CurrencyCode, description: 'For rows whose `currency` cell is empty' }),
+    defaultRedirectUrl: Type.Optional({ ...HttpUrl, description: 'For rows whose `redirectUrl` cell is empty' }),
+  },
+  { additionalProperties: false },
+);
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+export const BatchResult = Type.Object(
+  {
+    batchId: Uuid,
+    total: Type.Integer({ minimum: 0, description: 'Data rows in the file (blank lines not counted)' }),
+    created: Type.Integer({ minimum: 0, description: 'Invoices made (or being made, while the batch is processing)' }),
+    failed: Type.Integer({ minimum: 0 }),
+    invoices: Type.Array(
+      Type.Object({ id: Type.String(), amount: Amount, currency: CurrencyCode, externalId: NullableString, paymentUrl: Type.String(), status: V1Status }, { additionalProperties: false }),
+    ),
+    errors: Type.Array(
+      Type.Object(
+        { row: Type.Integer({ minimum: 1, description: '1-based data row (the header is not counted)' }), externalId: NullableString, error: Type.String() },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const BatchSummary = Type.Object(
+  {
+    batchId: Uuid,
+    status: StringEnum(['processing', 'completed'] as const),
+    total: Type.Integer({ minimum: 0 }),
+    created: Type.Integer({ minimum: 0, description: 'Invoices written so far' }),
+    failed: Type.Integer({ minimum: 0 }),
+    paidCount: Type.Integer({ minimum: 0, description: 'Of its invoices, paid now' }),
+    totalVolume: Type.Number({ description: 'Sum of the paid invoices’ amounts, each in its own currency' }),
+    createdAt: Timestamp,
+  },
+  { additionalProperties: false },
+);
+
+export const BatchParams = Type.Object({ batchId: Type.String({ minLength: 1, maxLength: 200 }) });

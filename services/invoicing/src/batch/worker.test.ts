@@ -1,0 +1,44 @@
+import request from 'supertest';
+import { invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../test-support';
+import { processBatch } from './batches';
+
+// No background here: the test plays the queue worker itself, so each step can be looked at.
+const ctx = invoicingAppForSuite({ env: { BATCH_INLINE_ROWS: '2' } });
+let m: TestMerchant;
+
+beforeAll(async () => {
+  m = await newMerchant(ctx.deps);
+});
+
+const upload = (csv: string) => request(ctx.app).post('/api/v1/batch/invoices').set('x-api-key', m.apiKey).attach('file', Buffer.from(csv), 'b.csv');
+const summary = async (batchId: string) => (await v1Request(ctx.app, m, 'get', `/api/v1/batch/invoices/${batchId}`)).body;
+
+describe('a batch over BATCH_INLINE_ROWS', () => {
+  it('answers with its invoice ids at once, shows processing until the worker has written it, then completed; a rerun writes nothing twice', async () => {
+    const res = await upload('amount,currency,externalId\n1,RUB,w-1\n2,RUB,w-2\n3,RUB,w-3\nx,RUB,w-4\n5,RUB,w-5\n');
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ total: 5, created: 4, failed: 1 });
+    const { batchId } = res.body;
+    expect(await summary(batchId)).toMatchObject({ status: 'processing', total: 5, created: 0, failed: 1 });
+    // Meanwhile another request takes w-5: the unique index makes that row an error, not a duplicate.
+    expect((await upload('amount,currency,externalId\n9,RUB,w-5\n')).status).toBe(201);
+    const [{ pending_rows: pending }] = (await ctx.deps.db.$queryRawUnsafe<{ pending_rows: unknown }[]>('SELECT pending_rows FROM invoicing.batches WHERE id = $1::uuid', batchId)) as [{ pending_rows: unknown }];
+    await processBatch(ctx.deps, batchId);
+    expect(await summary(batchId)).toMatchObject({ status: 'completed', total: 5, created: 3, failed: 2 });
+    const [batch] = await ctx.deps.db.$queryRawUnsafe<{ errors: unknown; pending_rows: unknown }[]>('SELECT errors, pending_rows FROM invoicing.batches WHERE id = $1::uuid', batchId);
+    expect(batch!.pending_rows).toBeNull();
+    expect(batch!.errors).toEqual([
+      { row: 4, externalId: 'w-4', error: 'amount "x" is not a number (digits, a dot, at most 2 decimals)' },
+      { row: 5, externalId: 'w-5', error: 'externalId "w-5" was used by an earlier invoice' },
+    ]);
+    // The invoices the answer named are the ones written.
+    for (const inv of res.body.invoices.slice(0, 3)) expect((await v1Request(ctx.app, m, 'get', `/api/v1/invoices/${inv.id}`)).status).toBe(200);
+    // A job run again over rows already written (a crash after a chunk, a lost acknowledgement)
+    // writes nothing twice and reports no error twice.
+    await ctx.deps.db.$executeRawUnsafe(`UPDATE invoicing.batches SET status = 'processing', pending_rows = $2::jsonb WHERE id = $1::uuid`, batchId, JSON.stringify(pending));
+    await processBatch(ctx.deps, batchId);
+    expect(await summary(batchId)).toMatchObject({ status: 'completed', total: 5, created: 3, failed: 2 });
+    const [again] = await ctx.deps.db.$queryRawUnsafe<{ errors: unknown[] }[]>('SELECT errors FROM invoicing.batches WHERE id = $1::uuid', batchId);
+    expect(again!.errors).toHaveLength(2);
+  });
+});

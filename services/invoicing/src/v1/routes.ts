@@ -1,0 +1,146 @@
+import { Type } from '@sinclair/typebox';
+import { ownerOf } from '@pay/auth';
+import type { Api } from '@pay/kit';
+import type { InvoicingDeps } from '../deps';
+import { cancelInvoice } from '../invoices/cancel';
+import { enabledCurrencies, setEnabledCurrencies } from '../invoices/currencies';
+import { getInvoice } from '../invoices/invoices';
+import { sandboxPay } from '../invoices/sandbox-pay';
+import { assertKnownIdShape, createV1Invoice } from './invoices';
+import { ANALYTICS_MAX_DAYS } from '../analytics/schemas';
+import { v1AnalyticsOf, v1PeriodOf } from './analytics';
+import { CreateV1InvoiceBody, CurrencySettings, HOURLY_MAX_DAYS, V1Analytics, V1AnalyticsQuery, V1CreatedInvoice, V1Invoice, V1InvoiceParams, V1SandboxPayBody } from './schemas';
+import { v1CreatedJson, v1InvoiceJson } from './views';
+
+const tags = ['Invoices v1'];
+const STATES =
+  'Statuses are lower case: pending → paid (payment), pending → expired (at `expiresAt`), pending → cancelled (merchant). ' +
+  'Errors are bare: `{ error: { code, message, details? } }`.';
+
+/** Invoicing API v1 (key only, bare answers): invoices, their sandbox payment, and the merchant's currencies. */
+export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
+  const url = deps.config.PUBLIC_URL;
+  const detail = async (auth: Parameters<typeof ownerOf>[0], id: string) => v1InvoiceJson(await getInvoice(deps, ownerOf(auth), id), url);
+
+  api.route({
+    method: 'post',
+    path: '/api/v1/invoices',
+    summary: 'Create an invoice (v1)',
+    description:
+      'An SBP invoice in `currency`, which must be enabled for the merchant (`CURRENCY_NOT_ENABLED` otherwise; RUB by default, see ' +
+      '`PUT /api/v1/settings/currencies`). Amount exact, at most 2 decimal places. `expiresAt` defaults to 24 h from now; a past one is ' +
+      'refused (400). `metadata` comes back exactly as given. After payment the hosted page sends the customer to `successUrl` at once when ' +
+      'given; otherwise it shows the paid status, with a link back to `redirectUrl` when given. ' +
+      STATES,
+    tags,
+    auth: 'key',
+    idempotent: true,
+    body: CreateV1InvoiceBody,
+    response: { status: 201, schema: V1CreatedInvoice },
+    errors: ['CURRENCY_NOT_ENABLED', 'PAYMENT_METHOD_NOT_ENABLED'],
+    handler: async ({ auth, body }) => ({ status: 201, body: v1CreatedJson(await createV1Invoice(deps, ownerOf(auth), body), url) }),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/v1/invoices/:invoiceId',
+    summary: 'Get an invoice (v1)',
+    description: 'The create fields, plus `qrCodeUrl` (SBP), and after payment `paidAt`, `sbpTransactionId` and `payerBank` (SBP). ' + STATES,
+    tags,
+    auth: 'key',
+    params: V1InvoiceParams,
+    response: { status: 200, schema: V1Invoice },
+    errors: ['NOT_FOUND'],
+    handler: async ({ auth, params }) => {
+      assertKnownIdShape(params.invoiceId);
+      return { body: await detail(auth, params.invoiceId) };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/api/v1/invoices/:invoiceId/cancel',
+    summary: 'Cancel an invoice (v1)',
+    description: 'Only a pending invoice not yet past `expiresAt`; records `invoice.cancelled`. Answers the invoice as GET does.',
+    tags,
+    auth: 'key',
+    params: V1InvoiceParams,
+    response: { status: 200, schema: V1Invoice },
+    errors: ['NOT_FOUND', 'INVOICE_ALREADY_PAID', 'INVOICE_EXPIRED', 'INVOICE_CANCELLED'],
+    handler: async ({ auth, params }) => {
+      assertKnownIdShape(params.invoiceId);
+      await cancelInvoice(deps, ownerOf(auth), params.invoiceId);
+      return { body: await detail(auth, params.invoiceId) };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/api/v1/sandbox/invoices/:invoiceId/pay',
+    summary: 'Pay an invoice in the sandbox (v1, test mode)',
+    description:
+      'Test keys only; what the provider’s success notification does (decisions.md §6): paid, `paidAt`, `payerBank` (default `Sandbox Bank`) ' +
+      'and `sbpTransactionId` set, `invoice.paid` recorded. Refused with nothing written when the invoice is not pending.',
+    tags: ['Sandbox'],
+    auth: 'key',
+    idempotent: true,
+    params: V1InvoiceParams,
+    body: V1SandboxPayBody,
+    response: { status: 200, schema: V1Invoice },
+    errors: ['FORBIDDEN', 'NOT_FOUND', 'INVOICE_ALREADY_PAID', 'INVOICE_EXPIRED', 'INVOICE_CANCELLED', 'CUSTOMER_BLOCKED', 'KYC_REQUIRED'],
+    handler: async ({ auth, params, body }) => {
+      assertKnownIdShape(params.invoiceId);
+      await sandboxPay(deps, auth, params.invoiceId, body);
+      return { body: await detail(auth, params.invoiceId) };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/v1/settings/currencies',
+    summary: 'The currencies the merchant may invoice in',
+    description: 'RUB only until changed. Applies to both modes and to v1, v2 and batch invoices.',
+    tags: ['Settings'],
+    auth: 'key',
+    response: { status: 200, schema: CurrencySettings },
+    handler: async ({ auth }) => ({ body: { enabledCurrencies: await enabledCurrencies(deps.sql, auth.merchantId) } }),
+  });
+
+  api.route({
+    method: 'put',
+    path: '/api/v1/settings/currencies',
+    summary: 'Change the currencies the merchant may invoice in',
+    description:
+      'Replaces the set (at least one of USD, EUR, RUB, KZT). Invoices already created keep their currency; new ones in a currency left out ' +
+      'are refused with 422 `CURRENCY_NOT_ENABLED`. v2 invoices are in RUB: leaving RUB out refuses them too.',
+    tags: ['Settings'],
+    auth: 'key',
+    body: CurrencySettings,
+    response: { status: 200, schema: CurrencySettings },
+    handler: async ({ auth, body }) => ({
+      body: { enabledCurrencies: await setEnabledCurrencies(deps.sql, auth.merchantId, body.enabledCurrencies, deps.clock.now()) },
+    }),
+  });
+}
+
+/** GET /api/v1/analytics. */
+export function v1AnalyticsRoutes(api: Api, deps: InvoicingDeps): void {
+  api.route({
+    method: 'get',
+    path: '/api/v1/analytics',
+    summary: 'Invoice analytics (v1)',
+    description:
+      'Over the invoices created in [from, to) (UTC; a date-only `to` includes that day), of the calling key’s mode, of `currency` when ' +
+      `given. Counts are by status now; volumes are the amounts of the paid ones less refunds, in their own currency (without \`currency\`, ` +
+      '`summary.totalVolume` adds the currencies’ amounts as they are). `conversionRate` = paidCount / totalCount as a percentage (2 places); ' +
+      '`averageAmount` = totalVolume / paidCount. `byPeriod` has every bucket (start as an ISO timestamp) from the one holding `from` to the ' +
+      `one holding \`to\`, empty ones with zeros; \`hour\` only for periods up to ${HOURLY_MAX_DAYS} days, at most ${ANALYTICS_MAX_DAYS} days in all. ` +
+      '`byCurrency` is keyed by currency code, `byBank` by the payer’s bank of paid SBP invoices, with each bank’s share of those payments ' +
+      '(`percentage`). Bad dates, from ≥ to, or a period too long for its grouping: 400.',
+    tags: ['Analytics'],
+    auth: 'key',
+    query: V1AnalyticsQuery,
+    response: { status: 200, schema: V1Analytics },
+    handler: async ({ auth, query }) => ({ body: await v1AnalyticsOf(deps.sql, ownerOf(auth), v1PeriodOf(query), query) }),
+  });
+}
