@@ -9,6 +9,7 @@ import { invoiceRoutes } from './invoices/routes';
 import { customerRoutes } from './customers/routes';
 import { analyticsRoutes } from './analytics/routes';
 import { paymentPageRoutes } from './pay-page/routes';
+import { kycV1Routes, kycV2Routes } from './kyc/routes';
 import { ASSETS_PATH, errorPage } from './pay-page/view';
 
 /** The hosted pages' CSS and JS. */
@@ -52,6 +53,8 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
   invoiceRoutes(apis.v2, deps);
   customerRoutes(apis.v2, deps);
   analyticsRoutes(apis.v2, deps);
+  kycV2Routes(apis.v2, deps);
+  kycV1Routes(apis.v1, deps);
   paymentPageRoutes(apis.pages, deps);
   const webConsole = buildConsole(deps, guards.none);
 
