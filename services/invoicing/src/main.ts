@@ -22,6 +22,7 @@ runMain(async () => {
   const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
   const webhooks = createWebhooksDb(config.DATABASE_URL);
   const waker = webhookWaker(queues, config.QUEUE_PREFIX, logger);
+  let kick = () => undefined as void;
   const deps: InvoicingDeps = {
     config,
     logger,
@@ -37,12 +38,15 @@ runMain(async () => {
     webhooks,
     wakeWebhooks: waker.wake,
     clock: systemClock,
-    kickOutbox: () => undefined,
+    kickOutbox: () => kick(),
     isShuttingDown: () => lifecycle.isShuttingDown,
   };
   const { app } = buildInvoicingApp(deps);
   await listen(app, config.PORT, config.HOST, lifecycle, logger);
-  if (config.RUN_WORKERS) startBackground(deps, lifecycle);
+  if (config.RUN_WORKERS) {
+    const background = startBackground(deps, lifecycle);
+    kick = () => void background.relay.kick();
+  }
   lifecycle.onShutdown('webhook wakes', waker.close);
   lifecycle.onShutdown('postgres', async () => {
     await Promise.all([accounts.$disconnect(), webhooks.$disconnect(), closeDb()]);

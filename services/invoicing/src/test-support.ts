@@ -19,7 +19,7 @@ import type { InvoicingDeps } from './deps';
 export interface TestAppOptions {
   clock?: Clock;
   env?: Record<string, string>;
-  /** Run expiry, the refund reconciler and housekeeping, as RUN_WORKERS does. */
+  /** Run expiry, the outbox relay, the KYC worker, the reconcilers and housekeeping, as RUN_WORKERS does. */
   background?: boolean;
   /** Give live mode the sandbox too (main.ts connects none), to test that live and test data stay apart. */
   liveSandbox?: boolean;
@@ -41,6 +41,7 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
   const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
   const sandbox = new SandboxProvider(config.PUBLIC_URL);
+  let kick = () => undefined as void;
   const deps: InvoicingDeps = {
     config,
     logger,
@@ -55,11 +56,12 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
     webhooks,
     wakeWebhooks: waker.wake,
     clock: opts.clock ?? systemClock,
-    kickOutbox: () => undefined,
+    kickOutbox: () => kick(),
     isShuttingDown: () => false,
   };
   const { app, apis } = buildInvoicingApp(deps);
   const background = opts.background ? startBackground(deps) : null;
+  if (background) kick = () => void background.relay.kick();
   return {
     app,
     apis,

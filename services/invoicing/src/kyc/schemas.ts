@@ -32,7 +32,7 @@ export const KYC_LIFECYCLE =
 
 export const SCORES_DOC =
   'Scores are from 0 to 1, made by the rule-based check from the images (no face-recognition model runs in this build). ' +
-  '`livenessScore` is the selfie’s capture quality: sharpness (variance of the Laplacian on the grey image, 1 at 120 or more) times ' +
+  '`livenessScore` is the selfie’s capture quality: sharpness (variance of the Laplacian on the grey image: 0 at 5 or less, 1 at 120 or more, log scale between) times ' +
   'exposure (1 for a mean brightness from 50 to 205 of 255, falling to 0 at black or white). It says a sharp, well-lit camera picture ' +
   'was taken, not that a live person was in front of it. `faceMatchScore` is the evidence for a face comparison: the lower capture ' +
   'quality of the document photo and the selfie, times how different the two pictures are (perceptual-hash distance; the same ' +
