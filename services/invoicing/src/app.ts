@@ -10,6 +10,7 @@ import { customerRoutes } from './customers/routes';
 import { analyticsRoutes } from './analytics/routes';
 import { paymentPageRoutes } from './pay-page/routes';
 import { kycV1Routes, kycV2Routes } from './kyc/routes';
+import { kycPageRoutes } from './kyc/page';
 import { ASSETS_PATH, errorPage } from './pay-page/view';
 
 /** The hosted pages' CSS and JS. */
@@ -56,6 +57,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
   kycV2Routes(apis.v2, deps);
   kycV1Routes(apis.v1, deps);
   paymentPageRoutes(apis.pages, deps);
+  kycPageRoutes(apis.pages, deps);
   const webConsole = buildConsole(deps, guards.none);
 
   const app = createHttpApp({
