@@ -1,5 +1,7 @@
 // Test material for KYC: camera-like pictures and machine-readable zones with real check digits.
+import request from 'supertest';
 import sharp from 'sharp';
+import type { Express } from 'express';
 
 const rnd = (n: number) => Math.floor(Math.random() * n);
 
@@ -54,4 +56,34 @@ export function passportMrz(p: { country: string; lastName: string; firstName: s
   const composite = checkDigit(numPart + birthPart + expiryPart + personalPart);
   const line2 = numPart + p.country + birthPart + (p.sex ?? 'F') + expiryPart + personalPart + composite;
   return `${line1}\n${line2}`;
+}
+
+const year = new Date().getUTCFullYear();
+/** An adult with a passport valid for years, and its zone. */
+export const PERSON = { country: 'KAZ', lastName: 'IVANOVA', firstName: 'ANNA', number: 'N12345678', birth: '1990-01-01', expiry: `${year + 4}-06-30` };
+
+/** The verification page's document form for PERSON, with overrides. */
+export function documentForm(over: Record<string, string> = {}): Record<string, string> {
+  return {
+    documentType: 'passport',
+    documentNumber: PERSON.number,
+    documentCountry: PERSON.country,
+    firstName: 'Anna',
+    lastName: 'Ivanova',
+    middleName: 'Sergeevna',
+    dateOfBirth: PERSON.birth,
+    documentIssuedAt: `${year - 2}-06-30`,
+    documentExpiresAt: PERSON.expiry,
+    mrz: passportMrz(PERSON),
+    ...over,
+  };
+}
+
+/** Posts the page's multipart form as a browser does: fresh pictures unless given (null leaves one out). */
+export async function postDocuments(app: Express, sessionId: string, form: Record<string, string>, files: Record<string, Buffer | null> = {}) {
+  let req = request(app).post(`/kyc/${sessionId}`);
+  for (const [k, v] of Object.entries(form)) req = req.field(k, v);
+  const all: Record<string, Buffer | null> = { document: await photo(), selfie: await photo({ format: 'jpeg' }), ...files };
+  for (const [k, v] of Object.entries(all)) if (v) req = req.attach(k, v, `${k}.bin`);
+  return req;
 }

@@ -3,7 +3,7 @@ import { systemClock } from '@pay/kit';
 import { eventsOf } from '@pay/webhooks';
 import { eventually } from '@pay/testing';
 import { clockSigner, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../test-support';
-import { passportMrz, photo } from './fixtures';
+import { documentForm, passportMrz, PERSON, photo, postDocuments } from './fixtures';
 import { reviewKycSession } from './decision';
 import { expireDueKycSessions } from './expiry';
 
@@ -11,31 +11,8 @@ const ctx = invoicingAppForSuite({ background: true });
 const call = clockSigner(() => ctx.app, systemClock);
 
 const year = new Date().getUTCFullYear();
-const person = { country: 'KAZ', lastName: 'IVANOVA', firstName: 'ANNA', number: 'N12345678', birth: '1990-01-01', expiry: `${year + 4}-06-30` };
-
-function documentForm(over: Record<string, string> = {}) {
-  return {
-    documentType: 'passport',
-    documentNumber: person.number,
-    documentCountry: person.country,
-    firstName: 'Anna',
-    lastName: 'Ivanova',
-    middleName: 'Sergeevna',
-    dateOfBirth: person.birth,
-    documentIssuedAt: `${year - 2}-06-30`,
-    documentExpiresAt: person.expiry,
-    mrz: passportMrz(person),
-    ...over,
-  };
-}
-
-async function submit(sessionId: string, form: Record<string, string>, files: Record<string, Buffer | null> = {}) {
-  let req = request(ctx.app).post(`/kyc/${sessionId}`);
-  for (const [k, v] of Object.entries(form)) req = req.field(k, v);
-  const all: Record<string, Buffer | null> = { document: await photo(), selfie: await photo({ format: 'jpeg' }), ...files };
-  for (const [k, v] of Object.entries(all)) if (v) req = req.attach(k, v, `${k}.bin`);
-  return req;
-}
+const person = PERSON;
+const submit = (sessionId: string, form: Record<string, string>, files: Record<string, Buffer | null> = {}) => postDocuments(ctx.app, sessionId, form, files);
 
 const sessionOf = (id: string) => ctx.deps.db.kycSession.findUniqueOrThrow({ where: { id } });
 const decided = (id: string, status: string) =>
