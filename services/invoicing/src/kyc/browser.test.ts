@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { assertValid } from '@pay/schemas';
+import { EventPayloads } from '@pay/webhooks';
 import { eventually, openBrowser, spawnService, startReceiver, type Receiver, type RunningService } from '@pay/testing';
 import { newMerchant, startInvoicingApp, v1Request, type InvoicingTestApp } from '../test-support';
 import { passportMrz, photo } from './fixtures';
@@ -107,6 +109,7 @@ it('walks the v1 page on a phone from pending to a decision, back to redirectUrl
     timestamp: expect.any(Number),
     session: { id: session.id, level: 'basic', status: 'completed', metadata: { orderId: 'A-17' }, reason: null, updatedAt: expect.any(String) },
   });
+  assertValid(EventPayloads['kyc.passed'], JSON.parse(got.body)); // the documented contract, v1 shape
   expect(problems).toEqual([]);
   await page.close();
 }, 90_000);

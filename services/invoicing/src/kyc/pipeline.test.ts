@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { systemClock } from '@pay/kit';
-import { eventsOf } from '@pay/webhooks';
+import { EventPayloads, eventsOf } from '@pay/webhooks';
+import { assertValid } from '@pay/schemas';
 import { eventually } from '@pay/testing';
 import { clockSigner, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../test-support';
 import { documentForm, passportMrz, PERSON, photo, postDocuments } from './fixtures';
@@ -89,6 +90,8 @@ describe('KYC verification flow', () => {
       session: { id: created.id, sessionId: created.sessionId, status: 'APPROVED', invoiceId: inv.id, customerId: 'crm-1', customerEmail: 'Anna@Example.kz', customerPhone: null, reason: null, updatedAt: s.updatedAt.toISOString() },
     });
 
+    assertValid(EventPayloads['kyc.passed'], events[0]!.body); // the documented contract
+
     // The page shows the outcome and the way back; a second submission is refused.
     const after = await request(ctx.app).get(`/kyc/${created.sessionId}`);
     expect(after.text).toContain('data-return-url="https://shop.example/done"');
@@ -115,6 +118,7 @@ describe('KYC verification flow', () => {
     expect(customer).toMatchObject({ phone: '+77010000001', kycStatus: 'REJECTED', trustLevel: 'LEVEL_2', totalPayments: 3 });
     const events = await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.rejected');
     expect(events.map((e) => (e.body.session as { status: string; reason: string }).status)).toEqual(['DECLINED']);
+    assertValid(EventPayloads['kyc.rejected'], events[0]!.body);
     expect((await request(ctx.app).get(`/kyc/${created.sessionId}`)).text).toContain('Not verified');
   });
 
