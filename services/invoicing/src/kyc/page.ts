@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { Api } from '@pay/kit';
-import { ApiError, StringEnum } from '@pay/schemas';
+import { ApiError, StringEnum, Uuid } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
 import { kycPage, kycPageStateOf, type KycPageState } from './page-view';
-import { kycSessionByPageId } from './sessions';
+import { kycSessionByPageId, verificationForInvoice } from './sessions';
 import { KYC_UPLOAD, KycDocumentForm, submitKycDocuments } from './submission';
 
 const Params = Type.Object({ sessionId: Type.String({ pattern: '^kyc_[A-Za-z0-9_-]{24}$' }) });
@@ -44,6 +44,19 @@ export function kycPageRoutes(pages: Api, deps: InvoicingDeps): void {
         const s = await kycSessionByPageId(deps, params.sessionId);
         return { status: err.status, html: kycPage(s, deps.clock.now(), { problem: { message: err.message, details: err.details }, values: form }) };
       }
+    },
+  });
+
+  pages.page({
+    method: 'post',
+    path: '/pay/:invoiceId/kyc',
+    summary: 'From the payment page of a kycRequired invoice to its verification page',
+    auth: 'none',
+    params: Type.Object({ invoiceId: Uuid }),
+    form: Type.Object({}, { additionalProperties: false }),
+    handler: async ({ params }) => {
+      const s = await verificationForInvoice(deps, params.invoiceId);
+      return { redirect: s ? `/kyc/${s.sessionId}` : `/pay/${params.invoiceId}` };
     },
   });
 

@@ -179,6 +179,29 @@ describe('KYC verification flow', () => {
     expect(await ctx.deps.db.kycFile.count({ where: { sessionId: v1.id } })).toBe(3);
   });
 
+  it('the payment page of a kycRequired invoice sends the payer to verification, and back to pay once approved', async () => {
+    const m = await newMerchant(ctx.deps);
+    const inv = (await call(m, 'post', '/api/v2/invoices', { amount: 99, kycRequired: true, customerPhone: '+77015550000' })).body.invoice;
+    const pay = await request(ctx.app).get(`/pay/${inv.id}`);
+    expect(pay.text).toContain(`action="/pay/${inv.id}/kyc"`);
+    const go = await request(ctx.app).post(`/pay/${inv.id}/kyc`).type('form').send('');
+    expect(go.status).toBe(303);
+    expect(go.headers.location).toMatch(/^\/kyc\/kyc_/);
+    // Asking again leads to the same open session, not a new one.
+    expect((await request(ctx.app).post(`/pay/${inv.id}/kyc`).type('form').send('')).headers.location).toBe(go.headers.location);
+    const sessions = (await call(m, 'get', `/api/v2/kyc/sessions?invoiceId=${inv.id}`)).body.data;
+    expect(sessions).toEqual([expect.objectContaining({ status: 'NOT_STARTED', invoiceId: inv.id, customerPhone: '+77015550000' })]);
+    const sessionId = go.headers.location!.split('/kyc/')[1]!;
+    expect((await submit(sessionId, documentForm())).status).toBe(303);
+    await decided(sessions[0].id, 'APPROVED');
+    expect((await request(ctx.app).get(`/kyc/${sessionId}`)).text).toContain(`data-return-url="${ctx.deps.config.PUBLIC_URL}/pay/${inv.id}"`);
+    const payable = await request(ctx.app).get(`/pay/${inv.id}`);
+    expect(payable.text).not.toContain('data-testid="kyc-required"');
+    expect(payable.text).toContain('data-testid="qr"');
+    // Nothing to verify any more: straight back to the payment page.
+    expect((await request(ctx.app).post(`/pay/${inv.id}/kyc`).type('form').send('')).headers.location).toBe(`/pay/${inv.id}`);
+  });
+
   it('expires a session nobody finished: EXPIRED (v1 expired), the page says so and takes nothing', async () => {
     const m = await newMerchant(ctx.deps);
     const v1 = (await v1Request(ctx.app, m, 'post', '/api/v1/kyc/sessions', { level: 'basic', redirectUrl: 'https://shop.example/r' })).body;

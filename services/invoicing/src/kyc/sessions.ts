@@ -4,7 +4,8 @@ import { outboundUrlProblem } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
 import type { KycSession, Prisma } from '../generated/prisma/client';
-import { selectInvoice } from '../invoices/store';
+import { selectInvoice, selectInvoiceById } from '../invoices/store';
+import { isKycVerified, paymentLinkOf } from '../invoices/views';
 import type { KycLevel, KycStatus, Language } from './schemas';
 
 /** A session the customer has not finished by then expires (v1 says 24 h; v2 uses the same). */
@@ -109,4 +110,29 @@ export async function kycSessionByPageId(deps: Pick<InvoicingDeps, 'db'>, sessio
   const s = await deps.db.kycSession.findUnique({ where: { sessionId } });
   if (!s) throw new ApiError('NOT_FOUND', 'This verification link does not lead to a session');
   return s;
+}
+
+/**
+ * The verification the hosted payment page sends a payer to when a `kycRequired` invoice is
+ * not yet `kycVerified` (decisions.md §10): the newest session bound to the invoice that is
+ * still open or under way, else a new v2 session bound to it, which returns to the payment
+ * page. Null when the invoice needs no verification (any more).
+ */
+export async function verificationForInvoice(deps: InvoicingDeps, invoiceId: string): Promise<KycSession | null> {
+  const invoice = await selectInvoiceById(deps.sql, invoiceId);
+  if (!invoice) throw new ApiError('NOT_FOUND', 'This payment link does not lead to an invoice');
+  const now = deps.clock.now();
+  if (!invoice.kyc_required || isKycVerified(invoice) || invoice.status !== 'PENDING' || invoice.expires_at <= now) return null;
+  const open = await deps.db.kycSession.findFirst({
+    where: { invoiceId, OR: [{ status: 'NOT_STARTED', expiresAt: { gt: now } }, { status: 'IN_PROGRESS' }] },
+    orderBy: { createdAt: 'desc' },
+  });
+  if (open) return open;
+  return createKycSession(deps, { merchantId: invoice.merchant_id, isTest: invoice.is_test }, {
+    api: 'v2',
+    level: 'basic',
+    language: 'ru',
+    invoiceId,
+    returnUrl: paymentLinkOf(deps.config.PUBLIC_URL, invoiceId),
+  });
 }
