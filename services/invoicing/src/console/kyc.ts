@@ -79,7 +79,7 @@ export function consoleKycRoutes(api: Api, deps: InvoicingDeps): void {
     auth: 'session',
     params: Params,
     response: { status: 200, schema: Decided },
-    errors: ['INVALID_STATE'],
+    errors: ['NOT_FOUND', 'INVALID_STATE'],
     handler: async ({ auth, params }) => {
       const s = await reviewKycSession(deps, ownerOf(auth), params.id, { approve: true, reason: null, reviewer: `console:${auth.keyId}` });
       return { body: { id: s.id, status: s.status } };
@@ -95,7 +95,7 @@ export function consoleKycRoutes(api: Api, deps: InvoicingDeps): void {
     params: Params,
     body: DeclineBody,
     response: { status: 200, schema: Decided },
-    errors: ['INVALID_STATE'],
+    errors: ['NOT_FOUND', 'INVALID_STATE'],
     handler: async ({ auth, params, body }) => {
       const s = await reviewKycSession(deps, ownerOf(auth), params.id, { approve: false, reason: body.reason.trim(), reviewer: `console:${auth.keyId}` });
       return { body: { id: s.id, status: s.status } };

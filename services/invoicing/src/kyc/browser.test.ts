@@ -30,10 +30,11 @@ beforeAll(async () => {
   ctx = await startInvoicingApp({ env: { ...env, PUBLIC_URL: base }, background: true });
   server.on('request', ctx.app);
   // The real webhook worker process on the same database and Redis delivers the session's result.
-  worker = await spawnService('webhook-worker', { ...env, WEBHOOK_POLL_INTERVAL_MS: '50' });
+  // A generous start time: tsx compiles the worker on start, and this 2-core machine is shared.
+  worker = await spawnService('webhook-worker', { ...env, WEBHOOK_POLL_INTERVAL_MS: '50' }, 60_000);
   receiver = await startReceiver({ status: 200, body: 'ok' });
   browser = await openBrowser();
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await browser?.close();
   await receiver?.close();

@@ -150,6 +150,8 @@ export async function reviewKycSession(
   d: { approve: boolean; reason: string | null; reviewer: string },
 ): Promise<KycSession> {
   const s = await decideKycSession(deps, id, 'MANUAL_REVIEW', { outcome: d.approve ? 'approve' : 'decline', reason: d.reason, by: d.reviewer }, owner);
-  if (!s) throw new ApiError('INVALID_STATE', `KYC session ${id} is not waiting for a review`);
-  return s;
+  if (s) return s;
+  const exists = await deps.db.kycSession.count({ where: { id, merchantId: owner.merchantId, isTest: owner.isTest } });
+  if (!exists) throw new ApiError('NOT_FOUND', `KYC session ${id} not found`);
+  throw new ApiError('INVALID_STATE', `KYC session ${id} is not waiting for a review`);
 }

@@ -137,7 +137,7 @@ describe('KYC verification flow', () => {
     expect((await request(ctx.app).get(`/kyc/${created.sessionId}`)).text).toContain('data-kyc-state="review"');
     // Another merchant cannot decide it; the reviewer decides once.
     const other = await newMerchant(ctx.deps);
-    await expect(reviewKycSession(ctx.deps, owner(other), created.id, { approve: true, reason: null, reviewer: 'x' })).rejects.toThrow(/not waiting/);
+    await expect(reviewKycSession(ctx.deps, owner(other), created.id, { approve: true, reason: null, reviewer: 'x' })).rejects.toThrow(/not found/);
     const approved = await reviewKycSession(ctx.deps, owner(m), created.id, { approve: true, reason: null, reviewer: 'key-1' });
     expect(approved).toMatchObject({ status: 'APPROVED', decidedBy: 'key-1' });
     await expect(reviewKycSession(ctx.deps, owner(m), created.id, { approve: false, reason: 'late', reviewer: 'key-1' })).rejects.toThrow(/not waiting/);
