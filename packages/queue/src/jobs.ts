@@ -25,6 +25,15 @@ export const Queues = {
     jobOptions: { attempts: 10, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: true },
   },
   /**
+   * Runs the automatic check of one submitted KYC session (invoicing). The job id is the
+   * session's id; a reconciler re-adds jobs for sessions still CHECKING after a Redis loss.
+   */
+  kycChecks: {
+    name: 'invoicing-kyc-checks',
+    schema: Type.Object({ sessionId: Uuid }, { additionalProperties: false }),
+    jobOptions: { attempts: 5, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: true, removeOnFail: true },
+  },
+  /**
    * Wakes the webhook worker: deliveries are rows in Postgres (schema `webhooks`), and a job
    * only says "look now" (a retry fell due, the console asked for a resend, a test or a
    * replay). Losing one costs at most the worker's poll interval, never a delivery.
@@ -75,3 +84,4 @@ export function jobOptionsFor(queueName: string): JobsOptions {
 export type WebhookWakeJob = JobOf<'webhookWakes'>;
 export type ReceiptCheckJob = JobOf<'receiptChecks'>;
 export type BatchJob = JobOf<'batchInvoices'>;
+export type KycCheckJob = JobOf<'kycChecks'>;

@@ -5,6 +5,7 @@
  */
 export type ErrorCode =
   | 'VALIDATION_ERROR'
+  | 'VALIDATION_FAILED'
   | 'INVALID_ADDRESS'
   | 'UNAUTHORIZED'
   | 'INVALID_SIGNATURE'
@@ -45,6 +46,8 @@ export interface ErrorDetail {
 
 const STATUS: Record<ErrorCode, number> = {
   VALIDATION_ERROR: 400,
+  /** Well-formed input a rule refuses (invoicing v1's 422 "validation failed"). */
+  VALIDATION_FAILED: 422,
   INVALID_ADDRESS: 400,
   UNAUTHORIZED: 401,
   INVALID_SIGNATURE: 401,

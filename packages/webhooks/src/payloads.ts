@@ -1,4 +1,4 @@
-import { Type, type TObject } from '@sinclair/typebox';
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { Amount, NullableTimestamp, Timestamp, Uuid } from '@pay/schemas';
 
 /**
@@ -19,7 +19,7 @@ export type InvoicingEventKind = (typeof INVOICING_EVENT_KINDS)[number];
 export const CRYPTO_EVENT_KINDS = ['transaction.confirmed', 'invoice.paid', 'withdrawal.completed', 'withdrawal.failed'] as const;
 
 /** `{ event, timestamp, <key>: object }`: the envelope of every event (decisions.md §7). */
-export function eventEnvelope(kind: string, key: string, object: TObject, extra: Record<string, TObject> = {}) {
+export function eventEnvelope(kind: string, key: string, object: TSchema, extra: Record<string, TObject> = {}) {
   return Type.Object(
     {
       event: Type.Literal(kind),
@@ -55,8 +55,12 @@ const Refund = Type.Object(
   { additionalProperties: false },
 );
 
+const V1_KYC_STATUS: Record<string, string> = { APPROVED: 'completed', DECLINED: 'failed', IN_PROGRESS: 'in_progress' };
+
+/** A v2 session in the v2 vocabulary; a v1 session (POST /api/v1/kyc/sessions) in the v1 shape and statuses. */
 function kycSession(status: string) {
-  return Type.Object(
+  const reason = Type.Union([Type.String(), Type.Null()], { description: 'Why the session was declined or sent to review; null when passed' });
+  const v2 = Type.Object(
     {
       id: Uuid,
       sessionId: Type.String(),
@@ -65,11 +69,16 @@ function kycSession(status: string) {
       customerId: Nullable(Type.String()),
       customerEmail: Nullable(Type.String()),
       customerPhone: Nullable(Type.String()),
-      reason: Type.Optional(Nullable(Type.String({ description: 'Why the session was declined or sent to review' }))),
+      reason: Type.Optional(reason),
       updatedAt: Timestamp,
     },
-    { additionalProperties: false },
+    { additionalProperties: false, title: 'v2 session' },
   );
+  const v1 = Type.Object(
+    { id: Uuid, level: Type.Union([Type.Literal('basic'), Type.Literal('advanced')]), status: Type.Literal(V1_KYC_STATUS[status]!), metadata: Metadata, reason, updatedAt: Timestamp },
+    { additionalProperties: false, title: 'v1 session' },
+  );
+  return Type.Union([v2, v1]);
 }
 
 /**

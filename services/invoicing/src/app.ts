@@ -12,6 +12,8 @@ import { receiptRoutes } from './receipts/routes';
 import { v1AnalyticsRoutes, v1InvoiceRoutes } from './v1/routes';
 import { batchRoutes } from './batch/routes';
 import { paymentPageRoutes } from './pay-page/routes';
+import { kycV1Routes, kycV2Routes } from './kyc/routes';
+import { kycPageRoutes } from './kyc/page';
 import { ASSETS_PATH, errorPage } from './pay-page/view';
 
 /** The hosted pages' CSS and JS. */
@@ -59,7 +61,10 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
   v1InvoiceRoutes(apis.v1, deps);
   v1AnalyticsRoutes(apis.v1, deps);
   batchRoutes(apis.v1, deps);
+  kycV2Routes(apis.v2, deps);
+  kycV1Routes(apis.v1, deps);
   paymentPageRoutes(apis.pages, deps);
+  kycPageRoutes(apis.pages, deps);
   const webConsole = buildConsole(deps, guards.none);
 
   const app = createHttpApp({

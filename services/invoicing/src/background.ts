@@ -5,6 +5,9 @@ import { reconcileBatches, startBatchWorkers } from './batch/worker';
 import type { InvoicingDeps } from './deps';
 import { expireDueInvoices } from './invoices/expiry';
 import { reconcileRefunds } from './invoices/refunds';
+import { expireDueKycSessions } from './kyc/expiry';
+import { RuleBasedKycProvider } from './kyc/rules';
+import { reconcileKycChecks, startKycWorker } from './kyc/worker';
 import { ReceiptReaders } from './receipts/readers';
 import { reconcileReceipts, startReceiptWorker } from './receipts/worker';
 
@@ -12,42 +15,45 @@ import { reconcileReceipts, startReceiptWorker } from './receipts/worker';
 const REFUND_RECONCILE_INTERVAL_MS = 30_000;
 /** How often receipts left PENDING without a job (Redis lost it) get one again. */
 const RECEIPT_RECONCILE_INTERVAL_MS = 60_000;
+/** How often KYC checks whose job was lost are queued again (see reconcileKycChecks). */
+const KYC_RECONCILE_INTERVAL_MS = 30_000;
 /** How often batches whose job Redis may have lost are looked for. */
 const BATCH_RECONCILE_INTERVAL_MS = 30_000;
 /** How often expired idempotency answers, console sessions and published outbox rows are deleted. */
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
- * The invoicing service's work outside requests: invoice expiry (every EXPIRY_INTERVAL_MS, so
- * an invoice expires within about a second of `expiresAt`), the refund reconciler, the outbox
- * relay, the receipt check worker and the batch workers (large CSV batches, their e-mails) with
- * their reconcilers, and housekeeping. Every part is safe in several processes at once (SKIP
- * LOCKED, conditional updates, job ids), and keeps no state of its own: a restart resumes
- * where the database stands.
+ * The invoicing service's work outside requests: invoice and KYC-session expiry (every
+ * EXPIRY_INTERVAL_MS, so either expires within about a second of `expiresAt`), the refund
+ * reconciler, the outbox relay, the receipt check, KYC check and batch workers (large CSV
+ * batches, their e-mails) with their reconcilers, and housekeeping. Every part is safe in
+ * several processes at once (SKIP LOCKED, conditional updates, job ids), and keeps no state
+ * of its own: a restart resumes where the database stands.
  */
 export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
   const relay = new OutboxRelay({ db: deps.db, connection: deps.queueRedis, logger: deps.logger, prefix: deps.config.QUEUE_PREFIX, intervalMs: deps.config.OUTBOX_INTERVAL_MS });
   relay.start();
   const readers = new ReceiptReaders({ langDir: deps.config.OCR_LANG_DIR, rusTrainedData: deps.config.OCR_RUS_TRAINEDDATA });
   const receipts = startReceiptWorker(deps, readers);
+  const kycWorker = startKycWorker(deps, new RuleBasedKycProvider());
   const batchWorkers = startBatchWorkers(deps);
-  const receiptReconciler = every(
-    'receipt-reconciler',
-    RECEIPT_RECONCILE_INTERVAL_MS,
-    () => reconcileReceipts(deps, relay.queue(Queues.receiptChecks.name)),
-    deps.logger,
-  );
-  const batches = every('batch-reconciler', BATCH_RECONCILE_INTERVAL_MS, () => reconcileBatches(deps, (name) => relay.queue(name)), deps.logger);
   const expiry = every('invoice-expiry', deps.config.EXPIRY_INTERVAL_MS, () => expireDueInvoices(deps), deps.logger);
-  const refunds = every('refund-reconciler', REFUND_RECONCILE_INTERVAL_MS, () => reconcileRefunds(deps), deps.logger);
-  const cleaner = every('housekeeping', HOUSEKEEPING_INTERVAL_MS, () => housekeeping(deps), deps.logger);
+  const loops = [
+    expiry,
+    every('kyc-expiry', deps.config.EXPIRY_INTERVAL_MS, () => expireDueKycSessions(deps), deps.logger),
+    every('refund-reconciler', REFUND_RECONCILE_INTERVAL_MS, () => reconcileRefunds(deps), deps.logger),
+    every('receipt-reconciler', RECEIPT_RECONCILE_INTERVAL_MS, () => reconcileReceipts(deps, relay.queue(Queues.receiptChecks.name)), deps.logger),
+    every('kyc-reconciler', KYC_RECONCILE_INTERVAL_MS, () => reconcileKycChecks(deps, relay.queue(Queues.kycChecks.name)), deps.logger),
+    every('batch-reconciler', BATCH_RECONCILE_INTERVAL_MS, () => reconcileBatches(deps, (name) => relay.queue(name)), deps.logger),
+    every('housekeeping', HOUSEKEEPING_INTERVAL_MS, () => housekeeping(deps), deps.logger),
+  ];
   const stop = async () => {
-    await Promise.all([expiry.stop(), refunds.stop(), cleaner.stop(), receiptReconciler.stop(), batches.stop()]);
-    await Promise.all([receipts.close(), ...batchWorkers.map((w) => w.close())]);
+    await Promise.all(loops.map((l) => l.stop()));
+    await Promise.all([receipts.close(), kycWorker.close(), ...batchWorkers.map((w) => w.close())]);
     await Promise.all([relay.stop(), readers.close()]);
   };
   lifecycle?.onShutdown('background', stop);
-  return { expiry, refunds, cleaner, relay, receipts, readers, batchWorkers, batches, stop };
+  return { relay, receipts, readers, kycWorker, batchWorkers, expiry, loops, stop };
 }
 
 /**

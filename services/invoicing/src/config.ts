@@ -7,7 +7,7 @@ export const InvoicingConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3001 }),
   QUEUE_PREFIX: Type.String({ default: 'bull', description: 'BullMQ key prefix; the same as the webhook worker' }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'base_url as merchants see it; default http://HOST:PORT' })),
-  RUN_WORKERS: Type.Boolean({ default: true, description: 'run invoice expiry, the refund reconciler and housekeeping in this process' }),
+  RUN_WORKERS: Type.Boolean({ default: true, description: 'run expiry, the outbox relay, the receipt, KYC and batch workers, the reconcilers and housekeeping in this process' }),
   RECEIPTS_STORAGE: StringEnum(['local', 's3'] as const, { default: 'local', description: 'where receipt files are kept: local disk (RECEIPTS_DIR) or an S3-compatible bucket (S3_*)' }),
   RECEIPTS_DIR: Type.String({ default: 'data/receipts', description: 'receipt files on local disk (relative to the working directory)' }),
   RECEIPT_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 50 * 1024 * 1024, default: 10 * 1024 * 1024, description: 'largest receipt file accepted, in bytes' }),

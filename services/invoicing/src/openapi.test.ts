@@ -4,7 +4,7 @@ import { invoicingAppForSuite } from './test-support';
 const ctx = invoicingAppForSuite();
 
 describe('the OpenAPI document', () => {
-  it('lists every v2 operation, with the choices the spec leaves open written down', async () => {
+  it('lists every v2 and v1 operation, with the choices the spec leaves open written down', async () => {
     const res = await request(ctx.app).get('/openapi.json');
     expect(res.status).toBe(200);
     const doc = res.body as { paths: Record<string, Record<string, { description?: string; responses: Record<string, unknown> }>> };
@@ -23,6 +23,10 @@ describe('the OpenAPI document', () => {
         '/api/v2/receipts/{receiptId}',
         '/api/v2/receipts/{receiptId}/file',
         '/api/v2/sandbox/invoices/{invoiceId}/pay',
+        '/api/v2/kyc/sessions',
+        '/api/v2/kyc/sessions/{sessionId}',
+        '/api/v1/kyc/sessions',
+        '/api/v1/kyc/sessions/{sessionId}',
       ].sort(),
     );
     const text = (path: string, method: string) => doc.paths[path]![method]!.description ?? '';
@@ -33,6 +37,9 @@ describe('the OpenAPI document', () => {
     expect(text('/api/v2/customers', 'get')).toMatch(/LEVEL_3 \(6\+ payments and KYC verified\)/);
     expect(text('/api/v2/receipts/{receiptId}', 'get')).toMatch(/within 0\.01 RUB of the invoice’s.*Moscow time, ±1 day/);
     expect(Object.keys(doc.paths['/api/v2/receipts/{receiptId}/file']!.get!.responses['200'] as object)).toEqual(['description', 'content']);
+    expect(text('/api/v2/kyc/sessions', 'post')).toMatch(/faceMatchScore` is the evidence for a face comparison/);
+    expect(text('/api/v1/kyc/sessions', 'post')).toMatch(/`pending` → `in_progress` → `completed` or `failed`, or `expired`: the v2 NOT_STARTED, IN_PROGRESS, APPROVED, DECLINED and EXPIRED/);
+    expect(Object.keys(doc.paths['/api/v1/kyc/sessions']!.post!.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '422']));
     expect(Object.keys(doc.paths['/api/v2/sandbox/invoices/{invoiceId}/pay']!.post!.responses)).toEqual(expect.arrayContaining(['200', '403', '404', '422']));
   });
 

@@ -26,7 +26,7 @@ import { receiptStorageFrom } from './receipts/storage-from-config';
 export interface TestAppOptions {
   clock?: Clock;
   env?: Record<string, string>;
-  /** Run expiry, the refund reconciler, housekeeping, the outbox relay and the receipt checks, as RUN_WORKERS does. */
+  /** Run expiry, the refund reconciler, housekeeping, the outbox relay and the receipt, KYC and batch workers, as RUN_WORKERS does. */
   background?: boolean;
   /** Give live mode the sandbox too (main.ts connects none), to test that live and test data stay apart. */
   liveSandbox?: boolean;
@@ -50,6 +50,7 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
   const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
   const sandbox = new SandboxProvider(config.PUBLIC_URL);
+  let kick = () => undefined as void;
   const deps: InvoicingDeps = {
     config,
     logger,
@@ -66,12 +67,12 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
     wakeWebhooks: waker.wake,
     clock: opts.clock ?? systemClock,
     mailer: smtpMailer(config),
-    kickOutbox: () => undefined,
+    kickOutbox: () => kick(),
     isShuttingDown: () => false,
   };
   const { app, apis } = buildInvoicingApp(deps);
   const background = opts.background ? startBackground(deps) : null;
-  if (background) deps.kickOutbox = () => void background.relay.kick();
+  if (background) kick = () => void background.relay.kick();
   return {
     app,
     apis,

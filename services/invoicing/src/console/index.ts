@@ -6,6 +6,7 @@ import type { RequestHandler } from 'express';
 import type { InvoicingDeps } from '../deps';
 import { consolePages, consoleErrorPage } from './pages';
 import { consoleRoutes } from './routes';
+import { consoleKycPages, consoleKycRoutes } from './kyc';
 
 /**
  * The merchant web console at /console: its JSON API (`session` auth: cookie, CSRF on
@@ -23,6 +24,8 @@ export function buildConsole(deps: InvoicingDeps, anonymous: RequestHandler[]): 
   const api = new Api({ envelope: 'success', auth: { none: anonymous, session: guards.api }, validateResponses: deps.config.NODE_ENV !== 'production' });
   const pages = new Api({ envelope: 'success', auth: { none: anonymous, session: guards.page }, errorPage: consoleErrorPage });
   consoleRoutes(api, deps);
+  consoleKycRoutes(api, deps);
   consolePages(pages, deps);
+  consoleKycPages(pages, deps);
   return { routers: [staticAssets('/console/assets', path.join(__dirname, 'assets')), api.router, pages.router], operations: api.operations };
 }

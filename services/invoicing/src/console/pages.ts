@@ -17,7 +17,7 @@ interface Frame {
   session?: { csrfToken: string; merchant: string; mode: 'test' | 'live' };
 }
 
-function layout(f: Frame): SafeHtml {
+export function layout(f: Frame): SafeHtml {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${f.title} · Console</title>
@@ -25,6 +25,7 @@ ${f.session ? html`<meta name="csrf-token" content="${f.session.csrfToken}">` : 
 <link rel="stylesheet" href="/console/assets/console.css"><script src="/console/assets/console.js" defer></script></head>
 <body>
 <header class="top"><a class="brand" href="/console/webhooks">Payments console</a>
+${f.session ? html`<nav><a href="/console/webhooks">Webhooks</a> <a href="/console/kyc" data-testid="nav-kyc">KYC review</a></nav>` : ''}
 ${
   f.session
     ? html`<span class="who"><span class="badge ${f.session.mode}" data-testid="mode">${f.session.mode === 'test' ? 'Test mode' : 'Live mode'}</span> ${f.session.merchant}</span>
@@ -81,14 +82,17 @@ ${attemptRows(attempts.get(d.id) ?? [])}
   )}</ul>`;
 }
 
+/** What a signed-in page's frame shows: the CSRF token for console.js, the merchant and the mode. */
+export async function sessionFrame(deps: InvoicingDeps, req: Request, auth: AuthContext): Promise<NonNullable<Frame['session']>> {
+  const s = consoleSessionFrom(req.res!);
+  const merchant = await getMerchant(deps.accounts, auth.merchantId);
+  return { csrfToken: s.csrfToken, merchant: merchant.companyName, mode: auth.isTestMode ? ('test' as const) : ('live' as const) };
+}
+
 /** The console pages: server-rendered, on the console JSON API through console.js for changes. */
 export function consolePages(pages: Api, deps: InvoicingDeps): void {
   const db = deps.webhooks;
-  const frame = async (req: Request, auth: AuthContext) => {
-    const s = consoleSessionFrom(req.res!);
-    const merchant = await getMerchant(deps.accounts, auth.merchantId);
-    return { csrfToken: s.csrfToken, merchant: merchant.companyName, mode: auth.isTestMode ? ('test' as const) : ('live' as const) };
-  };
+  const frame = (req: Request, auth: AuthContext) => sessionFrame(deps, req, auth);
 
   pages.page({ method: 'get', path: '/console', summary: 'Console home', auth: 'session', handler: () => ({ redirect: '/console/webhooks' }) });
 

@@ -26,9 +26,12 @@ export interface CustomerRow {
 /**
  * The customer who pays this invoice, locked for the payment: the one bound to it, else the
  * merchant's customer (same mode) with its e-mail (compared lower-case), else its phone.
- * Null when the invoice names nobody known.
+ * Null when the invoice names nobody known. A KYC decision finds its customer the same way.
  */
-export async function lockPayer(tx: Tx, i: InvoiceRow): Promise<CustomerRow | null> {
+export async function lockPayer(
+  tx: Tx,
+  i: Pick<InvoiceRow, 'merchant_id' | 'is_test' | 'customer_id' | 'customer_email' | 'customer_phone'>,
+): Promise<CustomerRow | null> {
   if (!i.customer_id && !i.customer_email && !i.customer_phone) return null;
   const rows = await tx.$queryRawUnsafe<CustomerRow[]>(
     `SELECT * FROM invoicing.customers

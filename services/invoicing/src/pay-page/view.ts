@@ -86,7 +86,8 @@ export function paymentPage(m: PaymentPageModel, problem?: FormProblem): SafeHtm
   let action: SafeHtml = html``;
   if (m.state === 'pending') {
     action = m.needsKyc
-      ? html`<p class="problem" data-testid="kyc-required">Identity verification (KYC) is required before this invoice can be paid.</p>`
+      ? html`<p class="problem" data-testid="kyc-required">Identity verification (KYC) is required before this invoice can be paid.</p>
+<form method="post" action="/pay/${m.id}/kyc"><button type="submit" data-testid="start-kyc">Verify your identity</button></form>`
       : m.method === 'sbp'
         ? sbpBlock(m)
         : cardForm(m);

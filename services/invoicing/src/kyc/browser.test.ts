@@ -1,0 +1,116 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { assertValid } from '@pay/schemas';
+import { EventPayloads } from '@pay/webhooks';
+import { eventually, openBrowser, spawnService, startReceiver, type Receiver, type RunningService } from '@pay/testing';
+import { newMerchant, startInvoicingApp, v1Request, type InvoicingTestApp } from '../test-support';
+import { passportMrz, photo } from './fixtures';
+
+/** Screenshots of every step, kept as test artefacts (gitignored). */
+const ARTEFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'kyc-page');
+
+let server: Server;
+let ctx: InvoicingTestApp;
+let browser: Awaited<ReturnType<typeof openBrowser>>;
+let worker: RunningService;
+let receiver: Receiver;
+let base: string;
+
+beforeAll(async () => {
+  mkdirSync(ARTEFACTS, { recursive: true });
+  const env = { ALLOW_PRIVATE_WEBHOOK_URLS: 'true' };
+  // Listen first, so the links the service hands out (PUBLIC_URL) lead to this very listener.
+  server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ctx = await startInvoicingApp({ env: { ...env, PUBLIC_URL: base }, background: true });
+  server.on('request', ctx.app);
+  // The real webhook worker process on the same database and Redis delivers the session's result.
+  // A generous start time: tsx compiles the worker on start, and this 2-core machine is shared.
+  worker = await spawnService('webhook-worker', { ...env, WEBHOOK_POLL_INTERVAL_MS: '50' }, 60_000);
+  receiver = await startReceiver({ status: 200, body: 'ok' });
+  browser = await openBrowser();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await worker?.stop();
+  await new Promise((r) => server?.close(r));
+  await ctx?.close();
+});
+
+async function shot(page: Page, name: string) {
+  await page.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: true });
+}
+
+it('walks the v1 page on a phone from pending to a decision, back to redirectUrl, with the signed result at webhookUrl', async () => {
+  const m = await newMerchant(ctx.deps);
+  const created = await v1Request(ctx.app, m, 'post', '/api/v1/kyc/sessions', {
+    level: 'basic',
+    redirectUrl: `${base}/healthz?kyc=done`,
+    locale: 'kz',
+    metadata: { orderId: 'A-17' },
+    webhookUrl: `${receiver.url}/kyc-result`,
+  });
+  expect(created.status).toBe(201);
+  const session = created.body as { id: string; verificationUrl: string; status: string };
+  expect(session.status).toBe('pending');
+
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width: 390, height: 844 });
+  const problems: string[] = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(msg.text());
+  });
+  page.on('pageerror', (err) => problems.push(err.message));
+
+  await page.goto(session.verificationUrl);
+  expect(await page.textContent('h1')).toBe('Жеке басты растау');
+  expect(await page.getAttribute('input[name=document]', 'capture')).toBe('environment');
+  expect(await page.getAttribute('input[name=selfie]', 'capture')).toBe('user');
+  await shot(page, '1-form');
+
+  const year = new Date().getUTCFullYear();
+  const who = { country: 'KAZ', lastName: 'SEITOVA', firstName: 'AIGERIM', number: 'N07654321', birth: '1988-05-17', expiry: `${year + 3}-05-16` };
+  await page.setInputFiles('input[name=document]', { name: 'passport.jpg', mimeType: 'image/jpeg', buffer: await photo({ format: 'jpeg' }) });
+  await page.setInputFiles('input[name=selfie]', { name: 'selfie.png', mimeType: 'image/png', buffer: await photo() });
+  await page.selectOption('select[name=documentType]', 'passport');
+  await page.fill('input[name=documentNumber]', who.number);
+  await page.fill('input[name=documentCountry]', who.country);
+  await page.fill('input[name=lastName]', 'Seitova');
+  await page.fill('input[name=firstName]', 'Aigerim');
+  await page.fill('input[name=dateOfBirth]', who.birth);
+  await page.fill('input[name=documentExpiresAt]', who.expiry);
+  await page.fill('textarea[name=mrz]', passportMrz(who));
+  await shot(page, '2-filled');
+  expect((await v1Request(ctx.app, m, 'get', `/api/v1/kyc/sessions/${session.id}`)).body.status).toBe('pending');
+
+  await Promise.all([page.waitForURL(session.verificationUrl), page.click('[data-testid=submit]')]);
+  await shot(page, '3-sent');
+  // The check decides; the page notices by itself and shows the outcome, then returns to the merchant.
+  await eventually(async () => expect(await page.textContent('[data-testid=status]')).toBe('Расталды'), 20_000);
+  await shot(page, '4-approved');
+  expect((await v1Request(ctx.app, m, 'get', `/api/v1/kyc/sessions/${session.id}`)).body.status).toBe('completed');
+  await page.waitForURL(`${base}/healthz?kyc=done`, { timeout: 10_000 });
+
+  // The result went to the session's own webhookUrl only, signed with the merchant's HMAC secret.
+  const got = await eventually(() => {
+    expect(receiver.received).toHaveLength(1);
+    return receiver.received[0]!;
+  }, 20_000);
+  expect(got.path).toBe('/kyc-result');
+  expect(got.headers['x-svc-event']).toBe('kyc.passed');
+  expect(createHmac('sha256', m.hmacSecret).update(`${got.headers['x-svc-timestamp']}${got.body}`).digest('hex')).toBe(got.headers['x-svc-signature']);
+  expect(JSON.parse(got.body)).toEqual({
+    event: 'kyc.passed',
+    timestamp: expect.any(Number),
+    session: { id: session.id, level: 'basic', status: 'completed', metadata: { orderId: 'A-17' }, reason: null, updatedAt: expect.any(String) },
+  });
+  assertValid(EventPayloads['kyc.passed'], JSON.parse(got.body)); // the documented contract, v1 shape
+  expect(problems).toEqual([]);
+  await page.close();
+}, 90_000);

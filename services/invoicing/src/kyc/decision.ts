@@ -1,0 +1,157 @@
+import type { Clock } from '@pay/kit';
+import { ApiError } from '@pay/schemas';
+import { recordEvent } from '@pay/webhooks';
+import type { InvoicingDeps } from '../deps';
+import type { KycSession, Prisma } from '../generated/prisma/client';
+import { lockPayer } from '../customers/payers';
+import { trustLevelOf } from '../customers/trust';
+import { inTransaction, type Tx } from '../transactions';
+import { fullNameOf, kycEventSessionJson } from './views';
+import type { KycCheck } from './provider';
+
+export type KycEventKind = 'kyc.passed' | 'kyc.rejected' | 'kyc.manual_review';
+
+export interface KycDecision {
+  outcome: 'approve' | 'decline' | 'review';
+  reason: string | null;
+  /** `auto` (the provider's check) or the reviewer (console: the key id). */
+  by: string;
+  /** The automatic check's results; a reviewer's decision keeps the check's. */
+  scores?: { faceMatchScore: number; livenessScore: number };
+  checks?: KycCheck[];
+}
+
+/**
+ * Records an event of a session in the caller's transaction. A v1 session with its own
+ * `webhookUrl` sends it there only (the `target` endpoint of packages/webhooks: same signing,
+ * headers and retries as every delivery); every other session to the console webhooks.
+ */
+export async function emitKycEvent(tx: Tx, clock: Clock, s: KycSession, type: KycEventKind): Promise<void> {
+  await recordEvent(tx, {
+    source: 'invoicing',
+    owner: { merchantId: s.merchantId, isTest: s.isTest },
+    type,
+    object: { session: kycEventSessionJson(s) },
+    at: clock.now().getTime(),
+    targetUrl: s.webhookUrl ?? undefined,
+  });
+}
+
+/** Locks a session for a decision; `expect` is the check state the decision is for. */
+async function lockForDecision(tx: Tx, id: string, expect: 'CHECKING' | 'MANUAL_REVIEW', owner?: { merchantId: string; isTest: boolean }): Promise<KycSession | null> {
+  const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
+    `SELECT id FROM invoicing.kyc_sessions WHERE id = $1::uuid AND ($2::uuid IS NULL OR (merchant_id = $2::uuid AND is_test = $3)) FOR UPDATE`,
+    id,
+    owner?.merchantId ?? null,
+    owner?.isTest ?? false,
+  );
+  if (!rows[0]) return null;
+  const s = await tx.kycSession.findUniqueOrThrow({ where: { id } });
+  return s.status === 'IN_PROGRESS' && s.checkState === expect ? s : null;
+}
+
+/**
+ * The customer's side of a decision, in its transaction. Approval: the customer (found as a
+ * payment finds it: the bound invoice's customer, else by e-mail, else phone; created when
+ * unknown, so their next invoices are kycVerified from creation) becomes VERIFIED and its
+ * trust level is recomputed; a bound invoice becomes `kycVerified`. Decline: a known customer
+ * becomes REJECTED (trust recomputed without KYC); nobody is created for a decline.
+ */
+async function applyToCustomer(tx: Tx, s: KycSession, approved: boolean, now: Date): Promise<void> {
+  let boundCustomer: string | null = null;
+  if (s.invoiceId) {
+    const inv = await tx.$queryRawUnsafe<{ customer_id: string | null }[]>(
+      approved
+        ? `UPDATE invoicing.invoices SET kyc_verified = true WHERE id = $1::uuid AND merchant_id = $2::uuid AND is_test = $3 RETURNING customer_id::text`
+        : `SELECT customer_id::text FROM invoicing.invoices WHERE id = $1::uuid AND merchant_id = $2::uuid AND is_test = $3`,
+      s.invoiceId,
+      s.merchantId,
+      s.isTest,
+    );
+    boundCustomer = inv[0]?.customer_id ?? null;
+  }
+  const who = { merchant_id: s.merchantId, is_test: s.isTest, customer_id: boundCustomer, customer_email: s.customerEmail, customer_phone: s.customerPhone };
+  const customer = await lockPayer(tx, who);
+  const status = approved ? 'VERIFIED' : 'REJECTED';
+  if (customer) {
+    await tx.$executeRawUnsafe(
+      `UPDATE invoicing.customers SET kyc_status = $2::invoicing."KycStatus", trust_level = $3::invoicing."TrustLevel",
+              full_name = COALESCE(full_name, $4), updated_at = $5 WHERE id = $1::uuid`,
+      customer.id,
+      status,
+      trustLevelOf(customer.total_payments, approved),
+      approved ? fullNameOf(s) : null,
+      now,
+    );
+    return;
+  }
+  if (!approved || (!s.customerEmail && !s.customerPhone)) return;
+  // A concurrent first payment may create this customer first: the unique index refuses this
+  // insert and inTransaction runs the decision again, which then finds and updates it.
+  await tx.$executeRawUnsafe(
+    `INSERT INTO invoicing.customers (id, merchant_id, is_test, full_name, email, phone, kyc_status, trust_level, created_at, updated_at)
+     VALUES (gen_random_uuid(), $1::uuid, $2, $3, lower($4), $5, 'VERIFIED', $6::invoicing."TrustLevel", $7, $7)`,
+    s.merchantId,
+    s.isTest,
+    fullNameOf(s),
+    s.customerEmail,
+    s.customerPhone,
+    trustLevelOf(0, true),
+    now,
+  );
+}
+
+const EVENT_OF: Record<KycDecision['outcome'], KycEventKind> = { approve: 'kyc.passed', decline: 'kyc.rejected', review: 'kyc.manual_review' };
+
+/**
+ * Applies a decision to a session IN_PROGRESS, in one transaction with its event and its
+ * effects: `approve` → APPROVED (`verifiedAt`; customer VERIFIED, invoice kycVerified),
+ * `decline` → DECLINED (customer REJECTED), `review` → stays IN_PROGRESS in MANUAL_REVIEW.
+ * Conditional on the session still being where the decision expects it (`expect`), so a
+ * retried job or a second reviewer changes nothing twice. Returns the session, or null when
+ * it was no longer there to decide.
+ */
+export async function decideKycSession(
+  deps: Pick<InvoicingDeps, 'db' | 'clock'>,
+  id: string,
+  expect: 'CHECKING' | 'MANUAL_REVIEW',
+  d: KycDecision,
+  owner?: { merchantId: string; isTest: boolean },
+): Promise<KycSession | null> {
+  return inTransaction(deps.db, async (tx) => {
+    const s = await lockForDecision(tx, id, expect, owner);
+    if (!s) return null;
+    const now = deps.clock.now();
+    const final = d.outcome !== 'review';
+    const updated = await tx.kycSession.update({
+      where: { id },
+      data: {
+        status: d.outcome === 'approve' ? 'APPROVED' : d.outcome === 'decline' ? 'DECLINED' : 'IN_PROGRESS',
+        checkState: final ? 'DECIDED' : 'MANUAL_REVIEW',
+        reason: d.reason,
+        ...(d.scores ? { faceMatchScore: d.scores.faceMatchScore, livenessScore: d.scores.livenessScore } : {}),
+        ...(d.checks ? { checks: d.checks as unknown as Prisma.InputJsonValue } : {}),
+        ...(d.outcome === 'approve' ? { verifiedAt: now } : {}),
+        ...(final ? { decidedAt: now, decidedBy: d.by } : {}),
+        updatedAt: now,
+      },
+    });
+    if (final) await applyToCustomer(tx, updated, d.outcome === 'approve', now);
+    await emitKycEvent(tx, deps.clock, updated, EVENT_OF[d.outcome]);
+    return updated;
+  });
+}
+
+/** A reviewer's decision (console): only a session waiting in MANUAL_REVIEW, of the reviewer's merchant and mode. */
+export async function reviewKycSession(
+  deps: Pick<InvoicingDeps, 'db' | 'clock'>,
+  owner: { merchantId: string; isTest: boolean },
+  id: string,
+  d: { approve: boolean; reason: string | null; reviewer: string },
+): Promise<KycSession> {
+  const s = await decideKycSession(deps, id, 'MANUAL_REVIEW', { outcome: d.approve ? 'approve' : 'decline', reason: d.reason, by: d.reviewer }, owner);
+  if (s) return s;
+  const exists = await deps.db.kycSession.count({ where: { id, merchantId: owner.merchantId, isTest: owner.isTest } });
+  if (!exists) throw new ApiError('NOT_FOUND', `KYC session ${id} not found`);
+  throw new ApiError('INVALID_STATE', `KYC session ${id} is not waiting for a review`);
+}

@@ -1,0 +1,156 @@
+import type { Language } from './schemas';
+
+/** Every text of the verification page, in the session's language (v2 `language`, v1 `locale`). */
+export interface KycTexts {
+  title: string;
+  intro: string;
+  testMode: string;
+  photos: string;
+  documentPhoto: string;
+  documentPhotoHint: string;
+  selfie: string;
+  selfieHint: string;
+  addressProof: string;
+  documentData: string;
+  documentType: string;
+  passport: string;
+  idCard: string;
+  documentNumber: string;
+  documentCountry: string;
+  lastName: string;
+  firstName: string;
+  middleName: string;
+  dateOfBirth: string;
+  documentIssuedAt: string;
+  documentExpiresAt: string;
+  mrz: string;
+  mrzHint: string;
+  submit: string;
+  checking: string;
+  review: string;
+  approved: string;
+  approvedText: string;
+  declined: string;
+  declinedText: string;
+  expired: string;
+  continue: string;
+  problem: string;
+  expiresIn: string;
+}
+
+const en: KycTexts = {
+  title: 'Identity verification',
+  intro: 'Photograph your identity document, take a selfie, and enter the document data. It takes a couple of minutes.',
+  testMode: 'TEST MODE',
+  photos: 'Photos',
+  documentPhoto: 'Document photo',
+  documentPhotoHint: 'The page with your photo, all corners visible, no glare.',
+  selfie: 'Selfie',
+  selfieHint: 'Your face, well lit, looking at the camera.',
+  addressProof: 'Proof of address (utility bill or bank statement: photo or PDF)',
+  documentData: 'Document data',
+  documentType: 'Document',
+  passport: 'Passport',
+  idCard: 'ID card',
+  documentNumber: 'Document number',
+  documentCountry: 'Issuing country (3 letters, e.g. KAZ, RUS)',
+  lastName: 'Last name',
+  firstName: 'First name',
+  middleName: 'Middle name (if any)',
+  dateOfBirth: 'Date of birth',
+  documentIssuedAt: 'Date of issue',
+  documentExpiresAt: 'Valid until',
+  mrz: 'Machine-readable zone',
+  mrzHint: 'The 2 or 3 lines with <<< at the bottom of the page, as printed.',
+  submit: 'Send for verification',
+  checking: 'We are checking your documents. This page updates by itself.',
+  review: 'A specialist is reviewing your documents. This page updates by itself.',
+  approved: 'Verified',
+  approvedText: 'Your identity is confirmed.',
+  declined: 'Not verified',
+  declinedText: 'We could not confirm your identity.',
+  expired: 'This verification link has expired. Ask the merchant for a new one.',
+  continue: 'Continue',
+  problem: 'Please check the form',
+  expiresIn: 'Link valid until',
+};
+
+const ru: KycTexts = {
+  title: 'Проверка личности',
+  intro: 'Сфотографируйте документ, удостоверяющий личность, сделайте селфи и введите данные документа. Это займёт пару минут.',
+  testMode: 'ТЕСТОВЫЙ РЕЖИМ',
+  photos: 'Фотографии',
+  documentPhoto: 'Фото документа',
+  documentPhotoHint: 'Страница с фотографией, видны все углы, без бликов.',
+  selfie: 'Селфи',
+  selfieHint: 'Ваше лицо при хорошем освещении, взгляд в камеру.',
+  addressProof: 'Подтверждение адреса (квитанция ЖКХ или выписка из банка: фото или PDF)',
+  documentData: 'Данные документа',
+  documentType: 'Документ',
+  passport: 'Паспорт',
+  idCard: 'Удостоверение личности',
+  documentNumber: 'Номер документа',
+  documentCountry: 'Страна выдачи (три буквы, например KAZ, RUS)',
+  lastName: 'Фамилия',
+  firstName: 'Имя',
+  middleName: 'Отчество (если есть)',
+  dateOfBirth: 'Дата рождения',
+  documentIssuedAt: 'Дата выдачи',
+  documentExpiresAt: 'Действителен до',
+  mrz: 'Машиночитаемая зона',
+  mrzHint: '2 или 3 строки с <<< внизу страницы, как напечатано.',
+  submit: 'Отправить на проверку',
+  checking: 'Проверяем ваши документы. Страница обновится сама.',
+  review: 'Ваши документы проверяет специалист. Страница обновится сама.',
+  approved: 'Личность подтверждена',
+  approvedText: 'Проверка пройдена.',
+  declined: 'Проверка не пройдена',
+  declinedText: 'Не удалось подтвердить вашу личность.',
+  expired: 'Срок действия ссылки истёк. Запросите новую у продавца.',
+  continue: 'Продолжить',
+  problem: 'Проверьте форму',
+  expiresIn: 'Ссылка действует до',
+};
+
+const kk: KycTexts = {
+  title: 'Жеке басты растау',
+  intro: 'Жеке басты куәландыратын құжаттың суретін түсіріп, селфи жасаңыз және құжат деректерін енгізіңіз. Бұл бірнеше минут алады.',
+  testMode: 'СЫНАҚ РЕЖИМІ',
+  photos: 'Суреттер',
+  documentPhoto: 'Құжаттың суреті',
+  documentPhotoHint: 'Фотосуретіңіз бар беті, барлық бұрыштары көрінеді, жылтырсыз.',
+  selfie: 'Селфи',
+  selfieHint: 'Жақсы жарықтағы бетіңіз, камераға қараңыз.',
+  addressProof: 'Мекенжайды растау (коммуналдық түбіртек немесе банк үзіндісі: сурет немесе PDF)',
+  documentData: 'Құжат деректері',
+  documentType: 'Құжат',
+  passport: 'Төлқұжат',
+  idCard: 'Жеке куәлік',
+  documentNumber: 'Құжат нөмірі',
+  documentCountry: 'Берген ел (үш әріп, мысалы KAZ, RUS)',
+  lastName: 'Тегі',
+  firstName: 'Аты',
+  middleName: 'Әкесінің аты (бар болса)',
+  dateOfBirth: 'Туған күні',
+  documentIssuedAt: 'Берілген күні',
+  documentExpiresAt: 'Жарамдылық мерзімі',
+  mrz: 'Машинамен оқылатын аймақ',
+  mrzHint: 'Беттің төменгі жағындағы <<< бар 2 немесе 3 жол, басылғандай.',
+  submit: 'Тексеруге жіберу',
+  checking: 'Құжаттарыңызды тексеріп жатырмыз. Бұл бет өздігінен жаңарады.',
+  review: 'Құжаттарыңызды маман қарап жатыр. Бұл бет өздігінен жаңарады.',
+  approved: 'Расталды',
+  approvedText: 'Жеке басыңыз расталды.',
+  declined: 'Расталмады',
+  declinedText: 'Жеке басыңызды растау мүмкін болмады.',
+  expired: 'Бұл сілтеменің мерзімі өтті. Сатушыдан жаңасын сұраңыз.',
+  continue: 'Жалғастыру',
+  problem: 'Форманы тексеріңіз',
+  expiresIn: 'Сілтеме жарамды',
+};
+
+export const KYC_TEXTS: Record<Language, KycTexts> = { en, ru, kk };
+
+export function textsFor(language: string): KycTexts {
+  return KYC_TEXTS[(language in KYC_TEXTS ? language : 'ru') as Language];
+}

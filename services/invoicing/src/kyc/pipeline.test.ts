@@ -1,0 +1,220 @@
+import request from 'supertest';
+import { systemClock } from '@pay/kit';
+import { EventPayloads, eventsOf } from '@pay/webhooks';
+import { assertValid } from '@pay/schemas';
+import { eventually } from '@pay/testing';
+import { clockSigner, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../test-support';
+import { documentForm, passportMrz, PERSON, photo, postDocuments } from './fixtures';
+import { reviewKycSession } from './decision';
+import { expireDueKycSessions } from './expiry';
+
+const ctx = invoicingAppForSuite({ background: true });
+const call = clockSigner(() => ctx.app, systemClock);
+
+const year = new Date().getUTCFullYear();
+const person = PERSON;
+const submit = (sessionId: string, form: Record<string, string>, files: Record<string, Buffer | null> = {}) => postDocuments(ctx.app, sessionId, form, files);
+
+const sessionOf = (id: string) => ctx.deps.db.kycSession.findUniqueOrThrow({ where: { id } });
+const decided = (id: string, status: string) =>
+  eventually(async () => {
+    const s = await sessionOf(id);
+    expect(s.status).toBe(status);
+    return s;
+  }, 20_000);
+const owner = (m: TestMerchant) => ({ merchantId: m.merchantId, isTest: true });
+
+describe('KYC verification flow', () => {
+  it('page → documents → automatic approval: verification views, customer VERIFIED, invoice kycVerified and payable, kyc.passed', async () => {
+    const m = await newMerchant(ctx.deps);
+    const inv = (await call(m, 'post', '/api/v2/invoices', { amount: 250, kycRequired: true, customerEmail: 'Anna@Example.kz', customerName: 'A. I.' })).body.invoice;
+    expect((await call(m, 'post', `/api/v2/sandbox/invoices/${inv.id}/pay`, {})).body.error.code).toBe('KYC_REQUIRED');
+    const created = (await call(m, 'post', '/api/v2/kyc/sessions', { invoiceId: inv.id, callbackUrl: 'https://shop.example/done', customerId: 'crm-1' })).body.session;
+
+    const page = await request(ctx.app).get(`/kyc/${created.sessionId}`);
+    expect(page.status).toBe(200);
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.text).toContain('<html lang="ru">');
+    expect(page.text).toContain('Проверка личности');
+    expect(page.text).toMatch(/name="document"[^>]*capture="environment"/);
+    expect(page.text).toMatch(/name="selfie"[^>]*capture="user"/);
+    expect(page.text).not.toContain('name="addressProof"');
+
+    const sent = await submit(created.sessionId, documentForm());
+    expect(sent.status).toBe(303);
+    expect(sent.headers.location).toBe(`/kyc/${created.sessionId}`);
+    const s = await decided(created.id, 'APPROVED');
+    expect(s.checkState).toBe('DECIDED');
+    expect(s.decidedBy).toBe('auto:rules');
+
+    const got = (await call(m, 'get', `/api/v2/kyc/sessions/${created.id}`)).body.session;
+    expect(got.status).toBe('APPROVED');
+    expect(got.verification).toEqual({
+      firstName: 'Anna',
+      lastName: 'Ivanova',
+      middleName: 'Sergeevna',
+      fullName: 'Anna Sergeevna Ivanova',
+      dateOfBirth: '1990-01-01',
+      documentType: 'passport',
+      documentNumber: '*****5678',
+      documentCountry: 'KAZ',
+      documentIssuedAt: `${year - 2}-06-30`,
+      documentExpiresAt: person.expiry,
+      faceMatchScore: expect.any(Number),
+      livenessScore: 1,
+      verifiedAt: s.verifiedAt!.toISOString(),
+    });
+    expect(got.verification.faceMatchScore).toBeGreaterThanOrEqual(0.8);
+    const listed = (await call(m, 'get', `/api/v2/kyc/sessions?status=APPROVED&invoiceId=${inv.id}`)).body.data;
+    expect(listed).toHaveLength(1);
+    expect(Object.keys(listed[0].verification).sort()).toEqual(
+      ['firstName', 'lastName', 'fullName', 'dateOfBirth', 'documentType', 'documentCountry', 'faceMatchScore', 'livenessScore', 'verifiedAt'].sort(),
+    );
+
+    // The invoice is kycVerified and can be paid; the customer exists, VERIFIED, LEVEL_2 (KYC).
+    const invoice = (await call(m, 'get', `/api/v2/invoices/${inv.id}`)).body.invoice;
+    expect(invoice.kycVerified).toBe(true);
+    expect(invoice.customer).toMatchObject({ email: 'anna@example.kz', kycStatus: 'VERIFIED', fullName: 'Anna Sergeevna Ivanova' });
+    const customers = (await call(m, 'get', '/api/v2/customers')).body.data;
+    expect(customers).toEqual([expect.objectContaining({ email: 'anna@example.kz', kycStatus: 'VERIFIED', trustLevel: 'LEVEL_2', totalPayments: 0 })]);
+    expect((await call(m, 'post', `/api/v2/sandbox/invoices/${inv.id}/pay`, {})).status).toBe(200);
+    // A new invoice of the same customer is kycVerified from creation.
+    expect((await call(m, 'post', '/api/v2/invoices', { amount: 1, customerEmail: 'anna@example.kz' })).body.invoice.kycVerified).toBe(true);
+
+    const events = await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.passed');
+    expect(events).toHaveLength(1);
+    expect(events[0]!.targetUrl).toBeNull();
+    expect(events[0]!.body).toEqual({
+      event: 'kyc.passed',
+      timestamp: expect.any(Number),
+      session: { id: created.id, sessionId: created.sessionId, status: 'APPROVED', invoiceId: inv.id, customerId: 'crm-1', customerEmail: 'Anna@Example.kz', customerPhone: null, reason: null, updatedAt: s.updatedAt.toISOString() },
+    });
+
+    assertValid(EventPayloads['kyc.passed'], events[0]!.body); // the documented contract
+
+    // The page shows the outcome and the way back; a second submission is refused.
+    const after = await request(ctx.app).get(`/kyc/${created.sessionId}`);
+    expect(after.text).toContain('data-return-url="https://shop.example/done"');
+    expect(after.text).toContain('data-kyc-state="approved"');
+    expect((await request(ctx.app).get(`/kyc/${created.sessionId}/state`)).body).toEqual({ success: true, state: 'approved' });
+    const again = await submit(created.sessionId, documentForm());
+    expect(again.status).toBe(422);
+    expect(again.text).toContain('already sent');
+  });
+
+  it('declines a minor: DECLINED with its reason, a paying customer becomes REJECTED with trust recomputed, kyc.rejected', async () => {
+    const m = await newMerchant(ctx.deps);
+    for (let i = 0; i < 3; i++) {
+      const inv = (await call(m, 'post', '/api/v2/invoices', { amount: 10, customerPhone: '+77010000001' })).body.invoice;
+      await call(m, 'post', `/api/v2/sandbox/invoices/${inv.id}/pay`, {});
+    }
+    const created = (await call(m, 'post', '/api/v2/kyc/sessions', { customerPhone: '+77010000001', language: 'en' })).body.session;
+    const birth = `${year - 17}-01-01`;
+    expect((await submit(created.sessionId, documentForm({ dateOfBirth: birth, mrz: passportMrz({ ...person, birth }) }))).status).toBe(303);
+    const s = await decided(created.id, 'DECLINED');
+    expect(s.reason).toMatch(/under 18/);
+    expect((await call(m, 'get', `/api/v2/kyc/sessions/${created.id}`)).body.session.verification).toBeNull();
+    const customer = (await call(m, 'get', '/api/v2/customers')).body.data[0];
+    expect(customer).toMatchObject({ phone: '+77010000001', kycStatus: 'REJECTED', trustLevel: 'LEVEL_2', totalPayments: 3 });
+    const events = await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.rejected');
+    expect(events.map((e) => (e.body.session as { status: string; reason: string }).status)).toEqual(['DECLINED']);
+    assertValid(EventPayloads['kyc.rejected'], events[0]!.body);
+    expect((await request(ctx.app).get(`/kyc/${created.sessionId}`)).text).toContain('Not verified');
+  });
+
+  it('sends a borderline case to manual review (kyc.manual_review), which a reviewer approves once', async () => {
+    const m = await newMerchant(ctx.deps);
+    const created = (await call(m, 'post', '/api/v2/kyc/sessions', { customerEmail: 'r@example.kz' })).body.session;
+    expect((await submit(created.sessionId, documentForm({ mrz: '' }))).status).toBe(303);
+    const s = await eventually(async () => {
+      const x = await sessionOf(created.id);
+      expect(x.checkState).toBe('MANUAL_REVIEW');
+      return x;
+    }, 20_000);
+    expect(s.status).toBe('IN_PROGRESS');
+    expect(s.reason).toMatch(/machine-readable zone/);
+    expect((await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.manual_review')).map((e) => (e.body.session as { status: string }).status)).toEqual(['IN_PROGRESS']);
+    expect((await request(ctx.app).get(`/kyc/${created.sessionId}`)).text).toContain('data-kyc-state="review"');
+    // Another merchant cannot decide it; the reviewer decides once.
+    const other = await newMerchant(ctx.deps);
+    await expect(reviewKycSession(ctx.deps, owner(other), created.id, { approve: true, reason: null, reviewer: 'x' })).rejects.toThrow(/not found/);
+    const approved = await reviewKycSession(ctx.deps, owner(m), created.id, { approve: true, reason: null, reviewer: 'key-1' });
+    expect(approved).toMatchObject({ status: 'APPROVED', decidedBy: 'key-1' });
+    await expect(reviewKycSession(ctx.deps, owner(m), created.id, { approve: false, reason: 'late', reviewer: 'key-1' })).rejects.toThrow(/not waiting/);
+    expect((await call(m, 'get', '/api/v2/customers')).body.data[0]).toMatchObject({ email: 'r@example.kz', kycStatus: 'VERIFIED' });
+    expect(await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.passed')).toHaveLength(1);
+  });
+
+  it('refuses bad uploads and bad data with nothing written: type by content, size, missing file, form problems, advanced without proof', async () => {
+    const m = await newMerchant(ctx.deps);
+    const created = (await call(m, 'post', '/api/v2/kyc/sessions', {})).body.session;
+    const fake = await submit(created.sessionId, documentForm(), { selfie: Buffer.from('GIF89a not really an image') });
+    expect(fake.status).toBe(400);
+    expect(fake.text).toContain('judged by its content');
+    const pdf = await submit(created.sessionId, documentForm(), { document: Buffer.from('%PDF-1.4\n%%EOF') });
+    expect(pdf.status).toBe(400);
+    const huge = await submit(created.sessionId, documentForm(), { document: Buffer.concat([await photo(), Buffer.alloc(9 * 1024 * 1024)]) });
+    expect(huge.status).toBe(413);
+    const missing = await submit(created.sessionId, documentForm(), { selfie: null });
+    expect(missing.status).toBe(400);
+    const badData = await submit(created.sessionId, documentForm({ dateOfBirth: '1990-02-30', documentCountry: 'KZ', firstName: '<script>' }));
+    expect(badData.status).toBe(400);
+    expect(badData.text).toContain('Дата рождения');
+    expect(badData.text).not.toContain('<script>');
+    expect(badData.text).toContain('&lt;script&gt;');
+    expect((await sessionOf(created.id)).status).toBe('NOT_STARTED');
+    expect(await ctx.deps.db.kycFile.count({ where: { sessionId: created.id } })).toBe(0);
+
+    const v1 = (await v1Request(ctx.app, m, 'post', '/api/v1/kyc/sessions', { level: 'advanced', redirectUrl: 'https://shop.example/r', locale: 'kz' })).body;
+    const sessionId = v1.verificationUrl.split('/kyc/')[1];
+    const page = await request(ctx.app).get(`/kyc/${sessionId}`);
+    expect(page.text).toContain('<html lang="kk">');
+    expect(page.text).toContain('name="addressProof"');
+    const noProof = await submit(sessionId, documentForm());
+    expect(noProof.status).toBe(400);
+    expect(noProof.text).toContain('proof of address');
+    expect((await submit(sessionId, documentForm(), { addressProof: Buffer.from('%PDF-1.4\n1 0 obj\n<<>>\nendobj\n%%EOF') })).status).toBe(303);
+    expect((await v1Request(ctx.app, m, 'get', `/api/v1/kyc/sessions/${v1.id}`)).body.status).toBe('in_progress');
+    await eventually(async () => expect((await sessionOf(v1.id)).checkState).toBe('MANUAL_REVIEW'), 20_000);
+    expect(await ctx.deps.db.kycFile.count({ where: { sessionId: v1.id } })).toBe(3);
+  });
+
+  it('the payment page of a kycRequired invoice sends the payer to verification, and back to pay once approved', async () => {
+    const m = await newMerchant(ctx.deps);
+    const inv = (await call(m, 'post', '/api/v2/invoices', { amount: 99, kycRequired: true, customerPhone: '+77015550000' })).body.invoice;
+    const pay = await request(ctx.app).get(`/pay/${inv.id}`);
+    expect(pay.text).toContain(`action="/pay/${inv.id}/kyc"`);
+    const go = await request(ctx.app).post(`/pay/${inv.id}/kyc`).type('form').send('');
+    expect(go.status).toBe(303);
+    expect(go.headers.location).toMatch(/^\/kyc\/kyc_/);
+    // Asking again leads to the same open session, not a new one.
+    expect((await request(ctx.app).post(`/pay/${inv.id}/kyc`).type('form').send('')).headers.location).toBe(go.headers.location);
+    const sessions = (await call(m, 'get', `/api/v2/kyc/sessions?invoiceId=${inv.id}`)).body.data;
+    expect(sessions).toEqual([expect.objectContaining({ status: 'NOT_STARTED', invoiceId: inv.id, customerPhone: '+77015550000' })]);
+    const sessionId = go.headers.location!.split('/kyc/')[1]!;
+    expect((await submit(sessionId, documentForm())).status).toBe(303);
+    await decided(sessions[0].id, 'APPROVED');
+    expect((await request(ctx.app).get(`/kyc/${sessionId}`)).text).toContain(`data-return-url="${ctx.deps.config.PUBLIC_URL}/pay/${inv.id}"`);
+    const payable = await request(ctx.app).get(`/pay/${inv.id}`);
+    expect(payable.text).not.toContain('data-testid="kyc-required"');
+    expect(payable.text).toContain('data-testid="qr"');
+    // Nothing to verify any more: straight back to the payment page.
+    expect((await request(ctx.app).post(`/pay/${inv.id}/kyc`).type('form').send('')).headers.location).toBe(`/pay/${inv.id}`);
+  });
+
+  it('expires a session nobody finished: EXPIRED (v1 expired), the page says so and takes nothing', async () => {
+    const m = await newMerchant(ctx.deps);
+    const v1 = (await v1Request(ctx.app, m, 'post', '/api/v1/kyc/sessions', { level: 'basic', redirectUrl: 'https://shop.example/r' })).body;
+    const sessionId = v1.verificationUrl.split('/kyc/')[1];
+    await ctx.deps.db.kycSession.update({ where: { id: v1.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    // Past its time, the page refuses before the loop has marked it.
+    const late = await submit(sessionId, documentForm());
+    expect(late.status).toBe(422);
+    expect(late.text).toContain('expired');
+    expect(await expireDueKycSessions(ctx.deps)).toBeGreaterThanOrEqual(0);
+    await eventually(async () => expect((await v1Request(ctx.app, m, 'get', `/api/v1/kyc/sessions/${v1.id}`)).body.status).toBe('expired'));
+    expect((await call(m, 'get', `/api/v2/kyc/sessions/${v1.id}`)).body.session.status).toBe('EXPIRED');
+    expect((await request(ctx.app).get(`/kyc/${sessionId}`)).text).toContain('Срок действия ссылки истёк');
+    expect((await request(ctx.app).get('/kyc/kyc_AAAAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
+  });
+});

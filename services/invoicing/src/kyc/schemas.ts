@@ -1,0 +1,141 @@
+import { Type } from '@sinclair/typebox';
+import { Email, HttpUrl, OffsetQuery, StringEnum, Timestamp, Uuid } from '@pay/schemas';
+import { RussianPhone } from '../invoices/schemas';
+
+export const KYC_STATUSES = ['NOT_STARTED', 'IN_PROGRESS', 'APPROVED', 'DECLINED', 'EXPIRED'] as const;
+export type KycStatus = (typeof KYC_STATUSES)[number];
+export const V1_KYC_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'expired'] as const;
+export type V1KycStatus = (typeof V1_KYC_STATUSES)[number];
+export const LANGUAGES = ['ru', 'en', 'kk'] as const;
+export type Language = (typeof LANGUAGES)[number];
+export const LEVELS = ['basic', 'advanced'] as const;
+export type KycLevel = (typeof LEVELS)[number];
+export const DOCUMENT_TYPES = ['passport', 'id_card'] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+
+/** The two vocabularies of one state machine (documented in the OpenAPI and docs/architecture.md). */
+export const V1_STATUS: Record<KycStatus, V1KycStatus> = {
+  NOT_STARTED: 'pending',
+  IN_PROGRESS: 'in_progress',
+  APPROVED: 'completed',
+  DECLINED: 'failed',
+  EXPIRED: 'expired',
+};
+
+export const KYC_LIFECYCLE =
+  'States (v2 / v1): NOT_STARTED / pending (created, the customer has not sent anything) → IN_PROGRESS / in_progress (documents sent; ' +
+  'the automatic check runs, or a person reviews a borderline case, event `kyc.manual_review`) → APPROVED / completed (`kyc.passed`) or ' +
+  'DECLINED / failed (`kyc.rejected`). A session whose customer has not sent the documents by `expiresAt` becomes EXPIRED / expired ' +
+  '(within about a second; no event). Once the documents are in, the decision is made whatever the time. Approval sets the customer’s ' +
+  '`kycStatus` to VERIFIED (the customer is found by e-mail or phone, or created) and raises the trust level, and makes a bound invoice ' +
+  '`kycVerified`, so a `kycRequired` invoice can be paid; a decline sets `kycStatus` REJECTED.';
+
+export const SCORES_DOC =
+  'Scores are from 0 to 1, made by the rule-based check from the images (no face-recognition model runs in this build). ' +
+  '`livenessScore` is the selfie’s capture quality: sharpness (variance of the Laplacian on the grey image: 0 at 5 or less, 1 at 120 or more, log scale between) times ' +
+  'exposure (1 for a mean brightness from 50 to 205 of 255, falling to 0 at black or white). It says a sharp, well-lit camera picture ' +
+  'was taken, not that a live person was in front of it. `faceMatchScore` is the evidence for a face comparison: the lower capture ' +
+  'quality of the document photo and the selfie, times how different the two pictures are (perceptual-hash distance; the same ' +
+  'picture twice gives 0). It does not compare faces: every session with a score under 0.8 goes to a person in the console, who does. ' +
+  'Decision: any failed hard check (document expired, under 18, MRZ check digit wrong or MRZ not matching the typed data, image not ' +
+  'decodable or smaller than 320×320, the same picture twice) or a score under 0.4 declines; a score from 0.4 to 0.8 sends the ' +
+  'session to manual review; otherwise it is approved.';
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const DateOnly = Type.String({ format: 'date', description: '`YYYY-MM-DD`' });
+const Score = Type.Number({ minimum: 0, maximum: 1 });
+
+export const CreateKycSessionBody = Type.Object(
+  {
+    invoiceId: Type.Optional({ ...Uuid, description: 'An invoice of the caller’s, in the key’s mode, to bind: its approval makes the invoice `kycVerified`' }),
+    customerEmail: Type.Optional({ ...Email, description: 'Default: the bound invoice’s customerEmail' }),
+    customerPhone: Type.Optional({ ...RussianPhone, description: '`+7XXXXXXXXXX`; default: the bound invoice’s customerPhone' }),
+    customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The merchant’s own customer id, returned as given' })),
+    callbackUrl: Type.Optional({ ...HttpUrl, description: 'Where the customer is sent after the verification page' }),
+    language: Type.Optional(StringEnum(LANGUAGES, { description: 'Language of the verification page; default `ru`' })),
+  },
+  { additionalProperties: false },
+);
+
+/** The fields of `verification` the list shows. */
+const verificationSubset = {
+  firstName: Type.String(),
+  lastName: Type.String(),
+  fullName: Type.String({ description: 'First, middle and last name' }),
+  dateOfBirth: DateOnly,
+  documentType: StringEnum(DOCUMENT_TYPES),
+  documentCountry: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 3166-1 alpha-3' }),
+  faceMatchScore: { ...Score, description: 'See the scores described on the create operation' },
+  livenessScore: { ...Score, description: 'See the scores described on the create operation' },
+  verifiedAt: Timestamp,
+};
+
+export const VerificationSummary = Type.Object(verificationSubset, { additionalProperties: false, description: 'Null unless the session is APPROVED' });
+export const VerificationDetail = Type.Object(
+  {
+    ...verificationSubset,
+    middleName: NullableString,
+    documentNumber: Type.String({ description: 'Masked: all but the last 4 characters are `*`' }),
+    documentIssuedAt: Type.Union([DateOnly, Type.Null()]),
+    documentExpiresAt: DateOnly,
+  },
+  { additionalProperties: false, description: 'Null unless the session is APPROVED' },
+);
+
+const common = {
+  id: Uuid,
+  sessionId: Type.String({ description: 'Verification-side identifier (`kyc_…`)' }),
+  status: StringEnum(KYC_STATUSES),
+  invoiceId: Type.Union([Uuid, Type.Null()]),
+  customerEmail: NullableString,
+  customerPhone: NullableString,
+  customerId: NullableString,
+  createdAt: Timestamp,
+};
+const verificationUrl = Type.String({ description: 'The hosted verification page: send the customer here' });
+
+export const CreatedKycSession = Type.Object({ ...common, verificationUrl, expiresAt: Timestamp }, { additionalProperties: false });
+export const KycSessionListItem = Type.Object(
+  { ...common, verification: Type.Union([VerificationSummary, Type.Null()]) },
+  { additionalProperties: false },
+);
+export const KycSessionDetail = Type.Object(
+  { ...common, verificationUrl, verification: Type.Union([VerificationDetail, Type.Null()]), expiresAt: Timestamp },
+  { additionalProperties: false },
+);
+
+export const ListKycSessionsQuery = Type.Object(
+  { ...OffsetQuery(100), status: Type.Optional(StringEnum(KYC_STATUSES)), invoiceId: Type.Optional(Uuid) },
+  { additionalProperties: false },
+);
+export const KycSessionParams = Type.Object({ sessionId: Uuid });
+
+export const CreateKycSessionV1Body = Type.Object(
+  {
+    level: StringEnum(LEVELS, { description: '`basic`: document and selfie; `advanced`: also a proof of address' }),
+    redirectUrl: { ...HttpUrl, description: 'Where the customer is sent after the verification page' },
+    metadata: Type.Optional(
+      Type.Record(Type.String({ maxLength: 40 }), Type.Unknown(), { maxProperties: 50, description: 'Free-form (at most 50 keys), returned as given' }),
+    ),
+    locale: Type.Optional(StringEnum(['ru', 'en', 'kz'] as const, { description: 'Default `ru`; Kazakh is `kz` here (`kk` in v2)' })),
+    webhookUrl: Type.Optional({
+      ...HttpUrl,
+      description: 'The result event goes to this URL instead of the console webhooks, signed with the merchant’s HMAC secret (X-SVC-Signature)',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const KycSessionV1 = Type.Object(
+  {
+    id: Type.String(),
+    level: StringEnum(LEVELS),
+    status: StringEnum(V1_KYC_STATUSES),
+    verificationUrl,
+    metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'As given at creation; `{}` when none' }),
+    createdAt: Timestamp,
+    expiresAt: Timestamp,
+  },
+  { additionalProperties: false },
+);
+export const KycSessionV1Params = Type.Object({ sessionId: Type.String({ minLength: 1, maxLength: 64 }) });
