@@ -6,6 +6,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkCrossOwner, fuzzOperations, WriteSnapshot, type FuzzReport } from '@pay/testing';
+import request from 'supertest';
+import { noisePng, uploadReceiptRequest } from './receipts/test-fixtures';
 import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from './test-support';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
@@ -24,6 +26,17 @@ beforeAll(async () => {
   expect((await v2Request(ctx.app, owner, 'post', `/api/v2/sandbox/invoices/${ownerIds.invoiceId}/pay`, {})).status).toBe(200);
   const [customer] = await ctx.deps.db.$queryRawUnsafe<{ id: string }[]>(`SELECT id::text FROM invoicing.customers WHERE merchant_id = $1::uuid AND is_test`, owner.merchantId);
   ownerIds.customerId = customer!.id;
+  // A receipt (of an invoice that takes one), a KYC session, a CSV batch: every id-taking route has an object.
+  const needsReceipt = await v2Request(ctx.app, owner, 'post', '/api/v2/invoices', { amount: 10, receiptRequired: true });
+  const receipt = await uploadReceiptRequest(ctx.app, owner, needsReceipt.body.invoice.id, noisePng());
+  expect(receipt.status).toBe(201);
+  ownerIds.receiptId = receipt.body.receipt.id;
+  const session = await v2Request(ctx.app, owner, 'post', '/api/v2/kyc/sessions', {});
+  expect(session.status).toBe(201);
+  ownerIds.sessionId = session.body.session.id;
+  const batch = await request(ctx.app).post('/api/v1/batch/invoices').set('x-api-key', owner.apiKey).attach('file', Buffer.from('amount,currency\n10,RUB\n'), { filename: 'b.csv', contentType: 'text/csv' });
+  expect(batch.status).toBe(201);
+  ownerIds.batchId = batch.body.batchId;
 });
 afterAll(() => snapshot?.close());
 
