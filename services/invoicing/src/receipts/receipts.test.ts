@@ -1,7 +1,11 @@
 import request from 'supertest';
+import { Queue } from 'bullmq';
+import { ManualClock } from '@pay/kit';
+import { Queues } from '@pay/queue';
 import { signedHeaders } from '@pay/auth';
 import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from '../test-support';
 import { checkReceipt } from './check';
+import { reconcileReceipts } from './worker';
 import { ReceiptReaders } from './readers';
 import { moscowDay, multipartBody, noisePng, receiptPdf, uploadReceiptRequest } from './test-fixtures';
 
@@ -179,5 +183,28 @@ describe('imageUrl', () => {
     expect(res.headers['content-security-policy']).toBe("default-src 'none'; sandbox");
     expect((await get(other, path)).status).toBe(404);
     expect((await request(ctx.app).get(path).set('x-api-key', m.apiKey)).status).toBe(401);
+  });
+});
+
+describe('reconcileReceipts', () => {
+  it('gives a job again to a receipt PENDING for over two minutes (Redis lost it), and to no other', async () => {
+    const invoiceId = await newInvoice();
+    const stale = (await uploadReceiptRequest(ctx.app, m, invoiceId, await pdf())).body.receipt.id as string;
+    const fresh = (await uploadReceiptRequest(ctx.app, m, invoiceId, await pdf())).body.receipt.id as string;
+    await ctx.deps.db.$executeRawUnsafe(`UPDATE invoicing.receipts SET created_at = now() - interval '3 minutes' WHERE id = $1::uuid`, stale);
+    const queue = new Queue(Queues.receiptChecks.name, { connection: ctx.deps.queueRedis, prefix: `reconcile-${invoiceId}` });
+    try {
+      await reconcileReceipts({ sql: ctx.deps.sql, clock: new ManualClock() }, queue);
+      expect((await queue.getJob(stale))?.data).toEqual({ receiptId: stale });
+      expect(await queue.getJob(fresh)).toBeUndefined();
+      // Decided receipts are never queued again.
+      await checkReceipt(ctx.deps, readers, stale);
+      await queue.obliterate({ force: true });
+      await reconcileReceipts({ sql: ctx.deps.sql, clock: new ManualClock() }, queue);
+      expect(await queue.getJob(stale)).toBeUndefined();
+    } finally {
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
   });
 });
