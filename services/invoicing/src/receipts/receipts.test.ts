@@ -186,6 +186,24 @@ describe('imageUrl', () => {
   });
 });
 
+describe('the check of a hostile image', () => {
+  it('rejects a PNG declaring 30,000 × 30,000 pixels as unreadable without decoding it', async () => {
+    const header = Buffer.alloc(33);
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0);
+    header.writeUInt32BE(13, 8);
+    header.write('IHDR', 12, 'latin1');
+    header.writeUInt32BE(30_000, 16);
+    header.writeUInt32BE(30_000, 20);
+    header.set([8, 6, 0, 0, 0], 24);
+    const bomb = Buffer.concat([header, Buffer.alloc(1000)]);
+    const invoiceId = await newInvoice();
+    const id = (await uploadReceiptRequest(ctx.app, m, invoiceId, bomb)).body.receipt.id as string;
+    expect(await checkReceipt(ctx.deps, readers, id)).toBe('REJECTED');
+    const r = (await get(m, `/api/v2/receipts/${id}`)).body.receipt;
+    expect(r.verificationDetails.rejectionReason).toBe('Unreadable: the image declares 30000 × 30000 pixels, more than the 50 million a receipt can have');
+  });
+});
+
 describe('reconcileReceipts', () => {
   it('gives a job again to a receipt PENDING for over two minutes (Redis lost it), and to no other', async () => {
     const invoiceId = await newInvoice();
