@@ -5,3 +5,4 @@ export * from './browser';
 export * from './redis';
 export * from './webhook-receiver';
 export * from './throwaway';
+export * from './fuzz';

@@ -45,6 +45,9 @@ async function expectProbesAnswer(svc: RunningService, name: string): Promise<vo
  * that names each problem. Its compiled bundle (what `pnpm build` and the image run) does
  * the same under plain node and loads nothing it does not use.
  */
+/** A process test's bound: a start from TypeScript on a loaded 2-core machine, its probes and its stop. */
+const STARTUP_TEST_MS = 120_000;
+
 export function describeServiceProcess(name: string, options: ServiceProcessOptions = {}): void {
   describe(`the ${name} process`, () => {
     it('starts, answers its probes, and exits 0 on SIGTERM', async () => {
@@ -54,11 +57,11 @@ export function describeServiceProcess(name: string, options: ServiceProcessOpti
       } finally {
         expect(await svc.stop()).toBe(0);
       }
-    });
+    }, STARTUP_TEST_MS);
 
     it('refuses to start with a bad configuration, saying what to fix', async () => {
       await expect(spawnService(name, { SECRETS_KEY: 'short', PORT: 'x' })).rejects.toThrow(/SECRETS_KEY must match pattern[\s\S]*PORT must be integer/);
-    });
+    }, STARTUP_TEST_MS);
 
     describe('compiled', () => {
       let outDir: string;
@@ -66,11 +69,11 @@ export function describeServiceProcess(name: string, options: ServiceProcessOpti
       beforeAll(async () => {
         outDir = mkdtempSync(join(tmpdir(), `pay-build-${name}-`));
         entry = (await buildServiceProcess(name, outDir)).outFile;
-      });
+      }, STARTUP_TEST_MS);
       afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
       it('runs under plain node, answers its probes, loads only what it uses, and exits 0 on SIGTERM', async () => {
-        const svc = await spawnService(name, { NODE_ENV: 'production' }, 20_000, ['--require', LOADED_PACKAGES], entry);
+        const svc = await spawnService(name, { NODE_ENV: 'production' }, 60_000, ['--require', LOADED_PACKAGES], entry);
         try {
           await expectProbesAnswer(svc, name);
           const idle = await loadedPackages(svc);
@@ -84,7 +87,7 @@ export function describeServiceProcess(name: string, options: ServiceProcessOpti
         } finally {
           expect(await svc.stop()).toBe(0);
         }
-      });
+      }, STARTUP_TEST_MS);
     });
   });
 }

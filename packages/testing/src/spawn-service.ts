@@ -19,7 +19,8 @@ export interface RunningService {
 export function spawnService(
   name: string,
   env: Record<string, string> = {},
-  timeoutMs = 20_000,
+  // Generous: a service started from TypeScript (tsx) on a loaded 2-core machine can take 20 s.
+  timeoutMs = 60_000,
   nodeArgs: string[] = [],
   entry?: string,
 ): Promise<RunningService> {

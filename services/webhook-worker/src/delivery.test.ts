@@ -303,9 +303,10 @@ describe('fairness', () => {
       await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
       for (let i = 0; i < 12; i++) await ctx.event(m.test, 'invoice.expired', { invoice: { n: i } });
       for (let i = 0; i < 20; i++) await ctx.event(m.test, 'invoice.paid', paid(i));
-      const w = ctx.worker({ concurrency: 6, perEndpoint: 2, pollIntervalMs: 10 });
+      // Held requests must stay held however slow the machine is: no timeout while the others go.
+      const w = ctx.worker({ concurrency: 6, perEndpoint: 2, pollIntervalMs: 10, sender: { timeoutMs: 60_000 } });
       await w.start();
-      await eventually(() => expect(receiver.received).toHaveLength(20), 5000);
+      await eventually(() => expect(receiver.received).toHaveLength(20), 20_000);
       expect(slow.received).toHaveLength(2);
       expect(slow.maxInFlight).toBe(2);
       await eventually(() => {

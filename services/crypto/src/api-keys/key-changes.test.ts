@@ -16,7 +16,7 @@ beforeAll(async () => {
     spawnService('crypto', { RUN_WORKERS: 'false' }),
     spawnService('invoicing', { RUN_WORKERS: 'false' }),
   ]);
-});
+}, 90_000); // three processes started from TypeScript at once
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop(), inv?.stop()]);
 });

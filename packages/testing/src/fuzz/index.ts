@@ -1,0 +1,4 @@
+export * from './arbitrary';
+export * from './hostile';
+export * from './snapshot';
+export * from './operations';

@@ -1,0 +1,235 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import request from 'supertest';
+import type { Express } from 'express';
+import type { TSchema } from '@sinclair/typebox';
+import { signedHeaders, type SigningStyle } from '@pay/auth';
+import { compile } from '@pay/schemas';
+import { arbitraryOf } from './arbitrary';
+import { HOSTILE_PATH_VALUES, HOSTILE_QUERY, HOSTILE_RAW_BODIES, mutated } from './hostile';
+import { WriteSnapshot } from './snapshot';
+
+/** What the fuzzer needs of an operation (`Api.operations` entries fit). */
+export interface FuzzOperation {
+  method: string;
+  path: string;
+  auth: string;
+  body?: unknown;
+  query?: unknown;
+  params?: unknown;
+  upload?: unknown;
+}
+
+export interface FuzzCaller {
+  apiKey: string;
+  hmacSecret: string;
+}
+
+export interface FuzzTarget {
+  app: Express;
+  operations: FuzzOperation[];
+  /** How this API's signed operations sign. */
+  signing: SigningStyle;
+  caller: FuzzCaller;
+  /** A real id of the caller's for a path parameter, so some cases reach the handler with an existing object. */
+  realId?: (op: FuzzOperation, param: string) => string | undefined;
+  snapshot: WriteSnapshot;
+  runsPerOperation: number;
+  seed?: number;
+}
+
+export interface FuzzReport {
+  operations: number;
+  cases: number;
+  byStatus: Record<string, number>;
+  /** Cases answered 5xx (each also fails the property). */
+  serverErrors: number;
+  /** Refused cases (4xx) after which the database had changed. */
+  writesOnRefusal: number;
+}
+
+type Auth = 'valid' | 'missing' | 'wrong-key' | 'truncated-signature' | 'uppercase-signature' | 'other-timestamp' | 'replay';
+
+interface Case {
+  params: Record<string, string>;
+  query: Record<string, unknown> | undefined;
+  body: { raw: string; json: boolean } | undefined;
+  auth: Auth;
+}
+
+const schemaProps = (s: unknown): Record<string, unknown> => ((s as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+
+function caseOf(t: FuzzTarget, op: FuzzOperation): fc.Arbitrary<Case> {
+  const params = fc.record(
+    Object.fromEntries(
+      Object.entries(schemaProps(op.params)).map(([name, schema]) => {
+        const real = t.realId?.(op, name);
+        const options: fc.Arbitrary<string>[] = [
+          fc.constantFrom(...HOSTILE_PATH_VALUES),
+          arbitraryOf(schema as object).map((v) => pct(String(v))),
+        ];
+        if (real) options.push(fc.constant(real), fc.constant(real));
+        return [name, fc.oneof(...options)];
+      }),
+    ),
+  );
+  const validQuery = op.query ? (arbitraryOf(op.query as object) as fc.Arbitrary<Record<string, unknown>>) : fc.constant({});
+  const query = fc.oneof(fc.constant(undefined), validQuery, validQuery.chain((q) => mutated(q)) as fc.Arbitrary<Record<string, unknown>>, fc.constantFrom(...HOSTILE_QUERY));
+  const json = (v: unknown) => ({ raw: JSON.stringify(v) ?? 'null', json: true });
+  const validBody = op.body ? arbitraryOf(op.body as object) : fc.constant({});
+  const body = op.body
+    ? fc.oneof(validBody.map(json), validBody.chain((v) => mutated(v)).map(json), validBody.chain((v) => mutated(v)).map(json), fc.constantFrom(...HOSTILE_RAW_BODIES).map((raw) => ({ raw, json: true })), fc.constant(undefined))
+    : fc.oneof(fc.constant(undefined), fc.constant(undefined), fc.constant({ raw: '{"unexpected":true}', json: true }), fc.constant({ raw: 'x=1', json: false }));
+  const auths: Auth[] = op.auth === 'signed' ? ['valid', 'valid', 'valid', 'missing', 'wrong-key', 'truncated-signature', 'uppercase-signature', 'other-timestamp', 'replay'] : op.auth === 'key' ? ['valid', 'valid', 'missing', 'wrong-key'] : ['valid'];
+  return fc.record({ params, query, body, auth: fc.constantFrom(...auths) });
+}
+
+/** Percent-encodes any string, lone surrogates included (as the bytes of U+FFFD, as a browser would send them). */
+function pct(s: string): string {
+  try {
+    return encodeURIComponent(s);
+  } catch {
+    return [...Buffer.from(s, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('');
+  }
+}
+
+function queryString(q: unknown): string {
+  if (q === undefined) return '';
+  if (q === null || typeof q !== 'object') return `?q=${pct(String(q))}`;
+  const parts = Object.entries(q).map(([k, v]) => `${pct(k)}=${pct(typeof v === 'string' ? v : JSON.stringify(v) ?? '')}`);
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
+let clockMs = 0;
+/** Every signed case gets its own millisecond, so only the deliberate replays repeat a signature. */
+const nextNow = () => (clockMs = Math.max(Date.now(), clockMs + 1));
+
+async function send(t: FuzzTarget, op: FuzzOperation, c: Case, signAt?: number): Promise<request.Response> {
+  const path = op.path.replace(/:(\w+)/g, (_, name: string) => c.params[name] ?? 'x');
+  const method = op.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+  let req = request(t.app)[method](path + queryString(c.query));
+  const raw = c.body?.raw ?? '';
+  if (op.auth === 'key' || op.auth === 'signed') {
+    if (c.auth !== 'missing') req = req.set('X-Api-Key', c.auth === 'wrong-key' ? `${t.caller.apiKey.slice(0, -4)}zzzz` : t.caller.apiKey);
+  }
+  if (op.auth === 'signed' && c.auth !== 'missing') {
+    const now = signAt ?? nextNow();
+    const headers = signedHeaders(t.signing, t.caller.hmacSecret, { method: op.method.toUpperCase(), path, body: raw, now: c.auth === 'other-timestamp' ? now - 1000 : now });
+    const [tsHeader, sigHeader] = Object.keys(headers) as [string, string];
+    let signature = headers[sigHeader]!;
+    if (c.auth === 'truncated-signature') signature = signature.slice(0, signature.length - 6);
+    if (c.auth === 'uppercase-signature') signature = signature.toUpperCase() === signature ? signature.toLowerCase() : signature.toUpperCase();
+    req = req.set(sigHeader, signature).set(tsHeader, c.auth === 'other-timestamp' ? String(now) : headers[tsHeader]!);
+  }
+  if (c.body) req = req.set('Content-Type', c.body.json ? 'application/json' : 'application/x-www-form-urlencoded').send(raw);
+  return req;
+}
+
+/**
+ * Property-based fuzzing of every operation: valid-looking input made from its JSON Schemas,
+ * then mutated (wrong types, huge and odd strings, NaN/Infinity, negative and zero numbers,
+ * deep nesting, prototype-pollution keys), hostile path and query values, and signature abuse
+ * (missing, wrong key, truncated, wrong case, another timestamp, replay). Every case must be
+ * answered below 500, a refusal must carry the API's error shape, and a refused case must
+ * leave the database as it was.
+ */
+export async function fuzzOperations(t: FuzzTarget): Promise<FuzzReport> {
+  const report: FuzzReport = { operations: 0, cases: 0, byStatus: {}, serverErrors: 0, writesOnRefusal: 0 };
+  const count = (status: number) => {
+    report.cases++;
+    const k = `${Math.floor(status / 100)}xx`;
+    report.byStatus[k] = (report.byStatus[k] ?? 0) + 1;
+    if (status >= 500) report.serverErrors++;
+  };
+  for (const op of t.operations) {
+    if (op.auth === 'session' || op.upload) continue; // the console's session API and uploads have their own suites
+    report.operations++;
+    await fc.assert(
+      fc.asyncProperty(caseOf(t, op), async (c) => {
+        const before = await t.snapshot.take();
+        const signAt = nextNow();
+        const res = await send(t, op, c, signAt);
+        count(res.status);
+        const where = `${op.method.toUpperCase()} ${op.path}`;
+        if (res.status >= 500 || res.status < 200) throw new Error(`${where} answered ${res.status}: ${res.text.slice(0, 500)}`);
+        if (res.status >= 400) {
+          // 431: Node's HTTP parser refuses a request line and headers over 16 KB before any app code runs.
+          if (res.status !== 431 && typeof res.body?.error?.code !== 'string') throw new Error(`${where} refused with ${res.status} without the error shape: ${res.text.slice(0, 300)}`);
+          const changed = WriteSnapshot.changed(before, await t.snapshot.take());
+          if (changed.length) {
+            report.writesOnRefusal++;
+            throw new Error(`${where} answered ${res.status} (${res.body.error.code}) but wrote to ${changed.join(', ')}`);
+          }
+        }
+        if (c.auth === 'replay' && res.status < 300) {
+          const again = await send(t, op, c, signAt);
+          count(again.status);
+          if (again.status !== 401) throw new Error(`${where}: a replayed signature was answered ${again.status}`);
+        }
+      }),
+      { numRuns: t.runsPerOperation, seed: t.seed, endOnFailure: true },
+    );
+  }
+  return report;
+}
+
+/** A body the operation's own schema accepts, drawn from its generator (fixed seed, so the same every run). */
+export function validBodyOf(op: FuzzOperation): string | undefined {
+  if (!op.body) return undefined;
+  const validate = compile(op.body as TSchema);
+  for (const [i, v] of fc.sample(arbitraryOf(op.body as object), { numRuns: 200, seed: 7 }).entries()) {
+    if (validate(v)) return JSON.stringify(v);
+    if (i === 199) break;
+  }
+  throw new Error(`${op.method.toUpperCase()} ${op.path}: no generated body passes its own schema`);
+}
+
+export interface CrossOwnerTarget {
+  app: Express;
+  operations: FuzzOperation[];
+  signing: SigningStyle;
+  /** Ids of the owner's objects by path parameter name; an id-taking operation without one fails the check. */
+  ownerIds: Record<string, string>;
+  /**
+   * Callers that must never reach the owner's objects: another merchant, the owner in the
+   * other mode. `except` names parameters whose objects this caller may reach (a merchant's
+   * API keys belong to the merchant, not to a mode).
+   */
+  strangers: { name: string; caller: FuzzCaller; except?: string[] }[];
+  snapshot: WriteSnapshot;
+}
+
+/**
+ * OWASP API1 (broken object level authorization) on every id-taking operation: with the
+ * owner's ids in the path and a valid body, each stranger gets 404, or exactly the answer it
+ * gets for an id that does not exist (a refusal that does not depend on the object, such as
+ * a live key on a sandbox route), and nothing is written. Returns the number of calls made.
+ */
+export async function checkCrossOwner(t: CrossOwnerTarget): Promise<number> {
+  let calls = 0;
+  for (const op of t.operations) {
+    const names = Object.keys(schemaProps(op.params));
+    if (names.length === 0 || op.auth === 'none' || op.auth === 'session' || op.upload) continue;
+    const missing = names.filter((n) => !t.ownerIds[n]);
+    if (missing.length) throw new Error(`${op.method.toUpperCase()} ${op.path}: no owned object for ${missing.join(', ')}; add one to the cross-owner fixtures`);
+    const body = validBodyOf(op);
+    for (const s of t.strangers) {
+      if (names.some((n) => s.except?.includes(n))) continue;
+      const before = await t.snapshot.take();
+      const c: Case = { params: t.ownerIds, query: undefined, body: body === undefined ? undefined : { raw: body, json: true }, auth: 'valid' };
+      const as = { app: t.app, operations: [], signing: t.signing, caller: s.caller, snapshot: t.snapshot, runsPerOperation: 0 };
+      const res = await send(as, op, c);
+      calls++;
+      const where = `${op.method.toUpperCase()} ${op.path} as ${s.name}`;
+      if (res.status !== 404) {
+        const unknown = await send(as, op, { ...c, params: Object.fromEntries(names.map((n) => [n, randomUUID()])) });
+        calls++;
+        const same = unknown.status === res.status && unknown.body?.error?.code === res.body?.error?.code && res.status >= 400;
+        if (!same) throw new Error(`${where} answered ${res.status}, not 404 nor what an unknown id gets (${unknown.status}): ${res.text.slice(0, 300)}`);
+      }
+      const changed = WriteSnapshot.changed(before, await t.snapshot.take());
+      if (changed.length) throw new Error(`${where} wrote to ${changed.join(', ')}`);
+    }
+  }
+  return calls;
+}
