@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkCrossOwner, fuzzOperations, WriteSnapshot, type FuzzReport } from '@pay/testing';
 import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from './test-support';
+import { moscowDay, receiptPdf, uploadReceiptRequest } from './receipts/test-fixtures';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 const ctx = invoicingAppForSuite();
@@ -24,6 +25,9 @@ beforeAll(async () => {
   expect((await v2Request(ctx.app, owner, 'post', `/api/v2/sandbox/invoices/${ownerIds.invoiceId}/pay`, {})).status).toBe(200);
   const [customer] = await ctx.deps.db.$queryRawUnsafe<{ id: string }[]>(`SELECT id::text FROM invoicing.customers WHERE merchant_id = $1::uuid AND is_test`, owner.merchantId);
   ownerIds.customerId = customer!.id;
+  const receipt = await uploadReceiptRequest(ctx.app, owner, ownerIds.invoiceId!, await receiptPdf({ amount: '500.00 RUB', date: moscowDay(0) }));
+  expect(receipt.status).toBe(201);
+  ownerIds.receiptId = receipt.body.receipt.id;
 });
 afterAll(() => snapshot?.close());
 
