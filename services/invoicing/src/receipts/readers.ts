@@ -1,5 +1,6 @@
 import type { SniffedType } from '@pay/kit';
 import type { Reading } from './decision';
+import { imageSize, MAX_IMAGE_PIXELS } from './image-size';
 import { ImageOcr, type OcrOptions } from './ocr';
 import { PdfTextReader, PdfUnreadableError } from './pdf-text';
 
@@ -24,6 +25,10 @@ export class ReceiptReaders {
         if (err instanceof PdfUnreadableError) return { text: '', confidence: 0, failure: `the PDF could not be read (${err.message})` };
         throw err;
       }
+    }
+    const size = imageSize(bytes, type);
+    if (size && size.width * size.height > MAX_IMAGE_PIXELS) {
+      return { text: '', confidence: 0, failure: `the image declares ${size.width} × ${size.height} pixels, more than the ${MAX_IMAGE_PIXELS / 1e6} million a receipt can have` };
     }
     return this.ocr.read(bytes);
   }

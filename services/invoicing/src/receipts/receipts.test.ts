@@ -1,7 +1,11 @@
 import request from 'supertest';
+import { Queue } from 'bullmq';
+import { ManualClock } from '@pay/kit';
+import { Queues } from '@pay/queue';
 import { signedHeaders } from '@pay/auth';
 import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from '../test-support';
 import { checkReceipt } from './check';
+import { reconcileReceipts } from './worker';
 import { ReceiptReaders } from './readers';
 import { moscowDay, multipartBody, noisePng, receiptPdf, uploadReceiptRequest } from './test-fixtures';
 
@@ -179,5 +183,46 @@ describe('imageUrl', () => {
     expect(res.headers['content-security-policy']).toBe("default-src 'none'; sandbox");
     expect((await get(other, path)).status).toBe(404);
     expect((await request(ctx.app).get(path).set('x-api-key', m.apiKey)).status).toBe(401);
+  });
+});
+
+describe('the check of a hostile image', () => {
+  it('rejects a PNG declaring 30,000 × 30,000 pixels as unreadable without decoding it', async () => {
+    const header = Buffer.alloc(33);
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0);
+    header.writeUInt32BE(13, 8);
+    header.write('IHDR', 12, 'latin1');
+    header.writeUInt32BE(30_000, 16);
+    header.writeUInt32BE(30_000, 20);
+    header.set([8, 6, 0, 0, 0], 24);
+    const bomb = Buffer.concat([header, Buffer.alloc(1000)]);
+    const invoiceId = await newInvoice();
+    const id = (await uploadReceiptRequest(ctx.app, m, invoiceId, bomb)).body.receipt.id as string;
+    expect(await checkReceipt(ctx.deps, readers, id)).toBe('REJECTED');
+    const r = (await get(m, `/api/v2/receipts/${id}`)).body.receipt;
+    expect(r.verificationDetails.rejectionReason).toBe('Unreadable: the image declares 30000 × 30000 pixels, more than the 50 million a receipt can have');
+  });
+});
+
+describe('reconcileReceipts', () => {
+  it('gives a job again to a receipt PENDING for over two minutes (Redis lost it), and to no other', async () => {
+    const invoiceId = await newInvoice();
+    const stale = (await uploadReceiptRequest(ctx.app, m, invoiceId, await pdf())).body.receipt.id as string;
+    const fresh = (await uploadReceiptRequest(ctx.app, m, invoiceId, await pdf())).body.receipt.id as string;
+    await ctx.deps.db.$executeRawUnsafe(`UPDATE invoicing.receipts SET created_at = now() - interval '3 minutes' WHERE id = $1::uuid`, stale);
+    const queue = new Queue(Queues.receiptChecks.name, { connection: ctx.deps.queueRedis, prefix: `reconcile-${invoiceId}` });
+    try {
+      await reconcileReceipts({ sql: ctx.deps.sql, clock: new ManualClock() }, queue);
+      expect((await queue.getJob(stale))?.data).toEqual({ receiptId: stale });
+      expect(await queue.getJob(fresh)).toBeUndefined();
+      // Decided receipts are never queued again.
+      await checkReceipt(ctx.deps, readers, stale);
+      await queue.obliterate({ force: true });
+      await reconcileReceipts({ sql: ctx.deps.sql, clock: new ManualClock() }, queue);
+      expect(await queue.getJob(stale)).toBeUndefined();
+    } finally {
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
   });
 });
