@@ -50,5 +50,12 @@ describe('the OpenAPI document', () => {
     }
     expect(Object.keys(doc.paths['/api/v1/settings/currencies']!).sort()).toEqual(['get', 'put']);
     expect(doc.paths['/api/v1/invoices']!.post!.description).toMatch(/PUT \/api\/v1\/settings\/currencies/);
+    expect(doc.paths).toHaveProperty(['/api/v1/analytics']);
+    expect(doc.paths).toHaveProperty(['/api/v1/batch/invoices/{batchId}']);
+    const batch = doc.paths['/api/v1/batch/invoices']!.post! as { requestBody?: { content: Record<string, unknown> }; responses: Record<string, unknown> };
+    expect(Object.keys(batch.requestBody!.content)).toEqual(['multipart/form-data']);
+    expect(Object.keys(batch.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '413', '422']));
+    const exported = doc.paths['/api/v1/batch/invoices/{batchId}/export']!.get! as { responses: Record<string, { content?: Record<string, unknown> }> };
+    expect(Object.keys(exported.responses['200']!.content!)).toEqual(['text/csv']);
   });
 });

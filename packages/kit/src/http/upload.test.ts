@@ -6,6 +6,7 @@ import { createHttpApp, finishHttpApp } from './app';
 import { Api } from './routes';
 import { html } from './html';
 import { sniffType } from './content-type';
+import { fingerprintOf } from './idempotency';
 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(100, 1)]);
 const PDF = Buffer.from('%PDF-1.4\n%âãÏÓ\n1 0 obj\n<<>>\nendobj\n');
@@ -92,5 +93,18 @@ describe('sniffType', () => {
     expect(sniffType(Buffer.from([0x61, 0x00, 0x62]))).toBeNull();
     expect(sniffType(Buffer.from([0xc3, 0x28]))).toBeNull(); // invalid UTF-8
     expect(sniffType(Buffer.alloc(0))).toBeNull();
+  });
+});
+
+describe('the idempotency fingerprint of a multipart request', () => {
+  // A client draws a new boundary for every send: the same form must still be the same request.
+  const form = (raw: string, fields: Record<string, string>, file: Buffer) =>
+    ({ method: 'POST', originalUrl: '/batch?x=1', rawBody: Buffer.from(raw), body: fields, uploads: { file: { originalName: 'a.csv', type: 'text/csv', bytes: file } } }) as unknown as Parameters<typeof fingerprintOf>[0];
+  it('is its fields and its files’ bytes, not the boundary', () => {
+    const csv = Buffer.from('amount\n1\n');
+    const a = fingerprintOf(form('--b1 ...', { sendEmails: 'true', z: '1' }, csv));
+    expect(fingerprintOf(form('--b2 ...', { z: '1', sendEmails: 'true' }, Buffer.from(csv)))).toBe(a);
+    expect(fingerprintOf(form('--b1 ...', { sendEmails: 'false', z: '1' }, csv))).not.toBe(a);
+    expect(fingerprintOf(form('--b1 ...', { sendEmails: 'true', z: '1' }, Buffer.from('amount\n2\n')))).not.toBe(a);
   });
 });

@@ -3,6 +3,13 @@ import type { InvoicingDeps } from '../deps';
 import { paymentLinkOf } from '../invoices/views';
 import type { MailMessage } from './mailer';
 
+/**
+ * Sends an e-mail gets in all: a job retries with backoff (Queues.batchEmails), and the
+ * reconciler gives a batch whose job gave up a new one, until each row has had this many.
+ * A row that still fails then stays `failed`, with its last SMTP error, for the merchant to see.
+ */
+export const MAX_EMAIL_ATTEMPTS = 20;
+
 interface PendingEmail {
   invoice_id: string;
   to_address: string;
@@ -43,8 +50,8 @@ export async function sendBatchEmails(deps: InvoicingDeps, batchId: string): Pro
   const { rows } = await deps.sql.query<PendingEmail>(
     `SELECT e.invoice_id, e.to_address, i.amount::text AS amount, i.currency::text AS currency, i.description, i.expires_at
        FROM invoicing.invoice_emails e JOIN invoicing.invoices i ON i.id = e.invoice_id
-      WHERE e.batch_id = $1 AND e.status <> 'sent' ORDER BY e.invoice_id`,
-    [batchId],
+      WHERE e.batch_id = $1 AND e.status <> 'sent' AND e.attempts < $2 ORDER BY e.invoice_id`,
+    [batchId, MAX_EMAIL_ATTEMPTS],
   );
   const sent: string[] = [];
   const failed: { id: string; error: string }[] = [];
@@ -75,8 +82,15 @@ export async function sendBatchEmails(deps: InvoicingDeps, batchId: string): Pro
   return { sent: sent.length, failed: 0 };
 }
 
-/** Batches with e-mails never tried (their job may have been lost with Redis): the reconciler re-adds their jobs. */
+/**
+ * Batches with e-mails not sent and attempts left: never tried (their job lost with Redis),
+ * or failed after a job gave up. The reconciler gives each a job again (same id, so a job still
+ * queued or in its backoff is not doubled).
+ */
 export async function batchesWithUnsentEmails(deps: InvoicingDeps): Promise<string[]> {
-  const { rows } = await deps.sql.query<{ batch_id: string }>(`SELECT DISTINCT batch_id FROM invoicing.invoice_emails WHERE status = 'pending' LIMIT 100`);
+  const { rows } = await deps.sql.query<{ batch_id: string }>(
+    `SELECT DISTINCT batch_id FROM invoicing.invoice_emails WHERE status <> 'sent' AND attempts < $1 LIMIT 100`,
+    [MAX_EMAIL_ATTEMPTS],
+  );
   return rows.map((r) => r.batch_id);
 }

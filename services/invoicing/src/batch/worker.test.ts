@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../test-support';
 import { processBatch } from './batches';
+import { batchesWithUnsentEmails, MAX_EMAIL_ATTEMPTS } from './emails';
 
 // No background here: the test plays the queue worker itself, so each step can be looked at.
 const ctx = invoicingAppForSuite({ env: { BATCH_INLINE_ROWS: '2' } });
@@ -40,5 +41,27 @@ describe('a batch over BATCH_INLINE_ROWS', () => {
     expect(await summary(batchId)).toMatchObject({ status: 'completed', total: 5, created: 3, failed: 2 });
     const [again] = await ctx.deps.db.$queryRawUnsafe<{ errors: unknown[] }[]>('SELECT errors FROM invoicing.batches WHERE id = $1::uuid', batchId);
     expect(again!.errors).toHaveLength(2);
+  });
+
+  it('e-mails left unsent are given new jobs until each has had its attempts, then stay failed with their error', async () => {
+    const res = await upload('amount,currency,email\n1,RUB,a@example.com\n2,RUB,b@example.com\n3,RUB,c@example.com\n');
+    const { batchId } = res.body;
+    await ctx.deps.db.$executeRawUnsafe(`UPDATE invoicing.batches SET send_emails = true WHERE id = $1::uuid`, batchId);
+    await processBatch(ctx.deps, batchId);
+    const set = (address: string, status: string, attempts: number) =>
+      ctx.deps.db.$executeRawUnsafe(
+        `UPDATE invoicing.invoice_emails SET status = $3::invoicing."EmailStatus", attempts = $4, last_error = 'x' WHERE batch_id = $1::uuid AND to_address = $2`,
+        batchId,
+        address,
+        status,
+        attempts,
+      );
+    expect(await batchesWithUnsentEmails(ctx.deps)).toContain(batchId); // never tried
+    await set('a@example.com', 'sent', 1);
+    await set('b@example.com', 'failed', 6);
+    await set('c@example.com', 'failed', MAX_EMAIL_ATTEMPTS);
+    expect(await batchesWithUnsentEmails(ctx.deps)).toContain(batchId); // b has attempts left
+    await set('b@example.com', 'failed', MAX_EMAIL_ATTEMPTS);
+    expect(await batchesWithUnsentEmails(ctx.deps)).not.toContain(batchId);
   });
 });

@@ -26,12 +26,13 @@ export interface RefundRow {
 /** A PENDING refund older than this has lost its request (a crash mid-way): the reconciler finishes it. */
 export const REFUND_STALE_MS = 30_000;
 
-export function refundJson(r: RefundRow) {
+/** A refund is in its invoice's currency (RUB for v2 invoices; a v1 invoice's own). */
+export function refundJson(r: RefundRow, currency: string) {
   return {
     id: r.id,
     invoiceId: r.invoice_id,
     amount: toJsonNumber(r.amount),
-    currency: 'RUB' as const,
+    currency,
     status: r.status,
     reason: r.reason,
     failureReason: r.failure_reason,
@@ -118,7 +119,7 @@ async function settleRefund(deps: InvoicingDeps, refund: RefundRow, outcome: { o
       amount.toFixed(),
     );
     if (updated!.customer_id) await countRefund(tx, updated!.customer_id, amount, now);
-    await emitInvoiceEvent(tx, deps.clock, updated!, 'invoice.refunded', { refund: refundJson(settled) });
+    await emitInvoiceEvent(tx, deps.clock, updated!, 'invoice.refunded', { refund: refundJson(settled, updated!.currency) });
     return { refund: settled, invoice: updated! };
   });
 }
@@ -165,14 +166,14 @@ export async function reconcileRefunds(deps: InvoicingDeps): Promise<number> {
   return settled;
 }
 
-export async function listRefunds(deps: InvoicingDeps, owner: Owner, invoiceId: string): Promise<RefundRow[]> {
-  const rows = await deps.db.$queryRawUnsafe<(RefundRow | { [K in keyof RefundRow]: null })[]>(
-    `SELECT r.* FROM invoicing.invoices i LEFT JOIN invoicing.refunds r ON r.invoice_id = i.id
+export async function listRefunds(deps: InvoicingDeps, owner: Owner, invoiceId: string): Promise<(RefundRow & { currency: string })[]> {
+  const rows = await deps.db.$queryRawUnsafe<((RefundRow & { currency: string }) | { [K in keyof RefundRow]: null })[]>(
+    `SELECT r.*, i.currency::text AS currency FROM invoicing.invoices i LEFT JOIN invoicing.refunds r ON r.invoice_id = i.id
       WHERE i.id = $1::uuid AND i.merchant_id = $2::uuid AND i.is_test = $3 ORDER BY r.created_at, r.id`,
     invoiceId,
     owner.merchantId,
     owner.isTest,
   );
   if (rows.length === 0) throw new ApiError('NOT_FOUND', `Invoice ${invoiceId} not found`);
-  return rows.filter((r): r is RefundRow => r.id !== null);
+  return rows.filter((r): r is RefundRow & { currency: string } => r.id !== null);
 }

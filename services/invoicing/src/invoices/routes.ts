@@ -121,7 +121,7 @@ export function invoiceRoutes(api: Api, deps: InvoicingDeps): void {
     errors: ['NOT_FOUND', 'INVOICE_NOT_PAID', 'REFUND_EXCEEDS_PAID'],
     handler: async ({ auth, params, body }) => {
       const { refund, invoice } = await refundInvoice(deps, ownerOf(auth), params.invoiceId, body);
-      return { status: 201, body: { refund: refundJson(refund), invoice: refundedInvoiceJson(invoice) } };
+      return { status: 201, body: { refund: refundJson(refund, invoice.currency), invoice: refundedInvoiceJson(invoice) } };
     },
   });
 
@@ -135,7 +135,7 @@ export function invoiceRoutes(api: Api, deps: InvoicingDeps): void {
     params: InvoiceParams,
     response: { status: 200, schema: Type.Object({ data: Type.Array(RefundRecord) }) },
     errors: ['NOT_FOUND'],
-    handler: async ({ auth, params }) => ({ body: { data: (await listRefunds(deps, ownerOf(auth), params.invoiceId)).map(refundJson) } }),
+    handler: async ({ auth, params }) => ({ body: { data: (await listRefunds(deps, ownerOf(auth), params.invoiceId)).map((r) => refundJson(r, r.currency)) } }),
   });
 
   api.route({

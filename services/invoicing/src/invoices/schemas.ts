@@ -117,7 +117,7 @@ export const RefundRecord = Type.Object(
     id: Uuid,
     invoiceId: Uuid,
     amount: Amount,
-    currency: Type.Literal('RUB'),
+    currency: StringEnum(CURRENCIES, { description: 'The invoice’s currency' }),
     status: RefundStatusName,
     reason: NullableString,
     failureReason: NullableString,

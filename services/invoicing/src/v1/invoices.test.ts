@@ -192,12 +192,19 @@ describe('the hosted page honours redirectUrl and successUrl', () => {
 });
 
 describe('v1 invoices through v2', () => {
-  it('the v2 read shows a v1 invoice in its own currency', async () => {
+  it('the v2 read and refunds show a v1 invoice in its own currency', async () => {
     const m = await newMerchant(ctx.deps);
     await v1(m, 'put', '/api/v1/settings/currencies', { enabledCurrencies: ['RUB', 'EUR'] });
     const { body: inv } = await v1(m, 'post', '/api/v1/invoices', { amount: 7, currency: 'EUR' });
     const res = await clockSigner(() => ctx.app, clock)(m, 'get', `/api/v2/invoices/${inv.id}`);
     expect(res.status).toBe(200);
     expect(res.body.invoice).toMatchObject({ id: inv.id, currency: 'EUR', amount: 7, status: 'PENDING' });
+    // Refunded through v2 (v1 has no refund endpoint), in the invoice's own currency.
+    const call = clockSigner(() => ctx.app, clock);
+    expect((await v1(m, 'post', `/api/v1/sandbox/invoices/${inv.id}/pay`, {})).status).toBe(200);
+    const refund = await call(m, 'post', `/api/v2/invoices/${inv.id}/refunds`, { amount: 2.5 });
+    expect(refund.status).toBe(201);
+    expect(refund.body.refund).toMatchObject({ amount: 2.5, currency: 'EUR', status: 'SUCCEEDED' });
+    expect((await call(m, 'get', `/api/v2/invoices/${inv.id}/refunds`)).body.data).toMatchObject([{ amount: 2.5, currency: 'EUR' }]);
   });
 });
