@@ -47,7 +47,7 @@ export function formatRubles(amount: { toString(): string }): string {
   return `${whole!.replace(/\B(?=(\d{3})+(?!\d))/g, '\u202f')}.${kopecks} ₽`;
 }
 
-export function paymentPageModel(i: InvoiceWithCustomer, now: Date, receipt: { status: string; rejection_reason: string | null } | null = null): PaymentPageModel {
+export function paymentPageModel(i: InvoiceWithCustomer, now: Date, receipt: { status: string; rejection_reason: string | null } | null): PaymentPageModel {
   const remainingMs = Math.max(0, i.expires_at.getTime() - now.getTime());
   // Past expiresAt is expired for the payer at once, even before the expiry loop marks it.
   const state: PageState =

@@ -56,10 +56,10 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
       auth: 'none',
       params: Params,
       handler: async ({ params }) => {
-        const invoice = await load(params.invoiceId);
+        const [invoice, receipt] = await Promise.all([load(params.invoiceId), selectLatestReceipt(deps.sql, params.invoiceId)]);
         // A paid invoice with a successUrl sends the payer on at once (after paying here, or when the poll sees it paid).
         const success = successRedirectOf(invoice);
-        return success ? { redirect: success } : { html: paymentPage(paymentPageModel(invoice, deps.clock.now())) };
+        return success ? { redirect: success } : { html: paymentPage(paymentPageModel(invoice, deps.clock.now(), receipt)) };
       },
     });
   }

@@ -10,8 +10,8 @@ const api = new Api({ envelope: 'bare', auth: { none: [] }, validateResponses: t
   path: '/export',
   summary: 'export',
   auth: 'none',
-  response: { status: 200, schema: Type.Object({}), contentType: 'text/csv', description: 'CSV' },
-  handler: () => ({ text: 'a,b\r\n1,2\r\n' }),
+  response: { status: 200, schema: Type.Object({}), file: ['text/csv'], description: 'CSV' },
+  handler: () => ({ file: { bytes: Buffer.from('a,b\r\n1,2\r\n'), type: 'text/csv; charset=utf-8', name: 'export.csv' } }),
 });
 const app = finishHttpApp(
   (() => {
@@ -22,11 +22,12 @@ const app = finishHttpApp(
   () => 'bare',
 );
 
-describe('a route declared text/csv', () => {
-  it('answers the handler’s text as it is, with its content type, and is documented so', async () => {
+describe('a CSV download (response.file)', () => {
+  it('answers the bytes as they are, as an attachment of its type, and is documented so', async () => {
     const res = await request(app).get('/export');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
+    expect(res.headers['content-disposition']).toBe('attachment; filename="export.csv"');
     expect(res.text).toBe('a,b\r\n1,2\r\n');
     const doc = buildOpenApi({ title: 't', version: '1', description: '', serverUrl: 'http://x', signing: '' }, api.operations) as unknown as {
       paths: Record<string, { get: { responses: Record<string, { content: Record<string, unknown> }> } }>;
