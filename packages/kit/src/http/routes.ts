@@ -196,8 +196,10 @@ const MAX_INPUT_DEPTH = 32;
 
 /**
  * Refuses input that no schema should have to see: strings holding a NUL character
- * (Postgres text cannot store one) and nesting deeper than MAX_INPUT_DEPTH. Walks with its
- * own stack, so a body of 100 KB of brackets cannot exhaust the call stack.
+ * (Postgres text cannot store one), numbers that are not finite (JSON.parse reads `1e309` as
+ * Infinity, and ajv's coercion turns `?page=1e309` into one; ajv counts Infinity as an
+ * integer), and nesting deeper than MAX_INPUT_DEPTH. Walks with its own stack, so a body of
+ * 100 KB of brackets cannot exhaust the call stack.
  */
 function assertPlainInput(value: unknown, where: string): void {
   const stack: { value: unknown; path: string[] }[] = [{ value, path: [] }];
@@ -206,6 +208,9 @@ function assertPlainInput(value: unknown, where: string): void {
     const name = path.join('.') || where;
     if (typeof v === 'string' && v.includes('\u0000')) {
       throw new ApiError('VALIDATION_ERROR', `${name} must not contain NUL characters`, [{ field: name, message: 'must not contain NUL characters' }]);
+    }
+    if (typeof v === 'number' && !Number.isFinite(v)) {
+      throw new ApiError('VALIDATION_ERROR', `${name} must be a finite number`, [{ field: name, message: 'must be a finite number' }]);
     }
     if (v === null || typeof v !== 'object') continue;
     if (path.length >= MAX_INPUT_DEPTH) {
@@ -404,14 +409,15 @@ export class Api {
     const params = { ...req.params };
     if (def.params) assertValid(def.params, params, { ajv: textAjv, what: 'Path' });
     assertPlainInput(params, '(path)');
+    // Text input is checked after ajv has coerced it: a number is only a number from then on.
     const query = { ...(req.query as Record<string, unknown>) };
-    assertPlainInput(query, '(query)');
     assertValid(def.query ?? NO_QUERY, query, { ajv: textAjv, what: 'Query' });
+    assertPlainInput(query, '(query)');
     if (def.upload) {
       // Multipart text fields exist only as text, like a query string.
       const fields = { ...(req.body as Record<string, unknown>) };
-      assertPlainInput(fields, '(form)');
       assertValid(def.body ?? NO_QUERY, fields, { ajv: textAjv, what: 'Form' });
+      assertPlainInput(fields, '(form)');
       return { params, query, body: def.body ? fields : undefined };
     }
     if (!def.body) {

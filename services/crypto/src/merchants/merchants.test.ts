@@ -108,6 +108,16 @@ describe('POST /api/v1/merchants/register', () => {
     expect(res.body.error.details).toEqual([{ field: 'companyName', message: 'must not contain NUL characters' }]);
   });
 
+  it('refuses numbers that are not finite, in a query (after coercion) and in a body (found by the fuzz suite: ?page=1e309 was a 500)', async () => {
+    const m = await registerMerchant(ctx.app);
+    const listed = await request(ctx.app).get('/api/v1/withdrawals?page=1e309').set('X-Api-Key', m.apiKey);
+    expect(listed.status).toBe(400);
+    expect(listed.body.error.details).toEqual([{ field: 'page', message: 'must be a finite number' }]);
+    const invoice = await request(ctx.app).post('/api/v1/invoices').set('X-Api-Key', m.apiKey).set('Content-Type', 'application/json').send('{"amount": 1e309, "currency": "USDT_TRC20"}');
+    expect(invoice.status).toBe(400);
+    expect(invoice.body.error.details).toEqual([{ field: 'amount', message: 'must be a finite number' }]);
+  });
+
   it('keeps replayable answers sealed at rest: no credential in the idempotency table', async () => {
     const key = randomUUID();
     const res = await request(ctx.app)
