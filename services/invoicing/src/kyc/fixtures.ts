@@ -3,16 +3,40 @@ import request from 'supertest';
 import sharp from 'sharp';
 import type { Express } from 'express';
 
-const rnd = (n: number) => Math.floor(Math.random() * n);
+/** mulberry32: a small seeded generator, so a picture's scene is the same on every run. */
+function seeded(seed: number): (n: number) => number {
+  let a = seed >>> 0;
+  return (n) => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
+  };
+}
+
+let nextSeed = 1;
 
 /**
  * A fresh camera-like picture (a new one every call, so two calls are two different pictures):
- * random shapes give it structure, like a scene, and grain gives it a photo's fine detail.
- * Sharp and mid-grey unless blurred or darkened.
+ * shapes give it structure, like a scene, and grain gives it a photo's fine detail.
+ * Sharp and mid-grey unless blurred or darkened. The scene comes from `seed` (by default the
+ * next of a sequence), never from Math.random: how soft a soft picture scores depends on its
+ * edges, and a test must not pass or fail by the draw.
  */
 export async function photo(
-  o: { width?: number; height?: number; blur?: number; format?: 'png' | 'jpeg'; dark?: boolean; /** Grain strength (default 18): less is a softer picture. */ grain?: number } = {},
+  o: {
+    width?: number;
+    height?: number;
+    blur?: number;
+    format?: 'png' | 'jpeg';
+    dark?: boolean;
+    /** Grain strength (default 18): less is a softer picture. */
+    grain?: number;
+    seed?: number;
+  } = {},
 ): Promise<Buffer> {
+  const rnd = seeded(o.seed ?? nextSeed++);
   const width = o.width ?? 640;
   const height = o.height ?? 480;
   const grey = () => (o.dark ? 5 + rnd(30) : 60 + rnd(140));
