@@ -57,7 +57,10 @@ const insertInvoice: BaselineRoute = {
   },
 };
 
-/** The v1 create's insert: the same row with its currency, metadata (json) and 24 h validity. */
+/**
+ * The v1 create's insert: the same row with its currency, metadata (json) and 24 h validity,
+ * and its QR image, which the service stores for v1 too (GET answers it as `qrCodeUrl`).
+ */
 const insertInvoiceV1: BaselineRoute = {
   method: 'post',
   path: '/api/v1/invoices',
@@ -66,11 +69,11 @@ const insertInvoiceV1: BaselineRoute = {
     const id = randomUUID();
     const { rows } = await pool.query(
       `INSERT INTO invoicing.invoices (id, merchant_id, is_test, api, invoice_number, amount, currency, description, payment_method,
-                                       provider, external_order_id, qr_payload, metadata, expires_at, created_at)
-       VALUES ($1, $2, true, 'v1', $3, $4, $5, $6, 'sbp', 'sandbox', $7, $8, $9, $10, now())
+                                       provider, external_order_id, qr_code, qr_payload, metadata, expires_at, created_at)
+       VALUES ($1, $2, true, 'v1', $3, $4, $5, $6, 'sbp', 'sandbox', $7, $11, $8, $9, $10, now())
        ON CONFLICT (invoice_number) DO NOTHING RETURNING *`,
       [id, MERCHANT, `INV-BASE-${randomBytes(6).toString('hex')}`, String(amount), currency, description ?? null, randomUUID(), `https://pay.test/${id}/sbp`,
-        metadata === undefined ? null : JSON.stringify(metadata), new Date(Date.now() + 24 * HOUR_MS)],
+        metadata === undefined ? null : JSON.stringify(metadata), new Date(Date.now() + 24 * HOUR_MS), QR_CODE],
     );
     return { status: 201, body: rows[0] };
   },

@@ -38,7 +38,8 @@ export interface RunningSuite<D> {
 /** The scenarios of one service, and how to start that service with their data in place. */
 export interface Suite<D> {
   name: string;
-  setup(config: BenchConfig): Promise<RunningSuite<D>>;
+  /** `env` is added to the measured process's environment (e.g. RUN_WORKERS for the memory figures). */
+  setup(config: BenchConfig, env?: Record<string, string>): Promise<RunningSuite<D>>;
   scenarios: Scenario<D>[];
 }
 

@@ -95,7 +95,7 @@ function withdrawal(merchants: Merchant[]): () => BenchRequest {
 
 export const cryptoSuite = defineSuite<CryptoData>({
   name: 'crypto',
-  async setup(config) {
+  async setup(config, env = {}) {
     // Funding needs the chain tracker; the measured process runs the API alone, as an
     // API-only deployment would (RUN_WORKERS=false keeps the workers' load out of the figure).
     const funding = await startService('crypto', cryptoEnv(config, { RUN_WORKERS: 'true' }));
@@ -105,7 +105,7 @@ export const cryptoSuite = defineSuite<CryptoData>({
     } finally {
       await funding.stop();
     }
-    const svc = await startService('crypto', cryptoEnv(config, { RUN_WORKERS: 'false' }), config.serviceNodeArgs);
+    const svc = await startService('crypto', cryptoEnv(config, { RUN_WORKERS: 'false', ...env }), config.serviceNodeArgs);
     const invoice = await json(`${svc.url}/api/v1/invoices`, {
       method: 'POST',
       headers: keyOnly(merchants[0]!),

@@ -4,6 +4,7 @@ import { cryptoSuite } from './crypto';
 import { invoicingSuite } from './invoicing';
 import { webhookSuite } from './webhooks';
 import { receiptSuite } from './receipts';
+import { memorySuite } from './memory';
 
 /** Every suite, in the order the bench runs them. Register a new scenario file here (one line). */
 export const suites: AnySuite[] = [
@@ -16,4 +17,5 @@ export const measured: MeasuredSuite[] = [
   webhookSuite,
   receiptSuite,
   batchSuite,
+  memorySuite,
 ];

@@ -77,9 +77,9 @@ function nextAmount(): { n: number; amount: number } {
 
 export const invoicingSuite = defineSuite<InvoicingData>({
   name: 'invoicing',
-  async setup(config) {
+  async setup(config, env = {}) {
     const m = await merchant(config);
-    const svc = await startService('invoicing', invoicingEnv(config), config.serviceNodeArgs);
+    const svc = await startService('invoicing', { ...invoicingEnv(config), ...env }, config.serviceNodeArgs);
     const first = signed(m, 'POST', '/api/v2/invoices', JSON.stringify({ amount: 1500.5, description: 'Bench' }));
     const res = await fetch(`${svc.url}${first.path}`, { method: 'POST', headers: first.headers, body: first.body });
     const body = (await res.json()) as { invoice?: { id: string } };

@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { createAccountsDb, registerMerchant } from '@pay/accounts';
+import { randomUUID } from 'node:crypto';
+import { createAccountsDb, registerMerchant, type AccountsDb } from '@pay/accounts';
 import { SecretBox, type Owner } from '@pay/auth';
 import { createEndpoint, createWebhooksDb, recordEvent, type WebhooksDb } from '@pay/webhooks';
 import { cpuMs } from '../lib/cpu';
@@ -19,7 +20,7 @@ import type { MeasuredSuite, Measurement } from '../lib/types';
 
 const SECRETS_KEY = 'be'.repeat(32);
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
-const ENDPOINTS = Number(process.env.BENCH_WEBHOOK_ENDPOINTS ?? 4);
+export const ENDPOINTS = Number(process.env.BENCH_WEBHOOK_ENDPOINTS ?? 4);
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 500);
 const ROUNDS = Number(process.env.BENCH_WEBHOOK_ROUNDS ?? 2);
 const GOAL_PER_SECOND = 2000;
@@ -27,11 +28,22 @@ const GOAL_RATIO = 0.25;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The worker as production runs it, delivering to the bench's loopback receiver. */
+export const workerEnv = (config: BenchConfig) => ({
+  DATABASE_URL: config.databaseUrl,
+  REDIS_URL: config.redisUrl,
+  SECRETS_KEY,
+  ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'info',
+  QUEUE_PREFIX: `bench-${Date.now()}`,
+});
+
 /**
  * A receiver that answers 200 at once and counts the distinct deliveries it has seen, so the
  * bench waits on a counter instead of polling the deliveries table under the worker's feet.
  */
-async function receiver(): Promise<{ url: string; server: Server; seen: Set<string> }> {
+export async function receiver(): Promise<{ url: string; server: Server; seen: Set<string> }> {
   const seen = new Set<string>();
   const server = createServer((req, res) => {
     seen.add(String(req.headers['x-svc-delivery']));
@@ -43,8 +55,17 @@ async function receiver(): Promise<{ url: string; server: Server; seen: Set<stri
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, seen };
 }
 
+/** A test-mode merchant with ENDPOINTS console webhooks on the receiver at `url`, each subscribed to invoice.paid. */
+export async function subscribedMerchant(accounts: AccountsDb, db: WebhooksDb, url: string): Promise<Owner> {
+  const secrets = SecretBox.fromEnv(SECRETS_KEY);
+  const m = await registerMerchant(accounts, secrets, { companyName: 'Bench', email: `bench-wh-${randomUUID()}@example.test`, address: 'x' });
+  const owner = { merchantId: m.merchant.id, isTest: true };
+  for (let i = 0; i < ENDPOINTS; i++) await createEndpoint(db, secrets, owner, { url: `${url}/hook/${i}`, events: ['invoice.paid'] }, new Date());
+  return owner;
+}
+
 /** Records `n` events in one transaction, as producers record them (one INSERT each): they all appear at its commit. */
-async function record(db: WebhooksDb, owner: Owner, n: number): Promise<void> {
+export async function record(db: WebhooksDb, owner: Owner, n: number): Promise<void> {
   await db.$transaction(
     async (tx) => {
       for (let i = 0; i < n; i++) {
@@ -84,7 +105,6 @@ export const webhookSuite: MeasuredSuite = {
   name: 'webhooks',
   scenarios: ['webhooks.drain', 'webhooks.latency'], // webhooks.drain also gives webhooks.drain-cpu
   async run(config: BenchConfig, only): Promise<Measurement[]> {
-    const secrets = SecretBox.fromEnv(SECRETS_KEY);
     const accounts = createAccountsDb(config.databaseUrl, 2);
     const db = createWebhooksDb(config.databaseUrl, 4);
     const sql = new pg.Client({ connectionString: config.databaseUrl });
@@ -93,19 +113,9 @@ export const webhookSuite: MeasuredSuite = {
     const count = async (where: string, since: Date) =>
       Number((await sql.query(`SELECT count(*)::int AS n FROM webhooks.deliveries WHERE created_at >= $1 AND ${where}`, [since])).rows[0].n);
     const rows: Measurement[] = [];
-    const worker = await startService('webhook-worker', {
-      DATABASE_URL: config.databaseUrl,
-      REDIS_URL: config.redisUrl,
-      SECRETS_KEY,
-      ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      QUEUE_PREFIX: `bench-${Date.now()}`,
-    }, config.serviceNodeArgs);
+    const worker = await startService('webhook-worker', workerEnv(config), config.serviceNodeArgs);
     try {
-      const m = await registerMerchant(accounts, secrets, { companyName: 'Bench', email: `bench-wh-${Date.now()}@example.test`, address: 'x' });
-      const owner = { merchantId: m.merchant.id, isTest: true };
-      for (let i = 0; i < ENDPOINTS; i++) await createEndpoint(db, secrets, owner, { url: `${url}/hook/${i}`, events: ['invoice.paid'] }, new Date());
+      const owner = await subscribedMerchant(accounts, db, url);
 
       if (only('webhooks.drain')) {
         // The worker is up and idle; the whole backlog appears at once, at the commit, and the

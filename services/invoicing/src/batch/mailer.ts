@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { InvoicingConfig } from '../config';
 
 export interface MailMessage {
@@ -16,12 +16,27 @@ export interface Mailer {
   close(): void;
 }
 
+type SmtpConfig = Pick<InvoicingConfig, 'SMTP_HOST' | 'SMTP_PORT' | 'SMTP_SECURE' | 'SMTP_USER' | 'SMTP_PASSWORD' | 'SMTP_POOL_SIZE' | 'MAIL_FROM'>;
+
 /**
  * nodemailer over a pool of SMTP connections (SMTP_HOST, SMTP_PORT…): a message on an open
- * connection costs ~2 ms against ~100 ms for a new connection each.
+ * connection costs ~2 ms against ~100 ms for a new connection each. nodemailer is loaded with
+ * the first message (it adds ~13 MB to a process), so a process that sends none never loads it.
  */
-export function smtpMailer(config: Pick<InvoicingConfig, 'SMTP_HOST' | 'SMTP_PORT' | 'SMTP_SECURE' | 'SMTP_USER' | 'SMTP_PASSWORD' | 'SMTP_POOL_SIZE' | 'MAIL_FROM'>): Mailer {
-  const transport = nodemailer.createTransport({
+export function smtpMailer(config: SmtpConfig): Mailer {
+  let transport: Promise<Transporter> | undefined;
+  return {
+    concurrency: config.SMTP_POOL_SIZE * 4,
+    async send(message) {
+      transport ??= import('nodemailer').then((nodemailer) => smtpTransport(nodemailer.default, config));
+      await (await transport).sendMail({ from: config.MAIL_FROM, to: message.to, subject: message.subject, text: message.text });
+    },
+    close: () => void transport?.then((t) => t.close(), () => undefined),
+  };
+}
+
+function smtpTransport(nodemailer: typeof import('nodemailer'), config: SmtpConfig): Transporter {
+  return nodemailer.createTransport({
     pool: true,
     host: config.SMTP_HOST,
     port: config.SMTP_PORT,
@@ -47,11 +62,4 @@ export function smtpMailer(config: Pick<InvoicingConfig, 'SMTP_HOST' | 'SMTP_POR
           });
         },
   } as Parameters<typeof nodemailer.createTransport>[0]);
-  return {
-    concurrency: config.SMTP_POOL_SIZE * 4,
-    async send(message) {
-      await transport.sendMail({ from: config.MAIL_FROM, to: message.to, subject: message.subject, text: message.text });
-    },
-    close: () => transport.close(),
-  };
 }
