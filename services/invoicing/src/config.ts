@@ -31,11 +31,16 @@ export const InvoicingConfigSchema = Type.Object({
   SMTP_PASSWORD: Type.Optional(Type.String({ minLength: 1 })),
   SMTP_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 50, default: 10, description: 'pooled SMTP connections (each sends one message at a time)' }),
   MAIL_FROM: Type.String({ default: 'Payments <no-reply@payments.local>', description: 'sender of batch e-mails' }),
+  CONSOLE_OPERATORS: Type.String({
+    default: '',
+    pattern: '^$|^[0-9a-fA-F-]{36}(,[0-9a-fA-F-]{36})*$',
+    description: 'comma-separated merchant ids whose console sessions may open the queue dashboard (/console/queues); empty: nobody',
+  }),
   EXPIRY_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 4000, default: 1000, description: 'how often due invoices are expired (an invoice expires within this plus one batch of its expiresAt)' }),
 });
 
 export function loadInvoicingConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = loadConfig(InvoicingConfigSchema, env);
-  return { ...config, PUBLIC_URL: publicUrlOf(config) };
+  return { ...config, PUBLIC_URL: publicUrlOf(config), CONSOLE_OPERATORS: config.CONSOLE_OPERATORS.split(',').filter(Boolean).map((id) => id.toLowerCase()) };
 }
 export type InvoicingConfig = ReturnType<typeof loadInvoicingConfig>;

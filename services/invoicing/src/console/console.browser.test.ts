@@ -108,3 +108,22 @@ it('signs in, creates a webhook, sees a delivery arrive, rotates the secret and 
   await shot(page, '5-phone');
   await page.close();
 }, 90_000);
+
+it("opens the operators' queue dashboard (Bull Board) under the console's session and its CSP", async () => {
+  const m = await newMerchant(app.deps);
+  app.deps.config.CONSOLE_OPERATORS.push(m.merchantId);
+  const page = await browser.context.newPage();
+  const refused: string[] = [];
+  page.on('console', (msg) => msg.text().includes('Content Security Policy') && refused.push(msg.text()));
+  await page.goto(`${base}/console/sign-in`);
+  await page.fill('input[name=apiKey]', m.apiKey);
+  await Promise.all([page.waitForURL(`${base}/console/webhooks`), page.click('form[data-testid=sign-in] button')]);
+  await Promise.all([page.waitForURL(`${base}/console/queues`), page.click('[data-testid=nav-queues]')]);
+  // The board's React app draws every queue of the catalogue from its own API.
+  await eventually(async () => expect(await page.locator('body').textContent()).toContain('invoicing-kyc-checks'), 15_000);
+  expect(await page.locator('body').textContent()).toContain('crypto-withdrawals');
+  // Its script and styles are allowed; only the web font it links from elsewhere is refused.
+  expect(refused.filter((r) => !r.includes('fonts.googleapis.com'))).toEqual([]);
+  await shot(page, '6-queues');
+  await page.close();
+}, 60_000);

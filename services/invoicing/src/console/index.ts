@@ -7,6 +7,7 @@ import type { InvoicingDeps } from '../deps';
 import { consolePages, consoleErrorPage } from './pages';
 import { consoleRoutes } from './routes';
 import { consoleKycPages, consoleKycRoutes } from './kyc';
+import { queueDashboard } from './queues';
 
 /**
  * The merchant web console at /console: its JSON API (`session` auth: cookie, CSRF on
@@ -27,5 +28,8 @@ export function buildConsole(deps: InvoicingDeps, anonymous: RequestHandler[]): 
   consoleKycRoutes(api, deps);
   consolePages(pages, deps);
   consoleKycPages(pages, deps);
-  return { routers: [staticAssets('/console/assets', path.join(__dirname, 'assets')), api.router, pages.router], operations: api.operations };
+  return {
+    routers: [staticAssets('/console/assets', path.join(__dirname, 'assets')), api.router, pages.router, queueDashboard(deps, guards.page)],
+    operations: api.operations,
+  };
 }

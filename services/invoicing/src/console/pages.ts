@@ -7,6 +7,7 @@ import type { ApiError } from '@pay/schemas';
 import { attemptsOf, getEndpoint, INVOICING_EVENT_KINDS, listDeliveries, listEndpoints, type AttemptView, type ConsoleEndpoint, type DeliveryView } from '@pay/webhooks';
 import type { InvoicingDeps } from '../deps';
 import { DeliveryQuery, IdParams } from './schemas';
+import { isOperator, QUEUES_PATH } from './queues';
 
 const PAGE_SIZE = 20;
 
@@ -14,7 +15,7 @@ interface Frame {
   title: string;
   body: SafeHtml;
   /** Signed-in pages carry the CSRF token for console.js and show who is signed in. */
-  session?: { csrfToken: string; merchant: string; mode: 'test' | 'live' };
+  session?: { csrfToken: string; merchant: string; mode: 'test' | 'live'; operator: boolean };
 }
 
 export function layout(f: Frame): SafeHtml {
@@ -25,7 +26,13 @@ ${f.session ? html`<meta name="csrf-token" content="${f.session.csrfToken}">` : 
 <link rel="stylesheet" href="/console/assets/console.css"><script src="/console/assets/console.js" defer></script></head>
 <body>
 <header class="top"><a class="brand" href="/console/webhooks">Payments console</a>
-${f.session ? html`<nav><a href="/console/webhooks">Webhooks</a> <a href="/console/kyc" data-testid="nav-kyc">KYC review</a></nav>` : ''}
+${
+  f.session
+    ? html`<nav><a href="/console/webhooks">Webhooks</a> <a href="/console/kyc" data-testid="nav-kyc">KYC review</a>${
+        f.session.operator ? html` <a href="${QUEUES_PATH}" data-testid="nav-queues">Queues</a>` : ''
+      }</nav>`
+    : ''
+}
 ${
   f.session
     ? html`<span class="who"><span class="badge ${f.session.mode}" data-testid="mode">${f.session.mode === 'test' ? 'Test mode' : 'Live mode'}</span> ${f.session.merchant}</span>
@@ -86,7 +93,7 @@ ${attemptRows(attempts.get(d.id) ?? [])}
 export async function sessionFrame(deps: InvoicingDeps, req: Request, auth: AuthContext): Promise<NonNullable<Frame['session']>> {
   const s = consoleSessionFrom(req.res!);
   const merchant = await getMerchant(deps.accounts, auth.merchantId);
-  return { csrfToken: s.csrfToken, merchant: merchant.companyName, mode: auth.isTestMode ? ('test' as const) : ('live' as const) };
+  return { csrfToken: s.csrfToken, merchant: merchant.companyName, mode: auth.isTestMode ? ('test' as const) : ('live' as const), operator: isOperator(deps, auth.merchantId) };
 }
 
 /** The console pages: server-rendered, on the console JSON API through console.js for changes. */
