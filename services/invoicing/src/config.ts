@@ -31,6 +31,12 @@ export const InvoicingConfigSchema = Type.Object({
   SMTP_PASSWORD: Type.Optional(Type.String({ minLength: 1 })),
   SMTP_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 50, default: 10, description: 'pooled SMTP connections (each sends one message at a time)' }),
   MAIL_FROM: Type.String({ default: 'Payments <no-reply@payments.local>', description: 'sender of batch e-mails' }),
+  RECONCILE_INTERVAL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 3_600_000,
+    default: 30_000,
+    description: 'how often work whose job was lost is looked for: stale refunds, KYC checks, batches and batch e-mails (receipts every twice that)',
+  }),
   EXPIRY_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 4000, default: 1000, description: 'how often due invoices are expired (an invoice expires within this plus one batch of its expiresAt)' }),
 });
 
