@@ -7,7 +7,7 @@ import { jobOptionsFor, Queues, type JobOf, type QueueKey } from './jobs';
 type Sql = {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
   $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
-  $transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  $transaction<T>(fn: (tx: Sql) => Promise<T>, options?: { maxWait?: number; timeout?: number }): Promise<T>;
 };
 
 /** The outbox table, owned by this package (Postgres schema `queue`, see prisma/schema.prisma). */
@@ -34,6 +34,14 @@ export function outboxMessage<K extends QueueKey>(queue: K, jobId: string, paylo
   assertValid(spec.schema, payload, { what: `Job for ${spec.name}` });
   return { queue: spec.name, jobId, payload };
 }
+
+/**
+ * How long a relay pass may wait for a connection, and run. The relay shares its service's
+ * pool with request bursts and the other loops; at Prisma's defaults (2 s, 5 s) a busy pool
+ * failed the pass (found by e2e/stack-doubled.test.ts under load). As long as the services'
+ * own state changes may wait: work is delayed by a burst, not dropped into a back-off.
+ */
+const RELAY_TX_OPTIONS = { maxWait: 15_000, timeout: 20_000 };
 
 /** Published outbox rows are kept this long for inspection, then pruned. */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -140,7 +148,7 @@ export class OutboxRelay {
         rows.map((r) => r.id.toString()),
       );
       return rows.length;
-    });
+    }, RELAY_TX_OPTIONS);
   }
 
   async stop(): Promise<void> {

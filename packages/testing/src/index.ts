@@ -6,3 +6,4 @@ export * from './redis';
 export * from './webhook-receiver';
 export * from './throwaway';
 export * from './fuzz';
+export * from './api-client';

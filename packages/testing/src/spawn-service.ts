@@ -5,7 +5,13 @@ const ROOT = join(__dirname, '..', '..', '..');
 
 export interface RunningService {
   url: string;
+  /** The last 64 KiB of output. */
   logs: () => string;
+  /**
+   * Every log line at warn level or above (pino level 40+) and every other line on stderr (an
+   * uncaught error's stack, a runtime warning), however long the output ran.
+   */
+  problems: () => string[];
   /** Sends SIGTERM and resolves with the exit code. */
   stop: () => Promise<number | null>;
   child: ChildProcess;
@@ -36,6 +42,23 @@ export function spawnService(
   let output = '';
   let ready = false;
   const logs = () => output;
+  // Problem lines, whole, from all of the output: a multi-process test asserts on them.
+  const problems: string[] = [];
+  const scanner = (stderr: boolean) => {
+    let partial = '';
+    return (chunk: Buffer | null) => {
+      const lines = (partial + (chunk ?? '\n')).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        const level = logLevelOf(line);
+        if (level >= 40 || (stderr && level === 0 && line.trim() !== '')) problems.push(line);
+      }
+    };
+  };
+  const scanOut = scanner(false);
+  const scanErr = scanner(true);
+  child.stdout!.on('data', scanOut).once('end', () => scanOut(null));
+  child.stderr!.on('data', scanErr).once('end', () => scanErr(null));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -52,6 +75,7 @@ export function spawnService(
         resolve({
           url: m[1]!,
           logs,
+          problems: () => [...problems],
           child,
           stop: () => {
             child.kill('SIGTERM');
@@ -67,4 +91,13 @@ export function spawnService(
       reject(new Error(`${name} exited with ${code} before listening:\n${output}`));
     });
   });
+}
+
+const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
+
+/** The pino level of a JSON log line, labelled (as @pay/kit logs) or numeric; 0 for anything else, e.g. a stack trace on stderr. */
+export function logLevelOf(line: string): number {
+  const m = /^\{"level":(?:(\d+)|"(\w+)")/.exec(line);
+  if (!m) return 0;
+  return m[1] ? Number(m[1]) : (LEVELS[m[2]!] ?? 0);
 }

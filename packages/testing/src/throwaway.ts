@@ -22,8 +22,9 @@ export function freePort(): Promise<number> {
  * A PostgreSQL server of the test's own (initdb into a temp folder, pg_ctl on a free port),
  * for tests that restart or kill the database; the machine's shared server is never touched.
  * Postgres refuses to run as root, so as root the server runs as the `postgres` user.
+ * `maxConnections` (100) must cover every pool of every process the test starts.
  */
-export async function startThrowawayPostgres(database = 'throwaway') {
+export async function startThrowawayPostgres(database = 'throwaway', opts: { maxConnections?: number } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'pay-pg-'));
   const data = join(dir, 'data');
   const port = await freePort();
@@ -37,7 +38,7 @@ export async function startThrowawayPostgres(database = 'throwaway') {
     return execFileSync(cmd as string, argv as string[], { stdio: 'pipe', cwd: dir });
   };
   run('initdb', ['-D', data, '-U', 'root', '--auth=trust', '--no-sync', '-E', 'UTF8']);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`;
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=${opts.maxConnections ?? 100}`;
   const pgCtl = (...args: string[]) => run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-o', options, '-w', '-t', '60', ...args]);
   pgCtl('start');
   run('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'root', database]);

@@ -18,6 +18,7 @@ export const CryptoConfigSchema = Type.Object({
   TRACKER_INTERVAL_MS: Millis(1000, 'how often incoming transfers and invoice expiry are checked'),
   WITHDRAWAL_POLL_MS: Millis(1000, 'how often a sent withdrawal is checked for confirmations'),
   OUTBOX_INTERVAL_MS: Millis(250, 'outbox relay poll period (a commit also wakes it at once)'),
+  RECONCILE_INTERVAL_MS: Millis(30_000, 'how often withdrawals still Pending or Processing get their job again (same job id: one still queued is not doubled)'),
   QUEUE_PREFIX: Type.String({ default: 'bull', pattern: '^[a-zA-Z0-9_:-]+$', description: 'BullMQ key prefix' }),
   RUN_WORKERS: Type.Boolean({ default: true, description: 'run the withdrawal worker, chain tracker and outbox relay in this process' }),
 });

@@ -11,14 +11,6 @@ import { reconcileKycChecks, startKycWorker } from './kyc/worker';
 import { ReceiptReaders } from './receipts/readers';
 import { reconcileReceipts, startReceiptWorker } from './receipts/worker';
 
-/** How often refunds left PENDING by a dead request are finished. */
-const REFUND_RECONCILE_INTERVAL_MS = 30_000;
-/** How often receipts left PENDING without a job (Redis lost it) get one again. */
-const RECEIPT_RECONCILE_INTERVAL_MS = 60_000;
-/** How often KYC checks whose job was lost are queued again (see reconcileKycChecks). */
-const KYC_RECONCILE_INTERVAL_MS = 30_000;
-/** How often batches whose job Redis may have lost are looked for. */
-const BATCH_RECONCILE_INTERVAL_MS = 30_000;
 /** How often expired idempotency answers, console sessions and published outbox rows are deleted. */
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -38,13 +30,17 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
   const kycWorker = startKycWorker(deps, new RuleBasedKycProvider());
   const batchWorkers = startBatchWorkers(deps);
   const expiry = every('invoice-expiry', deps.config.EXPIRY_INTERVAL_MS, () => expireDueInvoices(deps), deps.logger);
+  // Reconcilers (RECONCILE_INTERVAL_MS, 30 s): refunds left PENDING by a dead request are
+  // finished; KYC checks, batches and batch e-mails whose job Redis lost get it again;
+  // receipts left PENDING without a job are looked for half as often.
+  const reconcileMs = deps.config.RECONCILE_INTERVAL_MS;
   const loops = [
     expiry,
     every('kyc-expiry', deps.config.EXPIRY_INTERVAL_MS, () => expireDueKycSessions(deps), deps.logger),
-    every('refund-reconciler', REFUND_RECONCILE_INTERVAL_MS, () => reconcileRefunds(deps), deps.logger),
-    every('receipt-reconciler', RECEIPT_RECONCILE_INTERVAL_MS, () => reconcileReceipts(deps, relay.queue(Queues.receiptChecks.name)), deps.logger),
-    every('kyc-reconciler', KYC_RECONCILE_INTERVAL_MS, () => reconcileKycChecks(deps, relay.queue(Queues.kycChecks.name)), deps.logger),
-    every('batch-reconciler', BATCH_RECONCILE_INTERVAL_MS, () => reconcileBatches(deps, (name) => relay.queue(name)), deps.logger),
+    every('refund-reconciler', reconcileMs, () => reconcileRefunds(deps), deps.logger),
+    every('receipt-reconciler', 2 * reconcileMs, () => reconcileReceipts(deps, relay.queue(Queues.receiptChecks.name)), deps.logger),
+    every('kyc-reconciler', reconcileMs, () => reconcileKycChecks(deps, relay.queue(Queues.kycChecks.name)), deps.logger),
+    every('batch-reconciler', reconcileMs, () => reconcileBatches(deps, (name) => relay.queue(name)), deps.logger),
     every('housekeeping', HOUSEKEEPING_INTERVAL_MS, () => housekeeping(deps), deps.logger),
   ];
   const stop = async () => {

@@ -36,6 +36,12 @@ export const InvoicingConfigSchema = Type.Object({
     pattern: '^$|^[0-9a-fA-F-]{36}(,[0-9a-fA-F-]{36})*$',
     description: 'comma-separated merchant ids whose console sessions may open the queue dashboard (/console/queues); empty: nobody',
   }),
+  RECONCILE_INTERVAL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 3_600_000,
+    default: 30_000,
+    description: 'how often work whose job was lost is looked for: stale refunds, KYC checks, batches and batch e-mails (receipts every twice that)',
+  }),
   EXPIRY_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 4000, default: 1000, description: 'how often due invoices are expired (an invoice expires within this plus one batch of its expiresAt)' }),
 });
 

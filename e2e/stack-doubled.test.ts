@@ -1,0 +1,574 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { deploy } from '@pay/migrate';
+import {
+  apiClient,
+  eventually,
+  expectStatus,
+  logLevelOf,
+  registerMerchantOver,
+  spawnService,
+  startReceiver,
+  startThrowawayPostgres,
+  startThrowawayRedis,
+  type ApiClient,
+  type RegisteredMerchant,
+  type RunningService,
+} from '@pay/testing';
+import { buildServiceProcess } from '../scripts/build';
+import { startTestSmtp } from '../services/invoicing/src/batch/test-smtp';
+
+/**
+ * The whole stack doubled (issue 12): two processes of each service, compiled as production
+ * runs them, on one Postgres, one Redis and one queue prefix, all with their background work
+ * on. A workload spread over both processes of each API, with requests that race each other
+ * on purpose (the same invoice paid, cancelled or refunded on both replicas at once); then
+ * every effect must have happened exactly once. Counts land in artefacts/stack-doubled.json.
+ */
+
+const ARTEFACTS = join(__dirname, '..', 'artefacts');
+
+/** The workload. Every invoicing and crypto request alternates between the two replicas. */
+const N = {
+  /** v1 invoices whose `expiresAt` (the API takes any future time) falls a few seconds after creation. */
+  expiringV1: 24,
+  /** v2 invoices (`expiresInHours` is 0.25 at least) moved past expiry in the database. */
+  expiringV2: 8,
+  /** v1 invoices paid right around their `expiresAt`: paid or expired, never both. */
+  payVsExpiry: 6,
+  /** v2 invoices paid on both replicas at once: one payment each. */
+  paid: 24,
+  /** Customers the paid invoices share (first payments of one new customer race). */
+  customers: 4,
+  /** Paid invoices refunded 60 of 100 on both replicas at once: one refund each. */
+  racedRefunds: 10,
+  /** Paid invoices refunded 25 once. */
+  singleRefunds: 6,
+  /** v2 invoices cancelled on both replicas at once. */
+  cancelled: 5,
+  /** CSV batches, one per replica. */
+  batches: 2,
+  /** Valid rows per batch, each with an e-mail (2 bad rows come on top). */
+  batchRows: 30,
+  /** Crypto invoices paid by a sandbox transfer. */
+  cryptoInvoices: 16,
+  /** Withdrawals that complete, and ones to the zero address that fail on chain. */
+  withdrawals: 8,
+  failedWithdrawals: 2,
+};
+const TRON_ADDRESS = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';
+const TRON_ZERO = 'T9yD14Nj9j7xAB4dbGeiX9h8unkKHxuWwb';
+const INVOICING_EVENTS = ['invoice.paid', 'invoice.expired', 'invoice.cancelled', 'invoice.refunded'];
+/** The drained replica keeps serving this long after SIGTERM while its /readyz says 503. */
+const DRAIN_MS = 5000;
+/** Clients send a request again after a 503, as the README asks (a Redis stall on a loaded machine). */
+const RETRY_UNAVAILABLE = 5;
+
+type Row = Record<string, any>;
+type Query = (sql: string, params?: unknown[]) => Promise<Row[]>;
+
+/** Runs `fn` over `items`, at most `limit` at a time; `i` picks the replica. */
+async function each<T>(items: T[], limit: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await fn(items[i]!, i);
+      }
+    }),
+  );
+}
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Replica `i % 2` of a pair. */
+const on = <T>(pair: T[], i: number): T => pair[i % 2]!;
+
+/** The same request on both replicas at once: exactly one may succeed, the other is refused. */
+async function onBoth(pair: ApiClient[], send: (c: ApiClient) => Promise<{ status: number }>, ok: number): Promise<void> {
+  const answers = await Promise.all(pair.map(send));
+  expect(answers.map((a) => a.status).sort()).toEqual([ok, 422].sort());
+}
+
+/**
+ * Postgres or Redis not answering in time (a connection not opened within the pool's 5 s, a
+ * transaction not started within its wait): what a starved machine does to any process. The
+ * services rightly log them as errors; here they are counted in the artefact, not failed on.
+ */
+const STARVED = /Connection terminated due to connection timeout|Unable to start a transaction in the given time|timeout exceeded when trying to connect|Command timed out/;
+
+/** A log line in short: its level, message and error message. */
+function summary(line: string): string {
+  try {
+    const l = JSON.parse(line) as { level: string; msg: string; err?: { message?: string } };
+    return `${l.level}: ${l.msg}${l.err?.message ? ` (${l.err.message})` : ''}`;
+  } catch {
+    return line.slice(0, 300);
+  }
+}
+
+/** Each compiled service bundle, built once into a temp folder. */
+async function buildBundles(dir: string): Promise<Record<string, string>> {
+  const names = ['invoicing', 'crypto', 'webhook-worker'];
+  const built = await Promise.all(names.map((n) => buildServiceProcess(n, join(dir, n))));
+  return Object.fromEntries(names.map((n, i) => [n, built[i]!.outFile]));
+}
+
+/** Signs in to the console on one replica and creates a webhook there, as the console page does. */
+async function consoleWebhook(invoicingUrl: string, apiKey: string, url: string, events: string[]): Promise<string> {
+  const anonymous = apiClient(invoicingUrl);
+  const session = await anonymous.post('/console/api/session', { apiKey });
+  const { csrfToken } = expectStatus(session, 200, 'console sign-in');
+  const cookie = session.headers.get('set-cookie')!.split(';')[0]!;
+  const created = await anonymous.post('/console/api/webhooks', { url, events }, { headers: { cookie, 'x-csrf-token': csrfToken } });
+  return expectStatus(created, 201, 'console webhook').id;
+}
+
+/**
+ * Sends requests to whichever replicas say they are ready, as a load balancer does: each
+ * replica's /readyz is probed every 50 ms, and a replica answering anything but 200 gets no
+ * new requests until it is ready again.
+ */
+function balancer(urls: string[]) {
+  const ready = new Set(urls);
+  let stopped = false;
+  const probes = urls.map(async (url) => {
+    while (!stopped) {
+      try {
+        const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) });
+        if (res.status === 200) ready.add(url);
+        else ready.delete(url);
+      } catch {
+        ready.delete(url);
+      }
+      await pause(50);
+    }
+  });
+  let turn = 0;
+  return {
+    pick(): string | null {
+      const live = urls.filter((u) => ready.has(u));
+      return live.length === 0 ? null : live[turn++ % live.length]!;
+    },
+    async stop() {
+      stopped = true;
+      await Promise.all(probes);
+    },
+  };
+}
+
+/** The merchant's clients of both replicas of each API. */
+function clientsOf(m: RegisteredMerchant, invoicingUrls: string[], cryptoUrls: string[]) {
+  const retryUnavailable = RETRY_UNAVAILABLE;
+  return {
+    v2: invoicingUrls.map((u) => apiClient(u, { apiKey: m.testKey, hmacSecret: m.hmacSecret, sign: 'v2', retryUnavailable })),
+    v1: invoicingUrls.map((u) => apiClient(u, { apiKey: m.testKey, retryUnavailable })),
+    crypto: cryptoUrls.map((u) => apiClient(u, { apiKey: m.testKey, hmacSecret: m.hmacSecret, retryUnavailable })),
+  };
+}
+type Clients = ReturnType<typeof clientsOf>;
+
+/**
+ * Invoices that fall due: v1 ones a few seconds ahead, v2 ones moved past expiry, and v1 ones
+ * paid from 0.6 s before to 0.15 s after their `expiresAt` (a request on a loaded machine can
+ * take that long). Resolves once the payments around expiry have their answers.
+ */
+async function dueInvoices({ v1, v2 }: Clients, q: Query) {
+  const expiring: string[] = [];
+  await each(range(N.expiringV1), 4, async (i) => {
+    const expiresAt = new Date(Date.now() + 4000).toISOString();
+    expiring.push(expectStatus(await on(v1, i).post('/api/v1/invoices', { amount: 10 + i, currency: 'RUB', expiresAt }), 201, 'v1 create').id);
+  });
+  await each(range(N.expiringV2), 4, async (i) => {
+    expiring.push(expectStatus(await on(v2, i).post('/api/v2/invoices', { amount: 20 + i, expiresInHours: 0.25 }), 201, 'v2 create').invoice.id);
+  });
+  // v2 cannot ask for less than 15 minutes: these are moved past expiry as time would.
+  await q(`UPDATE invoicing.invoices SET expires_at = now() WHERE id = ANY($1::uuid[]) AND api = 'v2'`, [expiring]);
+  const deadline = Date.now() + 3000;
+  const racing: string[] = [];
+  for (const i of range(N.payVsExpiry)) {
+    racing.push(expectStatus(await on(v1, i).post('/api/v1/invoices', { amount: 50 + i, currency: 'RUB', expiresAt: new Date(deadline).toISOString() }), 201, 'v1 create').id);
+  }
+  const paying = racing.map(async (id, i) => {
+    await pause(Math.max(0, deadline - Date.now() + (i - 4) * 150));
+    return [id, (await on(v1, i).post(`/api/v1/sandbox/invoices/${id}/pay`, {})).status] as const;
+  });
+  return { expiring, racing, payVsExpiry: Promise.all(paying).then((answers) => new Map(answers)) };
+}
+
+/** Payments, refunds and cancellations, each raced on both replicas. Returns the paid invoices. */
+async function paidRefundedCancelled({ v2 }: Clients) {
+  const paid: { id: string; email: string }[] = [];
+  await each(range(N.paid), 4, async (i) => {
+    const email = `customer-${i % N.customers}@example.ru`;
+    const inv = expectStatus(await on(v2, i).post('/api/v2/invoices', { amount: 100, customerEmail: email }), 201, 'v2 create').invoice;
+    await onBoth(v2, (c) => c.post(`/api/v2/sandbox/invoices/${inv.id}/pay`, { payerBank: 'T-Bank' }), 200);
+    paid.push({ id: inv.id, email });
+  });
+  await each(paid.slice(0, N.racedRefunds), 4, async ({ id }) => {
+    await onBoth(v2, (c) => c.post(`/api/v2/invoices/${id}/refunds`, { amount: 60 }), 201);
+  });
+  await each(paid.slice(N.racedRefunds, N.racedRefunds + N.singleRefunds), 4, async ({ id }, i) => {
+    expectStatus(await on(v2, i).post(`/api/v2/invoices/${id}/refunds`, { amount: 25 }), 201, 'refund');
+  });
+  await each(range(N.cancelled), 4, async (i) => {
+    const inv = expectStatus(await on(v2, i).post('/api/v2/invoices', { amount: 30 + i }), 201, 'v2 create').invoice;
+    await onBoth(v2, (c) => c.post(`/api/v2/invoices/${inv.id}/cancel`), 200);
+  });
+  return paid;
+}
+
+/** CSV batches over BATCH_INLINE_ROWS (the queue worker writes them) with e-mailed links. */
+async function batches({ v1 }: Clients): Promise<string[]> {
+  const ids: string[] = [];
+  for (const b of range(N.batches)) {
+    const rows = range(N.batchRows).map((i) => `${100 + i},RUB,Row ${i},batch${b}-row${i}@example.test,B${b}-${i}`);
+    const csv = ['amount,currency,description,email,externalId', ...rows, 'zero,RUB,bad,x@example.test,', '5,XYZ,bad,y@example.test,'].join('\n');
+    const form = new FormData();
+    form.append('file', new Blob([csv], { type: 'text/csv' }), `batch-${b}.csv`);
+    form.append('sendEmails', 'true');
+    const res = expectStatus(await on(v1, b).post('/api/v1/batch/invoices', form), 201, 'batch');
+    expect(res).toMatchObject({ total: N.batchRows + 2, created: N.batchRows, failed: 2 });
+    ids.push(res.batchId);
+  }
+  return ids;
+}
+
+/** Crypto invoices paid by sandbox transfers, then withdrawals from what they brought in. */
+async function cryptoWork({ crypto }: Clients, q: Query): Promise<void> {
+  await each(range(N.cryptoInvoices), 4, async (i) => {
+    const inv = expectStatus(await on(crypto, i).post('/api/v1/invoices', { amount: 100, currency: 'USDT_TRC20' }), 201, 'crypto invoice').data;
+    expectStatus(await on(crypto, i + 1).post('/api/v1/sandbox/transactions', { invoiceId: inv.id, amount: 100 }), 201, 'sandbox transfer');
+  });
+  await eventually(async () => {
+    expect((await q(`SELECT count(*)::int AS n FROM crypto.transactions WHERE status = 'Confirmed'`))[0]!.n).toBe(N.cryptoInvoices);
+  }, 60_000, 50);
+  // Each body differs (crypto signatures are per second: equal bodies in one second would be replays).
+  await each(range(N.withdrawals + N.failedWithdrawals), 4, async (i) => {
+    const toAddress = i < N.withdrawals ? TRON_ADDRESS : TRON_ZERO;
+    expectStatus(await on(crypto, i).post('/api/v1/withdrawals', { toAddress, amount: 10 + i, currency: 'USDT_TRC20' }, { sign: 'crypto' }), 201, 'withdrawal');
+  });
+}
+
+/** Waits until nothing is left to do: due invoices closed, batches and e-mails done, withdrawals finished, every event delivered. */
+async function settled(q: Query, due: string[], emailsReceived: () => number): Promise<void> {
+  await eventually(async () => {
+    const [s] = await q(
+      `SELECT (SELECT count(*) FROM invoicing.invoices WHERE id = ANY($1::uuid[]) AND status = 'PENDING')::int AS pending,
+              (SELECT count(*) FROM invoicing.batches WHERE status <> 'completed')::int AS batches,
+              (SELECT count(*) FROM invoicing.invoice_emails WHERE status <> 'sent')::int AS emails,
+              (SELECT count(*) FROM crypto.withdrawals WHERE status NOT IN ('Completed', 'Failed'))::int AS withdrawals,
+              (SELECT count(*) FROM webhooks.events WHERE dispatched_at IS NULL)::int AS undispatched,
+              (SELECT count(*) FROM webhooks.deliveries WHERE status <> 'succeeded')::int AS undelivered,
+              (SELECT count(*) FROM queue.outbox WHERE published_at IS NULL)::int AS unpublished`,
+      [due],
+    );
+    expect(s).toEqual({ pending: 0, batches: 0, emails: 0, withdrawals: 0, undispatched: 0, undelivered: 0, unpublished: 0 });
+    expect(emailsReceived()).toBeGreaterThanOrEqual(N.batches * N.batchRows);
+  }, 60_000, 100);
+}
+
+/** Events by source and type; fails unless each has one event per subject (invoice, refund, transaction, withdrawal). */
+async function eventsOnce(q: Query): Promise<{ events: Record<string, number>; crypto: number; invoicing: number }> {
+  const counts = await q(
+    `SELECT source, type, count(*)::int AS events, count(DISTINCT subject)::int AS subjects FROM (
+       SELECT source, type, coalesce(body->'refund'->>'id', body->'withdrawal'->>'id', body->'transaction'->>'id', body->'invoice'->>'id') AS subject
+         FROM webhooks.events) e GROUP BY source, type ORDER BY source, type`,
+  );
+  for (const r of counts) expect({ ...r, events: r.subjects }).toEqual(r);
+  const total = (source: string) => counts.filter((r) => r.source === source).reduce((s, r) => s + r.events, 0);
+  return { events: Object.fromEntries(counts.map((r) => [`${r.source}:${r.type}`, r.events])), crypto: total('crypto'), invoicing: total('invoicing') };
+}
+
+/** Customers' totals: each payment counted once, each refund taken off once. */
+async function customersCountedOnce(q: Query, paid: { id: string; email: string }[]): Promise<void> {
+  const refunded = new Map([...paid.slice(0, N.racedRefunds).map((p) => [p.id, 60] as const), ...paid.slice(N.racedRefunds, N.racedRefunds + N.singleRefunds).map((p) => [p.id, 25] as const)]);
+  const expected = range(N.customers).map((c) => {
+    const email = `customer-${c}@example.ru`;
+    const mine = paid.filter((p) => p.email === email);
+    const total = mine.reduce((s, p) => s + 100 - (refunded.get(p.id) ?? 0), 0);
+    return { email, total_payments: mine.length, total: total.toFixed(2) };
+  });
+  expect(await q(`SELECT email, total_payments, total_amount::text AS total FROM invoicing.customers ORDER BY email`)).toEqual(expected);
+}
+
+/** Batch rows written once; each e-mail sent by one job run and received once. Returns the duplicates received. */
+async function batchesOnce(q: Query, batchIds: string[], recipients: string[]): Promise<number> {
+  const rows = N.batches * N.batchRows;
+  expect(await q(`SELECT count(*)::int AS n, count(DISTINCT external_id)::int AS distinct FROM invoicing.invoices WHERE batch_id IS NOT NULL`)).toEqual([{ n: rows, distinct: rows }]);
+  expect(await q(`SELECT id::text, created FROM invoicing.batches ORDER BY id`)).toEqual([...batchIds].sort().map((id) => ({ id, created: N.batchRows })));
+  expect(await q(`SELECT status::text, attempts, count(*)::int AS n FROM invoicing.invoice_emails GROUP BY 1, 2`)).toEqual([{ status: 'sent', attempts: 1, n: rows }]);
+  expect(new Set(recipients).size).toBe(rows);
+  return recipients.length - new Set(recipients).size;
+}
+
+/** Each transfer confirmed once (its four postings), each withdrawal held once and finished once. Returns postings by kind. */
+async function ledgerOnce(q: Query): Promise<Row[]> {
+  expect(await q(`SELECT status::text, count(*)::int AS n FROM crypto.invoices GROUP BY 1`)).toEqual([{ status: 'Paid', n: N.cryptoInvoices }]);
+  const postings = await q(
+    `SELECT kind::text, count(*)::int AS n, count(DISTINCT coalesce(transaction_id, withdrawal_id))::int AS subjects FROM crypto.ledger_entries GROUP BY 1 ORDER BY 1`,
+  );
+  const allWithdrawals = N.withdrawals + N.failedWithdrawals;
+  const expected = { deposit: N.cryptoInvoices, deposit_detected: N.cryptoInvoices, deposit_settled: N.cryptoInvoices, fee: N.cryptoInvoices, withdrawal_hold: allWithdrawals, withdrawal_release: N.failedWithdrawals };
+  expect(postings).toEqual(Object.entries(expected).map(([kind, n]) => ({ kind, n, subjects: n })));
+  expect(await q(`SELECT status::text, count(*)::int AS n FROM crypto.withdrawals GROUP BY 1 ORDER BY 1`)).toEqual([
+    { status: 'Completed', n: N.withdrawals },
+    { status: 'Failed', n: N.failedWithdrawals },
+  ]);
+  return postings;
+}
+
+describe('the stack doubled: two processes of every service on one Postgres and Redis', () => {
+  let bundleDir: string;
+  let receiptsDir: string;
+  let pgServer: Awaited<ReturnType<typeof startThrowawayPostgres>>;
+  let redis: Awaited<ReturnType<typeof startThrowawayRedis>>;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let smtp: Awaited<ReturnType<typeof startTestSmtp>>;
+  let db: pg.Pool;
+  const procs: Record<string, RunningService> = {};
+  const q: Query = async (sql, params = []) => (await db.query(sql, params)).rows;
+  /** How long each step took (artefacts/stack-doubled.json): this machine is shared and often loaded. */
+  const phases: Record<string, number> = {};
+  let last = 0;
+  const phase = (name: string) => {
+    phases[name] = Date.now() - last;
+    last = Date.now();
+  };
+
+  beforeAll(async () => {
+    last = Date.now();
+    bundleDir = mkdtempSync(join(tmpdir(), 'pay-doubled-'));
+    receiptsDir = mkdtempSync(join(tmpdir(), 'pay-doubled-receipts-'));
+    // Six processes with up to 20 connections each, and this test's own.
+    [pgServer, redis, receiver, smtp] = await Promise.all([startThrowawayPostgres('doubled', { maxConnections: 200 }), startThrowawayRedis(), startReceiver(), startTestSmtp()]);
+    db = new pg.Pool({ connectionString: pgServer.url, max: 3 });
+    phase('servers');
+    const [bundles] = await Promise.all([buildBundles(bundleDir), deploy({ databaseUrl: pgServer.url, quiet: true })]);
+    phase('build and migrate');
+    const env = {
+      DATABASE_URL: pgServer.url,
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: 'doubled',
+      ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+      RUN_WORKERS: 'true',
+      // Fast loops: 19 Tron confirmations take ~0.4 s; the reconcilers run twice a second, so
+      // they race the work they reconcile instead of waiting 30 s. Not faster: six processes
+      // polling share two cores with Postgres, Redis and whatever else the machine runs.
+      SANDBOX_BLOCK_MS: '20',
+      TRACKER_INTERVAL_MS: '100',
+      WITHDRAWAL_POLL_MS: '100',
+      OUTBOX_INTERVAL_MS: '100',
+      EXPIRY_INTERVAL_MS: '200',
+      RECONCILE_INTERVAL_MS: '500',
+      WEBHOOK_POLL_INTERVAL_MS: '100',
+      BATCH_INLINE_ROWS: '10',
+      SMTP_HOST: '127.0.0.1',
+      SMTP_PORT: String(smtp.port),
+      RECEIPTS_DIR: receiptsDir,
+    };
+    const start = async (key: string, name: string, extra: Record<string, string> = {}) => {
+      procs[key] = await spawnService(name, { ...env, ...extra }, 60_000, [], bundles[name]);
+    };
+    await Promise.all([
+      start('invoicing-1', 'invoicing'),
+      start('invoicing-2', 'invoicing', { SHUTDOWN_DRAIN_MS: String(DRAIN_MS) }),
+      start('crypto-1', 'crypto'),
+      start('crypto-2', 'crypto'),
+      start('worker-1', 'webhook-worker'),
+      start('worker-2', 'webhook-worker'),
+    ]);
+    phase('spawn');
+    // As a balancer would: no traffic before a process says it is ready (Postgres and Redis answered).
+    await eventually(async () => {
+      const answers = await Promise.all(Object.values(procs).map((p) => fetch(`${p.url}/readyz`)));
+      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+    }, 60_000, 100);
+    phase('ready');
+  }, 180_000);
+
+  afterAll(async () => {
+    mkdirSync(ARTEFACTS, { recursive: true });
+    for (const [key, svc] of Object.entries(procs)) {
+      writeFileSync(join(ARTEFACTS, `stack-doubled-${key}.log`), svc.logs());
+      if (svc.child.exitCode === null && svc.child.signalCode === null) svc.child.kill('SIGKILL');
+    }
+    await db?.end();
+    await Promise.all([receiver?.close(), smtp?.close(), redis?.stop()]);
+    pgServer?.stop();
+    rmSync(bundleDir, { recursive: true, force: true });
+    rmSync(receiptsDir, { recursive: true, force: true });
+  });
+
+  /**
+   * SIGTERM to one invoicing replica while a balancer spreads load over both: its /readyz
+   * turns 503 while it still answers, the balancer moves its share to the other replica, and
+   * no request fails (clients without retries here).
+   */
+  async function drainUnderLoad(m: RegisteredMerchant, urls: string[]) {
+    const drained = procs['invoicing-2']!;
+    const lb = balancer(urls);
+    const direct = urls.map((u) => apiClient(u, { apiKey: m.testKey, hmacSecret: m.hmacSecret, sign: 'v2' }));
+    const served = new Map<string, number>();
+    const failures: string[] = [];
+    let stopLoad = false;
+    let exited = false;
+    let afterExit = 0;
+    const lanes = range(4).map(async (lane) => {
+      for (let i = 0; !stopLoad; i++) {
+        const url = lb.pick();
+        if (!url) {
+          await pause(10);
+          continue;
+        }
+        try {
+          const res = await direct[urls.indexOf(url)]!.post('/api/v2/invoices', { amount: 1 + lane, description: `drain ${lane}-${i}` });
+          if (res.status !== 201) failures.push(`${url}: ${res.status} ${JSON.stringify(res.body)}`);
+          else served.set(url, (served.get(url) ?? 0) + 1);
+          if (exited) afterExit++;
+        } catch (err) {
+          failures.push(`${url}: ${(err as Error).message}`);
+        }
+      }
+    });
+    await eventually(() => expect(served.get(drained.url) ?? 0).toBeGreaterThanOrEqual(5), 20_000, 20);
+    const servedBeforeTerm = served.get(drained.url)!;
+    const stopping = drained.stop();
+    await eventually(async () => {
+      const [ready, health] = await Promise.all([fetch(`${drained.url}/readyz`), fetch(`${drained.url}/healthz`)]);
+      expect([ready.status, health.status]).toEqual([503, 200]);
+    }, DRAIN_MS, 20);
+    const exitCode = await stopping;
+    exited = true;
+    await eventually(() => expect(afterExit).toBeGreaterThanOrEqual(20), 20_000, 20);
+    stopLoad = true;
+    await Promise.all(lanes);
+    await lb.stop();
+    expect(exitCode).toBe(0);
+    expect(failures).toEqual([]);
+    return { drainedServed: served.get(drained.url)!, drainedServedAfterTerm: served.get(drained.url)! - servedBeforeTerm, otherServed: served.get(urls[0]!)!, afterExit, failures: failures.length, exitCode };
+  }
+
+  it('every expiry, payment, refund, posting, withdrawal, batch row, e-mail and delivery happens once; a drained replica loses no request', async () => {
+    last = Date.now();
+    const invoicingUrls = [procs['invoicing-1']!.url, procs['invoicing-2']!.url];
+    const cryptoUrls = [procs['crypto-1']!.url, procs['crypto-2']!.url];
+
+    // A merchant, its crypto webhookUrl, and two console webhooks (made on different replicas;
+    // the second leaves out invoice.cancelled, so routing is checked too).
+    const m = await registerMerchantOver(cryptoUrls[0]!);
+    const live = apiClient(cryptoUrls[1]!, { apiKey: m.liveKey, hmacSecret: m.hmacSecret });
+    expectStatus(await live.put('/api/v1/merchants/webhook', { webhookUrl: `${receiver.url}/merchant` }, { sign: 'crypto' }), 200, 'webhookUrl');
+    const endpoints = {
+      all: await consoleWebhook(invoicingUrls[0]!, m.testKey, `${receiver.url}/console-all`, INVOICING_EVENTS),
+      some: await consoleWebhook(invoicingUrls[1]!, m.testKey, `${receiver.url}/console-some`, ['invoice.paid', 'invoice.expired', 'invoice.refunded']),
+    };
+    const clients = clientsOf(m, invoicingUrls, cryptoUrls);
+
+    phase('merchant and webhooks');
+    const due = await dueInvoices(clients, q);
+    phase('due invoices');
+    const paid = await paidRefundedCancelled(clients);
+    phase('payments, refunds, cancellations');
+    const batchIds = await batches(clients);
+    phase('batches');
+    await cryptoWork(clients, q);
+    const payVsExpiry = await due.payVsExpiry;
+    phase('crypto requests');
+    await settled(q, [...due.expiring, ...due.racing], () => smtp.received.length);
+    phase('settling');
+    // Every loop and reconciler (every 500 ms at most) keeps running over the settled rows for
+    // a while: a second run of anything would show in the counts below.
+    await pause(1500);
+
+    // Expiry: each due invoice expired once with one invoice.expired; one paid around its expiry is paid, not expired.
+    const { events, crypto: cryptoEvents, invoicing: invoicingEvents } = await eventsOnce(q);
+    expect([...payVsExpiry.values()].filter((s) => s !== 200 && s !== 422)).toEqual([]);
+    const racedPaid = [...payVsExpiry.values()].filter((s) => s === 200).length;
+    const statuses = await q(`SELECT id::text, status::text FROM invoicing.invoices WHERE id = ANY($1::uuid[])`, [[...due.expiring, ...due.racing]]);
+    for (const s of statuses) expect([s.id, s.status]).toEqual([s.id, payVsExpiry.get(s.id) === 200 ? 'PAID' : 'EXPIRED']);
+    expect(await q(`SELECT body->'invoice'->>'id' FROM webhooks.events WHERE source = 'invoicing' AND type IN ('invoice.paid', 'invoice.expired') GROUP BY 1 HAVING count(*) > 1`)).toEqual([]);
+    expect(events['invoicing:invoice.expired']).toBe(N.expiringV1 + N.expiringV2 + N.payVsExpiry - racedPaid);
+    // Payments, refunds and cancellations raced on both replicas: one each.
+    expect(events['invoicing:invoice.paid']).toBe(N.paid + racedPaid);
+    expect(events['invoicing:invoice.cancelled']).toBe(N.cancelled);
+    const refunds = N.racedRefunds + N.singleRefunds;
+    expect(await q(`SELECT status::text, count(*)::int AS n FROM invoicing.refunds GROUP BY 1`)).toEqual([{ status: 'SUCCEEDED', n: refunds }]);
+    expect(events['invoicing:invoice.refunded']).toBe(refunds);
+    await customersCountedOnce(q, paid);
+    const recipients = smtp.received.flatMap((mail) => mail.to);
+    const emailDuplicates = await batchesOnce(q, batchIds, recipients);
+    expect(emailDuplicates).toBe(0);
+
+    const postings = await ledgerOnce(q);
+    expect(events['crypto:transaction.confirmed']).toBe(N.cryptoInvoices);
+    expect(events['crypto:invoice.paid']).toBe(N.cryptoInvoices);
+    expect(events['crypto:withdrawal.completed']).toBe(N.withdrawals);
+    expect(events['crypto:withdrawal.failed']).toBe(N.failedWithdrawals);
+
+    // Deliveries: one per (event, endpoint), each sent in one attempt and received once.
+    const expectedDeliveries = cryptoEvents + 2 * invoicingEvents - N.cancelled;
+    const [d] = await q(
+      `SELECT count(*)::int AS deliveries, count(DISTINCT (event_id, endpoint_id))::int AS pairs,
+              (SELECT count(*) FROM webhooks.attempts)::int AS attempts,
+              (SELECT count(DISTINCT delivery_id) FROM webhooks.attempts)::int AS attempted
+         FROM webhooks.deliveries WHERE status = 'succeeded'`,
+    );
+    expect(d).toEqual({ deliveries: expectedDeliveries, pairs: expectedDeliveries, attempts: expectedDeliveries, attempted: expectedDeliveries });
+    const ids = receiver.received.map((r) => r.headers['x-svc-delivery'] as string);
+    const deliveryDuplicates = ids.length - new Set(ids).size;
+    expect(new Set(ids)).toEqual(new Set((await q(`SELECT id::text FROM webhooks.deliveries`)).map((r) => r.id)));
+    expect(deliveryDuplicates).toBe(0);
+    const byPath = (path: string) => receiver.received.filter((r) => r.path === path).length;
+    expect({ merchant: byPath('/merchant'), all: byPath('/console-all'), some: byPath('/console-some') }).toEqual({
+      merchant: cryptoEvents,
+      all: invoicingEvents,
+      some: invoicingEvents - N.cancelled,
+    });
+    // The same split in the rows: one merchant endpoint, however many dispatchers wrote it.
+    const perEndpoint = await q(`SELECT e.id::text, e.kind, count(d.id)::int AS n FROM webhooks.endpoints e LEFT JOIN webhooks.deliveries d ON d.endpoint_id = e.id GROUP BY 1, 2`);
+    expect(Object.fromEntries(perEndpoint.map((r) => [r.kind === 'merchant' ? 'merchant' : r.id, r.n]))).toEqual({
+      merchant: cryptoEvents,
+      [endpoints.all]: invoicingEvents,
+      [endpoints.some]: invoicingEvents - N.cancelled,
+    });
+
+    // Outbox: every row published, once per job id.
+    const outbox = await q(`SELECT queue, count(*)::int AS n, count(DISTINCT job_id)::int AS jobs, count(published_at)::int AS published FROM queue.outbox GROUP BY 1 ORDER BY 1`);
+    for (const r of outbox) expect(r).toEqual({ ...r, jobs: r.n, published: r.n });
+    phase('quiet period and checks');
+
+    const drain = await drainUnderLoad(m, invoicingUrls);
+    phase('drain');
+
+    // Every process stops cleanly, and none logged an error but starvation timeouts (counted, as are warnings).
+    const exits = await Promise.all(Object.entries(procs).map(async ([key, svc]) => [key, svc.child.exitCode ?? (await svc.stop())] as const));
+    expect(Object.fromEntries(exits)).toEqual(Object.fromEntries(Object.keys(procs).map((k) => [k, 0])));
+    const logged = (keep: (line: string) => boolean) => Object.fromEntries(Object.entries(procs).map(([key, svc]) => [key, svc.problems().filter(keep).map(summary)]));
+    const errors = logged((l) => logLevelOf(l) !== 40 && !STARVED.test(l));
+    const timeouts = logged((l) => logLevelOf(l) !== 40 && STARVED.test(l));
+    const warnings = logged((l) => logLevelOf(l) === 40);
+    phase('stop');
+
+    mkdirSync(ARTEFACTS, { recursive: true });
+    const report = {
+      processes: Object.keys(procs).sort(),
+      workload: { ...N, payVsExpiryPaid: racedPaid },
+      events,
+      deliveries: { expected: expectedDeliveries, rows: d!.deliveries, attempts: d!.attempts, requestsReceived: ids.length, duplicates: deliveryDuplicates },
+      emails: { expected: N.batches * N.batchRows, received: recipients.length, duplicates: emailDuplicates },
+      postings: Object.fromEntries(postings.map((p) => [p.kind, p.n])),
+      outbox: Object.fromEntries(outbox.map((r) => [r.queue, r.n])),
+      retriedAfter503: Object.values(clients).flat().reduce((n, c) => n + c.stats.retried, 0),
+      drain,
+      errors,
+      timeouts,
+      warnings,
+      phasesMs: phases,
+    };
+    writeFileSync(join(ARTEFACTS, 'stack-doubled.json'), JSON.stringify(report, null, 2));
+    expect(errors).toEqual(Object.fromEntries(Object.keys(procs).map((k) => [k, []])));
+  }, 240_000);
+});
