@@ -21,7 +21,9 @@ const WORKERS = 'webhooks.workers';
  * - an invoicing event goes to every console endpoint of its merchant and mode subscribed to
  *   its kind.
  * A delivery to a disabled endpoint is written `failed` without an attempt, so the endpoint's
- * replay sends it once the endpoint is fixed. Returns how many deliveries were written.
+ * replay sends it once the endpoint is fixed. The unique (event, endpoint) index makes one
+ * delivery per pair a fact of the table, not only of this locking. Returns how many
+ * deliveries were written.
  */
 export async function dispatchEvents(
   db: SqlWithTransactions,
@@ -64,7 +66,8 @@ export async function dispatchEvents(
           WHEN ev.target_endpoint_id IS NOT NULL THEN ep.id = ev.target_endpoint_id
           WHEN ev.target_url IS NOT NULL THEN ep.kind = 'target' AND ep.url = ev.target_url
           WHEN ev.source = 'crypto' THEN ep.kind = 'merchant' AND ev.merchant_id = ANY($2::uuid[])
-          ELSE ep.kind = 'console' AND ev.type = ANY(ep.events) END`,
+          ELSE ep.kind = 'console' AND ev.type = ANY(ep.events) END
+       ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
       ids,
       withUrl,
       o.now,
