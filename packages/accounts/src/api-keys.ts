@@ -1,3 +1,4 @@
+import { TRANSACTION_OPTIONS } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
 import { generateApiKey } from '@pay/auth';
 import type { AccountsDb, ApiKey } from './db';
@@ -46,7 +47,7 @@ export async function revokeApiKey(
       throw new ApiError('INVALID_STATE', 'This is the last active API key; create another key before revoking it');
     }
     return tx.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
-  });
+  }, TRANSACTION_OPTIONS);
   await keys.changed(merchantId);
   return revoked;
 }

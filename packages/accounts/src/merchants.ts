@@ -1,6 +1,6 @@
 import { ApiError } from '@pay/schemas';
 import { generateApiKey, generateHmacSecret, type SecretBox } from '@pay/auth';
-import { isUniqueViolation, type Sql } from '@pay/kit';
+import { isUniqueViolation, TRANSACTION_OPTIONS, type Sql } from '@pay/kit';
 import type { AccountsDb, ApiKey, Merchant } from './db';
 import type { AccountKeys } from './key-cache';
 
@@ -45,7 +45,7 @@ export async function registerMerchant(db: AccountsDb, box: SecretBox, input: Re
         data: { merchantId: merchant.id, name: DEFAULT_KEY_NAME, keyHash: key.hash, keyPrefix: key.prefix, isTestKey: false },
       });
       return { merchant, apiKey, apiKeyValue: key.value, hmacSecret };
-    });
+    }, TRANSACTION_OPTIONS);
   } catch (err) {
     if (isUniqueViolation(err)) {
       throw new ApiError('EMAIL_ALREADY_REGISTERED', `A merchant with email ${email} is already registered`, [

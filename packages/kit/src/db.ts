@@ -29,6 +29,16 @@ export function pgAdapter(pool: pg.Pool, schema: string): PrismaPg {
 }
 
 /**
+ * How long an interactive transaction (Prisma's `$transaction(fn, options)`) may wait for a
+ * pooled connection, and run. Concurrent changes of one row queue on its lock while holding a
+ * connection, and background passes share the pool with request bursts; at Prisma's defaults
+ * (2 s, 5 s) a busy pool failed the outbox relay's pass (found by e2e/stack-doubled.test.ts
+ * under load). Every state change of every service waits this long: a burst slows work down,
+ * it does not fail it.
+ */
+export const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 20_000 } as const;
+
+/**
  * V8 budget (roughly bytes executed) before a WebAssembly function is recompiled by TurboFan;
  * V8's default is 1,800,000.
  */

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { assertValid } from '@pay/schemas';
-import { backoffDelay, deleteInBatches, type Logger } from '@pay/kit';
+import { backoffDelay, deleteInBatches, TRANSACTION_OPTIONS, type Logger } from '@pay/kit';
 import { jobOptionsFor, Queues, type JobOf, type QueueKey } from './jobs';
 
 type Sql = {
@@ -34,14 +34,6 @@ export function outboxMessage<K extends QueueKey>(queue: K, jobId: string, paylo
   assertValid(spec.schema, payload, { what: `Job for ${spec.name}` });
   return { queue: spec.name, jobId, payload };
 }
-
-/**
- * How long a relay pass may wait for a connection, and run. The relay shares its service's
- * pool with request bursts and the other loops; at Prisma's defaults (2 s, 5 s) a busy pool
- * failed the pass (found by e2e/stack-doubled.test.ts under load). As long as the services'
- * own state changes may wait: work is delayed by a burst, not dropped into a back-off.
- */
-const RELAY_TX_OPTIONS = { maxWait: 15_000, timeout: 20_000 };
 
 /** Published outbox rows are kept this long for inspection, then pruned. */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -148,7 +140,7 @@ export class OutboxRelay {
         rows.map((r) => r.id.toString()),
       );
       return rows.length;
-    }, RELAY_TX_OPTIONS);
+    }, TRANSACTION_OPTIONS);
   }
 
   async stop(): Promise<void> {

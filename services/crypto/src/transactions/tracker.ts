@@ -1,3 +1,4 @@
+import { TRANSACTION_OPTIONS } from '@pay/kit';
 import type { CryptoDeps } from '../deps';
 import type { Transaction } from '../generated/prisma/client';
 import { expireDueInvoices } from '../invoices/invoices';
@@ -27,7 +28,7 @@ export async function trackTransfers(deps: CryptoDeps): Promise<{ updated: numbe
     try {
       const state = await chain.transferState(refOf(t));
       if (state.state === 'pending' && state.confirmations === t.confirmations) continue;
-      if (await deps.db.$transaction((tx) => applyTransferState(deps, tx, t, state))) updated++;
+      if (await deps.db.$transaction((tx) => applyTransferState(deps, tx, t, state), TRANSACTION_OPTIONS)) updated++;
     } catch (err) {
       deps.logger.error({ err, transactionId: t.id }, 'could not follow an incoming transfer; next pass retries');
     }

@@ -1,5 +1,5 @@
 import { ApiError } from '@pay/schemas';
-import { isUniqueViolation } from '@pay/kit';
+import { isUniqueViolation, TRANSACTION_OPTIONS } from '@pay/kit';
 import type { Network, Prisma, Transaction } from '../generated/prisma/client';
 import type { CryptoDeps } from '../deps';
 import type { Owner } from '@pay/auth';
@@ -63,7 +63,7 @@ export async function recordDetectedTransfer(deps: CryptoDeps, owner: Owner, inp
       });
       await post(tx, owner, invoice.currency, [{ bucket: 'pending', kind: 'deposit_detected', amount: net, transactionId: t.id }]);
       return t;
-    });
+    }, TRANSACTION_OPTIONS);
     return created;
   } catch (err) {
     if (isUniqueViolation(err)) {

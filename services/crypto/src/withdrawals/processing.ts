@@ -1,3 +1,4 @@
+import { TRANSACTION_OPTIONS } from '@pay/kit';
 import type { Withdrawal } from '../generated/prisma/client';
 import type { CryptoDeps } from '../deps';
 import { lockBalance, post } from '../ledger/ledger';
@@ -76,7 +77,7 @@ async function follow(deps: CryptoDeps, w: Withdrawal): Promise<Step> {
     await emitEvent(tx, deps.clock, owner, state.state === 'confirmed' ? 'withdrawal.completed' : 'withdrawal.failed', {
       withdrawal: withdrawalJson(final),
     });
-  });
+  }, TRANSACTION_OPTIONS);
   deps.kickOutbox();
   return 'done';
 }
