@@ -2,3 +2,4 @@ export * from './arbitrary';
 export * from './hostile';
 export * from './snapshot';
 export * from './operations';
+export * from './multipart';
