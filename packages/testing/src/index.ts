@@ -6,3 +6,6 @@ export * from './redis';
 export * from './webhook-receiver';
 export * from './throwaway';
 export * from './fuzz';
+export * from './api-client';
+export * from './chaos';
+export * from './crypto-merchant';

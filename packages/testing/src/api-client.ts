@@ -1,0 +1,96 @@
+import { SIGNING_STYLES, signedHeaders, type SigningStyle } from '@pay/auth';
+
+/** What a merchant's client holds: an API key and the merchant's HMAC secret. */
+export interface Credentials {
+  apiKey: string;
+  hmacSecret: string;
+}
+
+/** An answer as the client saw it. `status` 0: none came (connection refused or cut, or out of time: `error` says which). */
+export interface HttpAnswer {
+  status: number;
+  /** The JSON answered (any operation's, so untyped), or the text when it was not JSON. */
+  body: any;
+  headers: Headers;
+  /** From sending to the end of the body. */
+  ms: number;
+  error?: string;
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * A merchant's client of a service process over real HTTP, each request bounded by `timeoutMs`
+ * (a hang is an answer too: status 0, error `timeout`). `base` is read at every send, so a
+ * client follows a process replaced after a kill. `signed` signs every send afresh: a
+ * signature is accepted once, so a retry of the same request needs a timestamp of its own
+ * (a later second in the crypto style, a later millisecond in v2's).
+ */
+export function apiClient(base: () => string, creds: Credentials, style: SigningStyle, { timeoutMs = 15_000 } = {}) {
+  const tick = SIGNING_STYLES[style].timestampUnit === 'seconds' ? 1000 : 1;
+  const lastSigned = new Map<string, number>();
+
+  async function send(method: Method, path: string, body: string | undefined, headers: Record<string, string>): Promise<HttpAnswer> {
+    const started = Date.now();
+    try {
+      const res = await fetch(`${base()}${path}`, {
+        method,
+        headers: { 'x-api-key': creds.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        body,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // not JSON: kept as text
+      }
+      return { status: res.status, body: parsed, headers: res.headers, ms: Date.now() - started };
+    } catch (err) {
+      const e = err as Error & { cause?: { code?: string; message?: string } };
+      const error = e.name === 'TimeoutError' ? 'timeout' : (e.cause?.code ?? e.cause?.message ?? e.message);
+      return { status: 0, body: null, headers: new Headers(), ms: Date.now() - started, error };
+    }
+  }
+
+  return {
+    /** With the API key alone. */
+    keyed(method: Method, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+      return send(method, path, body === undefined ? undefined : JSON.stringify(body), headers);
+    },
+    /** With the API key and a fresh signature of exactly the bytes sent. */
+    signed(method: Method, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+      const raw = body === undefined ? undefined : JSON.stringify(body);
+      const request = `${method} ${path} ${raw ?? ''}`;
+      const now = Math.max(Date.now(), (lastSigned.get(request) ?? 0) + tick);
+      lastSigned.set(request, now);
+      const signature = signedHeaders(style, creds.hmacSecret, { method, path: path.split('?')[0]!, body: raw ?? '', now });
+      return send(method, path, raw, { ...signature, ...headers });
+    },
+  };
+}
+
+export type ApiClient = ReturnType<typeof apiClient>;
+
+/** No answer yet: the process is away (status 0), the service says so (503), or the key's first request still runs (409). */
+export function asksForRetry(a: HttpAnswer): boolean {
+  return a.status === 0 || a.status === 503 || (a.status === 409 && a.body?.error?.code === 'IDEMPOTENCY_IN_PROGRESS');
+}
+
+/**
+ * Sends until the answer is final, as a careful client does with an Idempotency-Key: `send`
+ * must sign afresh each time. Waits out Retry-After (else 250 ms) between tries; after
+ * `deadlineMs` returns the last answer, whatever it is. Every answer is kept, in order.
+ */
+export async function untilAnswered(send: () => Promise<HttpAnswer>, deadlineMs = 90_000): Promise<{ answer: HttpAnswer; attempts: HttpAnswer[] }> {
+  const attempts: HttpAnswer[] = [];
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const answer = await send();
+    attempts.push(answer);
+    if (!asksForRetry(answer) || Date.now() > deadline) return { answer, attempts };
+    const retryAfter = Number(answer.headers.get('retry-after'));
+    await new Promise((r) => setTimeout(r, retryAfter > 0 ? retryAfter * 1000 : 250));
+  }
+}
