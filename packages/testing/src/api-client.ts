@@ -12,7 +12,8 @@ export interface HttpAnswer {
   /** The JSON answered (any operation's, so untyped), or the text when it was not JSON. */
   body: any;
   headers: Headers;
-  /** From sending to the end of the body. */
+  /** When it was sent (epoch ms), and how long until the end of the body. */
+  sentAt: number;
   ms: number;
   error?: string;
 }
@@ -46,11 +47,11 @@ export function apiClient(base: () => string, creds: Credentials, style: Signing
       } catch {
         // not JSON: kept as text
       }
-      return { status: res.status, body: parsed, headers: res.headers, ms: Date.now() - started };
+      return { status: res.status, body: parsed, headers: res.headers, sentAt: started, ms: Date.now() - started };
     } catch (err) {
       const e = err as Error & { cause?: { code?: string; message?: string } };
       const error = e.name === 'TimeoutError' ? 'timeout' : (e.cause?.code ?? e.cause?.message ?? e.message);
-      return { status: 0, body: null, headers: new Headers(), ms: Date.now() - started, error };
+      return { status: 0, body: null, headers: new Headers(), sentAt: started, ms: Date.now() - started, error };
     }
   }
 

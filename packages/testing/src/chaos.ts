@@ -47,7 +47,7 @@ export async function startChaosStack(name: string) {
     async close() {
       mkdirSync(ARTEFACTS, { recursive: true });
       processes.forEach(({ service, svc }, i) => writeFileSync(join(ARTEFACTS, `chaos-${name}-${service}-${i + 1}.log`), svc.logs()));
-      for (const { svc } of processes) if (svc.child.exitCode === null && svc.child.signalCode === null) svc.child.kill('SIGKILL');
+      await Promise.all(processes.map(({ svc }) => killHard(svc)));
       await redis.stop();
       postgres.stop();
     },
@@ -56,12 +56,14 @@ export async function startChaosStack(name: string) {
 
 export type ChaosStack = Awaited<ReturnType<typeof startChaosStack>>;
 
-/** A process killed with SIGKILL, mid-whatever it was doing; resolves once it is gone. */
+/** A process killed with SIGKILL, mid-whatever it was doing; resolves once it and its output pipes are gone. */
 export function killHard(svc: RunningService): Promise<void> {
-  if (svc.child.exitCode !== null || svc.child.signalCode !== null) return Promise.resolve();
-  const gone = new Promise<void>((resolve) => svc.child.once('exit', () => resolve()));
-  svc.child.kill('SIGKILL');
-  return gone;
+  const { child } = svc;
+  const exited = child.exitCode !== null || child.signalCode !== null;
+  if (exited && child.stdout?.closed !== false && child.stderr?.closed !== false) return Promise.resolve();
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  if (!exited) child.kill('SIGKILL');
+  return closed;
 }
 
 /**

@@ -4,8 +4,6 @@ import type { CryptoDeps } from './deps';
 import { trackTransfers } from './transactions/tracker';
 import { reconcileWithdrawals, startWithdrawalWorker } from './withdrawals/worker';
 
-/** How often withdrawals without a job are looked for (see reconcileWithdrawals). */
-const RECONCILE_INTERVAL_MS = 30_000;
 /** How often expired idempotency answers and long-published outbox rows are deleted. */
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -36,7 +34,7 @@ export function startBackground(deps: CryptoDeps, lifecycle?: Lifecycle) {
   const tracker = every('chain-tracker', deps.config.TRACKER_INTERVAL_MS, () => trackTransfers(deps), deps.logger);
   const reconciler = every(
     'withdrawal-reconciler',
-    RECONCILE_INTERVAL_MS,
+    deps.config.WITHDRAWAL_RECONCILE_MS,
     () => reconcileWithdrawals(deps, relay.queue(Queues.withdrawals.name)),
     deps.logger,
   );

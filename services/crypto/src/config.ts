@@ -17,6 +17,7 @@ export const CryptoConfigSchema = Type.Object({
   SANDBOX_BLOCK_MS: Millis(1000, 'sandbox chain: time between blocks on every network'),
   TRACKER_INTERVAL_MS: Millis(1000, 'how often incoming transfers and invoice expiry are checked'),
   WITHDRAWAL_POLL_MS: Millis(1000, 'how often a sent withdrawal is checked for confirmations'),
+  WITHDRAWAL_RECONCILE_MS: Millis(30_000, 'how often withdrawals left without a job (Redis lost it) are given one again'),
   OUTBOX_INTERVAL_MS: Millis(250, 'outbox relay poll period (a commit also wakes it at once)'),
   QUEUE_PREFIX: Type.String({ default: 'bull', pattern: '^[a-zA-Z0-9_:-]+$', description: 'BullMQ key prefix' }),
   RUN_WORKERS: Type.Boolean({ default: true, description: 'run the withdrawal worker, chain tracker and outbox relay in this process' }),
