@@ -95,3 +95,36 @@ export async function untilAnswered(send: () => Promise<HttpAnswer>, deadlineMs 
     await new Promise((r) => setTimeout(r, retryAfter > 0 ? retryAfter * 1000 : 250));
   }
 }
+
+/**
+ * `n` requests at once, each retried until answered (`send(i)` signs afresh and sends the i-th
+ * request's same body and Idempotency-Key every time): the final answers, every attempt, the
+ * final answers that made something (201) or were refused (422), and their counts.
+ */
+export async function raceRequests(n: number, send: (i: number) => Promise<HttpAnswer>) {
+  const results = await Promise.all(Array.from({ length: n }, (_, i) => untilAnswered(() => send(i))));
+  const answers = results.map((r) => r.answer);
+  const attempts = results.flatMap((r) => r.attempts);
+  const created = answers.filter((a) => a.status === 201);
+  const refused = answers.filter((a) => a.status === 422);
+  return { answers, attempts, created, refused, counts: { ...tally(attempts), created: created.length, refused: refused.length } };
+}
+
+/** Answers no client can act on: a 5xx other than the retryable 503. Shown with their bodies. */
+export function serverFailures(attempts: HttpAnswer[]): { status: number; body: unknown }[] {
+  return attempts.filter((a) => a.status >= 500 && a.status !== 503).map((a) => ({ status: a.status, body: a.body }));
+}
+
+/** A scenario's answers counted for artefacts/chaos.json. */
+export function tally(attempts: HttpAnswer[]) {
+  return {
+    requests: attempts.length,
+    /** No answer: the connection was refused or cut (a killed process), or the request hung. */
+    cut: attempts.filter((a) => a.status === 0 && a.error !== 'timeout').length,
+    hangs: attempts.filter((a) => a.error === 'timeout').length,
+    inProgress409: attempts.filter((a) => a.status === 409 && a.body?.error?.code === 'IDEMPOTENCY_IN_PROGRESS').length,
+    unavailable503: attempts.filter((a) => a.status === 503).length,
+    fiveXX: serverFailures(attempts).length,
+    maxMs: Math.max(0, ...attempts.map((a) => a.ms)),
+  };
+}

@@ -4,7 +4,7 @@ import { PNG } from 'pngjs';
 import type { Express } from 'express';
 import { accountKeys, accountsKeyResolver, createApiKey, createAccountsDb, registerMerchant } from '@pay/accounts';
 import { SecretBox, signedHeaders } from '@pay/auth';
-import { firstConnection, type ChaosStack } from '@pay/testing';
+import { apiClient, firstConnection, killHard, startChaosStack, type ChaosStack } from '@pay/testing';
 import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type Logger } from '@pay/kit';
 import { randomUUID } from 'node:crypto';
 import { createWebhooksDb } from '@pay/webhooks';
@@ -152,6 +152,31 @@ export async function newMerchantIn(databaseUrl: string): Promise<TestMerchant> 
     return await newMerchant({ accounts, secrets: SecretBox.fromEnv(process.env.SECRETS_KEY) });
   } finally {
     await accounts.$disconnect();
+  }
+}
+
+/**
+ * A chaos stack (@pay/testing) with an invoicing process on it, a merchant and its signed v2
+ * client, which follows the process when `killAndReplace` swaps it for a new one.
+ */
+export async function invoicingOnChaosStack(name: string) {
+  const stack = await startChaosStack(name);
+  try {
+    const merchant = await newMerchantIn(stack.postgres.url);
+    let svc = await stack.spawn('invoicing');
+    return {
+      stack,
+      merchant,
+      client: apiClient(() => svc.url, merchant, 'v2'),
+      /** SIGKILL mid-whatever, then a new process on the same stack. */
+      async killAndReplace() {
+        await killHard(svc);
+        svc = await stack.spawn('invoicing');
+      },
+    };
+  } catch (err) {
+    await stack.close();
+    throw err;
   }
 }
 

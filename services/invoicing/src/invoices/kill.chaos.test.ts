@@ -1,15 +1,15 @@
-import { apiClient, eventually, killHard, recordChaos, startChaosStack, untilAnswered, type HttpAnswer } from '@pay/testing';
 import { IDEMPOTENCY_LOCK_MS } from '@pay/kit';
-import { invoicesByKey, newMerchantIn } from '../test-support';
+import { eventually, recordChaos, serverFailures, tally, untilAnswered, type HttpAnswer } from '@pay/testing';
+import { invoicesByKey, invoicingOnChaosStack } from '../test-support';
 
 const KEYS = 240;
+const CLIENTS = 12;
 
 /** From a key's first 409 IDEMPOTENCY_IN_PROGRESS (a dead request's claim) to its answer. */
 function claimWaitMs(r: { answer: HttpAnswer; attempts: HttpAnswer[] }): number {
   const first = r.attempts.find((a) => a.status === 409);
   return first ? r.answer.sentAt + r.answer.ms - first.sentAt : 0;
 }
-const CLIENTS = 12;
 
 /**
  * An invoicing process is killed with SIGKILL while 12 clients have signed creates in flight,
@@ -19,12 +19,9 @@ const CLIENTS = 12;
  */
 it('makes exactly one invoice per Idempotency-Key when the process is killed -9 mid-request', async () => {
   const started = Date.now();
-  const stack = await startChaosStack('invoicing-kill');
+  const chaos = await invoicingOnChaosStack('invoicing-kill');
   try {
-    const m = await newMerchantIn(stack.postgres.url);
-    let svc = await stack.spawn('invoicing');
-    const client = apiClient(() => svc.url, m, 'v2');
-    const create = (key: string) => client.signed('POST', '/api/v2/invoices', { amount: 250, description: key }, { 'Idempotency-Key': key });
+    const create = (key: string) => chaos.client.signed('POST', '/api/v2/invoices', { amount: 250, description: key }, { 'Idempotency-Key': key });
 
     const results: { key: string; answer: HttpAnswer; attempts: HttpAnswer[] }[] = [];
     let next = 0;
@@ -37,27 +34,23 @@ it('makes exactly one invoice per Idempotency-Key when the process is killed -9 
     });
     await eventually(() => expect(results.length).toBeGreaterThanOrEqual(60), 60_000);
     const killedAt = new Date();
-    await killHard(svc); // requests in flight: some not yet written, some written but not answered
-    svc = await stack.spawn('invoicing');
+    await chaos.killAndReplace(); // requests in flight: some not yet written, some written but not answered
     await Promise.all(clients);
 
-    const { lost, duplicated, idOf, createdAt } = await invoicesByKey(stack, m.merchantId, results.map((r) => r.key));
+    const { lost, duplicated, idOf, createdAt } = await invoicesByKey(chaos.stack, chaos.merchant.merchantId, results.map((r) => r.key));
     const cut = results.filter((r) => r.attempts.some((a) => a.status === 0));
     // Cut keys whose invoice the killed process had written: their retry resumed the dead claim.
     const resumed = cut.filter((r) => createdAt(r.key)! < killedAt);
     const attempts = results.flatMap((r) => r.attempts);
     const replays = await Promise.all(cut.map((r) => create(r.key)));
     await recordChaos('invoicing-kill', {
-      requests: attempts.length + replays.length,
+      ...tally([...attempts, ...replays]),
       keys: KEYS,
       created: KEYS - lost.length,
-      cutByKill: cut.length,
+      keysCutByKill: cut.length,
       writtenBeforeKillAnsweredAfter: resumed.length,
-      inProgress409: attempts.filter((a) => a.status === 409).length,
-      unavailable503: attempts.filter((a) => a.status === 503).length,
       lost: lost.length,
       duplicated,
-      fiveXX: attempts.filter((a) => a.status >= 500 && a.status !== 503).length,
       longestClaimWaitMs: Math.max(0, ...cut.map(claimWaitMs)),
       durationMs: Date.now() - started,
     });
@@ -65,7 +58,7 @@ it('makes exactly one invoice per Idempotency-Key when the process is killed -9 
     expect(cut.length).toBeGreaterThan(0); // the kill did cut requests
     for (const r of results) expect({ key: r.key, status: r.answer.status }).toEqual({ key: r.key, status: 201 });
     // No failure but the retryable 503 (a pool that waited 5 s for a connection on a loaded machine).
-    expect(attempts.filter((a) => a.status >= 500 && a.status !== 503).map((a) => ({ status: a.status, body: a.body }))).toEqual([]);
+    expect(serverFailures(attempts)).toEqual([]);
     expect(lost).toEqual([]);
     expect(duplicated).toBe(0);
     // Every answer, the first or a retry's, names the one invoice of its key.
@@ -79,6 +72,6 @@ it('makes exactly one invoice per Idempotency-Key when the process is killed -9 
       expect(replays[i]!.body.invoice.id).toBe(r.answer.body.invoice.id);
     }
   } finally {
-    await stack.close();
+    await chaos.stack.close();
   }
 }, 240_000);

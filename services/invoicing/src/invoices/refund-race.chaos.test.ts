@@ -1,5 +1,5 @@
-import { apiClient, recordChaos, startChaosStack, untilAnswered } from '@pay/testing';
-import { newMerchantIn } from '../test-support';
+import { raceRequests, recordChaos, serverFailures } from '@pay/testing';
+import { invoicingOnChaosStack } from '../test-support';
 
 const REFUNDS = 50;
 
@@ -10,26 +10,17 @@ const REFUNDS = 50;
  */
 it('50 concurrent refunds of 7.30 on an invoice of 100.00: exactly 13 succeed, the sum never exceeds the amount', async () => {
   const started = Date.now();
-  const stack = await startChaosStack('refund-race');
+  const { stack, client } = await invoicingOnChaosStack('refund-race');
   try {
-    const m = await newMerchantIn(stack.postgres.url);
-    const svc = await stack.spawn('invoicing');
-    const client = apiClient(() => svc.url, m, 'v2');
     const invoice = await client.signed('POST', '/api/v2/invoices', { amount: 100, customerEmail: 'race@example.ru' });
     expect(invoice.status).toBe(201);
     const id = invoice.body.invoice.id as string;
     expect((await client.signed('POST', `/api/v2/sandbox/invoices/${id}/pay`, {})).status).toBe(200);
 
     // Each with its own key: a 503 (a pool out of time on a loaded machine) is retried as a client would.
-    const results = await Promise.all(
-      Array.from({ length: REFUNDS }, (_, i) =>
-        untilAnswered(() => client.signed('POST', `/api/v2/invoices/${id}/refunds`, { amount: 7.3, reason: `race ${i}` }, { 'Idempotency-Key': `refund-${i}` })),
-      ),
+    const { attempts, created: ok, refused, counts } = await raceRequests(REFUNDS, (i) =>
+      client.signed('POST', `/api/v2/invoices/${id}/refunds`, { amount: 7.3, reason: `race ${i}` }, { 'Idempotency-Key': `refund-${i}` }),
     );
-    const answers = results.map((r) => r.answer);
-    const attempts = results.flatMap((r) => r.attempts);
-    const ok = answers.filter((a) => a.status === 201);
-    const refused = answers.filter((a) => a.status === 422);
     const [row] = await stack.query<{ refunded: string; sum: string; succeeded: number; all: number }>(
       `SELECT i.refunded_amount::text AS refunded,
               (SELECT coalesce(sum(amount), 0)::text FROM invoicing.refunds WHERE invoice_id = i.id AND status = 'SUCCEEDED') AS sum,
@@ -39,20 +30,16 @@ it('50 concurrent refunds of 7.30 on an invoice of 100.00: exactly 13 succeed, t
       [id],
     );
     await recordChaos('refund-race', {
-      requests: attempts.length,
+      ...counts,
       refunds: REFUNDS,
-      created: ok.length,
-      refused: refused.length,
       succeededRows: row!.succeeded,
       refundedAmount: row!.refunded,
       lost: ok.length - row!.succeeded,
       duplicated: row!.all - ok.length,
-      unavailable503: attempts.filter((a) => a.status === 503).length,
-      fiveXX: attempts.filter((a) => a.status >= 500 && a.status !== 503).length,
       durationMs: Date.now() - started,
     });
 
-    expect(attempts.filter((a) => a.status >= 500 && a.status !== 503).map((a) => a.body)).toEqual([]);
+    expect(serverFailures(attempts)).toEqual([]);
     expect(ok).toHaveLength(13);
     for (const a of ok) expect(a.body.refund).toMatchObject({ amount: 7.3, status: 'SUCCEEDED' });
     expect(refused).toHaveLength(REFUNDS - 13);
