@@ -8,7 +8,7 @@ import {
   eventually,
   expectStatus,
   logLevelOf,
-  registerMerchantOver,
+  registerCryptoMerchant,
   spawnService,
   startReceiver,
   startThrowawayPostgres,
@@ -119,10 +119,10 @@ async function buildBundles(dir: string): Promise<Record<string, string>> {
 /** Signs in to the console on one replica and creates a webhook there, as the console page does. */
 async function consoleWebhook(invoicingUrl: string, apiKey: string, url: string, events: string[]): Promise<string> {
   const anonymous = apiClient(invoicingUrl);
-  const session = await anonymous.post('/console/api/session', { apiKey });
+  const session = await anonymous.keyed('POST', '/console/api/session', { apiKey });
   const { csrfToken } = expectStatus(session, 200, 'console sign-in');
   const cookie = session.headers.get('set-cookie')!.split(';')[0]!;
-  const created = await anonymous.post('/console/api/webhooks', { url, events }, { headers: { cookie, 'x-csrf-token': csrfToken } });
+  const created = await anonymous.keyed('POST', '/console/api/webhooks', { url, events }, { cookie, 'x-csrf-token': csrfToken });
   return expectStatus(created, 201, 'console webhook').id;
 }
 
@@ -163,9 +163,9 @@ function balancer(urls: string[]) {
 function clientsOf(m: RegisteredMerchant, invoicingUrls: string[], cryptoUrls: string[]) {
   const retryUnavailable = RETRY_UNAVAILABLE;
   return {
-    v2: invoicingUrls.map((u) => apiClient(u, { apiKey: m.testKey, hmacSecret: m.hmacSecret, sign: 'v2', retryUnavailable })),
-    v1: invoicingUrls.map((u) => apiClient(u, { apiKey: m.testKey, retryUnavailable })),
-    crypto: cryptoUrls.map((u) => apiClient(u, { apiKey: m.testKey, hmacSecret: m.hmacSecret, retryUnavailable })),
+    v2: invoicingUrls.map((u) => apiClient(u, m, 'v2', { retryUnavailable })),
+    v1: invoicingUrls.map((u) => apiClient(u, m, 'v2', { retryUnavailable })),
+    crypto: cryptoUrls.map((u) => apiClient(u, m, 'crypto', { retryUnavailable })),
   };
 }
 type Clients = ReturnType<typeof clientsOf>;
@@ -179,21 +179,21 @@ async function dueInvoices({ v1, v2 }: Clients, q: Query) {
   const expiring: string[] = [];
   await each(range(N.expiringV1), 4, async (i) => {
     const expiresAt = new Date(Date.now() + 4000).toISOString();
-    expiring.push(expectStatus(await on(v1, i).post('/api/v1/invoices', { amount: 10 + i, currency: 'RUB', expiresAt }), 201, 'v1 create').id);
+    expiring.push(expectStatus(await on(v1, i).keyed('POST', '/api/v1/invoices', { amount: 10 + i, currency: 'RUB', expiresAt }), 201, 'v1 create').id);
   });
   await each(range(N.expiringV2), 4, async (i) => {
-    expiring.push(expectStatus(await on(v2, i).post('/api/v2/invoices', { amount: 20 + i, expiresInHours: 0.25 }), 201, 'v2 create').invoice.id);
+    expiring.push(expectStatus(await on(v2, i).signed('POST', '/api/v2/invoices', { amount: 20 + i, expiresInHours: 0.25 }), 201, 'v2 create').invoice.id);
   });
   // v2 cannot ask for less than 15 minutes: these are moved past expiry as time would.
   await q(`UPDATE invoicing.invoices SET expires_at = now() WHERE id = ANY($1::uuid[]) AND api = 'v2'`, [expiring]);
   const deadline = Date.now() + 3000;
   const racing: string[] = [];
   for (const i of range(N.payVsExpiry)) {
-    racing.push(expectStatus(await on(v1, i).post('/api/v1/invoices', { amount: 50 + i, currency: 'RUB', expiresAt: new Date(deadline).toISOString() }), 201, 'v1 create').id);
+    racing.push(expectStatus(await on(v1, i).keyed('POST', '/api/v1/invoices', { amount: 50 + i, currency: 'RUB', expiresAt: new Date(deadline).toISOString() }), 201, 'v1 create').id);
   }
   const paying = racing.map(async (id, i) => {
     await pause(Math.max(0, deadline - Date.now() + (i - 4) * 150));
-    return [id, (await on(v1, i).post(`/api/v1/sandbox/invoices/${id}/pay`, {})).status] as const;
+    return [id, (await on(v1, i).keyed('POST', `/api/v1/sandbox/invoices/${id}/pay`, {})).status] as const;
   });
   return { expiring, racing, payVsExpiry: Promise.all(paying).then((answers) => new Map(answers)) };
 }
@@ -203,19 +203,19 @@ async function paidRefundedCancelled({ v2 }: Clients) {
   const paid: { id: string; email: string }[] = [];
   await each(range(N.paid), 4, async (i) => {
     const email = `customer-${i % N.customers}@example.ru`;
-    const inv = expectStatus(await on(v2, i).post('/api/v2/invoices', { amount: 100, customerEmail: email }), 201, 'v2 create').invoice;
-    await onBoth(v2, (c) => c.post(`/api/v2/sandbox/invoices/${inv.id}/pay`, { payerBank: 'T-Bank' }), 200);
+    const inv = expectStatus(await on(v2, i).signed('POST', '/api/v2/invoices', { amount: 100, customerEmail: email }), 201, 'v2 create').invoice;
+    await onBoth(v2, (c) => c.signed('POST', `/api/v2/sandbox/invoices/${inv.id}/pay`, { payerBank: 'T-Bank' }), 200);
     paid.push({ id: inv.id, email });
   });
   await each(paid.slice(0, N.racedRefunds), 4, async ({ id }) => {
-    await onBoth(v2, (c) => c.post(`/api/v2/invoices/${id}/refunds`, { amount: 60 }), 201);
+    await onBoth(v2, (c) => c.signed('POST', `/api/v2/invoices/${id}/refunds`, { amount: 60 }), 201);
   });
   await each(paid.slice(N.racedRefunds, N.racedRefunds + N.singleRefunds), 4, async ({ id }, i) => {
-    expectStatus(await on(v2, i).post(`/api/v2/invoices/${id}/refunds`, { amount: 25 }), 201, 'refund');
+    expectStatus(await on(v2, i).signed('POST', `/api/v2/invoices/${id}/refunds`, { amount: 25 }), 201, 'refund');
   });
   await each(range(N.cancelled), 4, async (i) => {
-    const inv = expectStatus(await on(v2, i).post('/api/v2/invoices', { amount: 30 + i }), 201, 'v2 create').invoice;
-    await onBoth(v2, (c) => c.post(`/api/v2/invoices/${inv.id}/cancel`), 200);
+    const inv = expectStatus(await on(v2, i).signed('POST', '/api/v2/invoices', { amount: 30 + i }), 201, 'v2 create').invoice;
+    await onBoth(v2, (c) => c.signed('POST', `/api/v2/invoices/${inv.id}/cancel`), 200);
   });
   return paid;
 }
@@ -229,7 +229,7 @@ async function batches({ v1 }: Clients): Promise<string[]> {
     const form = new FormData();
     form.append('file', new Blob([csv], { type: 'text/csv' }), `batch-${b}.csv`);
     form.append('sendEmails', 'true');
-    const res = expectStatus(await on(v1, b).post('/api/v1/batch/invoices', form), 201, 'batch');
+    const res = expectStatus(await on(v1, b).keyed('POST', '/api/v1/batch/invoices', form), 201, 'batch');
     expect(res).toMatchObject({ total: N.batchRows + 2, created: N.batchRows, failed: 2 });
     ids.push(res.batchId);
   }
@@ -239,8 +239,8 @@ async function batches({ v1 }: Clients): Promise<string[]> {
 /** Crypto invoices paid by sandbox transfers, then withdrawals from what they brought in. */
 async function cryptoWork({ crypto }: Clients, q: Query): Promise<void> {
   await each(range(N.cryptoInvoices), 4, async (i) => {
-    const inv = expectStatus(await on(crypto, i).post('/api/v1/invoices', { amount: 100, currency: 'USDT_TRC20' }), 201, 'crypto invoice').data;
-    expectStatus(await on(crypto, i + 1).post('/api/v1/sandbox/transactions', { invoiceId: inv.id, amount: 100 }), 201, 'sandbox transfer');
+    const inv = expectStatus(await on(crypto, i).keyed('POST', '/api/v1/invoices', { amount: 100, currency: 'USDT_TRC20' }), 201, 'crypto invoice').data;
+    expectStatus(await on(crypto, i + 1).keyed('POST', '/api/v1/sandbox/transactions', { invoiceId: inv.id, amount: 100 }), 201, 'sandbox transfer');
   });
   await eventually(async () => {
     expect((await q(`SELECT count(*)::int AS n FROM crypto.transactions WHERE status = 'Confirmed'`))[0]!.n).toBe(N.cryptoInvoices);
@@ -248,7 +248,7 @@ async function cryptoWork({ crypto }: Clients, q: Query): Promise<void> {
   // Each body differs (crypto signatures are per second: equal bodies in one second would be replays).
   await each(range(N.withdrawals + N.failedWithdrawals), 4, async (i) => {
     const toAddress = i < N.withdrawals ? TRON_ADDRESS : TRON_ZERO;
-    expectStatus(await on(crypto, i).post('/api/v1/withdrawals', { toAddress, amount: 10 + i, currency: 'USDT_TRC20' }, { sign: 'crypto' }), 201, 'withdrawal');
+    expectStatus(await on(crypto, i).signed('POST', '/api/v1/withdrawals', { toAddress, amount: 10 + i, currency: 'USDT_TRC20' }), 201, 'withdrawal');
   });
 }
 
@@ -410,7 +410,7 @@ describe('the stack doubled: two processes of every service on one Postgres and 
   async function drainUnderLoad(m: RegisteredMerchant, urls: string[]) {
     const drained = procs['invoicing-2']!;
     const lb = balancer(urls);
-    const direct = urls.map((u) => apiClient(u, { apiKey: m.testKey, hmacSecret: m.hmacSecret, sign: 'v2' }));
+    const direct = urls.map((u) => apiClient(u, m, 'v2'));
     const served = new Map<string, number>();
     const failures: string[] = [];
     let stopLoad = false;
@@ -424,7 +424,7 @@ describe('the stack doubled: two processes of every service on one Postgres and 
           continue;
         }
         try {
-          const res = await direct[urls.indexOf(url)]!.post('/api/v2/invoices', { amount: 1 + lane, description: `drain ${lane}-${i}` });
+          const res = await direct[urls.indexOf(url)]!.signed('POST', '/api/v2/invoices', { amount: 1 + lane, description: `drain ${lane}-${i}` });
           if (res.status !== 201) failures.push(`${url}: ${res.status} ${JSON.stringify(res.body)}`);
           else served.set(url, (served.get(url) ?? 0) + 1);
           if (exited) afterExit++;
@@ -458,12 +458,12 @@ describe('the stack doubled: two processes of every service on one Postgres and 
 
     // A merchant, its crypto webhookUrl, and two console webhooks (made on different replicas;
     // the second leaves out invoice.cancelled, so routing is checked too).
-    const m = await registerMerchantOver(cryptoUrls[0]!);
-    const live = apiClient(cryptoUrls[1]!, { apiKey: m.liveKey, hmacSecret: m.hmacSecret });
-    expectStatus(await live.put('/api/v1/merchants/webhook', { webhookUrl: `${receiver.url}/merchant` }, { sign: 'crypto' }), 200, 'webhookUrl');
+    const m = await registerCryptoMerchant(cryptoUrls[0]!);
+    const live = apiClient(cryptoUrls[1]!, { apiKey: m.liveKey, hmacSecret: m.hmacSecret }, 'crypto');
+    expectStatus(await live.signed('PUT', '/api/v1/merchants/webhook', { webhookUrl: `${receiver.url}/merchant` }), 200, 'webhookUrl');
     const endpoints = {
-      all: await consoleWebhook(invoicingUrls[0]!, m.testKey, `${receiver.url}/console-all`, INVOICING_EVENTS),
-      some: await consoleWebhook(invoicingUrls[1]!, m.testKey, `${receiver.url}/console-some`, ['invoice.paid', 'invoice.expired', 'invoice.refunded']),
+      all: await consoleWebhook(invoicingUrls[0]!, m.apiKey, `${receiver.url}/console-all`, INVOICING_EVENTS),
+      some: await consoleWebhook(invoicingUrls[1]!, m.apiKey, `${receiver.url}/console-some`, ['invoice.paid', 'invoice.expired', 'invoice.refunded']),
     };
     const clients = clientsOf(m, invoicingUrls, cryptoUrls);
 

@@ -3,9 +3,8 @@
  * on one balance (every request takes the same lock: worst case) and across 20 merchants
  * (the locks spread, as across a merchant base).
  */
-import { randomUUID } from 'node:crypto';
 import { signedHeaders } from '@pay/auth';
-import { eventually } from '@pay/testing';
+import { apiClient, fundCryptoMerchant, registerCryptoMerchant } from '@pay/testing';
 import { startService } from '../lib/service';
 import type { BenchConfig } from '../lib/config';
 import { defineSuite, type BenchRequest } from '../lib/types';
@@ -44,32 +43,10 @@ const cryptoEnv = (config: BenchConfig, extra: Record<string, string>) => ({
   ...extra,
 });
 
-async function json(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
-  const res = await fetch(url, { ...init, headers: { 'Content-Type': 'application/json', ...init.headers } });
-  const body = (await res.json()) as any;
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${JSON.stringify(body)}`);
-  return body;
-}
-
 /** A test-mode merchant with a large available USDT_TRC20 balance, funded through the sandbox. */
 async function fundedMerchant(base: string): Promise<Merchant> {
-  const reg = await json(`${base}/api/v1/merchants/register`, {
-    method: 'POST',
-    body: JSON.stringify({ companyName: 'Bench', email: `bench-${randomUUID()}@example.test`, address: 'x' }),
-  });
-  const test = await json(`${base}/api/v1/api-keys`, {
-    method: 'POST',
-    headers: { 'X-Api-Key': reg.data.apiKey.apiKey },
-    body: JSON.stringify({ name: 'bench', isTestKey: true }),
-  });
-  const m = { apiKey: test.data.apiKey as string, hmacSecret: reg.data.apiKey.hmacSecret as string };
-  const h = { 'X-Api-Key': m.apiKey };
-  const inv = await json(`${base}/api/v1/invoices`, { method: 'POST', headers: h, body: JSON.stringify({ amount: FUNDS, currency: 'USDT_TRC20' }) });
-  const t = await json(`${base}/api/v1/sandbox/transactions`, { method: 'POST', headers: h, body: JSON.stringify({ invoiceId: inv.data.id, amount: FUNDS }) });
-  await eventually(async () => {
-    const got = await json(`${base}/api/v1/transactions/${t.data.id}`, { headers: h });
-    if (got.data.status !== 'Confirmed') throw new Error('not yet confirmed');
-  }, 30_000, 50);
+  const m = await registerCryptoMerchant(base);
+  await fundCryptoMerchant(base, m, 'USDT_TRC20', FUNDS);
   return m;
 }
 
@@ -106,12 +83,9 @@ export const cryptoSuite = defineSuite<CryptoData>({
       await funding.stop();
     }
     const svc = await startService('crypto', cryptoEnv(config, { RUN_WORKERS: 'false', ...env }), config.serviceNodeArgs);
-    const invoice = await json(`${svc.url}/api/v1/invoices`, {
-      method: 'POST',
-      headers: keyOnly(merchants[0]!),
-      body: JSON.stringify({ amount: 125.5, currency: 'USDT_TRC20' }),
-    });
-    return { url: svc.url, pid: svc.child.pid, data: { merchants, invoiceId: invoice.data.id }, logs: svc.logs, stop: svc.stop };
+    const invoice = await apiClient(() => svc.url, merchants[0]!, 'crypto').keyed('POST', '/api/v1/invoices', { amount: 125.5, currency: 'USDT_TRC20' });
+    if (invoice.status !== 201) throw new Error(`invoice create failed: ${invoice.status} ${JSON.stringify(invoice.body)}`);
+    return { url: svc.url, pid: svc.child.pid, data: { merchants, invoiceId: invoice.body.data.id }, logs: svc.logs, stop: svc.stop };
   },
   scenarios: [
     {

@@ -7,3 +7,5 @@ export * from './webhook-receiver';
 export * from './throwaway';
 export * from './fuzz';
 export * from './api-client';
+export * from './chaos';
+export * from './crypto-merchant';

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -33,20 +33,27 @@ export async function startThrowawayPostgres(database = 'throwaway', opts: { max
     chmodSync(dir, 0o755);
     chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), Number(execFileSync('id', ['-g', 'postgres']).toString().trim()));
   }
-  const run = (bin: string, args: string[]) => {
-    const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(PG_BIN, bin), ...args]] : [join(PG_BIN, bin), args];
-    return execFileSync(cmd as string, argv as string[], { stdio: 'pipe', cwd: dir });
-  };
+  const command = (bin: string, args: string[]): [string, string[]] =>
+    asRoot ? ['runuser', ['-u', 'postgres', '--', join(PG_BIN, bin), ...args]] : [join(PG_BIN, bin), args];
+  const run = (bin: string, args: string[]) => execFileSync(...command(bin, args), { stdio: 'pipe', cwd: dir });
   run('initdb', ['-D', data, '-U', 'root', '--auth=trust', '--no-sync', '-E', 'UTF8']);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=${opts.maxConnections ?? 100}`;
-  const pgCtl = (...args: string[]) => run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-o', options, '-w', '-t', '60', ...args]);
+  const ctlArgs = (...args: string[]) => ['-D', data, '-l', join(dir, 'log'), '-o', options, '-w', '-t', '60', ...args];
+  const pgCtl = (...args: string[]) => run('pg_ctl', ctlArgs(...args));
+  // Without blocking the test's event loop: its clients keep sending while the server is away.
+  const pgCtlAsync = (...args: string[]) =>
+    new Promise<void>((resolve, reject) => execFile(...command('pg_ctl', ctlArgs(...args)), { cwd: dir }, (err) => (err ? reject(err) : resolve())));
   pgCtl('start');
   run('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'root', database]);
   return {
     url: `postgresql://root@127.0.0.1:${port}/${database}`,
     port,
-    /** A clean restart: connections are cut, the data stays. */
-    restart: () => void pgCtl('restart', '-m', 'fast'),
+    /** A clean restart (connections are cut, the data stays), down for at least `downMs`. */
+    async restart(downMs = 0) {
+      await pgCtlAsync('stop', '-m', 'fast');
+      if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
+      await pgCtlAsync('start');
+    },
     stop() {
       try {
         pgCtl('stop', '-m', 'immediate');

@@ -4,7 +4,7 @@ import { PNG } from 'pngjs';
 import type { Express } from 'express';
 import { accountKeys, accountsKeyResolver, createApiKey, createAccountsDb, registerMerchant } from '@pay/accounts';
 import { SecretBox, signedHeaders } from '@pay/auth';
-import { firstConnection } from '@pay/testing';
+import { apiClient, firstConnection, killHard, startChaosStack, type ChaosStack } from '@pay/testing';
 import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type Logger } from '@pay/kit';
 import { randomUUID } from 'node:crypto';
 import { createWebhooksDb } from '@pay/webhooks';
@@ -143,6 +143,61 @@ export async function newMerchant(deps: Pick<InvoicingDeps, 'accounts' | 'secret
   if (mode === 'live') return { ...base, apiKey: r.apiKeyValue, keyId: r.apiKey.id, isTest: false };
   const test = await createApiKey(deps.accounts, r.merchant.id, { name: 'tests', isTestKey: true });
   return { ...base, apiKey: test.apiKeyValue, keyId: test.apiKey.id, isTest: true };
+}
+
+/** A test-mode merchant in another database (a chaos stack's), for clients of a service process. */
+export async function newMerchantIn(databaseUrl: string): Promise<TestMerchant> {
+  const accounts = createAccountsDb(databaseUrl, 1);
+  try {
+    return await newMerchant({ accounts, secrets: SecretBox.fromEnv(process.env.SECRETS_KEY) });
+  } finally {
+    await accounts.$disconnect();
+  }
+}
+
+/**
+ * A chaos stack (@pay/testing) with an invoicing process on it, a merchant and its signed v2
+ * client, which follows the process when `killAndReplace` swaps it for a new one.
+ */
+export async function invoicingOnChaosStack(name: string) {
+  const stack = await startChaosStack(name);
+  try {
+    const merchant = await newMerchantIn(stack.postgres.url);
+    let svc = await stack.spawn('invoicing');
+    return {
+      stack,
+      merchant,
+      client: apiClient(() => svc.url, merchant, 'v2'),
+      /** SIGKILL mid-whatever, then a new process on the same stack. */
+      async killAndReplace() {
+        await killHard(svc);
+        svc = await stack.spawn('invoicing');
+      },
+    };
+  } catch (err) {
+    await stack.close();
+    throw err;
+  }
+}
+
+/**
+ * How a merchant's invoices in a chaos stack's database stand against the Idempotency-Keys its
+ * client sent: keys with no invoice (lost), invoices beyond one per key (duplicated), and the
+ * invoice of each key.
+ */
+export async function invoicesByKey(stack: Pick<ChaosStack, 'query'>, merchantId: string, keys: string[]) {
+  const rows = await stack.query<{ key: string; n: number; id: string; created_at: Date }>(
+    `SELECT idempotency_key AS key, count(*)::int AS n, min(id::text) AS id, min(created_at) AS created_at
+       FROM invoicing.invoices WHERE merchant_id = $1 GROUP BY idempotency_key`,
+    [merchantId],
+  );
+  const byKey = new Map(rows.map((r) => [r.key, r]));
+  return {
+    lost: keys.filter((k) => !byKey.has(k)),
+    duplicated: rows.reduce((sum, r) => sum + r.n - 1, 0),
+    idOf: (key: string) => byKey.get(key)?.id,
+    createdAt: (key: string) => byKey.get(key)?.created_at,
+  };
 }
 
 /**

@@ -1,12 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ApiError } from '@pay/schemas';
+import { isDatabaseUnavailable } from '../db';
 import { deleteInBatches } from '../retention';
 
 /** Stripe semantics (decisions.md §4): same key + same request within 24 h → first answer. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** A claim older than this belongs to a request that died mid-way; a retry may take it over. */
-export const IDEMPOTENCY_LOCK_MS = 60 * 1000;
+/**
+ * A claim not refreshed for this long belongs to a request that died mid-way (its process was
+ * killed, or it lost its database); a retry may take it over. This is how long a client's
+ * retry after a crash can be answered 409 IDEMPOTENCY_IN_PROGRESS at most.
+ */
+export const IDEMPOTENCY_LOCK_MS = 10 * 1000;
+/** How often a running request refreshes its claim: five beats fit in IDEMPOTENCY_LOCK_MS. */
+export const IDEMPOTENCY_HEARTBEAT_MS = 2 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** An answer as sent: status and the exact JSON text. */
@@ -16,13 +23,16 @@ export interface StoredReply {
 }
 
 export type Claim =
-  | { kind: 'claimed' }
+  /** `resumed`: the key was taken over from an earlier request that never finished (see IdempotentRun). */
+  | { kind: 'claimed'; resumed: boolean }
   | { kind: 'replay'; status: number; text: string }
   | { kind: 'mismatch' }
   | { kind: 'in_progress' };
 
 export interface IdempotencyStore {
   claim(scope: string, key: string, fingerprint: string): Promise<Claim>;
+  /** Keeps a running request's claim from looking abandoned. */
+  touch(scope: string, key: string): Promise<void>;
   complete(scope: string, key: string, reply: StoredReply): Promise<void>;
   release(scope: string, key: string): Promise<void>;
 }
@@ -58,9 +68,11 @@ export class PgIdempotencyStore implements IdempotencyStore {
 
   async claim(requestScope: string, key: string, fingerprint: string): Promise<Claim> {
     const scope = `${this.service}:${requestScope}`;
-    // Expired and abandoned claims are taken over in the same statement that claims.
-    const rows = await this.db.$queryRawUnsafe<{ claimed: boolean; fingerprint: string; status: string; response_status: number | null; response_body: unknown }[]>(
-      `INSERT INTO ${TABLE} (scope, key, fingerprint, status, created_at, locked_at)
+    // Expired and abandoned claims are taken over in the same statement that claims. `prior`
+    // reads the row as it was before the statement: an in-progress one taken over was abandoned.
+    const rows = await this.db.$queryRawUnsafe<{ resumed: boolean }[]>(
+      `WITH prior AS (SELECT status FROM ${TABLE} WHERE scope = $1 AND key = $2)
+       INSERT INTO ${TABLE} (scope, key, fingerprint, status, created_at, locked_at)
        VALUES ($1, $2, $3, 'in_progress', now(), now())
        ON CONFLICT (scope, key) DO UPDATE
          SET fingerprint = EXCLUDED.fingerprint, status = 'in_progress', response_status = NULL,
@@ -69,14 +81,14 @@ export class PgIdempotencyStore implements IdempotencyStore {
             OR (idempotency_keys.status = 'in_progress'
                 AND idempotency_keys.locked_at < now() - ($5 || ' milliseconds')::interval
                 AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
-       RETURNING true AS claimed, fingerprint, status, response_status, response_body`,
+       RETURNING COALESCE((SELECT status = 'in_progress' FROM prior), false) AS resumed`,
       scope,
       key,
       fingerprint,
       String(IDEMPOTENCY_TTL_MS),
       String(IDEMPOTENCY_LOCK_MS),
     );
-    if (rows.length > 0) return { kind: 'claimed' };
+    if (rows.length > 0) return { kind: 'claimed', resumed: rows[0]!.resumed };
     const existing = await this.db.$queryRawUnsafe<{ fingerprint: string; status: string; response_status: number | null; response_body: unknown }[]>(
       `SELECT fingerprint, status, response_status, response_body FROM ${TABLE} WHERE scope = $1 AND key = $2`,
       scope,
@@ -87,6 +99,14 @@ export class PgIdempotencyStore implements IdempotencyStore {
     if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
     if (row.status !== 'done' || row.response_status === null) return { kind: 'in_progress' };
     return { kind: 'replay', status: row.response_status, text: this.sealer.open(row.response_body as string) };
+  }
+
+  async touch(requestScope: string, key: string): Promise<void> {
+    await this.db.$executeRawUnsafe(
+      `UPDATE ${TABLE} SET locked_at = now() WHERE scope = $1 AND key = $2 AND status = 'in_progress'`,
+      `${this.service}:${requestScope}`,
+      key,
+    );
   }
 
   async complete(requestScope: string, key: string, reply: StoredReply): Promise<void> {
@@ -130,15 +150,30 @@ export function fingerprintOf(req: Request): string {
 }
 
 /**
+ * What a handler learns of its request's Idempotency-Key. `resumed`: the key was taken over
+ * from an earlier request that never finished (its process died, or it lost its database
+ * mid-way), so what that request wrote may exist without its answer having been stored. A
+ * create that can find what it made by the key (an invoice, a withdrawal) returns that instead
+ * of making another.
+ */
+export interface IdempotentRun {
+  key: string;
+  resumed: boolean;
+}
+
+/**
  * Runs `run` at most once per Idempotency-Key. Answers below 500 are kept and replayed
- * (with `Idempotent-Replayed: true`); a 5xx or a crash releases the key so the client can retry.
+ * (with `Idempotent-Replayed: true`); other failures release the key so the client can retry,
+ * except a lost database: the request may have written before it failed, so its claim is left
+ * to go stale (IDEMPOTENCY_LOCK_MS) and the retry then resumes it. While `run` works, its claim
+ * is refreshed every IDEMPOTENCY_HEARTBEAT_MS, so only a request that died is ever taken over.
  */
 export async function withIdempotency(
   store: IdempotencyStore,
   scope: string,
   req: Request,
   res: Response,
-  run: () => Promise<StoredReply>,
+  run: (idempotency?: IdempotentRun) => Promise<StoredReply>,
 ): Promise<StoredReply> {
   const key = req.header('idempotency-key');
   if (key === undefined) return run();
@@ -159,17 +194,22 @@ export async function withIdempotency(
     case 'claimed':
       break;
   }
+  // A beat that fails (the database away) is no matter: the next one, or the answer, follows.
+  const heartbeat = setInterval(() => void store.touch(scope, key).catch(() => undefined), IDEMPOTENCY_HEARTBEAT_MS);
+  heartbeat.unref();
   let result: StoredReply;
   try {
-    result = await run();
+    result = await run({ key, resumed: claim.resumed });
   } catch (err) {
+    clearInterval(heartbeat);
     if (err instanceof ApiError && err.status < 500) {
       await store.complete(scope, key, { status: err.status, text: JSON.stringify(errorPayload(err)) });
-    } else {
+    } else if (!isDatabaseUnavailable(err)) {
       await store.release(scope, key);
     }
     throw err;
   }
+  clearInterval(heartbeat);
   await store.complete(scope, key, result);
   return result;
 }

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { ApiError, assertValid, compile, textAjv, toDetails, type ErrorCode } from '@pay/schemas';
 import type { AuthContext } from '@pay/auth';
-import { replayedError, withIdempotency, type IdempotencyStore } from './idempotency';
+import { replayedError, withIdempotency, type IdempotencyStore, type IdempotentRun } from './idempotency';
 import { stringifyExact } from './exact-json';
 import { fromParserError, type Envelope } from './errors';
 import { html, type SafeHtml } from './html';
@@ -49,6 +49,8 @@ export interface HandlerContext<B, Q, P> {
   auth: AuthContext;
   /** Files of an `upload` route, by field (typed by content); empty otherwise. */
   files: UploadedFiles;
+  /** On an `idempotent` route called with `Idempotency-Key`: the key, and whether an earlier request with it died mid-way. */
+  idempotency?: IdempotentRun;
 }
 
 export interface RouteDef<B extends TSchema | undefined, Q extends TSchema | undefined, P extends TSchema | undefined> {
@@ -287,7 +289,8 @@ export class Api {
           return req.auth;
         },
       } as HandlerContext<B, Q, P>;
-      const run = async () => {
+      const run = async (idempotency?: IdempotentRun) => {
+        ctx.idempotency = idempotency; // not spread: `auth` is a getter that throws without a caller
         const reply = await def.handler(ctx);
         if ('file' in reply) throw new Error(`route ${def.method.toUpperCase()} ${def.path} returned a file but does not declare response.file`);
         const status = reply.status ?? def.response.status;

@@ -127,6 +127,26 @@ describe('POST /api/v2/invoices', () => {
     expect(list.body.pagination.total).toBe(1);
   });
 
+  it('creates once when the process died between writing the invoice and storing its answer', async () => {
+    const m = await newMerchant(ctx.deps);
+    const key = `order-${m.merchantId}`;
+    const first = await create(m, { amount: 75, description: 'resumed' }, { 'Idempotency-Key': key });
+    expect(first.status).toBe(201);
+    // What a kill -9 right after the insert leaves: the key claimed, its answer never stored,
+    // and the claim no longer refreshed by anyone.
+    const reset = await ctx.deps.db.$executeRawUnsafe(
+      `UPDATE kit.idempotency_keys SET status = 'in_progress', response_status = NULL, response_body = NULL, locked_at = now() - interval '1 minute'
+        WHERE key = $1`,
+      key,
+    );
+    expect(reset).toBe(1);
+    const retry = await create(m, { amount: 75, description: 'resumed' }, { 'Idempotency-Key': key });
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(first.body);
+    const list = await call(m, 'get', '/api/v2/invoices');
+    expect(list.body.pagination.total).toBe(1);
+  });
+
   it('needs a signed request', async () => {
     const m = await newMerchant(ctx.deps);
     const unsigned = await request(ctx.app).post('/api/v2/invoices').set('x-api-key', m.apiKey).send({ amount: 1 });

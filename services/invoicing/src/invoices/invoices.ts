@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { Owner } from '@pay/auth';
-import { parseMoney, readableNumber, type Money } from '@pay/kit';
+import { IDEMPOTENCY_TTL_MS, parseMoney, readableNumber, type IdempotentRun, type Money } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
 import type { PaymentMethod, PaymentProvider } from '../payments/provider';
 import { assertCurrencyEnabled } from './currencies';
 import { qrPngDataUri } from '../payments/qr';
 import { EXPIRES_IN_HOURS, type CreateInvoiceBody } from './schemas';
-import { insertInvoice, selectInvoice, selectInvoices, type CreatedInvoiceRow, type InvoiceStatus, type InvoiceWithCustomer } from './store';
+import { insertInvoice, selectCreatedByKey, selectInvoice, selectInvoices, type CreatedInvoiceRow, type InvoiceStatus, type InvoiceWithCustomer } from './store';
 
 /** Rubles and the other fiat currencies have kopecks (cents): two places (decisions.md §5). */
 export const FIAT_DECIMALS = 2;
@@ -57,6 +57,8 @@ export interface InvoiceSpec {
    * 1,000-row batch); a single create draws it now, so its reads never do.
    */
   qrOnFirstRead?: boolean;
+  /** The request's Idempotency-Key, kept on the invoice: a resumed request answers the invoice already made with it. */
+  idempotency?: IdempotentRun;
 }
 
 /**
@@ -92,6 +94,7 @@ export async function newInvoiceRow(deps: Pick<InvoicingDeps, 'providers'>, owne
     batch_id: spec.batchId ?? null,
     expires_at: spec.expiresAt,
     created_at: now,
+    idempotency_key: spec.idempotency?.key ?? null,
   };
 }
 
@@ -103,6 +106,12 @@ export type NewRow = Awaited<ReturnType<typeof newInvoiceRow>>;
  */
 export async function openInvoice(deps: InvoicingDeps, owner: Owner, spec: InvoiceSpec): Promise<CreatedInvoiceRow> {
   const now = deps.clock.now();
+  if (spec.idempotency?.resumed) {
+    // The request this one resumes died after its claim: it may have written the invoice and
+    // never stored the answer. Then that invoice is the answer (the key's 24 h, as the kit's).
+    const made = await selectCreatedByKey(deps.sql, owner, spec.api, spec.idempotency.key, new Date(now.getTime() - IDEMPOTENCY_TTL_MS));
+    if (made) return made;
+  }
   const row = await newInvoiceRow(deps, owner, spec, now);
   for (let attempt = 1; attempt <= NUMBER_ATTEMPTS; attempt++) {
     const created = await insertInvoice(deps.sql, { ...row, invoice_number: readableNumber('INV', now) });
@@ -115,7 +124,7 @@ export async function openInvoice(deps: InvoicingDeps, owner: Owner, spec: Invoi
 }
 
 /** POST /api/v2/invoices: rubles, `expiresInHours` (default 1). */
-export function createInvoice(deps: InvoicingDeps, owner: Owner, input: CreateInvoiceInput): Promise<CreatedInvoiceRow> {
+export function createInvoice(deps: InvoicingDeps, owner: Owner, input: CreateInvoiceInput, idempotency?: IdempotentRun): Promise<CreatedInvoiceRow> {
   const now = deps.clock.now();
   return openInvoice(deps, owner, {
     api: 'v2',
@@ -130,6 +139,7 @@ export function createInvoice(deps: InvoicingDeps, owner: Owner, input: CreateIn
     customerPhone: input.customerPhone,
     kycRequired: input.kycRequired,
     receiptRequired: input.receiptRequired,
+    idempotency,
   });
 }
 

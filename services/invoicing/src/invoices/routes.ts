@@ -53,7 +53,7 @@ export function invoiceRoutes(api: Api, deps: InvoicingDeps): void {
     body: CreateInvoiceBody,
     response: { status: 201, schema: Type.Object({ invoice: CreatedInvoice }) },
     errors: ['PAYMENT_METHOD_NOT_ENABLED', 'CURRENCY_NOT_ENABLED'],
-    handler: async ({ auth, body }) => ({ status: 201, body: { invoice: createdInvoiceJson(await createInvoice(deps, ownerOf(auth), body), url) } }),
+    handler: async ({ auth, body, idempotency }) => ({ status: 201, body: { invoice: createdInvoiceJson(await createInvoice(deps, ownerOf(auth), body, idempotency), url) } }),
   });
 
   api.route({

@@ -45,6 +45,7 @@ export interface InvoiceRow {
   paid_at: Date | null;
   expired_at: Date | null;
   cancelled_at: Date | null;
+  idempotency_key: string | null;
 }
 
 /** The customer an invoice belongs to, joined onto reads that show it. */
@@ -104,6 +105,7 @@ const INSERT_COLUMNS = [
   'batch_id',
   'expires_at',
   'created_at',
+  'idempotency_key',
 ] as const;
 
 export type NewInvoiceRow = Record<(typeof INSERT_COLUMNS)[number], unknown>;
@@ -136,7 +138,13 @@ const COLUMN_TYPES: Record<(typeof INSERT_COLUMNS)[number], string> = {
   batch_id: 'uuid',
   expires_at: 'timestamptz',
   created_at: 'timestamptz',
+  idempotency_key: 'text',
 };
+
+/** A new invoice's columns as its create answers them: the row, and whether its customer has passed KYC. */
+const CREATED_COLUMNS = `i.*, EXISTS (SELECT 1 FROM invoicing.customers c
+     WHERE c.merchant_id = i.merchant_id AND c.is_test = i.is_test AND c.kyc_status = 'VERIFIED'
+       AND (c.email = lower(i.customer_email) OR c.phone = i.customer_phone)) AS customer_kyc_verified`;
 
 // Written only in a currency enabled for the merchant (RUB when it never chose), checked in
 // the same statement. The customer's own KYC makes a new invoice kycVerified at once (decisions.md §10).
@@ -145,9 +153,7 @@ const INSERT_SQL = `INSERT INTO invoicing.invoices AS i (${INSERT_COLUMNS.join('
    WHERE $${INSERT_COLUMNS.indexOf('currency') + 1}::invoicing."Currency" = ANY(COALESCE(
      (SELECT enabled_currencies FROM invoicing.merchant_settings WHERE merchant_id = $${INSERT_COLUMNS.indexOf('merchant_id') + 1}::uuid), '{RUB}'))
   ON CONFLICT (invoice_number) DO NOTHING
-  RETURNING i.*, EXISTS (SELECT 1 FROM invoicing.customers c
-     WHERE c.merchant_id = i.merchant_id AND c.is_test = i.is_test AND c.kyc_status = 'VERIFIED'
-       AND (c.email = lower(i.customer_email) OR c.phone = i.customer_phone)) AS customer_kyc_verified`;
+  RETURNING ${CREATED_COLUMNS}`;
 
 /** A new invoice as written, with whether its customer (if known) has passed KYC. */
 export type CreatedInvoiceRow = InvoiceRow & { customer_kyc_verified: boolean };
@@ -162,6 +168,19 @@ export async function insertInvoice(sql: Pool, row: NewInvoiceRow): Promise<Crea
   return res.rows[0] ?? null;
 }
 
+const BY_KEY_SQL = `SELECT ${CREATED_COLUMNS} FROM invoicing.invoices i
+  WHERE i.merchant_id = $1 AND i.is_test = $2 AND i.created_at > $3 AND i.api = $4 AND i.idempotency_key = $5
+  ORDER BY i.created_at LIMIT 1`;
+
+/**
+ * The invoice an earlier request made with this Idempotency-Key since `since`, as its create
+ * answered it; null if none. Rare (a retry resuming a request that died), so it has no index
+ * of its own: it reads the owner's invoices since `since` through (merchant, mode, createdAt).
+ */
+export async function selectCreatedByKey(sql: Pool, owner: Owner, api: 'v1' | 'v2', key: string, since: Date): Promise<CreatedInvoiceRow | null> {
+  const res = await sql.query<CreatedInvoiceRow>(BY_KEY_SQL, [owner.merchantId, owner.isTest, since, api, key]);
+  return res.rows[0] ?? null;
+}
 
 const INSERT_MANY_SQL = `INSERT INTO invoicing.invoices (${INSERT_COLUMNS.join(', ')})
   SELECT * FROM unnest(${INSERT_COLUMNS.map((c, i) => `$${i + 1}::${COLUMN_TYPES[c]}[]`).join(', ')})

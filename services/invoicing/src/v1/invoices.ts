@@ -1,5 +1,5 @@
 import type { Owner } from '@pay/auth';
-import { parseMoney } from '@pay/kit';
+import { parseMoney, type IdempotentRun } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
 import type { Static } from '@sinclair/typebox';
 import type { InvoicingDeps } from '../deps';
@@ -32,7 +32,7 @@ export function v1ExpiresAt(text: string | undefined, now: Date): Date {
 }
 
 /** POST /api/v1/invoices: an SBP invoice in the given currency, through the one create path. */
-export function createV1Invoice(deps: InvoicingDeps, owner: Owner, body: Static<typeof CreateV1InvoiceBody>): Promise<CreatedInvoiceRow> {
+export function createV1Invoice(deps: InvoicingDeps, owner: Owner, body: Static<typeof CreateV1InvoiceBody>, idempotency?: IdempotentRun): Promise<CreatedInvoiceRow> {
   return openInvoice(deps, owner, {
     api: 'v1',
     amount: parseMoney(body.amount, { decimals: FIAT_DECIMALS }),
@@ -43,5 +43,6 @@ export function createV1Invoice(deps: InvoicingDeps, owner: Owner, body: Static<
     metadata: body.metadata ?? null,
     redirectUrl: body.redirectUrl ?? null,
     successUrl: body.successUrl ?? null,
+    idempotency,
   });
 }

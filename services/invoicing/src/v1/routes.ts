@@ -38,7 +38,7 @@ export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
     body: CreateV1InvoiceBody,
     response: { status: 201, schema: V1CreatedInvoice },
     errors: ['CURRENCY_NOT_ENABLED', 'PAYMENT_METHOD_NOT_ENABLED'],
-    handler: async ({ auth, body }) => ({ status: 201, body: v1CreatedJson(await createV1Invoice(deps, ownerOf(auth), body), url) }),
+    handler: async ({ auth, body, idempotency }) => ({ status: 201, body: v1CreatedJson(await createV1Invoice(deps, ownerOf(auth), body, idempotency), url) }),
   });
 
   api.route({

@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { SecretBox } from '@pay/auth';
+import { eventually } from '@pay/testing';
+import { pgPool, pgSql } from '../db';
+import { fingerprintOf, IDEMPOTENCY_HEARTBEAT_MS, IDEMPOTENCY_LOCK_MS, PgIdempotencyStore, withIdempotency, type IdempotentRun } from './idempotency';
+
+const sql = pgSql(pgPool(process.env.DATABASE_URL!, 'kit', 2));
+const store = new PgIdempotencyStore(sql, SecretBox.fromEnv(process.env.SECRETS_KEY), 'kit-test');
+afterAll(() => sql.end());
+
+/** What withIdempotency reads of a request: the key header, method, path and raw body. */
+function requestWith(key: string): Request {
+  return { header: (name: string) => (name === 'idempotency-key' ? key : undefined), method: 'POST', originalUrl: '/things', rawBody: Buffer.from('{}') } as unknown as Request;
+}
+const response = { setHeader: () => undefined } as unknown as Response;
+
+async function claimRow(key: string) {
+  const rows = await sql.$queryRawUnsafe<{ status: string; age_ms: number }[]>(
+    `SELECT status, (extract(epoch FROM now() - locked_at) * 1000)::int AS age_ms FROM kit.idempotency_keys WHERE scope = $1 AND key = $2`,
+    'kit-test:scope',
+    key,
+  );
+  return rows[0] ?? null;
+}
+
+/** What a process killed mid-request leaves: its claim, last refreshed `ms` ago. */
+const ageClaim = (key: string, ms: number) =>
+  sql.$executeRawUnsafe(`UPDATE kit.idempotency_keys SET locked_at = now() - ($3 || ' milliseconds')::interval WHERE scope = $1 AND key = $2`, 'kit-test:scope', key, String(ms));
+
+describe('idempotency claims', () => {
+  it('a claim abandoned for IDEMPOTENCY_LOCK_MS is taken over, and the taker is told it resumes', async () => {
+    const key = randomUUID();
+    expect(await store.claim('scope', key, 'f')).toEqual({ kind: 'claimed', resumed: false });
+    expect(await store.claim('scope', key, 'f')).toEqual({ kind: 'in_progress' });
+    await ageClaim(key, IDEMPOTENCY_LOCK_MS - 2000);
+    expect(await store.claim('scope', key, 'f')).toEqual({ kind: 'in_progress' });
+    await ageClaim(key, IDEMPOTENCY_LOCK_MS + 1000);
+    expect(await store.claim('scope', key, 'other')).toEqual({ kind: 'mismatch' }); // another request never takes it
+    expect(await store.claim('scope', key, 'f')).toEqual({ kind: 'claimed', resumed: true });
+  });
+
+  it('a running request refreshes its claim, so it never looks abandoned', async () => {
+    const key = randomUUID();
+    let finish!: () => void;
+    const running = withIdempotency(store, 'scope', requestWith(key), response, () => new Promise((resolve) => (finish = () => resolve({ status: 201, text: '{}' }))));
+    await eventually(async () => expect(await claimRow(key)).not.toBeNull());
+    await ageClaim(key, IDEMPOTENCY_LOCK_MS + 1000);
+    // The next beat brings it back within the lock time: a retry now waits instead of running twice.
+    await eventually(async () => expect((await claimRow(key))!.age_ms).toBeLessThan(IDEMPOTENCY_HEARTBEAT_MS * 2), IDEMPOTENCY_HEARTBEAT_MS * 5, 100);
+    expect(await store.claim('scope', key, fingerprintOf(requestWith(key)))).toEqual({ kind: 'in_progress' });
+    finish();
+    await running;
+    expect((await claimRow(key))!.status).toBe('done');
+  }, 30_000);
+
+  it('a lost database leaves the claim to go stale (the request may have written); any other failure releases it', async () => {
+    const lost = randomUUID();
+    const unavailable = new Error('Connection terminated unexpectedly'); // what pg says when Postgres goes away mid-query
+    await expect(withIdempotency(store, 'scope', requestWith(lost), response, () => Promise.reject(unavailable))).rejects.toBe(unavailable);
+    expect((await claimRow(lost))!.status).toBe('in_progress');
+
+    const failed = randomUUID();
+    await expect(withIdempotency(store, 'scope', requestWith(failed), response, () => Promise.reject(new Error('bug')))).rejects.toThrow('bug');
+    expect(await claimRow(failed)).toBeNull();
+  });
+
+  it('hands the handler its key, and `resumed` only when it took an abandoned claim over', async () => {
+    const key = randomUUID();
+    const seen: (IdempotentRun | undefined)[] = [];
+    const run = (i?: IdempotentRun) => {
+      seen.push(i);
+      return Promise.reject(new Error('Connection terminated unexpectedly'));
+    };
+    await withIdempotency(store, 'scope', requestWith(key), response, run).catch(() => undefined);
+    await ageClaim(key, IDEMPOTENCY_LOCK_MS + 1000);
+    await withIdempotency(store, 'scope', requestWith(key), response, run).catch(() => undefined);
+    expect(seen).toEqual([
+      { key, resumed: false },
+      { key, resumed: true },
+    ]);
+  });
+});
