@@ -20,6 +20,13 @@ export interface HttpAnswer {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/**
+ * When each request was last signed, by every client of this process: the same request sent
+ * through two clients at once (both replicas of an API) must still carry two signatures, or
+ * the second is a replay.
+ */
+const lastSigned = new Map<string, number>();
+
 export interface ClientOptions {
   /** Each request's bound (default 15 s): a hang is an answer too (status 0, error `timeout`). */
   timeoutMs?: number;
@@ -42,7 +49,6 @@ export interface ClientOptions {
 export function apiClient(base: string | (() => string), creds: Partial<Credentials> = {}, style: SigningStyle = 'v2', o: ClientOptions = {}) {
   const baseUrl = typeof base === 'string' ? () => base : base;
   const tick = SIGNING_STYLES[style].timestampUnit === 'seconds' ? 1000 : 1;
-  const lastSigned = new Map<string, number>();
   const stats = { retried: 0 };
 
   async function sendOnce(method: Method, path: string, body: string | FormData | undefined, headers: Record<string, string>): Promise<HttpAnswer> {
@@ -94,7 +100,7 @@ export function apiClient(base: string | (() => string), creds: Partial<Credenti
     signed(method: Method, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
       if (!creds.hmacSecret) throw new Error('a signed request needs the merchant’s HMAC secret');
       const raw = body === undefined ? undefined : JSON.stringify(body);
-      const request = `${method} ${path} ${raw ?? ''}`;
+      const request = `${style} ${creds.hmacSecret} ${method} ${path} ${raw ?? ''}`;
       return send(() => {
         const now = Math.max(Date.now(), (lastSigned.get(request) ?? 0) + tick);
         lastSigned.set(request, now);
