@@ -26,7 +26,7 @@ export const InvoicingConfigSchema = Type.Object({
     minimum: 1000,
     maximum: 86_400_000,
     default: 60_000,
-    description: 'the KYC face model (loaded with the first check, ~300 MB) is unloaded after this long without a check',
+    description: 'the KYC face model (loaded with the first check, ~350 MB) is unloaded after this long without a check',
   }),
   OUTBOX_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60000, default: 250, description: 'how often the outbox relay looks for jobs besides the wakes after commits' }),
   BATCH_INLINE_ROWS: Type.Integer({ minimum: 0, maximum: 1000, default: 100, description: 'a CSV batch with more valid rows than this is written by the queue worker (status processing → completed)' }),

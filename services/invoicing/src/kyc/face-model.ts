@@ -11,7 +11,7 @@ export interface Face {
 }
 
 export interface FaceModelOptions {
-  /** The worker (and its ~300 MB) is ended after this long without a request; the next one starts it again. */
+  /** The worker (and its ~350 MB) is ended after this long without a request; the next one starts it again. */
   idleMs: number;
   /** Bound on starting the worker: loading the WASM backend, the three nets and the warm-up (2–3 s on an idle machine). */
   startTimeoutMs?: number;
@@ -102,7 +102,7 @@ type Reply = { id: number; faces?: (Face | null)[]; error?: string };
 /**
  * The face model, run in a worker thread of its own: started with the first KYC check (an
  * invoicing process that checks none never loads TensorFlow.js), kept warm while checks come,
- * and ended after `idleMs` without one, so its memory (~300 MB) goes back to the system.
+ * and ended after `idleMs` without one, so its memory (~350 MB) goes back to the system.
  * Pictures are described one request at a time (the model uses a core fully).
  */
 export class FaceModel {
