@@ -67,6 +67,23 @@ if [ ! -s /usr/share/tesseract-ocr/5/tessdata/rus.traineddata ]; then
   as_root apt-get update -qq; DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends tesseract-ocr-rus >/dev/null
 fi
 
+# --- Test faces for the KYC face check ------------------------------------------------------
+# Five people, 11 photos each (dlib's examples, public-domain dedication), which Debian's
+# libdlib19.1 ships as documentation: the package is unpacked here, not installed (that would
+# pull the 100 MB libdlib-data). Tests read them from this folder (kyc/test-faces.ts).
+FACES_DIR=/var/cache/pay-test-data/dlib-faces
+if [ "$(ls "$FACES_DIR"/John_Simm/*.jpg 2>/dev/null | wc -l)" -lt 11 ]; then
+  say "unpacking test faces (Debian's libdlib19.1 examples)"
+  tmp=$(mktemp -d)
+  # Root downloads as apt's sandbox user unless told otherwise, which cannot write to $tmp.
+  get() { (cd "$tmp" && apt-get download -qq -o APT::Sandbox::User="$(id -un)" libdlib19.1 >/dev/null); }
+  get || { as_root apt-get update -qq; get; }
+  dpkg -x "$tmp"/libdlib19.1_*.deb "$tmp/x"
+  as_root mkdir -p "$FACES_DIR"
+  as_root cp -r "$tmp/x/usr/share/doc/libdlib19.1/examples/johns/." "$FACES_DIR/"
+  rm -rf "$tmp"
+fi
+
 # --- Dependencies and schema ----------------------------------------------------------------
 say "installing dependencies"
 pnpm install --frozen-lockfile --reporter=silent

@@ -6,6 +6,7 @@ import type { InvoicingDeps } from './deps';
 import { expireDueInvoices } from './invoices/expiry';
 import { reconcileRefunds } from './invoices/refunds';
 import { expireDueKycSessions } from './kyc/expiry';
+import { FaceModel } from './kyc/face-model';
 import { RuleBasedKycProvider } from './kyc/rules';
 import { reconcileKycChecks, startKycWorker } from './kyc/worker';
 import { ReceiptReaders } from './receipts/readers';
@@ -27,7 +28,9 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
   relay.start();
   const readers = new ReceiptReaders({ langDir: deps.config.OCR_LANG_DIR, rusTrainedData: deps.config.OCR_RUS_TRAINEDDATA });
   const receipts = startReceiptWorker(deps, readers);
-  const kycWorker = startKycWorker(deps, new RuleBasedKycProvider());
+  // Loaded with the first KYC check, in a worker thread; unloaded when idle (kyc/face-model.ts).
+  const faces = new FaceModel({ idleMs: deps.config.KYC_FACE_MODEL_IDLE_MS, logger: deps.logger });
+  const kycWorker = startKycWorker(deps, new RuleBasedKycProvider(faces));
   const batchWorkers = startBatchWorkers(deps);
   const expiry = every('invoice-expiry', deps.config.EXPIRY_INTERVAL_MS, () => expireDueInvoices(deps), deps.logger);
   // Reconcilers (RECONCILE_INTERVAL_MS, 30 s): refunds left PENDING by a dead request are
@@ -46,10 +49,10 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
   const stop = async () => {
     await Promise.all(loops.map((l) => l.stop()));
     await Promise.all([receipts.close(), kycWorker.close(), ...batchWorkers.map((w) => w.close())]);
-    await Promise.all([relay.stop(), readers.close()]);
+    await Promise.all([relay.stop(), readers.close(), faces.close()]);
   };
   lifecycle?.onShutdown('background', stop);
-  return { relay, receipts, readers, kycWorker, batchWorkers, expiry, loops, stop };
+  return { relay, receipts, readers, faces, kycWorker, batchWorkers, expiry, loops, stop };
 }
 
 /**

@@ -22,6 +22,12 @@ export const InvoicingConfigSchema = Type.Object({
     description: 'Russian OCR language data (Debian tesseract-ocr-rus); English comes from the @tesseract.js-data/eng package',
   }),
   RECEIPT_WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 8, default: 1, description: 'receipts checked at once per process (OCR is CPU-bound: one per core)' }),
+  KYC_FACE_MODEL_IDLE_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 86_400_000,
+    default: 60_000,
+    description: 'the KYC face model (loaded with the first check, ~350 MB) is unloaded after this long without a check',
+  }),
   OUTBOX_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60000, default: 250, description: 'how often the outbox relay looks for jobs besides the wakes after commits' }),
   BATCH_INLINE_ROWS: Type.Integer({ minimum: 0, maximum: 1000, default: 100, description: 'a CSV batch with more valid rows than this is written by the queue worker (status processing → completed)' }),
   SMTP_HOST: Type.String({ default: '127.0.0.1', description: 'SMTP server for batch e-mails' }),

@@ -35,7 +35,7 @@ describe('the OpenAPI document', () => {
     expect(text('/api/v2/customers', 'get')).toMatch(/LEVEL_3 \(6\+ payments and KYC verified\)/);
     expect(text('/api/v2/receipts/{receiptId}', 'get')).toMatch(/within 0\.01 RUB of the invoice’s.*Moscow time, ±1 day/);
     expect(Object.keys(doc.paths['/api/v2/receipts/{receiptId}/file']!.get!.responses['200'] as object)).toEqual(['description', 'content']);
-    expect(text('/api/v2/kyc/sessions', 'post')).toMatch(/faceMatchScore` is the evidence for a face comparison/);
+    expect(text('/api/v2/kyc/sessions', 'post')).toMatch(/faceMatchScore is 1 for d up to 0\.45 and falls linearly to 0 at d = 0\.70: 0\.8 at d = 0\.50 and 0\.4 at d = 0\.60/);
     expect(text('/api/v1/kyc/sessions', 'post')).toMatch(/`pending` → `in_progress` → `completed` or `failed`, or `expired`: the v2 NOT_STARTED, IN_PROGRESS, APPROVED, DECLINED and EXPIRED/);
     expect(Object.keys(doc.paths['/api/v1/kyc/sessions']!.post!.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '422']));
     expect(Object.keys(doc.paths['/api/v2/sandbox/invoices/{invoiceId}/pay']!.post!.responses)).toEqual(expect.arrayContaining(['200', '403', '404', '422']));

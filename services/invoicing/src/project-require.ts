@@ -6,4 +6,5 @@ import { join } from 'node:path';
  * worker thread) as its own code would. This file sits directly in src/, at the depth of the
  * bundle in dist/, so `..` is the project under tsx and in the bundle alike (as for PUBLIC_DIR).
  */
-export const projectRequire = createRequire(join(__dirname, '..', 'package.json'));
+export const PROJECT_MANIFEST = join(__dirname, '..', 'package.json');
+export const projectRequire = createRequire(PROJECT_MANIFEST);

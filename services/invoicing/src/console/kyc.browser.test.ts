@@ -18,11 +18,13 @@ let browser: Awaited<ReturnType<typeof openBrowser>>;
 beforeAll(async () => {
   mkdirSync(ARTEFACTS, { recursive: true });
   ctx = await startInvoicingApp({ background: true });
+  const faces = ctx.background!.faces.warm(); // the check of each review needs the face model
   server = createServer(ctx.app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   browser = await openBrowser();
-}, 60_000);
+  await faces;
+}, 120_000);
 afterAll(async () => {
   await browser?.close();
   await new Promise((r) => server?.close(r));

@@ -8,7 +8,7 @@ import { assertValid } from '@pay/schemas';
 import { EventPayloads } from '@pay/webhooks';
 import { eventually, openBrowser, spawnService, startReceiver, type Receiver, type RunningService } from '@pay/testing';
 import { newMerchant, startInvoicingApp, v1Request, type InvoicingTestApp } from '../test-support';
-import { passportMrz, photo } from './fixtures';
+import { idCard, passportMrz, selfie } from './fixtures';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
 const ARTEFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'kyc-page');
@@ -29,11 +29,14 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   ctx = await startInvoicingApp({ env: { ...env, PUBLIC_URL: base }, background: true });
   server.on('request', ctx.app);
+  // The face model loads while the rest starts, not in the check the page waits for.
+  const faces = ctx.background!.faces.warm();
   // The real webhook worker process on the same database and Redis delivers the session's result.
   // A generous start time: tsx compiles the worker on start, and this 2-core machine is shared.
   worker = await spawnService('webhook-worker', { ...env, WEBHOOK_POLL_INTERVAL_MS: '50' }, 60_000);
   receiver = await startReceiver({ status: 200, body: 'ok' });
   browser = await openBrowser();
+  await faces;
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
@@ -76,8 +79,8 @@ it('walks the v1 page on a phone from pending to a decision, back to redirectUrl
 
   const year = new Date().getUTCFullYear();
   const who = { country: 'KAZ', lastName: 'SEITOVA', firstName: 'AIGERIM', number: 'N07654321', birth: '1988-05-17', expiry: `${year + 3}-05-16` };
-  await page.setInputFiles('input[name=document]', { name: 'passport.jpg', mimeType: 'image/jpeg', buffer: await photo({ format: 'jpeg' }) });
-  await page.setInputFiles('input[name=selfie]', { name: 'selfie.png', mimeType: 'image/png', buffer: await photo() });
+  await page.setInputFiles('input[name=document]', { name: 'passport.jpg', mimeType: 'image/jpeg', buffer: await idCard() });
+  await page.setInputFiles('input[name=selfie]', { name: 'selfie.jpg', mimeType: 'image/jpeg', buffer: await selfie() });
   await page.selectOption('select[name=documentType]', 'passport');
   await page.fill('input[name=documentNumber]', who.number);
   await page.fill('input[name=documentCountry]', who.country);

@@ -1,21 +1,45 @@
 // Test material for KYC: camera-like pictures and machine-readable zones with real check digits.
 import request from 'supertest';
-import sharp from 'sharp';
+import sharp, { type OverlayOptions } from 'sharp';
 import type { Express } from 'express';
+import { facePhoto, type FacePerson } from './test-faces';
 
-/** mulberry32: a small seeded generator, so a picture's scene is the same on every run. */
-function seeded(seed: number): (n: number) => number {
+/** mulberry32: a small seeded generator of 32-bit numbers, so a picture is the same on every run. */
+function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
-  return (n) => {
+  return () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
+    return (t ^ (t >>> 14)) >>> 0;
   };
 }
 
+/** Seeded whole numbers from 0 to n - 1. */
+function seeded(seed: number): (n: number) => number {
+  const next = mulberry32(seed);
+  return (n) => Math.floor((next() / 4294967296) * n);
+}
+
 let nextSeed = 1;
+
+/**
+ * Camera grain from the seeded generator (libvips' own noise is drawn anew on every call):
+ * the face model sees exactly the same pixels on every run, so its scores do not vary by draw.
+ */
+function grainOf(width: number, height: number, sigma: number, seed: number): OverlayOptions {
+  const next = mulberry32(seed);
+  // Uint8ClampedArray rounds and clamps; three 10-bit uniforms come from each 32-bit draw, and
+  // their sum (mean 1534.5) has a standard deviation of 1024 / 2: scaled by 2·sigma / 1024.
+  const px = new Uint8ClampedArray(width * height * 3);
+  const k = (2 * sigma) / 1024;
+  for (let i = 0; i < px.length; i++) {
+    const t = next();
+    px[i] = 128 + k * ((t & 1023) + ((t >>> 10) & 1023) + ((t >>> 20) & 1023) - 1534.5);
+  }
+  return { input: Buffer.from(px.buffer), raw: { width, height, channels: 3 }, blend: 'overlay' };
+}
 
 /**
  * A fresh camera-like picture (a new one every call, so two calls are two different pictures):
@@ -36,7 +60,8 @@ export async function photo(
     seed?: number;
   } = {},
 ): Promise<Buffer> {
-  const rnd = seeded(o.seed ?? nextSeed++);
+  const seed = o.seed ?? nextSeed++;
+  const rnd = seeded(seed);
   const width = o.width ?? 640;
   const height = o.height ?? 480;
   const grey = () => (o.dark ? 5 + rnd(30) : 60 + rnd(140));
@@ -47,10 +72,78 @@ export async function photo(
   ).join('');
   const bg = o.dark ? 15 : 128;
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="rgb(${bg},${bg},${bg})"/>${shapes}</svg>`;
-  const grain = await sharp({ create: { width, height, channels: 3, background: { r: 128, g: 128, b: 128 }, noise: { type: 'gaussian', mean: 128, sigma: o.grain ?? (o.dark ? 4 : 18) } } }).png().toBuffer();
-  let img = sharp(Buffer.from(svg)).composite([{ input: grain, blend: 'overlay' }]);
+  let img = sharp(Buffer.from(svg)).composite([grainOf(width, height, o.grain ?? (o.dark ? 4 : 18), seed + 0x9e3779b9)]);
   if (o.blur) img = sharp(await img.png().toBuffer()).blur(o.blur);
   return o.format === 'jpeg' ? img.jpeg({ quality: 90 }).toBuffer() : img.png().toBuffer();
+}
+
+const escapeXml = (s: string) => s.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * A phone photo of an identity card lying on a table: the card (560×360, light blue, its
+ * portrait on the left and the holder's data on the right) on a camera-like scene, 720×480.
+ * The portrait is the `index`-th photo of `person` (default John Simm's first), or `portrait`;
+ * the data are PERSON's.
+ */
+export function idCard(o: { person?: FacePerson; index?: number; portrait?: Buffer } = {}): Promise<Buffer> {
+  return o.portrait ? drawIdCard(o) : once(`card ${JSON.stringify(o)}`, () => drawIdCard(o));
+}
+
+/** Pictures drawn from the same options are the same bytes: drawn once per test file. */
+const drawn = new Map<string, Promise<Buffer>>();
+function once(key: string, draw: () => Promise<Buffer>): Promise<Buffer> {
+  let made = drawn.get(key);
+  if (!made) drawn.set(key, (made = draw()));
+  return made;
+}
+
+async function drawIdCard(o: Parameters<typeof idCard>[0] & object): Promise<Buffer> {
+  const portrait = await sharp(o.portrait ?? facePhoto(o.person ?? 'John_Simm', o.index ?? 0))
+    .resize(180, 180, { kernel: 'lanczos3' })
+    .png()
+    .toBuffer();
+  const text = (x: number, y: number, size: number, s: string, font = 'DejaVu Sans') => `<text x="${x}" y="${y}" font-family="${font}" font-size="${size}" fill="#1c2a3a">${escapeXml(s)}</text>`;
+  const field = (y: number, label: string, value: string) => text(230, y, 14, label) + text(230, y + 24, 22, value);
+  const card = Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="560" height="360"><rect width="560" height="360" rx="18" fill="rgb(196,208,222)"/>` +
+      `<rect width="560" height="48" rx="18" fill="rgb(70,96,140)"/><text x="24" y="33" font-family="DejaVu Sans" font-size="22" fill="#fff">IDENTITY CARD · УДОСТОВЕРЕНИЕ</text>` +
+      field(100, 'Surname / Тегі', PERSON.lastName) +
+      field(160, 'Given names / Аты', PERSON.firstName) +
+      field(220, 'Date of birth / Туған күні', PERSON.birth) +
+      field(280, 'Document no. / Құжат №', PERSON.number) +
+      text(24, 340, 13, `ID${PERSON.country}${PERSON.number}<<<<<<<<<<<<`, 'DejaVu Sans Mono') +
+      '</svg>',
+  );
+  const cardPng = await sharp(card)
+    .composite([{ input: portrait, left: 24, top: 72 }])
+    .png()
+    .toBuffer();
+  const table = await photo({ width: 720, height: 480, seed: 1000 + (o.index ?? 0) });
+  return sharp(table)
+    .composite([{ input: cardPng, left: 80, top: 60 }, grainOf(720, 480, 10, 3000 + (o.index ?? 0))])
+    .jpeg({ quality: 90 })
+    .toBuffer();
+}
+
+/**
+ * A selfie: the `index`-th photo of `person`, enlarged to 300×300 in the middle of a
+ * camera-like scene (480×480) with a phone camera's grain over it all. `blur` softens it,
+ * `dark` underexposes it, `grain` sets the grain (default 10).
+ */
+export function selfie(o: { person?: FacePerson; index?: number; blur?: number; dark?: boolean; grain?: number; face?: Buffer } = {}): Promise<Buffer> {
+  return o.face ? drawSelfie(o) : once(`selfie ${JSON.stringify(o)}`, () => drawSelfie(o));
+}
+
+async function drawSelfie(o: Parameters<typeof selfie>[0] & object): Promise<Buffer> {
+  const face = await sharp(o.face ?? facePhoto(o.person ?? 'John_Simm', o.index ?? 1))
+    .resize(300, 300, { kernel: 'lanczos3' })
+    .png()
+    .toBuffer();
+  const scene = await photo({ width: 480, height: 480, seed: 2000 + (o.index ?? 1) });
+  let img = sharp(scene).composite([{ input: face, left: 90, top: 90 }, ...(o.grain === 0 ? [] : [grainOf(480, 480, o.grain ?? 10, 4000 + (o.index ?? 1))])]);
+  if (o.blur) img = sharp(await img.png().toBuffer()).blur(o.blur);
+  if (o.dark) img = sharp(await img.png().toBuffer()).linear(0.15, 0);
+  return img.jpeg({ quality: 90 }).toBuffer();
 }
 
 /** ICAO 9303 check digit: weights 7, 3, 1; digits as themselves, A–Z as 10–35, `<` as 0. */
@@ -103,11 +196,14 @@ export function documentForm(over: Record<string, string> = {}): Record<string, 
   };
 }
 
-/** Posts the page's multipart form as a browser does: fresh pictures unless given (null leaves one out). */
+/**
+ * Posts the page's multipart form as a browser does: unless given (null leaves one out), an
+ * identity card with John Simm's photo and a selfie of him, which the check approves.
+ */
 export async function postDocuments(app: Express, sessionId: string, form: Record<string, string>, files: Record<string, Buffer | null> = {}) {
   let req = request(app).post(`/kyc/${sessionId}`);
   for (const [k, v] of Object.entries(form)) req = req.field(k, v);
-  const all: Record<string, Buffer | null> = { document: await photo(), selfie: await photo({ format: 'jpeg' }), ...files };
+  const all: Record<string, Buffer | null> = { document: await idCard(), selfie: await selfie(), ...files };
   for (const [k, v] of Object.entries(all)) if (v) req = req.attach(k, v, `${k}.bin`);
   return req;
 }

@@ -4,11 +4,14 @@ import { EventPayloads, eventsOf } from '@pay/webhooks';
 import { assertValid } from '@pay/schemas';
 import { eventually } from '@pay/testing';
 import { clockSigner, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../test-support';
-import { documentForm, passportMrz, PERSON, photo, postDocuments } from './fixtures';
+import { documentForm, passportMrz, PERSON, photo, postDocuments, selfie } from './fixtures';
 import { reviewKycSession } from './decision';
 import { expireDueKycSessions } from './expiry';
+import { DECLINE_BELOW } from './rules';
 
 const ctx = invoicingAppForSuite({ background: true });
+// The background's face model loads before the first test, and stays warm through the file.
+beforeAll(() => ctx.background!.faces.warm(), 120_000);
 const call = clockSigner(() => ctx.app, systemClock);
 
 const year = new Date().getUTCFullYear();
@@ -120,6 +123,17 @@ describe('KYC verification flow', () => {
     expect(events.map((e) => (e.body.session as { status: string; reason: string }).status)).toEqual(['DECLINED']);
     assertValid(EventPayloads['kyc.rejected'], events[0]!.body);
     expect((await request(ctx.app).get(`/kyc/${created.sessionId}`)).text).toContain('Not verified');
+  });
+
+  it('declines a selfie of someone else than the person on the document: DECLINED with the face check, kyc.rejected', async () => {
+    const m = await newMerchant(ctx.deps);
+    const created = (await call(m, 'post', '/api/v2/kyc/sessions', { customerEmail: 'other@example.kz' })).body.session;
+    expect((await submit(created.sessionId, documentForm(), { selfie: await selfie({ person: 'John_Savage' }) })).status).toBe(303);
+    const s = await decided(created.id, 'DECLINED');
+    expect(s.reason).toMatch(/^The selfie does not show the person on the document photo/);
+    expect(Number(s.faceMatchScore)).toBeLessThan(DECLINE_BELOW);
+    expect(s.checks).toContainEqual({ name: 'face_match', passed: false, hard: true, detail: s.reason });
+    expect((await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.rejected')).map((e) => (e.body.session as { reason: string }).reason)).toEqual([s.reason]);
   });
 
   it('sends a borderline case to manual review (kyc.manual_review), which a reviewer approves once', async () => {

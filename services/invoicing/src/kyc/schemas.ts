@@ -31,15 +31,20 @@ export const KYC_LIFECYCLE =
   '`kycVerified`, so a `kycRequired` invoice can be paid; a decline sets `kycStatus` REJECTED.';
 
 export const SCORES_DOC =
-  'Scores are from 0 to 1, made by the rule-based check from the images (no face-recognition model runs in this build). ' +
-  '`livenessScore` is the selfie’s capture quality: sharpness (variance of the Laplacian on the grey image: 0 at 5 or less, 1 at 120 or more, log scale between) times ' +
-  'exposure (1 for a mean brightness from 50 to 205 of 255, falling to 0 at black or white). It says a sharp, well-lit camera picture ' +
-  'was taken, not that a live person was in front of it. `faceMatchScore` is the evidence for a face comparison: the lower capture ' +
-  'quality of the document photo and the selfie, times how different the two pictures are (perceptual-hash distance; the same ' +
-  'picture twice gives 0). It does not compare faces: every session with a score under 0.8 goes to a person in the console, who does. ' +
-  'Decision: any failed hard check (document expired, under 18, MRZ check digit wrong or MRZ not matching the typed data, image not ' +
-  'decodable or smaller than 320×320, the same picture twice) or a score under 0.4 declines; a score from 0.4 to 0.8 sends the ' +
-  'session to manual review; otherwise it is approved.';
+  'Scores are from 0 to 1. `faceMatchScore` says how surely the selfie shows the person on the document photo. A face-recognition ' +
+  'model (SSD MobileNet v1 face detector, 68-point landmarks and a ResNet-34 face descriptor, run on our servers; nothing is sent ' +
+  'elsewhere) finds the most confident face in each picture and describes it by 128 numbers; d is the Euclidean distance between ' +
+  'the two descriptions (about 0.1–0.55 for two photos of one person, 0.65 and more for two people). faceMatchScore is 1 for d up ' +
+  'to 0.45 and falls linearly to 0 at d = 0.70: 0.8 at d = 0.50 and 0.4 at d = 0.60, the distance at which the model’s authors ' +
+  'tell two people apart. It is 0 when it was not measured: no face found in either picture, or the session already declined ' +
+  'for another reason. `livenessScore` is the selfie’s capture quality: sharpness (variance of the Laplacian on the grey image: ' +
+  '0 at 5 or less, 1 at 120 or more, log scale between) times exposure (1 for a mean brightness from 50 to 205 of 255, falling to 0 ' +
+  'at black or white). It says a sharp, well-lit camera picture was taken, not that a live person was in front of it. ' +
+  'Decision: declined by any failed hard check (document expired, under 18, MRZ check digit wrong or MRZ not matching the typed ' +
+  'data, image not decodable or smaller than 320×320, the same picture twice, no face on the selfie) or a score under 0.4 ' +
+  '(faceMatchScore: the selfie shows someone else; livenessScore or the document photo’s quality: too blurred or dark); sent to ' +
+  'a person (manual review) by a score from 0.4 to under 0.8, no face found on the document photo, no MRZ, or the advanced level ' +
+  '(proof of address); otherwise approved.';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 const DateOnly = Type.String({ format: 'date', description: '`YYYY-MM-DD`' });
