@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import sharp from 'sharp';
 import { ownerOf, type Owner } from '@pay/auth';
 import { html, type Api, type SafeHtml } from '@pay/kit';
 import { Uuid } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
 import type { KycSession } from '../generated/prisma/client';
 import { reviewKycSession } from '../kyc/decision';
+import { loadSharp } from '../kyc/images';
 import type { KycCheck } from '../kyc/provider';
 import { fullNameOf, maskDocumentNumber } from '../kyc/views';
 import { layout, sessionFrame } from './pages';
@@ -109,6 +109,7 @@ async function preview(f: { kind: string; type: string; bytes: Uint8Array }): Pr
   if (f.type === 'application/pdf') {
     return html`<figure><a download="${f.kind}.pdf" href="data:application/octet-stream;base64,${Buffer.from(f.bytes).toString('base64')}">${label} (PDF, ${Math.ceil(f.bytes.length / 1024)} KB)</a></figure>`;
   }
+  const sharp = await loadSharp();
   try {
     const jpeg = await sharp(Buffer.from(f.bytes)).rotate().resize(PREVIEW_WIDTH, PREVIEW_WIDTH, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 80 }).toBuffer();
     return html`<figure><img alt="${label}" src="data:image/jpeg;base64,${jpeg.toString('base64')}"><figcaption>${label}</figcaption></figure>`;

@@ -1,4 +1,17 @@
-import sharp from 'sharp';
+import type { Sharp, SharpOptions } from 'sharp';
+
+type SharpFactory = (input?: Buffer, options?: SharpOptions) => Sharp;
+let sharpLoaded: Promise<SharpFactory> | undefined;
+
+/**
+ * sharp (libvips), loaded with the first picture a process reads: it adds about 20 MB to a
+ * process, and an invoicing process that checks no KYC session and shows no review page never
+ * needs it.
+ */
+export function loadSharp(): Promise<SharpFactory> {
+  sharpLoaded ??= import('sharp').then((m) => m.default as SharpFactory);
+  return sharpLoaded;
+}
 
 /** Smaller pictures cannot show a face or a document's print legibly. */
 export const MIN_IMAGE_SIDE = 320;
@@ -32,6 +45,7 @@ export type ImageReading = { ok: true; facts: ImageFacts } | { ok: false; proble
  * start like an image fail here. EXIF orientation is applied first, as the customer saw it.
  */
 export async function readImage(bytes: Buffer): Promise<ImageReading> {
+  const sharp = await loadSharp();
   try {
     const base = () => sharp(bytes, { limitInputPixels: MAX_PIXELS, failOn: 'error' }).rotate();
     const meta = await sharp(bytes, { limitInputPixels: MAX_PIXELS, failOn: 'error' }).metadata();
