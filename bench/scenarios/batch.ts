@@ -46,7 +46,11 @@ export const batchSuite: MeasuredSuite = {
     );
     const api = (path: string, init: RequestInit = {}) => fetch(`${svc.url}${path}`, { ...init, headers: { 'x-api-key': m.apiKey, ...(init.headers ?? {}) } });
     try {
-      const enabled = await api('/api/v1/settings/currencies', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enabledCurrencies: ['RUB', 'KZT'] }) });
+      const enabled = await api('/api/v1/settings/currencies', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', 'x-api-key': m.liveKey },
+        body: JSON.stringify({ enabledCurrencies: ['RUB', 'KZT'] }),
+      });
       if (enabled.status !== 200) throw new Error(`enabling currencies failed: ${enabled.status}`);
       const answered: number[] = [];
       const completed: number[] = [];

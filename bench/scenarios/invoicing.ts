@@ -12,8 +12,11 @@ import { defineSuite, type BenchRequest } from '../lib/types';
 const SECRETS_KEY = 'be'.repeat(32);
 
 interface Merchant {
+  /** A test-mode key. */
   apiKey: string;
   hmacSecret: string;
+  /** The live key, for merchant-wide settings (the enabled currencies). */
+  liveKey: string;
 }
 
 interface InvoicingData {
@@ -39,7 +42,7 @@ export async function merchant(config: BenchConfig): Promise<Merchant> {
     const box = SecretBox.fromEnv(SECRETS_KEY);
     const r = await registerMerchant(accounts, box, { companyName: 'Bench', email: `bench-${randomUUID()}@example.test`, address: 'x' });
     const test = await createApiKey(accounts, r.merchant.id, { name: 'bench', isTestKey: true });
-    return { apiKey: test.apiKeyValue, hmacSecret: r.hmacSecret };
+    return { apiKey: test.apiKeyValue, hmacSecret: r.hmacSecret, liveKey: r.apiKeyValue };
   } finally {
     await accounts.$disconnect();
   }

@@ -25,7 +25,7 @@ function upload(m: Pick<TestMerchant, 'apiKey'>, csv: string | Buffer | null, fi
 
 async function merchantWith(...currencies: string[]) {
   const m = await newMerchant(ctx.deps);
-  expect((await v1Request(ctx.app, m, 'put', '/api/v1/settings/currencies', { enabledCurrencies: currencies })).status).toBe(200);
+  expect((await v1Request(ctx.app, { apiKey: m.liveKey }, 'put', '/api/v1/settings/currencies', { enabledCurrencies: currencies })).status).toBe(200);
   return m;
 }
 

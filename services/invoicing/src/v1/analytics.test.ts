@@ -41,7 +41,7 @@ async function invoice(when: string, amount: number, currency: string, outcome: 
 beforeAll(async () => {
   m = await newMerchant(ctx.deps);
   const other = await newMerchant(ctx.deps);
-  expect((await v1Request(ctx.app, m, 'put', '/api/v1/settings/currencies', { enabledCurrencies: ['RUB', 'USD', 'EUR'] })).status).toBe(200);
+  expect((await v1Request(ctx.app, { apiKey: m.liveKey }, 'put', '/api/v1/settings/currencies', { enabledCurrencies: ['RUB', 'USD', 'EUR'] })).status).toBe(200);
   await invoice('10-31T10:00:00.000', 999, 'RUB', 'Sber');
   await invoice('11-02T09:00:00.000', 100, 'RUB', 'Sber');
   await invoice('11-02T09:30:00.000', 200, 'RUB', 'Sber');

@@ -6,11 +6,13 @@ const clock = new ManualClock(new Date('2026-11-23T10:00:00.000Z'));
 const ctx = invoicingAppForSuite({ clock });
 const url = () => ctx.deps.config.PUBLIC_URL;
 const v1 = (m: Pick<TestMerchant, 'apiKey'>, method: 'get' | 'post' | 'put', path: string, body?: unknown) => v1Request(ctx.app, m, method, path, body);
+/** The merchant's live key: the currencies apply to both modes, so only a live key changes them. */
+const live = (m: TestMerchant) => ({ apiKey: m.liveKey });
 const CREATE_FIELDS = ['id', 'amount', 'currency', 'description', 'status', 'paymentUrl', 'metadata', 'createdAt', 'expiresAt'];
 
 async function merchantWith(...currencies: string[]) {
   const m = await newMerchant(ctx.deps);
-  if (currencies.length) expect((await v1(m, 'put', '/api/v1/settings/currencies', { enabledCurrencies: currencies })).status).toBe(200);
+  if (currencies.length) expect((await v1(live(m), 'put', '/api/v1/settings/currencies', { enabledCurrencies: currencies })).status).toBe(200);
   return m;
 }
 
@@ -55,12 +57,18 @@ describe('POST /api/v1/invoices', () => {
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ error: { code: 'CURRENCY_NOT_ENABLED', message: expect.stringContaining('EUR is not enabled'), details: [{ field: 'currency', message: expect.any(String) }] } });
     expect((await v1(m, 'post', '/api/v1/invoices', { amount: 10, currency: 'RUB' })).status).toBe(201);
-    // Changed through the settings endpoint; RUB can be left out too.
-    expect((await v1(m, 'put', '/api/v1/settings/currencies', { enabledCurrencies: ['EUR', 'KZT'] })).body).toEqual({ enabledCurrencies: ['EUR', 'KZT'] });
+    // Changed through the settings endpoint with a live key (a test key is refused: the set is the
+    // live one too); RUB can be left out.
+    const byTestKey = await v1(m, 'put', '/api/v1/settings/currencies', { enabledCurrencies: ['EUR', 'KZT'] });
+    expect(byTestKey.status).toBe(403);
+    expect(byTestKey.body).toEqual({ error: { code: 'FORBIDDEN', message: expect.stringContaining('use a live key') } });
+    expect((await v1(live(m), 'get', '/api/v1/settings/currencies')).body).toEqual({ enabledCurrencies: ['RUB'] });
+    expect((await v1(live(m), 'put', '/api/v1/settings/currencies', { enabledCurrencies: ['EUR', 'KZT'] })).body).toEqual({ enabledCurrencies: ['EUR', 'KZT'] });
+    expect((await v1(m, 'get', '/api/v1/settings/currencies')).body).toEqual({ enabledCurrencies: ['EUR', 'KZT'] });
     expect((await v1(m, 'post', '/api/v1/invoices', { amount: 10, currency: 'EUR' })).status).toBe(201);
     expect((await v1(m, 'post', '/api/v1/invoices', { amount: 10, currency: 'RUB' })).status).toBe(422);
-    expect((await v1(m, 'put', '/api/v1/settings/currencies', { enabledCurrencies: [] })).status).toBe(400);
-    expect((await v1(m, 'put', '/api/v1/settings/currencies', { enabledCurrencies: ['GBP'] })).status).toBe(400);
+    expect((await v1(live(m), 'put', '/api/v1/settings/currencies', { enabledCurrencies: [] })).status).toBe(400);
+    expect((await v1(live(m), 'put', '/api/v1/settings/currencies', { enabledCurrencies: ['GBP'] })).status).toBe(400);
   });
 
   it('400 for bad input: each failing field named, bare error', async () => {
@@ -194,7 +202,7 @@ describe('the hosted page honours redirectUrl and successUrl', () => {
 describe('v1 invoices through v2', () => {
   it('the v2 read and refunds show a v1 invoice in its own currency', async () => {
     const m = await newMerchant(ctx.deps);
-    await v1(m, 'put', '/api/v1/settings/currencies', { enabledCurrencies: ['RUB', 'EUR'] });
+    expect((await v1(live(m), 'put', '/api/v1/settings/currencies', { enabledCurrencies: ['RUB', 'EUR'] })).status).toBe(200);
     const { body: inv } = await v1(m, 'post', '/api/v1/invoices', { amount: 7, currency: 'EUR' });
     const res = await clockSigner(() => ctx.app, clock)(m, 'get', `/api/v2/invoices/${inv.id}`);
     expect(res.status).toBe(200);

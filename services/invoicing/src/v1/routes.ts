@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ownerOf } from '@pay/auth';
+import { assertLiveKey, ownerOf } from '@pay/auth';
 import type { Api } from '@pay/kit';
 import type { InvoicingDeps } from '../deps';
 import { cancelInvoice } from '../invoices/cancel';
@@ -112,14 +112,17 @@ export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
     summary: 'Change the currencies the merchant may invoice in',
     description:
       'Replaces the set (at least one of USD, EUR, RUB, KZT). Invoices already created keep their currency; new ones in a currency left out ' +
-      'are refused with 422 `CURRENCY_NOT_ENABLED`. v2 invoices are in RUB: leaving RUB out refuses them too.',
+      'are refused with 422 `CURRENCY_NOT_ENABLED`. v2 invoices are in RUB: leaving RUB out refuses them too. The set applies to both ' +
+      'modes, so only a live key changes it (403 `FORBIDDEN` with a test key, which may read it), as with the crypto webhook URL.',
     tags: ['Settings'],
     auth: 'key',
     body: CurrencySettings,
     response: { status: 200, schema: CurrencySettings },
-    handler: async ({ auth, body }) => ({
-      body: { enabledCurrencies: await setEnabledCurrencies(deps.sql, auth.merchantId, body.enabledCurrencies, deps.clock.now()) },
-    }),
+    errors: ['FORBIDDEN'],
+    handler: async ({ auth, body }) => {
+      assertLiveKey(auth, 'change the currencies, which live invoices use');
+      return { body: { enabledCurrencies: await setEnabledCurrencies(deps.sql, auth.merchantId, body.enabledCurrencies, deps.clock.now()) } };
+    },
   });
 }
 
