@@ -23,6 +23,12 @@ function upload(m: Pick<TestMerchant, 'apiKey'>, csv: string | Buffer | null, fi
   return csv === null ? req.field('sendEmails', 'false') : req.attach('file', Buffer.isBuffer(csv) ? csv : Buffer.from(csv), 'invoices.csv');
 }
 
+/** Invoices of a batch still without their stored QR image. */
+async function qrCodesMissing(batchId: string): Promise<number> {
+  const [r] = await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM invoicing.invoices WHERE batch_id = $1::uuid AND qr_code IS NULL', batchId);
+  return r!.n;
+}
+
 async function merchantWith(...currencies: string[]) {
   const m = await newMerchant(ctx.deps);
   expect((await v1Request(ctx.app, { apiKey: m.liveKey }, 'put', '/api/v1/settings/currencies', { enabledCurrencies: currencies })).status).toBe(200);
@@ -55,10 +61,11 @@ describe('POST /api/v1/batch/invoices', () => {
       ['@ord-4', 30, 'USD'],
       [null, 60, 'RUB'],
     ]);
+    // Each QR image is drawn once the batch is written, and stored before the answer.
+    expect(await qrCodesMissing(res.body.batchId)).toBe(0);
     for (const inv of res.body.invoices) {
       expect(Object.keys(inv)).toEqual(['id', 'amount', 'currency', 'externalId', 'paymentUrl', 'status']);
       expect(inv).toMatchObject({ paymentUrl: `${url()}/pay/${inv.id}`, status: 'pending' });
-      // Written without its QR image; the first read draws and stores it.
       const got = (await v1Request(ctx.app, m, 'get', `/api/v1/invoices/${inv.id}`)).body;
       expect(got.status).toBe('pending');
       expect(decodeQrDataUri(got.qrCodeUrl)).toBe(`${url()}/pay/${inv.id}/sbp`);
@@ -212,6 +219,8 @@ describe('a 1000-row batch in the queue worker, with e-mails', () => {
     const sentRows = async () =>
       (await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM invoicing.invoice_emails WHERE batch_id = $1::uuid AND status = 'sent'`, res.body.batchId))[0]!.n;
     await eventually(async () => expect(await sentRows()).toBe(good), 30_000, 200);
+    // The worker drew every QR image after completing the batch: reads find them stored.
+    await eventually(async () => expect(await qrCodesMissing(res.body.batchId)).toBe(0), 30_000, 200);
   }, 200_000);
 
   it('a refused recipient is recorded with its error and retried until it goes through', async () => {

@@ -6,7 +6,7 @@ import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
 import { enabledCurrencies } from '../invoices/currencies';
 import { newInvoiceRow, type Currency } from '../invoices/invoices';
-import { insertInvoices } from '../invoices/store';
+import { drawBatchQrCodes, insertInvoices } from '../invoices/store';
 import { V1_DEFAULT_VALIDITY_HOURS } from '../v1/schemas';
 import { parseBatchCsv, type BatchDefaults, type BatchRow, type RowError } from './csv';
 
@@ -79,7 +79,7 @@ async function writeRows(deps: InvoicingDeps, tx: Sql, owner: Owner, batchId: st
           redirectUrl: r.redirectUrl,
           externalId: r.externalId,
           batchId,
-          qrOnFirstRead: true,
+          qrLater: true,
         },
         now,
         r.id,
@@ -126,9 +126,10 @@ async function recordClashes(tx: Sql, batchId: string, clashes: RowError[]): Pro
 
 /**
  * Marks the batch completed (once: conditional on `processing`), with its e-mails queued when
- * asked for: a row per invoice with an address, and one job that sends them.
+ * asked for: a row per invoice with an address, and one job that sends them. Says whether it
+ * queued any.
  */
-async function completeBatch(tx: Sql, batchId: string, now: Date): Promise<void> {
+async function completeBatch(tx: Sql, batchId: string, now: Date): Promise<boolean> {
   const [done] = await tx.$queryRawUnsafe<{ send_emails: boolean; created_at: Date }[]>(
     `UPDATE invoicing.batches SET status = 'completed', completed_at = $2, pending_rows = NULL,
             created = (SELECT count(*) FROM invoicing.invoices WHERE batch_id = $1)
@@ -136,7 +137,7 @@ async function completeBatch(tx: Sql, batchId: string, now: Date): Promise<void>
     batchId,
     now,
   );
-  if (!done?.send_emails) return;
+  if (!done?.send_emails) return false;
   const queued = await tx.$executeRawUnsafe(
     `INSERT INTO invoicing.invoice_emails (invoice_id, batch_id, to_address, created_at)
      SELECT id, batch_id, customer_email, $2 FROM invoicing.invoices WHERE batch_id = $1 AND customer_email IS NOT NULL
@@ -144,8 +145,17 @@ async function completeBatch(tx: Sql, batchId: string, now: Date): Promise<void>
     batchId,
     now,
   );
-  if (queued > 0) await writeOutbox(tx, outboxMessage('batchEmails', `batch-emails-${batchId}`, { batchId }));
+  if (queued === 0) return false;
+  await writeOutbox(tx, outboxMessage('batchEmails', `batch-emails-${batchId}`, { batchId }));
+  return true;
 }
+
+/**
+ * The batch's QR images (drawBatchQrCodes) once its invoices are written: at once when it sends
+ * no e-mail, otherwise after its e-mail job's pass (the e-mail worker calls it), so the images'
+ * CPU does not hold back the payment links on their way to the customers.
+ */
+export const drawQrCodesOf = (deps: Pick<InvoicingDeps, 'sql'>, batchId: string) => drawBatchQrCodes(deps.sql, batchId);
 
 /**
  * POST /api/v1/batch/invoices. Every row is checked first; a file without one valid row is
@@ -170,6 +180,7 @@ export async function createBatch(deps: InvoicingDeps, owner: Owner, input: Batc
   const now = deps.clock.now();
   const inline = rows.length <= deps.config.BATCH_INLINE_ROWS;
   const errors = [...parsed.errors];
+  let mailing = false;
   await sql.$transaction(async (tx) => {
     await tx.$executeRawUnsafe(
       `INSERT INTO invoicing.batches (id, merchant_id, is_test, status, total, valid, failed, send_emails, errors, pending_rows, created_at)
@@ -189,12 +200,13 @@ export async function createBatch(deps: InvoicingDeps, owner: Owner, input: Batc
       const clashes = await writeRows(deps, tx, owner, batchId, rows, now);
       await recordClashes(tx, batchId, clashes);
       errors.push(...clashes);
-      await completeBatch(tx, batchId, now);
+      mailing = await completeBatch(tx, batchId, now);
     } else {
       await writeOutbox(tx, outboxMessage('batchInvoices', `batch-${batchId}`, { batchId }));
     }
   });
   deps.kickOutbox();
+  if (inline && !mailing) await drawQrCodesOf(deps, batchId);
   const failedRows = new Set(errors.map((e) => e.row));
   const invoices = rows.filter((r) => !failedRows.has(r.row));
   errors.sort((a, b) => a.row - b.row);
@@ -228,8 +240,9 @@ export async function processBatch(deps: InvoicingDeps, batchId: string): Promis
       await tx.$executeRawUnsafe('UPDATE invoicing.batches SET created = (SELECT count(*) FROM invoicing.invoices WHERE batch_id = $1) WHERE id = $1', batchId);
     });
   }
-  await sql.$transaction((tx) => completeBatch(tx, batchId, deps.clock.now()));
+  const mailing = await sql.$transaction((tx) => completeBatch(tx, batchId, deps.clock.now()));
   deps.kickOutbox();
+  if (!mailing) await drawQrCodesOf(deps, batchId);
 }
 
 export interface BatchSummary {

@@ -2,7 +2,7 @@ import type { Queue, Worker } from 'bullmq';
 import { Queues, startWorker, type QueueKey } from '@pay/queue';
 import type { Lifecycle } from '@pay/kit';
 import type { InvoicingDeps } from '../deps';
-import { openBatches, processBatch } from './batches';
+import { drawQrCodesOf, openBatches, processBatch } from './batches';
 import { batchesWithUnsentEmails, sendBatchEmails } from './emails';
 
 /** The batch queues' consumers: writing large batches, and sending their e-mails. */
@@ -15,7 +15,12 @@ export function startBatchWorkers(deps: InvoicingDeps, lifecycle?: Lifecycle): W
       queue: 'batchEmails',
       concurrency: 2,
       process: async ({ batchId }) => {
-        await sendBatchEmails(deps, batchId);
+        try {
+          await sendBatchEmails(deps, batchId);
+        } finally {
+          // After the links are out (or this pass's failures recorded): see drawQrCodesOf.
+          await drawQrCodesOf(deps, batchId);
+        }
       },
     }),
   ];

@@ -199,10 +199,36 @@ export async function insertInvoices(tx: Sql, rows: NewInvoiceRow[]): Promise<Se
   return new Set(inserted.map((r) => r.id));
 }
 
+/** QR images drawn per statement by drawBatchQrCodes: ~0.6 ms of CPU each, so ~0.1 s a chunk. */
+const QR_CHUNK = 200;
+
 /**
- * Batch invoices are written without their QR image (`qrOnFirstRead`): the first read draws it
- * and stores it (only where still missing, so concurrent first reads agree on one), and every
- * later read finds it stored like any other invoice's.
+ * Draws and stores the QR image of every SBP invoice of a batch that has none yet, in chunks
+ * (batch rows are written without it, so a 1,000-row batch completes in a fraction of a
+ * second). Called once the batch is completed, before its job ends; reads draw any image this
+ * missed (a process stopped in between), so an invoice never answers without its QR.
+ */
+export async function drawBatchQrCodes(sql: Pool, batchId: string): Promise<number> {
+  let drawn = 0;
+  for (;;) {
+    const { rows } = await sql.query<{ id: string; qr_payload: string }>(
+      'SELECT id, qr_payload FROM invoicing.invoices WHERE batch_id = $1 AND qr_code IS NULL AND qr_payload IS NOT NULL LIMIT $2',
+      [batchId, QR_CHUNK],
+    );
+    if (rows.length === 0) return drawn;
+    await sql.query(
+      `UPDATE invoicing.invoices i SET qr_code = d.qr_code FROM unnest($1::uuid[], $2::text[]) AS d(id, qr_code)
+        WHERE i.id = d.id AND i.qr_code IS NULL`,
+      [rows.map((r) => r.id), rows.map((r) => qrPngDataUri(r.qr_payload))],
+    );
+    drawn += rows.length;
+  }
+}
+
+/**
+ * Draws the QR image a batch invoice still lacks when it is read (drawBatchQrCodes had not
+ * reached it, or its process stopped first) and stores it, only where still missing, so
+ * concurrent reads agree on one.
  */
 async function withQrCodes<T extends InvoiceRow>(sql: Pool, rows: T[]): Promise<T[]> {
   for (const row of rows) {
