@@ -38,16 +38,24 @@ export function PagedData<T extends TSchema>(item: T) {
   });
 }
 
+/**
+ * The furthest a list reaches: rows skipped (`offset`, or `(page - 1) * pageSize`) stay at most
+ * this. Without a bound a query value such as 99999999999999999999 reached Postgres, which
+ * refused it as out of range for bigint (a 500); 10^9 also fits Prisma's 32-bit `skip`.
+ */
+export const MAX_OFFSET = 1_000_000_000;
+const MAX_PAGE_SIZE = 100;
+
 export const PageQuery = {
-  page: Type.Integer({ minimum: 1, default: 1 }),
-  pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_OFFSET / MAX_PAGE_SIZE, default: 1, description: `Default 1, at most ${MAX_OFFSET / MAX_PAGE_SIZE}` }),
+  pageSize: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 20, description: `Default 20, at most ${MAX_PAGE_SIZE}` }),
 };
 
-/** Invoicing v2 list query fields: `limit` (default 50, at most `maxLimit`) and `offset` (default 0). */
+/** Invoicing v2 list query fields: `limit` (default 50, at most `maxLimit`) and `offset` (default 0, at most MAX_OFFSET). */
 export function OffsetQuery(maxLimit: number) {
   return {
     limit: Type.Integer({ minimum: 1, maximum: maxLimit, default: 50, description: `Default 50, at most ${maxLimit}` }),
-    offset: Type.Integer({ minimum: 0, default: 0 }),
+    offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: `Rows to skip: default 0, at most ${MAX_OFFSET}` }),
   };
 }
 
