@@ -111,6 +111,9 @@ export const HOSTILE_QUERY: Record<string, string>[] = [
   { constructor: 'x' },
   { unknownParam: '1' },
   { from: 'not-a-date', to: '2020-13-45' },
+  // Year 0, which Postgres reads as 1 BC: no ISO timestamp can show its buckets.
+  { from: '0000-01-01', to: '0001-01-01' },
+  { startDate: '0000-01-01', endDate: '0000-03-01' },
 ];
 
 /** A value with one field (at any depth) replaced by a hostile value, or a key added. */

@@ -86,15 +86,26 @@ function caseOf(t: FuzzTarget, op: FuzzOperation): fc.Arbitrary<Case> {
 }
 
 /**
- * Each integer field of the operation's query and body at each huge integer (past 2^53, past
- * bigint), signed validly, on the caller's own objects: tried on every run rather than left to
- * the random cases, which seldom combine such a field, such a value and a valid signature.
+ * Cases tried on every run rather than left to the random ones, which seldom combine the
+ * field, the value and a valid signature: each integer field of the operation's query and
+ * body at each huge integer (past 2^53, past bigint), and each hostile query whose parameters
+ * the operation declares; signed validly, on the caller's own objects.
  */
-function hugeIntegerCases(t: FuzzTarget, op: FuzzOperation): Case[] {
+function alwaysTriedCases(t: FuzzTarget, op: FuzzOperation): Case[] {
   const sample = (schema: unknown) => fc.sample(arbitraryOf(schema as object), { numRuns: 1, seed: 1 })[0];
   const params = Object.fromEntries(Object.entries(schemaProps(op.params)).map(([name, schema]) => [name, t.realId?.(op, name) ?? pct(String(sample(schema)))]));
   const validBody = () => ({ raw: validBodyOf(op)!, json: true });
-  const queries = hugeIntegerVariants(op.query ? sample(op.query) : {}, op.query, 'text');
+  const validQuery = (op.query ? sample(op.query) : {}) as Record<string, unknown>;
+  const declared = schemaProps(op.query) as Record<string, { default?: unknown }>;
+  // A hostile query goes with the parameters a request cannot leave out only, so nothing else refuses it first.
+  const needed = ((op.query as { required?: string[] } | undefined)?.required ?? []).filter((k) => declared[k]?.default === undefined);
+  const queries = [
+    ...hugeIntegerVariants(validQuery, op.query, 'text'),
+    ...HOSTILE_QUERY.filter((q) => Object.keys(q).length > 0 && Object.keys(q).every((k) => Object.hasOwn(declared, k))).map((q) => ({
+      ...Object.fromEntries(needed.map((k) => [k, validQuery[k]])),
+      ...q,
+    })),
+  ];
   const bodies = integerFields(op.body).length > 0 ? hugeIntegerVariants(JSON.parse(validBody().raw), op.body, 'number') : [];
   return [
     ...queries.map((query) => ({ params, query, body: op.body ? validBody() : undefined, auth: 'valid' as const })),
@@ -185,7 +196,7 @@ export async function fuzzOperations(t: FuzzTarget): Promise<FuzzReport> {
       }
     };
     await fc.assert(fc.asyncProperty(caseOf(t, op), check), { numRuns: t.runsPerOperation, seed: t.seed, endOnFailure: true });
-    for (const c of hugeIntegerCases(t, op)) await check(c);
+    for (const c of alwaysTriedCases(t, op)) await check(c);
   }
   return report;
 }

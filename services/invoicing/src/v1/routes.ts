@@ -7,7 +7,7 @@ import { enabledCurrencies, setEnabledCurrencies } from '../invoices/currencies'
 import { getInvoice } from '../invoices/invoices';
 import { sandboxPay } from '../invoices/sandbox-pay';
 import { assertKnownIdShape, createV1Invoice } from './invoices';
-import { ANALYTICS_MAX_DAYS } from '../analytics/schemas';
+import { ANALYTICS_FIRST_DAY, ANALYTICS_LAST_DAY, ANALYTICS_MAX_DAYS } from '../analytics/schemas';
 import { v1AnalyticsOf, v1PeriodOf } from './analytics';
 import { CreateV1InvoiceBody, CurrencySettings, HOURLY_MAX_DAYS, V1Analytics, V1AnalyticsQuery, V1CreatedInvoice, V1Invoice, V1InvoiceParams, V1SandboxPayBody } from './schemas';
 import { v1CreatedJson, v1InvoiceJson } from './views';
@@ -136,7 +136,8 @@ export function v1AnalyticsRoutes(api: Api, deps: InvoicingDeps): void {
       '`averageAmount` = totalVolume / paidCount. `byPeriod` has every bucket (start as an ISO timestamp) from the one holding `from` to the ' +
       `one holding \`to\`, empty ones with zeros; \`hour\` only for periods up to ${HOURLY_MAX_DAYS} days, at most ${ANALYTICS_MAX_DAYS} days in all. ` +
       '`byCurrency` is keyed by currency code, `byBank` by the payer’s bank of paid SBP invoices, with each bank’s share of those payments ' +
-      '(`percentage`). Bad dates, from ≥ to, or a period too long for its grouping: 400.',
+      `(\`percentage\`). Dates run from ${ANALYTICS_FIRST_DAY} to the end of ${ANALYTICS_LAST_DAY}. Bad dates, dates outside that range, from ≥ to, or a ` +
+      'period too long for its grouping: 400.',
     tags: ['Analytics'],
     auth: 'key',
     query: V1AnalyticsQuery,
