@@ -41,6 +41,25 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(doc.paths['/api/v2/sandbox/invoices/{invoiceId}/pay']!.post!.responses)).toEqual(expect.arrayContaining(['200', '403', '404', '422']));
   });
 
+  it('requires only the parameters a request cannot leave out: defaulted ones (limit, offset, groupBy) are optional', async () => {
+    type Parameter = { name: string; in: string; required: boolean; schema: { default?: unknown } };
+    const doc = (await request(ctx.app).get('/openapi.json')).body as { paths: Record<string, Record<string, { parameters: Parameter[] }>> };
+    const query = (path: string) => Object.fromEntries(doc.paths[path]!.get!.parameters.filter((p) => p.in === 'query').map((p) => [p.name, p.required]));
+    expect(query('/api/v2/invoices')).toEqual({ limit: false, offset: false, status: false });
+    expect(query('/api/v2/customers')).toMatchObject({ limit: false, offset: false });
+    expect(query('/api/v2/analytics')).toEqual({ startDate: false, endDate: false, groupBy: false });
+    expect(query('/api/v1/analytics')).toEqual({ from: true, to: true, currency: false, groupBy: false });
+    // Everywhere: a parameter with a default is never required; every path parameter is.
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        for (const p of op.parameters ?? []) {
+          if (p.in === 'path') expect([path, method, p.name, p.required]).toEqual([path, method, p.name, true]);
+          if (p.schema.default !== undefined) expect([path, method, p.name, p.required]).toEqual([path, method, p.name, false]);
+        }
+      }
+    }
+  });
+
   it('documents the v1 invoices and how a merchant changes its currencies', async () => {
     const doc = (await request(ctx.app).get('/openapi.json')).body as { paths: Record<string, Record<string, { description?: string }>> };
     for (const path of ['/api/v1/invoices', '/api/v1/invoices/{invoiceId}', '/api/v1/invoices/{invoiceId}/cancel', '/api/v1/sandbox/invoices/{invoiceId}/pay', '/api/v1/kyc/sessions', '/api/v1/kyc/sessions/{sessionId}']) {

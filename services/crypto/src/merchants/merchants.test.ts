@@ -369,6 +369,9 @@ describe('service edges', () => {
     const register = doc.body.paths['/api/v1/merchants/register'].post;
     expect(register.requestBody.content['application/json'].schema.required).toEqual(['companyName', 'email', 'address']);
     expect(register.responses['409']).toBeDefined();
+    // page and pageSize have defaults: a list asked without them answers, so they are not required.
+    const list = doc.body.paths['/api/v1/invoices'].get.parameters as { name: string; required: boolean; schema: { default?: unknown } }[];
+    expect(list.map((p) => [p.name, p.required, p.schema.default])).toEqual([['page', false, 1], ['pageSize', false, 20], ['status', false, undefined]]);
     const page = await request(ctx.app).get('/docs');
     expect(page.status).toBe(200);
     expect(page.text).toContain('/openapi.json');
