@@ -9,10 +9,18 @@ export const HttpUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLe
 /** A decimal amount as a JSON number. Exact decimals are kept by the service (decisions.md §5). */
 export const Amount = Type.Number({ description: 'Decimal amount' });
 
+/** One failing field, or one failing row of an uploaded file (`row`, `externalId`: see ErrorDetail). */
+export const ErrorDetailSchema = Type.Object({
+  field: Type.String(),
+  message: Type.String(),
+  row: Type.Optional(Type.Integer({ minimum: 1, description: 'Row errors of an uploaded CSV file: the 1-based data row (header not counted)' })),
+  externalId: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Row errors of an uploaded CSV file: the row’s externalId, null when it has none' })),
+});
+
 export const ErrorBody = Type.Object({
   code: Type.String(),
   message: Type.String(),
-  details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+  details: Type.Optional(Type.Array(ErrorDetailSchema)),
 });
 
 /** Crypto and invoicing v2 error envelope (decisions.md §3). */

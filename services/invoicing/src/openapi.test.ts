@@ -72,6 +72,10 @@ describe('the OpenAPI document', () => {
     const batch = doc.paths['/api/v1/batch/invoices']!.post! as { requestBody?: { content: Record<string, unknown> }; responses: Record<string, unknown> };
     expect(Object.keys(batch.requestBody!.content)).toEqual(['multipart/form-data']);
     expect(Object.keys(batch.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '413', '422']));
+    const rowError = (batch.responses['422'] as { content: Record<string, { schema: { properties: { error: { properties: { details: { items: { properties: object; required: string[] } } } } } } }> })
+      .content['application/json']!.schema.properties.error.properties.details.items;
+    expect(Object.keys(rowError.properties)).toEqual(['field', 'message', 'row', 'externalId']);
+    expect(rowError.required).toEqual(['field', 'message']);
     const exported = doc.paths['/api/v1/batch/invoices/{batchId}/export']!.get! as { responses: Record<string, { content?: Record<string, unknown> }> };
     expect(Object.keys(exported.responses['200']!.content!)).toEqual(['text/csv']);
   });

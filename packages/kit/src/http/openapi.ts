@@ -1,6 +1,6 @@
 import express, { Router, type RequestHandler } from 'express';
 import type { TSchema } from '@sinclair/typebox';
-import { statusOf, type ErrorCode } from '@pay/schemas';
+import { ErrorDetailSchema, statusOf, type ErrorCode } from '@pay/schemas';
 import type { Envelope } from './errors';
 import type { AuthLevel, Operation } from './routes';
 import type { UploadSpec } from './upload';
@@ -34,10 +34,7 @@ function errorSchema(envelope: Envelope, codes: ErrorCode[]) {
     properties: {
       code: { type: 'string', enum: codes },
       message: { type: 'string' },
-      details: {
-        type: 'array',
-        items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } },
-      },
+      details: { type: 'array', items: plain(ErrorDetailSchema) },
     },
   };
   return envelope === 'success'

@@ -133,19 +133,25 @@ describe('POST /api/v1/batch/invoices', () => {
     const tooLarge = await upload(m, big);
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body.error.code).toBe('PAYLOAD_TOO_LARGE');
-    const none = await upload(m, 'amount,currency\n0,RUB\nabc,RUB\n5,EUR\n');
+    const none = await upload(m, 'amount,currency,externalId\n0,RUB,A-1\nabc,RUB,\n5,EUR,A-3\n');
     expect(none.status).toBe(422);
+    // The error envelope of decisions.md §3; each row with its number and externalId, as a batch's `errors` has them.
     expect(none.body).toEqual({
       error: {
         code: 'NO_VALID_ROWS',
         message: 'None of the 3 rows is valid; nothing was created',
         details: [
-          { field: 'row 1', message: 'amount must be greater than 0' },
-          { field: 'row 2', message: 'amount "abc" is not a number (digits, a dot, at most 2 decimals)' },
-          { field: 'row 3', message: 'currency EUR is not enabled for this merchant (enabled: RUB)' },
+          { field: 'row 1', message: 'amount must be greater than 0', row: 1, externalId: 'A-1' },
+          { field: 'row 2', message: 'amount "abc" is not a number (digits, a dot, at most 2 decimals)', row: 2, externalId: null },
+          { field: 'row 3', message: 'currency EUR is not enabled for this merchant (enabled: RUB)', row: 3, externalId: 'A-3' },
         ],
       },
     });
+    const many = await upload(m, 'amount,currency,externalId\n' + Array.from({ length: 150 }, (_, i) => `0,RUB,X-${i + 1}\n`).join(''));
+    expect(many.status).toBe(422);
+    expect(many.body.error.message).toBe('None of the 150 rows is valid; nothing was created (the first 100 are listed)');
+    expect(many.body.error.details).toHaveLength(100);
+    expect(many.body.error.details[99]).toEqual({ field: 'row 100', message: 'amount must be greater than 0', row: 100, externalId: 'X-100' });
     expect((await upload(m, 'amount,currency\n')).status).toBe(422);
     expect(await countInvoices(m)).toBe(0);
     const noKey = await request(ctx.app).post('/api/v1/batch/invoices').attach('file', Buffer.from('amount,currency\n1,RUB\n'), 'a.csv');

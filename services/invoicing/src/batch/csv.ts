@@ -36,8 +36,26 @@ export interface RowError {
 export interface ParsedBatch {
   /** Data rows in the file (blank lines not counted). */
   total: number;
+  /** Never empty: a file without a valid row is refused (NO_VALID_ROWS). */
   valid: BatchRow[];
   errors: RowError[];
+}
+
+/** Row errors listed in a NO_VALID_ROWS answer at most. */
+const MAX_LISTED_ROWS = 100;
+
+/**
+ * 422 NO_VALID_ROWS: nothing is created. Each failed row is a detail in the error envelope of
+ * decisions.md §3, `{ field: "row N", message }`, with the row's number and externalId as
+ * properties of their own (as in a batch's `errors`), so a merchant can match it to its order.
+ */
+function noValidRows(total: number, errors: RowError[]): ApiError {
+  const listed = errors.length > MAX_LISTED_ROWS ? ` (the first ${MAX_LISTED_ROWS} are listed)` : '';
+  return new ApiError(
+    'NO_VALID_ROWS',
+    total === 0 ? 'The file has no data rows' : `None of the ${total} rows is valid; nothing was created${listed}`,
+    errors.slice(0, MAX_LISTED_ROWS).map((e) => ({ field: `row ${e.row}`, message: e.error, row: e.row, externalId: e.externalId })),
+  );
 }
 
 export interface BatchDefaults {
@@ -51,7 +69,8 @@ const fileError = (message: string) => new ApiError('VALIDATION_ERROR', message,
  * Reads the CSV (UTF-8, a BOM tolerated, comma separated, header row) and checks every row:
  * amount, currency (known and enabled), e-mail, URL, externalId (once in the file, never
  * used before). Cells are kept as the text they are: a cell starting with `=`, `+`, `-` or
- * `@` is data, never a formula (CSV exports escape it). Whole-file problems are 400s.
+ * `@` is data, never a formula (CSV exports escape it). Whole-file problems are 400s; a file
+ * without one valid row is a 422 listing its rows' errors.
  */
 export async function parseBatchCsv(
   text: string,
@@ -121,5 +140,6 @@ export async function parseBatchCsv(
     if (problems.length || !amount) errors.push({ row, externalId, error: problems.join('; ') });
     else valid.push({ row, amount, currency, description, email, externalId, redirectUrl });
   }
+  if (valid.length === 0) throw noValidRows(rows.length, errors);
   return { total: rows.length, valid, errors };
 }

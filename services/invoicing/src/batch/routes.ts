@@ -25,7 +25,8 @@ export function batchRoutes(api: Api, deps: InvoicingDeps): void {
       'Every row is checked: amount (positive, at most 2 decimals), currency (USD, EUR, RUB, KZT, enabled for the merchant), e-mail, redirectUrl ' +
       '(http or https), externalId (once in the file and never used by an earlier invoice of the merchant in this mode). Valid rows become ' +
       'SBP invoices valid for 24 h; failed rows are listed in `errors` with their 1-based data row number (the header is not counted), ' +
-      'externalId and the reasons. No valid row at all: 422 `NO_VALID_ROWS`, nothing created. Cells are data: one starting with =, +, - or @ ' +
+      'externalId and the reasons. No valid row at all: 422 `NO_VALID_ROWS`, nothing created, each failed row (the first 100) in ' +
+      '`error.details` as `{ field: "row N", message, row, externalId }`. Cells are data: one starting with =, +, - or @ ' +
       'is stored as the text it is. Up to 100 valid rows are written before the answer (batch `completed`); a larger batch is written by a ' +
       'worker: the answer already lists its invoices (ids drawn), and GET /api/v1/batch/invoices/{batchId} shows it `processing` with ' +
       '`created` growing, then `completed`. `sendEmails=true` e-mails each payment link to the row’s `email` once the batch is written; a ' +
