@@ -96,6 +96,19 @@ describe('POST /api/v1/batch/invoices', () => {
     expect(again.body.created).toBe(1);
   });
 
+  it('numbers rows as the file has them, blank ones included, and counts in total only the rows read: total = created + failed', async () => {
+    const m = await merchantWith('RUB');
+    // Spreadsheets export an empty row as a line of commas: blank like an empty line.
+    const csv = 'amount,currency,externalId\n10,RUB,a\n\n,,\n , ,\nx,RUB,b\n"20",RUB,"c"\n\n';
+    const res = await upload(m, csv);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ total: 3, created: 2, failed: 1 });
+    expect(res.body.errors).toEqual([{ row: 5, externalId: 'b', error: 'amount "x" is not a number (digits, a dot, at most 2 decimals)' }]);
+    expect(res.body.total).toBe(res.body.created + res.body.failed);
+    const doc = (await request(ctx.app).get('/openapi.json')).body;
+    expect(doc.paths['/api/v1/batch/invoices'].post.description).toMatch(/blank rows \(an empty line, or only empty cells\) are skipped but keep their number, so row N is the spreadsheet’s row N \+ 1/);
+  });
+
   it('the same file with the same Idempotency-Key answers the first result and creates nothing new', async () => {
     const m = await merchantWith('RUB');
     const csv = 'amount,currency,externalId\n10,RUB,a\n11,RUB,b\n';
@@ -117,6 +130,7 @@ describe('POST /api/v1/batch/invoices', () => {
       ['PNG', upload(m, Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex')), 400, 'file'],
       ['no amount header', upload(m, 'price,currency\n10,RUB\n'), 400, 'file'],
       ['unknown column', upload(m, 'amount,currency,color\n10,RUB,red\n'), 400, 'file'],
+      ['a column twice', upload(m, 'amount,amount,currency\n10,20,RUB\n'), 400, 'file'],
       ['1001 rows', upload(m, 'amount,currency\n' + '1,RUB\n'.repeat(1001)), 400, 'file'],
       ['sendEmails', upload(m, 'amount,currency\n1,RUB\n', { sendEmails: 'maybe' }), 400, 'sendEmails'],
       ['defaultCurrency', upload(m, 'amount,currency\n1,RUB\n', { defaultCurrency: 'GBP' }), 400, 'defaultCurrency'],
@@ -129,6 +143,8 @@ describe('POST /api/v1/batch/invoices', () => {
       expect(res.body.error.code).toBe('VALIDATION_ERROR');
       expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
     }
+    const twice = await upload(m, 'amount,currency,externalId,amount,,\n10,RUB,a,20,,\n');
+    expect(twice.body.error.details).toEqual([{ field: 'file', message: 'names the column "amount" more than once in its header' }]);
     const big = 'amount,currency,description\n' + `1,RUB,${'x'.repeat(400)}\n`.repeat(Math.ceil((5 * 1024 * 1024) / 407) + 10); // just over 5 MB
     const tooLarge = await upload(m, big);
     expect(tooLarge.status).toBe(413);
