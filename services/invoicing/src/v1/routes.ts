@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
-import type { Api } from '@pay/kit';
+import { exactBodyMember, type Api } from '@pay/kit';
 import type { InvoicingDeps } from '../deps';
 import { cancelInvoice } from '../invoices/cancel';
 import { enabledCurrencies, setEnabledCurrencies } from '../invoices/currencies';
@@ -29,7 +29,7 @@ export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
     description:
       'An SBP invoice in `currency`, which must be enabled for the merchant (`CURRENCY_NOT_ENABLED` otherwise; RUB by default, see ' +
       '`PUT /api/v1/settings/currencies`). Amount exact, at most 2 decimal places. `expiresAt` defaults to 24 h from now; a past one is ' +
-      'refused (400). `metadata` comes back exactly as given. After payment the hosted page sends the customer to `successUrl` at once when ' +
+      'refused (400). `metadata` comes back exactly as given: the JSON text sent (digits, `2.50`, key order, escapes), here, on GET and in webhooks. After payment the hosted page sends the customer to `successUrl` at once when ' +
       'given; otherwise it shows the paid status, with a link back to `redirectUrl` when given. ' +
       STATES,
     tags,
@@ -38,7 +38,10 @@ export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
     body: CreateV1InvoiceBody,
     response: { status: 201, schema: V1CreatedInvoice },
     errors: ['CURRENCY_NOT_ENABLED', 'PAYMENT_METHOD_NOT_ENABLED'],
-    handler: async ({ auth, body, idempotency }) => ({ status: 201, body: v1CreatedJson(await createV1Invoice(deps, ownerOf(auth), body, idempotency), url) }),
+    handler: async ({ req, auth, body, idempotency }) => {
+      const created = await createV1Invoice(deps, ownerOf(auth), { ...body, metadata: exactBodyMember(req, 'metadata') }, idempotency);
+      return { status: 201, body: v1CreatedJson(created, url) };
+    },
   });
 
   api.route({
