@@ -9,10 +9,18 @@ export const HttpUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLe
 /** A decimal amount as a JSON number. Exact decimals are kept by the service (decisions.md §5). */
 export const Amount = Type.Number({ description: 'Decimal amount' });
 
+/** One failing field, or one failing row of an uploaded file (`row`, `externalId`: see ErrorDetail). */
+export const ErrorDetailSchema = Type.Object({
+  field: Type.String(),
+  message: Type.String(),
+  row: Type.Optional(Type.Integer({ minimum: 1, description: 'Row errors of an uploaded CSV file: the 1-based data row (header not counted)' })),
+  externalId: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Row errors of an uploaded CSV file: the row’s externalId, null when it has none' })),
+});
+
 export const ErrorBody = Type.Object({
   code: Type.String(),
   message: Type.String(),
-  details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+  details: Type.Optional(Type.Array(ErrorDetailSchema)),
 });
 
 /** Crypto and invoicing v2 error envelope (decisions.md §3). */
@@ -38,16 +46,24 @@ export function PagedData<T extends TSchema>(item: T) {
   });
 }
 
+/**
+ * The furthest a list reaches: rows skipped (`offset`, or `(page - 1) * pageSize`) stay at most
+ * this. Without a bound a query value such as 99999999999999999999 reached Postgres, which
+ * refused it as out of range for bigint (a 500); 10^9 also fits Prisma's 32-bit `skip`.
+ */
+export const MAX_OFFSET = 1_000_000_000;
+const MAX_PAGE_SIZE = 100;
+
 export const PageQuery = {
-  page: Type.Integer({ minimum: 1, default: 1 }),
-  pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_OFFSET / MAX_PAGE_SIZE, default: 1, description: `Default 1, at most ${MAX_OFFSET / MAX_PAGE_SIZE}` }),
+  pageSize: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 20, description: `Default 20, at most ${MAX_PAGE_SIZE}` }),
 };
 
-/** Invoicing v2 list query fields: `limit` (default 50, at most `maxLimit`) and `offset` (default 0). */
+/** Invoicing v2 list query fields: `limit` (default 50, at most `maxLimit`) and `offset` (default 0, at most MAX_OFFSET). */
 export function OffsetQuery(maxLimit: number) {
   return {
     limit: Type.Integer({ minimum: 1, maximum: maxLimit, default: 50, description: `Default 50, at most ${maxLimit}` }),
-    offset: Type.Integer({ minimum: 0, default: 0 }),
+    offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: `Rows to skip: default 0, at most ${MAX_OFFSET}` }),
   };
 }
 

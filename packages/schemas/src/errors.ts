@@ -42,6 +42,10 @@ export type ErrorCode =
 export interface ErrorDetail {
   field: string;
   message: string;
+  /** A row of an uploaded file (CSV batch): its 1-based data row number, as in the file. */
+  row?: number;
+  /** That row's `externalId` (null when it has none). */
+  externalId?: string | null;
 }
 
 const STATUS: Record<ErrorCode, number> = {

@@ -41,6 +41,25 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(doc.paths['/api/v2/sandbox/invoices/{invoiceId}/pay']!.post!.responses)).toEqual(expect.arrayContaining(['200', '403', '404', '422']));
   });
 
+  it('requires only the parameters a request cannot leave out: defaulted ones (limit, offset, groupBy) are optional', async () => {
+    type Parameter = { name: string; in: string; required: boolean; schema: { default?: unknown } };
+    const doc = (await request(ctx.app).get('/openapi.json')).body as { paths: Record<string, Record<string, { parameters: Parameter[] }>> };
+    const query = (path: string) => Object.fromEntries(doc.paths[path]!.get!.parameters.filter((p) => p.in === 'query').map((p) => [p.name, p.required]));
+    expect(query('/api/v2/invoices')).toEqual({ limit: false, offset: false, status: false });
+    expect(query('/api/v2/customers')).toMatchObject({ limit: false, offset: false });
+    expect(query('/api/v2/analytics')).toEqual({ startDate: false, endDate: false, groupBy: false });
+    expect(query('/api/v1/analytics')).toEqual({ from: true, to: true, currency: false, groupBy: false });
+    // Everywhere: a parameter with a default is never required; every path parameter is.
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        for (const p of op.parameters ?? []) {
+          if (p.in === 'path') expect([path, method, p.name, p.required]).toEqual([path, method, p.name, true]);
+          if (p.schema.default !== undefined) expect([path, method, p.name, p.required]).toEqual([path, method, p.name, false]);
+        }
+      }
+    }
+  });
+
   it('documents the v1 invoices and how a merchant changes its currencies', async () => {
     const doc = (await request(ctx.app).get('/openapi.json')).body as { paths: Record<string, Record<string, { description?: string }>> };
     for (const path of ['/api/v1/invoices', '/api/v1/invoices/{invoiceId}', '/api/v1/invoices/{invoiceId}/cancel', '/api/v1/sandbox/invoices/{invoiceId}/pay', '/api/v1/kyc/sessions', '/api/v1/kyc/sessions/{sessionId}']) {
@@ -53,6 +72,10 @@ describe('the OpenAPI document', () => {
     const batch = doc.paths['/api/v1/batch/invoices']!.post! as { requestBody?: { content: Record<string, unknown> }; responses: Record<string, unknown> };
     expect(Object.keys(batch.requestBody!.content)).toEqual(['multipart/form-data']);
     expect(Object.keys(batch.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '413', '422']));
+    const rowError = (batch.responses['422'] as { content: Record<string, { schema: { properties: { error: { properties: { details: { items: { properties: object; required: string[] } } } } } } }> })
+      .content['application/json']!.schema.properties.error.properties.details.items;
+    expect(Object.keys(rowError.properties)).toEqual(['field', 'message', 'row', 'externalId']);
+    expect(rowError.required).toEqual(['field', 'message']);
     const exported = doc.paths['/api/v1/batch/invoices/{batchId}/export']!.get! as { responses: Record<string, { content?: Record<string, unknown> }> };
     expect(Object.keys(exported.responses['200']!.content!)).toEqual(['text/csv']);
   });

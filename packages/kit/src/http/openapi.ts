@@ -1,6 +1,6 @@
 import express, { Router, type RequestHandler } from 'express';
 import type { TSchema } from '@sinclair/typebox';
-import { statusOf, type ErrorCode } from '@pay/schemas';
+import { ErrorDetailSchema, statusOf, type ErrorCode } from '@pay/schemas';
 import type { Envelope } from './errors';
 import type { AuthLevel, Operation } from './routes';
 import type { UploadSpec } from './upload';
@@ -34,10 +34,7 @@ function errorSchema(envelope: Envelope, codes: ErrorCode[]) {
     properties: {
       code: { type: 'string', enum: codes },
       message: { type: 'string' },
-      details: {
-        type: 'array',
-        items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } },
-      },
+      details: { type: 'array', items: plain(ErrorDetailSchema) },
     },
   };
   return envelope === 'success'
@@ -45,9 +42,22 @@ function errorSchema(envelope: Envelope, codes: ErrorCode[]) {
     : { type: 'object', required: ['error'], properties: { error } };
 }
 
+type ObjectSchema = { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+
+/**
+ * An input object schema as the client must fill it. TypeBox lists every field not marked
+ * Optional as required, but validation fills a field that has a default (`limit`, `offset`,
+ * `groupBy`): a request without it succeeds, so the document must not demand it.
+ */
+function requestSchema(schema: TSchema): ObjectSchema {
+  const { required: all = [], ...rest } = plain(schema) as ObjectSchema;
+  const required = all.filter((name) => rest.properties?.[name]?.default === undefined);
+  return required.length > 0 ? { ...rest, required } : rest;
+}
+
 function parameters(schema: TSchema | undefined, where: 'query' | 'path') {
   if (!schema) return [];
-  const s = plain(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  const s = requestSchema(schema);
   return Object.entries(s.properties ?? {}).map(([name, prop]) => ({
     name,
     in: where,
@@ -66,7 +76,7 @@ const SECURITY: Record<AuthLevel, Record<string, never[]>[]> = {
 
 /** A multipart form as OpenAPI shows it: each file a binary string (its limits in the description), then the text fields. */
 function uploadSchema(upload: UploadSpec, fields: TSchema | undefined) {
-  const text = fields ? (plain(fields) as { properties?: Record<string, unknown>; required?: string[] }) : {};
+  const text = fields ? requestSchema(fields) : {};
   const files = Object.fromEntries(
     Object.entries(upload.files).map(([name, f]) => [
       name,
@@ -126,7 +136,7 @@ export function buildOpenApi(info: OpenApiInfo, operations: Operation[], webhook
       ...(op.upload
         ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: uploadSchema(op.upload, op.body) } } } }
         : op.body
-          ? { requestBody: { required: true, content: { 'application/json': { schema: plain(op.body) } } } }
+          ? { requestBody: { required: true, content: { 'application/json': { schema: requestSchema(op.body) } } } }
           : {}),
       responses,
     };

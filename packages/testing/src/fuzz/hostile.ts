@@ -84,6 +84,15 @@ export const HOSTILE_PATH_VALUES: string[] = [
   "1' OR '1'='1",
 ];
 
+/**
+ * Integers no field should take to the database unchecked: just past what a double holds
+ * exactly (2^53 + 1), just past Postgres bigint (2^63), far past both, and negative. As text
+ * (a query string is text; ajv coerces it) and as JSON numbers (the nearest doubles: 2^53 and
+ * up, most past bigint).
+ */
+export const HUGE_INTEGER_TEXTS = ['9007199254740993', '9223372036854775808', '99999999999999999999', `1${'0'.repeat(40)}`, '-99999999999999999999'];
+export const HUGE_INTEGERS = HUGE_INTEGER_TEXTS.map(Number);
+
 /** Query values for declared and undeclared parameters. */
 export const HOSTILE_QUERY: Record<string, string>[] = [
   { limit: '-1' },
@@ -93,13 +102,18 @@ export const HOSTILE_QUERY: Record<string, string>[] = [
   { limit: '99999999999999999999' },
   { offset: '-5' },
   { offset: '1.5' },
+  { offset: '99999999999999999999' },
   { page: '0' },
+  { page: '99999999999999999999' },
   { status: '__proto__' },
   { status: '' },
   { __proto__: 'x' } as Record<string, string>,
   { constructor: 'x' },
   { unknownParam: '1' },
   { from: 'not-a-date', to: '2020-13-45' },
+  // Year 0, which Postgres reads as 1 BC: no ISO timestamp can show its buckets.
+  { from: '0000-01-01', to: '0001-01-01' },
+  { startDate: '0000-01-01', endDate: '0000-03-01' },
 ];
 
 /** A value with one field (at any depth) replaced by a hostile value, or a key added. */
@@ -113,4 +127,41 @@ export function mutated(value: unknown): fc.Arbitrary<unknown> {
   const drop = keys.length ? fc.constantFrom(...keys).map((k) => Object.fromEntries(Object.entries(value as object).filter(([key]) => key !== k))) : hostile;
   const addKey = fc.tuple(fc.constantFrom('__proto__', 'constructor', 'prototype', 'unexpectedField'), hostile).map(([k, v]) => ({ ...(value as object), ...own(k, v) }));
   return fc.oneof(replace, replace, drop, addKey, hostile);
+}
+
+interface ObjectSchema {
+  type?: unknown;
+  properties?: Record<string, ObjectSchema>;
+}
+
+/** Paths of a schema's integer fields, through nested objects (not arrays), up to `depth` levels. */
+export function integerFields(schema: unknown, depth = 3): string[][] {
+  const props = (schema as ObjectSchema | undefined)?.properties ?? {};
+  return Object.entries(props).flatMap(([name, s]) => {
+    const types = Array.isArray(s.type) ? s.type : [s.type];
+    if (types.includes('integer')) return [[name]];
+    return s.properties && depth > 1 ? integerFields(s, depth - 1).map((p) => [name, ...p]) : [];
+  });
+}
+
+/**
+ * Every variant of a valid value with one integer field of its schema set to one huge integer:
+ * as text (query strings) or as a JSON number (bodies). Random mutations seldom pick an integer
+ * field and a huge value together (an unbounded `offset` that Postgres refused as out of range
+ * for bigint went unnoticed), so the fuzzer tries each of these on every operation.
+ */
+export function hugeIntegerVariants(value: unknown, schema: unknown, as: 'text' | 'number'): Record<string, unknown>[] {
+  const values: unknown[] = as === 'text' ? HUGE_INTEGER_TEXTS : HUGE_INTEGERS;
+  return integerFields(schema).flatMap((path) =>
+    values.map((n) => {
+      const root = (value !== null && typeof value === 'object' && !Array.isArray(value) ? structuredClone(value) : {}) as Record<string, unknown>;
+      let at = root;
+      for (const key of path.slice(0, -1)) {
+        const next = at[key];
+        at = at[key] = next !== null && typeof next === 'object' && !Array.isArray(next) ? (next as Record<string, unknown>) : {};
+      }
+      at[path[path.length - 1]!] = n;
+      return root;
+    }),
+  );
 }

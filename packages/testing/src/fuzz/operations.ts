@@ -6,7 +6,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { signedHeaders, type SigningStyle } from '@pay/auth';
 import { compile } from '@pay/schemas';
 import { arbitraryOf } from './arbitrary';
-import { HOSTILE_PATH_VALUES, HOSTILE_QUERY, HOSTILE_RAW_BODIES, mutated } from './hostile';
+import { HOSTILE_PATH_VALUES, HOSTILE_QUERY, HOSTILE_RAW_BODIES, hugeIntegerVariants, integerFields, mutated } from './hostile';
 import { WriteSnapshot } from './snapshot';
 
 /** What the fuzzer needs of an operation (`Api.operations` entries fit). */
@@ -59,6 +59,8 @@ interface Case {
 
 const schemaProps = (s: unknown): Record<string, unknown> => ((s as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
 
+const json = (v: unknown) => ({ raw: JSON.stringify(v) ?? 'null', json: true });
+
 function caseOf(t: FuzzTarget, op: FuzzOperation): fc.Arbitrary<Case> {
   const params = fc.record(
     Object.fromEntries(
@@ -75,13 +77,40 @@ function caseOf(t: FuzzTarget, op: FuzzOperation): fc.Arbitrary<Case> {
   );
   const validQuery = op.query ? (arbitraryOf(op.query as object) as fc.Arbitrary<Record<string, unknown>>) : fc.constant({});
   const query = fc.oneof(fc.constant(undefined), validQuery, validQuery.chain((q) => mutated(q)) as fc.Arbitrary<Record<string, unknown>>, fc.constantFrom(...HOSTILE_QUERY));
-  const json = (v: unknown) => ({ raw: JSON.stringify(v) ?? 'null', json: true });
   const validBody = op.body ? arbitraryOf(op.body as object) : fc.constant({});
   const body = op.body
     ? fc.oneof(validBody.map(json), validBody.chain((v) => mutated(v)).map(json), validBody.chain((v) => mutated(v)).map(json), fc.constantFrom(...HOSTILE_RAW_BODIES).map((raw) => ({ raw, json: true })), fc.constant(undefined))
     : fc.oneof(fc.constant(undefined), fc.constant(undefined), fc.constant({ raw: '{"unexpected":true}', json: true }), fc.constant({ raw: 'x=1', json: false }));
   const auths: Auth[] = op.auth === 'signed' ? ['valid', 'valid', 'valid', 'missing', 'wrong-key', 'truncated-signature', 'uppercase-signature', 'other-timestamp', 'replay'] : op.auth === 'key' ? ['valid', 'valid', 'missing', 'wrong-key'] : ['valid'];
   return fc.record({ params, query, body, auth: fc.constantFrom(...auths) });
+}
+
+/**
+ * Cases tried on every run rather than left to the random ones, which seldom combine the
+ * field, the value and a valid signature: each integer field of the operation's query and
+ * body at each huge integer (past 2^53, past bigint), and each hostile query whose parameters
+ * the operation declares; signed validly, on the caller's own objects.
+ */
+function alwaysTriedCases(t: FuzzTarget, op: FuzzOperation): Case[] {
+  const sample = (schema: unknown) => fc.sample(arbitraryOf(schema as object), { numRuns: 1, seed: 1 })[0];
+  const params = Object.fromEntries(Object.entries(schemaProps(op.params)).map(([name, schema]) => [name, t.realId?.(op, name) ?? pct(String(sample(schema)))]));
+  const validBody = () => ({ raw: validBodyOf(op)!, json: true });
+  const validQuery = (op.query ? sample(op.query) : {}) as Record<string, unknown>;
+  const declared = schemaProps(op.query) as Record<string, { default?: unknown }>;
+  // A hostile query goes with the parameters a request cannot leave out only, so nothing else refuses it first.
+  const needed = ((op.query as { required?: string[] } | undefined)?.required ?? []).filter((k) => declared[k]?.default === undefined);
+  const queries = [
+    ...hugeIntegerVariants(validQuery, op.query, 'text'),
+    ...HOSTILE_QUERY.filter((q) => Object.keys(q).length > 0 && Object.keys(q).every((k) => Object.hasOwn(declared, k))).map((q) => ({
+      ...Object.fromEntries(needed.map((k) => [k, validQuery[k]])),
+      ...q,
+    })),
+  ];
+  const bodies = integerFields(op.body).length > 0 ? hugeIntegerVariants(JSON.parse(validBody().raw), op.body, 'number') : [];
+  return [
+    ...queries.map((query) => ({ params, query, body: op.body ? validBody() : undefined, auth: 'valid' as const })),
+    ...bodies.map((b) => ({ params, query: undefined, body: json(b), auth: 'valid' as const })),
+  ];
 }
 
 /** Percent-encodes any string, lone surrogates included (as the bytes of U+FFFD, as a browser would send them). */
@@ -144,31 +173,30 @@ export async function fuzzOperations(t: FuzzTarget): Promise<FuzzReport> {
   for (const op of t.operations) {
     if (op.auth === 'session' || op.upload) continue; // the console's session API and uploads have their own suites
     report.operations++;
-    await fc.assert(
-      fc.asyncProperty(caseOf(t, op), async (c) => {
-        const before = await t.snapshot.take();
-        const signAt = nextNow();
-        const res = await send(t, op, c, signAt);
-        count(res.status);
-        const where = `${op.method.toUpperCase()} ${op.path}`;
-        if (res.status >= 500 || res.status < 200) throw new Error(`${where} answered ${res.status}: ${res.text.slice(0, 500)}`);
-        if (res.status >= 400) {
-          // 431: Node's HTTP parser refuses a request line and headers over 16 KB before any app code runs.
-          if (res.status !== 431 && typeof res.body?.error?.code !== 'string') throw new Error(`${where} refused with ${res.status} without the error shape: ${res.text.slice(0, 300)}`);
-          const changed = WriteSnapshot.changed(before, await t.snapshot.take());
-          if (changed.length) {
-            report.writesOnRefusal++;
-            throw new Error(`${where} answered ${res.status} (${res.body.error.code}) but wrote to ${changed.join(', ')}`);
-          }
+    const check = async (c: Case) => {
+      const before = await t.snapshot.take();
+      const signAt = nextNow();
+      const res = await send(t, op, c, signAt);
+      count(res.status);
+      const where = `${op.method.toUpperCase()} ${op.path}`;
+      if (res.status >= 500 || res.status < 200) throw new Error(`${where} answered ${res.status}: ${res.text.slice(0, 500)}`);
+      if (res.status >= 400) {
+        // 431: Node's HTTP parser refuses a request line and headers over 16 KB before any app code runs.
+        if (res.status !== 431 && typeof res.body?.error?.code !== 'string') throw new Error(`${where} refused with ${res.status} without the error shape: ${res.text.slice(0, 300)}`);
+        const changed = WriteSnapshot.changed(before, await t.snapshot.take());
+        if (changed.length) {
+          report.writesOnRefusal++;
+          throw new Error(`${where} answered ${res.status} (${res.body.error.code}) but wrote to ${changed.join(', ')}`);
         }
-        if (c.auth === 'replay' && res.status < 300) {
-          const again = await send(t, op, c, signAt);
-          count(again.status);
-          if (again.status !== 401) throw new Error(`${where}: a replayed signature was answered ${again.status}`);
-        }
-      }),
-      { numRuns: t.runsPerOperation, seed: t.seed, endOnFailure: true },
-    );
+      }
+      if (c.auth === 'replay' && res.status < 300) {
+        const again = await send(t, op, c, signAt);
+        count(again.status);
+        if (again.status !== 401) throw new Error(`${where}: a replayed signature was answered ${again.status}`);
+      }
+    };
+    await fc.assert(fc.asyncProperty(caseOf(t, op), check), { numRuns: t.runsPerOperation, seed: t.seed, endOnFailure: true });
+    for (const c of alwaysTriedCases(t, op)) await check(c);
   }
   return report;
 }

@@ -112,10 +112,25 @@ describe('POST /api/v1/merchants/register', () => {
     const m = await registerMerchant(ctx.app);
     const listed = await request(ctx.app).get('/api/v1/withdrawals?page=1e309').set('X-Api-Key', m.apiKey);
     expect(listed.status).toBe(400);
-    expect(listed.body.error.details).toEqual([{ field: 'page', message: 'must be a finite number' }]);
+    // Since page has a maximum, ajv refuses the coerced Infinity before the finite check sees it.
+    expect(listed.body.error.details).toEqual([{ field: 'page', message: 'must be <= 10000000' }]);
     const invoice = await request(ctx.app).post('/api/v1/invoices').set('X-Api-Key', m.apiKey).set('Content-Type', 'application/json').send('{"amount": 1e309, "currency": "USDT_TRC20"}');
     expect(invoice.status).toBe(400);
     expect(invoice.body.error.details).toEqual([{ field: 'amount', message: 'must be a finite number' }]);
+  });
+
+  it('bounds page so that (page - 1) × pageSize stays within 1,000,000,000 on every list (a huge page reached Postgres as out of range for bigint: a 500)', async () => {
+    const m = await registerMerchant(ctx.app);
+    const lists = ctx.api.operations.filter((op) => op.method === 'get' && 'page' in ((op.query as { properties?: object } | undefined)?.properties ?? {}));
+    expect(lists.map((op) => op.path).sort()).toEqual(['/api/v1/api-keys', '/api/v1/invoices', '/api/v1/transactions', '/api/v1/withdrawals']);
+    for (const op of lists) {
+      for (const page of ['99999999999999999999', '1e21', '10000001']) {
+        const res = await request(ctx.app).get(`${op.path}?page=${page}&pageSize=100`).set('X-Api-Key', m.apiKey);
+        expect([op.path, page, res.status, res.body.error?.details]).toEqual([op.path, page, 400, [{ field: 'page', message: 'must be <= 10000000' }]]);
+      }
+      const last = await request(ctx.app).get(`${op.path}?page=10000000&pageSize=100`).set('X-Api-Key', m.apiKey);
+      expect([op.path, last.status, last.body.data?.items]).toEqual([op.path, 200, []]);
+    }
   });
 
   it('keeps replayable answers sealed at rest: no credential in the idempotency table', async () => {
@@ -354,6 +369,9 @@ describe('service edges', () => {
     const register = doc.body.paths['/api/v1/merchants/register'].post;
     expect(register.requestBody.content['application/json'].schema.required).toEqual(['companyName', 'email', 'address']);
     expect(register.responses['409']).toBeDefined();
+    // page and pageSize have defaults: a list asked without them answers, so they are not required.
+    const list = doc.body.paths['/api/v1/invoices'].get.parameters as { name: string; required: boolean; schema: { default?: unknown } }[];
+    expect(list.map((p) => [p.name, p.required, p.schema.default])).toEqual([['page', false, 1], ['pageSize', false, 20], ['status', false, undefined]]);
     const page = await request(ctx.app).get('/docs');
     expect(page.status).toBe(200);
     expect(page.text).toContain('/openapi.json');

@@ -231,6 +231,15 @@ describe('GET /api/v2/analytics against the hand-computed fixture', () => {
     });
   });
 
+  it('answers for the first and the last days it takes (1970-01-01, 9999-12-31)', async () => {
+    const first = await call(m, 'get', '/api/v2/analytics?startDate=1970-01-01&endDate=1970-01-07&groupBy=week');
+    expect(first.status).toBe(200);
+    expect(first.body.analytics.timeline.map((b: { date: string }) => b.date)).toEqual(['1969-12-29', '1970-01-05']);
+    const last = await call(m, 'get', '/api/v2/analytics?startDate=9999-11-01&endDate=9999-12-31&groupBy=month');
+    expect(last.status).toBe(200);
+    expect(last.body.analytics.timeline.map((b: { date: string }) => b.date)).toEqual(['9999-11-01', '9999-12-01']);
+  });
+
   it('defaults to the 30 days ending today (UTC), by day', async () => {
     const a = await analytics('');
     expect(a.timeline).toHaveLength(30);
@@ -245,6 +254,10 @@ describe('GET /api/v2/analytics against the hand-computed fixture', () => {
     ['?startDate=02.11.2026', 'startDate', 'must match pattern "^\\d{4}-\\d{2}-\\d{2}$"'],
     ['?groupBy=hour', 'groupBy', 'must be one of: day, week, month'],
     ['?from=2026-11-01', 'from', 'is not a known field'],
+    // Postgres reads year 0 as 1 BC: the buckets were labelled 0001-….
+    ['?startDate=0000-12-01&endDate=1970-01-31&groupBy=month', 'startDate', 'must be from 1970-01-01 to 9999-12-31'],
+    ['?startDate=1969-12-31&endDate=1970-01-31', 'startDate', 'must be from 1970-01-01 to 9999-12-31'],
+    ['?startDate=0000-01-01&endDate=0000-03-01', 'endDate', 'must be from 1970-01-01 to 9999-12-31'],
   ])('refuses %s', async (qs, field, message) => {
     const res = await call(m, 'get', `/api/v2/analytics${qs}`);
     expect(res.status).toBe(400);

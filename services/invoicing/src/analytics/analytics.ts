@@ -3,17 +3,28 @@ import { toJsonNumber, type Clock } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
 import type { Pool } from 'pg';
 import type { Numeric } from '../invoices/store';
-import { ANALYTICS_DEFAULT_DAYS, ANALYTICS_MAX_DAYS, TOP_CUSTOMERS, type GroupBy } from './schemas';
+import { ANALYTICS_DEFAULT_DAYS, ANALYTICS_FIRST_DAY, ANALYTICS_LAST_DAY, ANALYTICS_MAX_DAYS, TOP_CUSTOMERS, type GroupBy } from './schemas';
 
 const DAY_MS = 86_400_000;
 const STEP: Record<GroupBy, string> = { day: '1 day', week: '1 week', month: '1 month' };
+const FIRST = new Date(`${ANALYTICS_FIRST_DAY}T00:00:00.000Z`);
+const AFTER_LAST = new Date(new Date(`${ANALYTICS_LAST_DAY}T00:00:00.000Z`).getTime() + DAY_MS);
 
-/** A `YYYY-MM-DD` that is a real date, as UTC midnight. */
+/** Refuses (400) an instant outside the days analytics answer for (the period's end may be the very end of the last day). */
+export function assertAnalyticsRange(at: Date, field: string): void {
+  if (at < FIRST || at > AFTER_LAST) {
+    const message = `must be from ${ANALYTICS_FIRST_DAY} to ${ANALYTICS_LAST_DAY}`;
+    throw new ApiError('VALIDATION_ERROR', `${field} ${message}`, [{ field, message }]);
+  }
+}
+
+/** A `YYYY-MM-DD` that is a real date in the range analytics answer for, as UTC midnight. */
 function parseDate(text: string, field: string): Date {
   const d = new Date(`${text}T00:00:00.000Z`);
   if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== text) {
     throw new ApiError('VALIDATION_ERROR', `${field} is not a calendar date: ${text}`, [{ field, message: 'must be a real date, YYYY-MM-DD' }]);
   }
+  assertAnalyticsRange(d, field);
   return d;
 }
 

@@ -3,7 +3,7 @@ import { ownerOf } from '@pay/auth';
 import type { Api } from '@pay/kit';
 import type { InvoicingDeps } from '../deps';
 import { analyticsOf, periodOf } from './analytics';
-import { Analytics, AnalyticsQuery, ANALYTICS_MAX_DAYS } from './schemas';
+import { Analytics, AnalyticsQuery, ANALYTICS_FIRST_DAY, ANALYTICS_LAST_DAY, ANALYTICS_MAX_DAYS } from './schemas';
 
 export function analyticsRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
@@ -12,7 +12,8 @@ export function analyticsRoutes(api: Api, deps: InvoicingDeps): void {
     summary: 'Invoice analytics',
     description:
       'Time zone UTC: days run from 00:00 UTC, weeks start on Monday (ISO), months on the 1st. The period is startDate..endDate, both ' +
-      `included (default: the 30 days ending today), at most ${ANALYTICS_MAX_DAYS} days. RUB invoices of the calling key’s mode only. ` +
+      `included (default: the 30 days ending today), at most ${ANALYTICS_MAX_DAYS} days, within ${ANALYTICS_FIRST_DAY}..${ANALYTICS_LAST_DAY} (400 outside). ` +
+      'RUB invoices of the calling key’s mode only. ' +
       'Counts (`invoiceCount`, `paidCount`, `expiredCount`, `cancelledCount`) are of invoices created in the period, by their status now; ' +
       '`conversionRate` = paidCount / invoiceCount, a fraction from 0 to 1. Money (`totalRevenue`, `averageAmount`, timeline `revenue`, ' +
       '`topCustomers[].totalAmount`) is of invoices paid in the period (by paidAt), net of their refunds; `totalTransactions` counts those ' +

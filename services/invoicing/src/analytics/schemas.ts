@@ -6,13 +6,20 @@ const IsoDate = (description: string) => Type.String({ pattern: '^\\d{4}-\\d{2}-
 export type GroupBy = 'day' | 'week' | 'month';
 
 export const ANALYTICS_MAX_DAYS = 731;
+/**
+ * The dates analytics answer for, v2 and v1: from the Unix epoch (nothing is paid before it)
+ * through 9999-12-31 (ISO 8601 text has four-digit years). Postgres reads year 0 as 1 BC, which
+ * no ISO timestamp can show (v1 answered 500, v2 labelled the buckets 0001).
+ */
+export const ANALYTICS_FIRST_DAY = '1970-01-01';
+export const ANALYTICS_LAST_DAY = '9999-12-31';
 export const ANALYTICS_DEFAULT_DAYS = 30;
 export const TOP_CUSTOMERS = 10;
 
 export const AnalyticsQuery = Type.Object(
   {
-    startDate: Type.Optional(IsoDate(`YYYY-MM-DD (UTC), inclusive; default ${ANALYTICS_DEFAULT_DAYS - 1} days before endDate`)),
-    endDate: Type.Optional(IsoDate('YYYY-MM-DD (UTC), inclusive; default today')),
+    startDate: Type.Optional(IsoDate(`YYYY-MM-DD (UTC), inclusive, from ${ANALYTICS_FIRST_DAY}; default ${ANALYTICS_DEFAULT_DAYS - 1} days before endDate`)),
+    endDate: Type.Optional(IsoDate(`YYYY-MM-DD (UTC), inclusive, at most ${ANALYTICS_LAST_DAY}; default today`)),
     groupBy: StringEnum<GroupBy>(['day', 'week', 'month'], { default: 'day', description: 'Timeline bucket; weeks start on Monday' }),
   },
   { additionalProperties: false },

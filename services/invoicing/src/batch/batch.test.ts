@@ -103,6 +103,19 @@ describe('POST /api/v1/batch/invoices', () => {
     expect(again.body.created).toBe(1);
   });
 
+  it('numbers rows as the file has them, blank ones included, and counts in total only the rows read: total = created + failed', async () => {
+    const m = await merchantWith('RUB');
+    // Spreadsheets export an empty row as a line of commas: blank like an empty line.
+    const csv = 'amount,currency,externalId\n10,RUB,a\n\n,,\n , ,\nx,RUB,b\n"20",RUB,"c"\n\n';
+    const res = await upload(m, csv);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ total: 3, created: 2, failed: 1 });
+    expect(res.body.errors).toEqual([{ row: 5, externalId: 'b', error: 'amount "x" is not a number (digits, a dot, at most 2 decimals)' }]);
+    expect(res.body.total).toBe(res.body.created + res.body.failed);
+    const doc = (await request(ctx.app).get('/openapi.json')).body;
+    expect(doc.paths['/api/v1/batch/invoices'].post.description).toMatch(/blank rows \(an empty line, or only empty cells\) are skipped but keep their number, so row N is the spreadsheet’s row N \+ 1/);
+  });
+
   it('the same file with the same Idempotency-Key answers the first result and creates nothing new', async () => {
     const m = await merchantWith('RUB');
     const csv = 'amount,currency,externalId\n10,RUB,a\n11,RUB,b\n';
@@ -124,6 +137,7 @@ describe('POST /api/v1/batch/invoices', () => {
       ['PNG', upload(m, Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex')), 400, 'file'],
       ['no amount header', upload(m, 'price,currency\n10,RUB\n'), 400, 'file'],
       ['unknown column', upload(m, 'amount,currency,color\n10,RUB,red\n'), 400, 'file'],
+      ['a column twice', upload(m, 'amount,amount,currency\n10,20,RUB\n'), 400, 'file'],
       ['1001 rows', upload(m, 'amount,currency\n' + '1,RUB\n'.repeat(1001)), 400, 'file'],
       ['sendEmails', upload(m, 'amount,currency\n1,RUB\n', { sendEmails: 'maybe' }), 400, 'sendEmails'],
       ['defaultCurrency', upload(m, 'amount,currency\n1,RUB\n', { defaultCurrency: 'GBP' }), 400, 'defaultCurrency'],
@@ -136,23 +150,31 @@ describe('POST /api/v1/batch/invoices', () => {
       expect(res.body.error.code).toBe('VALIDATION_ERROR');
       expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
     }
+    const twice = await upload(m, 'amount,currency,externalId,amount,,\n10,RUB,a,20,,\n');
+    expect(twice.body.error.details).toEqual([{ field: 'file', message: 'names the column "amount" more than once in its header' }]);
     const big = 'amount,currency,description\n' + `1,RUB,${'x'.repeat(400)}\n`.repeat(Math.ceil((5 * 1024 * 1024) / 407) + 10); // just over 5 MB
     const tooLarge = await upload(m, big);
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body.error.code).toBe('PAYLOAD_TOO_LARGE');
-    const none = await upload(m, 'amount,currency\n0,RUB\nabc,RUB\n5,EUR\n');
+    const none = await upload(m, 'amount,currency,externalId\n0,RUB,A-1\nabc,RUB,\n5,EUR,A-3\n');
     expect(none.status).toBe(422);
+    // The error envelope of decisions.md §3; each row with its number and externalId, as a batch's `errors` has them.
     expect(none.body).toEqual({
       error: {
         code: 'NO_VALID_ROWS',
         message: 'None of the 3 rows is valid; nothing was created',
         details: [
-          { field: 'row 1', message: 'amount must be greater than 0' },
-          { field: 'row 2', message: 'amount "abc" is not a number (digits, a dot, at most 2 decimals)' },
-          { field: 'row 3', message: 'currency EUR is not enabled for this merchant (enabled: RUB)' },
+          { field: 'row 1', message: 'amount must be greater than 0', row: 1, externalId: 'A-1' },
+          { field: 'row 2', message: 'amount "abc" is not a number (digits, a dot, at most 2 decimals)', row: 2, externalId: null },
+          { field: 'row 3', message: 'currency EUR is not enabled for this merchant (enabled: RUB)', row: 3, externalId: 'A-3' },
         ],
       },
     });
+    const many = await upload(m, 'amount,currency,externalId\n' + Array.from({ length: 150 }, (_, i) => `0,RUB,X-${i + 1}\n`).join(''));
+    expect(many.status).toBe(422);
+    expect(many.body.error.message).toBe('None of the 150 rows is valid; nothing was created (the first 100 are listed)');
+    expect(many.body.error.details).toHaveLength(100);
+    expect(many.body.error.details[99]).toEqual({ field: 'row 100', message: 'amount must be greater than 0', row: 100, externalId: 'X-100' });
     expect((await upload(m, 'amount,currency\n')).status).toBe(422);
     expect(await countInvoices(m)).toBe(0);
     const noKey = await request(ctx.app).post('/api/v1/batch/invoices').attach('file', Buffer.from('amount,currency\n1,RUB\n'), 'a.csv');

@@ -168,13 +168,6 @@ export async function createBatch(deps: InvoicingDeps, owner: Owner, input: Batc
   const sql = pgSql(deps.sql);
   const enabled = await enabledCurrencies(deps.sql, owner.merchantId);
   const parsed = await parseBatchCsv(input.csv.toString('utf8'), input, enabled, (ids) => takenExternalIds(sql, owner, ids));
-  if (parsed.valid.length === 0) {
-    throw new ApiError(
-      'NO_VALID_ROWS',
-      parsed.total === 0 ? 'The file has no data rows' : `None of the ${parsed.total} rows is valid; nothing was created`,
-      parsed.errors.slice(0, 100).map((e) => ({ field: `row ${e.row}`, message: e.error })),
-    );
-  }
   const batchId = randomUUID();
   const rows = parsed.valid.map(stored);
   const now = deps.clock.now();

@@ -17,7 +17,7 @@ const validUrl = compile(HttpUrl);
 
 /** One valid row, ready to become an invoice. */
 export interface BatchRow {
-  /** 1-based data row number (the header is not counted). */
+  /** 1-based data row number: the header is not counted, blank rows are. */
   row: number;
   amount: Money;
   currency: Currency;
@@ -34,10 +34,28 @@ export interface RowError {
 }
 
 export interface ParsedBatch {
-  /** Data rows in the file (blank lines not counted). */
+  /** Data rows in the file, blank ones not counted. */
   total: number;
+  /** Never empty: a file without a valid row is refused (NO_VALID_ROWS). */
   valid: BatchRow[];
   errors: RowError[];
+}
+
+/** Row errors listed in a NO_VALID_ROWS answer at most. */
+const MAX_LISTED_ROWS = 100;
+
+/**
+ * 422 NO_VALID_ROWS: nothing is created. Each failed row is a detail in the error envelope of
+ * decisions.md §3, `{ field: "row N", message }`, with the row's number and externalId as
+ * properties of their own (as in a batch's `errors`), so a merchant can match it to its order.
+ */
+function noValidRows(total: number, errors: RowError[]): ApiError {
+  const listed = errors.length > MAX_LISTED_ROWS ? ` (the first ${MAX_LISTED_ROWS} are listed)` : '';
+  return new ApiError(
+    'NO_VALID_ROWS',
+    total === 0 ? 'The file has no data rows' : `None of the ${total} rows is valid; nothing was created${listed}`,
+    errors.slice(0, MAX_LISTED_ROWS).map((e) => ({ field: `row ${e.row}`, message: e.error, row: e.row, externalId: e.externalId })),
+  );
 }
 
 export interface BatchDefaults {
@@ -51,7 +69,8 @@ const fileError = (message: string) => new ApiError('VALIDATION_ERROR', message,
  * Reads the CSV (UTF-8, a BOM tolerated, comma separated, header row) and checks every row:
  * amount, currency (known and enabled), e-mail, URL, externalId (once in the file, never
  * used before). Cells are kept as the text they are: a cell starting with `=`, `+`, `-` or
- * `@` is data, never a formula (CSV exports escape it). Whole-file problems are 400s.
+ * `@` is data, never a formula (CSV exports escape it). Whole-file problems are 400s; a file
+ * without one valid row is a 422 listing its rows' errors.
  */
 export async function parseBatchCsv(
   text: string,
@@ -65,6 +84,9 @@ export async function parseBatchCsv(
   if (!names.includes('amount')) throw fileError(`must be a CSV whose header row names the columns (${COLUMNS.join(', ')}); "amount" is missing`);
   const unknown = names.filter((n) => n !== '' && !(COLUMNS as readonly string[]).includes(n));
   if (unknown.length) throw fileError(`has unknown columns: ${unknown.join(', ')} (known: ${COLUMNS.join(', ')})`);
+  // Which of two `amount` columns is meant cannot be guessed: refused rather than the first taken.
+  const twice = [...new Set(names.filter((n, i) => n !== '' && names.indexOf(n) !== i))];
+  if (twice.length) throw fileError(`names the column ${twice.map((n) => `"${n}"`).join(', ')} more than once in its header`);
   if (!names.includes('currency') && !defaults.defaultCurrency) throw fileError('has no currency column, and no defaultCurrency was given');
   const at = (cells: string[], name: (typeof COLUMNS)[number]) => {
     const i = names.indexOf(name);
@@ -75,7 +97,10 @@ export async function parseBatchCsv(
   const broken = new Map<number, string>();
   for (const e of parsed.errors) if (e.row !== undefined && e.row > 0) broken.set(e.row, e.message);
 
-  const blank = (cells: string[]) => cells.length === 1 && cells[0]!.trim() === '';
+  // Row N is the file's Nth row after the header, as a spreadsheet shows it (its row N + 1):
+  // blank rows (an empty line, or only empty cells, as spreadsheets export them) are skipped
+  // but keep their number, so `total` (the rows read) = created + failed ≤ the last row number.
+  const blank = (cells: string[]) => cells.every((c) => c.trim() === '');
   const rows = lines.map((cells, i) => ({ cells, row: i + 1 })).filter((r) => !blank(r.cells));
   if (rows.length > MAX_ROWS) throw fileError(`has ${rows.length} data rows; at most ${MAX_ROWS}`);
 
@@ -121,5 +146,6 @@ export async function parseBatchCsv(
     if (problems.length || !amount) errors.push({ row, externalId, error: problems.join('; ') });
     else valid.push({ row, amount, currency, description, email, externalId, redirectUrl });
   }
+  if (valid.length === 0) throw noValidRows(rows.length, errors);
   return { total: rows.length, valid, errors };
 }

@@ -20,12 +20,15 @@ export function batchRoutes(api: Api, deps: InvoicingDeps): void {
     summary: 'Create invoices from a CSV file',
     description:
       `Multipart form: \`file\` is a CSV in UTF-8 (a BOM is fine), comma separated, a header row naming its columns (${COLUMNS.join(', ')}; ` +
-      '`amount` required, `currency` unless `defaultCurrency` is given), at most ' +
+      '`amount` required, `currency` unless `defaultCurrency` is given; a column named twice is a 400), at most ' +
       `${MAX_ROWS} data rows (400 beyond) and ${MAX_FILE_BYTES / 1024 / 1024} MB (413, stopped while it streams in). A file that is not CSV text, or no file, is a 400. ` +
       'Every row is checked: amount (positive, at most 2 decimals), currency (USD, EUR, RUB, KZT, enabled for the merchant), e-mail, redirectUrl ' +
       '(http or https), externalId (once in the file and never used by an earlier invoice of the merchant in this mode). Valid rows become ' +
-      'SBP invoices valid for 24 h; failed rows are listed in `errors` with their 1-based data row number (the header is not counted), ' +
-      'externalId and the reasons. No valid row at all: 422 `NO_VALID_ROWS`, nothing created. Cells are data: one starting with =, +, - or @ ' +
+      'SBP invoices valid for 24 h; failed rows are listed in `errors` with their row number, externalId and the reasons. Rows are numbered ' +
+      'as they stand in the file: row 1 is the row after the header, and blank rows (an empty line, or only empty cells) are skipped but ' +
+      'keep their number, so row N is the spreadsheet’s row N + 1; `total` counts the rows read (not the blank ones) and equals ' +
+      '`created` + `failed`. No valid row at all: 422 `NO_VALID_ROWS`, nothing created, each failed row (the first 100) in ' +
+      '`error.details` as `{ field: "row N", message, row, externalId }`. Cells are data: one starting with =, +, - or @ ' +
       'is stored as the text it is. Up to 100 valid rows are written before the answer (batch `completed`); a larger batch is written by a ' +
       'worker: the answer already lists its invoices (ids drawn), and GET /api/v1/batch/invoices/{batchId} shows it `processing` with ' +
       '`created` growing, then `completed`. `sendEmails=true` e-mails each payment link to the row’s `email` once the batch is written; a ' +

@@ -17,7 +17,7 @@ const NullableString = Type.Union([Type.String(), Type.Null()]);
 export const BatchResult = Type.Object(
   {
     batchId: Uuid,
-    total: Type.Integer({ minimum: 0, description: 'Data rows in the file (blank lines not counted)' }),
+    total: Type.Integer({ minimum: 0, description: 'Data rows read: every row after the header that is not blank; total = created + failed' }),
     created: Type.Integer({ minimum: 0, description: 'Invoices made (or being made, while the batch is processing)' }),
     failed: Type.Integer({ minimum: 0 }),
     invoices: Type.Array(
@@ -25,7 +25,14 @@ export const BatchResult = Type.Object(
     ),
     errors: Type.Array(
       Type.Object(
-        { row: Type.Integer({ minimum: 1, description: '1-based data row (the header is not counted)' }), externalId: NullableString, error: Type.String() },
+        {
+          row: Type.Integer({
+            minimum: 1,
+            description: 'The row’s place in the file: 1 is the row after the header, and blank rows count, so row N is the spreadsheet’s row N + 1',
+          }),
+          externalId: NullableString,
+          error: Type.String(),
+        },
         { additionalProperties: false },
       ),
     ),

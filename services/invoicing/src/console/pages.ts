@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import { consoleSessionFrom, getMerchant } from '@pay/accounts';
 import { ownerOf, type AuthContext } from '@pay/auth';
 import { html, type Api, type SafeHtml } from '@pay/kit';
-import type { ApiError } from '@pay/schemas';
+import { MAX_OFFSET, type ApiError } from '@pay/schemas';
 import { attemptsOf, getEndpoint, INVOICING_EVENT_KINDS, listDeliveries, listEndpoints, type AttemptView, type ConsoleEndpoint, type DeliveryView } from '@pay/webhooks';
 import type { InvoicingDeps } from '../deps';
 import { DeliveryQuery, IdParams } from './schemas';
@@ -161,7 +161,7 @@ ${eventChoices(['invoice.paid'])}
         status: DeliveryQuery.properties.status.enum.includes(query.status ?? '') ? (query.status as 'pending') : undefined,
         event: (INVOICING_EVENT_KINDS as readonly string[]).includes(query.event ?? '') ? query.event : undefined,
         limit: PAGE_SIZE,
-        offset: Math.max(0, Number.parseInt(query.offset ?? '0', 10) || 0),
+        offset: Math.min(MAX_OFFSET, Math.max(0, Number.parseInt(query.offset ?? '0', 10) || 0)),
       };
       const { items, total } = await listDeliveries(db, owner, hook.id, filter);
       const attempts = await attemptsOf(db, items.map((d) => d.id));

@@ -4,7 +4,7 @@ import { inTransaction } from '../transactions';
 import { emitInvoiceEvent } from './events';
 import { lockInvoice } from './payment';
 import { notPendingError } from './rules';
-import type { InvoiceRow } from './store';
+import { INVOICE_COLUMNS, type InvoiceRow } from './store';
 
 /** The merchant cancels a PENDING invoice: CANCELLED, `invoice.cancelled`, one transaction. */
 export async function cancelInvoice(deps: Pick<InvoicingDeps, 'db' | 'clock'>, owner: Owner, id: string): Promise<InvoiceRow> {
@@ -14,7 +14,7 @@ export async function cancelInvoice(deps: Pick<InvoicingDeps, 'db' | 'clock'>, o
     const refusal = notPendingError(invoice, now, 'cancel');
     if (refusal) throw refusal;
     const [cancelled] = await tx.$queryRawUnsafe<InvoiceRow[]>(
-      `UPDATE invoicing.invoices SET status = 'CANCELLED', cancelled_at = $2 WHERE id = $1::uuid RETURNING *`,
+      `UPDATE invoicing.invoices i SET status = 'CANCELLED', cancelled_at = $2 WHERE id = $1::uuid RETURNING ${INVOICE_COLUMNS}`,
       invoice.id,
       now,
     );

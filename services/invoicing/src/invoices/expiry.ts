@@ -1,7 +1,7 @@
 import type { InvoicingDeps } from '../deps';
 import { inTransaction } from '../transactions';
 import { emitInvoiceEvent } from './events';
-import type { InvoiceRow } from './store';
+import { INVOICE_COLUMNS, type InvoiceRow } from './store';
 
 /** Invoices expired per transaction: short transactions, and a backlog still drains in a loop. */
 export const EXPIRY_BATCH = 500;
@@ -23,7 +23,7 @@ export async function expireDueInvoices(deps: Pick<InvoicingDeps, 'db' | 'clock'
            FROM (SELECT id FROM invoicing.invoices WHERE status = 'PENDING' AND expires_at <= $1
                   ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED) due
           WHERE i.id = due.id AND i.status = 'PENDING'
-        RETURNING i.*`,
+        RETURNING ${INVOICE_COLUMNS}`,
         now,
         EXPIRY_BATCH,
       );

@@ -236,6 +236,19 @@ describe('GET /api/v2/invoices', () => {
     expect(all.body.data).toHaveLength(60);
     const beyond = await call(m, 'get', '/api/v2/invoices?offset=100');
     expect(beyond.body).toEqual({ success: true, data: [], pagination: { total: 60, limit: 50, offset: 100, pages: 2 } });
+    const furthest = await call(m, 'get', '/api/v2/invoices?offset=1000000000');
+    expect(furthest.body.pagination).toEqual({ total: 60, limit: 50, offset: 1000000000, pages: 2 });
+  });
+
+  it('bounds offset at 1,000,000,000 on every v2 list (99999999999999999999 reached Postgres as out of range for bigint: a 500)', async () => {
+    const lists = ctx.apis.v2.operations.filter((op) => op.method === 'get' && 'offset' in ((op.query as { properties?: object } | undefined)?.properties ?? {}));
+    expect(lists.map((op) => op.path).sort()).toEqual(['/api/v2/customers', '/api/v2/invoices', '/api/v2/kyc/sessions', '/api/v2/receipts']);
+    for (const op of lists) {
+      for (const offset of ['99999999999999999999', '1e21', '1000000001']) {
+        const res = await call(m, 'get', `${op.path}?offset=${offset}`);
+        expect([op.path, offset, res.status, res.body.error?.details]).toEqual([op.path, offset, 400, [{ field: 'offset', message: 'must be <= 1000000000' }]]);
+      }
+    }
   });
 
   it('filters by status', async () => {

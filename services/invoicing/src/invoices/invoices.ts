@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { Owner } from '@pay/auth';
-import { IDEMPOTENCY_TTL_MS, parseMoney, readableNumber, type IdempotentRun, type Money } from '@pay/kit';
+import { IDEMPOTENCY_TTL_MS, parseMoney, readableNumber, type IdempotentRun, type Money, type RawJson } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
 import type { PaymentMethod, PaymentProvider } from '../payments/provider';
@@ -28,7 +28,8 @@ export function providerFor(deps: Pick<InvoicingDeps, 'providers'>, owner: Owner
   return provider;
 }
 
-export type CreateInvoiceInput = Static<typeof CreateInvoiceBody>;
+/** The create body, `metadata` as the exact JSON text the merchant sent (`exactBodyMember`). */
+export type CreateInvoiceInput = Omit<Static<typeof CreateInvoiceBody>, 'metadata'> & { metadata?: RawJson };
 export type Currency = 'RUB' | 'USD' | 'EUR' | 'KZT';
 
 /**
@@ -42,7 +43,8 @@ export interface InvoiceSpec {
   method: PaymentMethod;
   description: string | null;
   expiresAt: Date;
-  metadata?: Record<string, unknown> | null;
+  /** Stored and answered as the very text the merchant sent (issue 11: "returned as given"). */
+  metadata?: RawJson | null;
   customerEmail?: string | null;
   customerName?: string | null;
   customerPhone?: string | null;
@@ -88,7 +90,7 @@ export async function newInvoiceRow(deps: Pick<InvoicingDeps, 'providers'>, owne
     qr_code: order.qrPayload && !spec.qrLater ? qrPngDataUri(order.qrPayload) : null,
     qr_payload: order.qrPayload ?? null,
     original_payment_url: order.originalPaymentUrl ?? null,
-    metadata: spec.metadata ?? null,
+    metadata: spec.metadata?.text ?? null,
     redirect_url: spec.redirectUrl ?? null,
     success_url: spec.successUrl ?? null,
     external_id: spec.externalId ?? null,

@@ -8,7 +8,7 @@ import { inTransaction } from '../transactions';
 import { emitInvoiceEvent } from './events';
 import { FIAT_DECIMALS, providerFor } from './invoices';
 import { lockInvoice } from './payment';
-import type { InvoiceRow, Numeric } from './store';
+import { INVOICE_COLUMNS, type InvoiceRow, type Numeric } from './store';
 
 export interface RefundRow {
   id: string;
@@ -114,7 +114,7 @@ async function settleRefund(deps: InvoicingDeps, refund: RefundRow, outcome: { o
     if (!outcome.ok) return { refund: settled, invoice };
     const amount: Money = money(settled.amount);
     const [updated] = await tx.$queryRawUnsafe<InvoiceRow[]>(
-      'UPDATE invoicing.invoices SET refunded_amount = refunded_amount + $2::numeric WHERE id = $1::uuid RETURNING *',
+      `UPDATE invoicing.invoices i SET refunded_amount = refunded_amount + $2::numeric WHERE id = $1::uuid RETURNING ${INVOICE_COLUMNS}`,
       invoice.id,
       amount.toFixed(),
     );

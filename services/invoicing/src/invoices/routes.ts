@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
-import { paginationOf, type Api } from '@pay/kit';
+import { exactBodyMember, paginationOf, type Api } from '@pay/kit';
 import { OffsetPage } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
 import { cancelInvoice } from './cancel';
@@ -53,7 +53,10 @@ export function invoiceRoutes(api: Api, deps: InvoicingDeps): void {
     body: CreateInvoiceBody,
     response: { status: 201, schema: Type.Object({ invoice: CreatedInvoice }) },
     errors: ['PAYMENT_METHOD_NOT_ENABLED', 'CURRENCY_NOT_ENABLED'],
-    handler: async ({ auth, body, idempotency }) => ({ status: 201, body: { invoice: createdInvoiceJson(await createInvoice(deps, ownerOf(auth), body, idempotency), url) } }),
+    handler: async ({ req, auth, body, idempotency }) => {
+      const created = await createInvoice(deps, ownerOf(auth), { ...body, metadata: exactBodyMember(req, 'metadata') }, idempotency);
+      return { status: 201, body: { invoice: createdInvoiceJson(created, url) } };
+    },
   });
 
   api.route({

@@ -33,7 +33,7 @@ export const CreateInvoiceBody = Type.Object(
     metadata: Type.Optional(
       Type.Record(Type.String({ maxLength: 40 }), Type.Unknown(), {
         maxProperties: 50,
-        description: 'Free-form object (at most 50 keys), not shown in the invoice views; returned as given in webhook events',
+        description: 'Free-form object (at most 50 keys), not shown in the invoice views; returned in webhook events as the JSON text sent (digits, `2.50`, key order)',
       }),
     ),
   },

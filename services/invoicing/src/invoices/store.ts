@@ -31,7 +31,8 @@ export interface InvoiceRow {
   qr_code: string | null;
   qr_payload: string | null;
   original_payment_url: string | null;
-  metadata: Record<string, unknown> | null;
+  /** The JSON text the merchant sent, as stored (read with INVOICE_COLUMNS). */
+  metadata: string | null;
   redirect_url: string | null;
   success_url: string | null;
   external_id: string | null;
@@ -76,6 +77,13 @@ export const CUSTOMER_JOIN = `
     LIMIT 1
   ) c ON true`;
 export const CUSTOMER_COLUMNS = 'c.id AS c_id, c.full_name AS c_full_name, c.email AS c_email, c.kyc_status AS c_kyc_status, c.is_blocked AS c_is_blocked';
+
+/**
+ * An invoice row as every statement that reads one selects it (alias `i`): `metadata` as the
+ * exact text stored. Both drivers would parse the json column, losing digits past a double's
+ * and trailing zeros; of two columns with one name, pg and Prisma alike keep the later.
+ */
+export const INVOICE_COLUMNS = 'i.*, i.metadata::text AS metadata';
 
 /** The columns `insertInvoice` writes, in its parameter order. */
 const INSERT_COLUMNS = [
@@ -142,7 +150,7 @@ const COLUMN_TYPES: Record<(typeof INSERT_COLUMNS)[number], string> = {
 };
 
 /** A new invoice's columns as its create answers them: the row, and whether its customer has passed KYC. */
-const CREATED_COLUMNS = `i.*, EXISTS (SELECT 1 FROM invoicing.customers c
+const CREATED_COLUMNS = `${INVOICE_COLUMNS}, EXISTS (SELECT 1 FROM invoicing.customers c
      WHERE c.merchant_id = i.merchant_id AND c.is_test = i.is_test AND c.kyc_status = 'VERIFIED'
        AND (c.email = lower(i.customer_email) OR c.phone = i.customer_phone)) AS customer_kyc_verified`;
 
@@ -163,7 +171,7 @@ export type CreatedInvoiceRow = InvoiceRow & { customer_kyc_verified: boolean };
  * is not enabled for the merchant (the caller tells which); any other conflict is an error.
  */
 export async function insertInvoice(sql: Pool, row: NewInvoiceRow): Promise<CreatedInvoiceRow | null> {
-  const values = INSERT_COLUMNS.map((c) => (c === 'metadata' && row.metadata != null ? JSON.stringify(row.metadata) : row[c]));
+  const values = INSERT_COLUMNS.map((c) => row[c]);
   const res = await sql.query<CreatedInvoiceRow>({ name: 'invoice-insert', text: INSERT_SQL, values });
   return res.rows[0] ?? null;
 }
@@ -194,7 +202,7 @@ const INSERT_MANY_SQL = `INSERT INTO invoicing.invoices (${INSERT_COLUMNS.join('
  */
 export async function insertInvoices(tx: Sql, rows: NewInvoiceRow[]): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
-  const values = INSERT_COLUMNS.map((c) => rows.map((r) => (c === 'metadata' && r.metadata != null ? JSON.stringify(r.metadata) : r[c])));
+  const values = INSERT_COLUMNS.map((c) => rows.map((r) => r[c]));
   const inserted = await tx.$queryRawUnsafe<{ id: string }[]>(INSERT_MANY_SQL, ...values);
   return new Set(inserted.map((r) => r.id));
 }
@@ -239,7 +247,7 @@ async function withQrCodes<T extends InvoiceRow>(sql: Pool, rows: T[]): Promise<
   return rows;
 }
 
-const GET_SQL = `SELECT i.*, ${CUSTOMER_COLUMNS} FROM invoicing.invoices i ${CUSTOMER_JOIN}
+const GET_SQL = `SELECT ${INVOICE_COLUMNS}, ${CUSTOMER_COLUMNS} FROM invoicing.invoices i ${CUSTOMER_JOIN}
   WHERE i.id = $1 AND i.merchant_id = $2 AND i.is_test = $3`;
 
 /** One of the owner's invoices with its customer, in one statement; null when it is not theirs. */
@@ -248,7 +256,7 @@ export async function selectInvoice(sql: Pool, owner: Owner, id: string): Promis
   return (await withQrCodes(sql, res.rows))[0] ?? null;
 }
 
-const PUBLIC_GET_SQL = `SELECT i.*, ${CUSTOMER_COLUMNS} FROM invoicing.invoices i ${CUSTOMER_JOIN} WHERE i.id = $1`;
+const PUBLIC_GET_SQL = `SELECT ${INVOICE_COLUMNS}, ${CUSTOMER_COLUMNS} FROM invoicing.invoices i ${CUSTOMER_JOIN} WHERE i.id = $1`;
 
 /** Any invoice by id, for its hosted page (the id in the link is the capability). */
 export async function selectInvoiceById(sql: Pool, id: string): Promise<InvoiceWithCustomer | null> {
@@ -266,7 +274,7 @@ export async function selectInvoices(
   const where = 'merchant_id = $1 AND is_test = $2 AND ($3::invoicing."InvoiceStatus" IS NULL OR status = $3)';
   const [page, count] = await Promise.all([
     sql.query<InvoiceWithCustomer>(
-      `SELECT i.*, ${CUSTOMER_COLUMNS}
+      `SELECT ${INVOICE_COLUMNS}, ${CUSTOMER_COLUMNS}
          FROM (SELECT * FROM invoicing.invoices WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5) i
          ${CUSTOMER_JOIN}
         ORDER BY i.created_at DESC, i.id DESC`,

@@ -1,9 +1,15 @@
-import { money, toJsonNumber } from '@pay/kit';
+import { money, RawJson, toJsonNumber } from '@pay/kit';
 import type { CreatedInvoiceRow, InvoiceRow, InvoiceWithCustomer } from './store';
 
 /** The hosted payment page of an invoice. */
 export function paymentLinkOf(publicUrl: string, id: string): string {
   return `${publicUrl}/pay/${id}`;
+}
+
+/** `metadata` exactly as the merchant sent it (its stored text), `{}` when none was (invoicing-api.md: "returned as given"). */
+export function metadataJson(i: Pick<InvoiceRow, 'metadata'>): RawJson | Record<string, never> {
+  if (i.metadata !== null && typeof i.metadata !== 'string') throw new Error('invoice metadata read as parsed JSON: select the row with INVOICE_COLUMNS');
+  return i.metadata === null ? {} : new RawJson(i.metadata);
 }
 
 /** A KYC session bound to the invoice, or the customer's own KYC, is approved (decisions.md §10). */
@@ -75,7 +81,7 @@ export function invoiceEventJson(i: InvoiceRow) {
     amount: Number(money(i.amount).toFixed()),
     status: i.status,
     paidAt: i.paid_at?.toISOString() ?? null,
-    metadata: i.metadata ?? {},
+    metadata: metadataJson(i),
     customerEmail: i.customer_email,
     customerPhone: i.customer_phone,
   };

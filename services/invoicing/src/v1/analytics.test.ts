@@ -115,6 +115,11 @@ describe('GET /api/v1/analytics', () => {
       'from=2026-11-01&to=2026-11-03&currency=GBP',
       'from=2026-11-01&to=2026-11-03&limit=5',
       'from=2020-01-01&to=2026-11-03',
+      // Postgres reads year 0 as 1 BC, whose buckets no ISO timestamp can show (a 500).
+      'from=0000-01-01&to=0001-01-01',
+      'from=1969-12-31T23:00:00Z&to=1970-01-02',
+      'from=1970-01-01T00:00:00+01:00&to=1970-01-02',
+      'from=9999-12-31&to=9999-12-31T23:00:00-05:00',
     ]) {
       const res = await get(query);
       expect([query, res.status]).toEqual([query, 400]);
@@ -122,6 +127,11 @@ describe('GET /api/v1/analytics', () => {
       expect(res.body.error.details.length).toBeGreaterThan(0);
     }
     expect((await get('from=2026-11-01T00:00:00Z&to=2026-11-08T00:00:00Z&groupBy=hour')).status).toBe(200);
+    expect((await get('from=0000-01-01&to=0001-01-01')).body.error.details).toEqual([{ field: 'from', message: 'must be from 1970-01-01 to 9999-12-31' }]);
+    const first = await get('from=1970-01-01&to=1970-01-02&groupBy=day');
+    expect([first.status, first.body.byPeriod?.map((p: { date: string }) => p.date)]).toEqual([200, ['1970-01-01T00:00:00.000Z', '1970-01-02T00:00:00.000Z']]);
+    const last = await get('from=9999-12-30&to=9999-12-31&groupBy=day');
+    expect([last.status, last.body.byPeriod?.map((p: { date: string }) => p.date)]).toEqual([200, ['9999-12-30T00:00:00.000Z', '9999-12-31T00:00:00.000Z']]);
     expect((await request(ctx.app).get('/api/v1/analytics?from=2026-11-01&to=2026-11-03')).status).toBe(401);
   });
 });

@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import type { Owner } from '@pay/auth';
 import { toJsonNumber } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
-import { bucketsCte } from '../analytics/analytics';
+import { assertAnalyticsRange, bucketsCte } from '../analytics/analytics';
 import { ANALYTICS_MAX_DAYS } from '../analytics/schemas';
 import type { Numeric } from '../invoices/store';
 import { HOURLY_MAX_DAYS, type V1GroupBy } from './schemas';
@@ -19,7 +19,9 @@ function instant(text: string, field: 'from' | 'to'): Date {
     throw new ApiError('VALIDATION_ERROR', `${field} is not a real ISO 8601 date: ${text}`, [{ field, message: 'must be a real ISO 8601 date or date-time' }]);
   }
   // `to` as a date includes that whole day.
-  return dateOnly && field === 'to' ? new Date(at.getTime() + DAY_MS) : at;
+  const bound = dateOnly && field === 'to' ? new Date(at.getTime() + DAY_MS) : at;
+  assertAnalyticsRange(bound, field);
+  return bound;
 }
 
 /** The period [start, stop) of a v1 query, refused (400) when empty, too long, or too long for hours. */

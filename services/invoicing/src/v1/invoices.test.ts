@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { ManualClock } from '@pay/kit';
+import { eventsOf } from '@pay/webhooks';
 import { clockSigner, decodeQrDataUri, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../test-support';
 
 const clock = new ManualClock(new Date('2026-11-23T10:00:00.000Z'));
@@ -115,6 +116,63 @@ describe('POST /api/v1/invoices', () => {
     expect((await send({ amount: 11, currency: 'RUB' })).status).toBe(409);
     const [n] = await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM invoicing.invoices WHERE merchant_id = $1::uuid', m.merchantId);
     expect(n!.n).toBe(1);
+  });
+});
+
+describe('metadata comes back exactly as given (issue 11)', () => {
+  // What JSON.parse + JSON.stringify would change: digits past a double's, 2.50, escapes, spacing; key order and unicode kept too.
+  const META = '{ "orderId": "A-17", "big": 12345678901234567890, "price": 2.50, "z": 1, "a": [1.0, -0.000, 1e2],\n "name": "Jürgen 😀 \\"q\\" }{", "esc": "\\u00fc", "nested": {"b": true, "a": null} }';
+  const rawCreate = (m: TestMerchant, raw: string, key?: string) => {
+    const req = request(ctx.app).post('/api/v1/invoices').set('x-api-key', m.apiKey).set('Content-Type', 'application/json');
+    return (key ? req.set('Idempotency-Key', key) : req).send(raw);
+  };
+
+  it('in the create answer, the stored column, GET, an idempotent replay and the invoice.paid webhook body', async () => {
+    const m = await newMerchant(ctx.deps);
+    expect(JSON.parse(META)).toMatchObject({ big: 12345678901234567000, price: 2.5 }); // why this exists
+    const res = await rawCreate(m, `{"amount": 10, "currency": "RUB", "metadata": ${META}}`, 'meta-1');
+    expect(res.status).toBe(201);
+    expect(res.text).toContain(`"metadata":${META},`);
+    const [row] = await ctx.deps.db.$queryRawUnsafe<{ metadata: string }[]>('SELECT metadata::text FROM invoicing.invoices WHERE id = $1::uuid', res.body.id);
+    expect(row!.metadata).toBe(META);
+    expect((await v1(m, 'get', `/api/v1/invoices/${res.body.id}`)).text).toContain(`"metadata":${META},`);
+    const replay = await rawCreate(m, `{"amount": 10, "currency": "RUB", "metadata": ${META}}`, 'meta-1');
+    expect(replay.text).toBe(res.text);
+    expect((await v1(m, 'post', `/api/v1/sandbox/invoices/${res.body.id}/pay`, {})).text).toContain(`"metadata":${META},`);
+    const [paid] = await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: true }, 'invoice.paid');
+    expect(paid!.rawBody).toContain(`"metadata":${META},`);
+  });
+
+  it('the last of duplicate metadata members, as JSON reads it; {} when none; still an object or 400', async () => {
+    const m = await newMerchant(ctx.deps);
+    const dup = await rawCreate(m, '{"metadata": {"first": 1.10}, "amount": 1, "currency": "RUB", "metadata": {"last": 2.20}}');
+    expect(dup.status).toBe(201);
+    expect(dup.text).toContain('"metadata":{"last": 2.20},');
+    expect((await rawCreate(m, '{"amount": 1, "currency": "RUB"}')).body.metadata).toEqual({});
+    for (const bad of ['[1]', '"x"', '12345678901234567890', 'null']) {
+      const res = await rawCreate(m, `{"amount": 1, "currency": "RUB", "metadata": ${bad}}`);
+      expect([bad, res.status, res.body.error?.details?.[0]?.field]).toEqual([bad, 400, 'metadata']);
+    }
+    // The bytes are the text that comes back: JSON in UTF-8 (RFC 8259); other encodings do not parse.
+    const utf16 = await request(ctx.app).post('/api/v1/invoices').set('x-api-key', m.apiKey).set('Content-Type', 'application/json; charset=utf-16le')
+      .send(Buffer.from('{"amount": 1, "currency": "RUB", "metadata": {"a": 1}}', 'utf16le'));
+    expect([utf16.status, utf16.body.error?.code]).toEqual([400, 'VALIDATION_ERROR']);
+    const utf8 = await request(ctx.app).post('/api/v1/invoices').set('x-api-key', m.apiKey).set('Content-Type', 'application/json; charset=UTF-8').send('{"amount": 1, "currency": "RUB", "metadata": {"a": 1.0}}');
+    expect([utf8.status, utf8.body.metadata]).toEqual([201, { a: 1 }]);
+  });
+
+  it('v2 create keeps it too: the invoice.* webhook bodies carry the text sent', async () => {
+    const m = await newMerchant(ctx.deps);
+    const sign = clockSigner(() => ctx.app, clock);
+    const raw = `{"amount": 10, "metadata": ${META}}`;
+    // A v2 body is signed as sent, so it goes out as raw text.
+    const { signedHeaders } = await import('@pay/auth');
+    const headers = signedHeaders('v2', m.hmacSecret, { method: 'POST', path: '/api/v2/invoices', body: raw, now: clock.now().getTime() });
+    const created = await request(ctx.app).post('/api/v2/invoices').set('x-api-key', m.apiKey).set(headers).set('Content-Type', 'application/json').send(raw);
+    expect(created.status).toBe(201);
+    expect((await sign(m, 'post', `/api/v2/invoices/${created.body.invoice.id}/cancel`)).status).toBe(200);
+    const [cancelled] = await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: true }, 'invoice.cancelled');
+    expect(cancelled!.rawBody).toContain(`"metadata":${META},`);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Owner } from '@pay/auth';
-import { parseMoney, type IdempotentRun } from '@pay/kit';
+import { parseMoney, type IdempotentRun, type RawJson } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
 import type { Static } from '@sinclair/typebox';
 import type { InvoicingDeps } from '../deps';
@@ -31,8 +31,11 @@ export function v1ExpiresAt(text: string | undefined, now: Date): Date {
   return at;
 }
 
+/** The v1 create body, `metadata` as the exact JSON text the merchant sent (`exactBodyMember`). */
+export type CreateV1Input = Omit<Static<typeof CreateV1InvoiceBody>, 'metadata'> & { metadata?: RawJson };
+
 /** POST /api/v1/invoices: an SBP invoice in the given currency, through the one create path. */
-export function createV1Invoice(deps: InvoicingDeps, owner: Owner, body: Static<typeof CreateV1InvoiceBody>, idempotency?: IdempotentRun): Promise<CreatedInvoiceRow> {
+export function createV1Invoice(deps: InvoicingDeps, owner: Owner, body: CreateV1Input, idempotency?: IdempotentRun): Promise<CreatedInvoiceRow> {
   return openInvoice(deps, owner, {
     api: 'v1',
     amount: parseMoney(body.amount, { decimals: FIAT_DECIMALS }),

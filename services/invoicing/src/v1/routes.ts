@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { assertLiveKey, ownerOf } from '@pay/auth';
-import type { Api } from '@pay/kit';
+import { exactBodyMember, type Api } from '@pay/kit';
 import type { InvoicingDeps } from '../deps';
 import { cancelInvoice } from '../invoices/cancel';
 import { enabledCurrencies, setEnabledCurrencies } from '../invoices/currencies';
 import { getInvoice } from '../invoices/invoices';
 import { sandboxPay } from '../invoices/sandbox-pay';
 import { assertKnownIdShape, createV1Invoice } from './invoices';
-import { ANALYTICS_MAX_DAYS } from '../analytics/schemas';
+import { ANALYTICS_FIRST_DAY, ANALYTICS_LAST_DAY, ANALYTICS_MAX_DAYS } from '../analytics/schemas';
 import { v1AnalyticsOf, v1PeriodOf } from './analytics';
 import { CreateV1InvoiceBody, CurrencySettings, HOURLY_MAX_DAYS, V1Analytics, V1AnalyticsQuery, V1CreatedInvoice, V1Invoice, V1InvoiceParams, V1SandboxPayBody } from './schemas';
 import { v1CreatedJson, v1InvoiceJson } from './views';
@@ -29,7 +29,7 @@ export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
     description:
       'An SBP invoice in `currency`, which must be enabled for the merchant (`CURRENCY_NOT_ENABLED` otherwise; RUB by default, see ' +
       '`PUT /api/v1/settings/currencies`). Amount exact, at most 2 decimal places. `expiresAt` defaults to 24 h from now; a past one is ' +
-      'refused (400). `metadata` comes back exactly as given. After payment the hosted page sends the customer to `successUrl` at once when ' +
+      'refused (400). `metadata` comes back exactly as given: the JSON text sent (digits, `2.50`, key order, escapes), here, on GET and in webhooks. After payment the hosted page sends the customer to `successUrl` at once when ' +
       'given; otherwise it shows the paid status, with a link back to `redirectUrl` when given. ' +
       STATES,
     tags,
@@ -38,7 +38,10 @@ export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
     body: CreateV1InvoiceBody,
     response: { status: 201, schema: V1CreatedInvoice },
     errors: ['CURRENCY_NOT_ENABLED', 'PAYMENT_METHOD_NOT_ENABLED'],
-    handler: async ({ auth, body, idempotency }) => ({ status: 201, body: v1CreatedJson(await createV1Invoice(deps, ownerOf(auth), body, idempotency), url) }),
+    handler: async ({ req, auth, body, idempotency }) => {
+      const created = await createV1Invoice(deps, ownerOf(auth), { ...body, metadata: exactBodyMember(req, 'metadata') }, idempotency);
+      return { status: 201, body: v1CreatedJson(created, url) };
+    },
   });
 
   api.route({
@@ -139,7 +142,8 @@ export function v1AnalyticsRoutes(api: Api, deps: InvoicingDeps): void {
       '`averageAmount` = totalVolume / paidCount. `byPeriod` has every bucket (start as an ISO timestamp) from the one holding `from` to the ' +
       `one holding \`to\`, empty ones with zeros; \`hour\` only for periods up to ${HOURLY_MAX_DAYS} days, at most ${ANALYTICS_MAX_DAYS} days in all. ` +
       '`byCurrency` is keyed by currency code, `byBank` by the payer’s bank of paid SBP invoices, with each bank’s share of those payments ' +
-      '(`percentage`). Bad dates, from ≥ to, or a period too long for its grouping: 400.',
+      `(\`percentage\`). Dates run from ${ANALYTICS_FIRST_DAY} to the end of ${ANALYTICS_LAST_DAY}. Bad dates, dates outside that range, from ≥ to, or a ` +
+      'period too long for its grouping: 400.',
     tags: ['Analytics'],
     auth: 'key',
     query: V1AnalyticsQuery,

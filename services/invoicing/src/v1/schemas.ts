@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Amount, HttpUrl, StringEnum, Timestamp } from '@pay/schemas';
 import { CreateInvoiceBody, SandboxPayBody } from '../invoices/schemas';
 import { CURRENCIES } from '../invoices/currencies';
+import { ANALYTICS_FIRST_DAY, ANALYTICS_LAST_DAY } from '../analytics/schemas';
 
 export const CurrencyCode = StringEnum(CURRENCIES, { description: '`USD`, `EUR`, `RUB`, `KZT`' });
 export const V1_STATUSES = ['pending', 'paid', 'expired', 'cancelled'] as const;
@@ -77,8 +78,8 @@ const IsoInstant = (description: string) =>
 
 export const V1AnalyticsQuery = Type.Object(
   {
-    from: IsoInstant('ISO 8601 date (`2026-11-01`, 00:00 UTC) or date-time (without a zone: UTC); included'),
-    to: IsoInstant('ISO 8601 date (the whole day included) or date-time (excluded)'),
+    from: IsoInstant(`ISO 8601 date (\`2026-11-01\`, 00:00 UTC) or date-time (without a zone: UTC); included; from ${ANALYTICS_FIRST_DAY}`),
+    to: IsoInstant(`ISO 8601 date (the whole day included) or date-time (excluded); at most the end of ${ANALYTICS_LAST_DAY}`),
     currency: Type.Optional(CurrencyCode),
     groupBy: StringEnum<V1GroupBy>(['hour', 'day', 'week', 'month'], { default: 'day', description: `\`hour\` for periods up to ${HOURLY_MAX_DAYS} days; weeks start on Monday (UTC)` }),
   },

@@ -1,6 +1,6 @@
 import { toJsonNumber } from '@pay/kit';
 import type { InvoiceRow } from '../invoices/store';
-import { paymentLinkOf } from '../invoices/views';
+import { metadataJson, paymentLinkOf } from '../invoices/views';
 
 /** v1 statuses are the v2 names in lower case (invoicing-api.md §3). */
 export const v1Status = (i: Pick<InvoiceRow, 'status'>) => i.status.toLowerCase() as 'pending' | 'paid' | 'expired' | 'cancelled';
@@ -14,7 +14,7 @@ export function v1CreatedJson(i: InvoiceRow, publicUrl: string) {
     description: i.description,
     status: v1Status(i),
     paymentUrl: paymentLinkOf(publicUrl, i.id),
-    metadata: i.metadata ?? {},
+    metadata: metadataJson(i),
     createdAt: i.created_at.toISOString(),
     expiresAt: i.expires_at.toISOString(),
   };
