@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildEntry, copyRuntimeTree, entryPoints, workspaceProjects } from './build';
+import { buildEntry, buildLibrary, copyRuntimeTree, entryPoints, isLibrary, workspaceProjects } from './build';
 
 /** A throwaway workspace: files by path, plus symlinks standing in for pnpm's node_modules links. */
 function workspace(files: Record<string, string>, links: Record<string, string> = {}): string {
@@ -89,5 +89,28 @@ describe('scripts/build.ts', () => {
     roots.push(root);
     const projects = workspaceProjects(root);
     await expect(buildEntry(entryPoints(projects)[0]!, { projects })).rejects.toThrow(/polyfill[\s\S]*use something it exports/);
+  });
+
+  it('builds a library (its main in dist/) as CommonJS, ESM and declarations, with Node builtins only', async () => {
+    const root = workspace({
+      'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+      'packages/lib/package.json': JSON.stringify({ name: '@t/lib', main: './dist/index.js' }),
+      'packages/lib/src/index.ts': "import { createHash } from 'node:crypto';\nexport const sha = (s: string): string => createHash('sha256').update(s).digest('hex');\n",
+      'packages/internal/package.json': manifest('@t/internal'),
+      'packages/internal/src/index.ts': 'export const x = 1;\n',
+      'packages/bad/package.json': JSON.stringify({ name: '@t/bad', main: 'dist/index.js' }),
+      'packages/bad/src/index.ts': "import dep from 'dep';\nexport const x = dep;\n",
+    });
+    roots.push(root);
+    const projects = workspaceProjects(root);
+    expect(projects.filter(isLibrary).map((p) => p.folder)).toEqual(['bad', 'lib']);
+    const built = await buildLibrary(projects.find((p) => p.folder === 'lib')!);
+    const dist = path.join(root, 'packages/lib/dist');
+    expect(built.files).toEqual(['index.js', 'index.mjs', 'index.d.ts', 'index.d.mts'].map((f) => path.join(dist, f)));
+    expect(execFileSync(process.execPath, ['-e', `console.log(require(${JSON.stringify(path.join(dist, 'index.js'))}).sha('a'))`], { encoding: 'utf8' })).toMatch(/^ca978112/);
+    const esm = `import { sha } from ${JSON.stringify(`file://${path.join(dist, 'index.mjs')}`)}; console.log(sha('a'));`;
+    expect(execFileSync(process.execPath, ['--input-type=module', '-e', esm], { encoding: 'utf8' })).toMatch(/^ca978112/);
+    expect(readFileSync(path.join(dist, 'index.d.ts'), 'utf8')).toContain('export declare const sha: (s: string) => string;');
+    await expect(buildLibrary(projects.find((p) => p.folder === 'bad')!)).rejects.toThrow(/imports 'dep': a published library may use Node's builtins only/);
   });
 });

@@ -15,6 +15,12 @@
  *   there, instead of importing @prisma/client's 4.5 MB base64 JavaScript copy of it
  *   (about 20 MB less resident memory per process).
  *
+ * - A project published for merchants (its package.json `main` is in `dist/`, e.g.
+ *   packages/webhook-receiver) is a library, not a process: `src/index.ts` becomes
+ *   `dist/index.js` (CommonJS), `dist/index.mjs` (ESM) and `dist/index.d.ts`/`index.d.mts`,
+ *   with nothing from node_modules: it must have no runtime dependencies (Node's builtins only).
+ *   Workspace tests keep importing its source.
+ *
  * Usage: `pnpm build [project...]` (folder names, e.g. `crypto`; default: all), and
  * `pnpm build --runtime <dir>`, which also copies what the image runs into <dir>.
  */
@@ -252,21 +258,99 @@ export function copyRuntimeTree(out: string, built: BuiltEntry[], root = ROOT): 
   }
 }
 
+/** A project whose package.json `main` points into `dist/`: published, built by buildLibrary. */
+export function isLibrary(project: Project): boolean {
+  const { main } = JSON.parse(readFileSync(path.join(project.dir, 'package.json'), 'utf8')) as { main?: string };
+  return typeof main === 'string' && path.posix.normalize(main).startsWith('dist/') && existsSync(path.join(project.dir, 'src', 'index.ts'));
+}
+
+export interface BuiltLibrary {
+  project: Project;
+  /** Absolute paths of the files written to the project's dist/. */
+  files: string[];
+  ms: number;
+}
+
+/**
+ * Builds a library's `src/index.ts` into its dist/ (cleaned first): CommonJS and ESM bundles
+ * for Node 18+, and declarations (one file, so the same text serves both as .d.ts and .d.mts).
+ * Anything imported but a Node builtin fails the build: a merchant installs it alone.
+ */
+export async function buildLibrary(project: Project): Promise<BuiltLibrary> {
+  const started = Date.now();
+  const source = path.join(project.dir, 'src', 'index.ts');
+  const outDir = path.join(project.dir, 'dist');
+  rmSync(outDir, { recursive: true, force: true });
+  const builtinsOnly: Plugin = {
+    name: 'builtins-only',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (isBuiltin(args.path)) return { path: args.path, external: true };
+        throw new Error(`${path.relative(ROOT, args.importer)} imports '${args.path}': a published library may use Node's builtins only`);
+      });
+    },
+  };
+  for (const [format, outName] of [['cjs', 'index.js'], ['esm', 'index.mjs']] as const) {
+    const result = await build({
+      entryPoints: [source],
+      outfile: path.join(outDir, outName),
+      bundle: true,
+      platform: 'node',
+      target: 'node18',
+      format,
+      logLevel: 'silent',
+      plugins: [builtinsOnly],
+    });
+    if (result.warnings.length > 0) throw new Error(`${path.relative(ROOT, source)}: ${result.warnings.map((w) => w.text).join('; ')}`);
+  }
+  // Declarations from the source alone (`isolatedDeclarations`: every export is annotated), so
+  // no type-checking program slows the build; `pnpm typecheck` checks the types. typescript is
+  // a root devDependency, loaded here only.
+  const ts = await import('typescript');
+  const declared = ts.transpileDeclaration(readFileSync(source, 'utf8'), {
+    fileName: source,
+    reportDiagnostics: true,
+    compilerOptions: { isolatedDeclarations: true, declaration: true, strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS },
+  });
+  const diagnostics = declared.diagnostics ?? [];
+  if (diagnostics.length > 0) {
+    const host = { getCanonicalFileName: (f: string) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' };
+    throw new Error(`${path.relative(ROOT, source)}: ${ts.formatDiagnostics(diagnostics, host)}`);
+  }
+  // One file, so the same text serves require (.d.ts) and import (.d.mts): no relative imports.
+  if (/\bfrom\s+['"]\.|import\(['"]\./.test(declared.outputText)) {
+    throw new Error(`${path.relative(ROOT, source)}: declarations must be one file: keep the library in src/index.ts`);
+  }
+  writeFileSync(path.join(outDir, 'index.d.ts'), declared.outputText);
+  writeFileSync(path.join(outDir, 'index.d.mts'), declared.outputText);
+  const written = ['index.js', 'index.mjs', 'index.d.ts', 'index.d.mts'].map((f) => path.join(outDir, f));
+  return { project, files: written, ms: Date.now() - started };
+}
+
+/** Builds the libraries among the named project folders (default: every project). */
+export async function buildLibraries(folders: string[] = [], root = ROOT): Promise<BuiltLibrary[]> {
+  const libraries = workspaceProjects(root).filter((p) => (folders.length === 0 || folders.includes(p.folder)) && isLibrary(p));
+  return Promise.all(libraries.map((p) => buildLibrary(p)));
+}
+
 async function cli(argv: string[]): Promise<void> {
   const folders = [...argv];
   const at = folders.indexOf('--runtime');
   const runtimeDir = at >= 0 ? folders.splice(at, 2)[1] : undefined;
   if (at >= 0 && !runtimeDir) throw new Error('--runtime needs a directory');
   const started = Date.now();
-  const built = await buildWorkspace(folders);
+  const [built, libraries] = await Promise.all([buildWorkspace(folders), buildLibraries(folders)]);
   for (const b of built) {
     console.log(`${path.relative(ROOT, b.outFile)}  ${(b.bytes / 1024).toFixed(0)} KB  ${b.ms} ms\n  from node_modules: ${b.externals.join(' ')}`);
+  }
+  for (const l of libraries) {
+    console.log(`${path.relative(ROOT, path.join(l.project.dir, 'dist'))}/ (library: ${l.files.map((f) => path.basename(f)).join(', ')})  ${l.ms} ms`);
   }
   if (runtimeDir) {
     copyRuntimeTree(path.resolve(runtimeDir), built);
     console.log(`runtime tree copied to ${runtimeDir}`);
   }
-  console.log(`built ${built.length} entries in ${Date.now() - started} ms`);
+  console.log(`built ${built.length} entries and ${libraries.length} libraries in ${Date.now() - started} ms`);
 }
 
 if (require.main === module) {

@@ -1,31 +1,15 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Receivers should refuse events whose timestamp is further than this from their clock (spec part 6). */
-export const WEBHOOK_TOLERANCE_MS = 5 * 60 * 1000;
+export const WEBHOOK_TOLERANCE_MS: number = 5 * 60 * 1000;
 
-/** The invoice object of invoice events, amounts in rubles. */
-export interface WebhookInvoice {
-  id: string;
-  invoiceNumber: string;
-  amount: number;
-  status: 'PAID' | 'EXPIRED' | 'CANCELLED';
-  paidAt: string | null;
-  metadata: Record<string, unknown>;
-  customerEmail: string | null;
-  customerPhone: string | null;
-}
-
-export interface WebhookKycSession {
-  id: string;
-  sessionId: string;
-  status: 'APPROVED' | 'DECLINED' | 'IN_PROGRESS';
-  invoiceId: string | null;
-  customerId: string | null;
-  customerEmail: string | null;
-  customerPhone: string | null;
-  reason?: string | null;
-  updatedAt: string;
-}
+/*
+ * The event bodies, exactly as the platform's JSON Schemas describe them (the `webhooks`
+ * section of each service's /openapi.json): packages/webhooks/src/payloads.ts for console
+ * (invoicing) events, services/crypto/src/events/openapi.ts for crypto events.
+ * src/events.test.ts fails when these types and those schemas differ. Timestamps are
+ * ISO 8601 UTC strings; amounts are JSON numbers.
+ */
 
 interface Envelope<E extends string> {
   event: E;
@@ -33,13 +17,180 @@ interface Envelope<E extends string> {
   timestamp: number;
 }
 
-/** Every event the platform sends: invoicing events to console webhooks, crypto events to the merchant's webhookUrl. */
-export type WebhookEvent =
-  | (Envelope<'invoice.paid' | 'invoice.expired' | 'invoice.cancelled'> & { invoice: WebhookInvoice })
-  | (Envelope<'invoice.refunded'> & { invoice: WebhookInvoice; refund: { id: string; amount: number; createdAt: string } })
-  | (Envelope<'kyc.passed' | 'kyc.rejected' | 'kyc.manual_review'> & { session: WebhookKycSession })
-  | (Envelope<'transaction.confirmed'> & { transaction: Record<string, unknown> })
-  | (Envelope<'withdrawal.completed' | 'withdrawal.failed'> & { withdrawal: Record<string, unknown> });
+// --- Console webhooks (invoicing): signed with the endpoint's `whsec_…` secret -------------
+
+export type WebhookInvoiceStatus = 'PAID' | 'EXPIRED' | 'CANCELLED';
+
+/** The invoice of `invoice.*` console events; amounts in rubles, not kopecks. */
+export interface WebhookInvoice<S extends WebhookInvoiceStatus = WebhookInvoiceStatus> {
+  id: string;
+  /** `INV-<digits>-<suffix>` */
+  invoiceNumber: string;
+  amount: number;
+  status: S;
+  paidAt: S extends 'PAID' ? string : string | null;
+  /** The object given at creation. */
+  metadata: Record<string, unknown>;
+  customerEmail: string | null;
+  customerPhone: string | null;
+}
+
+/** The refund of `invoice.refunded`: this refund, in rubles. */
+export interface WebhookRefund {
+  id: string;
+  amount: number;
+  createdAt: string;
+}
+
+export type WebhookKycStatus = 'APPROVED' | 'DECLINED' | 'IN_PROGRESS';
+
+/** A KYC session (v2 API) in `kyc.*` events. */
+export interface WebhookKycSession<S extends WebhookKycStatus = WebhookKycStatus> {
+  id: string;
+  sessionId: string;
+  status: S;
+  invoiceId: string | null;
+  customerId: string | null;
+  customerEmail: string | null;
+  customerPhone: string | null;
+  /** Why the session was declined or sent to review; null when passed. */
+  reason?: string | null;
+  updatedAt: string;
+}
+
+export type WebhookKycStatusV1 = 'completed' | 'failed' | 'in_progress';
+
+/** A v1 KYC session (POST /api/v1/kyc/sessions) in `kyc.*` events sent to the session's webhookUrl. */
+export interface WebhookKycSessionV1<S extends WebhookKycStatusV1 = WebhookKycStatusV1> {
+  id: string;
+  level: 'basic' | 'advanced';
+  status: S;
+  metadata: Record<string, unknown>;
+  reason: string | null;
+  updatedAt: string;
+}
+
+export interface InvoicePaidEvent extends Envelope<'invoice.paid'> {
+  invoice: WebhookInvoice<'PAID'>;
+}
+export interface InvoiceExpiredEvent extends Envelope<'invoice.expired'> {
+  invoice: WebhookInvoice<'EXPIRED'>;
+}
+export interface InvoiceCancelledEvent extends Envelope<'invoice.cancelled'> {
+  invoice: WebhookInvoice<'CANCELLED'>;
+}
+export interface InvoiceRefundedEvent extends Envelope<'invoice.refunded'> {
+  invoice: WebhookInvoice<'PAID'>;
+  refund: WebhookRefund;
+}
+export interface KycPassedEvent extends Envelope<'kyc.passed'> {
+  session: WebhookKycSession<'APPROVED'> | WebhookKycSessionV1<'completed'>;
+}
+export interface KycRejectedEvent extends Envelope<'kyc.rejected'> {
+  session: WebhookKycSession<'DECLINED'> | WebhookKycSessionV1<'failed'>;
+}
+export interface KycManualReviewEvent extends Envelope<'kyc.manual_review'> {
+  session: WebhookKycSession<'IN_PROGRESS'> | WebhookKycSessionV1<'in_progress'>;
+}
+
+/** Console webhook events (and v1 KYC session results). */
+export type InvoicingWebhookEvent =
+  | InvoicePaidEvent
+  | InvoiceExpiredEvent
+  | InvoiceCancelledEvent
+  | InvoiceRefundedEvent
+  | KycPassedEvent
+  | KycRejectedEvent
+  | KycManualReviewEvent;
+
+// --- Crypto events: sent to the merchant's webhookUrl, signed with the `hs_…` HMAC secret ----
+
+export type CryptoCurrency = 'USDT_TRC20' | 'USDT_ERC20' | 'USDC_ERC20' | 'USDT_BEP20' | 'USDC_BEP20';
+export type CryptoNetwork = 'Tron' | 'Ethereum' | 'BSC';
+
+/** A crypto invoice, as GET /api/v1/invoices/:id answers it. */
+export interface CryptoInvoice {
+  id: string;
+  amount: number;
+  currency: CryptoCurrency;
+  network: CryptoNetwork;
+  /** Deposit address of this invoice alone. */
+  address: string;
+  status: 'Pending' | 'PartiallyPaid' | 'Paid' | 'Underpaid' | 'Expired';
+  expiresAt: string;
+  paymentUrl: string;
+  description: string | null;
+  amountReceived: number;
+  paidAt: string | null;
+  createdAt: string;
+}
+
+/** An incoming transfer, as GET /api/v1/transactions/:id answers it. */
+export interface CryptoTransaction {
+  id: string;
+  invoiceId: string;
+  txHash: string;
+  fromAddress: string;
+  toAddress: string;
+  amount: number;
+  currency: CryptoCurrency;
+  network: CryptoNetwork;
+  status: 'Pending' | 'Confirmed' | 'Failed';
+  confirmations: number;
+  requiredConfirmations: number;
+  createdAt: string;
+  confirmedAt: string | null;
+  blockNumber: number | null;
+}
+
+/** A withdrawal, as GET /api/v1/withdrawals/:id answers it. */
+export interface CryptoWithdrawal {
+  id: string;
+  /** `WD-<8 digits>-<suffix>` */
+  withdrawalNumber: string;
+  toAddress: string;
+  amount: number;
+  fee: number;
+  netAmount: number;
+  currency: CryptoCurrency;
+  network: CryptoNetwork;
+  status: 'Pending' | 'Processing' | 'Completed' | 'Failed';
+  createdAt: string;
+  txHash: string | null;
+  confirmations: number;
+  processedAt: string | null;
+  completedAt: string | null;
+  failureReason: string | null;
+}
+
+export interface CryptoInvoicePaidEvent extends Envelope<'invoice.paid'> {
+  invoice: CryptoInvoice;
+}
+export interface TransactionConfirmedEvent extends Envelope<'transaction.confirmed'> {
+  transaction: CryptoTransaction;
+}
+export interface WithdrawalCompletedEvent extends Envelope<'withdrawal.completed'> {
+  withdrawal: CryptoWithdrawal;
+}
+export interface WithdrawalFailedEvent extends Envelope<'withdrawal.failed'> {
+  withdrawal: CryptoWithdrawal;
+}
+
+/** Crypto events. */
+export type CryptoWebhookEvent = CryptoInvoicePaidEvent | TransactionConfirmedEvent | WithdrawalCompletedEvent | WithdrawalFailedEvent;
+
+/**
+ * Every event the platform sends. `invoice.paid` is both a console event (`WebhookInvoice`,
+ * rubles) and a crypto event (`CryptoInvoice`, with `currency`): narrow with
+ * `verifyWebhook<InvoicingWebhookEvent>` / `<CryptoWebhookEvent>` on a route that receives
+ * only one kind, or with `'currency' in event.invoice`.
+ */
+export type WebhookEvent = InvoicingWebhookEvent | CryptoWebhookEvent;
+
+/** The event(s) of one kind, e.g. `WebhookEventOf<'withdrawal.failed'>`. */
+export type WebhookEventOf<K extends WebhookEvent['event'], E extends WebhookEvent = WebhookEvent> = Extract<E, { event: K }>;
+
+// --- Verification --------------------------------------------------------------------------
 
 export type WebhookVerificationCode = 'MISSING_HEADER' | 'INVALID_SIGNATURE' | 'TIMESTAMP_OUT_OF_WINDOW' | 'INVALID_BODY';
 
@@ -53,18 +204,19 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-export interface VerifiedWebhook {
-  event: WebhookEvent;
+export interface VerifiedWebhook<E extends WebhookEvent = WebhookEvent> {
+  event: E;
   /** `X-SVC-Delivery`: the same on every retry; deduplicate on it (delivery is at least once). */
   deliveryId: string;
   /** `X-SVC-Timestamp`, Unix ms. */
   timestamp: number;
 }
 
-type HeaderBag = Headers | Record<string, string | string[] | undefined>;
+/** Node's `req.headers` (any case), or Fetch `Headers`. */
+export type WebhookHeaders = { get(name: string): string | null } | Record<string, string | string[] | undefined>;
 
-function header(headers: HeaderBag, name: string): string | undefined {
-  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+function header(headers: WebhookHeaders, name: string): string | undefined {
+  if (typeof headers.get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined;
   const bag = headers as Record<string, string | string[] | undefined>;
   const key = Object.keys(bag).find((k) => k.toLowerCase() === name.toLowerCase());
   const value = key === undefined ? undefined : bag[key];
@@ -75,24 +227,28 @@ function header(headers: HeaderBag, name: string): string | undefined {
  * Verifies a webhook before anything is done with it: `X-SVC-Signature` must be the hex
  * HMAC-SHA256 of `X-SVC-Timestamp` + the raw body under your webhook secret (compared in
  * constant time), and the timestamp within 5 minutes of `now`. Pass the body exactly as
- * received (a Buffer or string), never a re-serialised object. Throws
+ * received (a Buffer, Uint8Array or string), never a re-serialised object. Throws
  * WebhookVerificationError; returns the typed event and the delivery id.
+ *
+ * The type parameter narrows the event type on a route that receives one family only; it is
+ * not checked at run time (the signature is what proves the body is ours).
  */
-export function verifyWebhook(
-  rawBody: string | Buffer,
-  headers: HeaderBag,
+export function verifyWebhook<E extends WebhookEvent = WebhookEvent>(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
   secret: string,
   opts: { toleranceMs?: number; now?: number } = {},
-): VerifiedWebhook {
+): VerifiedWebhook<E> {
+  if (typeof secret !== 'string' || secret === '') throw new TypeError('verifyWebhook: the webhook secret is missing');
   const signature = header(headers, 'x-svc-signature');
   const timestampText = header(headers, 'x-svc-timestamp');
   const deliveryId = header(headers, 'x-svc-delivery');
   const missing = [!signature && 'X-SVC-Signature', !timestampText && 'X-SVC-Timestamp', !deliveryId && 'X-SVC-Delivery'].filter(Boolean);
   if (missing.length > 0) throw new WebhookVerificationError('MISSING_HEADER', `Missing ${missing.join(', ')}`);
-  if (typeof rawBody !== 'string' && !Buffer.isBuffer(rawBody)) {
-    throw new WebhookVerificationError('INVALID_BODY', 'Pass the raw body (Buffer or string), e.g. express.raw({ type: "application/json" })');
+  if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) {
+    throw new WebhookVerificationError('INVALID_BODY', 'Pass the raw body (Buffer or string), e.g. express.raw({ type: "application/json" }), not a parsed object');
   }
-  const body = Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody, 'utf8');
+  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
   const expected = createHmac('sha256', secret).update(timestampText!).update(body).digest();
   const given = /^[0-9a-f]{64}$/.test(signature!) ? Buffer.from(signature!, 'hex') : Buffer.alloc(0);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
@@ -103,9 +259,9 @@ export function verifyWebhook(
   if (!Number.isSafeInteger(timestamp) || Math.abs(now - timestamp) > (opts.toleranceMs ?? WEBHOOK_TOLERANCE_MS)) {
     throw new WebhookVerificationError('TIMESTAMP_OUT_OF_WINDOW', 'X-SVC-Timestamp is more than 5 minutes from this clock: refused as a possible replay');
   }
-  let event: WebhookEvent;
+  let event: E;
   try {
-    event = JSON.parse(body.toString('utf8')) as WebhookEvent;
+    event = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as E;
   } catch {
     throw new WebhookVerificationError('INVALID_BODY', 'The body is not JSON');
   }

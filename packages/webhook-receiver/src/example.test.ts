@@ -1,0 +1,178 @@
+/**
+ * The package as a merchant gets it: built (scripts/build.ts), packed (`pnpm pack`, so only
+ * what `files` publishes), installed into a plain Node project beside express, and the README's
+ * express example run there with `node` as-is, signed by the platform's own signer.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import ts from 'typescript';
+import { sampleObject, webhookHeaders } from '@pay/webhooks';
+import { buildLibrary, workspaceProjects } from '../../../scripts/build';
+
+const PACKAGE = path.resolve(__dirname, '..');
+const EXAMPLE = path.join(PACKAGE, 'examples', 'express.js');
+const SECRET = 'whsec_example_secret';
+
+/** The code block of the README's "Express" section. */
+function readmeExample(): string {
+  const readme = readFileSync(path.join(PACKAGE, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Express\n'));
+  const block = /\n```js\n([\s\S]*?)```\n/.exec(section);
+  if (!block) throw new Error('README.md: no ```js block under ## Express');
+  return block[1]!;
+}
+
+it('the README shows examples/express.js verbatim', () => {
+  expect(readmeExample()).toBe(readFileSync(EXAMPLE, 'utf8'));
+});
+
+describe('installed from the packed build into a plain Node project', () => {
+  let merchant: string;
+  let server: ChildProcess;
+  let url: string;
+  let output = '';
+
+  beforeAll(async () => {
+    const project = workspaceProjects().find((p) => p.dir === PACKAGE)!;
+    await buildLibrary(project);
+    const root = mkdtempSync(path.join(tmpdir(), 'pay-receiver-'));
+    merchant = path.join(root, 'merchant');
+    execFileSync('pnpm', ['pack', '--pack-destination', root], { cwd: PACKAGE, stdio: 'pipe' });
+    const installed = path.join(merchant, 'node_modules', '@pay', 'webhook-receiver');
+    mkdirSync(installed, { recursive: true });
+    execFileSync('tar', ['-xzf', path.join(root, 'pay-webhook-receiver-0.1.0.tgz'), '-C', installed, '--strip-components=1']);
+    symlinkSync(realpathSync(path.join(PACKAGE, 'node_modules', 'express')), path.join(merchant, 'node_modules', 'express'));
+    writeFileSync(path.join(merchant, 'package.json'), JSON.stringify({ name: 'merchant', private: true }));
+    // The README's code, byte for byte (the test above), as the merchant's server.js.
+    cpSync(EXAMPLE, path.join(merchant, 'server.js'));
+
+    server = spawn(process.execPath, ['server.js'], {
+      cwd: merchant,
+      env: { PATH: process.env.PATH, WEBHOOK_SECRET: SECRET, PORT: '0', HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the example did not start: ${output}`)), 15_000);
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        const m = /listening on 127\.0\.0\.1 port (\d+)/.exec(output);
+        if (m) {
+          clearTimeout(timer);
+          resolve(`http://127.0.0.1:${m[1]}/webhooks`);
+        }
+      };
+      server.stdout!.on('data', onData);
+      server.stderr!.on('data', onData);
+      server.on('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`the example exited (${code}): ${output}`));
+      });
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((r) => server.once('exit', r));
+      server.kill();
+      await exited;
+    }
+    if (merchant) rmSync(path.dirname(merchant), { recursive: true, force: true });
+  });
+
+  it('publishes dist/ only, with no runtime dependency', () => {
+    const manifest = JSON.parse(readFileSync(path.join(merchant, 'node_modules/@pay/webhook-receiver/package.json'), 'utf8'));
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(manifest.peerDependencies).toBeUndefined();
+    const files = execFileSync('find', ['.', '-type', 'f'], { cwd: path.join(merchant, 'node_modules/@pay/webhook-receiver'), encoding: 'utf8' }).trim().split('\n').sort();
+    expect(files).toEqual(['./README.md', './dist/index.d.mts', './dist/index.d.ts', './dist/index.js', './dist/index.mjs', './package.json']);
+  });
+
+  const post = async (body: string, headers: Record<string, string>) => {
+    const res = await fetch(url, { method: 'POST', headers, body });
+    return { status: res.status, text: await res.text() };
+  };
+  const invoicePaid = () => JSON.stringify({ event: 'invoice.paid', timestamp: Date.now(), ...sampleObject('invoice.paid', new Date()) });
+  const signed = (body: string, over: { timestamp?: number; deliveryId?: string } = {}) =>
+    webhookHeaders({ secret: SECRET, deliveryId: over.deliveryId ?? randomUUID(), event: JSON.parse(body).event, timestamp: over.timestamp ?? Date.now(), body });
+  const settle = () => new Promise((r) => setTimeout(r, 100));
+
+  it('answers 200 to a signed event and acts on it once, however often it is delivered', async () => {
+    const body = invoicePaid();
+    const deliveryId = randomUUID();
+    expect(await post(body, signed(body, { deliveryId }))).toEqual({ status: 200, text: 'OK' });
+    // A retry: the same delivery, signed again a minute later.
+    expect((await post(body, signed(body, { deliveryId, timestamp: Date.now() + 60_000 }))).status).toBe(200);
+    await settle();
+    expect(output.match(/invoice 00000000-0000-4000-8000-000000000000 paid: 1500\.5/g)).toHaveLength(1);
+  });
+
+  it('answers 400 INVALID_SIGNATURE to a tampered body, and does not act on it', async () => {
+    const body = invoicePaid();
+    const headers = signed(body);
+    const before = output;
+    expect(await post(body.replace('1500.5', '15000.5'), headers)).toEqual({ status: 400, text: JSON.stringify({ error: 'INVALID_SIGNATURE' }) });
+    expect(await post(body, { ...headers, 'X-SVC-Timestamp': String(Date.now() - 1000) })).toEqual({ status: 400, text: JSON.stringify({ error: 'INVALID_SIGNATURE' }) });
+    await settle();
+    expect(output.slice(before.length)).not.toMatch(/paid:/);
+    expect(output).toMatch(/webhook refused: INVALID_SIGNATURE/);
+  });
+
+  it('answers 400 TIMESTAMP_OUT_OF_WINDOW to a correctly signed event more than 5 minutes old (or ahead)', async () => {
+    const body = invoicePaid();
+    expect(await post(body, signed(body, { timestamp: Date.now() - 5 * 60_000 - 5_000 }))).toEqual({ status: 400, text: JSON.stringify({ error: 'TIMESTAMP_OUT_OF_WINDOW' }) });
+    expect(await post(body, signed(body, { timestamp: Date.now() + 5 * 60_000 + 5_000 }))).toEqual({ status: 400, text: JSON.stringify({ error: 'TIMESTAMP_OUT_OF_WINDOW' }) });
+    // 4 minutes late is still within the window.
+    expect((await post(body, signed(body, { timestamp: Date.now() - 4 * 60_000 }))).status).toBe(200);
+  });
+
+  it('answers 400 MISSING_HEADER to an unsigned request', async () => {
+    expect(await post(invoicePaid(), { 'Content-Type': 'application/json' })).toEqual({ status: 400, text: JSON.stringify({ error: 'MISSING_HEADER' }) });
+  });
+
+  it('handles a crypto event signed with the HMAC secret the same way', async () => {
+    const body = JSON.stringify({ event: 'withdrawal.failed', timestamp: Date.now(), withdrawal: { id: 'w-1', failureReason: 'Hot wallet balance too low' } });
+    expect((await post(body, signed(body))).status).toBe(200);
+    await settle();
+    expect(output).toMatch(/withdrawal w-1 failed: Hot wallet balance too low/);
+  });
+
+  it('loads as ESM too, and its types resolve for CommonJS and ESM TypeScript projects', () => {
+    const script = `import { verifyWebhook, WEBHOOK_TOLERANCE_MS } from '@pay/webhook-receiver';
+      import { createHmac } from 'node:crypto';
+      const body = '{"event":"kyc.passed","timestamp":1}', t = String(Date.now());
+      const sig = createHmac('sha256', 's').update(t + body).digest('hex');
+      const v = verifyWebhook(body, { 'x-svc-signature': sig, 'x-svc-timestamp': t, 'x-svc-delivery': 'd' }, 's');
+      console.log(v.event.event, WEBHOOK_TOLERANCE_MS);`;
+    expect(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: merchant, encoding: 'utf8' })).toBe('kyc.passed 300000\n');
+
+    const use = (imp: string) => `${imp}
+const v = verifyWebhook('{}', {}, 's');
+if (v.event.event === 'withdrawal.failed') { const reason: string | null = v.event.withdrawal.failureReason; void reason; }
+const e: WebhookEventOf<'invoice.refunded'> | undefined = undefined; void e;
+// @ts-expect-error: a typo in an event kind is caught, so the declarations were really read
+const wrong: WebhookEventOf<'invoice.payed'> | undefined = undefined; void wrong;
+export const isVerificationError = (err: unknown) => err instanceof WebhookVerificationError;
+`;
+    writeFileSync(path.join(merchant, 'esm.mts'), use("import { verifyWebhook, WebhookVerificationError, type WebhookEventOf } from '@pay/webhook-receiver';"));
+    writeFileSync(
+      path.join(merchant, 'cjs.cts'),
+      use("import receiver = require('@pay/webhook-receiver');\nimport verifyWebhook = receiver.verifyWebhook;\nimport WebhookVerificationError = receiver.WebhookVerificationError;\ntype WebhookEventOf<K extends receiver.WebhookEvent['event']> = receiver.WebhookEventOf<K>;"),
+    );
+    const program = ts.createProgram([path.join(merchant, 'esm.mts'), path.join(merchant, 'cjs.cts')], {
+      strict: true,
+      noEmit: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      lib: ['lib.es2023.d.ts'],
+      types: [],
+    });
+    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    expect(diagnostics).toEqual([]);
+    const resolved = program.getSourceFiles().map((f) => path.relative(merchant, f.fileName)).filter((f) => f.includes('webhook-receiver'));
+    expect(resolved.sort()).toEqual(['node_modules/@pay/webhook-receiver/dist/index.d.mts', 'node_modules/@pay/webhook-receiver/dist/index.d.ts']);
+  });
+});
