@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Owner } from '@pay/auth';
 import { stringifyExact } from '@pay/kit';
+import { compile } from '@pay/schemas';
+import type { TSchema } from '@sinclair/typebox';
 import type { Sql } from './db';
+import { EventPayloads } from './payloads';
 
 /** The events table, owned by this package (Postgres schema `webhooks`). */
 const EVENTS = 'webhooks.events';
@@ -79,7 +82,34 @@ export interface StoredEvent {
   createdAt: Date;
 }
 
-/** A merchant's events in one mode, in the order they were recorded (optionally of one kind). */
+/**
+ * The documented body schema of each event kind, by source: invoicing's are this package's
+ * (payloads.ts); a service whose event schemas are its own registers them
+ * (registerEventPayloads), as crypto does where it records its events.
+ */
+const documentedPayloads = new Map<EventSource, Record<string, TSchema>>([['invoicing', EventPayloads]]);
+
+export function registerEventPayloads(source: EventSource, payloads: Record<string, TSchema>): void {
+  documentedPayloads.set(source, payloads);
+}
+
+/** Throws unless `body` (a fresh copy: validation may fill defaults) matches its kind's documented schema. */
+function assertDocumented(source: EventSource, type: string, body: unknown): void {
+  const schema = documentedPayloads.get(source)?.[type];
+  if (!schema) throw new Error(`${source} event ${type} has no documented body schema (payloads.ts or registerEventPayloads)`);
+  const validate = compile(schema);
+  if (!validate(body)) {
+    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+    throw new Error(`${source} event ${type} does not match its documented schema: ${problems.join('; ')}\n${JSON.stringify(body)}`);
+  }
+}
+
+/**
+ * A merchant's events in one mode, in the order they were recorded (optionally of one kind).
+ * Tests read recorded events through here, so every body is checked against its documented
+ * schema (the OpenAPI `webhooks` section is built from the same schemas): a body that drifts
+ * from its documentation fails the test that recorded it.
+ */
 export async function eventsOf(db: Pick<Sql, '$queryRawUnsafe'>, owner: Owner, type?: string): Promise<StoredEvent[]> {
   const rows = await db.$queryRawUnsafe<
     { id: string; source: EventSource; merchant_id: string; is_test: boolean; type: string; body: string; target_url: string | null; created_at: Date }[]
@@ -90,6 +120,7 @@ export async function eventsOf(db: Pick<Sql, '$queryRawUnsafe'>, owner: Owner, t
     owner.isTest,
     type ?? null,
   );
+  for (const r of rows) assertDocumented(r.source, r.type, JSON.parse(r.body));
   return rows.map((r) => ({
     id: r.id,
     source: r.source,

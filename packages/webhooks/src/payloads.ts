@@ -1,5 +1,5 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
-import { Amount, NullableTimestamp, Timestamp, Uuid } from '@pay/schemas';
+import { Amount, NullableTimestamp, StringEnum, Timestamp, Uuid } from '@pay/schemas';
 
 /**
  * The event kinds of invoicing-api.md part 6, the ones a console webhook subscribes to. Crypto
@@ -50,9 +50,32 @@ function invoiceObject(status: string) {
   );
 }
 
-const Refund = Type.Object(
-  { id: Uuid, amount: { ...Amount, description: 'Refunded now, in rubles' }, createdAt: Timestamp },
-  { additionalProperties: false },
+const NullableText = Type.Union([Type.String(), Type.Null()]);
+
+/**
+ * A refund record exactly as the API answers it (POST and GET /api/v2/invoices/{id}/refunds):
+ * the invoicing service builds its RefundRecord from these properties, so the API's record
+ * and the webhook's cannot drift apart.
+ */
+export const RefundObject = Type.Object(
+  {
+    id: Uuid,
+    invoiceId: Uuid,
+    amount: { ...Amount, description: 'Refunded by this refund, in rubles (decisions.md §7)' },
+    currency: Type.String({ description: 'The invoice’s currency' }),
+    status: StringEnum(['PENDING', 'SUCCEEDED', 'FAILED'] as const),
+    reason: { ...NullableText, description: 'The merchant’s reason, as given; null when none' },
+    failureReason: { ...NullableText, description: 'Why the provider refused it (FAILED); null otherwise' },
+    createdAt: Timestamp,
+    settledAt: NullableTimestamp,
+  },
+  { additionalProperties: false, description: 'One refund of a paid invoice' },
+);
+
+/** `invoice.refunded` is sent once the provider has returned the money: the refund is SUCCEEDED and settled. */
+const SettledRefund = Type.Object(
+  { ...RefundObject.properties, status: Type.Literal('SUCCEEDED'), settledAt: Timestamp },
+  { additionalProperties: false, description: 'The refund record (as the refunds API answers it) of this refund' },
 );
 
 const V1_KYC_STATUS: Record<string, string> = { APPROVED: 'completed', DECLINED: 'failed', IN_PROGRESS: 'in_progress' };
@@ -90,7 +113,7 @@ export const EventPayloads: Record<InvoicingEventKind, TObject> = {
   'invoice.paid': eventEnvelope('invoice.paid', 'invoice', invoiceObject('PAID')),
   'invoice.expired': eventEnvelope('invoice.expired', 'invoice', invoiceObject('EXPIRED')),
   'invoice.cancelled': eventEnvelope('invoice.cancelled', 'invoice', invoiceObject('CANCELLED')),
-  'invoice.refunded': eventEnvelope('invoice.refunded', 'invoice', invoiceObject('PAID'), { refund: Refund }),
+  'invoice.refunded': eventEnvelope('invoice.refunded', 'invoice', invoiceObject('PAID'), { refund: SettledRefund }),
   'kyc.passed': eventEnvelope('kyc.passed', 'session', kycSession('APPROVED')),
   'kyc.rejected': eventEnvelope('kyc.rejected', 'session', kycSession('DECLINED')),
   'kyc.manual_review': eventEnvelope('kyc.manual_review', 'session', kycSession('IN_PROGRESS')),
@@ -126,7 +149,8 @@ export function sampleObject(kind: InvoicingEventKind, at: Date): Record<string,
       customerEmail: 'customer@example.com',
       customerPhone: '+70000000000',
     };
-    return kind === 'invoice.refunded' ? { invoice, refund: { id: zero, amount: 500, createdAt: iso } } : { invoice };
+    const refund = { id: zero, invoiceId: zero, amount: 500, currency: 'RUB', status: 'SUCCEEDED', reason: 'Test event', failureReason: null, createdAt: iso, settledAt: iso };
+    return kind === 'invoice.refunded' ? { invoice, refund } : { invoice };
   }
   const kyc = { 'kyc.passed': 'APPROVED', 'kyc.rejected': 'DECLINED', 'kyc.manual_review': 'IN_PROGRESS' } as const;
   return {

@@ -21,8 +21,8 @@ import { EndpointPool } from './pool';
 import type { WebhookSender } from './sender';
 import type { AttemptOutcome, DeliveryMetrics } from './metrics';
 
-/** A send that waited longer than this since its claim reads its endpoint's URL and secret again. */
-const FRESH_MS = 250;
+/** Opened secrets kept (by their sealed text, which a rotation changes), so a send does not decrypt again. */
+const OPENED_SECRETS = 1000;
 /** Outcomes are written together: at most this many per statement, or after this long. */
 const FLUSH_BATCH = 500;
 const FLUSH_DELAY_MS = 5;
@@ -62,8 +62,6 @@ interface Target {
 interface Held {
   endpointId: string;
   d: ClaimedDelivery;
-  claimedAt: number;
-  target: Target;
 }
 
 type EndpointRow = { url: string | null; secretEnc: string | null; disabled: boolean };
@@ -94,8 +92,9 @@ export class DeliveryWorker {
   private stopped = true;
   private timers: NodeJS.Timeout[] = [];
   private readonly capacity: number;
-  private readonly loadEndpoints = coalesce((ids: string[]) => endpointTargets(this.o.db, ids));
-  private readonly loadMerchants = coalesce((ids: string[]) => merchantWebhookTargets(this.o.accounts, ids));
+  private readonly loadEndpoints = readBatched((ids: string[]) => endpointTargets(this.o.db, ids));
+  private readonly loadMerchants = readBatched((ids: string[]) => merchantWebhookTargets(this.o.accounts, ids));
+  private readonly opened = new Map<string, string>();
 
   constructor(private readonly o: DeliveryWorkerOptions) {
     this.capacity = o.concurrency * 2;
@@ -173,13 +172,10 @@ export class DeliveryWorker {
     if (claimed.length >= room || dispatched.events >= Math.min(room, DISPATCH_BATCH)) this.again = true;
     const fresh = claimed.filter((d) => !this.held.has(d.id));
     if (fresh.length === 0) return 0;
-    const merchants = await this.merchantsOf(fresh);
     const refused: string[] = [];
-    const claimedAt = Date.now();
     for (const d of fresh) {
-      const target = this.targetOf(d, { url: d.url, secretEnc: d.secretEnc, disabled: d.disabled }, merchants.get(d.merchantId));
       this.held.add(d.id);
-      if (!this.pool.offer({ endpointId: d.endpointId, d, claimedAt, target })) {
+      if (!this.pool.offer({ endpointId: d.endpointId, d })) {
         this.held.delete(d.id);
         refused.push(d.id);
       }
@@ -189,11 +185,6 @@ export class DeliveryWorker {
     return fresh.length - refused.length;
   }
 
-  private async merchantsOf(ds: ClaimedDelivery[]): Promise<Map<string, MerchantRow>> {
-    const ids = [...new Set(ds.filter((d) => d.kind !== 'console').map((d) => d.merchantId))];
-    return ids.length > 0 ? merchantWebhookTargets(this.o.accounts, ids) : new Map();
-  }
-
   /**
    * URL and secret as stored now: console webhooks have their own; crypto events go to the
    * merchant's webhookUrl and v1 KYC targets to their own URL, both signed with the
@@ -201,7 +192,7 @@ export class DeliveryWorker {
    */
   private targetOf(d: ClaimedDelivery, endpoint: EndpointRow | undefined, merchant: MerchantRow | undefined): Target {
     if (!endpoint) return { url: null, secret: null, disabled: true };
-    const open = (sealed: string | null | undefined) => (sealed ? this.o.secrets.open(sealed) : null);
+    const open = (sealed: string | null | undefined) => (sealed ? this.openSecret(sealed) : null);
     switch (d.kind) {
       case 'console':
         return { url: endpoint.url, secret: open(endpoint.secretEnc), disabled: endpoint.disabled };
@@ -212,15 +203,30 @@ export class DeliveryWorker {
     }
   }
 
+  private openSecret(sealed: string): string {
+    let plain = this.opened.get(sealed);
+    if (plain === undefined) {
+      plain = this.o.secrets.open(sealed);
+      if (this.opened.size >= OPENED_SECRETS) this.opened.delete(this.opened.keys().next().value!);
+      this.opened.set(sealed, plain);
+    }
+    return plain;
+  }
+
+  /**
+   * Every send reads its URL and secret as stored right before it goes out, never a copy
+   * from the claim: a secret rotated in the console ("the old one is dead at once") or a URL
+   * changed while the delivery waited in the pool is what the next request uses. The reads
+   * of sends starting together are one query (readBatched), so this costs a query per
+   * batch of sends, not one per delivery.
+   */
   private async send(h: Held): Promise<void> {
     const d = h.d;
     let outcome: Outcome;
+    let target: Target | null = null;
     try {
-      let target = h.target;
-      if (Date.now() - h.claimedAt > FRESH_MS) {
-        const [endpoint, merchant] = await Promise.all([this.loadEndpoints(d.endpointId), d.kind === 'console' ? undefined : this.loadMerchants(d.merchantId)]);
-        target = this.targetOf(d, endpoint, merchant);
-      }
+      const [endpoint, merchant] = await Promise.all([this.loadEndpoints(d.endpointId), d.kind === 'console' ? undefined : this.loadMerchants(d.merchantId)]);
+      target = this.targetOf(d, endpoint, merchant);
       if (target.disabled && !d.manual) {
         outcome = { delivery: d, notSent: 'not sent: the endpoint is disabled' };
       } else if (!target.url || !target.secret) {
@@ -238,7 +244,7 @@ export class DeliveryWorker {
     } catch (err) {
       // Never leave a claimed delivery without an outcome: record the failure as an attempt.
       const at = this.o.clock.now();
-      outcome = { delivery: d, attempt: { at, durationMs: 0, url: h.target.url ?? '', statusCode: null, error: `internal error: ${(err as Error).message}`, responseBody: null, succeeded: false } };
+      outcome = { delivery: d, attempt: { at, durationMs: 0, url: target?.url ?? d.url ?? '', statusCode: null, error: `internal error: ${(err as Error).message}`, responseBody: null, succeeded: false } };
     }
     if (outcome.notSent) this.o.metrics?.attempts.inc({ outcome: 'not_sent' });
     this.record(outcome);
@@ -328,26 +334,39 @@ export class DeliveryWorker {
 }
 
 /**
- * Batches the keys asked for in one turn of the event loop into one load, so sends that start
- * together read their endpoints in one query.
+ * Reads by key in batches, each answer from a query that started after it was asked for:
+ * the keys asked for while no read is running are read together on the next turn of the
+ * event loop; keys asked for while one runs wait for the next read, which starts when it
+ * ends (one read in flight at a time). Under load a send waits at most about two reads, and
+ * the sends that start meanwhile share one query, however many there are.
  */
-function coalesce<V>(load: (keys: string[]) => Promise<Map<string, V>>): (key: string) => Promise<V | undefined> {
+function readBatched<V>(load: (keys: string[]) => Promise<Map<string, V>>): (key: string) => Promise<V | undefined> {
   type Waiter = { resolve: (v: V | undefined) => void; reject: (e: unknown) => void };
-  let pending: Map<string, Waiter[]> | null = null;
+  let waiting: Map<string, Waiter[]> | null = null;
+  let reading = false;
+  const next = () => {
+    if (reading || !waiting) return;
+    const batch = waiting;
+    waiting = null;
+    reading = true;
+    load([...batch.keys()])
+      .then(
+        (found) => batch.forEach((ws, k) => ws.forEach((w) => w.resolve(found.get(k)))),
+        (err) => batch.forEach((ws) => ws.forEach((w) => w.reject(err))),
+      )
+      .finally(() => {
+        reading = false;
+        next();
+      });
+  };
   return (key) =>
     new Promise((resolve, reject) => {
-      if (!pending) {
-        const batch: Map<string, Waiter[]> = (pending = new Map());
-        setImmediate(() => {
-          pending = null;
-          load([...batch.keys()]).then(
-            (found) => batch.forEach((ws, k) => ws.forEach((w) => w.resolve(found.get(k)))),
-            (err) => batch.forEach((ws) => ws.forEach((w) => w.reject(err))),
-          );
-        });
+      if (!waiting) {
+        waiting = new Map();
+        setImmediate(next);
       }
-      const list = pending.get(key) ?? [];
+      const list = waiting.get(key) ?? [];
       list.push({ resolve, reject });
-      pending.set(key, list);
+      waiting.set(key, list);
     });
 }

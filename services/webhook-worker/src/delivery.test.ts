@@ -234,6 +234,30 @@ describe('console actions as the worker sees them', () => {
     expect(second!.headers['x-svc-signature']).not.toBe(sign(hook.secret, ts(second), second!.body));
   });
 
+  it('a secret rotated after the claim, before the send, signs that send: each send reads the secret as stored right before it goes', async () => {
+    const m = await ctx.merchant();
+    const hook = await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
+    // One request at a time to the endpoint: both deliveries are claimed in one round, the
+    // second waits in the pool while the receiver, holding the first, rotates the secret.
+    const w = ctx.worker({ perEndpoint: 1 });
+    await ctx.event(m.test, 'invoice.paid', paid(1));
+    await ctx.event(m.test, 'invoice.paid', paid(2));
+    let fresh: string | null = null;
+    receiver.answer((_req, res) => {
+      void (async () => {
+        fresh ??= await rotateEndpointSecret(ctx.db, ctx.secrets, m.test, hook.id, ctx.clock.now());
+        res.writeHead(200).end('ok');
+      })();
+    });
+    expect(await ctx.round(w)).toBe(2);
+    expect(receiver.received).toHaveLength(2);
+    const [first, second] = receiver.received;
+    const ts = (r: typeof first) => r!.headers['x-svc-timestamp'] as string;
+    expect(first!.headers['x-svc-signature']).toBe(sign(hook.secret, ts(first), first!.body));
+    expect(fresh).not.toBeNull();
+    expect(second!.headers['x-svc-signature']).toBe(sign(fresh!, ts(second), second!.body));
+  });
+
   it('an endpoint failing every delivery for 3 days is disabled; its missed deliveries replay once it is fixed', async () => {
     receiver.answer({ status: 500 });
     const m = await ctx.merchant();

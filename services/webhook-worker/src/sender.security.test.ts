@@ -46,12 +46,53 @@ describe('outbound safety', () => {
     }
   });
 
+  it('refuses the loopback receiver hidden in IPv6 forms and behind a trailing dot', async () => {
+    // Every one of these names/URLs reaches the loopback receiver when allowed (checked
+    // below), so a refusal here is the guard, not an unreachable address.
+    // `localhost.` resolves to loopback wherever the resolver honours the root label (this
+    // machine's does not, so the map says what such a resolver answers).
+    const names = { 'mapped.merchant.example': '::ffff:127.0.0.1', 'mappedhex.merchant.example': '::ffff:7f00:1', 'localhost.': '127.0.0.1' };
+    const urls = [
+      `http://mapped.merchant.example:${receiver.port}/hook`,
+      `http://mappedhex.merchant.example:${receiver.port}/hook`,
+      `http://[::ffff:7f00:1]:${receiver.port}/hook`,
+      `http://localhost.:${receiver.port}/hook`,
+    ];
+    // Behind a NAT64 gateway or a 6to4 relay these reach the v4 loopback too; this machine has
+    // neither, so without the guard they would fail as EHOSTUNREACH rather than be refused.
+    const translated = {
+      'nat64.merchant.example': '64:ff9b::7f00:1',
+      'sixtofour.merchant.example': '2002:7f00:1::1',
+      'compat.merchant.example': '::127.0.0.1',
+    };
+    const before = receiver.received.length;
+    const guarded = new WebhookSender({ allowPrivate: false, timeoutMs: 2000, lookup: resolvingTo({ ...names, ...translated }) });
+    try {
+      for (const url of urls) expect(await guarded.send(req(url))).toMatchObject({ refused: true, succeeded: false, statusCode: null });
+      for (const host of Object.keys(translated)) {
+        const r = await guarded.send(req(`http://${host}:${receiver.port}/hook`));
+        expect(r).toMatchObject({ refused: true, succeeded: false, statusCode: null });
+        expect(r.error).toMatch(/resolves to .*private, loopback or link-local/);
+      }
+      expect(receiver.received).toHaveLength(before);
+    } finally {
+      guarded.close();
+    }
+    const open = new WebhookSender({ allowPrivate: true, timeoutMs: 2000, lookup: resolvingTo(names) });
+    try {
+      for (const url of urls) expect(await open.send(req(url))).toMatchObject({ succeeded: true, statusCode: 200 });
+      expect(receiver.received).toHaveLength(before + urls.length);
+    } finally {
+      open.close();
+    }
+  });
+
   it('reaches the same receiver when the operator allows private addresses', async () => {
     const sender = new WebhookSender({ allowPrivate: true, timeoutMs: 2000, lookup: resolvingTo({ 'hooks.merchant.example': '127.0.0.1' }) });
     try {
       const r = await sender.send(req(`http://hooks.merchant.example:${receiver.port}/hook`));
       expect(r).toMatchObject({ succeeded: true, statusCode: 200, refused: false });
-      expect(receiver.received.map((x) => x.headers.host)).toEqual([`hooks.merchant.example:${receiver.port}`]);
+      expect(receiver.received.map((x) => x.headers.host).at(-1)).toBe(`hooks.merchant.example:${receiver.port}`);
     } finally {
       sender.close();
     }

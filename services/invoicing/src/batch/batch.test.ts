@@ -23,6 +23,29 @@ function upload(m: Pick<TestMerchant, 'apiKey'>, csv: string | Buffer | null, fi
   return csv === null ? req.field('sendEmails', 'false') : req.attach('file', Buffer.isBuffer(csv) ? csv : Buffer.from(csv), 'invoices.csv');
 }
 
+/** RFC 4180 rows: quoted cells may hold commas, doubled quotes and line breaks. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') row.push(cell), (cell = '');
+    else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      (row = []), (cell = ''), i++;
+    } else cell += c;
+  }
+  return rows;
+}
+
 /** Invoices of a batch still without their stored QR image. */
 async function qrCodesMissing(batchId: string): Promise<number> {
   const [r] = await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM invoicing.invoices WHERE batch_id = $1::uuid AND qr_code IS NULL', batchId);
@@ -91,7 +114,7 @@ describe('POST /api/v1/batch/invoices', () => {
     expect(exported.status).toBe(200);
     expect(exported.headers['content-type']).toMatch(/^text\/csv/);
     const lines = exported.text.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('invoiceId,externalId,amount,currency,status,description,email,paymentUrl,createdAt,paidAt');
+    expect(lines[0]).toBe('invoiceId,externalId,amount,currency,status,description,email,paymentUrl,createdAt,paidAt,emailStatus,emailAttempts,emailError');
     expect(lines).toHaveLength(4);
     const line = (externalId: string | null) => lines.find((l) => l.startsWith(res.body.invoices.find((i: { externalId: string | null }) => i.externalId === externalId).id))!;
     expect(line('@ord-4')).toContain(`,'@ord-4,30.00,USD,pending,"'=HYPERLINK(""http://evil"")",bob@example.com,`);
@@ -248,7 +271,18 @@ describe('a 1000-row batch in the queue worker, with e-mails', () => {
   it('a refused recipient is recorded with its error and retried until it goes through', async () => {
     const m = await merchantWith('RUB');
     smtp.refuse('flaky@example.com');
-    const { body } = await upload(m, 'amount,currency,email\n1,RUB,ok@example.com\n2,RUB,flaky@example.com\n', { sendEmails: 'true' });
+    const { body } = await upload(m, 'amount,currency,email\n1,RUB,ok@example.com\n2,RUB,flaky@example.com\n3,RUB,\n', { sendEmails: 'true' });
+    // The export shows each row's e-mail as recorded: the merchant sees who never got the link, and why.
+    const exportedEmails = async () => {
+      const res = await v1Request(ctx.app, m, 'get', `/api/v1/batch/invoices/${body.batchId}/export`);
+      expect(res.status).toBe(200);
+      const [header, ...rows] = parseCsv(res.text);
+      expect(header!.slice(-3)).toEqual(['emailStatus', 'emailAttempts', 'emailError']);
+      const col = (name: string) => header!.indexOf(name);
+      return Object.fromEntries(
+        rows.map((r) => [r[col('amount')], { status: r[col('emailStatus')], attempts: r[col('emailAttempts')], error: r[col('emailError')] }]),
+      );
+    };
     const emailOf = async (address: string) =>
       (await ctx.deps.db.$queryRawUnsafe<{ status: string; attempts: number; last_error: string | null }[]>(
         'SELECT status::text, attempts, last_error FROM invoicing.invoice_emails WHERE batch_id = $1::uuid AND to_address = $2',
@@ -257,8 +291,15 @@ describe('a 1000-row batch in the queue worker, with e-mails', () => {
       ))[0]!;
     await eventually(async () => expect(await emailOf('flaky@example.com')).toMatchObject({ status: 'failed', attempts: 1, last_error: expect.stringContaining('550') }), 10_000);
     expect(await emailOf('ok@example.com')).toMatchObject({ status: 'sent', attempts: 1 });
+    const failedError = (await emailOf('flaky@example.com')).last_error;
+    expect(await exportedEmails()).toEqual({
+      '1.00': { status: 'sent', attempts: '1', error: '' },
+      '2.00': { status: 'failed', attempts: '1', error: failedError },
+      '3.00': { status: '', attempts: '', error: '' },
+    });
     smtp.accept('flaky@example.com');
     await eventually(async () => expect(await emailOf('flaky@example.com')).toMatchObject({ status: 'sent', attempts: 2, last_error: null }), 15_000);
+    expect((await exportedEmails())['2.00']).toEqual({ status: 'sent', attempts: '2', error: '' });
     expect(smtp.received.filter((x) => x.to.includes('ok@example.com')).length).toBeGreaterThanOrEqual(1);
   }, 30_000);
 });

@@ -22,7 +22,27 @@ export function csvCell(value: string | null): string {
 export const toCsv = (header: readonly string[], rows: (string | null)[][]) =>
   [header, ...rows].map((cells) => cells.map(csvCell).join(',')).join('\r\n') + '\r\n';
 
-const EXPORT_COLUMNS = ['invoiceId', 'externalId', 'amount', 'currency', 'status', 'description', 'email', 'paymentUrl', 'createdAt', 'paidAt'] as const;
+/**
+ * The e-mail columns are the row's payment-link e-mail as recorded by sendBatchEmails, so a
+ * merchant sees which customers never got their link and why: emailStatus pending, sent or
+ * failed (failed rows are retried until MAX_EMAIL_ATTEMPTS), emailAttempts, emailError (the
+ * last SMTP error, empty once sent). All three are empty for a row with no e-mail to send.
+ */
+export const EXPORT_COLUMNS = [
+  'invoiceId',
+  'externalId',
+  'amount',
+  'currency',
+  'status',
+  'description',
+  'email',
+  'paymentUrl',
+  'createdAt',
+  'paidAt',
+  'emailStatus',
+  'emailAttempts',
+  'emailError',
+] as const;
 
 /** The batch's invoices as CSV, in the order they were created, with their state now. */
 export async function batchInvoicesCsv(deps: InvoicingDeps, owner: Owner, batchId: string): Promise<string> {
@@ -37,9 +57,14 @@ export async function batchInvoicesCsv(deps: InvoicingDeps, owner: Owner, batchI
     customer_email: string | null;
     created_at: Date;
     paid_at: Date | null;
+    email_status: 'pending' | 'sent' | 'failed' | null;
+    email_attempts: number | null;
+    email_error: string | null;
   }>(
-    `SELECT id, external_id, amount::text AS amount, currency::text AS currency, status::text AS status, description, customer_email, created_at, paid_at
-       FROM invoicing.invoices WHERE batch_id = $1 AND merchant_id = $2 AND is_test = $3 ORDER BY created_at, external_id, id`,
+    `SELECT i.id, i.external_id, i.amount::text AS amount, i.currency::text AS currency, i.status::text AS status, i.description, i.customer_email,
+            i.created_at, i.paid_at, e.status::text AS email_status, e.attempts AS email_attempts, e.last_error AS email_error
+       FROM invoicing.invoices i LEFT JOIN invoicing.invoice_emails e ON e.invoice_id = i.id
+      WHERE i.batch_id = $1 AND i.merchant_id = $2 AND i.is_test = $3 ORDER BY i.created_at, i.external_id, i.id`,
     [batchId, owner.merchantId, owner.isTest],
   );
   return toCsv(
@@ -55,6 +80,9 @@ export async function batchInvoicesCsv(deps: InvoicingDeps, owner: Owner, batchI
       paymentLinkOf(deps.config.PUBLIC_URL, r.id),
       r.created_at.toISOString(),
       r.paid_at?.toISOString() ?? null,
+      r.email_status,
+      r.email_attempts === null ? null : String(r.email_attempts),
+      r.email_error,
     ]),
   );
 }

@@ -6,6 +6,7 @@ import { assertKnownIdShape } from '../v1/invoices';
 import { batchSummary, createBatch } from './batches';
 import { COLUMNS, MAX_FILE_BYTES, MAX_ROWS } from './csv';
 import { batchInvoicesCsv } from './export';
+import { MAX_EMAIL_ATTEMPTS } from './emails';
 import { Type } from '@sinclair/typebox';
 import { BatchForm, BatchParams, BatchResult, BatchSummary } from './schemas';
 
@@ -82,8 +83,11 @@ export function batchRoutes(api: Api, deps: InvoicingDeps): void {
     path: '/api/v1/batch/invoices/:batchId/export',
     summary: 'A batch’s invoices as CSV',
     description:
-      'Columns invoiceId, externalId, amount, currency, status, description, email, paymentUrl, createdAt, paidAt; one line per invoice, ' +
-      'state as of now. Safe to open in a spreadsheet: a cell that would start with =, +, -, @, a tab or a carriage return is written with a ' +
+      'Columns invoiceId, externalId, amount, currency, status, description, email, paymentUrl, createdAt, paidAt, emailStatus, emailAttempts, ' +
+      'emailError; one line per invoice, state as of now. The last three are the row’s payment-link e-mail (sendEmails): emailStatus is ' +
+      `pending (not tried yet), sent or failed; a failed e-mail is retried with backoff up to ${MAX_EMAIL_ATTEMPTS} attempts in all and then stays failed; ` +
+      'emailAttempts counts the attempts made; emailError is the last SMTP error of a failed e-mail (empty once sent). All three are empty ' +
+      'for a row without an e-mail address or a batch uploaded with sendEmails=false. Safe to open in a spreadsheet: a cell that would start with =, +, -, @, a tab or a carriage return is written with a ' +
       'leading apostrophe, so it is shown as text and never run as a formula.',
     tags,
     auth: 'key',

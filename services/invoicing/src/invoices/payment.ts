@@ -3,7 +3,7 @@ import { money } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
 import type { ProviderPayment } from '../payments/provider';
-import { countPayment, lockPayer } from '../customers/payers';
+import { countPayment, lockPayer, type CustomerRow } from '../customers/payers';
 import { inTransaction, type Tx } from '../transactions';
 import { emitInvoiceEvent } from './events';
 import { notPendingError } from './rules';
@@ -21,6 +21,36 @@ export async function lockInvoice(tx: Tx, id: string, owner?: Owner): Promise<In
     : await tx.$queryRawUnsafe<InvoiceRow[]>(`SELECT ${INVOICE_COLUMNS} FROM invoicing.invoices i WHERE id = $1::uuid FOR UPDATE`, id);
   if (!rows[0]) throw new ApiError('NOT_FOUND', `Invoice ${id} not found`);
   return rows[0];
+}
+
+/**
+ * Throws the refusal when the locked invoice cannot be paid now (not PENDING or past expiry,
+ * the customer blocked, KYC required and not done); otherwise returns its payer, locked.
+ * Writes nothing.
+ */
+async function lockPayerIfPayable(tx: Tx, invoice: InvoiceRow, now: Date): Promise<CustomerRow | null> {
+  const refusal = notPendingError(invoice, now, 'pay');
+  if (refusal) throw refusal;
+  const payer = await lockPayer(tx, invoice);
+  if (payer?.is_blocked) throw new ApiError('CUSTOMER_BLOCKED', 'This customer is blocked by the merchant and cannot pay its invoices');
+  if (invoice.kyc_required && !invoice.kyc_verified && payer?.kyc_status !== 'VERIFIED') {
+    throw new ApiError('KYC_REQUIRED', `Invoice ${invoice.id} requires identity verification (KYC) before it can be paid`);
+  }
+  return payer;
+}
+
+/**
+ * Throws `payInvoice`'s refusal if the invoice could not be paid now, and writes nothing: for
+ * a payment that takes money before it is recorded (the card form), so a provider is never
+ * asked to charge for an invoice that would refuse the payment. The invoice may still change
+ * before the payment is written; that caller voids its charge then (see the card route).
+ */
+export async function assertPayable(deps: Pick<InvoicingDeps, 'db' | 'clock'>, id: string): Promise<InvoiceRow> {
+  return inTransaction(deps.db, async (tx) => {
+    const invoice = await lockInvoice(tx, id);
+    await lockPayerIfPayable(tx, invoice, deps.clock.now());
+    return invoice;
+  });
 }
 
 /**
@@ -42,13 +72,7 @@ export async function payInvoice(deps: Pick<InvoicingDeps, 'db' | 'clock'>, targ
  */
 export async function payLockedInvoice(tx: Tx, deps: Pick<InvoicingDeps, 'clock'>, invoice: InvoiceRow, payment: ProviderPayment): Promise<InvoiceRow> {
   const now = deps.clock.now();
-  const refusal = notPendingError(invoice, now, 'pay');
-  if (refusal) throw refusal;
-  const payer = await lockPayer(tx, invoice);
-  if (payer?.is_blocked) throw new ApiError('CUSTOMER_BLOCKED', 'This customer is blocked by the merchant and cannot pay its invoices');
-  if (invoice.kyc_required && !invoice.kyc_verified && payer?.kyc_status !== 'VERIFIED') {
-    throw new ApiError('KYC_REQUIRED', `Invoice ${invoice.id} requires identity verification (KYC) before it can be paid`);
-  }
+  const payer = await lockPayerIfPayable(tx, invoice, now);
   const customerId = await countPayment(tx, invoice, payer, money(invoice.amount), now);
   const [paid] = await tx.$queryRawUnsafe<InvoiceRow[]>(
     `UPDATE invoicing.invoices i

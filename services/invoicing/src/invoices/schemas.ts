@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { CURRENCIES } from './currencies';
 import { Amount, Email, NullableTimestamp, OffsetQuery, StringEnum, Timestamp, Uuid } from '@pay/schemas';
+import { RefundObject } from '@pay/webhooks';
 
 export const INVOICE_STATUSES = ['PENDING', 'PAID', 'EXPIRED', 'CANCELLED'] as const;
 export const InvoiceStatus = StringEnum(INVOICE_STATUSES);
@@ -102,7 +103,6 @@ export const SandboxPayBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const RefundStatusName = StringEnum(['PENDING', 'SUCCEEDED', 'FAILED'] as const);
 
 export const RefundBody = Type.Object(
   {
@@ -112,19 +112,10 @@ export const RefundBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** The webhook's refund record (`invoice.refunded`'s `refund`) with the currency narrowed to invoice currencies: one definition for both. */
 export const RefundRecord = Type.Object(
-  {
-    id: Uuid,
-    invoiceId: Uuid,
-    amount: Amount,
-    currency: StringEnum(CURRENCIES, { description: 'The invoice’s currency' }),
-    status: RefundStatusName,
-    reason: NullableString,
-    failureReason: NullableString,
-    createdAt: Timestamp,
-    settledAt: NullableTimestamp,
-  },
-  { additionalProperties: false, description: 'One refund of a paid invoice' },
+  { ...RefundObject.properties, currency: StringEnum(CURRENCIES, { description: 'The invoice’s currency' }) },
+  { additionalProperties: false, description: RefundObject.description },
 );
 
 export const RefundedInvoice = Type.Object(

@@ -1,5 +1,7 @@
 import request from 'supertest';
 import { createLogger, ManualClock, PAGE_CSP } from '@pay/kit';
+import { eventsOf } from '@pay/webhooks';
+import type { SandboxProvider } from '../payments/sandbox';
 import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../test-support';
 
 const clock = new ManualClock(Date.now());
@@ -22,6 +24,12 @@ async function statusOf(id: string) {
     id,
   );
   return row!;
+}
+
+/** What the sandbox acquirer charged (and voided) for an invoice's order. */
+async function chargesOf(id: string) {
+  const [row] = await ctx.deps.db.$queryRawUnsafe<{ external_order_id: string }[]>('SELECT external_order_id FROM invoicing.invoices WHERE id = $1::uuid', id);
+  return (ctx.deps.providers.test as SandboxProvider).chargesOf(row!.external_order_id).map((c) => ({ amount: c.amount, status: c.status }));
 }
 
 let m: TestMerchant;
@@ -167,6 +175,83 @@ describe('paying on the page', () => {
     expect(forced.status).toBe(422);
     expect(forced.text).toContain('requires identity verification');
     expect((await statusOf(kyc.id)).status).toBe('PENDING');
+  });
+
+  it('an invoice that cannot be paid is refused before the provider charges the card: no charge at all', async () => {
+    const cancelled = await invoice(m, { paymentMethod: 'card' });
+    expect((await call(m, 'post', `/api/v2/invoices/${cancelled.id}/cancel`)).status).toBe(200);
+    const expired = await invoice(m, { paymentMethod: 'card', expiresInHours: 0.25 });
+    const kyc = await invoice(m, { kycRequired: true, paymentMethod: 'card' });
+    const paidBefore = await invoice(m, { customerEmail: 'blocked-early@example.ru', paymentMethod: 'card' });
+    expect((await postCard(paidBefore.id, { number: CARD, expiry: '12/30', cvc: '123' })).status).toBe(303);
+    const customers = await call(m, 'get', '/api/v2/customers?search=blocked-early');
+    await call(m, 'post', `/api/v2/customers/${customers.body.data[0].id}/block`, { reason: 'fraud' });
+    const blocked = await invoice(m, { customerEmail: 'blocked-early@example.ru', paymentMethod: 'card' });
+    clock.advance(15 * 60_000);
+    for (const [inv, status, text] of [
+      [cancelled, 'CANCELLED', 'was cancelled'],
+      [expired, 'PENDING', 'expired'],
+      [kyc, 'PENDING', 'requires identity verification'],
+      [blocked, 'PENDING', 'blocked by the merchant'],
+      [paidBefore, 'PAID', 'already paid'],
+    ] as const) {
+      const res = await postCard(inv.id, { number: CARD, expiry: '12/30', cvc: '123' });
+      expect([res.status, res.text]).toEqual([422, expect.stringContaining(text)]);
+      expect((await statusOf(inv.id)).status).toBe(status);
+      expect(await chargesOf(inv.id)).toEqual(inv === paidBefore ? [{ amount: '1234.50', status: 'captured' }] : []);
+    }
+  });
+
+  describe('when the invoice changes between the charge and its recording, the charge is voided', () => {
+    const sandbox = () => ctx.deps.providers.test as SandboxProvider;
+    /** The provider charges, then `meanwhile` changes the invoice before the payment is written. */
+    function changeAfterCharge(meanwhile: () => Promise<unknown>) {
+      const original = sandbox().chargeCard.bind(sandbox());
+      return jest.spyOn(sandbox(), 'chargeCard').mockImplementationOnce(async (...args) => {
+        const result = await original(...args);
+        await meanwhile();
+        return result;
+      });
+    }
+    afterEach(() => jest.restoreAllMocks());
+
+    const blockCustomer = async (email: string) => {
+      const customers = await call(m, 'get', `/api/v2/customers?search=${encodeURIComponent(email)}`);
+      expect((await call(m, 'post', `/api/v2/customers/${customers.body.data[0].id}/block`, { reason: 'fraud' })).status).toBe(200);
+    };
+    it.each([
+      ['cancelled by the merchant', 'CANCELLED', 'was cancelled', 0, (id: string) => call(m, 'post', `/api/v2/invoices/${id}/cancel`).then((r) => expect(r.status).toBe(200))],
+      ['its customer blocked', 'PENDING', 'blocked by the merchant', 0, (_id: string, email: string) => blockCustomer(email)],
+      // The sandbox endpoint does what another channel's success notification would.
+      ['paid by another payment', 'PAID', 'already paid', 1, (id: string) => call(m, 'post', `/api/v2/sandbox/invoices/${id}/pay`, {}).then((r) => expect(r.status).toBe(200))],
+    ] as const)('%s: refused, the charge voided, no money taken', async (_name, status, text, paidEvents, change) => {
+      const email = `race-${Math.random().toString(36).slice(2)}@example.ru`;
+      // The customer exists (so it can be blocked) from an earlier paid invoice.
+      const earlier = await invoice(m, { customerEmail: email, paymentMethod: 'card' });
+      expect((await postCard(earlier.id, { number: CARD, expiry: '12/30', cvc: '123' })).status).toBe(303);
+      const inv = await invoice(m, { customerEmail: email, paymentMethod: 'card' });
+      const spy = changeAfterCharge(() => change(inv.id, email));
+      const res = await postCard(inv.id, { number: CARD, expiry: '12/30', cvc: '123' });
+      expect(spy).toHaveBeenCalledTimes(1);
+      expect(res.status).toBe(422);
+      expect(res.text).toContain(text);
+      expect(res.text).toContain('no money was taken');
+      expect((await statusOf(inv.id)).status).toBe(status);
+      expect(await chargesOf(inv.id)).toEqual([{ amount: '1234.50', status: 'voided' }]);
+      const events = await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: true }, 'invoice.paid');
+      expect(events.filter((e) => JSON.stringify(e).includes(inv.id))).toHaveLength(paidEvents);
+    });
+
+    it('card forms posted at once: one charge stands, every other is voided', async () => {
+      const inv = await invoice(m, { paymentMethod: 'card' });
+      const answers = await Promise.all(Array.from({ length: 6 }, () => postCard(inv.id, { number: CARD, expiry: '12/30', cvc: '123' })));
+      expect(answers.filter((a) => a.status === 303)).toHaveLength(1);
+      expect(answers.filter((a) => a.status === 422).every((a) => a.text.includes('already paid'))).toBe(true);
+      expect((await statusOf(inv.id)).status).toBe('PAID');
+      const charges = await chargesOf(inv.id);
+      expect(charges.filter((c) => c.status === 'captured')).toHaveLength(1);
+      expect(charges.every((c) => c.status === 'captured' || c.status === 'voided')).toBe(true);
+    });
   });
 
   it('by SBP: the QR opens the sandbox bank app, which confirms the transfer', async () => {

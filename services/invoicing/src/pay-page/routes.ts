@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { money, type Api } from '@pay/kit';
+import { money, type Api, type Money } from '@pay/kit';
 import { ApiError, StringEnum, Uuid } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
-import { payInvoice } from '../invoices/payment';
+import { assertPayable, payInvoice } from '../invoices/payment';
 import { selectInvoiceById, type InvoiceWithCustomer } from '../invoices/store';
 import { readCard } from '../payments/card';
+import type { PaymentProvider } from '../payments/provider';
 import { sandboxSbpTransactionId } from '../payments/sandbox';
 import { paymentPageModel, successRedirectOf } from './presenter';
 import { uploadReceipt } from '../receipts/receipts';
@@ -80,15 +81,55 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
         if (invoice.payment_method !== 'card') throw new ApiError('INVALID_STATE', 'This invoice is paid by SBP: scan its QR code instead');
         const provider = invoice.is_test ? deps.providers.test : deps.providers.live;
         if (!provider) throw new ApiError('PAYMENT_METHOD_NOT_ENABLED', 'Card payments are not available for this invoice');
-        const charge = await provider.chargeCard({ externalOrderId: invoice.external_order_id, amount: money(invoice.amount) }, read.card);
+        // No money is taken for an invoice that would refuse the payment (paid, expired or
+        // cancelled, the customer blocked, KYC not done): checked before the provider charges.
+        await assertPayable(deps, id);
+        const order = { externalOrderId: invoice.external_order_id, amount: money(invoice.amount) };
+        const charge = await provider.chargeCard(order, read.card);
         if (!charge.ok) throw new ApiError('CARD_DECLINED', charge.reason);
-        const paid = await payInvoice(deps, { id }, charge.payment);
-        return { redirect: successRedirectOf(paid) ?? `/pay/${id}` };
+        try {
+          const paid = await payInvoice(deps, { id }, charge.payment);
+          return { redirect: successRedirectOf(paid) ?? `/pay/${id}` };
+        } catch (err) {
+          // The invoice changed between the check and the write (paid by another request,
+          // cancelled, expired, the customer blocked): the charge must not stand.
+          throw await voidUnrecordedCharge(provider, { ...order, chargeId: charge.chargeId }, id, err);
+        }
       } catch (err) {
         return refused(id, err, paymentPage);
       }
     },
   });
+
+  /**
+   * After a charge whose payment could not be written: gives the charge back and returns the
+   * error to show. A refusal (ApiError) is thrown before payInvoice writes anything, so the
+   * invoice surely did not take this charge. Any other failure (the database lost mid-write)
+   * may have come after the commit: the charge is voided only if the invoice is not PAID now;
+   * when that cannot be told, it is logged for reconciliation with the acquirer.
+   */
+  const voidUnrecordedCharge = async (
+    provider: PaymentProvider,
+    charge: { chargeId: string; externalOrderId: string; amount: Money },
+    id: string,
+    err: unknown,
+  ): Promise<unknown> => {
+    const ids = { invoiceId: id, chargeId: charge.chargeId, provider: provider.name };
+    if (!(err instanceof ApiError)) {
+      const now = await selectInvoiceById(deps.sql, id).catch(() => null);
+      if (!now || now.status === 'PAID') {
+        deps.logger.error({ ...ids, err: { message: (err as Error).message } }, 'card charged but its payment write failed and the invoice state is unknown or PAID; charge not voided: reconcile');
+        return err;
+      }
+    }
+    const voided = await provider.voidCharge(charge).catch((e: unknown) => ({ ok: false as const, reason: (e as Error).message }));
+    if (!voided.ok) {
+      deps.logger.error({ ...ids, reason: voided.reason }, 'card charged for an invoice that did not take the payment, and the void failed: reconcile');
+      return err;
+    }
+    deps.logger.warn({ ...ids, refusal: err instanceof ApiError ? err.code : 'error' }, 'card charge voided: the invoice changed before the payment was written');
+    return err instanceof ApiError ? new ApiError(err.code, `${err.message}. The card charge was cancelled: no money was taken.`, err.details) : err;
+  };
 
   pages.page({
     method: 'get',

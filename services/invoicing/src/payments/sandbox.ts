@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Card } from './card';
-import type { ChargeResult, OrderRequest, PaymentProvider, ProviderOrder, RefundResult } from './provider';
+import type { Money } from '@pay/kit';
+import type { ChargeResult, OrderRequest, PaymentProvider, ProviderOrder, RefundResult, VoidResult } from './provider';
 
 /** Stripe's convention: this number is always declined, every other valid card is approved. */
 export const SANDBOX_DECLINED_CARD = '4000000000000002';
@@ -10,6 +11,14 @@ export function sandboxSbpTransactionId(): string {
   return `A${randomBytes(16).toString('hex').toUpperCase().slice(0, 31)}`;
 }
 
+/** A card charge as the sandbox acquirer keeps it. */
+export interface SandboxCharge {
+  chargeId: string;
+  externalOrderId: string;
+  amount: string;
+  status: 'captured' | 'voided';
+}
+
 /**
  * The shipped provider: no money moves. Its SBP "bank app" and its card form are pages of this
  * service (`/pay/{id}/sbp`, `/pay/{id}/card`); test mode's sandbox endpoint does what its
@@ -17,6 +26,11 @@ export function sandboxSbpTransactionId(): string {
  */
 export class SandboxProvider implements PaymentProvider {
   readonly name = 'sandbox';
+  /**
+   * The charges it made, as an acquirer's dashboard would show them (in memory: no money
+   * moves, and a restart is a new sandbox): what the payer was charged, and what was voided.
+   */
+  private readonly charges = new Map<string, SandboxCharge>();
 
   constructor(private readonly publicUrl: string) {}
 
@@ -26,9 +40,23 @@ export class SandboxProvider implements PaymentProvider {
     return req.method === 'sbp' ? { externalOrderId, qrPayload: `${page}/sbp` } : { externalOrderId, originalPaymentUrl: `${page}/card` };
   }
 
-  async chargeCard(_order: { externalOrderId: string }, card: Card): Promise<ChargeResult> {
+  async chargeCard(order: { externalOrderId: string; amount: Money }, card: Card): Promise<ChargeResult> {
     if (card.number === SANDBOX_DECLINED_CARD) return { ok: false, reason: 'The card was declined by the issuer (sandbox test card)' };
-    return { ok: true, payment: { method: 'card', payerBank: null, sbpTransactionId: null } };
+    const chargeId = randomUUID();
+    this.charges.set(chargeId, { chargeId, externalOrderId: order.externalOrderId, amount: order.amount.toFixed(2), status: 'captured' });
+    return { ok: true, chargeId, payment: { method: 'card', payerBank: null, sbpTransactionId: null } };
+  }
+
+  async voidCharge(req: { chargeId: string; externalOrderId: string }): Promise<VoidResult> {
+    const charge = this.charges.get(req.chargeId);
+    if (!charge || charge.externalOrderId !== req.externalOrderId) return { ok: false, reason: `No charge ${req.chargeId} for order ${req.externalOrderId}` };
+    charge.status = 'voided';
+    return { ok: true };
+  }
+
+  /** The charges made for one order (one invoice), oldest first. */
+  chargesOf(externalOrderId: string): SandboxCharge[] {
+    return [...this.charges.values()].filter((c) => c.externalOrderId === externalOrderId).map((c) => ({ ...c }));
   }
 
   async refund(): Promise<RefundResult> {
