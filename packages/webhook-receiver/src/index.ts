@@ -35,11 +35,19 @@ export interface WebhookInvoice<S extends WebhookInvoiceStatus = WebhookInvoiceS
   customerPhone: string | null;
 }
 
-/** The refund of `invoice.refunded`: this refund, in rubles. */
+/** The refund of `invoice.refunded`: this refund's record as the refunds API answers it, settled. */
 export interface WebhookRefund {
   id: string;
+  invoiceId: string;
+  /** Refunded by this refund, in rubles. */
   amount: number;
+  currency: string;
+  status: 'SUCCEEDED';
+  /** The merchant's reason, as given. */
+  reason: string | null;
+  failureReason: string | null;
   createdAt: string;
+  settledAt: string;
 }
 
 export type WebhookKycStatus = 'APPROVED' | 'DECLINED' | 'IN_PROGRESS';
