@@ -25,6 +25,9 @@ export interface HttpAppOptions {
 export function createHttpApp(opts: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
+  // No ETag: express would hash every answer (POSTs included) to offer 304s that API clients
+  // do not ask for, and its Buffer copy of the body makes each answer two socket writes.
+  app.disable('etag');
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
   app.use(...requestContext(opts.logger));
