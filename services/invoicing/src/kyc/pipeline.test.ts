@@ -13,6 +13,8 @@ const ctx = invoicingAppForSuite({ background: true });
 // The background's face model and MRZ reader load before the first test, and stay warm through the file.
 beforeAll(() => Promise.all([ctx.background!.faces.warm(), ctx.background!.zones.warm()]), 120_000);
 const call = clockSigner(() => ctx.app, systemClock);
+// Each check reads the document's zone by OCR and runs the face model (1–3 s of a shared core), some tests wait for two.
+jest.setTimeout(60_000);
 
 const year = new Date().getUTCFullYear();
 const person = PERSON;
