@@ -44,8 +44,8 @@ export interface ZoneReading {
  * Reads the machine-readable zone off a document photo with real OCR: tesseract.js through the
  * receipts' ImageOcr (one worker, created on first use and kept warm, its data read from disk),
  * English data on the legacy engine with the MRZ characters only. The bottom part of the
- * picture is cropped, its speckle removed and scaled to characters of ~30 px; tesseract's lines
- * are searched for 2 of 44 characters (TD3) or 3 of 30 (TD1). The `mrz` library repairs the
+ * picture is cropped, enlarged and its grain removed (LOOK, READINGS); tesseract's lines are
+ * searched for 2 of 44 characters (TD3) or 3 of 30 (TD1). The `mrz` library repairs the
  * common confusions where a field is numeric or alphabetic (O/0, I/1, B/8…: `autocorrect`) and
  * validates the check digits; it also places a line read with specks around it (the window
  * that it finds most valid). Null when no zone can be read: a document without one, or one too
@@ -58,12 +58,11 @@ export class MrzReader {
     // Page segmentation 6: one uniform block of text (the crop). A type-only import of PSM,
     // so tesseract.js itself is loaded with the first picture, not with this module. The legacy
     // engine's adaptive classifier learns from every page it reads: off, so a picture reads
-    // the same whatever was read before it. Heavy noise removal: without it a textured picture
-    // (a patterned table, camera grain) costs tesseract 10-30 s of blobs; with it well under one.
+    // the same whatever was read before it. Heavy noise removal is set per image (LOOK, READINGS).
     this.ocr = new ImageOcr(opts, {
       languages: ['eng'],
       engine: 'legacy',
-      parameters: { tessedit_char_whitelist: MRZ_CHARACTERS, tessedit_pageseg_mode: '6' as PSM, classify_enable_learning: '0', textord_heavy_nr: '1' } as Partial<WorkerParams>,
+      parameters: { tessedit_char_whitelist: MRZ_CHARACTERS, tessedit_pageseg_mode: '6' as PSM, classify_enable_learning: '0' } as Partial<WorkerParams>,
     });
   }
 
