@@ -67,6 +67,14 @@ if [ ! -s /usr/share/tesseract-ocr/5/tessdata/rus.traineddata ]; then
   as_root apt-get update -qq; DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends tesseract-ocr-rus >/dev/null
 fi
 
+# --- OCR-B font for the KYC test documents ----------------------------------------------------
+# Test fixtures draw machine-readable zones in OCR-B, the font of real ones, for the MRZ reader
+# to read (kyc/fixtures.ts). Tests only: the service reads zones and never draws one.
+if [ ! -s /usr/share/fonts/opentype/ocr-b/OCRB.otf ]; then
+  say "installing the OCR-B font (fonts-ocr-b)"
+  as_root apt-get update -qq; DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends fonts-ocr-b >/dev/null
+fi
+
 # --- Test faces for the KYC face check ------------------------------------------------------
 # Five people, 11 photos each (dlib's examples, public-domain dedication), which Debian's
 # libdlib19.1 ships as documentation: the package is unpacked here, not installed (that would

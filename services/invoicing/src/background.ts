@@ -7,6 +7,7 @@ import { expireDueInvoices } from './invoices/expiry';
 import { reconcileRefunds } from './invoices/refunds';
 import { expireDueKycSessions } from './kyc/expiry';
 import { FaceModel } from './kyc/face-model';
+import { MrzReader } from './kyc/mrz-reader';
 import { RuleBasedKycProvider } from './kyc/rules';
 import { reconcileKycChecks, startKycWorker } from './kyc/worker';
 import { ReceiptReaders } from './receipts/readers';
@@ -26,11 +27,14 @@ const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
   const relay = new OutboxRelay({ db: deps.db, connection: deps.queueRedis, logger: deps.logger, prefix: deps.config.QUEUE_PREFIX, intervalMs: deps.config.OUTBOX_INTERVAL_MS });
   relay.start();
-  const readers = new ReceiptReaders({ langDir: deps.config.OCR_LANG_DIR, rusTrainedData: deps.config.OCR_RUS_TRAINEDDATA });
+  const ocr = { langDir: deps.config.OCR_LANG_DIR, rusTrainedData: deps.config.OCR_RUS_TRAINEDDATA };
+  const readers = new ReceiptReaders(ocr);
   const receipts = startReceiptWorker(deps, readers);
   // Loaded with the first KYC check, in a worker thread; unloaded when idle (kyc/face-model.ts).
   const faces = new FaceModel({ idleMs: deps.config.KYC_FACE_MODEL_IDLE_MS, logger: deps.logger });
-  const kycWorker = startKycWorker(deps, new RuleBasedKycProvider(faces));
+  // OCR of the document photo's machine-readable zone: its tesseract worker starts with the first check, then stays warm.
+  const zones = new MrzReader(ocr);
+  const kycWorker = startKycWorker(deps, new RuleBasedKycProvider(faces, zones));
   const batchWorkers = startBatchWorkers(deps);
   const expiry = every('invoice-expiry', deps.config.EXPIRY_INTERVAL_MS, () => expireDueInvoices(deps), deps.logger);
   // Reconcilers (RECONCILE_INTERVAL_MS, 30 s): refunds left PENDING by a dead request are
@@ -49,10 +53,10 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
   const stop = async () => {
     await Promise.all(loops.map((l) => l.stop()));
     await Promise.all([receipts.close(), kycWorker.close(), ...batchWorkers.map((w) => w.close())]);
-    await Promise.all([relay.stop(), readers.close(), faces.close()]);
+    await Promise.all([relay.stop(), readers.close(), faces.close(), zones.close()]);
   };
   lifecycle?.onShutdown('background', stop);
-  return { relay, receipts, readers, faces, kycWorker, batchWorkers, expiry, loops, stop };
+  return { relay, receipts, readers, faces, zones, kycWorker, batchWorkers, expiry, loops, stop };
 }
 
 /**

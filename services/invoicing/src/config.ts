@@ -16,7 +16,7 @@ export const InvoicingConfigSchema = Type.Object({
   S3_REGION: Type.String({ default: 'us-east-1' }),
   S3_ACCESS_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
   S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1 })),
-  OCR_LANG_DIR: Type.Optional(Type.String({ description: 'where eng+rus traineddata are laid out for the OCR; default <tmp>/pay-tessdata' })),
+  OCR_LANG_DIR: Type.Optional(Type.String({ description: 'where eng+rus traineddata are laid out for the OCR (and, in legacy/, the English data of the KYC MRZ reader); default <tmp>/pay-tessdata' })),
   OCR_RUS_TRAINEDDATA: Type.String({
     default: '/usr/share/tesseract-ocr/5/tessdata/rus.traineddata',
     description: 'Russian OCR language data (Debian tesseract-ocr-rus); English comes from the @tesseract.js-data/eng package',

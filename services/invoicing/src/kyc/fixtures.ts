@@ -79,13 +79,48 @@ export async function photo(
 
 const escapeXml = (s: string) => s.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** Whose data a document picture shows, and in its machine-readable zone. */
+export interface Holder {
+  country: string;
+  lastName: string;
+  firstName: string;
+  number: string;
+  /** `YYYY-MM-DD`. */
+  birth: string;
+  expiry: string;
+  sex?: 'M' | 'F';
+}
+
+/** What a document picture's machine-readable zone shows. */
+export type ZoneOption =
+  /** A TD3 (passport, 2 × 44) or TD1 (identity card, 3 × 30) zone of the holder, every check digit right. */
+  | 'passport'
+  | 'id_card'
+  /** No zone at all (a document without one). */
+  | null
+  /** These exact lines (a tampered zone, someone else's). */
+  | { lines: string };
+
+export interface DocumentOptions {
+  person?: FacePerson;
+  index?: number;
+  portrait?: Buffer;
+  /** Whose data the card shows and its zone holds (default PERSON). */
+  holder?: Holder;
+  /** Default 'passport'. */
+  zone?: ZoneOption;
+  /** Gaussian blur over the whole photo (a shaky hand). */
+  blur?: number;
+}
+
 /**
- * A phone photo of an identity card lying on a table: the card (560×360, light blue, its
- * portrait on the left and the holder's data on the right) on a camera-like scene, 720×480.
- * The portrait is the `index`-th photo of `person` (default John Simm's first), or `portrait`;
- * the data are PERSON's.
+ * A phone photo of an identity document lying on a table: the document (560×360, light blue,
+ * its portrait on the left, the holder's data on the right and its machine-readable zone along
+ * the bottom, in OCR-B as on real documents: Debian's fonts-ocr-b, installed by
+ * scripts/bootstrap.sh) on a camera-like scene, 720×480. The portrait is the `index`-th photo
+ * of `person` (default John Simm's first), or `portrait`; the data are `holder`'s (PERSON's).
  */
-export function idCard(o: { person?: FacePerson; index?: number; portrait?: Buffer } = {}): Promise<Buffer> {
+export function idCard(o: DocumentOptions = {}): Promise<Buffer> {
   return o.portrait ? drawIdCard(o) : once(`card ${JSON.stringify(o)}`, () => drawIdCard(o));
 }
 
@@ -97,21 +132,41 @@ function once(key: string, draw: () => Promise<Buffer>): Promise<Buffer> {
   return made;
 }
 
-async function drawIdCard(o: Parameters<typeof idCard>[0] & object): Promise<Buffer> {
+/** OCR-B's advance is 0.718 em: the font size that gives characters this pitch (px). */
+const ocrbSize = (pitch: number) => Math.round((pitch / 0.718) * 10) / 10;
+
+function zoneSvg(lines: string[]): string {
+  // A TD3 zone spans the page (12 px a character on this 560 px card), a TD1 one larger
+  // characters on a smaller card (16 px): 2.54 mm a character on both, as ICAO 9303 sets.
+  const pitch = lines[0]!.length > 36 ? 12 : 16;
+  const size = ocrbSize(pitch);
+  const lead = Math.round(size * 1.35);
+  const x = Math.round((560 - pitch * lines[0]!.length) / 2);
+  const bottom = 346;
+  return lines
+    .map((l, i) => `<text x="${x}" y="${bottom - (lines.length - 1 - i) * lead}" font-family="OCR B" font-size="${size}" fill="#111a24">${escapeXml(l)}</text>`)
+    .join('');
+}
+
+async function drawIdCard(o: DocumentOptions): Promise<Buffer> {
+  const holder = o.holder ?? PERSON;
+  const zone = o.zone === undefined ? 'passport' : o.zone;
+  const lines = zone === null ? [] : (typeof zone === 'object' ? zone.lines : zone === 'passport' ? passportMrz(holder) : idCardMrz(holder)).split('\n');
   const portrait = await sharp(o.portrait ?? facePhoto(o.person ?? 'John_Simm', o.index ?? 0))
     .resize(180, 180, { kernel: 'lanczos3' })
     .png()
     .toBuffer();
   const text = (x: number, y: number, size: number, s: string, font = 'DejaVu Sans') => `<text x="${x}" y="${y}" font-family="${font}" font-size="${size}" fill="#1c2a3a">${escapeXml(s)}</text>`;
-  const field = (y: number, label: string, value: string) => text(230, y, 14, label) + text(230, y + 24, 22, value);
+  const field = (y: number, label: string, value: string) => text(230, y, 13, label) + text(230, y + 22, 20, value);
+  const title = zone === 'id_card' ? 'IDENTITY CARD · УДОСТОВЕРЕНИЕ' : 'PASSPORT · ПАСПОРТ';
   const card = Buffer.from(
     `<svg xmlns="http://www.w3.org/2000/svg" width="560" height="360"><rect width="560" height="360" rx="18" fill="rgb(196,208,222)"/>` +
-      `<rect width="560" height="48" rx="18" fill="rgb(70,96,140)"/><text x="24" y="33" font-family="DejaVu Sans" font-size="22" fill="#fff">IDENTITY CARD · УДОСТОВЕРЕНИЕ</text>` +
-      field(100, 'Surname / Тегі', PERSON.lastName) +
-      field(160, 'Given names / Аты', PERSON.firstName) +
-      field(220, 'Date of birth / Туған күні', PERSON.birth) +
-      field(280, 'Document no. / Құжат №', PERSON.number) +
-      text(24, 340, 13, `ID${PERSON.country}${PERSON.number}<<<<<<<<<<<<`, 'DejaVu Sans Mono') +
+      `<rect width="560" height="48" rx="18" fill="rgb(70,96,140)"/><text x="24" y="33" font-family="DejaVu Sans" font-size="22" fill="#fff">${title}</text>` +
+      field(82, 'Surname / Тегі', holder.lastName) +
+      field(128, 'Given names / Аты', holder.firstName) +
+      field(174, 'Date of birth / Туған күні', holder.birth) +
+      field(220, 'Document no. / Құжат №', holder.number) +
+      (lines.length > 0 ? zoneSvg(lines) : '') +
       '</svg>',
   );
   const cardPng = await sharp(card)
@@ -119,10 +174,9 @@ async function drawIdCard(o: Parameters<typeof idCard>[0] & object): Promise<Buf
     .png()
     .toBuffer();
   const table = await photo({ width: 720, height: 480, seed: 1000 + (o.index ?? 0) });
-  return sharp(table)
-    .composite([{ input: cardPng, left: 80, top: 60 }, grainOf(720, 480, 10, 3000 + (o.index ?? 0))])
-    .jpeg({ quality: 90 })
-    .toBuffer();
+  let img = sharp(table).composite([{ input: cardPng, left: 80, top: 60 }, grainOf(720, 480, 10, 3000 + (o.index ?? 0))]);
+  if (o.blur) img = sharp(await img.png().toBuffer()).blur(o.blur);
+  return img.jpeg({ quality: 90 }).toBuffer();
 }
 
 /**
@@ -162,7 +216,7 @@ const pad = (s: string, n: number) => (s + '<'.repeat(n)).slice(0, n);
 const yymmdd = (iso: string) => iso.slice(2, 4) + iso.slice(5, 7) + iso.slice(8, 10);
 
 /** A TD3 (passport) zone: two lines of 44 characters, every check digit right. */
-export function passportMrz(p: { country: string; lastName: string; firstName: string; number: string; birth: string; expiry: string; sex?: 'M' | 'F' }): string {
+export function passportMrz(p: Holder): string {
   const line1 = pad(`P<${p.country}${p.lastName.toUpperCase()}<<${p.firstName.toUpperCase()}`, 44);
   const num = pad(p.number, 9);
   const personal = pad('', 14);
@@ -175,9 +229,42 @@ export function passportMrz(p: { country: string; lastName: string; firstName: s
   return `${line1}\n${line2}`;
 }
 
+/**
+ * A TD1 (identity card) zone: three lines of 30 characters, every check digit right, the
+ * composite one over the number, birth and expiry dates and optional data (ICAO 9303-5).
+ */
+export function idCardMrz(p: Holder): string {
+  const num = pad(p.number, 9);
+  const line1 = pad(`I<${p.country}${num}${checkDigit(num)}`, 30);
+  const birthPart = yymmdd(p.birth) + checkDigit(yymmdd(p.birth));
+  const expiryPart = yymmdd(p.expiry) + checkDigit(yymmdd(p.expiry));
+  const start = birthPart + (p.sex ?? 'F') + expiryPart + p.country + pad('', 11);
+  const line2 = start + checkDigit(line1.slice(5) + birthPart + expiryPart + start.slice(18));
+  const line3 = pad(`${p.lastName.toUpperCase()}<<${p.firstName.toUpperCase()}`, 30);
+  return `${line1}\n${line2}\n${line3}`;
+}
+
+/** `zone` with one check digit changed (the `index`-th character of line `line`), as a forger would leave it. */
+export function tamperedMrz(zone: string, line: number, index: number): string {
+  const lines = zone.split('\n');
+  const l = lines[line]!;
+  lines[line] = l.slice(0, index) + String((Number(l[index]) + 1) % 10) + l.slice(index + 1);
+  return lines.join('\n');
+}
+
 const year = new Date().getUTCFullYear();
 /** An adult with a passport valid for years, and its zone. */
-export const PERSON = { country: 'KAZ', lastName: 'IVANOVA', firstName: 'ANNA', number: 'N12345678', birth: '1990-01-01', expiry: `${year + 4}-06-30` };
+export const PERSON: Holder = { country: 'KAZ', lastName: 'IVANOVA', firstName: 'ANNA', number: 'N12345678', birth: '1990-01-01', expiry: `${year + 4}-06-30` };
+
+/** PERSON's passport photo whose zone has one check digit wrong (the document number's), as a forger would leave it. */
+export function tamperedDocument(): Promise<Buffer> {
+  return idCard({ zone: { lines: tamperedMrz(passportMrz(PERSON), 1, 9) } });
+}
+
+/** A passport photo showing PERSON's data but another document number, valid in itself: it disagrees with documentForm(). */
+export function mismatchedDocument(): Promise<Buffer> {
+  return idCard({ holder: { ...PERSON, number: 'N99999999' } });
+}
 
 /** The verification page's document form for PERSON, with overrides. */
 export function documentForm(over: Record<string, string> = {}): Record<string, string> {

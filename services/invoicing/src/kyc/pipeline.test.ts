@@ -4,15 +4,17 @@ import { EventPayloads, eventsOf } from '@pay/webhooks';
 import { assertValid } from '@pay/schemas';
 import { eventually } from '@pay/testing';
 import { clockSigner, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../test-support';
-import { documentForm, passportMrz, PERSON, photo, postDocuments, selfie } from './fixtures';
+import { documentForm, idCard, mismatchedDocument, passportMrz, PERSON, photo, postDocuments, selfie, tamperedDocument } from './fixtures';
 import { reviewKycSession } from './decision';
 import { expireDueKycSessions } from './expiry';
 import { DECLINE_BELOW } from './rules';
 
 const ctx = invoicingAppForSuite({ background: true });
-// The background's face model loads before the first test, and stays warm through the file.
-beforeAll(() => ctx.background!.faces.warm(), 120_000);
+// The background's face model and MRZ reader load before the first test, and stay warm through the file.
+beforeAll(() => Promise.all([ctx.background!.faces.warm(), ctx.background!.zones.warm()]), 120_000);
 const call = clockSigner(() => ctx.app, systemClock);
+// Each check reads the document's zone by OCR and runs the face model (1–3 s of a shared core), some tests wait for two.
+jest.setTimeout(60_000);
 
 const year = new Date().getUTCFullYear();
 const person = PERSON;
@@ -24,7 +26,7 @@ const decided = (id: string, status: string) =>
     const s = await sessionOf(id);
     expect(s.status).toBe(status);
     return s;
-  }, 20_000);
+  }, 30_000);
 const owner = (m: TestMerchant) => ({ merchantId: m.merchantId, isTest: true });
 
 describe('KYC verification flow', () => {
@@ -113,7 +115,7 @@ describe('KYC verification flow', () => {
     }
     const created = (await call(m, 'post', '/api/v2/kyc/sessions', { customerPhone: '+77010000001', language: 'en' })).body.session;
     const birth = `${year - 17}-01-01`;
-    expect((await submit(created.sessionId, documentForm({ dateOfBirth: birth, mrz: passportMrz({ ...person, birth }) }))).status).toBe(303);
+    expect((await submit(created.sessionId, documentForm({ dateOfBirth: birth, mrz: passportMrz({ ...person, birth }) }), { document: await idCard({ holder: { ...person, birth } }) })).status).toBe(303);
     const s = await decided(created.id, 'DECLINED');
     expect(s.reason).toMatch(/under 18/);
     expect((await call(m, 'get', `/api/v2/kyc/sessions/${created.id}`)).body.session.verification).toBeNull();
@@ -136,15 +138,29 @@ describe('KYC verification flow', () => {
     expect((await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.rejected')).map((e) => (e.body.session as { reason: string }).reason)).toEqual([s.reason]);
   });
 
+  it('reads the zone off the document photo: declines a wrong check digit on it, or a zone that is not the typed data', async () => {
+    const m = await newMerchant(ctx.deps);
+    const forged = (await call(m, 'post', '/api/v2/kyc/sessions', { customerEmail: 'forged@example.kz' })).body.session;
+    const other = (await call(m, 'post', '/api/v2/kyc/sessions', { customerEmail: 'other-doc@example.kz' })).body.session;
+    // Nothing typed in the zone field: what counts is the zone on the photo.
+    expect((await submit(forged.sessionId, documentForm({ mrz: '' }), { document: await tamperedDocument() })).status).toBe(303);
+    expect((await submit(other.sessionId, documentForm({ mrz: '' }), { document: await mismatchedDocument() })).status).toBe(303);
+    const a = await decided(forged.id, 'DECLINED');
+    expect(a.reason).toMatch(/^The machine-readable zone read from the document photo is not valid \(Document number check digit: .*\)/);
+    const b = await decided(other.id, 'DECLINED');
+    expect(b.reason).toBe('The machine-readable zone read from the document photo does not match the typed document number');
+  });
+
   it('sends a borderline case to manual review (kyc.manual_review), which a reviewer approves once', async () => {
     const m = await newMerchant(ctx.deps);
     const created = (await call(m, 'post', '/api/v2/kyc/sessions', { customerEmail: 'r@example.kz' })).body.session;
-    expect((await submit(created.sessionId, documentForm({ mrz: '' }))).status).toBe(303);
+    // A document without a machine-readable zone, and none typed: a person compares it.
+    expect((await submit(created.sessionId, documentForm({ mrz: '' }), { document: await idCard({ zone: null }) })).status).toBe(303);
     const s = await eventually(async () => {
       const x = await sessionOf(created.id);
       expect(x.checkState).toBe('MANUAL_REVIEW');
       return x;
-    }, 20_000);
+    }, 30_000);
     expect(s.status).toBe('IN_PROGRESS');
     expect(s.reason).toMatch(/machine-readable zone/);
     expect((await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.manual_review')).map((e) => (e.body.session as { status: string }).status)).toEqual(['IN_PROGRESS']);
@@ -189,7 +205,7 @@ describe('KYC verification flow', () => {
     expect(noProof.text).toContain('proof of address');
     expect((await submit(sessionId, documentForm(), { addressProof: Buffer.from('%PDF-1.4\n1 0 obj\n<<>>\nendobj\n%%EOF') })).status).toBe(303);
     expect((await v1Request(ctx.app, m, 'get', `/api/v1/kyc/sessions/${v1.id}`)).body.status).toBe('in_progress');
-    await eventually(async () => expect((await sessionOf(v1.id)).checkState).toBe('MANUAL_REVIEW'), 20_000);
+    await eventually(async () => expect((await sessionOf(v1.id)).checkState).toBe('MANUAL_REVIEW'), 30_000);
     expect(await ctx.deps.db.kycFile.count({ where: { sessionId: v1.id } })).toBe(3);
   });
 

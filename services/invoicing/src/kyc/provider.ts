@@ -16,7 +16,7 @@ export interface KycSubmission {
     dateOfBirth: string;
     issuedAt: string | null;
     expiresAt: string;
-    /** The machine-readable zone as typed or read, lines separated by newlines; null when none was given. */
+    /** The machine-readable zone as typed on the page, lines separated by newlines; null when none was typed (the provider reads the photo's own). */
     mrz: string | null;
   };
   files: {

@@ -1,19 +1,23 @@
 import { parse } from 'mrz';
 import { FaceModel } from './face-model';
-import { checkDigit, idCard, passportMrz, photo, selfie } from './fixtures';
+import { checkDigit, idCard, idCardMrz, passportMrz, photo, selfie, tamperedMrz, type DocumentOptions } from './fixtures';
 import { hashDistance, readImage } from './images';
+import { MrzReader } from './mrz-reader';
 import type { KycSubmission } from './provider';
 import { ageOn, DECLINE_BELOW, faceMatchScoreOf, REVIEW_BELOW, RuleBasedKycProvider } from './rules';
 
 const NOW = new Date('2026-03-01T10:00:00Z');
-// One face model for the file, loaded before the first test and kept warm until the last.
+// One face model and one MRZ reader for the file, loaded before the first test and kept warm until the last.
 const faces = new FaceModel({ idleMs: 600_000 });
-const provider = new RuleBasedKycProvider(faces);
-beforeAll(() => faces.warm(), 120_000);
-afterAll(() => faces.close());
-/** A check with the model costs 0.5–1.5 s of a core; this machine's cores are shared. */
+const zones = new MrzReader({ rusTrainedData: '/usr/share/tesseract-ocr/5/tessdata/rus.traineddata' });
+const provider = new RuleBasedKycProvider(faces, zones);
+beforeAll(() => Promise.all([faces.warm(), zones.warm()]), 120_000);
+afterAll(() => Promise.all([faces.close(), zones.close()]));
+/** A check with the model and the zone's OCR costs 1–3 s of a core; this machine's cores are shared. */
 const WITH_MODEL_MS = 90_000;
 const anna = { country: 'KAZ', lastName: 'IVANOVA', firstName: 'ANNA', number: 'N12345678', birth: '1990-01-01', expiry: '2030-01-01' };
+/** A passport photo of anna's (its zone hers), John Simm's photo on it unless told. */
+const card = async (o: DocumentOptions = {}) => ({ type: 'image/jpeg' as const, bytes: await idCard({ holder: anna, ...o }) });
 
 async function submission(over: Partial<KycSubmission['document']> = {}, files: Partial<KycSubmission['files']> = {}, level: 'basic' | 'advanced' = 'basic'): Promise<KycSubmission> {
   return {
@@ -32,8 +36,8 @@ async function submission(over: Partial<KycSubmission['document']> = {}, files: 
       ...over,
     },
     files: {
-      // An identity card with John Simm's photo, and another photo of him as the selfie.
-      document: { type: 'image/jpeg', bytes: await idCard() },
+      // anna's passport with John Simm's photo, and another photo of him as the selfie.
+      document: await card(),
       selfie: { type: 'image/jpeg', bytes: await selfie() },
       ...files,
     },
@@ -56,8 +60,9 @@ describe('rule-based KYC provider', () => {
     expect(v.livenessScore).toBe(1);
     expect(v.faceMatchScore).toBeGreaterThanOrEqual(REVIEW_BELOW);
     expect(v.checks.map((c) => c.name)).toEqual(['document_expiry', 'document_issue_date', 'age', 'mrz', 'document_image', 'selfie_image', 'document_face', 'selfie_face', 'face_match']);
+    expect(v.checks.find((c) => c.name === 'mrz')!.detail).toBe('TD3 zone read from the document photo: every check digit correct, matches the typed data; the typed zone is the same');
     // Another man, other photos: approved too.
-    const salley = { document: { type: 'image/jpeg' as const, bytes: await idCard({ person: 'John_Salley', index: 5 }) }, selfie: { type: 'image/jpeg' as const, bytes: await selfie({ person: 'John_Salley', index: 6 }) } };
+    const salley = { document: await card({ person: 'John_Salley', index: 5 }), selfie: { type: 'image/jpeg' as const, bytes: await selfie({ person: 'John_Salley', index: 6 }) } };
     const other = await provider.verify(await submission({}, salley), NOW);
     expect(other.outcome).toBe('approve');
     expect(other.faceMatchScore).toBeGreaterThanOrEqual(REVIEW_BELOW);
@@ -76,7 +81,7 @@ describe('rule-based KYC provider', () => {
   it('sends a pair of pictures the model cannot tell apart with confidence to a person', async () => {
     // The same man, in two photos the model finds 0.55 apart (the middle of the review band).
     const v = await provider.verify(
-      await submission({}, { document: { type: 'image/jpeg', bytes: await idCard({ person: 'John_Shimkus', index: 9 }) }, selfie: { type: 'image/jpeg', bytes: await selfie({ person: 'John_Shimkus', index: 3 }) } }),
+      await submission({}, { document: await card({ person: 'John_Shimkus', index: 9 }), selfie: { type: 'image/jpeg', bytes: await selfie({ person: 'John_Shimkus', index: 3 }) } }),
       NOW,
     );
     expect(v.outcome).toBe('review');
@@ -86,7 +91,7 @@ describe('rule-based KYC provider', () => {
   }, WITH_MODEL_MS);
 
   it('a document photo without a face goes to a person; a selfie without a face declines', async () => {
-    const blank = await provider.verify(await submission({}, { document: { type: 'image/jpeg', bytes: await idCard({ portrait: await photo({ width: 180, height: 180, seed: 7 }) }) } }), NOW);
+    const blank = await provider.verify(await submission({}, { document: await card({ portrait: await photo({ width: 180, height: 180, seed: 7 }) }) }), NOW);
     expect(blank.outcome).toBe('review');
     expect(failed(blank)).toEqual(['document_face']);
     expect(blank.faceMatchScore).toBe(0);
@@ -102,24 +107,57 @@ describe('rule-based KYC provider', () => {
     expect([0, 0.3, 0.45, 0.5, 0.55, 0.6, 0.7, 1.2].map(faceMatchScoreOf)).toEqual([1, 1, 1, 0.8, 0.6, 0.4, 0, 0]);
   });
 
-  it('declines an expired document, a minor, a wrong check digit and an MRZ of someone else', async () => {
-    const expired = await provider.verify(await submission({ expiresAt: '2026-02-28', mrz: passportMrz({ ...anna, expiry: '2026-02-28' }) }), NOW);
+  it('declines an expired document and a minor', async () => {
+    const expiry = '2026-02-28';
+    const expired = await provider.verify(await submission({ expiresAt: expiry, mrz: passportMrz({ ...anna, expiry }) }, { document: await card({ holder: { ...anna, expiry } }) }), NOW);
     expect(expired.outcome).toBe('decline');
     expect(failed(expired)).toEqual(['document_expiry']);
     const birth = '2008-03-02'; // 18 tomorrow
-    const minor = await provider.verify(await submission({ dateOfBirth: birth, mrz: passportMrz({ ...anna, birth }) }), NOW);
+    const minor = await provider.verify(await submission({ dateOfBirth: birth, mrz: passportMrz({ ...anna, birth }) }, { document: await card({ holder: { ...anna, birth } }) }), NOW);
     expect(minor.outcome).toBe('decline');
     expect(minor.reason).toContain('under 18');
     expect(ageOn('2008-03-01', '2026-03-01')).toBe(18);
-    const zone = passportMrz(anna);
-    const broken = zone.slice(0, 45 + 9) + String((Number(zone[45 + 9]) + 1) % 10) + zone.slice(45 + 10);
-    const digit = await provider.verify(await submission({ mrz: broken }), NOW);
+  }, WITH_MODEL_MS);
+
+  it('reads the zone off the document photo: its check digits and its agreement with the typed data and the typed zone decide', async () => {
+    const mrzOf = (v: Awaited<ReturnType<RuleBasedKycProvider['verify']>>) => v.checks.find((c) => c.name === 'mrz')!;
+    // Nothing typed: the photo's zone alone, a passport's or an identity card's.
+    const passport = await provider.verify(await submission({ mrz: null }), NOW);
+    expect(passport.outcome).toBe('approve');
+    expect(mrzOf(passport).detail).toBe('TD3 zone read from the document photo: every check digit correct, matches the typed data');
+    const idCardZone = await provider.verify(await submission({ type: 'id_card', mrz: null }, { document: await card({ zone: 'id_card' }) }), NOW);
+    expect(idCardZone.outcome).toBe('approve');
+    expect(mrzOf(idCardZone).detail).toBe('TD1 zone read from the document photo: every check digit correct, matches the typed data');
+    // A forged check digit on the photo declines, whatever was typed.
+    const forged = await provider.verify(await submission({}, { document: await card({ zone: { lines: tamperedMrz(passportMrz(anna), 1, 9) } }) }), NOW);
+    expect(forged.outcome).toBe('decline');
+    expect(failed(forged)).toEqual(['mrz']);
+    expect(forged.reason).toMatch(/^The machine-readable zone read from the document photo is not valid \(Document number check digit/);
+    const forgedCard = await provider.verify(await submission({ type: 'id_card', mrz: null }, { document: await card({ zone: { lines: tamperedMrz(idCardMrz(anna), 1, 6) } }) }), NOW);
+    expect(forgedCard.reason).toMatch(/^The machine-readable zone read from the document photo is not valid \(Birth date check digit/);
+    // The photo's zone is someone else's: declined even when the typed zone is made to match the typed data.
+    const someoneElse = await provider.verify(await submission({}, { document: await card({ holder: { ...anna, number: 'N99999999' } }) }), NOW);
+    expect(someoneElse.outcome).toBe('decline');
+    expect(someoneElse.reason).toBe('The machine-readable zone read from the document photo does not match the typed document number');
+    // A typed zone that is not the photo's (here valid, but another document's) declines.
+    const typedOther = await provider.verify(await submission({ mrz: passportMrz({ ...anna, number: 'N99999999' }) }), NOW);
+    expect(typedOther.outcome).toBe('decline');
+    expect(typedOther.reason).toBe('The typed machine-readable zone is not the one read from the document photo');
+  }, 3 * WITH_MODEL_MS);
+
+  it('without a zone on the photo, checks the typed one: a wrong check digit and an MRZ of someone else decline', async () => {
+    const noZone = await card({ zone: null });
+    const good = await provider.verify(await submission({}, { document: noZone }), NOW);
+    expect(good.outcome).toBe('approve');
+    expect(good.checks.find((c) => c.name === 'mrz')!.detail).toBe('TD3 zone typed: every check digit correct, matches the typed data (none could be read from the document photo)');
+    const broken = tamperedMrz(passportMrz(anna), 1, 9);
+    const digit = await provider.verify(await submission({ mrz: broken }, { document: noZone }), NOW);
     expect(digit.outcome).toBe('decline');
-    expect(digit.reason).toMatch(/check digit/i);
-    const other = await provider.verify(await submission({ mrz: passportMrz({ ...anna, number: 'N99999999' }) }), NOW);
+    expect(digit.reason).toMatch(/^The machine-readable zone typed is not valid \(.*check digit/i);
+    const other = await provider.verify(await submission({ mrz: passportMrz({ ...anna, number: 'N99999999' }) }, { document: noZone }), NOW);
     expect(other.outcome).toBe('decline');
-    expect(other.reason).toContain('document number');
-  });
+    expect(other.reason).toBe('The machine-readable zone typed does not match the typed document number (none could be read from the document photo)');
+  }, WITH_MODEL_MS);
 
   it('declines the same picture twice (even re-encoded), an undecodable file and a tiny picture', async () => {
     const pic = await photo();
@@ -140,11 +178,14 @@ describe('rule-based KYC provider', () => {
     const tiny = await provider.verify(await submission({}, { selfie: { type: 'image/png', bytes: await photo({ width: 200, height: 200 }) } }), NOW);
     expect(tiny.outcome).toBe('decline');
     expect(tiny.reason).toContain('200×200');
-  });
+  }, WITH_MODEL_MS);
 
   it('sends borderline cases to a person: no MRZ, slightly soft pictures, and every advanced level', async () => {
-    const noMrz = await provider.verify(await submission({ mrz: null }), NOW);
+    // A document without a zone (or one too blurred to read), and none typed.
+    const noMrz = await provider.verify(await submission({ mrz: null }, { document: await card({ zone: null }) }), NOW);
     expect(noMrz.outcome).toBe('review');
+    expect(failed(noMrz)).toEqual(['mrz']);
+    expect(noMrz.reason).toBe('No machine-readable zone could be read from the document photo, and none was typed: a person compares the document');
     const soft = await provider.verify(await submission({}, { selfie: { type: 'image/jpeg', bytes: await selfie({ grain: 0, blur: 1 }) } }), NOW);
     expect(soft.livenessScore).toBeGreaterThanOrEqual(0.4);
     expect(soft.livenessScore).toBeLessThan(0.8);

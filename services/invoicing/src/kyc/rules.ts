@@ -1,6 +1,7 @@
 import { descriptorDistance, type Face } from './face-model';
 import { captureQuality, hashDistance, MIN_IMAGE_SIDE, readImage, type ImageFacts } from './images';
 import { checkMrz } from './mrz';
+import type { ZoneReading } from './mrz-reader';
 import type { KycCheck, KycImage, KycProvider, KycSubmission, KycVerdict } from './provider';
 
 export const ADULT_AGE = 18;
@@ -22,6 +23,11 @@ export const NO_MATCH_DISTANCE = 0.7;
 /** What the rule-based provider needs of the face model (FaceModel; its worker thread holds the weights). */
 export interface FaceFinder {
   describe(images: Buffer[]): Promise<(Face | null)[]>;
+}
+
+/** What it needs of the MRZ reader (MrzReader: OCR of the document photo's machine-readable zone). */
+export interface ZoneFinder {
+  read(image: Buffer): Promise<ZoneReading | null>;
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -144,40 +150,50 @@ function faceChecks(document: Face | null, selfie: Face | null): { checks: KycCh
 }
 
 /**
- * The shipped provider: fixed rules over the document data, its machine-readable zone and the
- * pictures, and a face model comparing the document photo with the selfie (see SCORES_DOC for
- * the scores and the decision). Deterministic: the same submission on the same day gets the
- * same verdict. The model runs only when nothing else has declined the session already.
+ * The shipped provider: fixed rules over the document data, its machine-readable zone (read
+ * off the document photo by OCR, else as typed: checkMrz) and the pictures, and a face model
+ * comparing the document photo with the selfie (see SCORES_DOC for the scores and the
+ * decision). Deterministic: the same submission on the same day gets the same verdict. The
+ * zone's OCR and the face model (each a second or so) run at once; the model only when the
+ * data and pictures have not declined the session already.
  */
 export class RuleBasedKycProvider implements KycProvider {
   readonly name = 'rules';
 
-  constructor(private readonly faces: FaceFinder) {}
+  constructor(
+    private readonly faces: FaceFinder,
+    private readonly zones: ZoneFinder,
+  ) {}
 
   async verify(s: KycSubmission, now: Date): Promise<KycVerdict> {
     const today = now.toISOString().slice(0, 10);
     const images = await imageChecks({ document: s.files.document, selfie: s.files.selfie, address: s.files.addressProof });
-    const checks = [...documentChecks(s, today), ...checkMrz(s, now), ...images.checks];
-    if (s.level === 'advanced') {
-      // Nothing here can read an address off a bill: the advanced level always ends with a person.
-      checks.push({ name: 'address_proof', passed: false, hard: false, detail: 'A person checks the proof of address' });
-    }
     const selfie = images.read.get('selfie')?.facts;
     const document = images.read.get('document')?.facts;
     const livenessScore = selfie ? round3(captureQuality(selfie)) : 0;
-    if (selfie) checks.push(...qualityCheck('selfie', livenessScore));
-    if (document) checks.push(...qualityCheck('document', round3(captureQuality(document))));
-    const declined = () => checks.filter((c) => c.hard && !c.passed);
+    const rest = [...images.checks];
+    if (s.level === 'advanced') {
+      // Nothing here can read an address off a bill: the advanced level always ends with a person.
+      rest.push({ name: 'address_proof', passed: false, hard: false, detail: 'A person checks the proof of address' });
+    }
+    if (selfie) rest.push(...qualityCheck('selfie', livenessScore));
+    if (document) rest.push(...qualityCheck('document', round3(captureQuality(document))));
+    const data = documentChecks(s, today);
+    const declined = (checks: KycCheck[]) => checks.filter((c) => c.hard && !c.passed);
 
+    const [zone, faceFound] = await Promise.all([
+      document ? this.zones.read(s.files.document.bytes) : null,
+      declined([...data, ...rest]).length === 0 ? this.faces.describe([s.files.document.bytes, s.files.selfie.bytes]) : null,
+    ]);
+    const checks = [...data, ...checkMrz(s, now, zone), ...rest];
     let faceMatchScore = 0;
-    if (declined().length === 0) {
-      const [documentFace, selfieFace] = await this.faces.describe([s.files.document.bytes, s.files.selfie.bytes]);
-      const face = faceChecks(documentFace ?? null, selfieFace ?? null);
+    if (faceFound) {
+      const face = faceChecks(faceFound[0] ?? null, faceFound[1] ?? null);
       checks.push(...face.checks);
       faceMatchScore = face.faceMatchScore;
     }
     const verdict = (outcome: KycVerdict['outcome'], reason: string | null): KycVerdict => ({ outcome, reason, faceMatchScore, livenessScore, checks });
-    const hard = declined();
+    const hard = declined(checks);
     if (hard.length > 0) return verdict('decline', hard.map((c) => c.detail).join('; '));
     const soft = checks.filter((c) => !c.passed);
     if (soft.length > 0) return verdict('review', soft.map((c) => c.detail).join('; '));

@@ -37,14 +37,18 @@ export const SCORES_DOC =
   'the two descriptions (about 0.1–0.55 for two photos of one person, 0.65 and more for two people). faceMatchScore is 1 for d up ' +
   'to 0.45 and falls linearly to 0 at d = 0.70: 0.8 at d = 0.50 and 0.4 at d = 0.60, the distance at which the model’s authors ' +
   'tell two people apart. It is 0 when it was not measured: no face found in either picture, or the session already declined ' +
-  'for another reason. `livenessScore` is the selfie’s capture quality: sharpness (variance of the Laplacian on the grey image: ' +
+  'by its data or pictures. `livenessScore` is the selfie’s capture quality: sharpness (variance of the Laplacian on the grey image: ' +
   '0 at 5 or less, 1 at 120 or more, log scale between) times exposure (1 for a mean brightness from 50 to 205 of 255, falling to 0 ' +
   'at black or white). It says a sharp, well-lit camera picture was taken, not that a live person was in front of it. ' +
-  'Decision: declined by any failed hard check (document expired, under 18, MRZ check digit wrong or MRZ not matching the typed ' +
-  'data, image not decodable or smaller than 320×320, the same picture twice, no face on the selfie) or a score under 0.4 ' +
+  'The machine-readable zone (MRZ) is read from the document photo by OCR (tesseract, the MRZ characters only; the `mrz` ' +
+  'library repairs O/0-like confusions where a field is numeric or alphabetic and checks every check digit); when none can be ' +
+  'read there (a document without one, a blurred photo), the zone typed on the page is checked instead. ' +
+  'Decision: declined by any failed hard check (document expired, under 18, an MRZ check digit wrong, the MRZ not matching the ' +
+  'typed data, a typed MRZ that is not the one on the photo, image not decodable or smaller than 320×320, the same picture twice, ' +
+  'no face on the selfie) or a score under 0.4 ' +
   '(faceMatchScore: the selfie shows someone else; livenessScore or the document photo’s quality: too blurred or dark); sent to ' +
-  'a person (manual review) by a score from 0.4 to under 0.8, no face found on the document photo, no MRZ, or the advanced level ' +
-  '(proof of address); otherwise approved.';
+  'a person (manual review) by a score from 0.4 to under 0.8, no face found on the document photo, no MRZ (none readable on ' +
+  'the photo and none typed), or the advanced level (proof of address); otherwise approved.';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 const DateOnly = Type.String({ format: 'date', description: '`YYYY-MM-DD`' });

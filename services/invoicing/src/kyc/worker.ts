@@ -28,7 +28,7 @@ export async function runKycCheck(deps: Pick<InvoicingDeps, 'db' | 'clock' | 'lo
   if (decided) deps.logger.info({ kycSessionId: id, outcome: verdict.outcome }, 'kyc check decided');
 }
 
-/** Consumes `kycChecks` jobs (a few at once: each decodes pictures, ~50 ms of CPU). */
+/** Consumes `kycChecks` jobs, two at once (each decodes pictures, then reads the zone by OCR and runs the face model: a second or two of CPU). */
 export function startKycWorker(deps: InvoicingDeps, provider: KycProvider, lifecycle?: Lifecycle): Worker {
   return startWorker({
     queue: 'kycChecks',

@@ -1,0 +1,45 @@
+import { idCard, idCardMrz, passportMrz, PERSON, photo, tamperedMrz } from './fixtures';
+import { findZone, MrzReader } from './mrz-reader';
+
+// One reader (one tesseract worker) for the file, started before the first test.
+const reader = new MrzReader({ rusTrainedData: '/usr/share/tesseract-ocr/5/tessdata/rus.traineddata' });
+beforeAll(() => reader.warm(), 60_000);
+afterAll(() => reader.close());
+/** A reading is one or two OCR passes of ~0.5–1.5 s on this shared 2-core machine. */
+const OCR_MS = 60_000;
+
+describe('MRZ reader (OCR of the document photo)', () => {
+  it('reads a passport’s TD3 zone and an identity card’s TD1 zone off generated photos', async () => {
+    expect(await reader.read(await idCard())).toEqual({ lines: passportMrz(PERSON).split('\n'), valid: true });
+    expect(await reader.read(await idCard({ zone: 'id_card' }))).toEqual({ lines: idCardMrz(PERSON).split('\n'), valid: true });
+    // Another holder, another portrait beside the zone.
+    const who = { country: 'KAZ', lastName: 'SEITOVA', firstName: 'AIGERIM', number: 'N07654321', birth: '1988-05-17', expiry: '2031-05-16', sex: 'F' as const };
+    const other = await reader.read(await idCard({ holder: who, person: 'John_Salley', index: 5 }));
+    expect(other?.valid).toBe(true);
+    expect(other?.lines[0]).toBe(passportMrz(who).split('\n')[0]);
+  }, OCR_MS);
+
+  it('reads a tampered zone as it is: invalid, the same on two readings', async () => {
+    const forged = tamperedMrz(passportMrz(PERSON), 1, 9);
+    expect(await reader.read(await idCard({ zone: { lines: forged } }))).toEqual({ lines: forged.split('\n'), valid: false });
+    const forgedCard = tamperedMrz(idCardMrz(PERSON), 1, 6);
+    expect(await reader.read(await idCard({ zone: { lines: forgedCard } }))).toEqual({ lines: forgedCard.split('\n'), valid: false });
+  }, OCR_MS);
+
+  it('finds no zone on a document without one, on a blurred photo, or on a photo of anything else', async () => {
+    expect(await reader.read(await idCard({ zone: null }))).toBeNull();
+    expect(await reader.read(await idCard({ blur: 3 }))).toBeNull();
+    expect(await reader.read(await photo({ seed: 11 }))).toBeNull();
+    expect(await reader.read(Buffer.from('not a picture'))).toBeNull();
+  }, OCR_MS);
+
+  it('places lines read with specks beside them or fillers missing, and refuses text without a zone’s shape', () => {
+    const [l1, l2] = passportMrz(PERSON).split('\n') as [string, string];
+    // A speck before line 1 read as "9", two after line 2 as "I1"; a filler of line 1 lost.
+    const read = findZone(`EE 2 S DTFKHI\n9${l1.replace('<<<<', '<<<')}\n${l2}I1\n`);
+    expect(read).toEqual({ lines: [l1, l2], valid: true });
+    // A misread document code is no zone, even of the right shape.
+    expect(findZone(`X${l1.slice(1)}\n${l2}`)).toBeNull();
+    expect(findZone('P<KAZIVANOVA\nN123\n')).toBeNull();
+  });
+});
