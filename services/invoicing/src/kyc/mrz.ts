@@ -53,7 +53,7 @@ function mismatchesOf(parsed: Parsed, s: KycSubmission, today: Date): string[] {
  * Checks one zone, typed or read from the photo, with the `mrz` library (every check digit,
  * the composite one included, and the issuing state's code; a read zone with OCR's confusions
  * repaired where a field is numeric or alphabetic), then that it agrees with the typed data.
- * Any failure is hard. Answers the check, and the zone's lines as the library reads them.
+ * Any failure is hard but a photo's zone disagreeing only in names. Answers the check, and the zone's lines as the library reads them.
  */
 function checkZone(lines: string[], source: keyof typeof FROM, s: KycSubmission, today: Date): { check: KycCheck; lines: string[] | null } {
   const from = FROM[source];
@@ -69,7 +69,12 @@ function checkZone(lines: string[], source: keyof typeof FROM, s: KycSubmission,
   }
   const mismatches = mismatchesOf(parsed, s, today);
   if (mismatches.length > 0) {
-    return { check: { name: 'mrz', passed: false, hard: true, detail: `The machine-readable zone ${from} does not match the typed ${mismatches.join(', ')}` }, lines: null };
+    // Names carry no check digit, so a name read off a photo may be OCR's misreading: when
+    // only names disagree there, a person compares (soft) rather than declining the customer.
+    const onlyNames = mismatches.every((m) => m.endsWith(' name'));
+    const hard = !(source === 'photo' && onlyNames);
+    const then = hard ? '' : ': a person compares the names';
+    return { check: { name: 'mrz', passed: false, hard, detail: `The machine-readable zone ${from} does not match the typed ${mismatches.join(', ')}${then}` }, lines: null };
   }
   return { check: { name: 'mrz', passed: true, hard: true, detail: `${parsed.format} zone ${from}: every check digit correct, matches the typed data` }, lines: corrected(lines, parsed) };
 }
