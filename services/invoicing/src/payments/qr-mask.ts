@@ -48,16 +48,67 @@ function writeFormat(m: Uint8Array, size: number, level: { bit: number }, patter
   m[(size - 8) * size + 8] = 1;
 }
 
-/** N1 (runs of 5 or more) and N3 (finder-like 1:1:3:1:1 with 4 light) along the rows of `m`. */
-function linePenalty(m: Uint8Array, size: number): number {
+/**
+ * Per symbol size: the 8 flip tables (see `tablesFor`) and two scratch matrices, so a call
+ * allocates nothing once a size has been seen (invoices use a handful of sizes). Reusing the
+ * scratch is safe: scoring is synchronous and never re-entered.
+ *
+ * Every matrix here is a byte per module (0 or 1) in a buffer padded to whole 32-bit words,
+ * with a `Uint32Array` view of the same bytes: masking is an XOR, and XOR does not carry
+ * between bytes, so four modules are masked per operation (the padding stays 0).
+ */
+interface SizeTables {
+  /** For each pattern, 1 where it flips a module: a data module (not reserved) where the pattern is dark. */
+  flips: Uint32Array[];
+  /** Scratch: the symbol unmasked (its data modules as encoded), as bytes and as words. */
+  base: Uint8Array;
+  base32: Uint32Array;
+  /** Scratch: the symbol masked with the pattern being scored. */
+  m: Uint8Array;
+  m32: Uint32Array;
+}
+
+const bySize = new Map<number, SizeTables>();
+
+/**
+ * The tables of a size. Function patterns (the reserved modules) depend only on the symbol's
+ * size (its version), so the flip tables, made with the slow per-module `maskAt` switch, are
+ * made once per size.
+ */
+function tablesFor(size: number, reservedBit: Uint8Array): SizeTables {
+  let tables = bySize.get(size);
+  if (!tables) {
+    const words = Math.ceil((size * size) / 4);
+    const flips = Array.from({ length: PATTERNS }, (_, p) => {
+      const t = new Uint8Array(words * 4);
+      for (let r = 0; r < size; r++) for (let c = 0; c < size; c++) t[r * size + c] = !reservedBit[r * size + c] && maskAt(p, r, c) ? 1 : 0;
+      return new Uint32Array(t.buffer);
+    });
+    const base32 = new Uint32Array(words);
+    const m32 = new Uint32Array(words);
+    tables = { flips, base: new Uint8Array(base32.buffer), base32, m: new Uint8Array(m32.buffer), m32 };
+    bySize.set(size, tables);
+  }
+  return tables;
+}
+
+/**
+ * One scan of the rows of `m`: N1 (runs of 5 or more) and N3 (finder-like 1:1:3:1:1 with 4
+ * light) along the rows, N2 (2×2 blocks of one colour, with the next row) and N4 (the share
+ * of dark modules), all weighted as the library weighs them.
+ */
+function rowsPenalty(m: Uint8Array, size: number): number {
   let n1 = 0;
+  let n2 = 0;
   let n3 = 0;
-  for (let row = 0, at = 0; row < size; row++) {
+  let dark = 0;
+  for (let row = 0, start = 0; row < size; row++, start += size) {
     let run = 0;
     let last = -1;
     let bits = 0;
-    for (let col = 0; col < size; col++, at++) {
+    for (let at = start, end = start + size, col = 0; at < end; at++, col++) {
       const v = m[at]!;
+      dark += v;
       if (v === last) run++;
       else {
         if (run >= 5) n1 += run - 2; // 3 + (run - 5)
@@ -68,49 +119,44 @@ function linePenalty(m: Uint8Array, size: number): number {
       if (col >= 10 && (bits === 0x5d0 || bits === 0x05d)) n3++;
     }
     if (run >= 5) n1 += run - 2;
-  }
-  return n1 + n3 * 40;
-}
-
-/**
- * The library's penalty (N1 + N2 + N3 + N4, the same weights and scans) of one masked matrix;
- * `t` is scratch space for its transpose, so columns are scanned as rows.
- */
-function penalty(m: Uint8Array, t: Uint8Array, size: number): number {
-  let n2 = 0;
-  let dark = 0;
-  for (let r = 0, i = 0; r < size; r++) {
-    for (let c = 0; c < size; c++, i++) {
-      const v = m[i]!;
-      t[c * size + r] = v;
-      dark += v;
-      if (r < size - 1 && c < size - 1) {
-        const sum = v + m[i + 1]! + m[i + size]! + m[i + size + 1]!;
-        if (sum === 4 || sum === 0) n2++;
-      }
+    if (row === size - 1) break;
+    // N2 with the row below: each column's pair sum serves the block on its left and on its right.
+    let left = m[start]! + m[start + size]!;
+    for (let at = start + 1, end = start + size; at < end; at++) {
+      const right = m[at]! + m[at + size]!;
+      const sum = left + right;
+      if (sum === 4 || sum === 0) n2++;
+      left = right;
     }
   }
-  const n4 = Math.abs(Math.ceil((dark * 100) / m.length / 5) - 10);
-  return linePenalty(m, size) + linePenalty(t, size) + n2 * 3 + n4 * 10;
+  // The library's own float arithmetic, in its order, so the rounding is the same.
+  const n4 = Math.abs(Math.ceil((dark * 100) / (size * size) / 5) - 10);
+  return n1 + n2 * 3 + n3 * 40 + n4 * 10;
 }
 
-/**
- * For each pattern, 1 where the pattern flips a module: a data module (not reserved) where
- * the pattern is dark. Function patterns depend only on the symbol's size (its version), so
- * the tables are made once per size.
- */
-const flipTables = new Map<number, Uint8Array[]>();
-function flipsFor(size: number, reservedBit: Uint8Array): Uint8Array[] {
-  let tables = flipTables.get(size);
-  if (!tables) {
-    tables = Array.from({ length: PATTERNS }, (_, p) => {
-      const t = new Uint8Array(size * size);
-      for (let r = 0; r < size; r++) for (let c = 0; c < size; c++) t[r * size + c] = !reservedBit[r * size + c] && maskAt(p, r, c) ? 1 : 0;
-      return t;
-    });
-    flipTables.set(size, tables);
+/** N1 and N3 along the columns of `m`, read in place (a stride of `size`) rather than transposed. */
+function columnsPenalty(m: Uint8Array, size: number): number {
+  let n1 = 0;
+  let n3 = 0;
+  const n = size * size;
+  for (let col = 0; col < size; col++) {
+    let run = 0;
+    let last = -1;
+    let bits = 0;
+    for (let at = col, row = 0; at < n; at += size, row++) {
+      const v = m[at]!;
+      if (v === last) run++;
+      else {
+        if (run >= 5) n1 += run - 2;
+        last = v;
+        run = 1;
+      }
+      bits = ((bits << 1) & 0x7ff) | v;
+      if (row >= 10 && (bits === 0x5d0 || bits === 0x05d)) n3++;
+    }
+    if (run >= 5) n1 += run - 2;
   }
-  return tables;
+  return n1 + n3 * 40;
 }
 
 /**
@@ -119,18 +165,24 @@ function flipsFor(size: number, reservedBit: Uint8Array): Uint8Array[] {
  */
 export function bestMaskPattern(modules: QrModules, drawnWith: number, level: { bit: number }): number {
   const { size, data, reservedBit } = modules;
-  const flips = flipsFor(size, reservedBit);
+  const { flips, base, base32, m, m32 } = tablesFor(size, reservedBit);
   const undo = flips[drawnWith]!;
-  const n = size * size;
-  const m = new Uint8Array(n);
-  const t = new Uint8Array(n);
+  // The library's matrix is a bare Uint8Array (no padding, so no word view): unmask it byte by
+  // byte once; each pattern is then masked a word at a time.
+  base.set(data);
+  const words = base32.length;
+  for (let w = 0; w < words; w++) base32[w]! ^= undo[w]!;
   let best = 0;
   let lowest = Infinity;
   for (let p = 0; p < PATTERNS; p++) {
     const flip = flips[p]!;
-    for (let i = 0; i < n; i++) m[i] = data[i]! ^ undo[i]! ^ flip[i]!;
+    for (let w = 0; w < words; w++) m32[w] = base32[w]! ^ flip[w]!;
     writeFormat(m, size, level, p);
-    const score = penalty(m, t, size);
+    // Every score is ≥ 0 and a tie keeps the earlier pattern, so once the rows alone reach the
+    // lowest total so far this pattern cannot win: its column scan is skipped.
+    let score = rowsPenalty(m, size);
+    if (score >= lowest) continue;
+    score += columnsPenalty(m, size);
     if (score < lowest) {
       lowest = score;
       best = p;
