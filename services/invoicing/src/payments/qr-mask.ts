@@ -5,9 +5,11 @@
  * Why: the library scores each pattern by masking its own matrix in place and walking it
  * through `BitMatrix.get` calls, which made mask selection ~70% of an SBP invoice's QR and
  * the largest single CPU cost of `POST /api/v2/invoices`. Here the patterns are scored on a
- * flat copy with plain array reads. The library still draws the symbol (with the pattern
- * chosen here), so nothing about the encoding is reimplemented; only the choice is, and
- * `qr-mask.test.ts` checks it matches the library's own on many payloads.
+ * flat copy with plain array reads. The library still draws the symbol once (with any
+ * pattern), so nothing about the encoding is reimplemented; only the choice is, and
+ * `qr-mask.test.ts` checks it matches the library's own on many payloads. `remask` then turns
+ * that drawing into the one with the chosen pattern, which the test also checks against the
+ * library's own drawing with that pattern.
  */
 // The library's format-information encoder (BCH code of level and mask), version-pinned.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -189,4 +191,23 @@ export function bestMaskPattern(modules: QrModules, drawnWith: number, level: { 
     }
   }
   return best;
+}
+
+/**
+ * Turns `modules`, drawn with pattern `drawnWith`, into the symbol drawn with `pattern`, in
+ * place: exactly what drawing it again with `pattern` would give, at a fraction of the cost.
+ * The library's drawing with a given pattern is the unmasked symbol XOR the pattern on the
+ * modules that are not reserved, then the format bits of the pattern; the reserved modules
+ * (function patterns, version information — which does not depend on the mask) are the same
+ * whatever the pattern. So: XOR the data modules with both patterns' flips, rewrite the format.
+ */
+export function remask(modules: QrModules, drawnWith: number, level: { bit: number }, pattern: number): void {
+  if (pattern === drawnWith) return;
+  const { size, data, reservedBit } = modules;
+  const { flips } = tablesFor(size, reservedBit);
+  // Byte views of the word tables (the library's matrix has no padding, so no word view).
+  const undo = new Uint8Array(flips[drawnWith]!.buffer);
+  const flip = new Uint8Array(flips[pattern]!.buffer);
+  for (let i = 0, n = size * size; i < n; i++) data[i]! ^= undo[i]! ^ flip[i]!;
+  writeFormat(data, size, level, pattern);
 }

@@ -1,6 +1,6 @@
 import { crc32, deflateSync } from 'node:zlib';
 import QRCode from 'qrcode';
-import { bestMaskPattern, type QrModules } from './qr-mask';
+import { bestMaskPattern, remask, type QrModules } from './qr-mask';
 
 const SCALE = 4;
 const MARGIN = 2;
@@ -18,15 +18,19 @@ function chunk(type: string, data: Buffer): Buffer {
 /**
  * The symbol of `payload`, drawn by the `qrcode` library (error correction M) with the mask
  * pattern the library itself would choose, chosen by `bestMaskPattern` at a tenth of the cost:
- * the symbol is drawn once with pattern 0 to learn its modules, then with the best pattern.
+ * the symbol is drawn once with pattern 0 to learn its modules, then `remask` turns that drawing
+ * into the one with the best pattern (cheaper than the library drawing it again; the same
+ * modules, which qr-mask.test.ts checks against the library's own drawing).
  */
 function qrSymbol(payload: string) {
   // One byte-mode segment: a link is bytes anyway, and this skips the library's search for
   // the cheapest mix of modes (a shortest-path run per code).
   const segments = [{ data: Buffer.from(payload, 'utf8'), mode: 'byte' as const }];
   const probe = QRCode.create(segments, { errorCorrectionLevel: 'M', maskPattern: 0 });
-  const best = bestMaskPattern(probe.modules as unknown as QrModules, 0, probe.errorCorrectionLevel);
-  return best === 0 ? probe : QRCode.create(segments, { errorCorrectionLevel: 'M', maskPattern: best as QRCode.QRCodeMaskPattern });
+  const modules = probe.modules as unknown as QrModules;
+  const best = bestMaskPattern(modules, 0, probe.errorCorrectionLevel);
+  remask(modules, 0, probe.errorCorrectionLevel, best);
+  return { ...probe, maskPattern: best as QRCode.QRCodeMaskPattern };
 }
 
 /**
