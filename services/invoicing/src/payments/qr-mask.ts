@@ -94,6 +94,22 @@ function tablesFor(size: number, reservedBit: Uint8Array): SizeTables {
   return tables;
 }
 
+/*
+ * The scans below are branch-free where the branch would follow the modules' colours: those are
+ * close to random, so such branches are mispredicted about half the time, which cost more than
+ * the rest of the scan. Runs and 2×2 blocks are counted with table lookups instead.
+ */
+
+/**
+ * N1 as it accrues along a run, indexed by the run's length so far: a run of L ≥ 5 scores
+ * 3 + (L − 5), i.e. 3 when it reaches 5 and 1 more for each module after. 256 > 177, the
+ * largest symbol.
+ */
+const RUN_PENALTY = Uint8Array.from({ length: 256 }, (_, length) => (length === 5 ? 3 : length > 5 ? 1 : 0));
+
+/** Whether a 2×2 block is of one colour (N2), indexed by its number of dark modules. */
+const UNIFORM_BLOCK = Uint8Array.of(1, 0, 0, 0, 1);
+
 /**
  * One scan of the rows of `m`: N1 (runs of 5 or more) and N3 (finder-like 1:1:3:1:1 with 4
  * light) along the rows, N2 (2×2 blocks of one colour, with the next row) and N4 (the share
@@ -105,29 +121,25 @@ function rowsPenalty(m: Uint8Array, size: number): number {
   let n3 = 0;
   let dark = 0;
   for (let row = 0, start = 0; row < size; row++, start += size) {
-    let run = 0;
-    let last = -1;
-    let bits = 0;
-    for (let at = start, end = start + size, col = 0; at < end; at++, col++) {
+    let last = m[start]!;
+    let run = 1;
+    let bits = last;
+    dark += last;
+    for (let at = start + 1, end = start + size, col = 1; at < end; at++, col++) {
       const v = m[at]!;
       dark += v;
-      if (v === last) run++;
-      else {
-        if (run >= 5) n1 += run - 2; // 3 + (run - 5)
-        last = v;
-        run = 1;
-      }
+      run = run * (1 - (v ^ last)) + 1; // one more if the colour is the same, else a new run of 1
+      n1 += RUN_PENALTY[run]!;
+      last = v;
       bits = ((bits << 1) & 0x7ff) | v;
-      if (col >= 10 && (bits === 0x5d0 || bits === 0x05d)) n3++;
+      if (col >= 10 && (bits === 0x5d0 || bits === 0x05d)) n3++; // rare: predicted well
     }
-    if (run >= 5) n1 += run - 2;
     if (row === size - 1) break;
     // N2 with the row below: each column's pair sum serves the block on its left and on its right.
     let left = m[start]! + m[start + size]!;
     for (let at = start + 1, end = start + size; at < end; at++) {
       const right = m[at]! + m[at + size]!;
-      const sum = left + right;
-      if (sum === 4 || sum === 0) n2++;
+      n2 += UNIFORM_BLOCK[left + right]!;
       left = right;
     }
   }
@@ -142,21 +154,17 @@ function columnsPenalty(m: Uint8Array, size: number): number {
   let n3 = 0;
   const n = size * size;
   for (let col = 0; col < size; col++) {
-    let run = 0;
-    let last = -1;
-    let bits = 0;
-    for (let at = col, row = 0; at < n; at += size, row++) {
+    let last = m[col]!;
+    let run = 1;
+    let bits = last;
+    for (let at = col + size, row = 1; at < n; at += size, row++) {
       const v = m[at]!;
-      if (v === last) run++;
-      else {
-        if (run >= 5) n1 += run - 2;
-        last = v;
-        run = 1;
-      }
+      run = run * (1 - (v ^ last)) + 1;
+      n1 += RUN_PENALTY[run]!;
+      last = v;
       bits = ((bits << 1) & 0x7ff) | v;
       if (row >= 10 && (bits === 0x5d0 || bits === 0x05d)) n3++;
     }
-    if (run >= 5) n1 += run - 2;
   }
   return n1 + n3 * 40;
 }
