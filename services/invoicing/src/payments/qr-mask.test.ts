@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import QRCode from 'qrcode';
-import { bestMaskPattern, type QrModules } from './qr-mask';
+import { bestMaskPattern, remask, type QrModules } from './qr-mask';
 
 describe('bestMaskPattern', () => {
   it("chooses the library's own mask pattern, from a symbol drawn with any pattern", () => {
@@ -20,5 +20,28 @@ describe('bestMaskPattern', () => {
     }
     // The payloads exercise several patterns, so a chooser that always answered one could not pass.
     expect(chosen.size).toBeGreaterThanOrEqual(4);
+  });
+
+  it("remask turns a symbol drawn with one pattern into the library's own drawing with another", () => {
+    // Byte payloads from 15 to 213 bytes: versions 2 to 10 at level M (7 and up carry version information).
+    const payloads = Array.from({ length: 199 }, (_, i) => `http://127.0.0.1:3001/pay/${randomBytes(4).toString('hex')}/${'y'.repeat(i)}`.slice(0, 15 + i));
+    const versions = new Set<number>();
+    for (const [k, payload] of payloads.entries()) {
+      const segments = [{ data: Buffer.from(payload, 'utf8'), mode: 'byte' as const }];
+      const drawnWith = k % 8;
+      const best = QRCode.create(segments, { errorCorrectionLevel: 'M' }).maskPattern!;
+      for (const pattern of new Set([best, (k * 3 + 1) % 8])) {
+        const probe = QRCode.create(segments, { errorCorrectionLevel: 'M', maskPattern: drawnWith as QRCode.QRCodeMaskPattern });
+        const modules = probe.modules as unknown as QrModules;
+        remask(modules, drawnWith, probe.errorCorrectionLevel, pattern);
+        const library = QRCode.create(segments, { errorCorrectionLevel: 'M', maskPattern: pattern as QRCode.QRCodeMaskPattern });
+        const own = library.modules as unknown as QrModules;
+        versions.add(library.version);
+        expect(modules.size).toBe(own.size);
+        expect(Buffer.from(modules.data).equals(Buffer.from(own.data))).toBe(true);
+        expect(Buffer.from(modules.reservedBit).equals(Buffer.from(own.reservedBit))).toBe(true);
+      }
+    }
+    expect([...versions].sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 });

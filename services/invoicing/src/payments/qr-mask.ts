@@ -5,9 +5,11 @@
  * Why: the library scores each pattern by masking its own matrix in place and walking it
  * through `BitMatrix.get` calls, which made mask selection ~70% of an SBP invoice's QR and
  * the largest single CPU cost of `POST /api/v2/invoices`. Here the patterns are scored on a
- * flat copy with plain array reads. The library still draws the symbol (with the pattern
- * chosen here), so nothing about the encoding is reimplemented; only the choice is, and
- * `qr-mask.test.ts` checks it matches the library's own on many payloads.
+ * flat copy with plain array reads. The library still draws the symbol once (with any
+ * pattern), so nothing about the encoding is reimplemented; only the choice is, and
+ * `qr-mask.test.ts` checks it matches the library's own on many payloads. `remask` then turns
+ * that drawing into the one with the chosen pattern, which the test also checks against the
+ * library's own drawing with that pattern.
  */
 // The library's format-information encoder (BCH code of level and mask), version-pinned.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -48,69 +50,123 @@ function writeFormat(m: Uint8Array, size: number, level: { bit: number }, patter
   m[(size - 8) * size + 8] = 1;
 }
 
-/** N1 (runs of 5 or more) and N3 (finder-like 1:1:3:1:1 with 4 light) along the rows of `m`. */
-function linePenalty(m: Uint8Array, size: number): number {
-  let n1 = 0;
-  let n3 = 0;
-  for (let row = 0, at = 0; row < size; row++) {
-    let run = 0;
-    let last = -1;
-    let bits = 0;
-    for (let col = 0; col < size; col++, at++) {
-      const v = m[at]!;
-      if (v === last) run++;
-      else {
-        if (run >= 5) n1 += run - 2; // 3 + (run - 5)
-        last = v;
-        run = 1;
-      }
-      bits = ((bits << 1) & 0x7ff) | v;
-      if (col >= 10 && (bits === 0x5d0 || bits === 0x05d)) n3++;
-    }
-    if (run >= 5) n1 += run - 2;
-  }
-  return n1 + n3 * 40;
+/**
+ * Per symbol size: the 8 flip tables (see `tablesFor`) and two scratch matrices, so a call
+ * allocates nothing once a size has been seen (invoices use a handful of sizes). Reusing the
+ * scratch is safe: scoring is synchronous and never re-entered.
+ *
+ * Every matrix here is a byte per module (0 or 1) in a buffer padded to whole 32-bit words,
+ * with a `Uint32Array` view of the same bytes: masking is an XOR, and XOR does not carry
+ * between bytes, so four modules are masked per operation (the padding stays 0).
+ */
+interface SizeTables {
+  /** For each pattern, 1 where it flips a module: a data module (not reserved) where the pattern is dark. */
+  flips: Uint32Array[];
+  /** Scratch: the symbol unmasked (its data modules as encoded), as bytes and as words. */
+  base: Uint8Array;
+  base32: Uint32Array;
+  /** Scratch: the symbol masked with the pattern being scored. */
+  m: Uint8Array;
+  m32: Uint32Array;
 }
 
-/**
- * The library's penalty (N1 + N2 + N3 + N4, the same weights and scans) of one masked matrix;
- * `t` is scratch space for its transpose, so columns are scanned as rows.
- */
-function penalty(m: Uint8Array, t: Uint8Array, size: number): number {
-  let n2 = 0;
-  let dark = 0;
-  for (let r = 0, i = 0; r < size; r++) {
-    for (let c = 0; c < size; c++, i++) {
-      const v = m[i]!;
-      t[c * size + r] = v;
-      dark += v;
-      if (r < size - 1 && c < size - 1) {
-        const sum = v + m[i + 1]! + m[i + size]! + m[i + size + 1]!;
-        if (sum === 4 || sum === 0) n2++;
-      }
-    }
-  }
-  const n4 = Math.abs(Math.ceil((dark * 100) / m.length / 5) - 10);
-  return linePenalty(m, size) + linePenalty(t, size) + n2 * 3 + n4 * 10;
-}
+const bySize = new Map<number, SizeTables>();
 
 /**
- * For each pattern, 1 where the pattern flips a module: a data module (not reserved) where
- * the pattern is dark. Function patterns depend only on the symbol's size (its version), so
- * the tables are made once per size.
+ * The tables of a size. Function patterns (the reserved modules) depend only on the symbol's
+ * size (its version), so the flip tables, made with the slow per-module `maskAt` switch, are
+ * made once per size.
  */
-const flipTables = new Map<number, Uint8Array[]>();
-function flipsFor(size: number, reservedBit: Uint8Array): Uint8Array[] {
-  let tables = flipTables.get(size);
+function tablesFor(size: number, reservedBit: Uint8Array): SizeTables {
+  let tables = bySize.get(size);
   if (!tables) {
-    tables = Array.from({ length: PATTERNS }, (_, p) => {
-      const t = new Uint8Array(size * size);
+    const words = Math.ceil((size * size) / 4);
+    const flips = Array.from({ length: PATTERNS }, (_, p) => {
+      const t = new Uint8Array(words * 4);
       for (let r = 0; r < size; r++) for (let c = 0; c < size; c++) t[r * size + c] = !reservedBit[r * size + c] && maskAt(p, r, c) ? 1 : 0;
-      return t;
+      return new Uint32Array(t.buffer);
     });
-    flipTables.set(size, tables);
+    const base32 = new Uint32Array(words);
+    const m32 = new Uint32Array(words);
+    tables = { flips, base: new Uint8Array(base32.buffer), base32, m: new Uint8Array(m32.buffer), m32 };
+    bySize.set(size, tables);
   }
   return tables;
+}
+
+/*
+ * The scans below are branch-free where the branch would follow the modules' colours: those are
+ * close to random, so such branches are mispredicted about half the time, which cost more than
+ * the rest of the scan. Runs and 2×2 blocks are counted with table lookups instead.
+ */
+
+/**
+ * N1 as it accrues along a run, indexed by the run's length so far: a run of L ≥ 5 scores
+ * 3 + (L − 5), i.e. 3 when it reaches 5 and 1 more for each module after. 256 > 177, the
+ * largest symbol.
+ */
+const RUN_PENALTY = Uint8Array.from({ length: 256 }, (_, length) => (length === 5 ? 3 : length > 5 ? 1 : 0));
+
+/** Whether a 2×2 block is of one colour (N2), indexed by its number of dark modules. */
+const UNIFORM_BLOCK = Uint8Array.of(1, 0, 0, 0, 1);
+
+/**
+ * One scan of the rows of `m`: N1 (runs of 5 or more) and N3 (finder-like 1:1:3:1:1 with 4
+ * light) along the rows, N2 (2×2 blocks of one colour, with the next row) and N4 (the share
+ * of dark modules), all weighted as the library weighs them.
+ */
+function rowsPenalty(m: Uint8Array, size: number): number {
+  let n1 = 0;
+  let n2 = 0;
+  let n3 = 0;
+  let dark = 0;
+  for (let row = 0, start = 0; row < size; row++, start += size) {
+    let last = m[start]!;
+    let run = 1;
+    let bits = last;
+    dark += last;
+    for (let at = start + 1, end = start + size, col = 1; at < end; at++, col++) {
+      const v = m[at]!;
+      dark += v;
+      run = run * (1 - (v ^ last)) + 1; // one more if the colour is the same, else a new run of 1
+      n1 += RUN_PENALTY[run]!;
+      last = v;
+      bits = ((bits << 1) & 0x7ff) | v;
+      if (col >= 10 && (bits === 0x5d0 || bits === 0x05d)) n3++; // rare: predicted well
+    }
+    if (row === size - 1) break;
+    // N2 with the row below: each column's pair sum serves the block on its left and on its right.
+    let left = m[start]! + m[start + size]!;
+    for (let at = start + 1, end = start + size; at < end; at++) {
+      const right = m[at]! + m[at + size]!;
+      n2 += UNIFORM_BLOCK[left + right]!;
+      left = right;
+    }
+  }
+  // The library's own float arithmetic, in its order, so the rounding is the same.
+  const n4 = Math.abs(Math.ceil((dark * 100) / (size * size) / 5) - 10);
+  return n1 + n2 * 3 + n3 * 40 + n4 * 10;
+}
+
+/** N1 and N3 along the columns of `m`, read in place (a stride of `size`) rather than transposed. */
+function columnsPenalty(m: Uint8Array, size: number): number {
+  let n1 = 0;
+  let n3 = 0;
+  const n = size * size;
+  for (let col = 0; col < size; col++) {
+    let last = m[col]!;
+    let run = 1;
+    let bits = last;
+    for (let at = col + size, row = 1; at < n; at += size, row++) {
+      const v = m[at]!;
+      run = run * (1 - (v ^ last)) + 1;
+      n1 += RUN_PENALTY[run]!;
+      last = v;
+      bits = ((bits << 1) & 0x7ff) | v;
+      if (row >= 10 && (bits === 0x5d0 || bits === 0x05d)) n3++;
+    }
+  }
+  return n1 + n3 * 40;
 }
 
 /**
@@ -119,22 +175,47 @@ function flipsFor(size: number, reservedBit: Uint8Array): Uint8Array[] {
  */
 export function bestMaskPattern(modules: QrModules, drawnWith: number, level: { bit: number }): number {
   const { size, data, reservedBit } = modules;
-  const flips = flipsFor(size, reservedBit);
+  const { flips, base, base32, m, m32 } = tablesFor(size, reservedBit);
   const undo = flips[drawnWith]!;
-  const n = size * size;
-  const m = new Uint8Array(n);
-  const t = new Uint8Array(n);
+  // The library's matrix is a bare Uint8Array (no padding, so no word view): unmask it byte by
+  // byte once; each pattern is then masked a word at a time.
+  base.set(data);
+  const words = base32.length;
+  for (let w = 0; w < words; w++) base32[w]! ^= undo[w]!;
   let best = 0;
   let lowest = Infinity;
   for (let p = 0; p < PATTERNS; p++) {
     const flip = flips[p]!;
-    for (let i = 0; i < n; i++) m[i] = data[i]! ^ undo[i]! ^ flip[i]!;
+    for (let w = 0; w < words; w++) m32[w] = base32[w]! ^ flip[w]!;
     writeFormat(m, size, level, p);
-    const score = penalty(m, t, size);
+    // Every score is ≥ 0 and a tie keeps the earlier pattern, so once the rows alone reach the
+    // lowest total so far this pattern cannot win: its column scan is skipped.
+    let score = rowsPenalty(m, size);
+    if (score >= lowest) continue;
+    score += columnsPenalty(m, size);
     if (score < lowest) {
       lowest = score;
       best = p;
     }
   }
   return best;
+}
+
+/**
+ * Turns `modules`, drawn with pattern `drawnWith`, into the symbol drawn with `pattern`, in
+ * place: exactly what drawing it again with `pattern` would give, at a fraction of the cost.
+ * The library's drawing with a given pattern is the unmasked symbol XOR the pattern on the
+ * modules that are not reserved, then the format bits of the pattern; the reserved modules
+ * (function patterns, version information — which does not depend on the mask) are the same
+ * whatever the pattern. So: XOR the data modules with both patterns' flips, rewrite the format.
+ */
+export function remask(modules: QrModules, drawnWith: number, level: { bit: number }, pattern: number): void {
+  if (pattern === drawnWith) return;
+  const { size, data, reservedBit } = modules;
+  const { flips } = tablesFor(size, reservedBit);
+  // Byte views of the word tables (the library's matrix has no padding, so no word view).
+  const undo = new Uint8Array(flips[drawnWith]!.buffer);
+  const flip = new Uint8Array(flips[pattern]!.buffer);
+  for (let i = 0, n = size * size; i < n; i++) data[i]! ^= undo[i]! ^ flip[i]!;
+  writeFormat(data, size, level, pattern);
 }
