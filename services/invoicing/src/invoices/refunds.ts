@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Owner } from '@pay/auth';
-import { money, parseMoney, toJsonNumber, type Money } from '@pay/kit';
+import { IDEMPOTENCY_TTL_MS, money, parseMoney, toJsonNumber, type IdempotentRun, type Money } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
 import { countRefund } from '../customers/payers';
@@ -21,6 +21,7 @@ export interface RefundRow {
   failure_reason: string | null;
   created_at: Date;
   settled_at: Date | null;
+  idempotency_key: string | null;
 }
 
 /** A PENDING refund older than this has lost its request (a crash mid-way): the reconciler finishes it. */
@@ -57,10 +58,27 @@ export function refundedInvoiceJson(i: InvoiceRow) {
  * records the refund PENDING. The lock makes concurrent refunds queue, so their sum can never
  * pass the paid amount.
  */
-async function reserveRefund(deps: InvoicingDeps, owner: Owner, invoiceId: string, input: { amount?: number; reason?: string }): Promise<{ refund: RefundRow; invoice: InvoiceRow }> {
+async function reserveRefund(
+  deps: InvoicingDeps,
+  owner: Owner,
+  invoiceId: string,
+  input: { amount?: number; reason?: string },
+  idempotency?: IdempotentRun,
+): Promise<{ refund: RefundRow; invoice: InvoiceRow; resumed: boolean }> {
   const requested = input.amount === undefined ? null : parseMoney(input.amount, { decimals: FIAT_DECIMALS });
   return inTransaction(deps.db, async (tx) => {
     const invoice = await lockInvoice(tx, invoiceId, owner);
+    if (idempotency?.resumed) {
+      // The request this one resumes died after its claim: it may have reserved the refund and
+      // never stored the answer. Then that refund is this request's, not a second one.
+      const [made] = await tx.$queryRawUnsafe<RefundRow[]>(
+        `SELECT * FROM invoicing.refunds WHERE invoice_id = $1::uuid AND idempotency_key = $2 AND created_at > $3`,
+        invoice.id,
+        idempotency.key,
+        new Date(deps.clock.now().getTime() - IDEMPOTENCY_TTL_MS),
+      );
+      if (made) return { refund: made, invoice, resumed: true };
+    }
     if (invoice.status !== 'PAID') throw new ApiError('INVOICE_NOT_PAID', `Cannot refund: invoice ${invoice.id} is ${invoice.status}, not PAID`);
     const [held] = await tx.$queryRawUnsafe<{ sum: Numeric }[]>(
       `SELECT COALESCE(sum(amount), 0) AS sum FROM invoicing.refunds WHERE invoice_id = $1::uuid AND status <> 'FAILED'`,
@@ -75,8 +93,8 @@ async function reserveRefund(deps: InvoicingDeps, owner: Owner, invoiceId: strin
       ]);
     }
     const [refund] = await tx.$queryRawUnsafe<RefundRow[]>(
-      `INSERT INTO invoicing.refunds (id, invoice_id, merchant_id, is_test, amount, status, reason, created_at)
-       VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5::numeric, 'PENDING', $6, $7) RETURNING *`,
+      `INSERT INTO invoicing.refunds (id, invoice_id, merchant_id, is_test, amount, status, reason, created_at, idempotency_key)
+       VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5::numeric, 'PENDING', $6, $7, $8) RETURNING *`,
       randomUUID(),
       invoice.id,
       invoice.merchant_id,
@@ -84,8 +102,9 @@ async function reserveRefund(deps: InvoicingDeps, owner: Owner, invoiceId: strin
       amount.toFixed(),
       input.reason ?? null,
       deps.clock.now(),
+      idempotency?.key ?? null,
     );
-    return { refund: refund!, invoice };
+    return { refund: refund!, invoice, resumed: false };
   });
 }
 
@@ -140,8 +159,10 @@ async function askProvider(deps: InvoicingDeps, refund: RefundRow, invoice: Pick
  * answer is immediate, so the refund comes back SUCCEEDED; a provider that does not answer
  * leaves it PENDING for the reconciler.
  */
-export async function refundInvoice(deps: InvoicingDeps, owner: Owner, invoiceId: string, input: { amount?: number; reason?: string }) {
-  const { refund, invoice } = await reserveRefund(deps, owner, invoiceId, input);
+export async function refundInvoice(deps: InvoicingDeps, owner: Owner, invoiceId: string, input: { amount?: number; reason?: string }, idempotency?: IdempotentRun) {
+  const { refund, invoice, resumed } = await reserveRefund(deps, owner, invoiceId, input, idempotency);
+  // A resumed refund the dead request (or the reconciler) already settled is answered as it stands.
+  if (resumed && refund.status !== 'PENDING') return { refund, invoice };
   const outcome = await askProvider(deps, refund, invoice, owner);
   if (!outcome) return { refund, invoice };
   return settleRefund(deps, refund, outcome);

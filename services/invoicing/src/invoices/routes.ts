@@ -122,8 +122,8 @@ export function invoiceRoutes(api: Api, deps: InvoicingDeps): void {
     body: RefundBody,
     response: { status: 201, schema: Type.Object({ refund: RefundRecord, invoice: RefundedInvoice }) },
     errors: ['NOT_FOUND', 'INVOICE_NOT_PAID', 'REFUND_EXCEEDS_PAID'],
-    handler: async ({ auth, params, body }) => {
-      const { refund, invoice } = await refundInvoice(deps, ownerOf(auth), params.invoiceId, body);
+    handler: async ({ auth, params, body, idempotency }) => {
+      const { refund, invoice } = await refundInvoice(deps, ownerOf(auth), params.invoiceId, body, idempotency);
       return { status: 201, body: { refund: refundJson(refund, invoice.currency), invoice: refundedInvoiceJson(invoice) } };
     },
   });

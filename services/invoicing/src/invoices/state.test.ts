@@ -15,7 +15,8 @@ async function newInvoice(m: TestMerchant, body: Record<string, unknown> = {}) {
 }
 const pay = (m: TestMerchant, id: string, body: Record<string, unknown> = {}) => call(m, 'post', `/api/v2/sandbox/invoices/${id}/pay`, body);
 const cancel = (m: TestMerchant, id: string) => call(m, 'post', `/api/v2/invoices/${id}/cancel`);
-const refund = (m: TestMerchant, id: string, body: Record<string, unknown> = {}) => call(m, 'post', `/api/v2/invoices/${id}/refunds`, body);
+const refund = (m: TestMerchant, id: string, body: Record<string, unknown> = {}, opts: { headers?: Record<string, string> } = {}) =>
+  call(m, 'post', `/api/v2/invoices/${id}/refunds`, body, opts);
 
 /** Everything a refused change could have touched. */
 async function snapshot(m: TestMerchant, id: string) {
@@ -207,6 +208,32 @@ describe('refunds', () => {
     // Nothing left: refused, nothing written.
     await expectRefused(m, inv.id, () => refund(m, inv.id), 422, 'REFUND_EXCEEDS_PAID');
     await expectRefused(m, inv.id, () => refund(m, inv.id, { amount: 0.01 }), 422, 'REFUND_EXCEEDS_PAID');
+  });
+
+  it('refunds once when the process died between reserving the refund and storing its answer', async () => {
+    const m = await newMerchant(ctx.deps);
+    const inv = await newInvoice(m, { amount: 80 });
+    expect((await pay(m, inv.id)).status).toBe(200);
+    const key = `refund-${inv.id}`;
+    const first = await refund(m, inv.id, { amount: 30 }, { headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBe(201);
+    // What a kill -9 after the refund was written leaves: the key claimed, its answer never
+    // stored, and the claim no longer refreshed by anyone. The retry takes the claim over.
+    const reset = await ctx.deps.db.$executeRawUnsafe(
+      `UPDATE kit.idempotency_keys SET status = 'in_progress', response_status = NULL, response_body = NULL, locked_at = now() - interval '1 minute'
+        WHERE key = $1`,
+      key,
+    );
+    expect(reset).toBe(1);
+    const retry = await refund(m, inv.id, { amount: 30 }, { headers: { 'Idempotency-Key': key } });
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(first.body);
+    const rows = await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM invoicing.refunds WHERE invoice_id = $1::uuid', inv.id);
+    expect(rows[0]!.n).toBe(1);
+    expect(await eventsOf(ctx.deps.db, owner(m), 'invoice.refunded')).toHaveLength(1);
+    // Another key is another refund.
+    const second = await refund(m, inv.id, { amount: 30 }, { headers: { 'Idempotency-Key': `${key}-2` } });
+    expect(second.body.invoice).toMatchObject({ refundedAmount: 60, refundableAmount: 20 });
   });
 
   it('refuses more than is left, an unpaid invoice, and bad amounts', async () => {
