@@ -12,7 +12,7 @@ runMain(async () => {
   const config = loadCryptoConfig();
   const logger = createLogger('crypto', config.LOG_LEVEL);
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS, config.SHUTDOWN_DRAIN_MS);
-  const { db, pool } = createCryptoDatabase(config.DATABASE_URL);
+  const { db, pool, close: closeDb } = createCryptoDatabase(config.DATABASE_URL);
   const accounts = createAccountsDb(config.DATABASE_URL);
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
@@ -43,7 +43,7 @@ runMain(async () => {
     kick = () => void background.relay.kick();
   }
   lifecycle.onShutdown('postgres', async () => {
-    await Promise.all([db.$disconnect(), accounts.$disconnect()]);
+    await Promise.all([closeDb(), accounts.$disconnect()]);
   });
   lifecycle.onShutdown('redis', () => Promise.all([keys.close(), closeRedis(redis), closeRedis(queues)]));
   lifecycle.handleSignals();

@@ -23,7 +23,7 @@ export async function startCryptoApp(opts: { clock?: Clock; env?: Record<string,
   const config = loadCryptoConfig({ ...process.env, QUEUE_PREFIX: `test-${randomUUID()}`, ...opts.env });
   const clock = opts.clock ?? systemClock;
   const chain = new SandboxChain(clock, config.SANDBOX_BLOCK_MS);
-  const { db, pool } = createCryptoDatabase(config.DATABASE_URL, 4);
+  const { db, pool, close: closeDb } = createCryptoDatabase(config.DATABASE_URL, 4);
   const accounts = createAccountsDb(config.DATABASE_URL, 4);
   const logger = createLogger('crypto', config.LOG_LEVEL);
   const redis = requestRedis(config.REDIS_URL, logger);
@@ -57,7 +57,7 @@ export async function startCryptoApp(opts: { clock?: Clock; env?: Record<string,
     background,
     async close() {
       await background?.stop();
-      await Promise.all([db.$disconnect(), accounts.$disconnect(), keys.close(), closeRedis(redis), closeRedis(queues)]);
+      await Promise.all([closeDb(), accounts.$disconnect(), keys.close(), closeRedis(redis), closeRedis(queues)]);
     },
   };
 }

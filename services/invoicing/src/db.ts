@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { pgAdapter, pgPool } from '@pay/kit';
+import { disconnectWithPool, pgAdapter, pgPool } from '@pay/kit';
 import { PrismaClient } from './generated/prisma/client';
 
 /** Postgres schema owned by this service. */
@@ -19,7 +19,6 @@ export function createInvoicingDb(databaseUrl: string, poolSize = 10): { db: Inv
   return {
     db,
     sql,
-    // The adapter ends the pool with the client (see pgAdapter).
-    close: () => db.$disconnect(),
+    close: () => disconnectWithPool(db, sql),
   };
 }
