@@ -246,3 +246,16 @@ export function decodeQrDataUri(uri: string): string | null {
   const png = PNG.sync.read(Buffer.from(uri.replace(/^data:image\/png;base64,/, ''), 'base64'));
   return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data ?? null;
 }
+
+/**
+ * What a kill -9 after a request's write leaves behind: its Idempotency-Key claimed, the
+ * answer never stored, and the claim no longer refreshed, so the next retry takes it over.
+ */
+export async function abandonIdempotencyClaim(db: Pick<InvoicingDeps['db'], '$executeRawUnsafe'>, key: string): Promise<void> {
+  const reset = await db.$executeRawUnsafe(
+    `UPDATE kit.idempotency_keys SET status = 'in_progress', response_status = NULL, response_body = NULL, locked_at = now() - interval '1 minute'
+      WHERE key = $1`,
+    key,
+  );
+  if (reset !== 1) throw new Error(`no stored answer for Idempotency-Key ${key}`);
+}

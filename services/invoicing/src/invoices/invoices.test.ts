@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { ManualClock } from '@pay/kit';
-import { clockSigner, decodeQrDataUri, invoicingAppForSuite, newMerchant, type TestMerchant } from '../test-support';
+import { abandonIdempotencyClaim, clockSigner, decodeQrDataUri, invoicingAppForSuite, newMerchant, type TestMerchant } from '../test-support';
 
 const clock = new ManualClock(new Date('2026-11-23T10:00:00.000Z'));
 const ctx = invoicingAppForSuite({ clock, liveSandbox: true });
@@ -132,14 +132,7 @@ describe('POST /api/v2/invoices', () => {
     const key = `order-${m.merchantId}`;
     const first = await create(m, { amount: 75, description: 'resumed' }, { 'Idempotency-Key': key });
     expect(first.status).toBe(201);
-    // What a kill -9 right after the insert leaves: the key claimed, its answer never stored,
-    // and the claim no longer refreshed by anyone.
-    const reset = await ctx.deps.db.$executeRawUnsafe(
-      `UPDATE kit.idempotency_keys SET status = 'in_progress', response_status = NULL, response_body = NULL, locked_at = now() - interval '1 minute'
-        WHERE key = $1`,
-      key,
-    );
-    expect(reset).toBe(1);
+    await abandonIdempotencyClaim(ctx.deps.db, key);
     const retry = await create(m, { amount: 75, description: 'resumed' }, { 'Idempotency-Key': key });
     expect(retry.status).toBe(201);
     expect(retry.body).toEqual(first.body);

@@ -1,6 +1,6 @@
 import { ManualClock } from '@pay/kit';
 import { eventsOf } from '@pay/webhooks';
-import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../test-support';
+import { abandonIdempotencyClaim, clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../test-support';
 
 const clock = new ManualClock(Date.now());
 const ctx = invoicingAppForSuite({ clock });
@@ -217,14 +217,7 @@ describe('refunds', () => {
     const key = `refund-${inv.id}`;
     const first = await refund(m, inv.id, { amount: 30 }, { headers: { 'Idempotency-Key': key } });
     expect(first.status).toBe(201);
-    // What a kill -9 after the refund was written leaves: the key claimed, its answer never
-    // stored, and the claim no longer refreshed by anyone. The retry takes the claim over.
-    const reset = await ctx.deps.db.$executeRawUnsafe(
-      `UPDATE kit.idempotency_keys SET status = 'in_progress', response_status = NULL, response_body = NULL, locked_at = now() - interval '1 minute'
-        WHERE key = $1`,
-      key,
-    );
-    expect(reset).toBe(1);
+    await abandonIdempotencyClaim(ctx.deps.db, key);
     const retry = await refund(m, inv.id, { amount: 30 }, { headers: { 'Idempotency-Key': key } });
     expect(retry.status).toBe(201);
     expect(retry.body).toEqual(first.body);
