@@ -84,10 +84,11 @@ export interface ClaimedDelivery {
   merchantId: string;
   isTest: boolean;
   kind: EndpointKind;
-  /** Console and target endpoints; a merchant endpoint's URL is read from accounts. */
+  /**
+   * The endpoint's URL at claim time, for the record of a send that failed before reading it
+   * again: each send reads URL, secret and state right before it goes (endpointTargets).
+   */
   url: string | null;
-  secretEnc: string | null;
-  disabled: boolean;
   eventType: string;
   /** The event body exactly as recorded. */
   body: string;
@@ -127,8 +128,6 @@ export async function claimDue(
       is_test: boolean;
       kind: EndpointKind;
       url: string | null;
-      secret_enc: string | null;
-      disabled: boolean;
       event_type: string;
       body: string;
       event_at: Date;
@@ -154,8 +153,7 @@ export async function claimDue(
        UPDATE ${DELIVERIES} d SET lease_owner = $1::uuid
         WHERE d.id IN (SELECT id FROM scheduled UNION SELECT id FROM resends)
        RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.next_attempt_at)
-     SELECT c.id::text, c.endpoint_id::text, ep.merchant_id::text, ep.is_test, ep.kind, ep.url, ep.secret_enc,
-            ep.disabled_at IS NOT NULL AS disabled, c.event_type, ev.body::text AS body, ev.created_at AS event_at,
+     SELECT c.id::text, c.endpoint_id::text, ep.merchant_id::text, ep.is_test, ep.kind, ep.url, c.event_type, ev.body::text AS body, ev.created_at AS event_at,
             c.status, c.attempts, c.next_attempt_at, NOT (c.status = 'pending' AND c.next_attempt_at <= $2) AS manual
        FROM claimed c JOIN ${ENDPOINTS} ep ON ep.id = c.endpoint_id JOIN ${EVENTS} ev ON ev.id = c.event_id
       ORDER BY c.next_attempt_at NULLS LAST`,
@@ -174,8 +172,6 @@ export async function claimDue(
     isTest: r.is_test,
     kind: r.kind,
     url: r.url,
-    secretEnc: r.secret_enc,
-    disabled: r.disabled,
     eventType: r.event_type,
     body: r.body,
     eventAt: r.event_at,
@@ -192,8 +188,15 @@ export async function releaseDeliveries(db: Sql, workerId: string, ids: string[]
   await db.$executeRawUnsafe(`UPDATE ${DELIVERIES} SET lease_owner = NULL WHERE id = ANY($1::uuid[]) AND lease_owner = $2::uuid`, ids, workerId);
 }
 
-/** The current URL, secret and state of endpoints, for a send that waited since its claim. */
-export async function endpointTargets(db: Sql, ids: string[]): Promise<Map<string, { url: string | null; secretEnc: string | null; disabled: boolean }>> {
+/** An endpoint's URL, sealed secret and state as stored now. */
+export interface EndpointTarget {
+  url: string | null;
+  secretEnc: string | null;
+  disabled: boolean;
+}
+
+/** The current URL, secret and state of endpoints, read right before each send. */
+export async function endpointTargets(db: Sql, ids: string[]): Promise<Map<string, EndpointTarget>> {
   const rows = await db.$queryRawUnsafe<{ id: string; url: string | null; secret_enc: string | null; disabled: boolean }[]>(
     `SELECT id::text, url, secret_enc, disabled_at IS NOT NULL AS disabled FROM ${ENDPOINTS} WHERE id = ANY($1::uuid[])`,
     ids,

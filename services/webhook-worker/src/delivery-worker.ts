@@ -14,6 +14,7 @@ import {
   releaseDeliveries,
   retireWorker,
   type ClaimedDelivery,
+  type EndpointTarget,
   type Outcome,
   type SqlWithTransactions,
 } from '@pay/webhooks';
@@ -64,7 +65,6 @@ interface Held {
   d: ClaimedDelivery;
 }
 
-type EndpointRow = { url: string | null; secretEnc: string | null; disabled: boolean };
 type MerchantRow = { webhookUrl: string | null; hmacSecretEnc: string };
 
 /**
@@ -190,7 +190,7 @@ export class DeliveryWorker {
    * merchant's webhookUrl and v1 KYC targets to their own URL, both signed with the
    * merchant's HMAC secret.
    */
-  private targetOf(d: ClaimedDelivery, endpoint: EndpointRow | undefined, merchant: MerchantRow | undefined): Target {
+  private targetOf(d: ClaimedDelivery, endpoint: EndpointTarget | undefined, merchant: MerchantRow | undefined): Target {
     if (!endpoint) return { url: null, secret: null, disabled: true };
     const open = (sealed: string | null | undefined) => (sealed ? this.openSecret(sealed) : null);
     switch (d.kind) {
