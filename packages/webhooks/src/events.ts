@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Owner } from '@pay/auth';
 import { stringifyExact } from '@pay/kit';
-import { compile } from '@pay/schemas';
+import { compile, toDetails } from '@pay/schemas';
 import type { TSchema } from '@sinclair/typebox';
 import type { Sql } from './db';
 import { EventPayloads } from './payloads';
@@ -99,7 +99,7 @@ function assertDocumented(source: EventSource, type: string, body: unknown): voi
   if (!schema) throw new Error(`${source} event ${type} has no documented body schema (payloads.ts or registerEventPayloads)`);
   const validate = compile(schema);
   if (!validate(body)) {
-    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+    const problems = toDetails(validate.errors, '(body)').map((d) => `${d.field} ${d.message}`);
     throw new Error(`${source} event ${type} does not match its documented schema: ${problems.join('; ')}\n${JSON.stringify(body)}`);
   }
 }
