@@ -11,6 +11,9 @@ export function sandboxSbpTransactionId(): string {
   return `A${randomBytes(16).toString('hex').toUpperCase().slice(0, 31)}`;
 }
 
+/** How many of its latest card charges the sandbox keeps (see SandboxProvider.charges). */
+const KEPT_CHARGES = 10_000;
+
 /** A card charge as the sandbox acquirer keeps it. */
 export interface SandboxCharge {
   chargeId: string;
@@ -29,6 +32,8 @@ export class SandboxProvider implements PaymentProvider {
   /**
    * The charges it made, as an acquirer's dashboard would show them (in memory: no money
    * moves, and a restart is a new sandbox): what the payer was charged, and what was voided.
+   * Only the last KEPT_CHARGES: a void follows its charge within the same request, and a
+   * long-running test-mode process must not grow with every card payment.
    */
   private readonly charges = new Map<string, SandboxCharge>();
 
@@ -43,6 +48,7 @@ export class SandboxProvider implements PaymentProvider {
   async chargeCard(order: { externalOrderId: string; amount: Money }, card: Card): Promise<ChargeResult> {
     if (card.number === SANDBOX_DECLINED_CARD) return { ok: false, reason: 'The card was declined by the issuer (sandbox test card)' };
     const chargeId = randomUUID();
+    if (this.charges.size >= KEPT_CHARGES) this.charges.delete(this.charges.keys().next().value!);
     this.charges.set(chargeId, { chargeId, externalOrderId: order.externalOrderId, amount: order.amount.toFixed(2), status: 'captured' });
     return { ok: true, chargeId, payment: { method: 'card', payerBank: null, sbpTransactionId: null } };
   }
