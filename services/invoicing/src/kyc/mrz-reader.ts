@@ -87,7 +87,7 @@ export class MrzReader {
         : await sharp(await sharp(grey).resize({ width: p.width, kernel: 'lanczos3' }).png().toBuffer()).median(3).normalise().png().toBuffer();
       return (await this.ocr.read(scaled, { textord_heavy_nr: p.quick ? '1' : '0' } as Partial<WorkerParams>)).text;
     };
-    if (zoneLines(await text(LOOK)).length === 0) return null;
+    if (zoneRuns(await text(LOOK)).length === 0) return null;
     const first = findZone(await text(READINGS[0]!));
     if (first?.valid) return first;
     const second = findZone(await text(READINGS[1]!));
@@ -126,42 +126,40 @@ export function parseRead(lines: string[]): Parsed | null {
 
 const isCheckDigit = (d: Parsed['details'][number]) => (d.field ?? '').endsWith('CheckDigit');
 
+/** Lines that may be a zone, and the length each of them must have. */
+type ZoneRun = { length: number; lines: string[] };
+
 /**
  * Runs of consecutive lines of MRZ characters about as long as a TD3 or TD1 zone's lines, one
  * of them with a run of fillers (`<<<`, as every zone has after the names or in its optional
- * data; specks read as text seldom have one), each line tagged with the length it must have.
+ * data; specks read as text seldom have one).
  */
-function zoneLines(text: string): string[][] {
+function zoneRuns(text: string): ZoneRun[] {
   const lines = text
     .split('\n')
     .map((l) => l.replace(/\s+/g, ''))
     .filter((l) => l.length > 0);
-  const runs: string[][] = [];
+  const runs: ZoneRun[] = [];
   for (const shape of SHAPES) {
     const fits = (l: string) => /^[A-Z0-9<]+$/.test(l) && l.length >= shape.length - SHORT_SLACK && l.length <= shape.length + LONG_SLACK;
     for (let i = 0; i + shape.lines <= lines.length; i++) {
       const run = lines.slice(i, i + shape.lines);
-      if (run.every(fits) && run.some((l) => l.includes('<<<'))) runs.push(run.map((l) => `${shape.length}:${l}`));
+      if (run.every(fits) && run.some((l) => l.includes('<<<'))) runs.push({ length: shape.length, lines: run });
     }
   }
   return runs;
 }
 
 /**
- * The zone in tesseract's text: a run of lines of a zone's shape (zoneLines), each placed by
+ * The zone in tesseract's text: a run of lines of a zone's shape (zoneRuns), each placed by
  * the `mrz` library: of every way to cut specks off its ends and even out its longest run of
  * fillers to the right length, the combination with the most valid fields is taken. A zone
  * whose fields other than check digits are not all valid (a misread document code, a digit in
  * a name) is no zone: only its check digits may be wrong.
  */
 export function findZone(text: string): ZoneReading | null {
-  for (const run of zoneLines(text)) {
-    const best = bestPlacing(
-      run.map((tagged) => {
-        const [length, line] = tagged.split(':') as [string, string];
-        return placings(line, Number(length));
-      }),
-    );
+  for (const run of zoneRuns(text)) {
+    const best = bestPlacing(run.lines.map((line) => placings(line, run.length)));
     if (best) return best;
   }
   return null;
