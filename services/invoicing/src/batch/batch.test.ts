@@ -1,4 +1,5 @@
 import request from 'supertest';
+import Papa from 'papaparse';
 import { eventually } from '@pay/testing';
 import { startTestSmtp } from './test-smtp';
 import { decodeQrDataUri, startInvoicingApp, newMerchant, v1Request, type InvoicingTestApp, type TestMerchant } from '../test-support';
@@ -23,28 +24,8 @@ function upload(m: Pick<TestMerchant, 'apiKey'>, csv: string | Buffer | null, fi
   return csv === null ? req.field('sendEmails', 'false') : req.attach('file', Buffer.isBuffer(csv) ? csv : Buffer.from(csv), 'invoices.csv');
 }
 
-/** RFC 4180 rows: quoted cells may hold commas, doubled quotes and line breaks. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(cell), (cell = '');
-    else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(cell);
-      rows.push(row);
-      (row = []), (cell = ''), i++;
-    } else cell += c;
-  }
-  return rows;
-}
+/** The export's rows, read by papaparse as a spreadsheet would (quoted cells may hold commas, quotes and line breaks). */
+const parseCsv = (text: string): string[][] => Papa.parse<string[]>(text, { header: false, skipEmptyLines: true }).data;
 
 /** Invoices of a batch still without their stored QR image. */
 async function qrCodesMissing(batchId: string): Promise<number> {
