@@ -85,7 +85,7 @@ export interface StoredEvent {
 /**
  * The documented body schema of each event kind, by source: invoicing's are this package's
  * (payloads.ts); a service whose event schemas are its own registers them
- * (registerEventPayloads), as crypto does where it records its events.
+ * (registerEventPayloads), as crypto's test support does.
  */
 const documentedPayloads = new Map<EventSource, Record<string, TSchema>>([['invoicing', EventPayloads]]);
 

@@ -13,6 +13,11 @@ import { buildCryptoApp } from './app';
 import { startBackground } from './background';
 import { trackTransfers } from './transactions/tracker';
 import type { CryptoDeps } from './deps';
+import { registerEventPayloads } from '@pay/webhooks';
+import { CryptoEventPayloads } from './events/openapi';
+
+// Tests read recorded crypto events through eventsOf, which checks each body against its documented schema.
+registerEventPayloads('crypto', CryptoEventPayloads);
 
 /**
  * The crypto app on the real test database and Redis, as main.ts builds it. With

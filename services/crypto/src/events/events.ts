@@ -1,11 +1,7 @@
-import { recordEvent, registerEventPayloads } from '@pay/webhooks';
+import { recordEvent } from '@pay/webhooks';
 import type { Owner } from '@pay/auth';
 import type { Clock } from '@pay/kit';
 import type { Prisma } from '../generated/prisma/client';
-import { CryptoEventPayloads } from './openapi';
-
-// Whoever reads recorded crypto events through eventsOf (the tests) checks them against these.
-registerEventPayloads('crypto', CryptoEventPayloads);
 
 export type CryptoEvent = 'transaction.confirmed' | 'invoice.paid' | 'withdrawal.completed' | 'withdrawal.failed';
 
