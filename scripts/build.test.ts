@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildEntry, buildLibrary, copyRuntimeTree, entryPoints, isLibrary, workspaceProjects } from './build';
+import { buildEntry, buildLibrary, buildWorkspace, copyRuntimeTree, entryPoints, isLibrary, workspaceProjects } from './build';
 
 /** A throwaway workspace: files by path, plus symlinks standing in for pnpm's node_modules links. */
 function workspace(files: Record<string, string>, links: Record<string, string> = {}): string {
@@ -89,6 +89,21 @@ describe('scripts/build.ts', () => {
     roots.push(root);
     const projects = workspaceProjects(root);
     await expect(buildEntry(entryPoints(projects)[0]!, { projects })).rejects.toThrow(/polyfill[\s\S]*use something it exports/);
+  });
+
+  it('fails when a page asset the service lists is not in its public/ folder, naming it', async () => {
+    const files = {
+      'pnpm-workspace.yaml': 'packages:\n  - services/*\n',
+      'services/app/package.json': manifest('@t/app'),
+      'services/app/src/main.ts': "import { PUBLIC_ASSETS } from './assets';\nconsole.log(PUBLIC_ASSETS.length);\n",
+      'services/app/src/assets.ts': "export const PUBLIC_ASSETS = ['app.css', 'app.js'] as const;\n",
+      'services/app/public/app.css': 'body{}',
+    };
+    const broken = workspace(files);
+    const whole = workspace({ ...files, 'services/app/public/app.js': '' });
+    roots.push(broken, whole);
+    await expect(buildWorkspace([], broken)).rejects.toThrow(/services\/app\/src\/assets\.ts lists assets that are not in .*services\/app\/public\/: app\.js$/);
+    expect((await buildWorkspace([], whole)).map((b) => path.relative(whole, b.outFile))).toEqual(['services/app/dist/main.js']);
   });
 
   it('builds a library (its main in dist/) as CommonJS, ESM and declarations, with Node builtins only', async () => {

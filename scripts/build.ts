@@ -221,7 +221,26 @@ export async function buildServiceProcess(folder: string, outDir: string): Promi
   const projects = workspaceProjects();
   const entry = entryPoints(projects).find((e) => e.project.folder === folder && e.outName === 'main.js');
   if (!entry) throw new Error(`no service named ${folder} with a src/main.ts`);
+  await checkPublicAssets(entry.project);
   return buildEntry(entry, { outDir, projects });
+}
+
+/**
+ * Checks that every file a project's pages load is where the process reads it at run time:
+ * a project with `src/assets.ts` lists them in its `PUBLIC_ASSETS` (relative to its
+ * `public/`, which the runtime tree copies beside dist/), and pages can name only those
+ * (`assetUrl` takes that list's type). Throws naming each missing file.
+ */
+export async function checkPublicAssets(project: Project): Promise<string[]> {
+  const manifest = path.join(project.dir, 'src', 'assets.ts');
+  if (!existsSync(manifest)) return [];
+  const { PUBLIC_ASSETS } = (await import(manifest)) as { PUBLIC_ASSETS?: readonly string[] };
+  if (!Array.isArray(PUBLIC_ASSETS)) throw new Error(`${path.relative(ROOT, manifest)} exports no PUBLIC_ASSETS list`);
+  const missing = PUBLIC_ASSETS.filter((file) => !existsSync(path.join(project.dir, 'public', file)));
+  if (missing.length > 0) {
+    throw new Error(`${path.relative(ROOT, manifest)} lists assets that are not in ${path.relative(ROOT, path.join(project.dir, 'public'))}/: ${missing.join(', ')}`);
+  }
+  return PUBLIC_ASSETS.map((file) => path.join(project.dir, 'public', file));
 }
 
 /** Builds the entries of the named project folders (default: every project), cleaning each dist/ first. */
@@ -230,6 +249,7 @@ export async function buildWorkspace(folders: string[] = [], root = ROOT): Promi
   const unknown = folders.filter((f) => !projects.some((p) => p.folder === f));
   if (unknown.length > 0) throw new Error(`no workspace project named ${unknown.join(', ')}`);
   const entries = entryPoints(projects).filter((e) => folders.length === 0 || folders.includes(e.project.folder));
+  await Promise.all([...new Set(entries.map((e) => e.project))].map(checkPublicAssets));
   for (const dir of new Set(entries.map((e) => e.project.dir))) rmSync(path.join(dir, 'dist'), { recursive: true, force: true });
   return Promise.all(entries.map((entry) => buildEntry(entry, { projects })));
 }

@@ -1,4 +1,5 @@
 export * from './spawn-service';
+export * from './built-stack';
 export * from './eventually';
 export * from './service-process';
 export * from './browser';

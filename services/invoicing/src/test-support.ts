@@ -4,7 +4,7 @@ import { PNG } from 'pngjs';
 import type { Express } from 'express';
 import { accountKeys, accountsKeyResolver, createApiKey, createAccountsDb, registerMerchant } from '@pay/accounts';
 import { SecretBox, signedHeaders } from '@pay/auth';
-import { apiClient, firstConnection, killHard, startChaosStack, type ChaosStack } from '@pay/testing';
+import { apiClient, firstConnection, killHard, spawnBuiltService, startChaosStack, type ChaosStack, type RunningService } from '@pay/testing';
 import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type Logger } from '@pay/kit';
 import { randomUUID } from 'node:crypto';
 import { createWebhooksDb } from '@pay/webhooks';
@@ -110,6 +110,29 @@ export async function startListeningInvoicingApp(opts: TestAppOptions = {}) {
   };
 }
 
+/**
+ * The service as scripts/stack.sh runs it (its bundle under plain node, background work on),
+ * for the page tests, which must test what ships. `app` and `base` are its URL (supertest
+ * takes either); `deps` are this process's own (no background) on the same database and
+ * Redis, to set up and check what the pages did. Receipt files go to a folder of its own.
+ */
+export async function startBuiltInvoicing(opts: { env?: Record<string, string> } = {}) {
+  const receiptsDir = mkdtempSync(join(tmpdir(), 'pay-receipts-'));
+  const env = { RECEIPTS_DIR: receiptsDir, ...opts.env };
+  const [service, local] = await Promise.all([spawnBuiltService('invoicing', env), startInvoicingApp({ env })]);
+  return {
+    app: service.url,
+    base: service.url,
+    deps: local.deps,
+    service: service as RunningService,
+    async close() {
+      await service.stop();
+      await local.close();
+      rmSync(receiptsDir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** The test file's app, started before its tests and closed after them (filled in by beforeAll). */
 export function invoicingAppForSuite(opts: Parameters<typeof startInvoicingApp>[0] = {}): InvoicingTestApp {
   const ctx = {} as InvoicingTestApp;
@@ -205,7 +228,7 @@ export async function invoicesByKey(stack: Pick<ChaosStack, 'query'>, merchantId
  * the signature covers exactly the bytes sent; the query string is not signed.
  */
 export function v2Request(
-  app: Express,
+  app: Express | string,
   m: Pick<TestMerchant, 'apiKey' | 'hmacSecret'>,
   method: 'get' | 'post' | 'put' | 'patch' | 'delete',
   path: string,
@@ -221,7 +244,7 @@ export function v2Request(
 }
 
 /** A v1 request: API key only. */
-export function v1Request(app: Express, m: Pick<TestMerchant, 'apiKey'>, method: 'get' | 'post' | 'put' | 'delete', path: string, body?: unknown) {
+export function v1Request(app: Express | string, m: Pick<TestMerchant, 'apiKey'>, method: 'get' | 'post' | 'put' | 'delete', path: string, body?: unknown) {
   const req = request(app)[method](path).set('x-api-key', m.apiKey);
   return body === undefined ? req : req.send(body as object);
 }

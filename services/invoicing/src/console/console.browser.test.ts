@@ -1,40 +1,38 @@
 import { createHmac } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { eventually, openBrowser, spawnService, startReceiver, type Receiver, type RunningService } from '@pay/testing';
-import { newMerchant, startInvoicingApp, type InvoicingTestApp } from '../test-support';
+import { eventually, openBrowser, spawnBuiltService, startReceiver, type Receiver, type RunningService } from '@pay/testing';
+import { newMerchant, newMerchantIn, startBuiltInvoicing, type TestMerchant } from '../test-support';
 
 /** Screenshots are kept as test artefacts (gitignored). */
 const ARTEFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'console');
 
-let app: InvoicingTestApp;
-let server: Server;
+// The stack as scripts/stack.sh runs it: the built invoicing service and webhook worker.
+let app: Awaited<ReturnType<typeof startBuiltInvoicing>>;
 let base: string;
 let worker: RunningService;
 let receiver: Receiver;
 let browser: Awaited<ReturnType<typeof openBrowser>>;
+/** A merchant listed in CONSOLE_OPERATORS, which the service reads at start. */
+let operator: TestMerchant;
 
 beforeAll(async () => {
   mkdirSync(ARTEFACTS, { recursive: true });
-  const env = { ALLOW_PRIVATE_WEBHOOK_URLS: 'true' };
-  app = await startInvoicingApp({ env });
-  server = createServer(app.app);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // The real worker process on the same database and Redis.
-  worker = await spawnService('webhook-worker', { ...env, WEBHOOK_POLL_INTERVAL_MS: '50' });
-  receiver = await startReceiver({ status: 200, body: '{"received":true}' });
-  browser = await openBrowser();
-}, 60_000);
+  operator = await newMerchantIn(process.env.DATABASE_URL!);
+  [app, worker, receiver, browser] = await Promise.all([
+    startBuiltInvoicing({ env: { CONSOLE_OPERATORS: operator.merchantId } }),
+    spawnBuiltService('webhook-worker', { WEBHOOK_POLL_INTERVAL_MS: '50' }),
+    startReceiver({ status: 200, body: '{"received":true}' }),
+    openBrowser(),
+  ]);
+  base = app.base;
+}, 120_000);
 
 afterAll(async () => {
   await browser?.close();
   await receiver?.close();
   await worker?.stop();
-  await new Promise((r) => server?.close(r));
   await app?.close();
 });
 
@@ -49,6 +47,9 @@ it('signs in, creates a webhook, sees a delivery arrive, rotates the secret and 
   const m = await newMerchant(app.deps);
   const page = await browser.context.newPage();
   page.on('dialog', (d) => void d.accept());
+  // Every stylesheet, script and image the pages load comes from the built service.
+  const missing: string[] = [];
+  page.on('response', (r) => ['stylesheet', 'script', 'image'].includes(r.request().resourceType()) && r.status() !== 200 && missing.push(`${r.status()} ${r.url()}`));
 
   await page.goto(`${base}/console`);
   expect(new URL(page.url()).pathname).toBe('/console/sign-in');
@@ -106,12 +107,12 @@ it('signs in, creates a webhook, sees a delivery arrive, rotates the secret and 
 
   await page.setViewportSize({ width: 390, height: 844 });
   await shot(page, '5-phone');
+  expect(missing).toEqual([]);
   await page.close();
 }, 90_000);
 
 it("opens the operators' queue dashboard (Bull Board) under the console's session and its CSP", async () => {
-  const m = await newMerchant(app.deps);
-  app.deps.config.CONSOLE_OPERATORS.push(m.merchantId);
+  const m = operator;
   const page = await browser.context.newPage();
   const refused: string[] = [];
   page.on('console', (msg) => msg.text().includes('Content Security Policy') && refused.push(msg.text()));

@@ -1,7 +1,6 @@
-import path from 'node:path';
 import type { Router } from 'express';
 import { consoleGuards } from '@pay/accounts';
-import { Api, staticAssets, type Operation } from '@pay/kit';
+import { Api, type Operation } from '@pay/kit';
 import type { RequestHandler } from 'express';
 import type { InvoicingDeps } from '../deps';
 import { consolePages, consoleErrorPage } from './pages';
@@ -11,8 +10,9 @@ import { queueDashboard } from './queues';
 
 /**
  * The merchant web console at /console: its JSON API (`session` auth: cookie, CSRF on
- * changes) and its pages, with their own CSS and JS. `anonymous` is the rate limit for
- * sign-in, the same as for other unauthenticated calls.
+ * changes) and its pages (their CSS and JS are the service's public assets, see
+ * assets.ts). `anonymous` is the rate limit for sign-in, the same as for other
+ * unauthenticated calls.
  */
 export function buildConsole(deps: InvoicingDeps, anonymous: RequestHandler[]): { routers: Router[]; operations: Operation[] } {
   const guards = consoleGuards({
@@ -29,7 +29,7 @@ export function buildConsole(deps: InvoicingDeps, anonymous: RequestHandler[]): 
   consolePages(pages, deps);
   consoleKycPages(pages, deps);
   return {
-    routers: [staticAssets('/console/assets', path.join(__dirname, 'assets')), api.router, pages.router, queueDashboard(deps, guards.page)],
+    routers: [api.router, pages.router, queueDashboard(deps, guards.page)],
     operations: api.operations,
   };
 }

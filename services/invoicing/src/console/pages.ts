@@ -8,6 +8,7 @@ import { attemptsOf, getEndpoint, INVOICING_EVENT_KINDS, listDeliveries, listEnd
 import type { InvoicingDeps } from '../deps';
 import { DeliveryQuery, IdParams } from './schemas';
 import { isOperator, QUEUES_PATH } from './queues';
+import { assetUrl } from '../assets';
 
 const PAGE_SIZE = 20;
 
@@ -23,7 +24,7 @@ export function layout(f: Frame): SafeHtml {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${f.title} · Console</title>
 ${f.session ? html`<meta name="csrf-token" content="${f.session.csrfToken}">` : ''}
-<link rel="stylesheet" href="/console/assets/console.css"><script src="/console/assets/console.js" defer></script></head>
+<link rel="stylesheet" href="${assetUrl('console.css')}"><script src="${assetUrl('console.js')}" defer></script></head>
 <body>
 <header class="top"><a class="brand" href="/console/webhooks">Payments console</a>
 ${

@@ -287,7 +287,7 @@ export function documentForm(over: Record<string, string> = {}): Record<string, 
  * Posts the page's multipart form as a browser does: unless given (null leaves one out), an
  * identity card with John Simm's photo and a selfie of him, which the check approves.
  */
-export async function postDocuments(app: Express, sessionId: string, form: Record<string, string>, files: Record<string, Buffer | null> = {}) {
+export async function postDocuments(app: Express | string, sessionId: string, form: Record<string, string>, files: Record<string, Buffer | null> = {}) {
   let req = request(app).post(`/kyc/${sessionId}`);
   for (const [k, v] of Object.entries(form)) req = req.field(k, v);
   const all: Record<string, Buffer | null> = { document: await idCard(), selfie: await selfie(), ...files };

@@ -1,7 +1,7 @@
 import { html, type SafeHtml } from '@pay/kit';
 import type { ErrorDetail } from '@pay/schemas';
 import type { KycSession } from '../generated/prisma/client';
-import { ASSETS_PATH } from '../pay-page/view';
+import { assetUrl } from '../assets';
 import { textsFor, type KycTexts } from './i18n';
 import type { KycDocumentFormValues } from './submission';
 
@@ -32,8 +32,8 @@ export interface KycPageProblem {
 function layout(lang: string, t: KycTexts, body: SafeHtml, data: { state: KycPageState; session: string; returnUrl: string | null }): SafeHtml {
   return html`<!doctype html>
 <html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${t.title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${ASSETS_PATH}/pay.css"><link rel="stylesheet" href="${ASSETS_PATH}/kyc.css">
-<script src="${ASSETS_PATH}/kyc.js" defer></script></head>
+<title>${t.title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${assetUrl('pay.css')}"><link rel="stylesheet" href="${assetUrl('kyc.css')}">
+<script src="${assetUrl('kyc.js')}" defer></script></head>
 <body data-kyc-state="${data.state}" data-kyc-session="${data.session}" data-return-url="${data.returnUrl ?? ''}"><main class="sheet">${body}</main></body></html>`;
 }
 

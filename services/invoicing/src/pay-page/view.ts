@@ -1,14 +1,14 @@
 import { html, type SafeHtml } from '@pay/kit';
 import type { ErrorDetail } from '@pay/schemas';
 import type { PaymentPageModel } from './presenter';
+import { assetUrl } from '../assets';
 
-export const ASSETS_PATH = '/assets/invoicing';
 
 /** The page frame: own CSS and JS only (the CSP allows nothing else), phone-width first. */
 export function layout(title: string, body: SafeHtml, attrs: { status?: string; id?: string; receipt?: string } = {}): SafeHtml {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${ASSETS_PATH}/pay.css"><script src="${ASSETS_PATH}/pay.js" defer></script></head>
+<title>${title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${assetUrl('pay.css')}"><script src="${assetUrl('pay.js')}" defer></script></head>
 <body data-status="${attrs.status ?? ''}" data-invoice="${attrs.id ?? ''}" data-receipt="${attrs.receipt ?? ''}"><main class="sheet">${body}</main></body></html>`;
 }
 
