@@ -1,34 +1,25 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { eventsOf } from '@pay/webhooks';
 import { eventually, openBrowser } from '@pay/testing';
-import { newMerchant, startInvoicingApp, v2Request, type InvoicingTestApp, type TestMerchant } from '../test-support';
+import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../test-support';
 import { documentForm, idCard, postDocuments } from '../kyc/fixtures';
 
 const ARTEFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'console');
 
-let ctx: InvoicingTestApp;
-let server: Server;
+// The built invoicing service, as scripts/stack.sh runs it; its background work runs the check.
+let ctx: Awaited<ReturnType<typeof startBuiltInvoicing>>;
 let base: string;
 let browser: Awaited<ReturnType<typeof openBrowser>>;
 
 beforeAll(async () => {
   mkdirSync(ARTEFACTS, { recursive: true });
-  ctx = await startInvoicingApp({ background: true });
-  // The check of each review needs the face model and the MRZ reader's OCR.
-  const models = Promise.all([ctx.background!.faces.warm(), ctx.background!.zones.warm()]);
-  server = createServer(ctx.app);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await openBrowser();
-  await models;
+  [ctx, browser] = await Promise.all([startBuiltInvoicing(), openBrowser()]);
+  base = ctx.base;
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
-  await new Promise((r) => server?.close(r));
   await ctx?.close();
 });
 
@@ -36,7 +27,7 @@ afterAll(async () => {
 async function inReview(m: TestMerchant, email: string): Promise<string> {
   const s = (await v2Request(ctx.app, m, 'post', '/api/v2/kyc/sessions', { customerEmail: email })).body.session;
   expect((await postDocuments(ctx.app, s.sessionId, documentForm({ mrz: '' }), { document: await idCard({ zone: null }) })).status).toBe(303);
-  await eventually(async () => expect((await ctx.deps.db.kycSession.findUniqueOrThrow({ where: { id: s.id } })).checkState).toBe('MANUAL_REVIEW'), 30_000);
+  await eventually(async () => expect((await ctx.deps.db.kycSession.findUniqueOrThrow({ where: { id: s.id } })).checkState).toBe('MANUAL_REVIEW'), 60_000);
   return s.id;
 }
 

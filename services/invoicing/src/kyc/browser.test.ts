@@ -1,20 +1,20 @@
 import { createHmac } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { assertValid } from '@pay/schemas';
 import { EventPayloads } from '@pay/webhooks';
-import { eventually, openBrowser, spawnService, startReceiver, type Receiver, type RunningService } from '@pay/testing';
-import { newMerchant, startInvoicingApp, v1Request, type InvoicingTestApp } from '../test-support';
+import { eventually, openBrowser, spawnBuiltService, startReceiver, type Receiver, type RunningService } from '@pay/testing';
+import { newMerchant, startBuiltInvoicing, v1Request } from '../test-support';
 import { idCard, passportMrz, selfie } from './fixtures';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
 const ARTEFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'kyc-page');
 
-let server: Server;
-let ctx: InvoicingTestApp;
+// The stack as scripts/stack.sh runs it: the built invoicing service (its KYC check loads the
+// face model and the MRZ reader with the first session) and the built webhook worker, which
+// delivers the session's result.
+let ctx: Awaited<ReturnType<typeof startBuiltInvoicing>>;
 let browser: Awaited<ReturnType<typeof openBrowser>>;
 let worker: RunningService;
 let receiver: Receiver;
@@ -22,27 +22,18 @@ let base: string;
 
 beforeAll(async () => {
   mkdirSync(ARTEFACTS, { recursive: true });
-  const env = { ALLOW_PRIVATE_WEBHOOK_URLS: 'true' };
-  // Listen first, so the links the service hands out (PUBLIC_URL) lead to this very listener.
-  server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  ctx = await startInvoicingApp({ env: { ...env, PUBLIC_URL: base }, background: true });
-  server.on('request', ctx.app);
-  // The face model and the MRZ reader's OCR load while the rest starts, not in the check the page waits for.
-  const models = Promise.all([ctx.background!.faces.warm(), ctx.background!.zones.warm()]);
-  // The real webhook worker process on the same database and Redis delivers the session's result.
-  // A generous start time: tsx compiles the worker on start, and this 2-core machine is shared.
-  worker = await spawnService('webhook-worker', { ...env, WEBHOOK_POLL_INTERVAL_MS: '50' }, 60_000);
-  receiver = await startReceiver({ status: 200, body: 'ok' });
-  browser = await openBrowser();
-  await models;
+  [ctx, worker, receiver, browser] = await Promise.all([
+    startBuiltInvoicing(),
+    spawnBuiltService('webhook-worker', { WEBHOOK_POLL_INTERVAL_MS: '50' }),
+    startReceiver({ status: 200, body: 'ok' }),
+    openBrowser(),
+  ]);
+  base = ctx.base;
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
   await receiver?.close();
   await worker?.stop();
-  await new Promise((r) => server?.close(r));
   await ctx?.close();
 });
 
@@ -95,7 +86,7 @@ it('walks the v1 page on a phone from pending to a decision, back to redirectUrl
   await Promise.all([page.waitForURL(session.verificationUrl), page.click('[data-testid=submit]')]);
   await shot(page, '3-sent');
   // The check decides; the page notices by itself and shows the outcome, then returns to the merchant.
-  await eventually(async () => expect(await page.textContent('[data-testid=status]')).toBe('Расталды'), 30_000);
+  await eventually(async () => expect(await page.textContent('[data-testid=status]')).toBe('Расталды'), 60_000);
   await shot(page, '4-approved');
   expect((await v1Request(ctx.app, m, 'get', `/api/v1/kyc/sessions/${session.id}`)).body.status).toBe('completed');
   await page.waitForURL(`${base}/healthz?kyc=done`, { timeout: 10_000 });

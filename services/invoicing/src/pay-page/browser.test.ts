@@ -1,18 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, openBrowser } from '@pay/testing';
-import { decodeQrDataUri, newMerchant, startListeningInvoicingApp, v1Request, v2Request, type TestMerchant } from '../test-support';
+import { decodeQrDataUri, newMerchant, startBuiltInvoicing, v1Request, v2Request, type TestMerchant } from '../test-support';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
 const ARTIFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'pay-page');
 
-let ctx: Awaited<ReturnType<typeof startListeningInvoicingApp>>;
+let ctx: Awaited<ReturnType<typeof startBuiltInvoicing>>;
 let browser: Awaited<ReturnType<typeof openBrowser>>;
 let m: TestMerchant;
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  ctx = await startListeningInvoicingApp();
+  ctx = await startBuiltInvoicing();
   browser = await openBrowser();
   m = await newMerchant(ctx.deps);
 }, 60_000);

@@ -2,20 +2,20 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { openBrowser } from '@pay/testing';
-import { newMerchant, startListeningInvoicingApp, v2Request, type TestMerchant } from '../test-support';
+import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../test-support';
 import { moscowDay, receiptPdf, receiptPng } from './test-fixtures';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
 const ARTIFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'pay-page');
 
-let ctx: Awaited<ReturnType<typeof startListeningInvoicingApp>>;
+let ctx: Awaited<ReturnType<typeof startBuiltInvoicing>>;
 let browser: Awaited<ReturnType<typeof openBrowser>>;
 let m: TestMerchant;
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   // With the background: the outbox relay and the receipt worker check what the page uploads.
-  ctx = await startListeningInvoicingApp({ background: true });
+  ctx = await startBuiltInvoicing();
   browser = await openBrowser();
   m = await newMerchant(ctx.deps);
 }, 60_000);
