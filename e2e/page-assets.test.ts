@@ -1,0 +1,77 @@
+import request from 'supertest';
+import { spawnBuiltService, type RunningService } from '@pay/testing';
+import { newMerchantIn, startBuiltInvoicing, v1Request, v2Request, type TestMerchant } from '../services/invoicing/src/test-support';
+
+/**
+ * Every page of the built stack, as scripts/stack.sh starts it, and every stylesheet, script
+ * and image each one references (and every url() in those stylesheets): each must answer 200
+ * from the built service. A page whose asset the build left behind fails here.
+ */
+
+let invoicing: Awaited<ReturnType<typeof startBuiltInvoicing>>;
+let crypto: RunningService;
+let m: TestMerchant;
+
+beforeAll(async () => {
+  [invoicing, crypto, m] = await Promise.all([startBuiltInvoicing(), spawnBuiltService('crypto'), newMerchantIn(process.env.DATABASE_URL!)]);
+}, 120_000);
+afterAll(async () => {
+  await crypto?.stop();
+  await invoicing?.close();
+});
+
+const ATTRIBUTE_REFS = [/<link\b[^>]*\bhref="([^"]+)"/g, /<script\b[^>]*\bsrc="([^"]+)"/g, /<img\b[^>]*\bsrc="([^"]+)"/g, /<source\b[^>]*\bsrcset="([^"\s]+)/g];
+const CSS_REFS = /url\(\s*['"]?([^'")]+)['"]?\s*\)/g;
+
+/** What a page or stylesheet references, as absolute URLs; inline `data:` ones need no fetch. */
+function referencesIn(text: string, patterns: RegExp[], base: string): string[] {
+  const found = patterns.flatMap((p) => [...text.matchAll(p)].map((match) => match[1]!.replace(/&amp;/g, '&')));
+  return found.filter((ref) => !ref.startsWith('data:') && !ref.startsWith('#')).map((ref) => new URL(ref, base).href);
+}
+
+async function expectAssetsOf(pageUrl: string, opts: { headers?: Record<string, string>; status?: number } = {}): Promise<string[]> {
+  const page = await fetch(pageUrl, { headers: opts.headers });
+  expect({ pageUrl, status: page.status }).toEqual({ pageUrl, status: opts.status ?? 200 });
+  const refs = referencesIn(await page.text(), ATTRIBUTE_REFS, pageUrl);
+  const failed: string[] = [];
+  for (const ref of refs) {
+    const res = await fetch(ref);
+    if (res.status !== 200) failed.push(`${res.status} ${ref}`);
+    else if ((res.headers.get('content-type') ?? '').startsWith('text/css')) {
+      for (const inner of referencesIn(await res.text(), [CSS_REFS], ref)) {
+        const r = await fetch(inner);
+        if (r.status !== 200) failed.push(`${r.status} ${inner} (from ${ref})`);
+      }
+    }
+  }
+  expect({ pageUrl, failed }).toEqual({ pageUrl, failed: [] });
+  return refs;
+}
+
+it('every page of invoicing (payment, bank, KYC, console, docs, errors) gets each of its assets', async () => {
+  const base = invoicing.base;
+  await request(base).put('/api/v1/settings/currencies').set('x-api-key', m.liveKey).send({ enabledCurrencies: ['RUB', 'USD'] }).expect(200);
+  const sbp = (await v2Request(base, m, 'post', '/api/v2/invoices', { amount: 1490.9 })).body.invoice;
+  const card = (await v2Request(base, m, 'post', '/api/v2/invoices', { amount: 10, paymentMethod: 'card' })).body.invoice;
+  const usd = (await v1Request(base, m, 'post', '/api/v1/invoices', { amount: 49.9, currency: 'USD' })).body;
+  const kyc = (await v1Request(base, m, 'post', '/api/v1/kyc/sessions', { level: 'basic', redirectUrl: 'https://shop.example/kyc-done' })).body;
+  const session = await request(base).post('/console/api/session').send({ apiKey: m.apiKey }).expect(200);
+  const cookie = { cookie: session.headers['set-cookie']![0]!.split(';')[0]! };
+
+  const pages = [sbp.paymentLink, sbp.qrPayload, card.paymentLink, usd.paymentUrl, kyc.verificationUrl, `${base}/console/sign-in`, `${base}/docs`];
+  expect(pages.filter((p) => typeof p !== 'string' || !p.startsWith(base))).toStrictEqual([]);
+  const seen = new Set<string>();
+  for (const page of pages) (await expectAssetsOf(page)).forEach((r) => seen.add(new URL(r).pathname));
+  for (const path of ['/console/webhooks', '/console/kyc']) (await expectAssetsOf(`${base}${path}`, { headers: cookie })).forEach((r) => seen.add(new URL(r).pathname));
+  await expectAssetsOf(`${base}/pay/00000000-0000-4000-8000-000000000000`, { status: 404 });
+  // The pages do use their own stylesheets and scripts (a page without any would pass above).
+  expect([...seen]).toEqual(expect.arrayContaining(['/assets/invoicing/pay.css', '/assets/invoicing/pay.js', '/assets/invoicing/kyc.js', '/assets/invoicing/console.css', '/assets/invoicing/console.js']));
+}, 60_000);
+
+it('every page of crypto (payment, errors, docs) gets each of its assets', async () => {
+  const reg = await request(crypto.url).post('/api/v1/merchants/register').send({ companyName: 'Acme', email: `a-${Date.now()}@example.test`, address: '1 Main St' }).expect(201);
+  const key = (await request(crypto.url).post('/api/v1/api-keys').set('X-Api-Key', reg.body.data.apiKey.apiKey).send({ name: 't', isTestKey: true }).expect(201)).body.data.apiKey;
+  const inv = (await request(crypto.url).post('/api/v1/invoices').set('X-Api-Key', key).send({ amount: 5, currency: 'USDT_ERC20' }).expect(201)).body.data;
+  for (const page of [inv.paymentUrl, `${crypto.url}/docs`]) await expectAssetsOf(page);
+  await expectAssetsOf(`${crypto.url}/pay/00000000-0000-4000-8000-000000000000`, { status: 404 });
+}, 60_000);
