@@ -4,6 +4,7 @@ import { jsonWithRawBody } from '@pay/auth';
 import { errorHandler, notFoundHandler, type EnvelopeFor } from './errors';
 import { healthRoutes, type ReadinessCheck } from './health';
 import { requestContext } from './request-context';
+import { refuseKeysInUrl } from './key-in-url';
 import { metricsHandler } from '../metrics';
 
 export interface HttpAppOptions {
@@ -31,6 +32,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
   app.use(...requestContext(opts.logger));
+  app.use(refuseKeysInUrl());
   app.use(healthRoutes(opts.service, opts.readiness, opts.isShuttingDown));
   app.get('/metrics', metricsHandler(opts.metricsToken));
   app.use(jsonWithRawBody({ limit: opts.bodyLimit }));

@@ -128,3 +128,32 @@ it("opens the operators' queue dashboard (Bull Board) under the console's sessio
   await shot(page, '6-queues');
   await page.close();
 }, 60_000);
+
+it('signs in without script by posting the form, and never lets a key into a URL or the log', async () => {
+  const m = await newMerchant(app.deps);
+  const page = await browser.context.newPage();
+  // As a browser whose script did not load: the form must still post, not GET.
+  await page.route('**/console.js', (route) => route.abort());
+  const urls: string[] = [];
+  page.on('request', (r) => urls.push(`${r.method()} ${r.url()}`));
+  await page.goto(`${base}/console/sign-in`);
+  await page.fill('input[name=apiKey]', 'sk_test_not_a_key_of_anyone');
+  await Promise.all([page.waitForLoadState('load'), page.click('form[data-testid=sign-in] button')]);
+  expect(await page.locator('form[data-testid=sign-in] [data-error]').textContent()).not.toBe('');
+  await page.fill('input[name=apiKey]', m.apiKey);
+  await Promise.all([page.waitForURL(`${base}/console/webhooks`), page.click('form[data-testid=sign-in] button')]);
+  expect(await page.textContent('[data-testid=mode]')).toBe('Test mode');
+  expect(urls.filter((u) => u.startsWith('POST ')).map((u) => new URL(u.slice(5)).pathname)).toEqual(['/console/sign-in', '/console/sign-in']);
+  expect(urls.filter((u) => u.includes('sk_test_'))).toEqual([]);
+  await page.close();
+
+  // A key put in a query string anyway (an old bookmark, a hand-made link) is refused, and never logged.
+  for (const url of [`/console/sign-in?apiKey=${m.apiKey}`, `/api/v1/invoices?x-api-key=${m.apiKey}`, `/api/v2/invoices?token=${m.apiKey}`]) {
+    const res = await fetch(`${base}${url}`);
+    expect(res.status).toBe(400);
+    expect(await res.text()).toMatch(/An API key must never be sent in a URL .*X-Api-Key header/);
+  }
+  await eventually(() => expect(app.service.logs()).toContain('"statusCode":400'));
+  expect(app.service.logs()).not.toContain(m.apiKey);
+  expect(app.service.logs()).not.toContain(m.apiKey.slice(8));
+}, 60_000);

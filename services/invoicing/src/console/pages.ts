@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { Request } from 'express';
-import { consoleSessionFrom, getMerchant } from '@pay/accounts';
+import { consoleSessionFrom, getMerchant, setSessionCookie, signInToConsole } from '@pay/accounts';
 import { ownerOf, type AuthContext } from '@pay/auth';
 import { html, type Api, type SafeHtml } from '@pay/kit';
-import { MAX_OFFSET, type ApiError } from '@pay/schemas';
+import { ApiError, MAX_OFFSET } from '@pay/schemas';
 import { attemptsOf, getEndpoint, INVOICING_EVENT_KINDS, listDeliveries, listEndpoints, type AttemptView, type ConsoleEndpoint, type DeliveryView } from '@pay/webhooks';
 import type { InvoicingDeps } from '../deps';
-import { DeliveryQuery, IdParams } from './schemas';
+import { DeliveryQuery, IdParams, SignInBody } from './schemas';
+import { isSecure } from './routes';
 import { isOperator, QUEUES_PATH } from './queues';
 import { assetUrl } from '../assets';
 
@@ -41,6 +42,18 @@ ${
     : ''
 }</header>
 <main>${f.body}</main></body></html>`;
+}
+
+/** The sign-in form: console.js sends it to the JSON API; without script it posts itself. */
+function signInPage(error = ''): SafeHtml {
+  return layout({
+    title: 'Sign in',
+    body: html`<section class="narrow"><h1>Sign in</h1>
+<p>Use an API key. A test key (<code>sk_test_…</code>) shows test-mode webhooks; a live key, live ones.</p>
+<form method="post" action="/console/sign-in" data-api="/console/api/session" data-next="/console/webhooks" data-testid="sign-in">
+<label>API key <input name="apiKey" type="password" autocomplete="off" required></label>
+<button class="primary">Sign in</button><p class="form-error" data-error>${error}</p></form></section>`,
+  });
 }
 
 /** Refusals on console pages keep the console's look. */
@@ -104,21 +117,26 @@ export function consolePages(pages: Api, deps: InvoicingDeps): void {
 
   pages.page({ method: 'get', path: '/console', summary: 'Console home', auth: 'session', handler: () => ({ redirect: '/console/webhooks' }) });
 
+  pages.page({ method: 'get', path: '/console/sign-in', summary: 'Sign in with an API key', auth: 'none', handler: () => ({ html: signInPage() }) });
+
+  // The same sign-in without script: the form posts itself (never a GET, which would put the
+  // key in the URL), and a refusal shows the form again with the reason.
   pages.page({
-    method: 'get',
+    method: 'post',
     path: '/console/sign-in',
-    summary: 'Sign in with an API key',
+    summary: 'Sign in with an API key, posted by the form itself',
     auth: 'none',
-    handler: () => ({
-      html: layout({
-        title: 'Sign in',
-        body: html`<section class="narrow"><h1>Sign in</h1>
-<p>Use an API key. A test key (<code>sk_test_…</code>) shows test-mode webhooks; a live key, live ones.</p>
-<form data-api="/console/api/session" data-next="/console/webhooks" data-testid="sign-in">
-<label>API key <input name="apiKey" type="password" autocomplete="off" required></label>
-<button class="primary">Sign in</button><p class="form-error" data-error></p></form></section>`,
-      }),
-    }),
+    form: SignInBody,
+    handler: async ({ form, res }) => {
+      try {
+        const s = await signInToConsole(deps.accounts, deps.secrets, form.apiKey, deps.clock.now());
+        setSessionCookie(res, s.token, s.expiresAt, isSecure(deps));
+        return { redirect: '/console/webhooks' };
+      } catch (err) {
+        if (err instanceof ApiError && err.status < 500) return { status: err.status, html: signInPage(err.message) };
+        throw err;
+      }
+    },
   });
 
   pages.page({
