@@ -43,11 +43,31 @@ const statusOf = async (id: string) =>
   (await ctx.deps.db.$queryRawUnsafe<{ status: string }[]>('SELECT status::text FROM invoicing.invoices WHERE id = $1::uuid', id))[0]!.status;
 
 describe('the hosted payment page in Chromium, phone-sized', () => {
+  it("a USD invoice shows USD, and the switch turns the page Russian and then Kazakh", async () => {
+    expect((await v1Request(ctx.app, { apiKey: m.liveKey }, 'put', '/api/v1/settings/currencies', { enabledCurrencies: ['RUB', 'USD'] })).status).toBe(200);
+    const usd = (await v1Request(ctx.app, m, 'post', '/api/v1/invoices', { amount: 49.9, currency: 'USD' })).body as { paymentUrl: string };
+    const { page, problems } = await phone();
+    await page.goto(usd.paymentUrl);
+    expect(await page.title()).toBe('Pay $49.90');
+    expect(await page.getByTestId('amount').textContent()).toBe('$49.90');
+    await Promise.all([page.waitForURL(/\?lang=ru$/), page.click('[data-testid=languages] a[data-lang=ru]')]);
+    expect(await page.getByTestId('amount').textContent()).toBe('49,90\u00a0$');
+    expect(await page.getByTestId('status').textContent()).toBe('Ожидает оплаты');
+    await Promise.all([page.waitForURL(/\?lang=kk$/), page.click('[data-testid=languages] a[data-lang=kk]')]);
+    expect(await page.getByTestId('status').textContent()).toBe('Төлем күтілуде');
+    expect(await page.locator('body').textContent()).not.toContain('₽');
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    await page.screenshot({ path: join(ARTIFACTS, '0-usd-kk.png'), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('card: styled under the CSP, countdown ticking, Luhn checked in the page, then paid and shown PAID', async () => {
     const inv = await invoice({ paymentMethod: 'card', customerEmail: 'browser@example.ru' });
     const { page, problems } = await phone();
     await page.goto(inv.paymentLink);
-    expect(await page.getByTestId('amount').textContent()).toBe('1\u202f490.90 ₽');
+    // Chromium asks for English (Accept-Language en-US): the amount in en-US's format.
+    expect(await page.getByTestId('amount').textContent()).toBe('RUB\u00a01,490.90');
     expect(await page.getByTestId('description').textContent()).toBe('Тёплый плед, 2 шт. <b>not bold</b>');
     // The stylesheet applied (CSP let it in) and the page fits the phone: no sideways scroll.
     expect(await page.evaluate("getComputedStyle(document.querySelector('main')).maxWidth")).not.toBe('none');

@@ -38,6 +38,33 @@ beforeAll(async () => {
 });
 
 describe('the hosted payment page', () => {
+  it("shows the invoice's own currency, formatted for the payer's language (Accept-Language, or the switch's ?lang=), on the page, in its title and on the sandbox bank page", async () => {
+    const live = { ...m, apiKey: m.liveKey };
+    expect((await request(ctx.app).put('/api/v1/settings/currencies').set('x-api-key', live.apiKey).send({ enabledCurrencies: ['RUB', 'USD', 'KZT'] })).status).toBe(200);
+    const usd = (await request(ctx.app).post('/api/v1/invoices').set('x-api-key', m.apiKey).send({ amount: 49.9, currency: 'USD' })).body as { id: string };
+    const kzt = (await request(ctx.app).post('/api/v1/invoices').set('x-api-key', m.apiKey).send({ amount: 12000, currency: 'KZT' })).body as { id: string };
+    const at = (path: string, language?: string) => (language ? page(path).set('Accept-Language', language) : page(path));
+    const en = await at(`/pay/${usd.id}`, 'en-GB,en;q=0.9');
+    expect(en.text).toContain('<html lang="en">');
+    expect(en.text).toContain('<title>Pay $49.90</title>');
+    expect(en.text).toContain('data-testid="amount">$49.90</h1>');
+    const ru = await at(`/pay/${usd.id}`, 'de-DE, ru;q=0.8, en;q=0.5');
+    expect(ru.text).toContain('<html lang="ru">');
+    expect(ru.text).toContain('<title>Оплатить 49,90\u00a0$</title>');
+    expect(ru.text).toContain('Ожидает оплаты');
+    for (const res of [en, ru]) expect(res.text).not.toContain('₽');
+    const bank = await at(`/pay/${usd.id}/sbp`, 'ru');
+    expect(bank.text).toContain('<title>Тестовый банк: 49,90\u00a0$</title>');
+    // The switch wins over the browser's language, and the page's forms and links keep it.
+    const kk = await at(`/pay/${kzt.id}?lang=kk`, 'en');
+    expect(kk.text).toContain('<html lang="kk">');
+    expect(kk.text).toContain('data-testid="amount">12\u00a0000,00\u00a0₸</h1>');
+    expect(kk.text).toContain('Төлем күтілуде');
+    expect(kk.text).toMatch(/href="\/pay\/[0-9a-f-]{36}\?lang=ru"[^>]*>Русский</);
+    // No language of ours asked for: English.
+    expect((await at(`/pay/${kzt.id}`, 'fr-FR')).text).toContain('<html lang="en">');
+  });
+
   it('SBP: amount, escaped description, countdown from the server clock, the stored QR and the bank-app link; strict CSP, nothing inline', async () => {
     const inv = await invoice(m, { description: '<script>alert("x")</script> & "quotes"', expiresInHours: 1 });
     clock.advance(90_000);
@@ -47,7 +74,7 @@ describe('the hosted payment page', () => {
     expect(res.headers['content-security-policy']).toBe(PAGE_CSP);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.text).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
-    expect(res.text).toContain('data-testid="amount">1\u202f234.50 ₽</h1>');
+    expect(res.text).toContain('data-testid="amount">RUB\u00a01,234.50</h1>');
     expect(res.text).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &quot;quotes&quot;');
     expect(res.text).not.toContain('<script>alert');
     expect(res.text).toContain(`data-remaining-ms="${3_600_000 - 90_000}"`);

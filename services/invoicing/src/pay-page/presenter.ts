@@ -1,6 +1,8 @@
 import { money } from '@pay/kit';
 import type { InvoiceWithCustomer } from '../invoices/store';
 import { isKycVerified } from '../invoices/views';
+import type { Language } from '../kyc/schemas';
+import { LOCALES } from './i18n';
 
 export type PageState = 'pending' | 'paid' | 'expired' | 'cancelled';
 
@@ -8,8 +10,12 @@ export type PageState = 'pending' | 'paid' | 'expired' | 'cancelled';
 export interface PaymentPageModel {
   id: string;
   invoiceNumber: string;
-  /** `1 234.50 ₽`: the amount exactly, kopecks always shown. */
+  /** The amount in the invoice's own currency for the page's language (`$49.90`, `1 490,90 ₽`), exactly, cents always shown. */
   amountText: string;
+  /** The page's language (the switch's `?lang=`, else Accept-Language). */
+  language: Language;
+  /** `?lang=xx` when the payer chose it with the switch, else empty: the page's forms and links keep it. */
+  langQuery: string;
   description: string | null;
   state: PageState;
   method: 'sbp' | 'card';
@@ -41,13 +47,22 @@ export function successRedirectOf(i: Pick<InvoiceWithCustomer, 'status' | 'succe
   return i.status === 'PAID' ? i.success_url : null;
 }
 
-/** `1234567.5` → `1 234 567.50 ₽` with narrow no-break spaces, from the exact decimal (never a float). */
-export function formatRubles(amount: { toString(): string }): string {
-  const [whole, kopecks] = money(amount).toFixed(2).split('.');
-  return `${whole!.replace(/\B(?=(\d{3})+(?!\d))/g, '\u202f')}.${kopecks} ₽`;
+/**
+ * `1234567.5 USD` → `$1,234,567.50` (en), `1 234 567,50 $` (ru): Intl.NumberFormat for the
+ * language's locale, given the exact decimal as a string (never a float), so no digit is
+ * rounded away.
+ */
+export function formatAmount(amount: { toString(): string }, currency: string, language: Language): string {
+  const exact = money(amount).toFixed(2) as `${number}`;
+  return new Intl.NumberFormat(LOCALES[language], { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(exact);
 }
 
-export function paymentPageModel(i: InvoiceWithCustomer, now: Date, receipt: { status: string; rejection_reason: string | null } | null): PaymentPageModel {
+export function paymentPageModel(
+  i: InvoiceWithCustomer,
+  now: Date,
+  receipt: { status: string; rejection_reason: string | null } | null,
+  language: { language: Language; langQuery: string },
+): PaymentPageModel {
   const remainingMs = Math.max(0, i.expires_at.getTime() - now.getTime());
   // Past expiresAt is expired for the payer at once, even before the expiry loop marks it.
   const state: PageState =
@@ -55,7 +70,8 @@ export function paymentPageModel(i: InvoiceWithCustomer, now: Date, receipt: { s
   return {
     id: i.id,
     invoiceNumber: i.invoice_number,
-    amountText: formatRubles(i.amount),
+    amountText: formatAmount(i.amount, i.currency, language.language),
+    ...language,
     description: i.description,
     state,
     method: i.payment_method,

@@ -8,6 +8,8 @@ import { readCard } from '../payments/card';
 import type { PaymentProvider } from '../payments/provider';
 import { sandboxSbpTransactionId } from '../payments/sandbox';
 import { paymentPageModel, successRedirectOf } from './presenter';
+import { requestLanguage } from './i18n';
+import type { Request } from 'express';
 import { uploadReceipt } from '../receipts/receipts';
 import { receiptFileSpec } from '../receipts/routes';
 import { selectLatestReceipt } from '../receipts/store';
@@ -39,15 +41,17 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
     if (!invoice) throw new ApiError('NOT_FOUND', 'This payment link does not lead to an invoice');
     return invoice;
   };
-  const model = async (id: string) => {
+  const model = async (id: string, req: Request) => {
     const [invoice, receipt] = await Promise.all([load(id), selectLatestReceipt(deps.sql, id)]);
-    return paymentPageModel(invoice, deps.clock.now(), receipt);
+    return paymentPageModel(invoice, deps.clock.now(), receipt, requestLanguage(req));
   };
   /** A refusal the payer can act on: the page again, with the reason, and the refusal's status. */
-  const refused = async (id: string, err: unknown, render: (m: ReturnType<typeof paymentPageModel>, p: FormProblem) => ReturnType<typeof paymentPage>) => {
+  const refused = async (id: string, req: Request, err: unknown, render: (m: ReturnType<typeof paymentPageModel>, p: FormProblem) => ReturnType<typeof paymentPage>) => {
     if (!(err instanceof ApiError) || err.code === 'NOT_FOUND') throw err;
-    return { status: err.status, html: render(await model(id), { message: err.message, details: err.details }) };
+    return { status: err.status, html: render(await model(id, req), { message: err.message, details: err.details }) };
   };
+  /** Back to the page after a post, in the language the payer chose. */
+  const backTo = (id: string, req: Request) => `/pay/${id}${requestLanguage(req).langQuery}`;
 
   for (const path of ['/pay/:invoiceId', '/pay/:invoiceId/card']) {
     pages.page({
@@ -56,11 +60,11 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
       summary: path.endsWith('card') ? 'The sandbox provider’s card form (originalPaymentUrl)' : 'Hosted payment page (paymentLink)',
       auth: 'none',
       params: Params,
-      handler: async ({ params }) => {
+      handler: async ({ params, req }) => {
         const [invoice, receipt] = await Promise.all([load(params.invoiceId), selectLatestReceipt(deps.sql, params.invoiceId)]);
         // A paid invoice with a successUrl sends the payer on at once (after paying here, or when the poll sees it paid).
         const success = successRedirectOf(invoice);
-        return success ? { redirect: success } : { html: paymentPage(paymentPageModel(invoice, deps.clock.now(), receipt)) };
+        return success ? { redirect: success } : { html: paymentPage(paymentPageModel(invoice, deps.clock.now(), receipt, requestLanguage(req))) };
       },
     });
   }
@@ -72,7 +76,7 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
     auth: 'none',
     params: Params,
     form: CardForm,
-    handler: async ({ params, form }) => {
+    handler: async ({ params, form, req }) => {
       const id = params.invoiceId;
       try {
         const read = readCard(form, deps.clock.now());
@@ -89,14 +93,14 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
         if (!charge.ok) throw new ApiError('CARD_DECLINED', charge.reason);
         try {
           const paid = await payInvoice(deps, { id }, charge.payment);
-          return { redirect: successRedirectOf(paid) ?? `/pay/${id}` };
+          return { redirect: successRedirectOf(paid) ?? backTo(id, req) };
         } catch (err) {
           // The invoice changed between the check and the write (paid by another request,
           // cancelled, expired, the customer blocked): the charge must not stand.
           throw await voidUnrecordedCharge(provider, { ...order, chargeId: charge.chargeId }, id, err);
         }
       } catch (err) {
-        return refused(id, err, paymentPage);
+        return refused(id, req, err, paymentPage);
       }
     },
   });
@@ -137,7 +141,7 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
     summary: 'The sandbox bank app the SBP QR opens (qrPayload)',
     auth: 'none',
     params: Params,
-    handler: async ({ params }) => ({ html: sandboxBankPage(await model(params.invoiceId), SANDBOX_BANKS) }),
+    handler: async ({ params, req }) => ({ html: sandboxBankPage(await model(params.invoiceId, req), SANDBOX_BANKS) }),
   });
 
   pages.page({
@@ -147,16 +151,16 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
     auth: 'none',
     params: Params,
     form: SbpForm,
-    handler: async ({ params, form }) => {
+    handler: async ({ params, form, req }) => {
       const id = params.invoiceId;
       try {
         const invoice = await load(id);
         if (!invoice.is_test) throw new ApiError('PAYMENT_METHOD_NOT_ENABLED', 'The sandbox bank pays test invoices only');
         if (invoice.payment_method !== 'sbp') throw new ApiError('INVALID_STATE', 'This invoice is paid by card, not by SBP');
         const paid = await payInvoice(deps, { id }, { method: 'sbp', payerBank: form.payerBank, sbpTransactionId: sandboxSbpTransactionId() });
-        return { redirect: successRedirectOf(paid) ?? `/pay/${id}` };
+        return { redirect: successRedirectOf(paid) ?? backTo(id, req) };
       } catch (err) {
-        return refused(id, err, (m, p) => sandboxBankPage(m, SANDBOX_BANKS, p));
+        return refused(id, req, err, (m, p) => sandboxBankPage(m, SANDBOX_BANKS, p));
       }
     },
   });
@@ -168,13 +172,13 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
     auth: 'none',
     params: Params,
     upload: { files: { file: receiptFileSpec(deps.config.RECEIPT_MAX_BYTES) } },
-    handler: async ({ params, files }) => {
+    handler: async ({ params, files, req }) => {
       const id = params.invoiceId;
       try {
         await uploadReceipt(deps, { invoiceId: id, source: 'page' }, files.file!);
-        return { redirect: `/pay/${id}` };
+        return { redirect: backTo(id, req) };
       } catch (err) {
-        return refused(id, err, paymentPage);
+        return refused(id, req, err, paymentPage);
       }
     },
   });
@@ -193,8 +197,8 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
       ),
     },
     errors: ['NOT_FOUND'],
-    handler: async ({ params }) => {
-      const m = await model(params.invoiceId);
+    handler: async ({ params, req }) => {
+      const m = await model(params.invoiceId, req);
       return { body: { status: m.state, receipt: m.receipt?.state ?? 'none' } };
     },
   });
