@@ -43,12 +43,25 @@ const MULTIPART = /^multipart\/form-data\b/i;
 const FIELD_BYTES = 64 * 1024;
 const MAX_FIELDS = 50;
 
+/** A size as the docs state it: `5 MB`, `10 MB`, `512 KB`, else in bytes. */
+export function sizeText(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / 1024 / 1024} MB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KB`;
+  return `${bytes} bytes`;
+}
+
+/** What a form takes, for a refusal: `the file "file" may be at most 5 MB`. */
+const fileLimitsText = (spec: UploadSpec): string =>
+  Object.entries(spec.files)
+    .map(([name, f]) => `the file "${name}" may be at most ${sizeText(f.maxBytes)}`)
+    .join(', ');
+
 function limitError(err: multer.MulterError, spec: UploadSpec): ApiError {
   const field = err.field ?? '(form)';
   switch (err.code) {
     case 'LIMIT_FILE_SIZE': {
       const max = spec.files[field]?.maxBytes ?? Math.max(...Object.values(spec.files).map((f) => f.maxBytes));
-      return new ApiError('PAYLOAD_TOO_LARGE', `File ${field} exceeds ${max} bytes`, [{ field, message: `must be at most ${max} bytes` }]);
+      return new ApiError('PAYLOAD_TOO_LARGE', `The upload is too large: the file "${field}" may be at most ${sizeText(max)}`, [{ field, message: `must be at most ${sizeText(max)}` }]);
     }
     case 'LIMIT_UNEXPECTED_FILE':
     case 'LIMIT_FILE_COUNT':
@@ -86,7 +99,7 @@ export function parseUpload(spec: UploadSpec): RequestHandler {
     }
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > maxBody) {
-      next(new ApiError('PAYLOAD_TOO_LARGE', `Request body of ${declared} bytes exceeds the limit of ${maxBody} bytes`));
+      next(new ApiError('PAYLOAD_TOO_LARGE', `The upload is too large: ${fileLimitsText(spec)}`));
       return;
     }
     const chunks: Buffer[] = [];
@@ -101,7 +114,7 @@ export function parseUpload(spec: UploadSpec): RequestHandler {
       chunks.push(chunk);
     });
     parse(req, res, (err?: unknown) => {
-      if (tooLarge) return next(new ApiError('PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${maxBody} bytes`));
+      if (tooLarge) return next(new ApiError('PAYLOAD_TOO_LARGE', `The upload is too large: ${fileLimitsText(spec)}`));
       if (err instanceof multer.MulterError) return next(limitError(err, spec));
       if (err) return next(new ApiError('VALIDATION_ERROR', `The multipart body could not be read: ${(err as Error).message}`, [{ field: '(body)', message: 'is malformed' }]));
       req.rawBody = Buffer.concat(chunks);

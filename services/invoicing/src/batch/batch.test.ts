@@ -160,6 +160,10 @@ describe('POST /api/v1/batch/invoices', () => {
     const tooLarge = await upload(m, big);
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+    // In the docs' own unit: 5 MB, not its count of bytes.
+    expect(tooLarge.body.error.message).toMatch(/the file "file" may be at most 5 MB$/);
+    const sixMegabytes = await upload(m, big + big.slice(0, 1024 * 1024));
+    expect(sixMegabytes.body.error.message).toMatch(/the file "file" may be at most 5 MB$/);
     const none = await upload(m, 'amount,currency,externalId\n0,RUB,A-1\nabc,RUB,\n5,EUR,A-3\n');
     expect(none.status).toBe(422);
     // The error envelope of decisions.md §3; each row with its number and externalId, as a batch's `errors` has them.
@@ -193,8 +197,9 @@ describe('GET /api/v1/batch/invoices/{batchId}', () => {
     const get = () => v1Request(ctx.app, m, 'get', `/api/v1/batch/invoices/${batch.batchId}`);
     const before = await get();
     expect(before.status).toBe(200);
-    expect(Object.keys(before.body)).toEqual(['batchId', 'status', 'total', 'created', 'failed', 'paidCount', 'totalVolume', 'createdAt']);
-    expect(before.body).toMatchObject({ batchId: batch.batchId, status: 'completed', total: 3, created: 2, failed: 1, paidCount: 0, totalVolume: 0 });
+    // The documented fields, and `emails` (additive): null, since this batch sends none.
+    expect(Object.keys(before.body)).toEqual(['batchId', 'status', 'total', 'created', 'failed', 'paidCount', 'totalVolume', 'createdAt', 'emails']);
+    expect(before.body).toMatchObject({ batchId: batch.batchId, status: 'completed', total: 3, created: 2, failed: 1, paidCount: 0, totalVolume: 0, emails: null });
     await v1Request(ctx.app, m, 'post', `/api/v1/sandbox/invoices/${batch.invoices[1].id}/pay`, {});
     expect((await get()).body).toMatchObject({ paidCount: 1, totalVolume: 250.25 });
     const other = await newMerchant(ctx.deps);
@@ -278,9 +283,26 @@ describe('a 1000-row batch in the queue worker, with e-mails', () => {
       '2.00': { status: 'failed', attempts: '1', error: failedError },
       '3.00': { status: '', attempts: '', error: '' },
     });
+    // The batch says so too: completed, but one customer has not got the link yet.
+    const summary = async () => (await v1Request(ctx.app, m, 'get', `/api/v1/batch/invoices/${body.batchId}`)).body;
+    expect(await summary()).toMatchObject({ status: 'completed', emails: { sent: 1, failed: 1, pending: 0, outcome: 'some_failed', retrying: true, lastError: failedError } });
+    const exported = await v1Request(ctx.app, m, 'get', `/api/v1/batch/invoices/${body.batchId}/export`);
+    expect([exported.headers['x-emails-sent'], exported.headers['x-emails-failed'], exported.headers['x-emails-pending']]).toEqual(['1', '1', '0']);
     smtp.accept('flaky@example.com');
     await eventually(async () => expect(await emailOf('flaky@example.com')).toMatchObject({ status: 'sent', attempts: 2, last_error: null }), 15_000);
+    expect((await summary()).emails).toEqual({ sent: 2, failed: 0, pending: 0, outcome: 'sent', retrying: false, lastError: null });
     expect((await exportedEmails())['2.00']).toEqual({ status: 'sent', attempts: '2', error: '' });
     expect(smtp.received.filter((x) => x.to.includes('ok@example.com')).length).toBeGreaterThanOrEqual(1);
+  }, 30_000);
+
+  it('a batch none of whose e-mails could be sent says all_failed, not only completed', async () => {
+    const m = await merchantWith('RUB');
+    smtp.refuse('gone1@example.com');
+    smtp.refuse('gone2@example.com');
+    const { body } = await upload(m, 'amount,currency,email\n1,RUB,gone1@example.com\n2,RUB,gone2@example.com\n', { sendEmails: 'true' });
+    await eventually(async () => {
+      const res = await v1Request(ctx.app, m, 'get', `/api/v1/batch/invoices/${body.batchId}`);
+      expect(res.body).toMatchObject({ status: 'completed', emails: { sent: 0, failed: 2, pending: 0, outcome: 'all_failed', retrying: true, lastError: expect.stringContaining('550') } });
+    }, 10_000);
   }, 30_000);
 });

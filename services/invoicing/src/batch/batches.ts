@@ -9,6 +9,7 @@ import { newInvoiceRow, type Currency } from '../invoices/invoices';
 import { drawBatchQrCodes, insertInvoices } from '../invoices/store';
 import { V1_DEFAULT_VALIDITY_HOURS } from '../v1/schemas';
 import { parseBatchCsv, type BatchDefaults, type BatchRow, type RowError } from './csv';
+import { MAX_EMAIL_ATTEMPTS } from './emails';
 
 const HOUR_MS = 3_600_000;
 /** Rows written per transaction by the worker: each chunk moves the progress the GET shows. */
@@ -238,6 +239,22 @@ export async function processBatch(deps: InvoicingDeps, batchId: string): Promis
   if (!mailing) await drawQrCodesOf(deps, batchId);
 }
 
+/**
+ * The payment-link e-mails of a batch uploaded with sendEmails, counted by their state now:
+ * a batch is `completed` once its invoices are written, whatever became of its e-mails, so
+ * this says whether they reached anyone. `outcome`: `sending` while any is pending, `sent`
+ * when all went out, `some_failed` or `all_failed` when the last attempt of some or all
+ * failed (`retrying` while attempts remain; `lastError` is one of their SMTP errors).
+ */
+export interface BatchEmails {
+  sent: number;
+  failed: number;
+  pending: number;
+  outcome: 'sending' | 'sent' | 'some_failed' | 'all_failed';
+  retrying: boolean;
+  lastError: string | null;
+}
+
 export interface BatchSummary {
   batchId: string;
   status: 'processing' | 'completed';
@@ -247,21 +264,54 @@ export interface BatchSummary {
   paidCount: number;
   totalVolume: string;
   createdAt: Date;
+  /** Null when the batch sends no e-mail (sendEmails=false, or no row has an address). */
+  emails: BatchEmails | null;
 }
 
-/** GET /api/v1/batch/invoices/{batchId}: progress and, live, what its invoices brought in. */
+export function emailOutcome(c: { sent: number; failed: number; pending: number }): BatchEmails['outcome'] {
+  if (c.pending > 0) return 'sending';
+  if (c.failed === 0) return 'sent';
+  return c.sent === 0 ? 'all_failed' : 'some_failed';
+}
+
+/** GET /api/v1/batch/invoices/{batchId}: progress and, live, what its invoices brought in and whether its e-mails went out. */
 export async function batchSummary(deps: InvoicingDeps, owner: Owner, batchId: string): Promise<BatchSummary> {
-  const res = await deps.sql.query<{ status: 'processing' | 'completed'; total: number; created: number; failed: number; paid_count: number; volume: string; created_at: Date }>(
-    `SELECT b.status::text AS status, b.total, b.created, b.failed, b.created_at, p.paid_count, p.volume
+  const res = await deps.sql.query<{
+    status: 'processing' | 'completed';
+    total: number;
+    created: number;
+    failed: number;
+    paid_count: number;
+    volume: string;
+    created_at: Date;
+    emails_sent: number;
+    emails_failed: number;
+    emails_pending: number;
+    emails_retrying: boolean | null;
+    email_error: string | null;
+  }>(
+    `SELECT b.status::text AS status, b.total, b.created, b.failed, b.created_at, p.paid_count, p.volume,
+            e.emails_sent, e.emails_failed, e.emails_pending, e.emails_retrying, e.email_error
        FROM invoicing.batches b
        CROSS JOIN LATERAL (SELECT count(*)::int AS paid_count, COALESCE(sum(amount), 0)::text AS volume
                              FROM invoicing.invoices WHERE batch_id = b.id AND status = 'PAID') p
+       CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE status = 'sent')::int AS emails_sent,
+                                  count(*) FILTER (WHERE status = 'failed')::int AS emails_failed,
+                                  count(*) FILTER (WHERE status = 'pending')::int AS emails_pending,
+                                  bool_or(status = 'failed' AND attempts < $4) AS emails_retrying,
+                                  max(last_error) FILTER (WHERE status = 'failed') AS email_error
+                             FROM invoicing.invoice_emails WHERE batch_id = b.id) e
       WHERE b.id = $1 AND b.merchant_id = $2 AND b.is_test = $3`,
-    [batchId, owner.merchantId, owner.isTest],
+    [batchId, owner.merchantId, owner.isTest, MAX_EMAIL_ATTEMPTS],
   );
   const b = res.rows[0];
   if (!b) throw new ApiError('NOT_FOUND', `Batch ${batchId} not found`);
-  return { batchId, status: b.status, total: b.total, created: b.created, failed: b.failed, paidCount: b.paid_count, totalVolume: b.volume, createdAt: b.created_at };
+  const counts = { sent: b.emails_sent, failed: b.emails_failed, pending: b.emails_pending };
+  const emails =
+    counts.sent + counts.failed + counts.pending === 0
+      ? null
+      : { ...counts, outcome: emailOutcome(counts), retrying: b.emails_retrying === true, lastError: b.email_error };
+  return { batchId, status: b.status, total: b.total, created: b.created, failed: b.failed, paidCount: b.paid_count, totalVolume: b.volume, createdAt: b.created_at, emails };
 }
 
 /** Batches still `processing` (their job may have been lost with Redis): the reconciler re-adds their jobs. */

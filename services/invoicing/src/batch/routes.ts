@@ -65,7 +65,10 @@ export function batchRoutes(api: Api, deps: InvoicingDeps): void {
     summary: 'A batch’s progress and results',
     description:
       '`status` is `processing` while a large batch is being written (`created` counts the invoices written so far), then `completed`. ' +
-      '`paidCount` and `totalVolume` (the paid invoices’ amounts added up) are live.',
+      '`paidCount` and `totalVolume` (the paid invoices’ amounts added up) are live. `emails` counts the payment-link e-mails (sendEmails) ' +
+      'by state: `completed` means the invoices are written, not that their e-mails arrived; `outcome` `all_failed` or `some_failed` says ' +
+      `customers did not get their links (failed e-mails are retried with backoff up to ${MAX_EMAIL_ATTEMPTS} attempts while \`retrying\`): ` +
+      'send them the `paymentUrl` of the export’s rows whose emailStatus is failed another way, and ask the operator to check the SMTP server.',
     tags,
     auth: 'key',
     params: BatchParams,
@@ -87,15 +90,21 @@ export function batchRoutes(api: Api, deps: InvoicingDeps): void {
       'emailError; one line per invoice, state as of now. The last three are the row’s payment-link e-mail (sendEmails): emailStatus is ' +
       `pending (not tried yet), sent or failed; a failed e-mail is retried with backoff up to ${MAX_EMAIL_ATTEMPTS} attempts in all and then stays failed; ` +
       'emailAttempts counts the attempts made; emailError is the last SMTP error of a failed e-mail (empty once sent). All three are empty ' +
-      'for a row without an e-mail address or a batch uploaded with sendEmails=false. Safe to open in a spreadsheet: a cell that would start with =, +, -, @, a tab or a carriage return is written with a ' +
+      'for a row without an e-mail address or a batch uploaded with sendEmails=false. The headers X-Emails-Sent, X-Emails-Failed and ' +
+      'X-Emails-Pending carry the batch’s e-mail counts (as `emails` of the batch summary). Safe to open in a spreadsheet: a cell that would start with =, +, -, @, a tab or a carriage return is written with a ' +
       'leading apostrophe, so it is shown as text and never run as a formula.',
     tags,
     auth: 'key',
     params: BatchParams,
     response: { status: 200, schema: Type.Object({}), file: ['text/csv'], description: 'CSV, UTF-8, comma separated, CRLF line ends, header row' },
     errors: ['NOT_FOUND'],
-    handler: async ({ auth, params }) => {
+    handler: async ({ auth, params, res }) => {
       assertKnownIdShape(params.batchId, 'Batch');
+      const summary = await batchSummary(deps, ownerOf(auth), params.batchId);
+      // The batch's e-mail counts beside the rows, where a spreadsheet does not see them as data.
+      res.setHeader('X-Emails-Sent', String(summary.emails?.sent ?? 0));
+      res.setHeader('X-Emails-Failed', String(summary.emails?.failed ?? 0));
+      res.setHeader('X-Emails-Pending', String(summary.emails?.pending ?? 0));
       const text = await batchInvoicesCsv(deps, ownerOf(auth), params.batchId);
       return { file: { bytes: Buffer.from(text, 'utf8'), type: 'text/csv; charset=utf-8', name: `batch-${params.batchId}.csv` } };
     },

@@ -50,6 +50,23 @@ export const BatchSummary = Type.Object(
     paidCount: Type.Integer({ minimum: 0, description: 'Of its invoices, paid now' }),
     totalVolume: Type.Number({ description: 'Sum of the paid invoices’ amounts, each in its own currency' }),
     createdAt: Timestamp,
+    emails: Type.Union(
+      [
+        Type.Object(
+          {
+            sent: Type.Integer({ minimum: 0 }),
+            failed: Type.Integer({ minimum: 0, description: 'Whose last attempt failed' }),
+            pending: Type.Integer({ minimum: 0, description: 'Not tried yet' }),
+            outcome: StringEnum(['sending', 'sent', 'some_failed', 'all_failed'] as const),
+            retrying: Type.Boolean({ description: 'A failed e-mail has attempts left and will be tried again' }),
+            lastError: Type.Union([Type.String(), Type.Null()], { description: 'An SMTP error of a failed e-mail' }),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      { description: 'The payment-link e-mails (sendEmails) by state now; null when the batch sends none. Additive to the documented summary.' },
+    ),
   },
   { additionalProperties: false },
 );
