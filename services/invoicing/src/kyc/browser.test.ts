@@ -5,8 +5,8 @@ import type { Page } from 'playwright-core';
 import { assertValid } from '@pay/schemas';
 import { EventPayloads } from '@pay/webhooks';
 import { eventually, openBrowser, spawnBuiltService, startReceiver, type Receiver, type RunningService } from '@pay/testing';
-import { newMerchant, startBuiltInvoicing, v1Request } from '../test-support';
-import { idCard, passportMrz, selfie } from './fixtures';
+import { newMerchant, startBuiltInvoicing, v1Request, v2Request } from '../test-support';
+import { documentForm, idCard, passportMrz, postDocuments, selfie } from './fixtures';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
 const ARTEFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'kyc-page');
@@ -106,5 +106,44 @@ it('walks the v1 page on a phone from pending to a decision, back to redirectUrl
   });
   assertValid(EventPayloads['kyc.passed'], JSON.parse(got.body)); // the documented contract, v1 shape
   expect(problems).toEqual([]);
+  await page.close();
+}, 90_000);
+
+it('fits a phone 360–430 px wide in every language: no sideways scroll, the form or an outcome', async () => {
+  const m = await newMerchant(ctx.deps);
+  const page = await browser.context.newPage();
+  const wide: string[] = [];
+  for (const language of ['en', 'ru', 'kk']) {
+    const created = await v2Request(ctx.app, m, 'post', '/api/v2/kyc/sessions', { customerEmail: `${language}@example.kz`, language });
+    expect(created.status).toBe(201);
+    for (const width of [360, 390, 430]) {
+      await page.setViewportSize({ width, height: 800 });
+      await page.goto(created.body.session.verificationUrl);
+      const measured = (await page.evaluate(
+        '({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, widest: Math.max(...[...document.querySelectorAll("main *")].map((e) => e.getBoundingClientRect().right)) })',
+      )) as { scrollWidth: number; innerWidth: number; widest: number };
+      if (measured.scrollWidth > measured.innerWidth || measured.widest > measured.innerWidth) wide.push(`${language} at ${width} px: ${JSON.stringify(measured)}`);
+      if (width === 390) await shot(page, `phone-${language}-390`);
+    }
+  }
+  expect(wide).toEqual([]);
+  await page.close();
+}, 60_000);
+
+it('a declined customer sees a reason fit to show, in their language; the merchant reads its code', async () => {
+  const m = await newMerchant(ctx.deps);
+  const created = await v2Request(ctx.app, m, 'post', '/api/v2/kyc/sessions', { customerEmail: 'expired@example.kz', language: 'ru' });
+  const session = created.body.session as { id: string; sessionId: string; verificationUrl: string };
+  const year = new Date().getUTCFullYear();
+  expect((await postDocuments(ctx.app, session.sessionId, documentForm({ documentExpiresAt: `${year - 1}-01-31` }))).status).toBe(303);
+  const get = async () => (await v2Request(ctx.app, m, 'get', `/api/v2/kyc/sessions/${session.id}`)).body.session;
+  await eventually(async () => expect(await get()).toMatchObject({ status: 'DECLINED', declineReason: 'DOCUMENT_EXPIRED' }), 60_000);
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(session.verificationUrl);
+  expect(await page.getAttribute('[data-testid=decline-reason]', 'data-reason')).toBe('DOCUMENT_EXPIRED');
+  expect(await page.textContent('[data-testid=decline-reason]')).toBe('Срок действия документа истёк. Используйте действующий.');
+  expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+  await shot(page, 'declined-ru');
   await page.close();
 }, 90_000);

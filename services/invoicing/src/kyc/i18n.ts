@@ -1,4 +1,5 @@
 import type { Language } from './schemas';
+import type { DeclineReason } from './decline-reasons';
 
 /** Every text of the verification page, in the session's language (v2 `language`, v1 `locale`). */
 export interface KycTexts {
@@ -32,6 +33,8 @@ export interface KycTexts {
   approvedText: string;
   declined: string;
   declinedText: string;
+  /** What the customer is told of a decline: what to do better, nothing of how the check works. */
+  declineReasons: Record<DeclineReason, string>;
   expired: string;
   continue: string;
   problem: string;
@@ -69,6 +72,19 @@ const en: KycTexts = {
   approvedText: 'Your identity is confirmed.',
   declined: 'Not verified',
   declinedText: 'We could not confirm your identity.',
+  declineReasons: {
+    DOCUMENT_EXPIRED: 'The document has expired. Use a valid one.',
+    DOCUMENT_DATA_INVALID: 'The document dates do not look right. Check what you entered.',
+    DOCUMENT_DATA_MISMATCH: 'What you entered does not match the document. Check each field against it.',
+    UNDERAGE: 'You must be of age to be verified.',
+    IMAGE_UNREADABLE: 'A picture could not be read. Send a JPEG or PNG photo.',
+    IMAGE_QUALITY: 'A picture is too dark, blurred or small. Take it again in good light.',
+    SAME_IMAGE_TWICE: 'The document photo and the selfie are the same picture. Take a selfie of your face.',
+    FACE_NOT_FOUND: 'No face was found in a picture. Make sure your face is fully visible.',
+    FACE_MISMATCH: 'The selfie does not match the document photo.',
+    DECLINED_BY_REVIEWER: 'A specialist could not confirm your identity from what you sent.',
+    OTHER: 'Your documents could not be accepted.',
+  },
   expired: 'This verification link has expired. Ask the merchant for a new one.',
   continue: 'Continue',
   problem: 'Please check the form',
@@ -106,6 +122,19 @@ const ru: KycTexts = {
   approvedText: 'Проверка пройдена.',
   declined: 'Проверка не пройдена',
   declinedText: 'Не удалось подтвердить вашу личность.',
+  declineReasons: {
+    DOCUMENT_EXPIRED: 'Срок действия документа истёк. Используйте действующий.',
+    DOCUMENT_DATA_INVALID: 'Даты документа указаны неверно. Проверьте введённые данные.',
+    DOCUMENT_DATA_MISMATCH: 'Введённые данные не совпадают с документом. Сверьте каждое поле.',
+    UNDERAGE: 'Для проверки нужно быть совершеннолетним.',
+    IMAGE_UNREADABLE: 'Не удалось прочитать снимок. Отправьте фото в формате JPEG или PNG.',
+    IMAGE_QUALITY: 'Снимок слишком тёмный, размытый или маленький. Переснимите при хорошем освещении.',
+    SAME_IMAGE_TWICE: 'Фото документа и селфи — один и тот же снимок. Сделайте селфи своего лица.',
+    FACE_NOT_FOUND: 'На снимке не найдено лицо. Лицо должно быть видно полностью.',
+    FACE_MISMATCH: 'Селфи не совпадает с фото в документе.',
+    DECLINED_BY_REVIEWER: 'Специалист не смог подтвердить вашу личность по присланным данным.',
+    OTHER: 'Документы не удалось принять.',
+  },
   expired: 'Срок действия ссылки истёк. Запросите новую у продавца.',
   continue: 'Продолжить',
   problem: 'Проверьте форму',
@@ -143,6 +172,19 @@ const kk: KycTexts = {
   approvedText: 'Жеке басыңыз расталды.',
   declined: 'Расталмады',
   declinedText: 'Жеке басыңызды растау мүмкін болмады.',
+  declineReasons: {
+    DOCUMENT_EXPIRED: 'Құжаттың мерзімі өтіп кеткен. Жарамды құжатты пайдаланыңыз.',
+    DOCUMENT_DATA_INVALID: 'Құжаттың күндері дұрыс емес. Енгізілген деректерді тексеріңіз.',
+    DOCUMENT_DATA_MISMATCH: 'Енгізілген деректер құжатқа сәйкес келмейді. Әр өрісті тексеріңіз.',
+    UNDERAGE: 'Тексеруден өту үшін кәмелетке толу керек.',
+    IMAGE_UNREADABLE: 'Суретті оқу мүмкін болмады. JPEG немесе PNG фотосын жіберіңіз.',
+    IMAGE_QUALITY: 'Сурет тым қараңғы, бұлыңғыр немесе кішкентай. Жақсы жарықта қайта түсіріңіз.',
+    SAME_IMAGE_TWICE: 'Құжат фотосы мен селфи бір сурет. Өз бетіңізді селфиге түсіріңіз.',
+    FACE_NOT_FOUND: 'Суретте бет табылмады. Бетіңіз толық көрінуі керек.',
+    FACE_MISMATCH: 'Селфи құжаттағы фотоға сәйкес келмейді.',
+    DECLINED_BY_REVIEWER: 'Маман жіберілген деректер бойынша жеке басыңызды растай алмады.',
+    OTHER: 'Құжаттарды қабылдау мүмкін болмады.',
+  },
   expired: 'Бұл сілтеменің мерзімі өтті. Сатушыдан жаңасын сұраңыз.',
   continue: 'Жалғастыру',
   problem: 'Форманы тексеріңіз',

@@ -3,6 +3,7 @@ import type { ErrorDetail } from '@pay/schemas';
 import type { KycSession } from '../generated/prisma/client';
 import { assetUrl } from '../assets';
 import { textsFor, type KycTexts } from './i18n';
+import { declineReasonOf } from './decline-reasons';
 import type { KycDocumentFormValues } from './submission';
 
 /** What the page shows: the form, a wait, or an outcome. */
@@ -85,7 +86,7 @@ function outcome(state: KycPageState, t: KycTexts, s: KycSession): SafeHtml {
     case 'approved':
       return html`<p class="state paid" data-testid="status">${t.approved}</p><p>${t.approvedText}</p>${next}`;
     case 'declined':
-      return html`<p class="state expired" data-testid="status">${t.declined}</p><p>${t.declinedText}</p>${next}`;
+      return html`<p class="state expired" data-testid="status">${t.declined}</p><p>${t.declinedText}</p><p class="problem" data-testid="decline-reason" data-reason="${declineReasonOf(s) ?? 'OTHER'}">${t.declineReasons[declineReasonOf(s) ?? 'OTHER']}</p>${next}`;
     case 'expired':
       return html`<p class="state expired" data-testid="status">${t.expired}</p>${next}`;
     case 'form':

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Email, HttpUrl, OffsetQuery, StringEnum, Timestamp, Uuid } from '@pay/schemas';
 import { RussianPhone } from '../invoices/schemas';
+import { DECLINE_REASONS } from './decline-reasons';
 
 export const KYC_STATUSES = ['NOT_STARTED', 'IN_PROGRESS', 'APPROVED', 'DECLINED', 'EXPIRED'] as const;
 export type KycStatus = (typeof KYC_STATUSES)[number];
@@ -108,8 +109,12 @@ export const KycSessionListItem = Type.Object(
   { ...common, verification: Type.Union([VerificationSummary, Type.Null()]) },
   { additionalProperties: false },
 );
+/** Additive to the documented session: why it was declined, as a code (null unless DECLINED). */
+const declineReason = Type.Union([StringEnum(DECLINE_REASONS), Type.Null()], {
+  description: 'Null unless DECLINED: the first failed check (`DOCUMENT_EXPIRED`, `FACE_MISMATCH`, ...), or `DECLINED_BY_REVIEWER`; `reason` of the kyc.rejected event has the details',
+});
 export const KycSessionDetail = Type.Object(
-  { ...common, verificationUrl, verification: Type.Union([VerificationDetail, Type.Null()]), expiresAt: Timestamp },
+  { ...common, verificationUrl, verification: Type.Union([VerificationDetail, Type.Null()]), expiresAt: Timestamp, declineReason },
   { additionalProperties: false },
 );
 
@@ -144,6 +149,7 @@ export const KycSessionV1 = Type.Object(
     metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'As given at creation; `{}` when none' }),
     createdAt: Timestamp,
     expiresAt: Timestamp,
+    declineReason,
   },
   { additionalProperties: false },
 );

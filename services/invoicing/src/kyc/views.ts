@@ -1,6 +1,7 @@
 import { toJsonNumber } from '@pay/kit';
 import type { KycSession } from '../generated/prisma/client';
 import { V1_STATUS } from './schemas';
+import { declineReasonOf } from './decline-reasons';
 
 /** The hosted verification page of a session; its random `sessionId` is the capability. */
 export function verificationUrlOf(publicUrl: string, s: Pick<KycSession, 'sessionId'>): string {
@@ -66,7 +67,13 @@ export function kycSessionListItemJson(s: KycSession) {
 
 /** GET /api/v2/kyc/sessions/{id}: every field, `verification` in full (document number masked). */
 export function kycSessionJson(s: KycSession, publicUrl: string) {
-  return { ...commonJson(s), verificationUrl: verificationUrlOf(publicUrl, s), verification: verificationJson(s, true), expiresAt: s.expiresAt.toISOString() };
+  return {
+    ...commonJson(s),
+    verificationUrl: verificationUrlOf(publicUrl, s),
+    verification: verificationJson(s, true),
+    expiresAt: s.expiresAt.toISOString(),
+    declineReason: declineReasonOf(s),
+  };
 }
 
 /** The v1 shape: lower-case statuses, `metadata` as given. */
@@ -79,6 +86,7 @@ export function kycSessionV1Json(s: KycSession, publicUrl: string) {
     metadata: (s.metadata ?? {}) as Record<string, unknown>,
     createdAt: s.createdAt.toISOString(),
     expiresAt: s.expiresAt.toISOString(),
+    declineReason: declineReasonOf(s),
   };
 }
 

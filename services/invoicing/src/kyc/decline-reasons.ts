@@ -1,0 +1,45 @@
+import type { KycSession } from '../generated/prisma/client';
+import type { KycCheck } from './provider';
+
+/**
+ * Why a session was declined, as a code: for the merchant (`declineReason` of its GET) and,
+ * in words fit for the customer, on the verification page. The check's own detail (scores,
+ * what the zone read) stays with the merchant (`reason`); the customer learns only what to
+ * do better, which says nothing of how the check works.
+ */
+export const DECLINE_REASONS = [
+  'DOCUMENT_EXPIRED',
+  'DOCUMENT_DATA_INVALID',
+  'DOCUMENT_DATA_MISMATCH',
+  'UNDERAGE',
+  'IMAGE_UNREADABLE',
+  'IMAGE_QUALITY',
+  'SAME_IMAGE_TWICE',
+  'FACE_NOT_FOUND',
+  'FACE_MISMATCH',
+  'DECLINED_BY_REVIEWER',
+  'OTHER',
+] as const;
+export type DeclineReason = (typeof DECLINE_REASONS)[number];
+
+/** The first failed hard check names the reason; the check names are the rule-based provider's. */
+function reasonOfCheck(name: string): DeclineReason {
+  if (name === 'document_expiry') return 'DOCUMENT_EXPIRED';
+  if (name === 'document_issue_date') return 'DOCUMENT_DATA_INVALID';
+  if (name === 'mrz') return 'DOCUMENT_DATA_MISMATCH';
+  if (name === 'age') return 'UNDERAGE';
+  if (name === 'distinct_images') return 'SAME_IMAGE_TWICE';
+  if (name === 'face_match') return 'FACE_MISMATCH';
+  if (name.endsWith('_image')) return 'IMAGE_UNREADABLE';
+  if (name.endsWith('_quality')) return 'IMAGE_QUALITY';
+  if (name.endsWith('_face')) return 'FACE_NOT_FOUND';
+  return 'OTHER';
+}
+
+/** Null unless the session is DECLINED; a person's decline (the console, not `auto:<provider>`) is the reviewer's. */
+export function declineReasonOf(s: Pick<KycSession, 'status' | 'checks' | 'decidedBy'>): DeclineReason | null {
+  if (s.status !== 'DECLINED') return null;
+  if (s.decidedBy && !s.decidedBy.startsWith('auto')) return 'DECLINED_BY_REVIEWER';
+  const failed = ((Array.isArray(s.checks) ? s.checks : []) as unknown as KycCheck[]).find((c) => c.hard && !c.passed);
+  return failed ? reasonOfCheck(failed.name) : 'OTHER';
+}
