@@ -1,5 +1,7 @@
 import request from 'supertest';
 import { eventually, openBrowser, registerCryptoMerchant, spawnBuiltService, type RunningService } from '@pay/testing';
+import { decodeQrDataUri } from '../../../invoicing/src/test-support';
+import { paymentUri } from './payment-uri';
 
 // The built crypto service as scripts/stack.sh runs it, its sandbox chain and tracker on.
 let svc: RunningService;
@@ -21,7 +23,7 @@ it('the payment page shows what to send, and the invoice state once paid (headle
   expect(await page.getByTestId('address').textContent()).toBe(inv.address);
   expect(await page.getByTestId('status').textContent()).toBe('Pending');
   expect(await page.locator('body').textContent()).toContain('Order <7>'); // escaped, shown as text
-  expect(await page.locator('body').textContent()).toContain('test mode');
+  expect(await page.getByTestId('test-mode').textContent()).toBe('TEST MODE: no real funds');
 
   await request(svc.url).post('/api/v1/sandbox/transactions').set('X-Api-Key', m.apiKey).send({ invoiceId: inv.id, amount: 42.5 });
   // The sandbox chain confirms by itself (a block each SANDBOX_BLOCK_MS).
@@ -34,3 +36,34 @@ it('the payment page shows what to send, and the invoice state once paid (headle
   await page.goto(`${svc.url}/pay/00000000-0000-4000-8000-000000000000`);
   expect(await page.locator('body').textContent()).toContain('does not exist');
 });
+
+it('on a phone: fits the screen, a QR of the payment URI (EIP-681 for EVM tokens, the address for Tron), a live countdown', async () => {
+  const m = await registerCryptoMerchant(svc.url);
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width: 390, height: 844 });
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(err.message));
+  page.on('response', (r) => r.status() >= 400 && problems.push(`${r.status()} ${r.url()}`));
+  for (const currency of ['USDT_ERC20', 'USDC_BEP20', 'USDT_TRC20']) {
+    const inv = (await request(svc.url).post('/api/v1/invoices').set('X-Api-Key', m.apiKey).send({ amount: 12.34, currency })).body.data;
+    await page.goto(inv.paymentUrl);
+    expect(await page.getAttribute('meta[name=viewport]', 'content')).toBe('width=device-width, initial-scale=1');
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    // The stylesheet applied: the fiat page's sheet.
+    expect(await page.evaluate("getComputedStyle(document.querySelector('main')).maxWidth")).not.toBe('none');
+    const shot = await page.getByTestId('qr').screenshot();
+    const decoded = decodeQrDataUri(`data:image/png;base64,${shot.toString('base64')}`);
+    const expected = {
+      USDT_ERC20: `ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${inv.address}&uint256=12340000`,
+      USDC_BEP20: `ethereum:0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d@56/transfer?address=${inv.address}&uint256=12340000000000000000`,
+      USDT_TRC20: inv.address,
+    }[currency];
+    expect(decoded).toBe(expected);
+    expect(paymentUri({ currency, address: inv.address, amount: '12.34' })).toBe(expected);
+    const first = await page.getByTestId('countdown').textContent();
+    expect(first).toMatch(/^(59:\d\d|1:00:00)$/);
+    await eventually(async () => expect(await page.getByTestId('countdown').textContent()).not.toBe(first), 3000);
+  }
+  expect(problems).toEqual([]);
+  await page.close();
+}, 60_000);

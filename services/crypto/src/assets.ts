@@ -1,0 +1,16 @@
+import { join } from 'node:path';
+
+/**
+ * Every file the crypto payment page loads, relative to `services/crypto/public/`, served at
+ * ASSETS_PATH; `pnpm build` fails when one is missing (see services/invoicing/src/assets.ts).
+ * Keep this module free of imports but Node's: the build reads it.
+ */
+export const PUBLIC_ASSETS = ['pay.css', 'pay.js'] as const;
+export type PublicAsset = (typeof PUBLIC_ASSETS)[number];
+
+export const ASSETS_PATH = '/assets/crypto';
+
+/** `..` of this module is the project under tsx (src/) and in the bundle (dist/) alike. */
+export const PUBLIC_DIR = join(__dirname, '..', 'public');
+
+export const assetUrl = (file: PublicAsset): string => `${ASSETS_PATH}/${file}`;
