@@ -58,23 +58,49 @@ if [ -z "${SECRETS_KEY:-}" ]; then
   export SECRETS_KEY=$(cat "$STATE/secrets-key")
 fi
 
-# Local development: webhooks may point at this machine (decisions.md §7).
+# Local development: webhooks may point at this machine.
 export ALLOW_PRIVATE_WEBHOOK_URLS=${ALLOW_PRIVATE_WEBHOOK_URLS:-true}
 
-for s in "${SERVICES[@]}"; do
-  PORT=${PORTS[$s]} nohup node "services/$s/dist/main.js" >"$STATE/logs/$s.log" 2>&1 &
-  echo $! >"$STATE/$s.pid"
-done
+start() {
+  PORT=${PORTS[$1]} nohup node "services/$1/dist/main.js" >"$STATE/logs/$1.log" 2>&1 &
+  echo $! >"$STATE/$1.pid"
+}
 
-for s in "${SERVICES[@]}"; do
-  url="http://127.0.0.1:${PORTS[$s]}"
+wait_ready() {
+  local url="http://127.0.0.1:${PORTS[$1]}"
   for _ in $(seq 1 100); do
     curl -fsS "$url/readyz" >/dev/null 2>&1 && break
-    running "$s" || { echo "$s failed to start; last log lines:"; tail -20 "$STATE/logs/$s.log"; stop; exit 1; }
+    running "$1" || { echo "$1 failed to start; last log lines:"; tail -20 "$STATE/logs/$1.log"; stop; exit 1; }
     sleep 0.2
   done
-  curl -fsS "$url/readyz" >/dev/null 2>&1 || { echo "$s is not ready; see $STATE/logs/$s.log"; stop; exit 1; }
-done
+  curl -fsS "$url/readyz" >/dev/null 2>&1 || { echo "$1 is not ready; see $STATE/logs/$1.log"; stop; exit 1; }
+}
+
+# The queue dashboard (/console/queues) opens only for merchants in CONSOLE_OPERATORS, read when
+# invoicing starts. Unless the environment names them, the stack keeps an operator merchant of
+# its own (registered through crypto once, its live key in .stack/operator-key) and names it.
+ensure_operator() {
+  local crypto="http://127.0.0.1:${PORTS[crypto]}"
+  if [ -f "$STATE/operator-key" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' "$crypto/api/v1/merchants/profile" -H "X-Api-Key: $(cat "$STATE/operator-key")")" = 200 ]; then
+    return
+  fi
+  curl -fsS "$crypto/api/v1/merchants/register" -H 'Content-Type: application/json' \
+    -d "{\"companyName\":\"Stack operator\",\"email\":\"operator-$(date +%s)-$RANDOM@stack.local\",\"address\":\"this machine\"}" |
+    node -e 'let s="";process.stdin.on("data",(c)=>(s+=c)).on("end",()=>{const d=JSON.parse(s).data;const fs=require("fs");fs.writeFileSync(process.argv[1]+"/operator-id",d.merchantId);fs.writeFileSync(process.argv[1]+"/operator-key",d.apiKey.apiKey,{mode:0o600})})' "$STATE"
+}
+
+# crypto first: the operator merchant is registered through it before invoicing starts.
+start crypto
+wait_ready crypto
+if [ -z "${CONSOLE_OPERATORS:-}" ]; then
+  ensure_operator
+  export CONSOLE_OPERATORS=$(cat "$STATE/operator-id")
+  OPERATOR_NOTE="sign in to the console with the key in $STATE/operator-key (the stack's operator merchant)"
+else
+  OPERATOR_NOTE="sign in to the console with a key of a merchant in CONSOLE_OPERATORS"
+fi
+for s in invoicing webhook-worker; do start "$s"; done
+for s in invoicing webhook-worker; do wait_ready "$s"; done
 
 cat <<URLS
 
@@ -82,6 +108,7 @@ The stack is up:
   invoicing       http://127.0.0.1:${PORTS[invoicing]}       (base_url; docs at /docs; web console at /console)
   crypto          http://127.0.0.1:${PORTS[crypto]}       (crypto_base_url; docs at /docs)
   webhook-worker  http://127.0.0.1:${PORTS[webhook-worker]}/readyz   (metrics at /metrics)
+  queue dashboard http://127.0.0.1:${PORTS[invoicing]}/console/queues: $OPERATOR_NOTE
 
 Logs: $STATE/logs/   Stop: bash scripts/stack.sh stop
 URLS

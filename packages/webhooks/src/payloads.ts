@@ -39,7 +39,7 @@ function invoiceObject(status: string) {
     {
       id: Uuid,
       invoiceNumber: Type.String({ description: 'INV-<digits>-<suffix>' }),
-      amount: { ...Amount, description: 'In rubles, not kopecks (decisions.md §7)' },
+      amount: { ...Amount, description: 'In the invoice currency\'s units (rubles), not kopecks, as every amount of the API' },
       status: Type.Literal(status),
       paidAt: status === 'PAID' ? Timestamp : NullableTimestamp,
       metadata: Metadata,
@@ -61,7 +61,7 @@ export const RefundObject = Type.Object(
   {
     id: Uuid,
     invoiceId: Uuid,
-    amount: { ...Amount, description: 'Refunded by this refund, in rubles (decisions.md §7)' },
+    amount: { ...Amount, description: 'Refunded by this refund, in rubles (not kopecks)' },
     currency: Type.String({ description: 'The invoice’s currency' }),
     status: StringEnum(['PENDING', 'SUCCEEDED', 'FAILED'] as const),
     reason: { ...NullableText, description: 'The merchant’s reason, as given; null when none' },

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { ApiError } from '@pay/schemas';
 import { isDatabaseUnavailable } from '../db';
+import { sendJson } from './json-reply';
 
 /**
  * Crypto and invoicing v2 wrap errors in `{ success: false, error }`; invoicing v1 answers
@@ -62,12 +63,12 @@ export function errorHandler(envelopeFor: EnvelopeFor): ErrorRequestHandler {
       // Unknown failures are logged in full and answered without internals.
       req.log?.error({ err }, 'unhandled error');
       const internal = new ApiError('INTERNAL_ERROR', `Internal error; quote request id ${req.id} to support`);
-      res.status(500).json(errorBody(internal, envelopeFor(req)));
+      sendJson(res, 500, errorBody(internal, envelopeFor(req)));
       return;
     }
     res.locals.errorCode = apiError.code; // for the request log line
     if ((apiError.code === 'RATE_LIMITED' || apiError.code === 'SERVICE_UNAVAILABLE') && !res.getHeader('Retry-After')) res.setHeader('Retry-After', '1');
-    res.status(apiError.status).json(errorBody(apiError, envelopeFor(req)));
+    sendJson(res, apiError.status, errorBody(apiError, envelopeFor(req)));
   };
 }
 

@@ -1,3 +1,4 @@
+import { sendJson } from './json-reply';
 import { Router } from 'express';
 
 export type ReadinessCheck = { name: string; check: () => Promise<unknown> };
@@ -19,7 +20,7 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 export function healthRoutes(service: string, checks: ReadinessCheck[], isShuttingDown: () => boolean): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok', service });
+    sendJson(res, 200, { status: 'ok', service });
   });
   router.get('/readyz', async (_req, res) => {
     const results: Record<string, string> = {};
@@ -36,7 +37,7 @@ export function healthRoutes(service: string, checks: ReadinessCheck[], isShutti
       }),
     );
     if (isShuttingDown()) results.shutdown = 'in progress';
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', service, checks: results });
+    sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', service, checks: results });
   });
   return router;
 }

@@ -1,3 +1,4 @@
+import { sendJsonText } from './json-reply';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { Type } from '@sinclair/typebox';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
@@ -310,7 +311,7 @@ export class Api {
           : await run();
       const replayed = replayedError(result);
       if (replayed) throw replayed;
-      res.status(result.status).type('application/json').send(result.text);
+      sendJsonText(res, result.status, result.text);
     };
     this.handlers[def.method](def.path, ...mediaType, ...guards, handle);
     this.allowMethod(def.path, def.method);
