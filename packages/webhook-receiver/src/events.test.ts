@@ -245,7 +245,7 @@ const examples: [string, 'InvoicingWebhookEvent' | 'CryptoWebhookEvent', Json][]
   ['kyc.passed (v1 session)', 'InvoicingWebhookEvent', { event: 'kyc.passed', timestamp: at.getTime(), session: v1Session('completed') }],
   ['kyc.rejected (v1 session)', 'InvoicingWebhookEvent', { event: 'kyc.rejected', timestamp: at.getTime(), session: v1Session('failed') }],
   ['kyc.manual_review (v1 session)', 'InvoicingWebhookEvent', { event: 'kyc.manual_review', timestamp: at.getTime(), session: v1Session('in_progress') }],
-  ['invoice.paid (crypto)', 'CryptoWebhookEvent', { event: 'invoice.paid', timestamp: at.getTime(), invoice: cryptoInvoice }],
+  ['invoice.paid (crypto)', 'CryptoWebhookEvent', { event: 'invoice.paid', timestamp: at.getTime(), invoice: cryptoInvoice, livemode: true }],
   [
     'transaction.confirmed',
     'CryptoWebhookEvent',
@@ -268,10 +268,11 @@ const examples: [string, 'InvoicingWebhookEvent' | 'CryptoWebhookEvent', Json][]
         confirmedAt: iso,
         blockNumber: 67_000_123,
       },
+      livemode: false,
     },
   ],
-  ['withdrawal.completed', 'CryptoWebhookEvent', { event: 'withdrawal.completed', timestamp: at.getTime(), withdrawal: withdrawal('Completed') }],
-  ['withdrawal.failed', 'CryptoWebhookEvent', { event: 'withdrawal.failed', timestamp: at.getTime(), withdrawal: withdrawal('Failed') }],
+  ['withdrawal.completed', 'CryptoWebhookEvent', { event: 'withdrawal.completed', timestamp: at.getTime(), withdrawal: withdrawal('Completed'), livemode: true }],
+  ['withdrawal.failed', 'CryptoWebhookEvent', { event: 'withdrawal.failed', timestamp: at.getTime(), withdrawal: withdrawal('Failed'), livemode: false }],
 ];
 
 describe('verifyWebhook on a real body of every kind', () => {

@@ -171,16 +171,20 @@ export interface CryptoWithdrawal {
   failureReason: string | null;
 }
 
-export interface CryptoInvoicePaidEvent extends Envelope<'invoice.paid'> {
+/** Crypto events of both modes go to the one `webhookUrl`: `livemode` is false for test mode. */
+interface CryptoEnvelope<K extends string> extends Envelope<K> {
+  livemode: boolean;
+}
+export interface CryptoInvoicePaidEvent extends CryptoEnvelope<'invoice.paid'> {
   invoice: CryptoInvoice;
 }
-export interface TransactionConfirmedEvent extends Envelope<'transaction.confirmed'> {
+export interface TransactionConfirmedEvent extends CryptoEnvelope<'transaction.confirmed'> {
   transaction: CryptoTransaction;
 }
-export interface WithdrawalCompletedEvent extends Envelope<'withdrawal.completed'> {
+export interface WithdrawalCompletedEvent extends CryptoEnvelope<'withdrawal.completed'> {
   withdrawal: CryptoWithdrawal;
 }
-export interface WithdrawalFailedEvent extends Envelope<'withdrawal.failed'> {
+export interface WithdrawalFailedEvent extends CryptoEnvelope<'withdrawal.failed'> {
   withdrawal: CryptoWithdrawal;
 }
 

@@ -18,8 +18,8 @@ export type InvoicingEventKind = (typeof INVOICING_EVENT_KINDS)[number];
 
 export const CRYPTO_EVENT_KINDS = ['transaction.confirmed', 'invoice.paid', 'withdrawal.completed', 'withdrawal.failed'] as const;
 
-/** `{ event, timestamp, <key>: object }`: the envelope of every event (decisions.md §7). */
-export function eventEnvelope(kind: string, key: string, object: TSchema, extra: Record<string, TObject> = {}) {
+/** `{ event, timestamp, <key>: object }`: the envelope of every event (`extra`: fields beside the object, e.g. crypto's `livemode`). */
+export function eventEnvelope(kind: string, key: string, object: TSchema, extra: Record<string, TSchema> = {}) {
   return Type.Object(
     {
       event: Type.Literal(kind),

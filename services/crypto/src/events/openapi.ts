@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { OutgoingWebhook } from '@pay/kit';
 import { eventEnvelope, webhookDoc } from '@pay/webhooks';
 import { InvoiceDetail } from '../invoices/schemas';
@@ -8,15 +9,17 @@ import type { CryptoEvent } from './events';
 const SENT_TO = "Sent to the merchant's webhookUrl (PUT /api/v1/merchants/webhook), in the mode of the event, signed with the merchant's HMAC secret.";
 
 /**
- * The body of each crypto event: the envelope of decisions.md §7 around the object as the
- * API's own GET answers it, so one schema describes both (journey.test.ts checks recorded
+ * The body of each crypto event: `{ event, timestamp, <key>: object, livemode }`, the object as
+ * the API's own GET answers it, so one schema describes both (journey.test.ts checks recorded
  * events against these).
  */
+/** Additive to the documented bodies: test and live events go to the same webhookUrl, and this tells them apart. */
+const livemode = { livemode: Type.Boolean({ description: 'false for an event of test mode (test key, sandbox chain), true for live mode' }) };
 export const CryptoEventPayloads: Record<CryptoEvent, ReturnType<typeof eventEnvelope>> = {
-  'transaction.confirmed': eventEnvelope('transaction.confirmed', 'transaction', TransactionDetail),
-  'invoice.paid': eventEnvelope('invoice.paid', 'invoice', InvoiceDetail),
-  'withdrawal.completed': eventEnvelope('withdrawal.completed', 'withdrawal', WithdrawalDetail),
-  'withdrawal.failed': eventEnvelope('withdrawal.failed', 'withdrawal', WithdrawalDetail),
+  'transaction.confirmed': eventEnvelope('transaction.confirmed', 'transaction', TransactionDetail, livemode),
+  'invoice.paid': eventEnvelope('invoice.paid', 'invoice', InvoiceDetail, livemode),
+  'withdrawal.completed': eventEnvelope('withdrawal.completed', 'withdrawal', WithdrawalDetail, livemode),
+  'withdrawal.failed': eventEnvelope('withdrawal.failed', 'withdrawal', WithdrawalDetail, livemode),
 };
 
 const SUMMARIES: Record<CryptoEvent, string> = {

@@ -102,6 +102,8 @@ it('signs in, creates a webhook, sees a delivery arrive, rotates the secret and 
     await item.locator('summary').click();
     expect(await item.locator('table.attempts tbody tr').count()).toBe(2);
     expect(await item.locator('table.attempts').textContent()).toMatch(/\(resend\)/);
+    // The header counts both attempts, the resend too.
+    expect(await item.locator('[data-testid=delivery-summary]').textContent()).toMatch(/· 2 attempts · HTTP 200$/);
   }, 15_000);
   await shot(page, '4-resent');
 

@@ -93,9 +93,12 @@ function attemptRows(list: AttemptView[]): SafeHtml {
 
 function deliveryRows(items: DeliveryView[], attempts: Map<string, AttemptView[]>): SafeHtml {
   if (items.length === 0) return html`<p class="empty">No deliveries match.</p>`;
+  // The header counts every attempt listed below, resends included (`d.attempts` counts the
+  // scheduled ones only, which the retry schedule needs).
+  const made = (d: DeliveryView) => attempts.get(d.id)?.length ?? d.attempts;
   return html`<ul class="deliveries" data-testid="deliveries">${items.map(
     (d) => html`<li data-delivery="${d.id}"><details><summary>${statusBadge(d.status)} <strong>${d.event}</strong>
-<span class="muted">${when(d.createdAt)} · ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}${d.lastStatusCode !== null ? html` · HTTP ${d.lastStatusCode}` : ''}${d.nextAttemptAt ? html` · next ${when(d.nextAttemptAt)}` : ''}</span></summary>
+<span class="muted" data-testid="delivery-summary">${when(d.createdAt)} · ${made(d)} attempt${made(d) === 1 ? '' : 's'}${d.lastStatusCode !== null ? html` · HTTP ${d.lastStatusCode}` : ''}${d.nextAttemptAt ? html` · next ${when(d.nextAttemptAt)}` : ''}</span></summary>
 <p class="muted">Delivery <code>${d.id}</code></p>
 ${attemptRows(attempts.get(d.id) ?? [])}
 <form data-api="/console/api/deliveries/${d.id}/resend"><button>Resend</button><span class="form-error" data-error></span></form>
