@@ -153,7 +153,12 @@ export function requireSignature(opts: RequireSignatureOptions): RequestHandler 
       if (rate) setRateHeaders(res, rate.rule, result);
       if (!result.allowed) throw rateLimited(res, rate!.rule, result);
       if (!result.claimed) {
-        throw new ApiError('REPLAYED_REQUEST', 'This signed request was already accepted; sign every request with a fresh timestamp');
+        // Worded for what is known: the signature was used, not that its request succeeded (a
+        // request can pass here and be refused by its route, or come through another key).
+        throw new ApiError(
+          'REPLAYED_REQUEST',
+          "This signature was already used: each one is good for a single request, whatever that request's answer was and whichever of the merchant's API keys sent it. Sign every request, retries included, with a fresh timestamp",
+        );
       }
       next();
     } catch (err) {
