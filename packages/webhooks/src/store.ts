@@ -2,7 +2,7 @@
 // deliveries, recording attempts in batches, and the heartbeats that make claims safe. Kept
 // here because this package owns the tables; the worker service only orchestrates.
 import type { Sql, SqlWithTransactions } from './db';
-import { AUTO_DISABLE_AFTER_MS, nextAttemptAt } from './schedule';
+import { AUTO_DISABLE_AFTER_MS, nextAttemptAt, seededRandom } from './schedule';
 import type { EndpointKind } from './endpoints';
 import type { DeliveryStatus } from './deliveries';
 
@@ -213,6 +213,8 @@ export interface AttemptResult {
   error: string | null;
   responseBody: string | null;
   succeeded: boolean;
+  /** What a 429 or 503 answer's Retry-After asked for, in ms (retryAfterMsOf). */
+  retryAfterMs?: number | null;
 }
 
 /** The end of a claim: an attempt made, or the delivery given up on without one (disabled endpoint). */
@@ -233,7 +235,8 @@ export function afterOutcome(o: Outcome): { status: DeliveryStatus; attempts: nu
   }
   const attempts = d.attempts + 1;
   if (o.attempt.succeeded) return { status: 'succeeded', attempts, nextAttemptAt: null };
-  const next = nextAttemptAt(attempts, o.attempt.at);
+  // Jitter seeded by delivery and attempt: recordOutcomes and the worker's wake agree on the time.
+  const next = nextAttemptAt(attempts, o.attempt.at, { retryAfterMs: o.attempt.retryAfterMs, random: seededRandom(`${d.id}:${attempts}`) });
   return next ? { status: 'pending', attempts, nextAttemptAt: next } : { status: 'failed', attempts, nextAttemptAt: null };
 }
 

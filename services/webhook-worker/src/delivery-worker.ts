@@ -6,6 +6,7 @@ import { backoffDelay, type Clock, type Logger, type Sql } from '@pay/kit';
 import { wakeWebhookWorker } from '@pay/queue';
 import {
   afterOutcome,
+  retryAfterMsOf,
   claimDue,
   dispatchEvents,
   endpointTargets,
@@ -238,7 +239,8 @@ export class DeliveryWorker {
       } else {
         const at = this.o.clock.now();
         const r = await this.o.sender.send({ url: target.url, secret: target.secret, deliveryId: d.id, event: d.eventType, body: d.body, timestamp: at.getTime() });
-        outcome = { delivery: d, attempt: { at, durationMs: r.durationMs, url: target.url, statusCode: r.statusCode, error: r.error, responseBody: r.responseBody, succeeded: r.succeeded } };
+        const retryAfterMs = retryAfterMsOf(r.statusCode, r.retryAfter, at);
+        outcome = { delivery: d, attempt: { at, durationMs: r.durationMs, url: target.url, statusCode: r.statusCode, error: r.error, responseBody: r.responseBody, succeeded: r.succeeded, retryAfterMs } };
         this.observe(d, r.succeeded ? 'succeeded' : r.statusCode !== null ? 'http_error' : r.refused ? 'refused' : 'network_error', r.durationMs);
       }
     } catch (err) {

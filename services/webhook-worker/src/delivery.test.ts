@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { eventually, startReceiver, type Receiver } from '@pay/testing';
-import { claimDue, dispatchEvents, heartbeat, reenableAndReplay, requestResend, rotateEndpointSecret, RETRY_DELAYS_MS, MAX_ATTEMPTS, AUTO_DISABLE_AFTER_MS, INVOICING_EVENT_KINDS } from '@pay/webhooks';
+import { claimDue, dispatchEvents, heartbeat, reenableAndReplay, requestResend, rotateEndpointSecret, RETRY_DELAYS_MS, RETRY_JITTER, MAX_ATTEMPTS, AUTO_DISABLE_AFTER_MS, INVOICING_EVENT_KINDS } from '@pay/webhooks';
 import { deliveryForSuite } from './test-support';
 
 const ctx = deliveryForSuite();
@@ -126,7 +126,28 @@ describe('leases', () => {
 });
 
 describe('retries', () => {
-  it('follow the schedule (now, 1 min, 5 min, 15 min, 1 h, 4 h) with one delivery id, then the delivery is failed', async () => {
+  it("honour a receiver's Retry-After on 429 and 503, up to the schedule's next delay", async () => {
+    const m = await ctx.merchant();
+    await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
+    const w = ctx.worker();
+    const cases: [Record<string, string>, number, number][] = [
+      // [answer, expected delay after the first attempt (ms), and how much it may differ]
+      [{ status: '503', 'retry-after': '180' }, 180_000, 0], // asks for 3 min: more than 1 min ±10%, less than 5 min
+      [{ status: '429', 'retry-after': '86400' }, 300_000, 0], // asks for a day: held to the schedule's next delay
+      [{ status: '503', 'retry-after': '10' }, 60_000, 6_000], // asks for less than the schedule: the schedule
+      [{ status: '500', 'retry-after': '180' }, 60_000, 6_000], // not a 429 or 503: ignored
+    ];
+    for (const [{ status, 'retry-after': retryAfter }, expected, slack] of cases) {
+      receiver.answer({ status: Number(status), body: 'busy', headers: { 'Retry-After': retryAfter! } });
+      const eventId = await ctx.event(m.test, 'invoice.paid', paid());
+      await ctx.round(w);
+      const [d] = await ctx.deliveriesOfEvent(eventId);
+      expect(d).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: Number(status) });
+      expect(Math.abs(d!.nextAttemptAt!.getTime() - ctx.clock.now().getTime() - expected)).toBeLessThanOrEqual(slack);
+    }
+  });
+
+  it('follow the schedule (now, 1 min, 5 min, 15 min, 1 h, 4 h; each ±10%) with one delivery id, then the delivery is failed', async () => {
     receiver.answer({ status: 500, body: 'x'.repeat(3000) });
     const m = await ctx.merchant();
     await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
@@ -137,10 +158,11 @@ describe('retries', () => {
     await ctx.round(w);
     expect(receiver.received).toHaveLength(1);
     for (let attempt = 2; attempt <= MAX_ATTEMPTS; attempt++) {
-      const delay = RETRY_DELAYS_MS[attempt - 1]!;
+      const scheduled = RETRY_DELAYS_MS[attempt - 1]!;
       const [before] = await ctx.deliveriesOfEvent(eventId);
       expect(before).toMatchObject({ status: 'pending', attempts: attempt - 1 });
-      expect(before!.nextAttemptAt!.getTime()).toBe(ctx.clock.now().getTime() + delay);
+      const delay = before!.nextAttemptAt!.getTime() - ctx.clock.now().getTime();
+      expect(Math.abs(delay - scheduled)).toBeLessThanOrEqual(scheduled * RETRY_JITTER);
       ctx.clock.advance(delay - 1000);
       await ctx.round(w);
       expect(receiver.received).toHaveLength(attempt - 1); // not yet

@@ -27,6 +27,8 @@ export interface SendResult {
   succeeded: boolean;
   /** The destination was refused before any byte was sent (private address). */
   refused: boolean;
+  /** The answer's Retry-After header, as sent (the schedule reads it on a 429 or 503). */
+  retryAfter: string | null;
 }
 
 type LookupFn = typeof dns.lookup;
@@ -69,17 +71,17 @@ export class WebhookSender {
     const started = performance.now();
     const done = (x: Omit<SendResult, 'durationMs'>): SendResult => ({ ...x, durationMs: Math.round(performance.now() - started) });
     const problem = outboundUrlProblem(r.url, { allowPrivate: this.o.allowPrivate });
-    if (problem) return done({ statusCode: null, error: `refused: the URL ${problem}`, responseBody: null, succeeded: false, refused: true });
+    if (problem) return done({ statusCode: null, error: `refused: the URL ${problem}`, responseBody: null, succeeded: false, refused: true, retryAfter: null });
     try {
-      const { statusCode, excerpt } = await this.post(r);
-      return done({ statusCode, error: null, responseBody: excerpt, succeeded: statusCode >= 200 && statusCode < 300, refused: false });
+      const { statusCode, excerpt, retryAfter } = await this.post(r);
+      return done({ statusCode, error: null, responseBody: excerpt, succeeded: statusCode >= 200 && statusCode < 300, refused: false, retryAfter });
     } catch (err) {
       const refused = (err as { code?: string }).code === 'EWEBHOOKPRIVATE';
-      return done({ statusCode: null, error: (err as Error).message || String(err), responseBody: null, succeeded: false, refused });
+      return done({ statusCode: null, error: (err as Error).message || String(err), responseBody: null, succeeded: false, refused, retryAfter: null });
     }
   }
 
-  private post(r: SendRequest): Promise<{ statusCode: number; excerpt: string }> {
+  private post(r: SendRequest): Promise<{ statusCode: number; excerpt: string; retryAfter: string | null }> {
     const url = new URL(r.url);
     const secure = url.protocol === 'https:';
     const headers = { ...webhookHeaders({ secret: r.secret, deliveryId: r.deliveryId, event: r.event, timestamp: r.timestamp, body: r.body }), 'Content-Length': String(Buffer.byteLength(r.body)) };
@@ -122,7 +124,8 @@ export class WebhookSender {
         const finish = () => {
           clearTimeout(timer);
           // Postgres text cannot hold NUL; an excerpt is for reading, so they are dropped.
-          resolve({ statusCode: res.statusCode ?? 0, excerpt: Buffer.concat(chunks).toString('utf8').replace(/\u0000/g, '') });
+          const retryAfter = res.headers['retry-after'];
+          resolve({ statusCode: res.statusCode ?? 0, excerpt: Buffer.concat(chunks).toString('utf8').replace(/\u0000/g, ''), retryAfter: typeof retryAfter === 'string' ? retryAfter : null });
         };
         res.on('end', finish);
         res.on('close', finish);
