@@ -96,7 +96,7 @@ describe('scripts/build.ts', () => {
       'pnpm-workspace.yaml': 'packages:\n  - services/*\n',
       'services/app/package.json': manifest('@t/app'),
       'services/app/src/main.ts': "import { PUBLIC_ASSETS } from './assets';\nconsole.log(PUBLIC_ASSETS.length);\n",
-      'services/app/src/assets.ts': "export const PUBLIC_ASSETS = ['app.css', 'app.js'] as const;\n",
+      'services/app/src/assets.ts': "export const PUBLIC_ASSETS = ['app.css', 'app.js'] as const;\nexport const PUBLIC_DIR = require('node:path').join(__dirname, '..', 'public');\n",
       'services/app/public/app.css': 'body{}',
     };
     const broken = workspace(files);

@@ -227,20 +227,21 @@ export async function buildServiceProcess(folder: string, outDir: string): Promi
 
 /**
  * Checks that every file a project's pages load is where the process reads it at run time:
- * a project with `src/assets.ts` lists them in its `PUBLIC_ASSETS` (relative to its
- * `public/`, which the runtime tree copies beside dist/), and pages can name only those
- * (`assetUrl` takes that list's type). Throws naming each missing file.
+ * a project with `src/assets.ts` lists them in its `PUBLIC_ASSETS`, relative to its
+ * `PUBLIC_DIR` (a `public/` folder, which the runtime tree copies), and pages can name only
+ * those (`assetUrl` takes that list's type). Throws naming each missing file.
  */
 export async function checkPublicAssets(project: Project): Promise<string[]> {
   const manifest = path.join(project.dir, 'src', 'assets.ts');
   if (!existsSync(manifest)) return [];
-  const { PUBLIC_ASSETS } = (await import(manifest)) as { PUBLIC_ASSETS?: readonly string[] };
-  if (!Array.isArray(PUBLIC_ASSETS)) throw new Error(`${path.relative(ROOT, manifest)} exports no PUBLIC_ASSETS list`);
-  const missing = PUBLIC_ASSETS.filter((file) => !existsSync(path.join(project.dir, 'public', file)));
+  const { PUBLIC_ASSETS, PUBLIC_DIR } = (await import(manifest)) as { PUBLIC_ASSETS?: readonly string[]; PUBLIC_DIR?: string };
+  if (!Array.isArray(PUBLIC_ASSETS) || typeof PUBLIC_DIR !== 'string') throw new Error(`${path.relative(ROOT, manifest)} must export PUBLIC_ASSETS and PUBLIC_DIR`);
+  // PUBLIC_DIR as the module computes it from its own folder (src/), which the bundle's dist/ mirrors.
+  const missing = PUBLIC_ASSETS.filter((file) => !existsSync(path.join(PUBLIC_DIR, file)));
   if (missing.length > 0) {
-    throw new Error(`${path.relative(ROOT, manifest)} lists assets that are not in ${path.relative(ROOT, path.join(project.dir, 'public'))}/: ${missing.join(', ')}`);
+    throw new Error(`${path.relative(ROOT, manifest)} lists assets that are not in ${path.relative(ROOT, PUBLIC_DIR)}/: ${missing.join(', ')}`);
   }
-  return PUBLIC_ASSETS.map((file) => path.join(project.dir, 'public', file));
+  return PUBLIC_ASSETS.map((file) => path.join(PUBLIC_DIR, file));
 }
 
 /** Builds the entries of the named project folders (default: every project), cleaning each dist/ first. */
@@ -271,9 +272,10 @@ export function copyRuntimeTree(out: string, built: BuiltEntry[], root = ROOT): 
       const from = path.join(project.dir, sub);
       if (existsSync(from)) cpSync(from, path.join(out, path.relative(root, project.dir), sub), { recursive: true });
     };
-    // `public/`: a service's static page assets (CSS, JS), read at run time from
-    // `<service>/public` (`join(__dirname, '..', 'public')` from src/ under tsx and from dist/).
-    if (needed.has(project.dir)) ['package.json', 'dist', 'public'].forEach(copy);
+    if (needed.has(project.dir)) ['package.json', 'dist'].forEach(copy);
+    // `public/`: static page assets (CSS, JS), read at run time from `<service>/public`
+    // (through each service's src/assets.ts; one service's pages may use another's files).
+    copy('public');
     copy('prisma');
   }
 }

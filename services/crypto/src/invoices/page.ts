@@ -19,15 +19,16 @@ function remainingText(ms: number): string {
 function layout(title: string, body: SafeHtml, open: boolean): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${assetUrl('pay.css')}"><script src="${assetUrl('pay.js')}" defer></script></head>
-<body data-open="${open ? 'true' : 'false'}"><main class="sheet">${body}</main></body></html>`.value;
+<title>${title}</title>${open ? html`<meta http-equiv="refresh" content="10">` : ''}<link rel="icon" href="data:,"><link rel="stylesheet" href="${assetUrl('pay.css')}"><script src="${assetUrl('pay.js')}" defer></script></head>
+<body data-status="${open ? 'pending' : 'settled'}"><main class="sheet">${body}</main></body></html>`.value;
 }
 
 /**
  * The invoice's `paymentUrl`: what the payer needs to send the transfer (amount, network,
  * address, and a QR code of the payment URI a wallet reads), a countdown to expiry, and the
- * invoice's state; it reloads itself until the invoice is settled. The look and the frame
- * (own CSS and JS only, PAGE_CSP) are the fiat payment page's.
+ * invoice's state; it reloads itself every 10 s until the invoice is settled. The frame (own
+ * CSS and JS only, PAGE_CSP), the look and the countdown are the fiat payment page's, from
+ * the same files (see ../assets.ts).
  */
 export function paymentPage(deps: CryptoDeps): Router {
   const router = Router();
@@ -56,10 +57,10 @@ ${invoice.description ? html`<p class="description">${invoice.description}</p>` 
 ${open ? html`<p class="expiry">Expires in <time data-testid="countdown" data-remaining-ms="${remainingMs}" datetime="${invoice.expiresAt.toISOString()}">${remainingText(remainingMs)}</time></p>` : ''}
 ${
   open
-    ? html`<div class="pay"><img class="qr" data-testid="qr" data-uri="${uri}" src="data:image/svg+xml;base64,${Buffer.from(qr!).toString('base64')}" alt="QR code of the payment for your wallet app" width="246" height="246">
-<p>Send exactly ${amount} ${info.currencyName} on ${info.networkName} to:</p><code class="address" data-testid="address">${invoice.address}</code>
+    ? html`<div class="sbp"><img class="qr" data-testid="qr" data-uri="${uri}" src="data:image/svg+xml;base64,${Buffer.from(qr!).toString('base64')}" alt="QR code of the payment for your wallet app" width="246" height="246">
+<p>Send exactly ${amount} ${info.currencyName} on ${info.networkName} to:</p><p class="description"><code data-testid="address">${invoice.address}</code></p>
 <a class="button" data-testid="open-wallet" href="${uri}">Open in wallet</a></div>`
-    : html`<p>Address: <code class="address" data-testid="address">${invoice.address}</code></p>`
+    : html`<p class="description">Address: <code data-testid="address">${invoice.address}</code></p>`
 }`;
     res.type('html').send(layout(`Pay ${amount} ${info.currencyName}`, body, open));
   });
