@@ -332,7 +332,7 @@ describe('console actions as the worker sees them', () => {
     await ctx.round(w);
     expect((await ctx.db.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } })).failingSince).not.toBeNull();
     receiver.answer({ status: 200 });
-    ctx.clock.advance(60_000);
+    ctx.clock.advance(RETRY_DELAYS_MS[1]! * (1 + RETRY_JITTER)); // the first retry, however its jitter fell
     await ctx.round(w);
     expect((await ctx.db.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } })).failingSince).toBeNull();
   });

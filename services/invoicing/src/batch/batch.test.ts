@@ -2,6 +2,7 @@ import request from 'supertest';
 import Papa from 'papaparse';
 import { eventually } from '@pay/testing';
 import { startTestSmtp } from './test-smtp';
+import { MAX_EMAIL_ATTEMPTS } from './emails';
 import { decodeQrDataUri, startInvoicingApp, newMerchant, v1Request, type InvoicingTestApp, type TestMerchant } from '../test-support';
 
 let smtp: Awaited<ReturnType<typeof startTestSmtp>>;
@@ -304,5 +305,10 @@ describe('a 1000-row batch in the queue worker, with e-mails', () => {
       const res = await v1Request(ctx.app, m, 'get', `/api/v1/batch/invoices/${body.batchId}`);
       expect(res.body).toMatchObject({ status: 'completed', emails: { sent: 0, failed: 2, pending: 0, outcome: 'all_failed', retrying: true, lastError: expect.stringContaining('550') } });
     }, 10_000);
+    // Once their attempts are spent they stay failed and are no longer retried (nor left behind
+    // for the next test process on this database to send).
+    await ctx.deps.db.$executeRawUnsafe('UPDATE invoicing.invoice_emails SET attempts = $2 WHERE batch_id = $1::uuid', body.batchId, MAX_EMAIL_ATTEMPTS);
+    const spent = await v1Request(ctx.app, m, 'get', `/api/v1/batch/invoices/${body.batchId}`);
+    expect(spent.body.emails).toMatchObject({ failed: 2, outcome: 'all_failed', retrying: false });
   }, 30_000);
 });
