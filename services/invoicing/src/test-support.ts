@@ -139,9 +139,11 @@ export function invoicingAppForSuite(opts: Parameters<typeof startInvoicingApp>[
   beforeAll(async () => {
     Object.assign(ctx, await startInvoicingApp(opts));
   });
+  // Closing the background waits for jobs in flight (a KYC check takes a minute and more on a
+  // loaded 2-core machine), beyond a file's own test timeout.
   afterAll(async () => {
     await ctx.close?.();
-  });
+  }, 180_000);
   return ctx;
 }
 
