@@ -81,6 +81,7 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
         if (invoice.payment_method !== 'card') throw new ApiError('INVALID_STATE', 'This invoice is paid by SBP: scan its QR code instead');
         const provider = invoice.is_test ? deps.providers.test : deps.providers.live;
         if (!provider) throw new ApiError('PAYMENT_METHOD_NOT_ENABLED', 'Card payments are not available for this invoice');
+        if (provider.cardEntry !== 'hosted-page') throw new ApiError('INVALID_STATE', 'This invoice is paid on the bank’s card form: use the “Pay by card” link');
         // No money is taken for an invoice that would refuse the payment (paid, expired or
         // cancelled, the customer blocked, KYC not done): checked before the provider charges.
         await assertPayable(deps, id);
