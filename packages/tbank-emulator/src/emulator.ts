@@ -148,6 +148,7 @@ export class TBankEmulator {
     try {
       const url = new URL(req.url ?? '/', this.url);
       const raw = await readBody(req);
+      if (url.pathname === '/readyz') return send(res, 200, 'text/plain', 'ok');
       if (url.pathname.startsWith('/v2/') && req.method === 'POST') return this.api(url.pathname.slice(4), raw, req, res);
       if (url.pathname.startsWith('/control/')) return this.control(url, req.method ?? 'GET', raw, res);
       const form = /^\/(pay|sbp)\/(\d+)$/.exec(url.pathname);
