@@ -60,6 +60,8 @@ interface Faults {
   dropAnswer: Set<string>;
   /** While true, status changes send no notification (a notification lost on the way). */
   muteNotifications: boolean;
+  /** Methods whose next call is processed and then not answered until `releaseHeld()` (the caller can be killed meanwhile). */
+  holdAnswer: Set<string>;
 }
 
 type Answer = Record<string, unknown>;
@@ -72,7 +74,9 @@ type Answer = Record<string, unknown>;
 export class TBankEmulator {
   readonly payments = new Map<string, EmulatedPayment>();
   readonly notifications: SentNotification[] = [];
-  readonly faults: Faults = { down: false, dropAnswer: new Set(), muteNotifications: false };
+  readonly faults: Faults = { down: false, dropAnswer: new Set(), muteNotifications: false, holdAnswer: new Set() };
+  /** Answers processed and held back (faults.holdAnswer). */
+  readonly held: (() => void)[] = [];
   private server: Server | null = null;
   private nextPaymentId = 4_000_000_000 + Math.floor(Math.random() * 1_000_000) * 1000;
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -97,6 +101,7 @@ export class TBankEmulator {
   async stop(): Promise<void> {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    this.releaseHeld();
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
@@ -178,7 +183,16 @@ export class TBankEmulator {
       req.socket.destroy();
       return;
     }
+    if (this.faults.holdAnswer.delete(method)) {
+      this.held.push(() => json(res, { TerminalKey: terminal, ...answer }));
+      return;
+    }
     json(res, { TerminalKey: terminal, ...answer });
+  }
+
+  /** Sends the answers held back by faults.holdAnswer (to callers still listening). */
+  releaseHeld(): void {
+    for (const answer of this.held.splice(0)) answer();
   }
 
   private readonly methods: Record<string, (b: Record<string, unknown>, terminal: string) => Answer> = {
