@@ -152,7 +152,7 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
       const id = params.invoiceId;
       try {
         const invoice = await load(id);
-        if (!invoice.is_test) throw new ApiError('PAYMENT_METHOD_NOT_ENABLED', 'The sandbox bank pays test invoices only');
+        if (!invoice.is_test || invoice.provider !== 'sandbox') throw new ApiError('PAYMENT_METHOD_NOT_ENABLED', 'The sandbox bank pays the sandbox’s test invoices only');
         if (invoice.payment_method !== 'sbp') throw new ApiError('INVALID_STATE', 'This invoice is paid by card, not by SBP');
         const paid = await payInvoice(deps, { id }, { method: 'sbp', payerBank: form.payerBank, sbpTransactionId: sandboxSbpTransactionId() });
         return { redirect: successRedirectOf(paid) ?? `/pay/${id}` };

@@ -51,6 +51,9 @@ export class TBankProvider implements PaymentProvider {
   ) {}
 
   async createOrder(req: OrderRequest): Promise<ProviderOrder> {
+    if (req.currency !== 'RUB') {
+      throw new ApiError('CURRENCY_NOT_ENABLED', `The payment provider (T-Bank) takes rubles only; this invoice is in ${req.currency}`, [{ field: 'currency', message: 'must be RUB' }]);
+    }
     const amountKopecks = toKopecks(req.amount);
     const now = this.clock.now();
     let payment: AcquirerPaymentRow | null = null;

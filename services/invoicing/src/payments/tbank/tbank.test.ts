@@ -1,5 +1,7 @@
 import { TBankEmulator, acquirerToken, type EmulatedPayment } from '@pay/tbank-emulator';
+import { money } from '@pay/kit';
 import { eventsOf } from '@pay/webhooks';
+import { loadInvoicingConfig } from '../../config';
 import { eventually } from '@pay/testing';
 import { decodeQrDataUri, newMerchant, startListeningInvoicingApp, v2Request, type TestMerchant } from '../../test-support';
 import { tbankProvidersOf } from '../providers-from-config';
@@ -7,21 +9,32 @@ import { holdLease } from './lease';
 import { NOTIFICATION_PATH } from './notifications';
 import { reconcileTBankPayments } from './reconcile';
 
-const TERMINAL = 'TestTerminalDEMO';
+const TERMINAL = 'LiveTerminal';
 const PASSWORD = 'emulator-secret-42';
+const DEMO_TERMINAL = 'TestTerminalDEMO';
+const DEMO_PASSWORD = 'demo-secret-7';
 
 /**
  * The adapter against the protocol emulator on loopback: the service listens on a real port
  * (the emulator's notifications reach it at PUBLIC_URL), live mode is T-Bank.
  */
-const emulator = new TBankEmulator({ terminals: { [TERMINAL]: PASSWORD }, retryDelaysMs: [100, 200, 400, 800, 1600, 3200] });
+const emulator = new TBankEmulator({ terminals: { [TERMINAL]: PASSWORD, [DEMO_TERMINAL]: DEMO_PASSWORD }, retryDelaysMs: [100, 200, 400, 800, 1600, 3200] });
 let ctx: Awaited<ReturnType<typeof startListeningInvoicingApp>>;
 let m: TestMerchant;
 
 beforeAll(async () => {
   await emulator.start();
   ctx = await startListeningInvoicingApp({
-    env: { LIVE_PAYMENT_PROVIDER: 'tbank', TBANK_API_URL: emulator.apiUrl, TBANK_TERMINAL_KEY: TERMINAL, TBANK_PASSWORD: PASSWORD, TBANK_TIMEOUT_MS: '3000' },
+    env: {
+      LIVE_PAYMENT_PROVIDER: 'tbank',
+      TBANK_API_URL: emulator.apiUrl,
+      TBANK_TERMINAL_KEY: TERMINAL,
+      TBANK_PASSWORD: PASSWORD,
+      TBANK_TIMEOUT_MS: '3000',
+      TEST_PAYMENT_PROVIDER: 'tbank',
+      TBANK_TEST_TERMINAL_KEY: DEMO_TERMINAL,
+      TBANK_TEST_PASSWORD: DEMO_PASSWORD,
+    },
   });
   m = await newMerchant(ctx.deps, 'live');
 });
@@ -35,7 +48,7 @@ afterEach(() => {
   emulator.faults.dropAnswer.clear();
 });
 
-const provider = () => tbankProvidersOf(ctx.deps.providers)[0]!;
+const provider = () => tbankProvidersOf(ctx.deps.providers).find((p) => p.client.terminalKey === TERMINAL)!;
 const create = (body: Record<string, unknown>, headers: Record<string, string> = {}) => v2Request(ctx.app, m, 'post', '/api/v2/invoices', body, { headers });
 const invoice = (id: string) => ctx.deps.db.invoice.findUniqueOrThrow({ where: { id } });
 const only = (orderId: string): EmulatedPayment => {
@@ -175,7 +188,7 @@ describe('T-Bank acquiring against the protocol emulator', () => {
     expect(part.body.refund.status).toBe('SUCCEEDED');
     expect(emulator.payments.get(p.paymentId)).toMatchObject({ remaining: 74950, status: 'PARTIAL_REFUNDED' });
     // The same refund asked again (a retry after a crash): the acquirer answers the first Cancel's state.
-    const again = await provider().refund({ refundId: part.body.refund.id, externalOrderId: inv.id, amount: (await import('@pay/kit')).money('250.5') });
+    const again = await provider().refund({ refundId: part.body.refund.id, externalOrderId: inv.id, amount: money('250.5') });
     expect(again).toEqual({ outcome: 'succeeded' });
     expect(emulator.payments.get(p.paymentId)!.remaining).toBe(74950);
 
@@ -242,6 +255,29 @@ describe('T-Bank acquiring against the protocol emulator', () => {
     expect(ok.status).toBe(201);
     expect(await ctx.deps.db.invoice.count({ where: { merchantId: m.merchantId, idempotencyKey: key2 } })).toBe(1);
     expect(emulator.paymentsOfOrder(ok.body.invoice.id).map((p) => p.status)).toEqual(['CANCELED', 'NEW']);
+  });
+
+  it('test mode on the demo terminal (TEST_PAYMENT_PROVIDER=tbank): its own terminal and password; the sandbox cannot pay it; rubles only', async () => {
+    const t = await newMerchant(ctx.deps, 'test');
+    const res = await v2Request(ctx.app, t, 'post', '/api/v2/invoices', { amount: 120 });
+    expect(res.status).toBe(201);
+    const p = only(res.body.invoice.id);
+    expect(p.terminalKey).toBe(DEMO_TERMINAL);
+    const sandbox = await v2Request(ctx.app, t, 'post', `/api/v2/sandbox/invoices/${p.orderId}/pay`, {});
+    expect([sandbox.status, sandbox.body.error.code]).toEqual([422, 'PAYMENT_METHOD_NOT_ENABLED']);
+    const bankApp = await fetch(`${ctx.base}/pay/${p.orderId}/sbp`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'payerBank=Sandbox+Bank' });
+    expect(bankApp.status).toBe(422);
+    emulator.pay(p.paymentId, { method: 'sbp' });
+    await eventually(async () => expect((await invoice(p.orderId)).status).toBe('PAID'));
+    const order = { invoiceId: p.orderId, amount: money(1), method: 'sbp' as const, description: null, expiresAt: new Date(Date.now() + 3_600_000), merchantId: m.merchantId, isTest: false };
+    await expect(provider().createOrder({ ...order, currency: 'USD' })).rejects.toMatchObject({ code: 'CURRENCY_NOT_ENABLED' });
+  });
+
+  it('configuration: T-Bank named without its terminal stops the start with the missing settings named; unset, live stays refused', () => {
+    expect(() => loadInvoicingConfig({ ...process.env, LIVE_PAYMENT_PROVIDER: 'tbank', TBANK_TERMINAL_KEY: '', TBANK_PASSWORD: '' })).toThrow(/TBANK_TERMINAL_KEY must be set[\s\S]*TBANK_PASSWORD must be set/);
+    expect(() => loadInvoicingConfig({ ...process.env, LIVE_PAYMENT_PROVIDER: 'paypal' })).toThrow(/LIVE_PAYMENT_PROVIDER/);
+    const plain = loadInvoicingConfig({ ...process.env, LIVE_PAYMENT_PROVIDER: '' });
+    expect([plain.LIVE_PAYMENT_PROVIDER, plain.TEST_PAYMENT_PROVIDER, plain.TBANK_API_URL]).toEqual([undefined, 'sandbox', 'https://securepay.tinkoff.ru/v2']);
   });
 
   it('the reconciler lease: one holder at a time; another takes over when it runs out', async () => {
