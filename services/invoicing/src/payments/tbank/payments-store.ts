@@ -63,8 +63,8 @@ export class AcquirerPayments {
   ) {}
 
   /** An earlier attempt of this create (same key, amount and method, within `since`) that no invoice has taken yet. */
-  findAttempt(q: { merchantId: string; isTest: boolean; idempotencyKey: string; method: PaymentMethod; amountKopecks: bigint; since: Date }): Promise<AcquirerPaymentRow | null> {
-    return this.db.acquirerPayment.findFirst({
+  async findAttempt(q: { merchantId: string; isTest: boolean; idempotencyKey: string; method: PaymentMethod; amountKopecks: bigint; since: Date }): Promise<AcquirerPaymentRow | null> {
+    const attempt = await this.db.acquirerPayment.findFirst({
       where: {
         provider: this.provider,
         merchantId: q.merchantId,
@@ -77,6 +77,9 @@ export class AcquirerPayments {
       },
       orderBy: { createdAt: 'desc' },
     });
+    // Its invoice was made (the same key used on another create path): not an attempt to resume.
+    if (attempt && (await this.db.invoice.count({ where: { id: attempt.invoiceId } })) > 0) return null;
+    return attempt;
   }
 
   begin(row: Pick<AcquirerPaymentRow, 'invoiceId' | 'merchantId' | 'isTest' | 'method' | 'amountKopecks' | 'idempotencyKey'>, now: Date): Promise<AcquirerPaymentRow> {
