@@ -81,7 +81,7 @@ export interface PaymentProvider {
   cancelOrder(req: { externalOrderId: string }): Promise<CancelOrderResult>;
 }
 
-/** Test mode always runs on the sandbox; live mode only on a provider the deployment configures. */
+/** Test mode runs on the sandbox unless an acquirer's demo terminal is configured; live mode only on a provider the deployment configures. */
 export interface PaymentProviders {
   test: PaymentProvider;
   live: PaymentProvider | null;
