@@ -5,7 +5,7 @@ const emulator = new TBankEmulator({ terminals: { T1: 'pw' }, retryDelaysMs: [] 
 beforeAll(() => emulator.start());
 afterAll(() => emulator.stop());
 
-const call = async (method: string, body: Record<string, unknown>, password = 'pw') =>
+const call = async (method: string, body: Record<string, unknown>, password = 'pw'): Promise<Record<string, unknown>> =>
   (await fetch(`${emulator.apiUrl}/${method}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ...body, Token: acquirerToken(body, password) }) })).json();
 const due = (ms: number) => `${new Date(Date.now() + ms).toISOString().slice(0, 19)}+00:00`;
 
