@@ -5,8 +5,10 @@ const emulator = new TBankEmulator({ terminals: { T1: 'pw' }, retryDelaysMs: [] 
 beforeAll(() => emulator.start());
 afterAll(() => emulator.stop());
 
-const call = async (method: string, body: Record<string, unknown>, password = 'pw'): Promise<Record<string, unknown>> =>
-  (await fetch(`${emulator.apiUrl}/${method}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ...body, Token: acquirerToken(body, password) }) })).json() as Record<string, unknown>;
+async function call(method: string, body: Record<string, unknown>, password = 'pw'): Promise<Record<string, unknown>> {
+  const res = await fetch(`${emulator.apiUrl}/${method}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ...body, Token: acquirerToken(body, password) }) });
+  return (await res.json()) as Record<string, unknown>;
+}
 const due = (ms: number) => `${new Date(Date.now() + ms).toISOString().slice(0, 19)}+00:00`;
 
 describe('the T-Bank emulator, as a client of the documented API sees it', () => {
