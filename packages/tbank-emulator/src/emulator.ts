@@ -23,8 +23,10 @@ export interface EmulatedPayment {
   method: 'sbp' | 'card' | null;
   sbpPaymentId: string | null;
   createdAt: Date;
-  /** Cancel answers by ExternalRequestId: a repeated request gets the state, not a second refund. */
+  /** Cancel answers by ExternalRequestId: a repeated request gets the state, not a second refund (cards only, as documented). */
   cancels: Map<string, Record<string, unknown>>;
+  /** Kopecks of the last refund (GetQrState's Amount for SBP). */
+  lastRefund: number | null;
 }
 
 export interface SentNotification {
@@ -230,6 +232,7 @@ export class TBankEmulator {
         sbpPaymentId: null,
         createdAt: now,
         cancels: new Map(),
+        lastRefund: null,
       };
       this.payments.set(paymentId, p);
       return { Success: true, ErrorCode: '0', Status: 'NEW', PaymentId: paymentId, OrderId: orderId, Amount: amount, PaymentURL: `${this.url}/pay/${paymentId}` };
@@ -260,6 +263,13 @@ export class TBankEmulator {
       return { Success: true, ErrorCode: '0', Status: p.status, PaymentId: p.paymentId, OrderId: p.orderId, Amount: p.amount, Params: params };
     },
 
+    GetQrState: (b, terminal) => {
+      const p = this.ofTerminal(b.PaymentId, terminal);
+      if (!p) return failure('255', 'Платеж не найден', `PaymentId ${String(b.PaymentId)}`);
+      if (p.method !== 'sbp' || p.lastRefund === null) return failure('8', 'Неверный статус транзакции', 'no SBP refund of this payment');
+      return { Success: true, ErrorCode: '0', Status: p.status, OrderId: p.orderId, Amount: p.lastRefund };
+    },
+
     CheckOrder: (b, terminal) => {
       const orderId = String(b.OrderId ?? '');
       const payments = this.paymentsOfOrder(orderId).filter((p) => p.terminalKey === terminal);
@@ -274,7 +284,8 @@ export class TBankEmulator {
     Cancel: (b, terminal) => {
       const p = this.ofTerminal(b.PaymentId, terminal);
       if (!p) return failure('255', 'Платеж не найден', `PaymentId ${String(b.PaymentId)}`);
-      const key = typeof b.ExternalRequestId === 'string' && b.ExternalRequestId !== '' ? b.ExternalRequestId : null;
+      // "Параметр не работает для операций по СБП": an SBP payment's Cancel is never deduplicated.
+      const key = typeof b.ExternalRequestId === 'string' && b.ExternalRequestId !== '' && p.method !== 'sbp' ? b.ExternalRequestId : null;
       const earlier = key ? p.cancels.get(key) : undefined;
       if (earlier) return { ...earlier, Status: p.status };
       this.expireIfDue(p);
@@ -289,6 +300,7 @@ export class TBankEmulator {
         if (typeof amount !== 'number' || !Number.isInteger(amount) || amount <= 0) return failure('9999', 'Неверные параметры', 'Amount: kopecks, a positive integer');
         if (amount > p.remaining) return failure('330', 'Сумма в запросе больше чем в оригинальной транзакции', `Amount ${amount} > ${p.remaining}`);
         p.remaining -= amount;
+        p.lastRefund = amount;
         this.move(p, p.remaining === 0 ? 'REFUNDED' : 'PARTIAL_REFUNDED');
         answer = { Success: true, ErrorCode: '0', Status: p.status, OriginalAmount: original, NewAmount: p.remaining };
       } else {

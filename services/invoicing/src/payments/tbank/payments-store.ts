@@ -55,7 +55,18 @@ export function rankOf(status: string): number {
   return RANK[status] ?? 0;
 }
 
-/** The acquirer_payments table: every query on it is here. */
+/** A refund as sent to the acquirer (table acquirer_refunds). */
+export interface AcquirerRefundRow {
+  refundId: string;
+  invoiceId: string;
+  paymentId: string;
+  amountKopecks: bigint;
+  status: 'SENDING' | 'PENDING' | 'SUCCEEDED' | 'FAILED' | string;
+  statusBefore: string;
+  failureReason: string | null;
+}
+
+/** The acquirer_payments, acquirer_refunds and acquirer_notifications tables: every query on them is here. */
 export class AcquirerPayments {
   constructor(
     private readonly db: InvoicingDb,
@@ -125,6 +136,24 @@ export class AcquirerPayments {
       orderBy: { updatedAt: 'asc' },
       take: limit,
     });
+  }
+
+  refundOf(refundId: string): Promise<AcquirerRefundRow | null> {
+    return this.db.acquirerRefund.findUnique({ where: { refundId } });
+  }
+
+  /** Recorded (and committed) before the Cancel goes out: the refund's outcome is unknown until answered. */
+  sendingRefund(r: Pick<AcquirerRefundRow, 'refundId' | 'invoiceId' | 'paymentId' | 'amountKopecks' | 'statusBefore'>, now: Date): Promise<AcquirerRefundRow> {
+    return this.db.acquirerRefund.create({ data: { ...r, status: 'SENDING', createdAt: now, updatedAt: now } });
+  }
+
+  refundAnswered(refundId: string, status: 'PENDING' | 'SUCCEEDED' | 'FAILED', failureReason: string | null, now: Date): Promise<unknown> {
+    return this.db.acquirerRefund.update({ where: { refundId }, data: { status, failureReason, updatedAt: now } });
+  }
+
+  /** Refunds of the payment whose outcome is not known yet (sent, not answered). */
+  unansweredRefunds(paymentId: string): Promise<number> {
+    return this.db.acquirerRefund.count({ where: { paymentId, status: 'SENDING' } });
   }
 
   /** Keeps what a notification said and what it did. */

@@ -2,7 +2,7 @@ import { IDEMPOTENCY_TTL_MS, type Clock, type Logger, type Money } from '@pay/ki
 import { ApiError } from '@pay/schemas';
 import type { CancelOrderResult, ChargeResult, OrderRequest, PaymentProvider, ProviderOrder, RefundResult, VoidResult } from '../provider';
 import { AcquirerRefused, AcquirerUnavailable, type TBankClient } from './client';
-import type { AcquirerPaymentRow, AcquirerPayments } from './payments-store';
+import type { AcquirerPaymentRow, AcquirerPayments, AcquirerRefundRow } from './payments-store';
 
 /** Rubles to the acquirer's kopecks, exactly (amounts are kept to 2 places; anything else is a bug here). */
 export function toKopecks(amount: Money): number {
@@ -121,21 +121,74 @@ export class TBankProvider implements PaymentProvider {
     return { ok: false, reason: 'No card charge is made by this service with T-Bank' };
   }
 
+  /**
+   * A refund is `Cancel` with `Amount`, recorded (acquirer_refunds) before it is sent. Asked
+   * again (the request died, or the refund reconciler): a refund already answered is answered
+   * from the record; one sent but never answered is not sent blindly again. For cards the
+   * Cancel is repeated under the same `ExternalRequestId`, which the acquirer answers with the
+   * first request's state. For SBP, where the documentation says `ExternalRequestId` does not
+   * work, the acquirer is asked what happened (GetState, GetQrState): sent again only if the
+   * payment is untouched since, counted as done if the last SBP refund is this one; anything
+   * else stays PENDING for a person to check, never refunded twice.
+   */
   async refund(req: { refundId: string; externalOrderId: string; amount: Money }): Promise<RefundResult> {
     const payment = await this.mustFind(req.externalOrderId);
-    try {
-      // ExternalRequestId = the refund id: the acquirer answers a repeated request with the
-      // state of the first, so a retry after a crash refunds once.
-      const answer = await this.client.call('Cancel', { PaymentId: payment.paymentId, Amount: toKopecks(req.amount), ExternalRequestId: req.refundId });
-      const status = String(answer.Status);
-      await this.payments.advance(payment, status, this.clock.now());
-      if (REFUNDED.has(status)) return { outcome: 'succeeded' };
-      if (REFUNDING.has(status)) return { outcome: 'pending' };
-      return { outcome: 'failed', reason: `T-Bank answered the refund with status ${status}` };
-    } catch (err) {
-      if (err instanceof AcquirerRefused) return { outcome: 'failed', reason: err.message };
-      throw err; // unreachable: the refund stays PENDING and is asked again
+    const amountKopecks = toKopecks(req.amount);
+    const sbp = payment.method === 'sbp';
+    const now = () => this.clock.now();
+    const earlier = await this.payments.refundOf(req.refundId);
+    if (earlier?.status === 'SUCCEEDED') return { outcome: 'succeeded' };
+    if (earlier?.status === 'FAILED') return { outcome: 'failed', reason: earlier.failureReason ?? 'refused by T-Bank' };
+    if (earlier && sbp) {
+      const settled = await this.sbpRefundOutcome(payment, earlier);
+      if (settled) return settled;
     }
+    if (!earlier) {
+      const before = sbp ? String((await this.client.call('GetState', { PaymentId: payment.paymentId })).Status) : payment.status;
+      await this.payments.sendingRefund({ refundId: req.refundId, invoiceId: payment.invoiceId, paymentId: payment.paymentId, amountKopecks: BigInt(amountKopecks), statusBefore: before }, now());
+    }
+    try {
+      const answer = await this.client.call('Cancel', { PaymentId: payment.paymentId, Amount: amountKopecks, ExternalRequestId: req.refundId });
+      return await this.refundAnswered(payment, req.refundId, String(answer.Status));
+    } catch (err) {
+      if (err instanceof AcquirerRefused) {
+        await this.payments.refundAnswered(req.refundId, 'FAILED', err.message, now());
+        return { outcome: 'failed', reason: err.message };
+      }
+      throw err; // no answer: the refund stays PENDING (SENDING here) and is asked again
+    }
+  }
+
+  private async refundAnswered(payment: AcquirerPaymentRow, refundId: string, status: string): Promise<RefundResult> {
+    const now = this.clock.now();
+    await this.payments.advance(payment, status, now);
+    if (REFUNDED.has(status)) {
+      await this.payments.refundAnswered(refundId, 'SUCCEEDED', null, now);
+      return { outcome: 'succeeded' };
+    }
+    if (REFUNDING.has(status)) {
+      await this.payments.refundAnswered(refundId, 'PENDING', null, now);
+      return { outcome: 'pending' };
+    }
+    const reason = `T-Bank answered the refund with status ${status}`;
+    await this.payments.refundAnswered(refundId, 'FAILED', reason, now);
+    return { outcome: 'failed', reason };
+  }
+
+  /**
+   * An SBP refund asked again: what the acquirer did with it, or null when it surely did
+   * nothing (the payment is as it was before the refund was sent, and no other refund of it is
+   * unanswered), so it may be sent.
+   */
+  private async sbpRefundOutcome(payment: AcquirerPaymentRow & { paymentId: string }, refund: AcquirerRefundRow): Promise<RefundResult | null> {
+    const status = String((await this.client.call('GetState', { PaymentId: payment.paymentId })).Status);
+    // A refund moves a CONFIRMED payment on for sure: still CONFIRMED, ours never took effect.
+    if (refund.status === 'SENDING' && refund.statusBefore === 'CONFIRMED' && status === 'CONFIRMED' && (await this.payments.unansweredRefunds(payment.paymentId)) === 1) return null;
+    if (REFUNDING.has(status)) return { outcome: 'pending' };
+    const last = await this.client.call('GetQrState', { PaymentId: payment.paymentId });
+    if (REFUNDED.has(String(last.Status)) && BigInt(Number(last.Amount)) === refund.amountKopecks) return this.refundAnswered(payment, refund.refundId, String(last.Status));
+    this.logger.error({ refundId: refund.refundId, paymentId: payment.paymentId, status }, 'an SBP refund sent to T-Bank without an answer cannot be told apart: left PENDING, check it in T-Bank’s account');
+    return { outcome: 'pending' };
   }
 
   async cancelOrder(req: { externalOrderId: string }): Promise<CancelOrderResult> {

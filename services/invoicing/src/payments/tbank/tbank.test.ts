@@ -2,6 +2,7 @@ import { TBankEmulator, acquirerToken, type EmulatedPayment } from '@pay/tbank-e
 import { money } from '@pay/kit';
 import { eventsOf } from '@pay/webhooks';
 import { loadInvoicingConfig } from '../../config';
+import { reconcileRefunds, REFUND_STALE_MS } from '../../invoices/refunds';
 import { eventually } from '@pay/testing';
 import { decodeQrDataUri, newMerchant, startListeningInvoicingApp, v2Request, type TestMerchant } from '../../test-support';
 import { tbankProvidersOf } from '../providers-from-config';
@@ -199,6 +200,26 @@ describe('T-Bank acquiring against the protocol emulator', () => {
     expect((await invoice(inv.id)).refundedAmount.toString()).toBe('1000');
     const refunded = await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: false }, 'invoice.refunded');
     expect(refunded.filter((e) => (e.body as { invoice: { id: string } }).invoice.id === inv.id)).toHaveLength(2);
+  });
+
+  it('a refund whose Cancel answer was lost is asked again by the reconciler and refunds once: SBP by GetState/GetQrState (no ExternalRequestId there), cards by ExternalRequestId', async () => {
+    for (const method of ['sbp', 'card'] as const) {
+      const inv = (await create({ amount: 600, paymentMethod: method })).body.invoice;
+      const p = only(inv.id);
+      emulator.pay(p.paymentId, { method });
+      await eventually(async () => expect((await invoice(inv.id)).status).toBe('PAID'));
+      emulator.faults.dropAnswer.add('Cancel');
+      const res = await v2Request(ctx.app, m, 'post', `/api/v2/invoices/${inv.id}/refunds`, { amount: 100 });
+      expect([res.status, res.body.refund.status]).toEqual([201, 'PENDING']);
+      expect(emulator.payments.get(p.paymentId)!.remaining).toBe(50000); // the acquirer did refund
+      // The refund reconciler takes refunds PENDING for REFUND_STALE_MS: this one, made older.
+      await ctx.deps.db.refund.update({ where: { id: res.body.refund.id }, data: { createdAt: new Date(Date.now() - REFUND_STALE_MS - 1000) } });
+      await reconcileRefunds(ctx.deps);
+      await reconcileRefunds(ctx.deps);
+      expect(emulator.payments.get(p.paymentId)!.remaining).toBe(50000); // and only once
+      expect((await ctx.deps.db.refund.findUniqueOrThrow({ where: { id: res.body.refund.id } })).status).toBe('SUCCEEDED');
+      expect((await invoice(inv.id)).refundedAmount.toString()).toBe('100');
+    }
   });
 
   it('cancelling an invoice cancels its acquirer payment, which can then not be paid', async () => {
