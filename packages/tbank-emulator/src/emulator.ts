@@ -76,6 +76,8 @@ type Answer = Record<string, unknown>;
 export class TBankEmulator {
   readonly payments = new Map<string, EmulatedPayment>();
   readonly notifications: SentNotification[] = [];
+  /** Every API call that passed the Token check, in order: method and PaymentId (or OrderId). */
+  readonly calls: { method: string; id: string }[] = [];
   readonly faults: Faults = { down: false, dropAnswer: new Set(), muteNotifications: false, holdAnswer: new Set() };
   /** Answers processed and held back (faults.holdAnswer). */
   readonly held: (() => void)[] = [];
@@ -178,6 +180,7 @@ export class TBankEmulator {
     const password = this.opts.terminals[terminal];
     if (password === undefined) return json(res, failure('501', 'Терминал не найден', `TerminalKey ${terminal}`));
     if (!tokenMatches(body, password)) return json(res, failure('204', 'Неверный токен. Проверьте пару TerminalKey/SecretKey', ''));
+    this.calls.push({ method, id: String(body.PaymentId ?? body.OrderId ?? '') });
     const handler = this.methods[method];
     const answer = handler ? handler(body, terminal) : failure('9999', 'Метод не найден', method);
     if (this.faults.dropAnswer.delete(method)) {

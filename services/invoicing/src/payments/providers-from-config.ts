@@ -15,17 +15,17 @@ import { TBankProvider } from './tbank/provider';
  * takes live money).
  */
 export function paymentProvidersFrom(config: InvoicingConfig, deps: { db: InvoicingDb; clock: Clock; logger: Logger }): PaymentProviders {
-  const tbank = (terminalKey: string, password: string) =>
+  const tbank = (terminalKey: string, password: string, isTest: boolean) =>
     new TBankProvider(
       new TBankClient({ apiUrl: config.TBANK_API_URL, terminalKey, password, timeoutMs: config.TBANK_TIMEOUT_MS }),
-      new AcquirerPayments(deps.db, 'tbank'),
+      new AcquirerPayments(deps.db, 'tbank', isTest),
       `${config.PUBLIC_URL}${NOTIFICATION_PATH}`,
       deps.clock,
       deps.logger,
     );
   const test: PaymentProvider =
-    config.TEST_PAYMENT_PROVIDER === 'tbank' ? tbank(config.TBANK_TEST_TERMINAL_KEY!, config.TBANK_TEST_PASSWORD!) : new SandboxProvider(config.PUBLIC_URL);
-  const live = config.LIVE_PAYMENT_PROVIDER === 'tbank' ? tbank(config.TBANK_TERMINAL_KEY!, config.TBANK_PASSWORD!) : null;
+    config.TEST_PAYMENT_PROVIDER === 'tbank' ? tbank(config.TBANK_TEST_TERMINAL_KEY!, config.TBANK_TEST_PASSWORD!, true) : new SandboxProvider(config.PUBLIC_URL);
+  const live = config.LIVE_PAYMENT_PROVIDER === 'tbank' ? tbank(config.TBANK_TERMINAL_KEY!, config.TBANK_PASSWORD!, false) : null;
   return { test, live };
 }
 

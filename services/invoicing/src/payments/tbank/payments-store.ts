@@ -68,18 +68,20 @@ export interface AcquirerRefundRow {
 
 /** The acquirer_payments, acquirer_refunds and acquirer_notifications tables: every query on them is here. */
 export class AcquirerPayments {
+  /** One terminal's view: the provider's payments of one mode (a live terminal never sees test payments, nor the reverse). */
   constructor(
     private readonly db: InvoicingDb,
     private readonly provider: string,
+    private readonly isTest: boolean,
   ) {}
 
   /** An earlier attempt of this create (same key, amount and method, within `since`) that no invoice has taken yet. */
-  async findAttempt(q: { merchantId: string; isTest: boolean; idempotencyKey: string; method: PaymentMethod; amountKopecks: bigint; since: Date }): Promise<AcquirerPaymentRow | null> {
+  async findAttempt(q: { merchantId: string; idempotencyKey: string; method: PaymentMethod; amountKopecks: bigint; since: Date }): Promise<AcquirerPaymentRow | null> {
     const attempt = await this.db.acquirerPayment.findFirst({
       where: {
         provider: this.provider,
         merchantId: q.merchantId,
-        isTest: q.isTest,
+        isTest: this.isTest,
         idempotencyKey: q.idempotencyKey,
         method: q.method,
         amountKopecks: q.amountKopecks,
@@ -106,7 +108,7 @@ export class AcquirerPayments {
   }
 
   byPaymentId(paymentId: string): Promise<AcquirerPaymentRow | null> {
-    return this.db.acquirerPayment.findUnique({ where: { paymentId } });
+    return this.db.acquirerPayment.findFirst({ where: { paymentId, provider: this.provider, isTest: this.isTest } });
   }
 
   /**
@@ -132,7 +134,7 @@ export class AcquirerPayments {
   /** Payments the payer may still be paying (or may have paid unheard), older than `before`: the reconciler's work. */
   open(before: Date, limit: number): Promise<AcquirerPaymentRow[]> {
     return this.db.acquirerPayment.findMany({
-      where: { provider: this.provider, paymentId: { not: null }, status: { notIn: [INIT_STATUS, ...SETTLED_STATUSES] }, createdAt: { lt: before } },
+      where: { provider: this.provider, isTest: this.isTest, paymentId: { not: null }, status: { notIn: [INIT_STATUS, ...SETTLED_STATUSES] }, createdAt: { lt: before } },
       orderBy: { updatedAt: 'asc' },
       take: limit,
     });

@@ -62,7 +62,6 @@ export class TBankProvider implements PaymentProvider {
       // commit: its acquirer payment is this request's, so the acquirer has one payment per key.
       payment = await this.payments.findAttempt({
         merchantId: req.merchantId,
-        isTest: req.isTest,
         idempotencyKey: req.idempotencyKey,
         method: req.method,
         amountKopecks: BigInt(amountKopecks),

@@ -9,6 +9,7 @@ import { tbankProvidersOf } from '../providers-from-config';
 import { holdLease } from './lease';
 import { NOTIFICATION_PATH } from './notifications';
 import { reconcileTBankPayments } from './reconcile';
+import { tbankReconcilers } from './reconciler-loop';
 
 const TERMINAL = 'LiveTerminal';
 const PASSWORD = 'emulator-secret-42';
@@ -35,6 +36,7 @@ beforeAll(async () => {
       TEST_PAYMENT_PROVIDER: 'tbank',
       TBANK_TEST_TERMINAL_KEY: DEMO_TERMINAL,
       TBANK_TEST_PASSWORD: DEMO_PASSWORD,
+      TBANK_RECONCILE_AFTER_MS: '0',
     },
   });
   m = await newMerchant(ctx.deps, 'live');
@@ -299,6 +301,24 @@ describe('T-Bank acquiring against the protocol emulator', () => {
     expect(() => loadInvoicingConfig({ ...process.env, LIVE_PAYMENT_PROVIDER: 'paypal' })).toThrow(/LIVE_PAYMENT_PROVIDER/);
     const plain = loadInvoicingConfig({ ...process.env, LIVE_PAYMENT_PROVIDER: '' });
     expect([plain.LIVE_PAYMENT_PROVIDER, plain.TEST_PAYMENT_PROVIDER, plain.TBANK_API_URL]).toEqual([undefined, 'sandbox', 'https://securepay.tinkoff.ru/v2']);
+  });
+
+  it('the reconciler loops of two replicas: only the lease holder asks the acquirer; the lost payment is healed once', async () => {
+    const inv = (await create({ amount: 808 })).body.invoice;
+    const p = only(inv.id);
+    emulator.faults.muteNotifications = true;
+    emulator.pay(p.paymentId, { method: 'sbp' });
+    const replicas = [tbankReconcilers(ctx.deps), tbankReconcilers(ctx.deps)].flat();
+    try {
+      await Promise.all(replicas.map((loop) => loop.runNow()));
+      await Promise.all(replicas.map((loop) => loop.runNow()));
+    } finally {
+      await Promise.all(replicas.map((loop) => loop.stop()));
+    }
+    expect((await invoice(inv.id)).status).toBe('PAID');
+    expect(await paidEvents(inv.id)).toHaveLength(1);
+    // Each terminal's lease was held by one replica, and a terminal asks about its own mode's payments: the payment was asked about once.
+    expect(emulator.calls.filter((c) => c.method === 'GetState' && c.id === p.paymentId)).toHaveLength(1);
   });
 
   it('the reconciler lease: one holder at a time; another takes over when it runs out', async () => {
