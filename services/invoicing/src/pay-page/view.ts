@@ -54,6 +54,11 @@ function cardForm(m: PaymentPageModel): SafeHtml {
 </form>`;
 }
 
+/** Live card payments: the card is typed on the acquirer's own form, never on this page. */
+function acquirerCardLink(url: string, m: PaymentPageModel): SafeHtml {
+  return html`<p>You pay on the bank’s secure card form.</p><a class="button" data-testid="pay-by-card" href="${url}">Pay ${m.amountText} by card</a>`;
+}
+
 function sbpBlock(m: PaymentPageModel): SafeHtml {
   const t = textsOf(m);
   return html`<div class="sbp"><img class="qr" data-testid="qr" src="${m.qrCode}" alt="${t.qrAlt}" width="246" height="246">
@@ -109,7 +114,9 @@ export function paymentPage(m: PaymentPageModel, problem?: FormProblem): SafeHtm
 <form method="post" action="/pay/${m.id}/kyc"><button type="submit" data-testid="start-kyc">${t.verifyIdentity}</button></form>`
       : m.method === 'sbp'
         ? sbpBlock(m)
-        : cardForm(m);
+        : m.acquirerCardUrl
+          ? acquirerCardLink(m.acquirerCardUrl, m)
+          : cardForm(m);
   }
   return layout(
     t.pay(m.amountText),
