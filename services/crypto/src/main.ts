@@ -6,6 +6,7 @@ import { createCryptoDatabase } from './db';
 import { buildCryptoApp } from './app';
 import { startBackground } from './background';
 import { SandboxChain } from './chain/sandbox';
+import { connectLiveChain } from './chain/evm/live-chain';
 import { stablecoinRates } from './rates';
 
 runMain(async () => {
@@ -18,6 +19,11 @@ runMain(async () => {
   const queues = queueRedis(config.REDIS_URL, logger);
   let kick: () => void = () => undefined;
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
+  // The hot wallet's key is read by the process that runs withdrawal processing only, and
+  // taken out of the environment so nothing this process starts or dumps carries it.
+  const payoutKey = config.RUN_WORKERS ? process.env.PAYOUT_PRIVATE_KEY : undefined;
+  delete process.env.PAYOUT_PRIVATE_KEY;
+  const live = await connectLiveChain(config, db, systemClock, logger, { runsPayouts: config.RUN_WORKERS, payoutKey });
   const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
   const deps = {
     config,
@@ -30,8 +36,8 @@ runMain(async () => {
     keys,
     secrets,
     clock: systemClock,
-    // Test mode runs on the sandbox chain; this build connects no live chain.
-    chains: { test: new SandboxChain(systemClock, config.SANDBOX_BLOCK_MS), live: null },
+    // Test mode runs on the sandbox chain; live mode on the EVM networks configured (or none).
+    chains: { test: new SandboxChain(systemClock, config.SANDBOX_BLOCK_MS), live },
     rates: stablecoinRates,
     kickOutbox: () => kick(),
     isShuttingDown: () => lifecycle.isShuttingDown,
@@ -42,6 +48,7 @@ runMain(async () => {
     const background = startBackground(deps, lifecycle);
     kick = () => void background.relay.kick();
   }
+  if (live) lifecycle.onShutdown('chain', () => live.close());
   lifecycle.onShutdown('postgres', async () => {
     await Promise.all([closeDb(), accounts.$disconnect()]);
   });

@@ -1,0 +1,155 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { HDKey } from '@scure/bip32';
+import { mnemonicToSeedSync } from '@scure/bip39';
+import {
+  createPublicClient, createTestClient, createWalletClient, erc20Abi, http, parseUnits, type Address, type Hex, type PublicClient,
+} from 'viem';
+import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
+
+/** Hardhat's public development mnemonic: its accounts start with 10,000 ETH each. Never for real money. */
+export const DEVNET_MNEMONIC = 'test test test test test test test test test test test junk';
+
+/**
+ * A local EVM chain for tests, the bench and `scripts/stack.sh devnet`: a Hardhat 2 node
+ * (its EDR engine runs offline) on a port of its own, with a real ERC-20 deployed from
+ * OpenZeppelin's compiled ERC20PresetMinterPauser (18 decimals, as USDT has on BSC; the
+ * service reads them from the contract). Accounts: 0 deploys and mints, 1 pays invoices,
+ * 2 is the hot wallet; deposit addresses derive from the same mnemonic's m/44'/60'/0'.
+ */
+export interface Devnet {
+  url: string;
+  chainId: number;
+  token: Address;
+  decimals: number;
+  deployer: HDAccount;
+  payer: HDAccount;
+  hotWallet: HDAccount;
+  /** The private key of the hot wallet, as PAYOUT_PRIVATE_KEY takes it. */
+  hotWalletKey: Hex;
+  /** The extended public key of m/44'/60'/0', as DEPOSIT_XPUB takes it. */
+  xpub: string;
+  client: PublicClient;
+  /** Sends `amount` tokens (a decimal string) from an account; resolves with the transaction hash once mined. */
+  transfer(from: HDAccount, to: Address, amount: string): Promise<Hex>;
+  balanceOf(address: Address): Promise<bigint>;
+  mint(to: Address, amount: string): Promise<void>;
+  /** Pauses the token: every transfer reverts until `unpause`. */
+  pause(): Promise<void>;
+  unpause(): Promise<void>;
+  mine(blocks?: number): Promise<void>;
+  snapshot(): Promise<Hex>;
+  revert(id: Hex): Promise<void>;
+  setAutomine(on: boolean): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function artifact(name: string): { abi: unknown[]; bytecode: Hex } {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(`@openzeppelin/contracts/build/contracts/${name}.json`);
+}
+
+async function startNode(port: number, chainId: number): Promise<{ child: ChildProcess; dir: string }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'devnet-'));
+  writeFileSync(path.join(dir, 'hardhat.config.js'), `module.exports = { networks: { hardhat: { chainId: ${chainId} } } };\n`);
+  const cli = require.resolve('hardhat/internal/cli/bootstrap');
+  const child = spawn(process.execPath, [cli, 'node', '--hostname', '127.0.0.1', '--port', String(port)], {
+    cwd: dir,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true', DO_NOT_TRACK: '1' },
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`hardhat node exited (${child.exitCode}): ${stderr}`);
+    try {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
+      if (res.ok) return { child, dir };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`hardhat node did not answer on ${url} within 30 s: ${stderr}`);
+}
+
+export async function startDevnet(opts: { port?: number; chainId?: number } = {}): Promise<Devnet> {
+  const port = opts.port ?? (await freePort());
+  const chainId = opts.chainId ?? 31337;
+  const { child, dir } = await startNode(port, chainId);
+  const url = `http://127.0.0.1:${port}`;
+  const transport = http(url);
+  const client = createPublicClient({ transport, cacheTime: 0 }) as PublicClient;
+  const test = createTestClient({ mode: 'hardhat', transport });
+  const deployer = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 0 });
+  const payer = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 1 });
+  const hotWallet = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 2 });
+  const chain = { id: chainId, name: 'devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } };
+  const wallet = (account: HDAccount) => createWalletClient({ account, chain, transport });
+  const preset = artifact('ERC20PresetMinterPauser');
+  const abi = preset.abi as unknown as typeof erc20Abi;
+  const mined = async (hash: Hex) => {
+    const r = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    if (r.status !== 'success') throw new Error(`devnet transaction ${hash} reverted`);
+    return r;
+  };
+  const deployHash = await wallet(deployer).deployContract({ abi: preset.abi, bytecode: preset.bytecode, args: ['Tether USD', 'USDT'] });
+  const token = (await mined(deployHash)).contractAddress!;
+  const decimals = await client.readContract({ address: token, abi: erc20Abi, functionName: 'decimals' });
+  const admin = (functionName: 'pause' | 'unpause') =>
+    wallet(deployer).writeContract({ address: token, abi: preset.abi, functionName, args: [] }).then(mined).then(() => undefined);
+  const devnet: Devnet = {
+    url,
+    chainId,
+    token,
+    decimals,
+    deployer,
+    payer,
+    hotWallet,
+    hotWalletKey: `0x${Buffer.from(hotWallet.getHdKey().privateKey!).toString('hex')}`,
+    xpub: HDKey.fromMasterSeed(mnemonicToSeedSync(DEVNET_MNEMONIC)).derive("m/44'/60'/0'").publicExtendedKey,
+    client,
+    async transfer(from, to, amount) {
+      const hash = await wallet(from).writeContract({ address: token, abi, functionName: 'transfer', args: [to, parseUnits(amount, decimals)] });
+      await mined(hash);
+      return hash;
+    },
+    balanceOf: (address) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [address] }),
+    async mint(to, amount) {
+      await mined(await wallet(deployer).writeContract({ address: token, abi: preset.abi, functionName: 'mint', args: [to, parseUnits(amount, decimals)] }));
+    },
+    pause: () => admin('pause'),
+    unpause: () => admin('unpause'),
+    mine: (blocks = 1) => test.mine({ blocks }),
+    snapshot: () => test.snapshot(),
+    revert: (id) => test.revert({ id }),
+    setAutomine: (on) => test.setAutomine(on),
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await devnet.mint(payer.address, '1000000');
+  await devnet.mint(hotWallet.address, '1000000');
+  return devnet;
+}
