@@ -6,7 +6,7 @@ import path from 'node:path';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import {
-  createPublicClient, createTestClient, createWalletClient, erc20Abi, http, parseUnits, type Address, type Hex, type PublicClient,
+  createPublicClient, createTestClient, createWalletClient, encodeFunctionData, erc20Abi, http, parseUnits, type Address, type Hex, type PublicClient,
 } from 'viem';
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
 
@@ -35,6 +35,10 @@ export interface Devnet {
   client: PublicClient;
   /** Sends `amount` tokens (a decimal string) from an account; resolves with the transaction hash once mined. */
   transfer(from: HDAccount, to: Address, amount: string): Promise<Hex>;
+  /** The same transfer signed and not sent: sending these bytes again re-mines the same transaction. */
+  signedTransfer(from: HDAccount, to: Address, amount: string): Promise<Hex>;
+  /** Sends signed bytes; resolves with the hash once mined (with automine on). */
+  sendRaw(raw: Hex): Promise<Hex>;
   balanceOf(address: Address): Promise<bigint>;
   mint(to: Address, amount: string): Promise<void>;
   /** Pauses the token: every transfer reverts until `unpause`. */
@@ -127,6 +131,18 @@ export async function startDevnet(opts: { port?: number; chainId?: number } = {}
     client,
     async transfer(from, to, amount) {
       const hash = await wallet(from).writeContract({ address: token, abi, functionName: 'transfer', args: [to, parseUnits(amount, decimals)] });
+      await mined(hash);
+      return hash;
+    },
+    async signedTransfer(from, to, amount) {
+      const request = await wallet(from).prepareTransactionRequest({
+        to: token,
+        data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, parseUnits(amount, decimals)] }),
+      });
+      return wallet(from).signTransaction(request);
+    },
+    async sendRaw(raw) {
+      const hash = await client.sendRawTransaction({ serializedTransaction: raw });
       await mined(hash);
       return hash;
     },
