@@ -39,6 +39,8 @@ export interface Devnet {
   signedTransfer(from: HDAccount, to: Address, amount: string): Promise<Hex>;
   /** Sends signed bytes; resolves with the hash once mined (with automine on). */
   sendRaw(raw: Hex): Promise<Hex>;
+  /** Sends base units of the token (mined before it resolves). */
+  transferUnits(from: HDAccount, to: Address, units: bigint): Promise<Hex>;
   balanceOf(address: Address): Promise<bigint>;
   mint(to: Address, amount: string): Promise<void>;
   /** Pauses the token: every transfer reverts until `unpause`. */
@@ -129,8 +131,11 @@ export async function startDevnet(opts: { port?: number; chainId?: number } = {}
     hotWalletKey: `0x${Buffer.from(hotWallet.getHdKey().privateKey!).toString('hex')}`,
     xpub: HDKey.fromMasterSeed(mnemonicToSeedSync(DEVNET_MNEMONIC)).derive("m/44'/60'/0'").publicExtendedKey,
     client,
-    async transfer(from, to, amount) {
-      const hash = await wallet(from).writeContract({ address: token, abi, functionName: 'transfer', args: [to, parseUnits(amount, decimals)] });
+    transfer(from, to, amount) {
+      return devnet.transferUnits(from, to, parseUnits(amount, decimals));
+    },
+    async transferUnits(from, to, units) {
+      const hash = await wallet(from).writeContract({ address: token, abi, functionName: 'transfer', args: [to, units] });
       await mined(hash);
       return hash;
     },
