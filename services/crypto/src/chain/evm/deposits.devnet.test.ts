@@ -2,6 +2,7 @@ import request from 'supertest';
 import { mnemonicToAccount } from 'viem/accounts';
 import type { Address } from 'viem';
 import { eventsOf } from '@pay/webhooks';
+import { eventually } from '@pay/testing';
 import { registerMerchant, startCryptoApp, type CryptoTestApp, type TestMerchant } from '../../test-support';
 import { trackTransfers } from '../../transactions/tracker';
 import { watchChains } from '../../background';
@@ -23,7 +24,7 @@ function envFor(d: Devnet): Record<string, string> {
     DEPOSIT_XPUB: d.xpub,
     CONFIRMATIONS_ETHEREUM: String(REQUIRED),
     EVM_MAX_BLOCK_RANGE: '2',
-    EVM_LEASE_MS: '400',
+    EVM_LEASE_MS: '3000',
   };
 }
 
@@ -156,10 +157,15 @@ describe('live USDT on an EVM devnet: deposits', () => {
     // A second replica (a restart) takes the lease once it runs out, and scans from the cursor.
     const restarted = await connectLiveChain(ctx.deps.config, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: false });
     try {
-      expect((await restarted!.watchers[0]!.step(async () => undefined)).led).toBe(false); // the dead one's lease still runs
-      await new Promise((r) => setTimeout(r, 500));
+      const leader = async () => (await ctx.deps.db.chainCursor.findUniqueOrThrow({ where: { network: 'Ethereum' } })).leader;
+      const dead = await leader();
       const deps = { ...ctx.deps, chains: { ...ctx.deps.chains, live: restarted } };
-      await watchChains(deps);
+      await watchChains(deps); // the dead one's lease still runs: nothing happens
+      expect(await leader()).toBe(dead);
+      await eventually(async () => {
+        await watchChains(deps);
+        expect(await leader()).toBe(restarted!.watchers[0]!.lease.holder);
+      }, 15_000, 200);
       expect((await ctx.deps.db.chainCursor.findUniqueOrThrow({ where: { network: 'Ethereum' } })).blockNumber).toBeGreaterThan(cursorAtDeath);
       await devnet.mine(REQUIRED);
       await trackTransfers(deps);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import {
-  createPublicClient, createTestClient, createWalletClient, encodeFunctionData, erc20Abi, http, parseUnits, type Address, type Hex, type PublicClient,
+  createPublicClient, createTestClient, createWalletClient, encodeFunctionData, erc20Abi, getAbiItem, http, parseUnits, type Address, type Hex, type PublicClient,
 } from 'viem';
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
 
@@ -42,6 +42,8 @@ export interface Devnet {
   /** Sends base units of the token (mined before it resolves). */
   transferUnits(from: HDAccount, to: Address, units: bigint): Promise<Hex>;
   balanceOf(address: Address): Promise<bigint>;
+  /** The token's Transfer logs in a block range: one eth_getLogs. */
+  transferLogs(fromBlock: bigint, toBlock: bigint): Promise<unknown[]>;
   mint(to: Address, amount: string): Promise<void>;
   /** Pauses the token: every transfer reverts until `unpause`. */
   pause(): Promise<void>;
@@ -151,6 +153,7 @@ export async function startDevnet(opts: { port?: number; chainId?: number } = {}
       await mined(hash);
       return hash;
     },
+    transferLogs: (fromBlock, toBlock) => client.getLogs({ address: token, event: getAbiItem({ abi: erc20Abi, name: 'Transfer' }), fromBlock, toBlock }),
     balanceOf: (address) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [address] }),
     async mint(to, amount) {
       await mined(await wallet(deployer).writeContract({ address: token, abi: preset.abi, functionName: 'mint', args: [to, parseUnits(amount, decimals)] }));
