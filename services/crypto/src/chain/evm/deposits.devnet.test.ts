@@ -66,8 +66,8 @@ describe('live USDT on an EVM devnet: deposits', () => {
     const b = await invoice(1);
     const rows = await ctx.deps.db.invoice.findMany({ where: { id: { in: [a.id, b.id] } }, orderBy: { depositIndex: 'asc' } });
     expect(rows[1]!.depositIndex).toBe(rows[0]!.depositIndex! + 1);
-    // The key behind the address is the wallet's m/44'/60'/0'/0/index: whoever holds the seed can sweep it.
-    for (const r of rows) expect(r.address).toBe(mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: r.depositIndex! }).address);
+    // The key behind the address is the wallet's m/44'/60'/1'/0/index (the xpub's account): whoever holds the seed can sweep it.
+    for (const r of rows) expect(r.address).toBe(mnemonicToAccount(DEVNET_MNEMONIC, { accountIndex: 1, addressIndex: r.depositIndex! }).address);
   });
 
   it('refuses live currencies it has no chain for, as before', async () => {

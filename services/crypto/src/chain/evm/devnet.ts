@@ -1,24 +1,27 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import {
-  createPublicClient, createTestClient, createWalletClient, encodeFunctionData, erc20Abi, getAbiItem, http, parseUnits, type Address, type Hex, type PublicClient,
+  createPublicClient, createTestClient, createWalletClient, encodeFunctionData, erc20Abi, getAbiItem, getAddress, http, parseUnits, type Address, type Hex, type PublicClient,
 } from 'viem';
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
 
 /** Hardhat's public development mnemonic: its accounts start with 10,000 ETH each. Never for real money. */
 export const DEVNET_MNEMONIC = 'test test test test test test test test test test test junk';
+/** The BIP-44 account whose extended public key is the devnet's DEPOSIT_XPUB. */
+export const DEPOSIT_ACCOUNT_PATH = "m/44'/60'/1'";
 
 /**
  * A local EVM chain for tests, the bench and `scripts/stack.sh devnet`: a Hardhat 2 node
  * (its EDR engine runs offline) on a port of its own, with a real ERC-20 deployed from
  * OpenZeppelin's compiled ERC20PresetMinterPauser (18 decimals, as USDT has on BSC; the
  * service reads them from the contract). Accounts: 0 deploys and mints, 1 pays invoices,
- * 2 is the hot wallet; deposit addresses derive from the same mnemonic's m/44'/60'/0'.
+ * 2 is the hot wallet; deposit addresses derive from the same mnemonic's second account
+ * (m/44'/60'/1'), so no invoice is paid to one of those.
  */
 export interface Devnet {
   url: string;
@@ -30,7 +33,7 @@ export interface Devnet {
   hotWallet: HDAccount;
   /** The private key of the hot wallet, as PAYOUT_PRIVATE_KEY takes it. */
   hotWalletKey: Hex;
-  /** The extended public key of m/44'/60'/0', as DEPOSIT_XPUB takes it. */
+  /** The extended public key of DEPOSIT_ACCOUNT_PATH, as DEPOSIT_XPUB takes it. */
   xpub: string;
   client: PublicClient;
   /** Sends `amount` tokens (a decimal string) from an account; resolves with the transaction hash once mined. */
@@ -67,27 +70,52 @@ export async function freePort(): Promise<number> {
 }
 
 function artifact(name: string): { abi: unknown[]; bytecode: Hex } {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require(`@openzeppelin/contracts/build/contracts/${name}.json`);
 }
 
-async function startNode(port: number, chainId: number): Promise<{ child: ChildProcess; dir: string }> {
+export interface DevnetNode {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a Hardhat node. `intervalMs` mines a block that often besides one per transaction
+ * (so confirmations grow on their own, as on a real network); `detached` leaves it running
+ * after this process ends (scripts/stack.sh devnet), its output in `logFile`.
+ */
+export async function startDevnetNode(opts: { port?: number; chainId?: number; intervalMs?: number; detached?: boolean; logFile?: string } = {}): Promise<DevnetNode> {
+  const port = opts.port ?? (await freePort());
   const dir = mkdtempSync(path.join(tmpdir(), 'devnet-'));
-  writeFileSync(path.join(dir, 'hardhat.config.js'), `module.exports = { networks: { hardhat: { chainId: ${chainId} } } };\n`);
+  const mining = opts.intervalMs ? `, mining: { auto: true, interval: ${opts.intervalMs} }` : '';
+  writeFileSync(path.join(dir, 'hardhat.config.js'), `module.exports = { networks: { hardhat: { chainId: ${opts.chainId ?? 31337}${mining} } } };\n`);
   const cli = require.resolve('hardhat/internal/cli/bootstrap');
+  const out = opts.logFile ? openSync(opts.logFile, 'a') : 'ignore';
   const child = spawn(process.execPath, [cli, 'node', '--hostname', '127.0.0.1', '--port', String(port)], {
     cwd: dir,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: opts.detached ?? false,
+    stdio: ['ignore', out, opts.detached ? out : 'pipe'],
     env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true', DO_NOT_TRACK: '1' },
   });
   let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
+  child.stderr?.on('data', (d) => (stderr += d));
   const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`hardhat node exited (${child.exitCode}): ${stderr}`);
     try {
       const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
-      if (res.ok) return { child, dir };
+      if (res.ok) {
+        if (opts.detached) child.unref();
+        return { url, pid: child.pid!, stop };
+      }
     } catch {
       // not listening yet
     }
@@ -97,17 +125,29 @@ async function startNode(port: number, chainId: number): Promise<{ child: ChildP
   throw new Error(`hardhat node did not answer on ${url} within 30 s: ${stderr}`);
 }
 
-export async function startDevnet(opts: { port?: number; chainId?: number } = {}): Promise<Devnet> {
-  const port = opts.port ?? (await freePort());
-  const chainId = opts.chainId ?? 31337;
-  const { child, dir } = await startNode(port, chainId);
-  const url = `http://127.0.0.1:${port}`;
+/** A devnet node of this process's own, with the token deployed and funded; `stop` ends the node. */
+export async function startDevnet(opts: { port?: number } = {}): Promise<Devnet> {
+  const node = await startDevnetNode(opts);
+  try {
+    return await openDevnet(node.url, { stop: node.stop });
+  } catch (err) {
+    await node.stop();
+    throw err;
+  }
+}
+
+/**
+ * The devnet at `url`: deploys the token and funds the payer and the hot wallet, or, given
+ * `token`, uses the one deployed before.
+ */
+export async function openDevnet(url: string, opts: { token?: Address; stop?: () => Promise<void> } = {}): Promise<Devnet> {
   const transport = http(url);
   const client = createPublicClient({ transport, cacheTime: 0 }) as PublicClient;
   const test = createTestClient({ mode: 'hardhat', transport });
   const deployer = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 0 });
   const payer = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 1 });
   const hotWallet = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 2 });
+  const chainId = await client.getChainId();
   const chain = { id: chainId, name: 'devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } };
   const wallet = (account: HDAccount) => createWalletClient({ account, chain, transport });
   const preset = artifact('ERC20PresetMinterPauser');
@@ -117,8 +157,10 @@ export async function startDevnet(opts: { port?: number; chainId?: number } = {}
     if (r.status !== 'success') throw new Error(`devnet transaction ${hash} reverted`);
     return r;
   };
-  const deployHash = await wallet(deployer).deployContract({ abi: preset.abi, bytecode: preset.bytecode, args: ['Tether USD', 'USDT'] });
-  const token = (await mined(deployHash)).contractAddress!;
+  const token = getAddress(
+    opts.token ??
+      (await mined(await wallet(deployer).deployContract({ abi: preset.abi, bytecode: preset.bytecode, args: ['Tether USD', 'USDT'] }))).contractAddress!,
+  );
   const decimals = await client.readContract({ address: token, abi: erc20Abi, functionName: 'decimals' });
   const admin = (functionName: 'pause' | 'unpause') =>
     wallet(deployer).writeContract({ address: token, abi: preset.abi, functionName, args: [] }).then(mined).then(() => undefined);
@@ -131,7 +173,7 @@ export async function startDevnet(opts: { port?: number; chainId?: number } = {}
     payer,
     hotWallet,
     hotWalletKey: `0x${Buffer.from(hotWallet.getHdKey().privateKey!).toString('hex')}`,
-    xpub: HDKey.fromMasterSeed(mnemonicToSeedSync(DEVNET_MNEMONIC)).derive("m/44'/60'/0'").publicExtendedKey,
+    xpub: HDKey.fromMasterSeed(mnemonicToSeedSync(DEVNET_MNEMONIC)).derive(DEPOSIT_ACCOUNT_PATH).publicExtendedKey,
     client,
     transfer(from, to, amount) {
       return devnet.transferUnits(from, to, parseUnits(amount, decimals));
@@ -164,16 +206,11 @@ export async function startDevnet(opts: { port?: number; chainId?: number } = {}
     snapshot: () => test.snapshot(),
     revert: (id) => test.revert({ id }),
     setAutomine: (on) => test.setAutomine(on),
-    async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop: opts.stop ?? (async () => undefined),
   };
-  await devnet.mint(payer.address, '1000000');
-  await devnet.mint(hotWallet.address, '1000000');
+  if (!opts.token) {
+    await devnet.mint(payer.address, '1000000');
+    await devnet.mint(hotWallet.address, '1000000');
+  }
   return devnet;
 }
