@@ -6,7 +6,6 @@ import { createCryptoDatabase } from './db';
 import { buildCryptoApp } from './app';
 import { startBackground } from './background';
 import { SandboxChain } from './chain/sandbox';
-import { connectLiveChain } from './chain/evm/live-chain';
 import { stablecoinRates } from './rates';
 
 runMain(async () => {
@@ -23,7 +22,11 @@ runMain(async () => {
   // taken out of the environment so nothing this process starts or dumps carries it.
   const payoutKey = config.RUN_WORKERS ? process.env.PAYOUT_PRIVATE_KEY : undefined;
   delete process.env.PAYOUT_PRIVATE_KEY;
-  const live = await connectLiveChain(config, db, systemClock, logger, { runsPayouts: config.RUN_WORKERS, payoutKey });
+  // Loaded only where a live network is configured: viem and its curves stay out of a sandbox-only process.
+  const live =
+    config.EVM_RPC_URL_ETHEREUM || config.EVM_RPC_URL_BSC
+      ? await (await import('./chain/evm/live-chain')).connectLiveChain(config, db, systemClock, logger, { runsPayouts: config.RUN_WORKERS, payoutKey })
+      : null;
   const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
   const deps = {
     config,
