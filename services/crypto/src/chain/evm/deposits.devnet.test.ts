@@ -141,6 +141,20 @@ describe('live USDT on an EVM devnet: deposits', () => {
     expect((await balance()).available).toBeCloseTo(before.available + 4.95, 6);
   });
 
+  it('a detected transfer that stays off the chain past EVM_DROPPED_AFTER_MS fails; before that it waits', async () => {
+    const ref = {
+      network: 'Ethereum' as const,
+      txHash: `0x${'ab'.repeat(32)}`,
+      fromAddress: devnet.payer.address,
+      toAddress: devnet.payer.address,
+      amount: '1',
+      requiredConfirmations: REQUIRED,
+    };
+    expect(await ctx.live!.transferState({ ...ref, seenAt: new Date() })).toEqual({ state: 'pending', confirmations: 0, blockNumber: null });
+    const old = new Date(Date.now() - ctx.deps.config.EVM_DROPPED_AFTER_MS);
+    expect(await ctx.live!.transferState({ ...ref, seenAt: old })).toMatchObject({ state: 'failed', reason: expect.stringMatching(/reorganisation/) });
+  });
+
   it('a watcher killed mid-range, after recording but before moving its cursor, resumes with the same credits', async () => {
     const invoices = await Promise.all([1, 2, 3, 4, 5].map(() => invoice(7)));
     for (const inv of invoices) await devnet.transfer(devnet.payer, inv.address, '7'); // five blocks, more than one range

@@ -55,6 +55,8 @@ export interface Devnet {
   snapshot(): Promise<Hex>;
   revert(id: Hex): Promise<void>;
   setAutomine(on: boolean): Promise<void>;
+  /** Takes a transaction out of the node's pool, as if it had never been broadcast. */
+  dropTransaction(hash: Hex): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -206,6 +208,7 @@ export async function openDevnet(url: string, opts: { token?: Address; stop?: ()
     snapshot: () => test.snapshot(),
     revert: (id) => test.revert({ id }),
     setAutomine: (on) => test.setAutomine(on),
+    dropTransaction: (hash) => test.dropTransaction({ hash }),
     stop: opts.stop ?? (async () => undefined),
   };
   if (!opts.token) {

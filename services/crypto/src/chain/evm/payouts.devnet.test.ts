@@ -137,6 +137,33 @@ describe('live USDT on an EVM devnet: payouts', () => {
     expect(await devnet.balanceOf(to)).toBe(parseUnits('3.96', 18));
   });
 
+  it('signed bytes that never reached the node are broadcast again, unchanged, by the next process', async () => {
+    const to = recipient();
+    await devnet.setAutomine(false);
+    let id: string;
+    try {
+      id = await withdraw(to, 6);
+      expect(await advanceWithdrawal(ctx.deps, id)).toBe('again'); // signed, recorded, broadcast
+      const [signed] = await ctx.deps.db.payoutTransaction.findMany({ where: { withdrawalId: id } });
+      // As if the process died between recording the transaction and broadcasting it.
+      await devnet.dropTransaction(signed!.txHash as `0x${string}`);
+    } finally {
+      await devnet.setAutomine(true);
+    }
+    // The next process, which would not yet call it stuck, sends the recorded bytes again.
+    const config = { ...ctx.deps.config, PAYOUT_STUCK_AFTER_MS: 3_600_000 };
+    const restarted = await connectLiveChain(config, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: true, payoutKey: devnet.hotWalletKey });
+    try {
+      const w = await settle(id, { ...ctx.deps, config, chains: { ...ctx.deps.chains, live: restarted } });
+      const sent = await ctx.deps.db.payoutTransaction.findMany({ where: { withdrawalId: id } });
+      expect(sent).toHaveLength(1);
+      expect(w).toMatchObject({ status: 'Completed', txHash: sent[0]!.txHash });
+      expect(await devnet.balanceOf(to)).toBe(parseUnits('5.94', 18));
+    } finally {
+      await restarted?.close();
+    }
+  });
+
   it('a hot wallet short of tokens fails the withdrawal with a reason that says so, the amount back in the balance', async () => {
     const held = await devnet.balanceOf(devnet.hotWallet.address);
     // Emptied from outside (its nonce moves too, which the signer must follow).
