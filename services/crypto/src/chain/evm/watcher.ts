@@ -56,7 +56,7 @@ export class EvmWatcher {
     const head = await client.getBlockNumber();
     // A first start scans from the deepest block not yet confirmed: older payments to invoices
     // that cannot exist yet need no search.
-    const led = await this.lease.hold(async () => head - BigInt(this.net.confirmations));
+    const led = await this.lease.hold(async () => (head >= BigInt(this.net.confirmations) ? head - BigInt(this.net.confirmations) : -1n));
     if (!led) return { led: false, found: 0 };
     let cursor = (await this.db.chainCursor.findUniqueOrThrow({ where: { network } })).blockNumber;
     const rewoundTo = await this.rewind(cursor);
