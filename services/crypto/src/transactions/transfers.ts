@@ -71,7 +71,7 @@ export async function recordDetectedTransfer(deps: CryptoDeps, owner: Owner, inp
     return created;
   } catch (err) {
     if (isUniqueViolation(err)) {
-      throw new ApiError('CONFLICT', `A transaction with this txHash was already recorded on ${invoice.network}`, [{ field: 'txHash', message: 'already recorded' }]);
+      throw new ApiError('CONFLICT', `A transfer with this txHash to this invoice's address was already recorded on ${invoice.network}`, [{ field: 'txHash', message: 'already recorded' }]);
     }
     throw err;
   }
@@ -80,7 +80,7 @@ export async function recordDetectedTransfer(deps: CryptoDeps, owner: Owner, inp
 /**
  * Records the transfers a live watcher found that pay a live invoice (a transfer to any other
  * address is not ours). Finding one again, after a restart or a rescan of the same blocks,
- * changes nothing: a transaction hash is recorded once per network.
+ * changes nothing: a transaction's transfer to an address is recorded once per network.
  */
 export async function recordFoundTransfers(deps: CryptoDeps, found: FoundTransfer[]): Promise<number> {
   let recorded = 0;

@@ -9,6 +9,7 @@ import { watchChains } from '../../background';
 import { recordFoundTransfers } from '../../transactions/transfers';
 import { DEVNET_MNEMONIC, startDevnet, type Devnet } from './devnet';
 import { connectLiveChain } from './live-chain';
+import { money } from '../../money';
 
 // Live USDT_ERC20 on a real local chain (a Hardhat node), Ethereum's settings pointed at it.
 // The Ethereum rows of the watcher's tables are this file's alone (payouts.devnet.test.ts uses BSC).
@@ -83,7 +84,7 @@ describe('live USDT on an EVM devnet: deposits', () => {
     const before = await balance();
     const txHash = await devnet.transfer(devnet.payer, inv.address, '10'); // block B: 1 confirmation
     await pass();
-    const t = await ctx.deps.db.transaction.findUniqueOrThrow({ where: { network_txHash: { network: 'Ethereum', txHash } } });
+    const t = await ctx.deps.db.transaction.findFirstOrThrow({ where: { network: 'Ethereum', txHash } });
     expect(t).toMatchObject({ invoiceId: inv.id, status: 'Pending', confirmations: 1, fromAddress: devnet.payer.address, toAddress: inv.address });
     expect(t.amount.toString()).toBe('10');
     expect(await balance()).toMatchObject({ available: before.available, pending: before.pending + 9.9 });
@@ -120,12 +121,12 @@ describe('live USDT on an EVM devnet: deposits', () => {
     const txHash = await devnet.sendRaw(raw);
     await devnet.mine(1);
     await pass();
-    expect((await ctx.deps.db.transaction.findUniqueOrThrow({ where: { network_txHash: { network: 'Ethereum', txHash } } })).confirmations).toBe(2);
+    expect((await ctx.deps.db.transaction.findFirstOrThrow({ where: { network: 'Ethereum', txHash } })).confirmations).toBe(2);
 
     await devnet.revert(snapshot); // the block holding it leaves the canonical chain
     await devnet.mine(REQUIRED + 2); // a longer branch without it
     await pass();
-    const dropped = await ctx.deps.db.transaction.findUniqueOrThrow({ where: { network_txHash: { network: 'Ethereum', txHash } } });
+    const dropped = await ctx.deps.db.transaction.findFirstOrThrow({ where: { network: 'Ethereum', txHash } });
     expect(dropped).toMatchObject({ status: 'Pending', confirmations: 0, blockNumber: null }); // in no block of the chain
     expect((await invoiceNow(inv.id)).status).toBe('Pending');
     expect((await balance()).available).toBe(before.available);
@@ -139,6 +140,17 @@ describe('live USDT on an EVM devnet: deposits', () => {
     await pass();
     expect((await invoiceNow(inv.id)).status).toBe('Paid');
     expect((await balance()).available).toBeCloseTo(before.available + 4.95, 6);
+  });
+
+  it('one transaction paying two invoices (a batch sender) is two transfers, each recorded once', async () => {
+    const [a, b] = [await invoice(3), await invoice(4)];
+    const txHash = `0x${'cd'.repeat(32)}`;
+    const found = [a, b].map((inv, i) => ({
+      network: 'Ethereum' as const, txHash, fromAddress: devnet.payer.address, toAddress: inv.address, amount: money(3 + i), blockNumber: 1,
+    }));
+    expect(await recordFoundTransfers(ctx.deps, found)).toBe(2);
+    expect(await recordFoundTransfers(ctx.deps, found)).toBe(0); // found again: nothing new
+    expect(await ctx.deps.db.transaction.count({ where: { txHash } })).toBe(2);
   });
 
   it('a detected transfer that stays off the chain past EVM_DROPPED_AFTER_MS fails; before that it waits', async () => {
