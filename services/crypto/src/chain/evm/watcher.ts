@@ -8,6 +8,12 @@ import { Lease } from './lease';
 
 const TRANSFER = getAbiItem({ abi: erc20Abi, name: 'Transfer' });
 
+/** The token's Transfer logs of a block range, one eth_getLogs. */
+function transferLogs(net: EvmNetwork, fromBlock: bigint, toBlock: bigint) {
+  return net.client.getLogs({ address: net.token, event: TRANSFER, fromBlock, toBlock });
+}
+type TransferLog = Awaited<ReturnType<typeof transferLogs>>[number];
+
 /** Block hashes kept behind the cursor: deeper than any reorganisation the confirmations allow. */
 const KEPT_BLOCKS = 1000n;
 
@@ -33,7 +39,8 @@ export interface WatchStep {
  * Follows one network's token from block to block and hands every Transfer it finds to the
  * recorder, which keeps those that pay an invoice. The cursor (the last block fully handed
  * over) lives in Postgres and moves only after its blocks' transfers are recorded, so a
- * restart scans again from there: a transfer recorded twice is refused by its hash, and none
+ * restart scans again from there: a transfer recorded twice is refused (by transaction hash and
+ * address), and none
  * is skipped. Depth is not decided here: a transfer found at any depth is recorded Pending,
  * and the tracker credits it once its receipt is deep enough in the canonical chain.
  */
@@ -65,7 +72,7 @@ export class EvmWatcher {
     const from = cursor + 1n;
     const to = head < cursor + BigInt(this.opts.maxRange) ? head : cursor + BigInt(this.opts.maxRange);
     const toHash = (await client.getBlock({ blockNumber: to })).hash;
-    const logs = await client.getLogs({ address: this.net.token, event: TRANSFER, fromBlock: from, toBlock: to });
+    const logs = await transferLogs(this.net, from, to);
     // The logs must come from the branch whose tip we note: a reorganisation while they were read means read again.
     if ((await client.getBlock({ blockNumber: to })).hash !== toHash) return { led: true, found: 0, rewoundTo };
     const found = this.transfersOf(logs);
@@ -110,17 +117,18 @@ export class EvmWatcher {
   }
 
   /** Transfers in ledger units; several logs of one transaction to one address are one payment. */
-  private transfersOf(logs: Awaited<ReturnType<EvmNetwork['client']['getLogs']>>): FoundTransfer[] {
-    const byTxAndTo = new Map<string, { units: bigint; log: (typeof logs)[number] & { args: { from?: string; to?: string; value?: bigint } } }>();
-    for (const log of logs as ((typeof logs)[number] & { args: { from?: string; to?: string; value?: bigint } })[]) {
-      if (log.removed || !log.args.to || log.args.value === undefined || !log.transactionHash) continue;
-      const key = `${log.transactionHash}:${log.args.to}`;
+  private transfersOf(logs: TransferLog[]): FoundTransfer[] {
+    const byTxAndTo = new Map<string, { units: bigint; log: TransferLog }>();
+    for (const log of logs) {
+      const { to, value } = log.args;
+      if (log.removed || !to || value === undefined) continue;
+      const key = `${log.transactionHash}:${to}`;
       const seen = byTxAndTo.get(key);
-      byTxAndTo.set(key, { units: (seen?.units ?? 0n) + log.args.value, log: seen?.log ?? log });
+      byTxAndTo.set(key, { units: (seen?.units ?? 0n) + value, log: seen?.log ?? log });
     }
     return [...byTxAndTo.values()].map(({ units, log }) => ({
       network: this.net.network,
-      txHash: log.transactionHash!,
+      txHash: log.transactionHash,
       fromAddress: log.args.from!,
       toAddress: log.args.to!,
       amount: fromUnits(units, this.net.decimals),
@@ -129,10 +137,10 @@ export class EvmWatcher {
   }
 
   /** Moves the cursor to `to` and keeps the hashes needed to notice a reorganisation; false if the lease was lost meanwhile. */
-  private async advance(to: bigint, toHash: string, logs: { blockNumber: bigint | null; blockHash: string | null }[]): Promise<boolean> {
+  private async advance(to: bigint, toHash: string, logs: TransferLog[]): Promise<boolean> {
     const { network } = this.net;
     const blocks = new Map<bigint, string>([[to, toHash]]);
-    for (const l of logs) if (l.blockNumber !== null && l.blockHash) blocks.set(l.blockNumber, l.blockHash);
+    for (const l of logs) blocks.set(l.blockNumber, l.blockHash);
     return this.db.$transaction(async (tx) => {
       const moved = await tx.chainCursor.updateMany({ where: { network, leader: this.opts.holder }, data: { blockNumber: to } });
       if (moved.count === 0) return false;
