@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { mnemonicToAccount } from 'viem/accounts';
 import type { Address } from 'viem';
@@ -144,7 +145,7 @@ describe('live USDT on an EVM devnet: deposits', () => {
 
   it('one transaction paying two invoices (a batch sender) is two transfers, each recorded once', async () => {
     const [a, b] = [await invoice(3), await invoice(4)];
-    const txHash = `0x${'cd'.repeat(32)}`;
+    const txHash = `0x${randomBytes(32).toString('hex')}`;
     const found = [a, b].map((inv, i) => ({
       network: 'Ethereum' as const, txHash, fromAddress: devnet.payer.address, toAddress: inv.address, amount: money(3 + i), blockNumber: 1,
     }));
