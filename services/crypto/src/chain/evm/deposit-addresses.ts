@@ -3,7 +3,6 @@ import { secp256k1 } from '@noble/curves/secp256k1';
 import { bytesToHex } from 'viem';
 import { publicKeyToAddress } from 'viem/accounts';
 import type { CryptoDb } from '../../db';
-import type { Network } from '../../generated/prisma/client';
 
 /**
  * Live deposit addresses: the keys at xpub/0/index (the external chain of BIP-44). Only the
@@ -24,11 +23,11 @@ export class DepositAddresses {
     return publicKeyToAddress(bytesToHex(uncompressed));
   }
 
-  /** The next unused index of the network, and its address. */
-  async next(db: CryptoDb, network: Network): Promise<{ address: string; index: number }> {
+  /** The next unused index (one space for every EVM network), and its address. */
+  async next(db: CryptoDb): Promise<{ address: string; index: number }> {
     const [row] = await db.$queryRaw<{ index: number }[]>`
-      INSERT INTO deposit_index_counters (network, next_index) VALUES (${network}::"Network", 1)
-      ON CONFLICT (network) DO UPDATE SET next_index = deposit_index_counters.next_index + 1
+      INSERT INTO deposit_index_counters (scheme, next_index) VALUES ('evm', 1)
+      ON CONFLICT (scheme) DO UPDATE SET next_index = deposit_index_counters.next_index + 1
       RETURNING next_index - 1 AS index`;
     return { address: this.addressAt(row!.index), index: row!.index };
   }

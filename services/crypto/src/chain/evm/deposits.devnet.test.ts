@@ -67,7 +67,8 @@ describe('live USDT on an EVM devnet: deposits', () => {
     const a = await invoice(1);
     const b = await invoice(1);
     const rows = await ctx.deps.db.invoice.findMany({ where: { id: { in: [a.id, b.id] } }, orderBy: { depositIndex: 'asc' } });
-    expect(rows[1]!.depositIndex).toBe(rows[0]!.depositIndex! + 1);
+    // Later indexes for later invoices (the BSC test file may take some in between: one index space).
+    expect(rows[1]!.depositIndex).toBeGreaterThan(rows[0]!.depositIndex!);
     // The key behind the address is the wallet's m/44'/60'/1'/0/index (the xpub's account): whoever holds the seed can sweep it.
     for (const r of rows) expect(r.address).toBe(mnemonicToAccount(DEVNET_MNEMONIC, { accountIndex: 1, addressIndex: r.depositIndex! }).address);
   });

@@ -56,7 +56,7 @@ export class EvmChain implements Chain {
 
   async depositAddress(network: Network): Promise<DepositAddress> {
     this.network(network);
-    return this.addresses.next(this.db, network);
+    return this.addresses.next(this.db);
   }
 
   /** Every network followed to its head; one network's failure does not hold back another's. */
