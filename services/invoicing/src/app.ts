@@ -15,6 +15,8 @@ import { paymentPageRoutes } from './pay-page/routes';
 import { kycV1Routes, kycV2Routes } from './kyc/routes';
 import { kycPageRoutes } from './kyc/page';
 import { ASSETS_PATH, errorPage } from './pay-page/view';
+import { tbankProvidersOf } from './payments/providers-from-config';
+import { tbankNotificationRoutes } from './payments/tbank/notifications';
 
 /** The hosted pages' CSS and JS. */
 const PUBLIC_DIR = join(__dirname, '..', 'public');
@@ -96,6 +98,8 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
     ),
   );
   app.use(staticAssets(ASSETS_PATH, PUBLIC_DIR));
+  // The acquirer's notifications: signed by its own Token, answered in its own plain-text `OK`.
+  app.use(tbankNotificationRoutes(deps, tbankProvidersOf(deps.providers)));
   app.use(apis.v2.router, apis.v1.router, apis.pages.router, ...webConsole.routers);
   finishHttpApp(app, envelopeFor);
   return { app, apis };
