@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Brings the whole stack up on this machine and prints its URLs:
 #   bash scripts/stack.sh          install, migrate, build, start invoicing, crypto and the webhook worker
-#   bash scripts/stack.sh stop     stop them
+#   bash scripts/stack.sh devnet   the same, with live USDT_ERC20 on a local EVM devnet (started first;
+#                                  settings in .stack/devnet.env; see README "Going live on Ethereum/BSC")
+#   bash scripts/stack.sh stop     stop them (and the devnet)
 #   bash scripts/stack.sh status   show what runs
 #   bash scripts/stack.sh --tbank-emulator   also start the T-Bank protocol emulator (packages/tbank-emulator)
 #                                  and make it the live acquirer: LIVE_PAYMENT_PROVIDER=tbank, TBANK_API_URL at it
 # It runs what the image runs: the compiled bundles (`pnpm build`, services/*/dist/main.js) under
 # plain node, not tsx. Logs go to .stack/logs/<service>.log. Settings come from the environment
-# (see README).
+# (see README); the live chain's (EVM_RPC_URL_*, USDT_CONTRACT_*, DEPOSIT_XPUB, PAYOUT_PRIVATE_KEY,
+# CONFIRMATIONS_*) pass through to crypto like any other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STATE=.stack
@@ -50,18 +53,22 @@ stop() {
 }
 
 case "$CMD" in
-  stop) stop; exit 0 ;;
+  stop) stop; [ -f "$STATE/devnet.pid" ] && pnpm --silent exec tsx scripts/devnet.ts stop && echo "stopping devnet"; exit 0 ;;
   status)
     for s in "${ALL[@]}"; do
       if running "$s"; then echo "$s: running on http://127.0.0.1:${PORTS[$s]}"; else echo "$s: stopped"; fi
     done
     exit 0 ;;
-  up) ;;
-  *) echo "usage: $0 [up|stop|status] [--tbank-emulator]" >&2; exit 2 ;;
+  up|devnet) ;;
+  *) echo "usage: $0 [up|devnet|stop|status] [--tbank-emulator]" >&2; exit 2 ;;
 esac
 
 bash scripts/bootstrap.sh
 stop >/dev/null
+if [ "$CMD" = devnet ]; then
+  DEVNET_OUT=$(pnpm --silent exec tsx scripts/devnet.ts start) || { echo "$DEVNET_OUT"; echo "devnet failed to start; see $STATE/logs/devnet.log"; exit 1; }
+  set -a; . "$STATE/devnet.env"; set +a
+fi
 # Always rebuilt (a fraction of a second), so the stack never runs stale bundles.
 pnpm --silent build >"$STATE/logs/build.log" 2>&1 || { cat "$STATE/logs/build.log"; echo "build failed"; exit 1; }
 
@@ -143,3 +150,4 @@ if [ -n "$TBANK_EMULATOR" ]; then
                   pay a live invoice at its qrPayload / originalPaymentUrl, or POST /control/payments/{PaymentId}/pay)
 EMU
 fi
+[ -z "${DEVNET_OUT:-}" ] || printf '\n%s\n' "$DEVNET_OUT"

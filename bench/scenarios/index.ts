@@ -5,6 +5,7 @@ import { invoicingSuite } from './invoicing';
 import { webhookSuite } from './webhooks';
 import { receiptSuite } from './receipts';
 import { memorySuite } from './memory';
+import { chainSuite } from './chain';
 
 /** Every suite, in the order the bench runs them. Register a new scenario file here (one line). */
 export const suites: AnySuite[] = [
@@ -17,5 +18,6 @@ export const measured: MeasuredSuite[] = [
   webhookSuite,
   receiptSuite,
   batchSuite,
+  chainSuite,
   memorySuite,
 ];

@@ -2,6 +2,7 @@ import { Queues, OutboxRelay, pruneOutbox } from '@pay/queue';
 import { every, pruneIdempotencyKeys, type Lifecycle } from '@pay/kit';
 import type { CryptoDeps } from './deps';
 import { trackTransfers } from './transactions/tracker';
+import { recordFoundTransfers } from './transactions/transfers';
 import { reconcileWithdrawals, startWithdrawalWorker } from './withdrawals/worker';
 
 /** How often expired idempotency answers and long-published outbox rows are deleted. */
@@ -16,9 +17,19 @@ export async function housekeeping(deps: CryptoDeps): Promise<{ idempotencyKeys:
   return { idempotencyKeys, outbox };
 }
 
+/** Lets each chain find the incoming transfers that are new to it (the live watcher; the sandbox is told of its own). */
+export async function watchChains(deps: CryptoDeps): Promise<void> {
+  const record = async (found: Parameters<typeof recordFoundTransfers>[1]) => {
+    await recordFoundTransfers(deps, found);
+  };
+  await deps.chains.test.discover(record);
+  await deps.chains.live?.discover(record);
+}
+
 /**
  * The crypto service's work outside requests: the outbox relay, the withdrawal worker, the
- * chain tracker (confirmations, invoice expiry), the withdrawal reconciler and housekeeping.
+ * chain watcher (finds incoming transfers on a live chain), the chain tracker (confirmations,
+ * invoice expiry), the withdrawal reconciler and housekeeping.
  * Ops can run it in the API processes (RUN_WORKERS=true) or in processes of its own.
  */
 export function startBackground(deps: CryptoDeps, lifecycle?: Lifecycle) {
@@ -32,6 +43,7 @@ export function startBackground(deps: CryptoDeps, lifecycle?: Lifecycle) {
   relay.start();
   const worker = startWithdrawalWorker(deps);
   const tracker = every('chain-tracker', deps.config.TRACKER_INTERVAL_MS, () => trackTransfers(deps), deps.logger);
+  const watcher = every('chain-watcher', deps.config.EVM_WATCH_INTERVAL_MS, () => watchChains(deps), deps.logger);
   const reconciler = every(
     'withdrawal-reconciler',
     deps.config.RECONCILE_INTERVAL_MS,
@@ -40,10 +52,10 @@ export function startBackground(deps: CryptoDeps, lifecycle?: Lifecycle) {
   );
   const cleaner = every('housekeeping', HOUSEKEEPING_INTERVAL_MS, () => housekeeping(deps), deps.logger);
   const stop = async () => {
-    await Promise.all([tracker.stop(), reconciler.stop(), cleaner.stop()]);
+    await Promise.all([tracker.stop(), watcher.stop(), reconciler.stop(), cleaner.stop()]);
     await worker.close();
     await relay.stop();
   };
   lifecycle?.onShutdown('background', stop);
-  return { relay, worker, tracker, reconciler, stop };
+  return { relay, worker, tracker, watcher, reconciler, stop };
 }

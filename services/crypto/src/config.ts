@@ -20,6 +20,17 @@ export const CryptoConfigSchema = Type.Object({
   OUTBOX_INTERVAL_MS: Millis(250, 'outbox relay poll period (a commit also wakes it at once)'),
   RECONCILE_INTERVAL_MS: Millis(30_000, 'how often withdrawals still Pending or Processing get their job again (same job id: one still queued is not doubled)'),
   QUEUE_PREFIX: Type.String({ default: 'bull', pattern: '^[a-zA-Z0-9_:-]+$', description: 'BullMQ key prefix' }),
+  EVM_RPC_URL_ETHEREUM: Type.Optional(Type.String({ pattern: '^https?://', description: 'JSON-RPC endpoint of Ethereum: live USDT_ERC20 is enabled only when set' })),
+  EVM_RPC_URL_BSC: Type.Optional(Type.String({ pattern: '^https?://', description: 'JSON-RPC endpoint of BSC: live USDT_BEP20 is enabled only when set' })),
+  USDT_CONTRACT_ETHEREUM: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'USDT token contract on Ethereum (its decimals are read from it)' })),
+  USDT_CONTRACT_BSC: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'USDT token contract on BSC (its decimals are read from it)' })),
+  DEPOSIT_XPUB: Type.Optional(Type.String({ pattern: '^[xt]pub[1-9A-HJ-NP-Za-km-z]{100,112}$', description: 'BIP-32 extended public key: live deposit addresses are xpub/0/index' })),
+  EVM_MAX_BLOCK_RANGE: Count(500, 'live watcher: most blocks asked of eth_getLogs at once'),
+  EVM_WATCH_INTERVAL_MS: Millis(2000, 'live watcher: how often each network is followed to its head'),
+  EVM_LEASE_MS: Millis(15_000, 'live watcher: a leader that has not renewed its lease for this long is replaced by another replica'),
+  EVM_DROPPED_AFTER_MS: Millis(3_600_000, 'a detected deposit missing from the chain this long after it was seen (reorganised away, never mined again) fails'),
+  PAYOUT_STUCK_AFTER_MS: Millis(600_000, 'a payout not mined this long after it was sent is replaced at the same nonce with a higher fee'),
+  PAYOUT_GAS_LIMIT: Type.Integer({ minimum: 21_000, maximum: 10_000_000, default: 100_000, description: 'gas limit of a payout token transfer' }),
   RUN_WORKERS: Type.Boolean({ default: true, description: 'run the withdrawal worker, chain tracker and outbox relay in this process' }),
 });
 

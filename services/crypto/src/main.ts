@@ -18,6 +18,15 @@ runMain(async () => {
   const queues = queueRedis(config.REDIS_URL, logger);
   let kick: () => void = () => undefined;
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
+  // The hot wallet's key is read by the process that runs withdrawal processing only, and
+  // taken out of the environment so nothing this process starts or dumps carries it.
+  const payoutKey = config.RUN_WORKERS ? process.env.PAYOUT_PRIVATE_KEY : undefined;
+  delete process.env.PAYOUT_PRIVATE_KEY;
+  // Loaded only where a live network is configured: viem and its curves stay out of a sandbox-only process.
+  const live =
+    config.EVM_RPC_URL_ETHEREUM || config.EVM_RPC_URL_BSC
+      ? await (await import('./chain/evm/live-chain')).connectLiveChain(config, db, systemClock, logger, { runsPayouts: config.RUN_WORKERS, payoutKey })
+      : null;
   const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
   const deps = {
     config,
@@ -30,8 +39,8 @@ runMain(async () => {
     keys,
     secrets,
     clock: systemClock,
-    // Test mode runs on the sandbox chain; this build connects no live chain.
-    chains: { test: new SandboxChain(systemClock, config.SANDBOX_BLOCK_MS), live: null },
+    // Test mode runs on the sandbox chain; live mode on the EVM networks configured (or none).
+    chains: { test: new SandboxChain(systemClock, config.SANDBOX_BLOCK_MS), live },
     rates: stablecoinRates,
     kickOutbox: () => kick(),
     isShuttingDown: () => lifecycle.isShuttingDown,
@@ -42,6 +51,7 @@ runMain(async () => {
     const background = startBackground(deps, lifecycle);
     kick = () => void background.relay.kick();
   }
+  if (live) lifecycle.onShutdown('chain', () => live.close());
   lifecycle.onShutdown('postgres', async () => {
     await Promise.all([closeDb(), accounts.$disconnect()]);
   });

@@ -6,6 +6,7 @@ import { accountKeys, accountsKeyResolver, createAccountsDb } from '@pay/account
 import { eventually, firstConnection } from '@pay/testing';
 import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type ManualClock } from '@pay/kit';
 import { SandboxChain } from './chain/sandbox';
+import { connectLiveChain, type LiveChainOptions } from './chain/evm/live-chain';
 import { stablecoinRates } from './rates';
 import { loadCryptoConfig } from './config';
 import { createCryptoDatabase } from './db';
@@ -20,11 +21,14 @@ import { CryptoEventPayloads } from './events/openapi';
 registerEventPayloads('crypto', CryptoEventPayloads);
 
 /**
- * The crypto app on the real test database and Redis, as main.ts builds it. With
+ * The crypto app on the real test database and Redis, as main.ts builds it. With `live`,
+ * the live chain its env configures (EVM_RPC_URL_…) is connected as main.ts connects it. With
  * `background`, the relay, withdrawal worker and tracker run too, on a queue prefix of this
  * test file's own so parallel test files never take each other's jobs.
  */
-export async function startCryptoApp(opts: { clock?: Clock; env?: Record<string, string>; background?: boolean } = {}) {
+export async function startCryptoApp(
+  opts: { clock?: Clock; env?: Record<string, string>; background?: boolean; live?: LiveChainOptions } = {},
+) {
   const config = loadCryptoConfig({ ...process.env, QUEUE_PREFIX: `test-${randomUUID()}`, ...opts.env });
   const clock = opts.clock ?? systemClock;
   const chain = new SandboxChain(clock, config.SANDBOX_BLOCK_MS);
@@ -36,6 +40,7 @@ export async function startCryptoApp(opts: { clock?: Clock; env?: Record<string,
   await firstConnection(redis);
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
   const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
+  const live = opts.live ? await connectLiveChain(config, db, clock, logger, opts.live) : null;
   const deps: CryptoDeps = {
     config,
     logger,
@@ -47,7 +52,7 @@ export async function startCryptoApp(opts: { clock?: Clock; env?: Record<string,
     keys,
     secrets,
     clock,
-    chains: { test: chain, live: null },
+    chains: { test: chain, live },
     rates: stablecoinRates,
     kickOutbox: () => undefined,
     isShuttingDown: () => false,
@@ -60,8 +65,10 @@ export async function startCryptoApp(opts: { clock?: Clock; env?: Record<string,
     api,
     deps,
     background,
+    live,
     async close() {
       await background?.stop();
+      await live?.close();
       await Promise.all([closeDb(), accounts.$disconnect(), keys.close(), closeRedis(redis), closeRedis(queues)]);
     },
   };

@@ -1,5 +1,6 @@
 import { ApiError } from '@pay/schemas';
-import type { Network } from '../generated/prisma/client';
+import type { Currency, Network } from '../generated/prisma/client';
+import type { Money } from '../money';
 
 /** What the chain says about a transfer, incoming or outgoing. */
 export type TransferState =
@@ -12,13 +13,43 @@ export interface TransferRef {
   txHash: string;
   fromAddress: string;
   toAddress: string;
-  /** When the transfer was first seen (incoming) or sent (outgoing). */
+  /** The amount recorded, as a decimal string: a real chain checks the transfer still moves it. */
+  amount: string;
+  /** When the transfer was first seen. */
   seenAt: Date;
   requiredConfirmations: number;
 }
 
-/** Follows incoming transfers to the invoices' deposit addresses. */
+/** The address a new invoice is paid to; `index` is its BIP-32 index where keys stand behind it. */
+export interface DepositAddress {
+  address: string;
+  index: number | null;
+}
+
+/** An incoming token transfer a watcher found on chain, in ledger units. */
+export interface FoundTransfer {
+  network: Network;
+  txHash: string;
+  fromAddress: string;
+  toAddress: string;
+  amount: Money;
+  blockNumber: number;
+}
+
+/** Records found transfers that pay an invoice (the rest are not ours); already recorded ones are skipped. */
+export type RecordTransfers = (found: FoundTransfer[]) => Promise<void>;
+
+/** Gives invoices their addresses and follows incoming transfers to them. */
 export interface ChainWatcher {
+  /** The currencies this connection can take and pay out. */
+  readonly currencies: readonly Currency[];
+  depositAddress(network: Network): Promise<DepositAddress>;
+  /**
+   * One pass over what the chain has that is new: incoming transfers are found and handed to
+   * `record`. A live chain discovers them itself; the sandbox has no chain to search and is
+   * told of each transfer instead (POST /api/v1/sandbox/transactions), so its pass finds none.
+   */
+  discover(record: RecordTransfers): Promise<void>;
   transferState(ref: TransferRef): Promise<TransferState>;
 }
 
@@ -31,10 +62,28 @@ export interface PayoutRequest {
   amount: string;
 }
 
+export type PayoutSent = { state: 'sent'; txHash: string; fromAddress: string } | { state: 'refused'; reason: string };
+
+export interface PayoutRef {
+  payoutId: string;
+  network: Network;
+  /** The hash the withdrawal shows (the first sent; a replacement may be the one mined). */
+  txHash: string;
+  toAddress: string;
+  sentAt: Date;
+  requiredConfirmations: number;
+}
+
+/** What the chain says about a payout; `txHash` is the transaction that carries it, when it changed. */
+export type PayoutState = TransferState & { txHash?: string };
+
 /** Signs and sends outgoing transfers (withdrawals), then reports on them. */
 export interface PayoutSigner {
-  send(req: PayoutRequest): Promise<{ txHash: string; fromAddress: string }>;
-  transferState(ref: TransferRef): Promise<TransferState>;
+  /** Why a payout on `network` cannot be sent by this deployment (no signing key), or null. */
+  payoutProblem(network: Network): Promise<string | null>;
+  /** Sent, or refused for a reason the merchant can read (the hot wallet is short of funds…). */
+  send(req: PayoutRequest): Promise<PayoutSent>;
+  payoutState(ref: PayoutRef): Promise<PayoutState>;
 }
 
 /** A chain connection: follows deposits and sends payouts. */
@@ -42,15 +91,16 @@ export type Chain = ChainWatcher & PayoutSigner;
 
 /**
  * One chain connection per mode. Test mode always has the sandbox; live mode has one only
- * where a real connection is configured (none in this build), and without it live
- * invoices and withdrawals are refused: an address nobody watches would lose the money.
+ * where a real connection is configured (an EVM JSON-RPC endpoint, see chain/evm), and only
+ * for the currencies it carries. Elsewhere live invoices and withdrawals are refused: an
+ * address nobody watches would lose the money.
  */
 export interface Chains {
   test: Chain;
   live: Chain | null;
 }
 
-export function requireChain(chains: Chains, isTest: boolean, what: string): Chain {
+export function requireChain(chains: Chains, isTest: boolean, what: string, currency: Currency): Chain {
   const chain = chainFor(chains, isTest);
   if (!chain) {
     throw new ApiError(
@@ -58,9 +108,22 @@ export function requireChain(chains: Chains, isTest: boolean, what: string): Cha
       `Live ${what} need a live chain connection, which this deployment does not have; use a test key (sk_test_…) for the sandbox`,
     );
   }
+  if (!chain.currencies.includes(currency)) {
+    throw new ApiError(
+      'CURRENCY_NOT_ENABLED',
+      `Live ${what} in ${currency} are not enabled on this deployment (live: ${chain.currencies.join(', ') || 'none'}); use a test key (sk_test_…) for the sandbox`,
+      [{ field: 'currency', message: `live mode takes ${chain.currencies.join(', ') || 'no currency'}` }],
+    );
+  }
   return chain;
 }
 
 export function chainFor(chains: Chains, isTest: boolean): Chain | null {
   return isTest ? chains.test : chains.live;
+}
+
+/** Refuses a live withdrawal up front when no payout can be signed for its network. */
+export async function requirePayouts(chain: Chain, network: Network): Promise<void> {
+  const problem = await chain.payoutProblem(network);
+  if (problem) throw new ApiError('CURRENCY_NOT_ENABLED', problem);
 }

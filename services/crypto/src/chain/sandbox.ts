@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '@pay/kit';
 import type { Network } from '../generated/prisma/client';
-import { toChecksumAddress } from './addresses';
-import type { ChainWatcher, PayoutRequest, PayoutSigner, TransferRef, TransferState } from './chain';
+import { CURRENCY_CODES } from '../currencies';
+import { generateAddress, toChecksumAddress } from './addresses';
+import type { ChainWatcher, DepositAddress, PayoutRef, PayoutRequest, PayoutSent, PayoutSigner, PayoutState, TransferRef, TransferState } from './chain';
 
 /** The all-zero account of each network. Transfers to or from it fail in the sandbox. */
 export const ZERO_ADDRESS: Record<Network, string> = {
@@ -18,8 +19,12 @@ const GENESIS: Record<Network, number> = { Tron: 60_000_000, Ethereum: 19_000_00
  * transfer seen at t has floor((now - t) / blockMs) confirmations. Tests move the clock
  * instead of sleeping. The documented failure convention (README, OpenAPI): a transfer
  * from or to the network's zero address is dropped by the chain one block after it is seen.
+ * It has no keys: deposit addresses are random, and incoming transfers are told to it
+ * through the sandbox endpoint rather than found.
  */
 export class SandboxChain implements ChainWatcher, PayoutSigner {
+  readonly currencies = CURRENCY_CODES;
+
   /** Hot wallet the sandbox pays withdrawals from. */
   readonly hotWallet: Record<Network, string> = {
     Tron: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
@@ -36,7 +41,14 @@ export class SandboxChain implements ChainWatcher, PayoutSigner {
     return GENESIS[network] + Math.floor(at.getTime() / this.blockMs) - Math.floor(Date.UTC(2024, 0, 1) / this.blockMs);
   }
 
-  async transferState(ref: TransferRef): Promise<TransferState> {
+  async depositAddress(network: Network): Promise<DepositAddress> {
+    return { address: generateAddress(network), index: null };
+  }
+
+  /** Nothing to find: the sandbox is told of each incoming transfer (POST /api/v1/sandbox/transactions). */
+  async discover(): Promise<void> {}
+
+  async transferState(ref: Pick<TransferRef, 'network' | 'fromAddress' | 'toAddress' | 'seenAt' | 'requiredConfirmations'>): Promise<TransferState> {
     const confirmations = Math.max(0, Math.floor((this.clock.now().getTime() - ref.seenAt.getTime()) / this.blockMs));
     const included = this.blockNumberAt(ref.network, ref.seenAt) + 1;
     const zero = ZERO_ADDRESS[ref.network];
@@ -49,9 +61,18 @@ export class SandboxChain implements ChainWatcher, PayoutSigner {
     return { state: 'pending', confirmations, blockNumber: confirmations > 0 ? included : null };
   }
 
+  /** The sandbox's hot wallet can always pay. */
+  async payoutProblem(): Promise<string | null> {
+    return null;
+  }
+
   /** Idempotent per payout id, as a custodian's API is: the same id always yields the same hash. */
-  async send(req: PayoutRequest): Promise<{ txHash: string; fromAddress: string }> {
+  async send(req: PayoutRequest): Promise<PayoutSent> {
     const hash = createHash('sha256').update(`payout:${req.payoutId}`).digest('hex');
-    return { txHash: req.network === 'Tron' ? hash : `0x${hash}`, fromAddress: this.hotWallet[req.network] };
+    return { state: 'sent', txHash: req.network === 'Tron' ? hash : `0x${hash}`, fromAddress: this.hotWallet[req.network] };
+  }
+
+  async payoutState(ref: PayoutRef): Promise<PayoutState> {
+    return this.transferState({ ...ref, fromAddress: this.hotWallet[ref.network], seenAt: ref.sentAt });
   }
 }

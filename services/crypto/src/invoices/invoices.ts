@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '@pay/schemas';
-import type { Currency, InvoiceStatus, Prisma } from '../generated/prisma/client';
+import type { Currency, InvoiceStatus, Network, Prisma } from '../generated/prisma/client';
 import type { InvoiceRecord } from './views';
 import type { CryptoDeps } from '../deps';
 import type { Owner } from '@pay/auth';
 import { currencyInfo } from '../currencies';
 import { parseAmount } from '../money';
-import { generateAddress } from '../chain/addresses';
 import { requireChain } from '../chain/chain';
 import { pageWindow } from '@pay/kit';
 
@@ -23,18 +22,19 @@ const INVOICE_COLUMNS = `id, merchant_id AS "merchantId", is_test AS "isTest", a
 
 /** Creating and reading invoices by id are the hot paths: plain SQL on the pool, one round trip each. */
 export async function createInvoice(deps: CryptoDeps, owner: Owner, input: CreateInvoiceInput): Promise<InvoiceRecord> {
-  requireChain(deps.chains, owner.isTest, 'invoices');
+  const chain = requireChain(deps.chains, owner.isTest, 'invoices', input.currency);
   const amount = parseAmount(input.amount);
   const { network } = currencyInfo(input.currency);
+  const deposit = await chain.depositAddress(network);
   const ttlMinutes = input.expiresInMinutes ?? deps.config.INVOICE_DEFAULT_TTL_MINUTES;
   const now = deps.clock.now();
   const { rows } = await deps.pool.query<InvoiceRecord>({
     // Named: each connection parses and plans it once.
     name: 'crypto-invoice-create',
-    text: `INSERT INTO invoices (id, merchant_id, is_test, amount, currency, network, address, description, expires_at, created_at)
-           VALUES ($1, $2, $3, $4, $5::"Currency", $6::"Network", $7, $8, $9, $10) RETURNING ${INVOICE_COLUMNS}`,
-    values: [randomUUID(), owner.merchantId, owner.isTest, amount.toFixed(), input.currency, network, generateAddress(network), input.description ?? null,
-      new Date(now.getTime() + ttlMinutes * 60_000), now],
+    text: `INSERT INTO invoices (id, merchant_id, is_test, amount, currency, network, address, description, expires_at, created_at, deposit_index)
+           VALUES ($1, $2, $3, $4, $5::"Currency", $6::"Network", $7, $8, $9, $10, $11) RETURNING ${INVOICE_COLUMNS}`,
+    values: [randomUUID(), owner.merchantId, owner.isTest, amount.toFixed(), input.currency, network, deposit.address, input.description ?? null,
+      new Date(now.getTime() + ttlMinutes * 60_000), now, deposit.index],
   });
   return rows[0]!;
 }
@@ -70,4 +70,14 @@ export async function expireDueInvoices(deps: CryptoDeps): Promise<number> {
      WHERE i.status IN ('Pending', 'PartiallyPaid')
        AND i.expires_at <= ${deps.clock.now()}
        AND NOT EXISTS (SELECT 1 FROM transactions t WHERE t.invoice_id = i.id AND t.status = 'Pending')`;
+}
+
+/** Live invoices paid to these addresses of `network`, by address: what a watcher's found transfers pay. */
+export async function liveInvoicesByAddress(deps: CryptoDeps, network: Network, addresses: string[]): Promise<Map<string, { id: string; merchantId: string }>> {
+  if (addresses.length === 0) return new Map();
+  const rows = await deps.db.invoice.findMany({
+    where: { network, isTest: false, address: { in: addresses } },
+    select: { id: true, merchantId: true, address: true },
+  });
+  return new Map(rows.map((r) => [r.address, { id: r.id, merchantId: r.merchantId }]));
 }

@@ -5,7 +5,7 @@ import { eventsOf } from '@pay/webhooks';
 import { registerMerchant, cryptoAppForSuite, testMerchant, type TestMerchant } from '../test-support';
 import { trackTransfers } from './tracker';
 import { ZERO_ADDRESS } from '../chain/sandbox';
-import type { Chain } from '../chain/chain';
+import type { Chain, TransferRef } from '../chain/chain';
 
 const clock = new ManualClock(Date.parse('2026-11-21T10:00:00.000Z'));
 const ctx = cryptoAppForSuite({ clock });
@@ -151,14 +151,14 @@ describe('incoming transfers', () => {
     let asked = 0;
     let release!: () => void;
     const allAsked = new Promise<void>((r) => (release = r));
-    const gated: Chain = {
-      transferState: async (ref) => {
+    // The sandbox in every other respect.
+    const gated: Chain = Object.assign(Object.create(sandbox) as Chain, {
+      transferState: async (ref: TransferRef) => {
         if (++asked === 4) release();
         await allAsked;
         return sandbox.transferState(ref);
       },
-      send: (req) => sandbox.send(req),
-    };
+    });
     const deps = { ...ctx.deps, chains: { ...ctx.deps.chains, test: gated } };
     const failures = jest.spyOn(ctx.deps.logger, 'error');
     let logged: unknown[][];

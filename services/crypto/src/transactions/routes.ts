@@ -3,6 +3,7 @@ import { type Api, pageOf, pageWindow } from '@pay/kit';
 import type { Prisma } from '../generated/prisma/client';
 import type { CryptoDeps } from '../deps';
 import { recordDetectedTransfer } from './transfers';
+import { parseAmount } from '../money';
 import { transactionDetailJson, transactionJson } from './views';
 import { ListTransactionsQuery, SandboxTransferBody, TransactionDetail, TransactionItem, TransactionParams } from './schemas';
 import { ownerOf } from '@pay/auth';
@@ -64,7 +65,7 @@ export function transactionRoutes(api: Api, deps: CryptoDeps): void {
     errors: ['FORBIDDEN', 'NOT_FOUND', 'INVALID_ADDRESS', 'CONFLICT'],
     handler: async ({ auth, body }) => {
       if (!auth.isTestMode) throw new ApiError('FORBIDDEN', 'Sandbox endpoints accept test keys (sk_test_…) only');
-      const t = await recordDetectedTransfer(deps, { merchantId: auth.merchantId, isTest: true }, body);
+      const t = await recordDetectedTransfer(deps, { merchantId: auth.merchantId, isTest: true }, { ...body, amount: parseAmount(body.amount) });
       return { status: 201, body: { data: transactionDetailJson(t) } };
     },
   });

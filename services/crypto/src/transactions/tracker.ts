@@ -44,6 +44,7 @@ function refOf(t: Transaction) {
     txHash: t.txHash,
     fromAddress: t.fromAddress,
     toAddress: t.toAddress,
+    amount: t.amount.toFixed(),
     seenAt: t.createdAt,
     requiredConfirmations: t.requiredConfirmations,
   };

@@ -5,9 +5,10 @@ import type { CryptoDeps } from '../deps';
 import type { Owner } from '@pay/auth';
 import { lockBalance, post } from '../ledger/ledger';
 import { getMerchant } from '@pay/accounts';
-import { money, parseAmount, percentOf } from '../money';
+import { money, percentOf, type Money } from '../money';
 import { addressProblem, generateAddress, generateTxHash, normalizeTxHash } from '../chain/addresses';
-import type { TransferState } from '../chain/chain';
+import type { FoundTransfer, TransferState } from '../chain/chain';
+import { liveInvoicesByAddress } from '../invoices/invoices';
 import { emitEvent } from '../events/events';
 import { invoiceJson } from '../invoices/views';
 import { transactionDetailJson } from './views';
@@ -21,9 +22,11 @@ export function requiredConfirmations(deps: CryptoDeps, network: Network): numbe
 
 export interface DetectedTransfer {
   invoiceId: string;
-  amount: number;
+  amount: Money;
   fromAddress?: string;
   txHash?: string;
+  /** The block it was found in, where a real chain found it. */
+  blockNumber?: number;
 }
 
 /**
@@ -31,7 +34,7 @@ export interface DetectedTransfer {
  * net amount (after the merchant's fee) as pending balance until it confirms.
  */
 export async function recordDetectedTransfer(deps: CryptoDeps, owner: Owner, input: DetectedTransfer): Promise<Transaction> {
-  const amount = parseAmount(input.amount);
+  const amount = input.amount;
   const invoice = await deps.db.invoice.findFirst({ where: { id: input.invoiceId, merchantId: owner.merchantId, isTest: owner.isTest } });
   if (!invoice) {
     throw new ApiError('NOT_FOUND', `Invoice ${input.invoiceId} not found`, [{ field: 'invoiceId', message: 'no such invoice in this mode' }]);
@@ -57,6 +60,7 @@ export async function recordDetectedTransfer(deps: CryptoDeps, owner: Owner, inp
           currency: invoice.currency,
           network: invoice.network,
           requiredConfirmations: requiredConfirmations(deps, invoice.network),
+          blockNumber: input.blockNumber ?? null,
           note: now >= invoice.expiresAt || ['Expired', 'Underpaid'].includes(invoice.status) ? 'late: the invoice had expired' : null,
           createdAt: now,
         },
@@ -67,10 +71,37 @@ export async function recordDetectedTransfer(deps: CryptoDeps, owner: Owner, inp
     return created;
   } catch (err) {
     if (isUniqueViolation(err)) {
-      throw new ApiError('CONFLICT', `A transaction with this txHash was already recorded on ${invoice.network}`, [{ field: 'txHash', message: 'already recorded' }]);
+      throw new ApiError('CONFLICT', `A transfer with this txHash to this invoice's address was already recorded on ${invoice.network}`, [{ field: 'txHash', message: 'already recorded' }]);
     }
     throw err;
   }
+}
+
+/**
+ * Records the transfers a live watcher found that pay a live invoice (a transfer to any other
+ * address is not ours). Finding one again, after a restart or a rescan of the same blocks,
+ * changes nothing: a transaction's transfer to an address is recorded once per network.
+ */
+export async function recordFoundTransfers(deps: CryptoDeps, found: FoundTransfer[]): Promise<number> {
+  let recorded = 0;
+  for (const network of new Set(found.map((f) => f.network))) {
+    const ofNetwork = found.filter((f) => f.network === network);
+    const invoices = await liveInvoicesByAddress(deps, network, [...new Set(ofNetwork.map((f) => f.toAddress))]);
+    for (const f of ofNetwork) {
+      const invoice = invoices.get(f.toAddress);
+      if (!invoice || f.amount.isZero()) continue;
+      try {
+        await recordDetectedTransfer(deps, { merchantId: invoice.merchantId, isTest: false }, {
+          invoiceId: invoice.id, amount: f.amount, fromAddress: f.fromAddress, txHash: f.txHash, blockNumber: f.blockNumber,
+        });
+        recorded++;
+      } catch (err) {
+        if (!(err instanceof ApiError && err.code === 'CONFLICT')) throw err;
+      }
+    }
+  }
+  if (recorded > 0) deps.logger.info({ recorded }, 'incoming transfers found on chain');
+  return recorded;
 }
 
 /**

@@ -6,7 +6,7 @@ import { money } from '../money';
 import { emitEvent } from '../events/events';
 import { requiredConfirmations } from '../transactions/transfers';
 import { withdrawalJson } from './views';
-import { chainFor } from '../chain/chain';
+import { chainFor, type PayoutState } from '../chain/chain';
 
 export type Step = 'done' | 'again';
 
@@ -32,39 +32,55 @@ function signerOf(deps: CryptoDeps, w: Withdrawal) {
 }
 
 async function send(deps: CryptoDeps, w: Withdrawal): Promise<Step> {
-  const { txHash } = await signerOf(deps, w).send({ payoutId: w.id, network: w.network, toAddress: w.toAddress, amount: money(w.netAmount).toFixed() });
+  const sent = await signerOf(deps, w).send({ payoutId: w.id, network: w.network, toAddress: w.toAddress, amount: money(w.netAmount).toFixed() });
+  if (sent.state === 'refused') {
+    await settle(deps, w, 'Pending', { state: 'failed', reason: sent.reason, blockNumber: null });
+    return 'done';
+  }
   await deps.db.withdrawal.updateMany({
     where: { id: w.id, status: 'Pending' },
-    data: { status: 'Processing', txHash, processedAt: deps.clock.now() },
+    data: { status: 'Processing', txHash: sent.txHash, processedAt: deps.clock.now() },
   });
   return 'again';
 }
 
 async function follow(deps: CryptoDeps, w: Withdrawal): Promise<Step> {
-  const state = await signerOf(deps, w).transferState({
+  const state = await signerOf(deps, w).payoutState({
+    payoutId: w.id,
     network: w.network,
     txHash: w.txHash!,
-    fromAddress: '',
     toAddress: w.toAddress,
-    seenAt: w.processedAt!,
+    sentAt: w.processedAt!,
     requiredConfirmations: requiredConfirmations(deps, w.network),
   });
   if (state.state === 'pending') {
-    if (state.confirmations !== w.confirmations) {
-      await deps.db.withdrawal.updateMany({ where: { id: w.id, status: 'Processing' }, data: { confirmations: state.confirmations } });
+    const txHash = state.txHash ?? w.txHash;
+    if (state.confirmations !== w.confirmations || txHash !== w.txHash) {
+      await deps.db.withdrawal.updateMany({ where: { id: w.id, status: 'Processing' }, data: { confirmations: state.confirmations, txHash } });
     }
     return 'again';
   }
+  await settle(deps, w, 'Processing', state);
+  return 'done';
+}
+
+/**
+ * The withdrawal's end: Completed, or Failed with its amount back in the balance (refused
+ * before sending, or reverted on chain). Conditional on the status it was read in, so a
+ * second worker arriving late changes nothing.
+ */
+async function settle(deps: CryptoDeps, w: Withdrawal, from: 'Pending' | 'Processing', state: Exclude<PayoutState, { state: 'pending' }>): Promise<void> {
   const owner = { merchantId: w.merchantId, isTest: w.isTest };
   await deps.db.$transaction(async (tx) => {
     await lockBalance(tx, owner, w.currency);
+    const txHash = state.txHash ?? w.txHash;
     const moved =
       state.state === 'confirmed'
         ? await tx.withdrawal.updateMany({
-            where: { id: w.id, status: 'Processing' },
-            data: { status: 'Completed', confirmations: state.confirmations, completedAt: deps.clock.now() },
+            where: { id: w.id, status: from },
+            data: { status: 'Completed', txHash, confirmations: state.confirmations, completedAt: deps.clock.now() },
           })
-        : await tx.withdrawal.updateMany({ where: { id: w.id, status: 'Processing' }, data: { status: 'Failed', failureReason: state.reason } });
+        : await tx.withdrawal.updateMany({ where: { id: w.id, status: from }, data: { status: 'Failed', txHash, failureReason: state.reason } });
     if (moved.count === 0) return; // another worker got here first
     if (state.state === 'failed') {
       await post(tx, owner, w.currency, [{ bucket: 'available', kind: 'withdrawal_release', amount: money(w.amount), withdrawalId: w.id }]);
@@ -79,5 +95,4 @@ async function follow(deps: CryptoDeps, w: Withdrawal): Promise<Step> {
     });
   }, TRANSACTION_OPTIONS);
   deps.kickOutbox();
-  return 'done';
 }

@@ -9,7 +9,7 @@ import { currencyInfo } from '../currencies';
 import { Money, money, parseAmount, withdrawalFee } from '../money';
 import type { Owner } from '@pay/auth';
 import { addressProblem } from '../chain/addresses';
-import { requireChain } from '../chain/chain';
+import { requireChain, requirePayouts } from '../chain/chain';
 
 export interface CreateWithdrawalInput {
   toAddress: string;
@@ -41,8 +41,9 @@ type Outcome =
  * Postgres needs rather than across this process's network turns.
  */
 export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: CreateWithdrawalInput, opts: CreateOptions = {}): Promise<CreatedWithdrawalRecord> {
-  requireChain(deps.chains, owner.isTest, 'withdrawals');
+  const chain = requireChain(deps.chains, owner.isTest, 'withdrawals', input.currency);
   const { network } = currencyInfo(input.currency);
+  await requirePayouts(chain, network);
   const problem = addressProblem(network, input.toAddress);
   if (problem) {
     throw new ApiError('INVALID_ADDRESS', `toAddress is not a valid ${network} address: ${problem}`, [{ field: 'toAddress', message: problem }]);

@@ -1,0 +1,208 @@
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import { mnemonicToAccount } from 'viem/accounts';
+import type { Address } from 'viem';
+import { eventsOf } from '@pay/webhooks';
+import { eventually } from '@pay/testing';
+import { registerMerchant, startCryptoApp, type CryptoTestApp, type TestMerchant } from '../../test-support';
+import { trackTransfers } from '../../transactions/tracker';
+import { watchChains } from '../../background';
+import { recordFoundTransfers } from '../../transactions/transfers';
+import { DEVNET_MNEMONIC, startDevnet, type Devnet } from './devnet';
+import { connectLiveChain } from './live-chain';
+import { money } from '../../money';
+
+// Live USDT_ERC20 on a real local chain (a Hardhat node), Ethereum's settings pointed at it.
+// The Ethereum rows of the watcher's tables are this file's alone (payouts.devnet.test.ts uses BSC).
+const REQUIRED = 3;
+let devnet: Devnet;
+let ctx: CryptoTestApp;
+let m: TestMerchant;
+
+function envFor(d: Devnet): Record<string, string> {
+  return {
+    EVM_RPC_URL_ETHEREUM: d.url,
+    USDT_CONTRACT_ETHEREUM: d.token,
+    DEPOSIT_XPUB: d.xpub,
+    CONFIRMATIONS_ETHEREUM: String(REQUIRED),
+    EVM_MAX_BLOCK_RANGE: '2',
+    EVM_LEASE_MS: '3000',
+  };
+}
+
+beforeAll(async () => {
+  devnet = await startDevnet();
+  ctx = await startCryptoApp({ env: envFor(devnet), live: { runsPayouts: false } });
+  await ctx.deps.db.chainCursor.deleteMany({ where: { network: 'Ethereum' } });
+  await ctx.deps.db.chainBlock.deleteMany({ where: { network: 'Ethereum' } });
+  m = await registerMerchant(ctx.app); // its first key is live
+  await watchChains(ctx.deps); // the watcher starts following from here
+}, 60_000);
+
+afterAll(async () => {
+  await ctx?.close();
+  await devnet?.stop();
+});
+
+const invoice = async (amount: number) => {
+  const res = await request(ctx.app).post('/api/v1/invoices').set('X-Api-Key', m.apiKey).send({ amount, currency: 'USDT_ERC20' });
+  expect(res.status).toBe(201);
+  return res.body.data as { id: string; address: Address; status: string };
+};
+const invoiceNow = async (id: string) => (await request(ctx.app).get(`/api/v1/invoices/${id}`).set('X-Api-Key', m.apiKey)).body.data;
+const balance = async () => {
+  const b = (await request(ctx.app).get('/api/v1/withdrawals/balance').set('X-Api-Key', m.apiKey)).body.data;
+  return b.balances.find((x: { currency: string }) => x.currency === 'USDT_ERC20');
+};
+/** One pass of what the background does: find transfers, then apply confirmations. */
+const pass = async () => {
+  await watchChains(ctx.deps);
+  await trackTransfers(ctx.deps);
+};
+
+describe('live USDT on an EVM devnet: deposits', () => {
+  it('reads the token decimals from the contract and derives each invoice address from the xpub at the next index', async () => {
+    expect(devnet.decimals).toBe(18);
+    expect(ctx.live!.network('Ethereum').decimals).toBe(18);
+    const a = await invoice(1);
+    const b = await invoice(1);
+    const rows = await ctx.deps.db.invoice.findMany({ where: { id: { in: [a.id, b.id] } }, orderBy: { depositIndex: 'asc' } });
+    // Later indexes for later invoices (the BSC test file may take some in between: one index space).
+    expect(rows[1]!.depositIndex).toBeGreaterThan(rows[0]!.depositIndex!);
+    // The key behind the address is the wallet's m/44'/60'/1'/0/index (the xpub's account): whoever holds the seed can sweep it.
+    for (const r of rows) expect(r.address).toBe(mnemonicToAccount(DEVNET_MNEMONIC, { accountIndex: 1, addressIndex: r.depositIndex! }).address);
+  });
+
+  it('refuses live currencies it has no chain for, as before', async () => {
+    for (const currency of ['USDT_BEP20', 'USDC_ERC20', 'USDT_TRC20']) {
+      const res = await request(ctx.app).post('/api/v1/invoices').set('X-Api-Key', m.apiKey).send({ amount: 1, currency });
+      expect(res.status).toBe(422);
+      expect(res.body.error.code).toBe('CURRENCY_NOT_ENABLED');
+    }
+  });
+
+  it('a deposit turns the invoice Paid exactly at the required depth, crediting net of fee only then', async () => {
+    const inv = await invoice(10);
+    const before = await balance();
+    const txHash = await devnet.transfer(devnet.payer, inv.address, '10'); // block B: 1 confirmation
+    await pass();
+    const t = await ctx.deps.db.transaction.findFirstOrThrow({ where: { network: 'Ethereum', txHash } });
+    expect(t).toMatchObject({ invoiceId: inv.id, status: 'Pending', confirmations: 1, fromAddress: devnet.payer.address, toAddress: inv.address });
+    expect(t.amount.toString()).toBe('10');
+    expect(await balance()).toMatchObject({ available: before.available, pending: before.pending + 9.9 });
+    await devnet.mine(1); // 2 confirmations
+    await pass();
+    expect((await invoiceNow(inv.id)).status).toBe('Pending');
+    expect((await balance()).available).toBe(before.available);
+    await devnet.mine(1); // 3: the required depth
+    await pass();
+    expect(await invoiceNow(inv.id)).toMatchObject({ status: 'Paid', amountReceived: 10 });
+    expect(await balance()).toMatchObject({ available: before.available + 9.9, pending: before.pending });
+    const events = await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: false });
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['transaction.confirmed', 'invoice.paid']));
+  });
+
+  it('a partial payment, then the rest: PartiallyPaid, then Paid', async () => {
+    const inv = await invoice(10);
+    await devnet.transfer(devnet.payer, inv.address, '4');
+    await devnet.mine(REQUIRED);
+    await pass();
+    expect(await invoiceNow(inv.id)).toMatchObject({ status: 'PartiallyPaid', amountReceived: 4 });
+    await devnet.transfer(devnet.payer, inv.address, '6.5');
+    await devnet.mine(REQUIRED);
+    await pass();
+    expect(await invoiceNow(inv.id)).toMatchObject({ status: 'Paid', amountReceived: 10.5 });
+  });
+
+  it('a transfer reorganised away before its depth is never credited; mined again, it counts from its new block', async () => {
+    const inv = await invoice(5);
+    const before = await balance();
+    const snapshot = await devnet.snapshot();
+    // Signed here and kept, so the same transaction can be mined again on the new branch.
+    const raw = await devnet.signedTransfer(devnet.payer, inv.address, '5');
+    const txHash = await devnet.sendRaw(raw);
+    await devnet.mine(1);
+    await pass();
+    expect((await ctx.deps.db.transaction.findFirstOrThrow({ where: { network: 'Ethereum', txHash } })).confirmations).toBe(2);
+
+    await devnet.revert(snapshot); // the block holding it leaves the canonical chain
+    await devnet.mine(REQUIRED + 2); // a longer branch without it
+    await pass();
+    const dropped = await ctx.deps.db.transaction.findFirstOrThrow({ where: { network: 'Ethereum', txHash } });
+    expect(dropped).toMatchObject({ status: 'Pending', confirmations: 0, blockNumber: null }); // in no block of the chain
+    expect((await invoiceNow(inv.id)).status).toBe('Pending');
+    expect((await balance()).available).toBe(before.available);
+
+    // Mined again: found again by the watcher (no second record), and confirmed from its new block.
+    await devnet.sendRaw(raw);
+    await pass();
+    expect(await ctx.deps.db.transaction.count({ where: { txHash } })).toBe(1);
+    expect((await invoiceNow(inv.id)).status).toBe('Pending');
+    await devnet.mine(REQUIRED - 1);
+    await pass();
+    expect((await invoiceNow(inv.id)).status).toBe('Paid');
+    expect((await balance()).available).toBeCloseTo(before.available + 4.95, 6);
+  });
+
+  it('one transaction paying two invoices (a batch sender) is two transfers, each recorded once', async () => {
+    const [a, b] = [await invoice(3), await invoice(4)];
+    const txHash = `0x${randomBytes(32).toString('hex')}`;
+    const found = [a, b].map((inv, i) => ({
+      network: 'Ethereum' as const, txHash, fromAddress: devnet.payer.address, toAddress: inv.address, amount: money(3 + i), blockNumber: 1,
+    }));
+    expect(await recordFoundTransfers(ctx.deps, found)).toBe(2);
+    expect(await recordFoundTransfers(ctx.deps, found)).toBe(0); // found again: nothing new
+    expect(await ctx.deps.db.transaction.count({ where: { txHash } })).toBe(2);
+  });
+
+  it('a detected transfer that stays off the chain past EVM_DROPPED_AFTER_MS fails; before that it waits', async () => {
+    const ref = {
+      network: 'Ethereum' as const,
+      txHash: `0x${'ab'.repeat(32)}`,
+      fromAddress: devnet.payer.address,
+      toAddress: devnet.payer.address,
+      amount: '1',
+      requiredConfirmations: REQUIRED,
+    };
+    expect(await ctx.live!.transferState({ ...ref, seenAt: new Date() })).toEqual({ state: 'pending', confirmations: 0, blockNumber: null });
+    const old = new Date(Date.now() - ctx.deps.config.EVM_DROPPED_AFTER_MS);
+    expect(await ctx.live!.transferState({ ...ref, seenAt: old })).toMatchObject({ state: 'failed', reason: expect.stringMatching(/reorganisation/) });
+  });
+
+  it('a watcher killed mid-range, after recording but before moving its cursor, resumes with the same credits', async () => {
+    const invoices = await Promise.all([1, 2, 3, 4, 5].map(() => invoice(7)));
+    for (const inv of invoices) await devnet.transfer(devnet.payer, inv.address, '7'); // five blocks, more than one range
+    const watcher = ctx.live!.watchers[0]!;
+    // The first range's transfers are recorded, then the process dies before its cursor moves.
+    await expect(
+      watcher.step(async (found) => {
+        await recordFoundTransfers(ctx.deps, found);
+        throw new Error('killed');
+      }),
+    ).rejects.toThrow('killed');
+    const cursorAtDeath = (await ctx.deps.db.chainCursor.findUniqueOrThrow({ where: { network: 'Ethereum' } })).blockNumber;
+
+    // A second replica (a restart) takes the lease once it runs out, and scans from the cursor.
+    const restarted = await connectLiveChain(ctx.deps.config, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: false });
+    try {
+      const leader = async () => (await ctx.deps.db.chainCursor.findUniqueOrThrow({ where: { network: 'Ethereum' } })).leader;
+      const dead = await leader();
+      const deps = { ...ctx.deps, chains: { ...ctx.deps.chains, live: restarted } };
+      await watchChains(deps); // the dead one's lease still runs: nothing happens
+      expect(await leader()).toBe(dead);
+      await eventually(async () => {
+        await watchChains(deps);
+        expect(await leader()).toBe(restarted!.watchers[0]!.lease.holder);
+      }, 15_000, 200);
+      expect((await ctx.deps.db.chainCursor.findUniqueOrThrow({ where: { network: 'Ethereum' } })).blockNumber).toBeGreaterThan(cursorAtDeath);
+      await devnet.mine(REQUIRED);
+      await trackTransfers(deps);
+    } finally {
+      await restarted?.close();
+    }
+    for (const inv of invoices) {
+      expect(await ctx.deps.db.transaction.count({ where: { invoiceId: inv.id } })).toBe(1);
+      expect(await invoiceNow(inv.id)).toMatchObject({ status: 'Paid', amountReceived: 7 });
+    }
+  });
+});

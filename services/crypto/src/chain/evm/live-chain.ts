@@ -1,0 +1,122 @@
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { Clock, Logger } from '@pay/kit';
+import type { CryptoConfig } from '../../config';
+import type { CryptoDb } from '../../db';
+import type { Currency, Network } from '../../generated/prisma/client';
+import type { Chain, DepositAddress, PayoutRef, PayoutRequest, PayoutSent, PayoutState, RecordTransfers, TransferRef, TransferState } from '../chain';
+import { connectEvmNetworks, EVM_NETWORKS, type EvmNetwork } from './config';
+import { DepositAddresses } from './deposit-addresses';
+import { depositState } from './deposits';
+import { EvmPayoutSigner } from './payout-signer';
+import { EvmWatcher } from './watcher';
+
+export interface LiveChainOptions {
+  /** Whether this process runs withdrawal processing (RUN_WORKERS): only then is a payout key read. */
+  runsPayouts: boolean;
+  /** The hot wallet's key (PAYOUT_PRIVATE_KEY), given only to a process that runs payouts. */
+  payoutKey?: string;
+}
+
+/**
+ * Live USDT on the EVM networks whose RPC URL is configured, one implementation for
+ * Ethereum and BSC. Deposit addresses come from DEPOSIT_XPUB, incoming transfers are
+ * discovered by a watcher per network (one replica leads each), and payouts are signed by
+ * the hot wallet where this process holds its key.
+ */
+export class EvmChain implements Chain {
+  readonly currencies: readonly Currency[];
+  readonly watchers: EvmWatcher[];
+  private readonly networks: Map<Network, EvmNetwork>;
+
+  constructor(
+    private readonly db: CryptoDb,
+    private readonly clock: Clock,
+    private readonly config: CryptoConfig,
+    networks: EvmNetwork[],
+    private readonly addresses: DepositAddresses,
+    readonly signer: EvmPayoutSigner | null,
+    private readonly runsPayouts: boolean,
+    logger: Logger,
+  ) {
+    this.networks = new Map(networks.map((n) => [n.network, n]));
+    this.currencies = networks.map((n) => n.currency);
+    const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.watchers = networks.map(
+      (n) => new EvmWatcher(db, n, { maxRange: config.EVM_MAX_BLOCK_RANGE, leaseMs: config.EVM_LEASE_MS, holder }, clock, logger),
+    );
+  }
+
+  network(network: Network): EvmNetwork {
+    const net = this.networks.get(network);
+    if (!net) throw new Error(`no live ${network} connection (set ${EVM_NETWORKS[network as keyof typeof EVM_NETWORKS]?.rpc ?? 'its RPC URL'})`);
+    return net;
+  }
+
+  async depositAddress(network: Network): Promise<DepositAddress> {
+    this.network(network);
+    return this.addresses.next(this.db);
+  }
+
+  /** Every network followed to its head; one network's failure does not hold back another's. */
+  async discover(record: RecordTransfers): Promise<void> {
+    const results = await Promise.allSettled(this.watchers.map((w) => w.follow(record)));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  transferState(ref: TransferRef): Promise<TransferState> {
+    return depositState(this.network(ref.network), ref, this.clock, this.config.EVM_DROPPED_AFTER_MS);
+  }
+
+  async payoutProblem(network: Network): Promise<string | null> {
+    const missing = `Live withdrawals on ${network} need the hot wallet's key: PAYOUT_PRIVATE_KEY is not set on the process that runs withdrawal processing`;
+    if (this.runsPayouts) return this.signer ? null : missing;
+    // An API-only process holds no key: a withdrawal worker that holds one has registered its wallet.
+    const wallets = await this.db.payoutWallet.count({ where: { network } });
+    return wallets > 0 ? null : missing;
+  }
+
+  async send(req: PayoutRequest): Promise<PayoutSent> {
+    if (!this.signer) return { state: 'refused', reason: (await this.payoutProblem(req.network))! };
+    return this.signer.send(req);
+  }
+
+  payoutState(ref: PayoutRef): Promise<PayoutState> {
+    if (!this.signer) throw new Error(`withdrawal ${ref.payoutId} was sent by a hot wallet whose key this process does not hold`);
+    return this.signer.payoutState(ref);
+  }
+
+  /** Gives up the watchers' leases, so another replica takes over at once. */
+  async close(): Promise<void> {
+    await Promise.all(this.watchers.map((w) => w.lease.release()));
+  }
+}
+
+/** The live chain this configuration describes, or null where no EVM network is configured. */
+export async function connectLiveChain(config: CryptoConfig, db: CryptoDb, clock: Clock, logger: Logger, opts: LiveChainOptions): Promise<EvmChain | null> {
+  const networks = await connectEvmNetworks(config);
+  if (networks.length === 0) return null;
+  const addresses = new DepositAddresses(config.DEPOSIT_XPUB!);
+  let signer: EvmPayoutSigner | null = null;
+  if (opts.runsPayouts && opts.payoutKey) {
+    const account = privateKeyToAccount(normalizeKey(opts.payoutKey));
+    signer = new EvmPayoutSigner(db, clock, logger, new Map(networks.map((n) => [n.network, n])), account, {
+      gasLimit: config.PAYOUT_GAS_LIMIT,
+      stuckAfterMs: config.PAYOUT_STUCK_AFTER_MS,
+    });
+    await signer.register();
+  }
+  logger.info(
+    { networks: networks.map((n) => ({ network: n.network, token: n.token, decimals: n.decimals, chainId: n.chainId })), hotWallet: signer?.account.address ?? null },
+    'live chain connected',
+  );
+  return new EvmChain(db, clock, config, networks, addresses, signer, opts.runsPayouts, logger);
+}
+
+function normalizeKey(key: string): `0x${string}` {
+  const hex = key.trim().replace(/^0x/, '');
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new Error('PAYOUT_PRIVATE_KEY must be 32 bytes of hex (64 digits, 0x optional)');
+  return `0x${hex}`;
+}

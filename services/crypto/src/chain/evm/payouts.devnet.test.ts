@@ -1,0 +1,197 @@
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import { getAddress, parseUnits, type Address } from 'viem';
+import { buildCryptoApp } from '../../app';
+import { watchChains } from '../../background';
+import { registerMerchant, signedRequest, startCryptoApp, type CryptoTestApp, type TestMerchant } from '../../test-support';
+import { trackTransfers } from '../../transactions/tracker';
+import { advanceWithdrawal } from '../../withdrawals/processing';
+import type { CryptoDeps } from '../../deps';
+import { startDevnet, type Devnet } from './devnet';
+import { connectLiveChain } from './live-chain';
+
+// Live USDT_BEP20 payouts on a real local chain, BSC's settings pointed at it. The BSC rows
+// of the watcher's and signer's tables are this file's alone (deposits.devnet.test.ts uses Ethereum).
+const REQUIRED = 2;
+let devnet: Devnet;
+let ctx: CryptoTestApp;
+let m: TestMerchant;
+
+beforeAll(async () => {
+  devnet = await startDevnet();
+  ctx = await startCryptoApp({
+    env: {
+      EVM_RPC_URL_BSC: devnet.url,
+      USDT_CONTRACT_BSC: devnet.token,
+      DEPOSIT_XPUB: devnet.xpub,
+      CONFIRMATIONS_BSC: String(REQUIRED),
+      PAYOUT_STUCK_AFTER_MS: '1',
+    },
+    live: { runsPayouts: true, payoutKey: devnet.hotWalletKey },
+  });
+  const db = ctx.deps.db;
+  await db.chainCursor.deleteMany({ where: { network: 'BSC' } });
+  await db.chainBlock.deleteMany({ where: { network: 'BSC' } });
+  await db.payoutTransaction.deleteMany({ where: { network: 'BSC' } });
+  await db.payoutWallet.deleteMany({ where: { network: 'BSC' } });
+  await ctx.live!.signer!.register(); // this devnet's nonce
+  m = await registerMerchant(ctx.app);
+  await watchChains(ctx.deps);
+  // Funds the way a merchant gets them: a live invoice paid on chain.
+  const inv = (await request(ctx.app).post('/api/v1/invoices').set('X-Api-Key', m.apiKey).send({ amount: 200, currency: 'USDT_BEP20' })).body.data;
+  await devnet.transfer(devnet.payer, inv.address, '200');
+  await devnet.mine(REQUIRED);
+  await watchChains(ctx.deps);
+  await trackTransfers(ctx.deps);
+}, 60_000);
+
+afterAll(async () => {
+  await ctx?.close();
+  await devnet?.stop();
+});
+
+const available = async () => {
+  const b = (await request(ctx.app).get('/api/v1/withdrawals/balance').set('X-Api-Key', m.apiKey)).body.data;
+  return b.balances.find((x: { currency: string }) => x.currency === 'USDT_BEP20').available as number;
+};
+const recipient = () => getAddress(`0x${randomBytes(20).toString('hex')}`);
+const withdraw = async (toAddress: Address, amount: number) => {
+  const res = await signedRequest(ctx.app, m, 'post', '/api/v1/withdrawals', { toAddress, amount, currency: 'USDT_BEP20' });
+  expect(res.status).toBe(201);
+  return res.body.data.id as string;
+};
+/** Steps the withdrawal as the worker does, a block mined between steps, until it is finished. */
+const settle = async (id: string, deps: CryptoDeps = ctx.deps) => {
+  for (let i = 0; i < 20 && (await advanceWithdrawal(deps, id)) === 'again'; i++) await devnet.mine(1);
+  return ctx.deps.db.withdrawal.findUniqueOrThrow({ where: { id } });
+};
+
+describe('live USDT on an EVM devnet: payouts', () => {
+  it('the merchant was credited from a real deposit', async () => {
+    expect(await available()).toBe(198);
+  });
+
+  it('a withdrawal arrives on chain: the recipient gains the net amount, in the token’s own 18 decimals', async () => {
+    const to = recipient();
+    const id = await withdraw(to, 10);
+    const w = await settle(id);
+    expect(w).toMatchObject({ status: 'Completed', confirmations: REQUIRED });
+    expect(await devnet.balanceOf(to)).toBe(parseUnits('9.9', 18));
+    const receipt = await devnet.client.getTransactionReceipt({ hash: w.txHash as `0x${string}` });
+    expect(receipt.from.toLowerCase()).toBe(devnet.hotWallet.address.toLowerCase());
+    expect(await available()).toBe(188);
+  });
+
+  it('a payout that reverts on chain fails with its reason, and the amount is back in the balance', async () => {
+    await devnet.pause(); // every token transfer reverts
+    try {
+      const before = await available();
+      const id = await withdraw(recipient(), 5);
+      expect(await available()).toBe(before - 5);
+      const w = await settle(id);
+      expect(w.status).toBe('Failed');
+      expect(w.failureReason).toMatch(/reverted on chain/);
+      expect((await devnet.client.getTransactionReceipt({ hash: w.txHash as `0x${string}` })).status).toBe('reverted');
+      expect(await available()).toBe(before);
+    } finally {
+      await devnet.unpause();
+    }
+  });
+
+  it('two workers racing one withdrawal sign and send one transaction', async () => {
+    const second = await connectLiveChain(ctx.deps.config, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: true, payoutKey: devnet.hotWalletKey });
+    const other: CryptoDeps = { ...ctx.deps, chains: { ...ctx.deps.chains, live: second } };
+    try {
+      const nonceBefore = await devnet.client.getTransactionCount({ address: devnet.hotWallet.address });
+      const to = recipient();
+      const id = await withdraw(to, 3);
+      await Promise.all([advanceWithdrawal(ctx.deps, id), advanceWithdrawal(other, id)]);
+      await Promise.all([settle(id), settle(id, other)]);
+      expect(await ctx.deps.db.payoutTransaction.count({ where: { withdrawalId: id } })).toBe(1);
+      expect(await devnet.client.getTransactionCount({ address: devnet.hotWallet.address })).toBe(nonceBefore + 1);
+      expect(await devnet.balanceOf(to)).toBe(parseUnits('2.97', 18));
+      expect((await ctx.deps.db.withdrawal.findUniqueOrThrow({ where: { id } })).status).toBe('Completed');
+    } finally {
+      await second?.close();
+    }
+  });
+
+  it('a payout stuck unmined is replaced at the same nonce with a higher fee; the recipient is paid once', async () => {
+    await devnet.setAutomine(false);
+    const to = recipient();
+    let id: string;
+    try {
+      id = await withdraw(to, 4);
+      expect(await advanceWithdrawal(ctx.deps, id)).toBe('again'); // signed and broadcast; not mined
+      expect(await advanceWithdrawal(ctx.deps, id)).toBe('again'); // past PAYOUT_STUCK_AFTER_MS: replaced
+    } finally {
+      await devnet.setAutomine(true);
+    }
+    const sent = await ctx.deps.db.payoutTransaction.findMany({ where: { withdrawalId: id }, orderBy: { sentAt: 'asc' } });
+    expect(sent).toHaveLength(2);
+    expect(sent[1]!.nonce).toBe(sent[0]!.nonce);
+    expect(BigInt(sent[1]!.maxFeePerGas.toFixed())).toBeGreaterThan(BigInt(sent[0]!.maxFeePerGas.toFixed()));
+    await devnet.mine(1);
+    const w = await settle(id);
+    expect(w).toMatchObject({ status: 'Completed', txHash: sent[1]!.txHash });
+    expect(await devnet.balanceOf(to)).toBe(parseUnits('3.96', 18));
+  });
+
+  it('signed bytes that never reached the node are broadcast again, unchanged, by the next process', async () => {
+    const to = recipient();
+    await devnet.setAutomine(false);
+    let id: string;
+    try {
+      id = await withdraw(to, 6);
+      expect(await advanceWithdrawal(ctx.deps, id)).toBe('again'); // signed, recorded, broadcast
+      const [signed] = await ctx.deps.db.payoutTransaction.findMany({ where: { withdrawalId: id } });
+      // As if the process died between recording the transaction and broadcasting it.
+      await devnet.dropTransaction(signed!.txHash as `0x${string}`);
+    } finally {
+      await devnet.setAutomine(true);
+    }
+    // The next process, which would not yet call it stuck, sends the recorded bytes again.
+    const config = { ...ctx.deps.config, PAYOUT_STUCK_AFTER_MS: 3_600_000 };
+    const restarted = await connectLiveChain(config, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: true, payoutKey: devnet.hotWalletKey });
+    try {
+      const w = await settle(id, { ...ctx.deps, config, chains: { ...ctx.deps.chains, live: restarted } });
+      const sent = await ctx.deps.db.payoutTransaction.findMany({ where: { withdrawalId: id } });
+      expect(sent).toHaveLength(1);
+      expect(w).toMatchObject({ status: 'Completed', txHash: sent[0]!.txHash });
+      expect(await devnet.balanceOf(to)).toBe(parseUnits('5.94', 18));
+    } finally {
+      await restarted?.close();
+    }
+  });
+
+  it('a hot wallet short of tokens fails the withdrawal with a reason that says so, the amount back in the balance', async () => {
+    const held = await devnet.balanceOf(devnet.hotWallet.address);
+    // Emptied from outside (its nonce moves too, which the signer must follow).
+    await devnet.transferUnits(devnet.hotWallet, devnet.deployer.address, held);
+    try {
+      const before = await available();
+      const w = await settle(await withdraw(recipient(), 5));
+      expect(w.status).toBe('Failed');
+      expect(w.failureReason).toMatch(/hot wallet 0x[0-9a-fA-F]{40} holds 0 USDT_BEP20, less than the 4\.95 to send/);
+      expect(await available()).toBe(before);
+    } finally {
+      await devnet.mint(devnet.hotWallet.address, '1000000');
+    }
+    // The next payout signs after the nonce used from outside.
+    const to = recipient();
+    expect((await settle(await withdraw(to, 1))).status).toBe('Completed');
+    expect(await devnet.balanceOf(to)).toBe(parseUnits('0.99', 18));
+  });
+
+  it('without PAYOUT_PRIVATE_KEY, live withdrawals are refused up front with a clear error', async () => {
+    const keyless = await connectLiveChain(ctx.deps.config, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: true });
+    try {
+      const { app } = buildCryptoApp({ ...ctx.deps, chains: { ...ctx.deps.chains, live: keyless } });
+      const res = await signedRequest(app, m, 'post', '/api/v1/withdrawals', { toAddress: recipient(), amount: 5, currency: 'USDT_BEP20' });
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'CURRENCY_NOT_ENABLED', message: expect.stringMatching(/PAYOUT_PRIVATE_KEY is not set/) });
+    } finally {
+      await keyless?.close();
+    }
+  });
+});
