@@ -2,7 +2,6 @@ import type { Owner } from '@pay/auth';
 import { toJsonNumber, type Clock } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
 import type { Pool } from 'pg';
-import type { Numeric } from '../invoices/store';
 import { ANALYTICS_DEFAULT_DAYS, ANALYTICS_FIRST_DAY, ANALYTICS_LAST_DAY, ANALYTICS_MAX_DAYS, TOP_CUSTOMERS, type GroupBy } from './schemas';
 
 const DAY_MS = 86_400_000;
@@ -94,10 +93,10 @@ const TOP_SQL = `
    LIMIT ${TOP_CUSTOMERS}`;
 
 interface SummaryRow {
-  revenue: Numeric;
+  revenue: string;
   transactions: number;
-  average_amount: Numeric;
-  conversion_rate: Numeric;
+  average_amount: string;
+  conversion_rate: string;
   invoice_count: number;
   paid_count: number;
   expired_count: number;
@@ -112,8 +111,8 @@ export async function analyticsOf(sql: Pool, owner: Owner, period: { start: Date
   const base = [owner.merchantId, owner.isTest, period.start, period.stop];
   const [summary, timeline, top] = await Promise.all([
     sql.query<SummaryRow>(SUMMARY_SQL, base),
-    sql.query<{ date: string; revenue: Numeric; transactions: number; invoices: number }>(TIMELINE_SQL, [...base, groupBy, STEP[groupBy]]),
-    sql.query<{ id: string; full_name: string | null; total_amount: Numeric; payment_count: number }>(TOP_SQL, base),
+    sql.query<{ date: string; revenue: string; transactions: number; invoices: number }>(TIMELINE_SQL, [...base, groupBy, STEP[groupBy]]),
+    sql.query<{ id: string; full_name: string | null; total_amount: string; payment_count: number }>(TOP_SQL, base),
   ]);
   const s = summary.rows[0]!;
   return {

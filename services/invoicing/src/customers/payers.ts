@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Money } from '@pay/kit';
 import type { Tx } from '../transactions';
-import type { InvoiceRow, Numeric } from '../invoices/store';
+import type { InvoiceRow } from '../invoices/store';
 import { trustLevelOf } from './trust';
 
 export interface CustomerRow {
@@ -14,7 +14,7 @@ export interface CustomerRow {
   kyc_status: 'PENDING' | 'VERIFIED' | 'REJECTED';
   trust_level: 'NEW' | 'LEVEL_1' | 'LEVEL_2' | 'LEVEL_3';
   total_payments: number;
-  total_amount: Numeric;
+  total_amount: string;
   last_payment_at: Date | null;
   is_blocked: boolean;
   blocked_at: Date | null;

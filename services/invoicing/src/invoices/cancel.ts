@@ -2,9 +2,8 @@ import type { Owner } from '@pay/auth';
 import type { InvoicingDeps } from '../deps';
 import { inTransaction } from '../transactions';
 import { emitInvoiceEvent } from './events';
-import { lockInvoice } from './payment';
 import { notPendingError } from './rules';
-import { INVOICE_COLUMNS, type InvoiceRow } from './store';
+import { lockInvoice, markCancelled, type InvoiceRow } from './store';
 
 /** The merchant cancels a PENDING invoice: CANCELLED, `invoice.cancelled`, one transaction. */
 export async function cancelInvoice(deps: Pick<InvoicingDeps, 'db' | 'clock'>, owner: Owner, id: string): Promise<InvoiceRow> {
@@ -13,12 +12,8 @@ export async function cancelInvoice(deps: Pick<InvoicingDeps, 'db' | 'clock'>, o
     const now = deps.clock.now();
     const refusal = notPendingError(invoice, now, 'cancel');
     if (refusal) throw refusal;
-    const [cancelled] = await tx.$queryRawUnsafe<InvoiceRow[]>(
-      `UPDATE invoicing.invoices i SET status = 'CANCELLED', cancelled_at = $2 WHERE id = $1::uuid RETURNING ${INVOICE_COLUMNS}`,
-      invoice.id,
-      now,
-    );
-    await emitInvoiceEvent(tx, deps.clock, cancelled!, 'invoice.cancelled');
-    return cancelled!;
+    const cancelled = await markCancelled(tx, invoice.id, now);
+    await emitInvoiceEvent(tx, deps.clock, cancelled, 'invoice.cancelled');
+    return cancelled;
   });
 }

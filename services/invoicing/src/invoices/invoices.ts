@@ -112,12 +112,12 @@ export async function openInvoice(deps: InvoicingDeps, owner: Owner, spec: Invoi
   if (spec.idempotency?.resumed) {
     // The request this one resumes died after its claim: it may have written the invoice and
     // never stored the answer. Then that invoice is the answer (the key's 24 h, as the kit's).
-    const made = await selectCreatedByKey(deps.sql, owner, spec.api, spec.idempotency.key, new Date(now.getTime() - IDEMPOTENCY_TTL_MS));
+    const made = await selectCreatedByKey(deps.tables, owner, spec.api, spec.idempotency.key, new Date(now.getTime() - IDEMPOTENCY_TTL_MS));
     if (made) return made;
   }
   const row = await newInvoiceRow(deps, owner, spec, now);
   for (let attempt = 1; attempt <= NUMBER_ATTEMPTS; attempt++) {
-    const created = await insertInvoice(deps.sql, { ...row, invoice_number: readableNumber('INV', now) });
+    const created = await insertInvoice(deps.tables, { ...row, invoice_number: readableNumber('INV', now) });
     if (created) return created;
     // Nothing written: the currency is not enabled (checked by the insert itself), or the number was taken.
     await assertCurrencyEnabled(deps.sql, owner.merchantId, spec.currency);
@@ -147,11 +147,11 @@ export function createInvoice(deps: InvoicingDeps, owner: Owner, input: CreateIn
 }
 
 export async function getInvoice(deps: InvoicingDeps, owner: Owner, id: string): Promise<InvoiceWithCustomer> {
-  const invoice = await selectInvoice(deps.sql, owner, id);
+  const invoice = await selectInvoice(deps.tables, owner, id);
   if (!invoice) throw new ApiError('NOT_FOUND', `Invoice ${id} not found`);
   return invoice;
 }
 
 export function listInvoices(deps: InvoicingDeps, owner: Owner, q: { limit: number; offset: number; status?: InvoiceStatus }) {
-  return selectInvoices(deps.sql, owner, q);
+  return selectInvoices(deps.tables, owner, q);
 }

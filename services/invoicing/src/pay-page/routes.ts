@@ -35,7 +35,7 @@ const SbpForm = Type.Object({ payerBank: StringEnum(SANDBOX_BANKS) }, { addition
  */
 export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
   const load = async (id: string): Promise<InvoiceWithCustomer> => {
-    const invoice = await selectInvoiceById(deps.sql, id);
+    const invoice = await selectInvoiceById(deps.tables, id);
     if (!invoice) throw new ApiError('NOT_FOUND', 'This payment link does not lead to an invoice');
     return invoice;
   };
@@ -116,7 +116,7 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
   ): Promise<unknown> => {
     const ids = { invoiceId: id, chargeId: charge.chargeId, provider: provider.name };
     if (!(err instanceof ApiError)) {
-      const now = await selectInvoiceById(deps.sql, id).catch(() => null);
+      const now = await selectInvoiceById(deps.tables, id).catch(() => null);
       if (!now || now.status === 'PAID') {
         deps.logger.error({ ...ids, err: { message: (err as Error).message } }, 'card charged but its payment write failed and the invoice state is unknown or PAID; charge not voided: reconcile');
         return err;

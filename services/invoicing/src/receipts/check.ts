@@ -1,6 +1,7 @@
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
-import { lockInvoice, payLockedInvoice } from '../invoices/payment';
+import { payLockedInvoice } from '../invoices/payment';
+import { lockInvoice } from '../invoices/store';
 import { inTransaction } from '../transactions';
 import { decideReceipt, type Decision } from './decision';
 import { extractReceiptFields } from './extract';

@@ -4,7 +4,7 @@ import type { UploadedFile } from '@pay/kit';
 import { outboxMessage, writeOutbox } from '@pay/queue';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
-import { lockInvoice } from '../invoices/payment';
+import { lockInvoice, receiptTargetOf } from '../invoices/store';
 import { inTransaction } from '../transactions';
 import { selectReceipt, selectReceipts, type ReceiptFilter, type ReceiptRow } from './store';
 

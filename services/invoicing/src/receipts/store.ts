@@ -1,6 +1,5 @@
 import type { Pool } from 'pg';
 import type { Owner } from '@pay/auth';
-import type { Numeric } from '../invoices/store';
 
 export type ReceiptStatus = 'PENDING' | 'APPROVED' | 'REJECTED';
 
@@ -14,14 +13,14 @@ export interface ReceiptRow {
   content_type: string;
   size_bytes: number;
   source: 'api' | 'page';
-  extracted_amount: Numeric | null;
+  extracted_amount: string | null;
   /** `YYYY-MM-DD` (read as text: a date has no time zone to get wrong). */
   extracted_date: string | null;
   confidence: number | null;
   bank: string | null;
   payment_type: string | null;
   rejection_reason: string | null;
-  verified_amount: Numeric | null;
+  verified_amount: string | null;
   verified_at: Date | null;
   created_at: Date;
 }

@@ -4,7 +4,6 @@ import { toJsonNumber } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
 import { assertAnalyticsRange, bucketsCte } from '../analytics/analytics';
 import { ANALYTICS_MAX_DAYS } from '../analytics/schemas';
-import type { Numeric } from '../invoices/store';
 import { HOURLY_MAX_DAYS, type V1GroupBy } from './schemas';
 
 const DAY_MS = 86_400_000;
@@ -85,9 +84,9 @@ interface CurrencyRow {
   paid_count: number;
   expired_count: number;
   cancelled_count: number;
-  volume: Numeric;
-  average_amount: Numeric;
-  conversion_rate: Numeric;
+  volume: string;
+  average_amount: string;
+  conversion_rate: string;
 }
 
 /**
@@ -98,8 +97,8 @@ export async function v1AnalyticsOf(sql: Pool, owner: Owner, period: { start: Da
   const base = [owner.merchantId, owner.isTest, period.start, period.stop, q.currency ?? null];
   const [currencies, periods, banks] = await Promise.all([
     sql.query<CurrencyRow>(BY_CURRENCY_SQL, base),
-    sql.query<{ date: string; volume: Numeric; count: number; paid_count: number }>(BY_PERIOD_SQL, [...base, q.groupBy, STEP[q.groupBy]]),
-    sql.query<{ bank: string; count: number; volume: Numeric; percentage: Numeric }>(BY_BANK_SQL, base),
+    sql.query<{ date: string; volume: string; count: number; paid_count: number }>(BY_PERIOD_SQL, [...base, q.groupBy, STEP[q.groupBy]]),
+    sql.query<{ bank: string; count: number; volume: string; percentage: string }>(BY_BANK_SQL, base),
   ]);
   // ROLLUP gives the grand-total row even when nothing matched.
   const all = currencies.rows.find((r) => r.total)!;
