@@ -1,6 +1,5 @@
 import type { Express, Request } from 'express';
 import { merchantGuards } from '@pay/accounts';
-import { join } from 'node:path';
 import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, redisReady, staticAssets, type Envelope } from '@pay/kit';
 import type { InvoicingDeps } from './deps';
 import { buildConsole } from './console';
@@ -14,10 +13,10 @@ import { batchRoutes } from './batch/routes';
 import { paymentPageRoutes } from './pay-page/routes';
 import { kycV1Routes, kycV2Routes } from './kyc/routes';
 import { kycPageRoutes } from './kyc/page';
-import { ASSETS_PATH, errorPage } from './pay-page/view';
+import { errorPage } from './pay-page/view';
+import { ASSETS_PATH, PUBLIC_DIR } from './page-assets';
 
 /** The hosted pages' CSS and JS. */
-const PUBLIC_DIR = join(__dirname, '..', 'public');
 
 /** v1 answers bare objects, v2 the `success` envelope (decisions.md §3). */
 export const envelopeFor = (req: Request | string): Envelope =>

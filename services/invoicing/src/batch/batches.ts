@@ -161,7 +161,7 @@ export const drawQrCodesOf = (deps: Pick<InvoicingDeps, 'tables'>, batchId: stri
  * `processing` until done.
  */
 export async function createBatch(deps: InvoicingDeps, owner: Owner, input: BatchInput): Promise<BatchResult> {
-  const enabled = await enabledCurrencies(deps.sql, owner.merchantId);
+  const enabled = await enabledCurrencies(deps.tables, owner.merchantId);
   const parsed = await parseBatchCsv(input.csv.toString('utf8'), input, enabled, (ids) => takenExternalIds(deps.tables, owner, ids));
   const batchId = randomUUID();
   const rows = parsed.valid.map(stored);

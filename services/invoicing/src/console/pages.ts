@@ -7,7 +7,7 @@ import { MAX_OFFSET, type ApiError } from '@pay/schemas';
 import { attemptsOf, getEndpoint, INVOICING_EVENT_KINDS, listDeliveries, listEndpoints, type AttemptView, type ConsoleEndpoint, type DeliveryView } from '@pay/webhooks';
 import type { InvoicingDeps } from '../deps';
 import { DeliveryQuery, IdParams } from './schemas';
-import { isOperator, QUEUES_PATH } from './queues';
+import { isOperator, QUEUES_PATH } from './operators';
 
 const PAGE_SIZE = 20;
 

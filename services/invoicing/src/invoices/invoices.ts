@@ -5,7 +5,7 @@ import { IDEMPOTENCY_TTL_MS, parseMoney, readableNumber, type IdempotentRun, typ
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
 import type { PaymentMethod, PaymentProvider } from '../payments/provider';
-import { assertCurrencyEnabled } from './currencies';
+import { assertCurrencyEnabled, type Currency } from './currencies';
 import { qrPngDataUri } from '../payments/qr';
 import { EXPIRES_IN_HOURS, type CreateInvoiceBody } from './schemas';
 import { insertInvoice, selectCreatedByKey, selectInvoice, selectInvoices, type CreatedInvoiceRow, type InvoiceStatus, type InvoiceWithCustomer } from './store';
@@ -30,7 +30,7 @@ export function providerFor(deps: Pick<InvoicingDeps, 'providers'>, owner: Owner
 
 /** The create body, `metadata` as the exact JSON text the merchant sent (`exactBodyMember`). */
 export type CreateInvoiceInput = Omit<Static<typeof CreateInvoiceBody>, 'metadata'> & { metadata?: RawJson };
-export type Currency = 'RUB' | 'USD' | 'EUR' | 'KZT';
+export type { Currency };
 
 /**
  * An invoice to open, whichever API asked: v2 (rubles, `expiresInHours`), v1 (a currency,
@@ -120,7 +120,7 @@ export async function openInvoice(deps: InvoicingDeps, owner: Owner, spec: Invoi
     const created = await insertInvoice(deps.tables, { ...row, invoice_number: readableNumber('INV', now) });
     if (created) return created;
     // Nothing written: the currency is not enabled (checked by the insert itself), or the number was taken.
-    await assertCurrencyEnabled(deps.sql, owner.merchantId, spec.currency);
+    await assertCurrencyEnabled(deps.tables, owner.merchantId, spec.currency);
     deps.logger.warn({ invoiceId: row.id, attempt }, 'invoice number collision; drawing another');
   }
   throw new Error(`no free invoice number after ${NUMBER_ATTEMPTS} draws`);

@@ -1,7 +1,7 @@
 import { html, type SafeHtml } from '@pay/kit';
 import type { ErrorDetail } from '@pay/schemas';
 import type { KycSession } from '../generated/prisma/client';
-import { ASSETS_PATH } from '../pay-page/view';
+import { ASSETS_PATH } from '../page-assets';
 import { textsFor, type KycTexts } from './i18n';
 import type { KycDocumentFormValues } from './submission';
 

@@ -2,7 +2,7 @@ import { html, type SafeHtml } from '@pay/kit';
 import type { ErrorDetail } from '@pay/schemas';
 import type { PaymentPageModel } from './presenter';
 
-export const ASSETS_PATH = '/assets/invoicing';
+import { ASSETS_PATH } from '../page-assets';
 
 /** The page frame: own CSS and JS only (the CSP allows nothing else), phone-width first. */
 export function layout(title: string, body: SafeHtml, attrs: { status?: string; id?: string; receipt?: string } = {}): SafeHtml {
