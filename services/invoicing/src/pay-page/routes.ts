@@ -40,7 +40,7 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
     return invoice;
   };
   const model = async (id: string) => {
-    const [invoice, receipt] = await Promise.all([load(id), selectLatestReceipt(deps.sql, id)]);
+    const [invoice, receipt] = await Promise.all([load(id), selectLatestReceipt(deps.tables, id)]);
     return paymentPageModel(invoice, deps.clock.now(), receipt);
   };
   /** A refusal the payer can act on: the page again, with the reason, and the refusal's status. */
@@ -57,7 +57,7 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
       auth: 'none',
       params: Params,
       handler: async ({ params }) => {
-        const [invoice, receipt] = await Promise.all([load(params.invoiceId), selectLatestReceipt(deps.sql, params.invoiceId)]);
+        const [invoice, receipt] = await Promise.all([load(params.invoiceId), selectLatestReceipt(deps.tables, params.invoiceId)]);
         // A paid invoice with a successUrl sends the payer on at once (after paying here, or when the poll sees it paid).
         const success = successRedirectOf(invoice);
         return success ? { redirect: success } : { html: paymentPage(paymentPageModel(invoice, deps.clock.now(), receipt)) };

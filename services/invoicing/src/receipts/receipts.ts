@@ -66,7 +66,7 @@ export async function uploadReceipt(deps: InvoicingDeps, target: UploadTarget, f
   });
   deps.kickOutbox();
   const owner = target.owner ?? { merchantId: found.merchant_id, isTest: found.is_test };
-  return (await selectReceipt(deps.sql, owner, id))!;
+  return (await selectReceipt(deps.tables, owner, id))!;
 }
 
 const pageRefusal = () => new ApiError('INVALID_STATE', 'This invoice does not take a receipt now: it is not awaiting one, or it is no longer payable');
@@ -76,18 +76,18 @@ export function canUploadFromPage(invoice: { receipt_required: boolean; status: 
   return invoice.receipt_required && invoice.status === 'PENDING' && invoice.expires_at.getTime() > now.getTime();
 }
 
-export async function getReceipt(deps: Pick<InvoicingDeps, 'sql'>, owner: Owner, id: string): Promise<ReceiptRow> {
-  const receipt = await selectReceipt(deps.sql, owner, id);
+export async function getReceipt(deps: Pick<InvoicingDeps, 'tables'>, owner: Owner, id: string): Promise<ReceiptRow> {
+  const receipt = await selectReceipt(deps.tables, owner, id);
   if (!receipt) throw new ApiError('NOT_FOUND', `Receipt ${id} not found`);
   return receipt;
 }
 
-export function listReceipts(deps: Pick<InvoicingDeps, 'sql'>, owner: Owner, q: ReceiptFilter) {
-  return selectReceipts(deps.sql, owner, q);
+export function listReceipts(deps: Pick<InvoicingDeps, 'tables'>, owner: Owner, q: ReceiptFilter) {
+  return selectReceipts(deps.tables, owner, q);
 }
 
 /** The stored file of a receipt, for its merchant. */
-export async function receiptFile(deps: Pick<InvoicingDeps, 'sql' | 'receiptStorage'>, owner: Owner, id: string) {
+export async function receiptFile(deps: Pick<InvoicingDeps, 'tables' | 'receiptStorage'>, owner: Owner, id: string) {
   const receipt = await getReceipt(deps, owner, id);
   return { receipt, bytes: await deps.receiptStorage.get(receipt.storage_key) };
 }
