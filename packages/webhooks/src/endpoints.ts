@@ -31,7 +31,7 @@ export function generateWebhookSecret(): string {
 
 export interface UrlPolicy {
   allowPrivate: boolean;
-  /** Production deployments require HTTPS (invoicing-api.md part 6). */
+  /** Production deployments require HTTPS. */
   requireHttps: boolean;
 }
 

@@ -2,8 +2,8 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { Amount, NullableTimestamp, StringEnum, Timestamp, Uuid } from '@pay/schemas';
 
 /**
- * The event kinds of invoicing-api.md part 6, the ones a console webhook subscribes to. Crypto
- * events go to the merchant's `webhookUrl` instead (decisions.md §7).
+ * The invoicing event kinds, the ones a console webhook subscribes to. Crypto
+ * events go to the merchant's `webhookUrl` instead.
  */
 export const INVOICING_EVENT_KINDS = [
   'invoice.paid',
@@ -18,7 +18,7 @@ export type InvoicingEventKind = (typeof INVOICING_EVENT_KINDS)[number];
 
 export const CRYPTO_EVENT_KINDS = ['transaction.confirmed', 'invoice.paid', 'withdrawal.completed', 'withdrawal.failed'] as const;
 
-/** `{ event, timestamp, <key>: object }`: the envelope of every event (decisions.md §7). */
+/** `{ event, timestamp, <key>: object }`: the envelope of every event. */
 export function eventEnvelope(kind: string, key: string, object: TSchema, extra: Record<string, TObject> = {}) {
   return Type.Object(
     {
@@ -39,7 +39,7 @@ function invoiceObject(status: string) {
     {
       id: Uuid,
       invoiceNumber: Type.String({ description: 'INV-<digits>-<suffix>' }),
-      amount: { ...Amount, description: 'In rubles, not kopecks (decisions.md §7)' },
+      amount: { ...Amount, description: 'In rubles, not kopecks' },
       status: Type.Literal(status),
       paidAt: status === 'PAID' ? Timestamp : NullableTimestamp,
       metadata: Metadata,
@@ -61,7 +61,7 @@ export const RefundObject = Type.Object(
   {
     id: Uuid,
     invoiceId: Uuid,
-    amount: { ...Amount, description: 'Refunded by this refund, in rubles (decisions.md §7)' },
+    amount: { ...Amount, description: 'Refunded by this refund, in rubles' },
     currency: Type.String({ description: 'The invoice’s currency' }),
     status: StringEnum(['PENDING', 'SUCCEEDED', 'FAILED'] as const),
     reason: { ...NullableText, description: 'The merchant’s reason, as given; null when none' },
@@ -105,7 +105,7 @@ function kycSession(status: string) {
 }
 
 /**
- * The body of each invoicing event. `invoice.paid` is exactly invoicing-api.md part 6; the
+ * The body of each invoicing event. `invoice.paid` is exactly the documented one (OpenAPI `webhooks`); the
  * others use the same envelope with the object that changed. These schemas are the contract:
  * the OpenAPI `webhooks` section is built from them and the samples below must satisfy them.
  */

@@ -124,7 +124,7 @@ export function buildOpenApi(info: OpenApiInfo, operations: Operation[], webhook
       };
     }
     const headers = op.idempotent
-      ? [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'Replays the first answer for 24 h (decisions.md §4)', schema: { type: 'string', maxLength: 255 } }]
+      ? [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'Replays the first answer for 24 h', schema: { type: 'string', maxLength: 255 } }]
       : [];
     paths[path] ??= {};
     paths[path][op.method] = {

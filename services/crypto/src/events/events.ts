@@ -7,7 +7,7 @@ export type CryptoEvent = 'transaction.confirmed' | 'invoice.paid' | 'withdrawal
 
 /**
  * Records a crypto event in the same transaction as the change it reports; it goes to the
- * merchant's `webhookUrl` (decisions.md §7). `object` is the payload under its key, e.g.
+ * merchant's `webhookUrl`. `object` is the payload under its key, e.g.
  * `{ withdrawal: {...} }`.
  */
 export async function emitEvent(tx: Prisma.TransactionClient, clock: Clock, owner: Owner, event: CryptoEvent, object: Record<string, unknown>): Promise<void> {

@@ -8,7 +8,7 @@ import type { CryptoEvent } from './events';
 const SENT_TO = "Sent to the merchant's webhookUrl (PUT /api/v1/merchants/webhook), in the mode of the event, signed with the merchant's HMAC secret.";
 
 /**
- * The body of each crypto event: the envelope of decisions.md §7 around the object as the
+ * The body of each crypto event: the envelope `{ event, timestamp, <object> }` around the object as the
  * API's own GET answers it, so one schema describes both (journey.test.ts checks recorded
  * events against these).
  */

@@ -162,7 +162,7 @@ describe('POST /api/v1/batch/invoices', () => {
     expect(tooLarge.body.error.code).toBe('PAYLOAD_TOO_LARGE');
     const none = await upload(m, 'amount,currency,externalId\n0,RUB,A-1\nabc,RUB,\n5,EUR,A-3\n');
     expect(none.status).toBe(422);
-    // The error envelope of decisions.md §3; each row with its number and externalId, as a batch's `errors` has them.
+    // The error envelope; each row with its number and externalId, as a batch's `errors` has them.
     expect(none.body).toEqual({
       error: {
         code: 'NO_VALID_ROWS',

@@ -10,7 +10,7 @@ import { qrPngDataUri } from '../payments/qr';
 import { EXPIRES_IN_HOURS, type CreateInvoiceBody } from './schemas';
 import { insertInvoice, selectCreatedByKey, selectInvoice, selectInvoices, type CreatedInvoiceRow, type InvoiceStatus, type InvoiceWithCustomer } from './store';
 
-/** Rubles and the other fiat currencies have kopecks (cents): two places (decisions.md §5). */
+/** Rubles and the other fiat currencies have kopecks (cents): two places. */
 export const FIAT_DECIMALS = 2;
 const HOUR_MS = 3_600_000;
 /** Draws of an invoice number before giving up; one collision in 10^12 makes a second draw already rare. */

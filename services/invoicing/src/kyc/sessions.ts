@@ -29,7 +29,7 @@ export interface NewKycSession {
   metadata?: Record<string, unknown>;
 }
 
-/** Outgoing URLs must not reach our own network unless the operator allows it (decisions.md §7). */
+/** Outgoing URLs must not reach our own network unless the operator allows it. */
 function assertOutboundUrl(deps: InvoicingDeps, field: string, url: string | undefined): void {
   if (url === undefined) return;
   let problem = outboundUrlProblem(url, { allowPrivate: deps.config.ALLOW_PRIVATE_WEBHOOK_URLS });
@@ -114,7 +114,7 @@ export async function kycSessionByPageId(deps: Pick<InvoicingDeps, 'db'>, sessio
 
 /**
  * The verification the hosted payment page sends a payer to when a `kycRequired` invoice is
- * not yet `kycVerified` (decisions.md §10): the newest session bound to the invoice that is
+ * not yet `kycVerified`: the newest session bound to the invoice that is
  * still open or under way, else a new v2 session bound to it, which returns to the payment
  * page. Null when the invoice needs no verification (any more).
  */

@@ -16,7 +16,7 @@ export type CheckOutcome = 'APPROVED' | 'REJECTED' | 'already checked';
  * OCR), extract amount, date, bank and payment type, decide, then in one transaction under
  * the invoice's lock record the outcome and, for an APPROVED receipt of a receiptRequired
  * invoice still PENDING, pay the invoice through `payLockedInvoice` (paidAt, customer
- * totals, invoice.paid) — decisions.md §10. A receipt that matches but cannot pay its
+ * totals, invoice.paid). A receipt that matches but cannot pay its
  * invoice (expired, cancelled, blocked customer, KYC missing) is REJECTED with the reason,
  * since for such an invoice the receipt is the payment. Other invoices change no state.
  * Safe to run twice: only a PENDING receipt is decided.

@@ -71,7 +71,7 @@ export async function uploadReceipt(deps: InvoicingDeps, target: UploadTarget, f
 
 const pageRefusal = () => new ApiError('INVALID_STATE', 'This invoice does not take a receipt now: it is not awaiting one, or it is no longer payable');
 
-/** The hosted page takes a receipt for a receiptRequired invoice still payable (decisions.md §10: until it expires). */
+/** The hosted page takes a receipt for a receiptRequired invoice still payable (until it expires). */
 export function canUploadFromPage(invoice: { receipt_required: boolean; status: string; expires_at: Date }, now: Date): boolean {
   return invoice.receipt_required && invoice.status === 'PENDING' && invoice.expires_at.getTime() > now.getTime();
 }

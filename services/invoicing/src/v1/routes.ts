@@ -82,7 +82,7 @@ export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
     path: '/api/v1/sandbox/invoices/:invoiceId/pay',
     summary: 'Pay an invoice in the sandbox (v1, test mode)',
     description:
-      'Test keys only; what the provider’s success notification does (decisions.md §6): paid, `paidAt`, `payerBank` (default `Sandbox Bank`) ' +
+      'Test keys only; what the provider’s success notification does: paid, `paidAt`, `payerBank` (default `Sandbox Bank`) ' +
       'and `sbpTransactionId` set, `invoice.paid` recorded. Refused with nothing written when the invoice is not pending.',
     tags: ['Sandbox'],
     auth: 'key',
