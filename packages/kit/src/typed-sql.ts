@@ -2,6 +2,7 @@ import Decimal from 'decimal.js';
 import {
   CompiledQuery,
   Kysely,
+  type Compilable,
   PostgresAdapter,
   PostgresDialect,
   PostgresIntrospector,
@@ -94,6 +95,27 @@ function transactionDialect(tx: Sql): Dialect {
     createDriver: () => driver,
     createQueryCompiler: () => new PostgresQueryCompiler(),
     createIntrospector: (db) => new PostgresIntrospector(db),
+  };
+}
+
+/** Where a prepared statement takes a value: stands in for it while the statement is compiled. */
+class Slot {
+  constructor(readonly name: string) {}
+}
+
+/**
+ * A hot statement, built and compiled by the typed builder once, then run with new values:
+ * building and compiling a statement costs about as much CPU as running it (~0.1-0.3 ms for a
+ * create or a get with its joins), which a hot path cannot spend on every request. `build`
+ * must give a statement whose shape does not depend on the values (no `$if` on them, no
+ * `in` lists): each value of `params` is a placeholder that becomes one parameter.
+ */
+export function prepared<DB, P extends object, O>(build: (db: Kysely<DB>, params: P) => Compilable<O>) {
+  let compiled: CompiledQuery<O> | undefined;
+  return async (db: Kysely<DB>, values: P): Promise<O[]> => {
+    compiled ??= build(db, new Proxy({}, { get: (_, name) => new Slot(String(name)) }) as P).compile();
+    const parameters = compiled.parameters.map((p) => (p instanceof Slot ? (values as Record<string, unknown>)[p.name] : p));
+    return (await db.executeQuery<O>({ ...compiled, parameters })).rows;
   };
 }
 

@@ -3,7 +3,7 @@ import { ApiError } from '@pay/schemas';
 import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import { tablesIn, type InvoicingTables, type Tables } from '../db';
-import type { Sql } from '@pay/kit';
+import { prepared, type Sql } from '@pay/kit';
 import { qrPngDataUri } from '../payments/qr';
 
 /**
@@ -147,8 +147,8 @@ const INSERT_COLUMNS = Object.keys(INSERT_TYPES) as (keyof NewInvoiceRow)[];
  * at once). Returns null when the invoice number is taken or the currency is not enabled (the
  * caller tells which); any other conflict is an error.
  */
-export async function insertInvoice(db: Db, row: NewInvoiceRow): Promise<CreatedInvoiceRow | null> {
-  const created = await db
+const INSERT = prepared((db: Db, row: NewInvoiceRow) =>
+  db
     .with('i', (w) =>
       w
         .insertInto('invoices')
@@ -174,8 +174,11 @@ export async function insertInvoice(db: Db, row: NewInvoiceRow): Promise<Created
     )
     .selectFrom('i')
     .selectAll('i')
-    .select((eb) => [...invoiceColumns(eb as unknown as Eb), customerKycVerified(eb as unknown as Eb)])
-    .executeTakeFirst();
+    .select((eb) => [...invoiceColumns(eb as unknown as Eb), customerKycVerified(eb as unknown as Eb)]),
+);
+
+export async function insertInvoice(db: Db, row: NewInvoiceRow): Promise<CreatedInvoiceRow | null> {
+  const [created] = await INSERT(db, row);
   return created ?? null;
 }
 
@@ -327,15 +330,21 @@ export async function batchesMissingQrCodes(db: Db, batchIds: string[]): Promise
   return rows.map((r) => r.batch_id!);
 }
 
+const GET = prepared((db: Db, p: { id: string; merchantId: string; isTest: boolean }) =>
+  withCustomer(db, 'invoices').where('i.id', '=', p.id).where('i.merchant_id', '=', p.merchantId).where('i.is_test', '=', p.isTest),
+);
+
 /** One of the owner's invoices with its customer, in one statement; null when it is not theirs. */
 export async function selectInvoice(db: Db, owner: Owner, id: string): Promise<InvoiceWithCustomer | null> {
-  const row = await withCustomer(db, 'invoices').where('i.id', '=', id).where('i.merchant_id', '=', owner.merchantId).where('i.is_test', '=', owner.isTest).executeTakeFirst();
+  const [row] = await GET(db, { id, merchantId: owner.merchantId, isTest: owner.isTest });
   return row ?? null;
 }
 
+const PUBLIC_GET = prepared((db: Db, p: { id: string }) => withCustomer(db, 'invoices').where('i.id', '=', p.id));
+
 /** Any invoice by id, for its hosted page (the id in the link is the capability). */
 export async function selectInvoiceById(db: Db, id: string): Promise<InvoiceWithCustomer | null> {
-  const row = await withCustomer(db, 'invoices').where('i.id', '=', id).executeTakeFirst();
+  const [row] = await PUBLIC_GET(db, { id });
   return row ?? null;
 }
 
