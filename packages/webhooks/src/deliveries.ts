@@ -4,6 +4,7 @@ import type { Owner } from '@pay/auth';
 import type { Selectable } from 'kysely';
 import { webhookTables, type Sql, type SqlWithTransactions } from './db';
 import type { WebhookDelivery } from './generated/kysely/tables';
+import { consoleEndpoint, ownEndpoint } from './endpoints';
 import { insertEvent } from './events';
 import { sampleObject, type InvoicingEventKind } from './payloads';
 
@@ -127,13 +128,7 @@ export async function attemptsOf(db: Sql, deliveryIds: string[]): Promise<Map<st
 }
 
 async function assertEndpointOf(db: Sql, owner: Owner, endpointId: string): Promise<void> {
-  const row = await webhookTables(db)
-    .selectFrom('endpoints')
-    .select('id')
-    .where('id', '=', endpointId)
-    .where('merchant_id', '=', owner.merchantId)
-    .where('is_test', '=', owner.isTest)
-    .executeTakeFirst();
+  const row = await webhookTables(db).selectFrom('endpoints').select('id').where(ownEndpoint(owner, endpointId)).executeTakeFirst();
   if (!row) throw new ApiError('NOT_FOUND', `Webhook ${endpointId} not found`);
 }
 
@@ -163,14 +158,7 @@ export async function requestResend(db: Sql, owner: Owner, deliveryId: string, n
  */
 export async function sendTestEvent(db: SqlWithTransactions, owner: Owner, endpointId: string, now: Date, kind?: InvoicingEventKind): Promise<DeliveryView> {
   return db.$transaction(async (tx) => {
-    const endpoint = await webhookTables(tx)
-      .selectFrom('endpoints')
-      .select('events')
-      .where('id', '=', endpointId)
-      .where('merchant_id', '=', owner.merchantId)
-      .where('is_test', '=', owner.isTest)
-      .where('kind', '=', 'console')
-      .executeTakeFirst();
+    const endpoint = await webhookTables(tx).selectFrom('endpoints').select('events').where(consoleEndpoint(owner, endpointId)).executeTakeFirst();
     if (!endpoint) throw new ApiError('NOT_FOUND', `Webhook ${endpointId} not found`);
     const type = kind ?? ((endpoint.events[0] ?? 'invoice.paid') as InvoicingEventKind);
     const eventId = randomUUID();

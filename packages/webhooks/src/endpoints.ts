@@ -48,9 +48,12 @@ const COLUMNS = ['id', 'url', 'events', 'description', 'secret_enc', 'created_at
 /** A console endpoint's row: console endpoints always have a URL and a sealed secret. */
 type EndpointRow = Omit<Pick<Selectable<WebhookEndpoint>, (typeof COLUMNS)[number]>, 'url' | 'secret_enc'> & { url: string; secret_enc: string };
 
+/** The owner's endpoint of this id, of any kind. */
+export const ownEndpoint = (owner: Owner, id: string) => (eb: ExpressionBuilder<DB, 'endpoints'>) =>
+  eb.and([eb('id', '=', id), eb('merchant_id', '=', owner.merchantId), eb('is_test', '=', owner.isTest)]);
+
 /** The owner's console endpoint of this id. */
-const consoleEndpoint = (owner: Owner, id: string) => (eb: ExpressionBuilder<DB, 'endpoints'>) =>
-  eb.and([eb('id', '=', id), eb('merchant_id', '=', owner.merchantId), eb('is_test', '=', owner.isTest), eb('kind', '=', 'console')]);
+export const consoleEndpoint = (owner: Owner, id: string) => (eb: ExpressionBuilder<DB, 'endpoints'>) => eb.and([ownEndpoint(owner, id)(eb), eb('kind', '=', 'console')]);
 
 function view(box: SecretBox, r: EndpointRow): ConsoleEndpoint {
   return {
@@ -164,9 +167,7 @@ export async function reenableAndReplay(db: Sql & { $transaction<T>(fn: (tx: Sql
     const endpoint = await tables
       .selectFrom('endpoints')
       .select(['failing_since', 'disabled_at'])
-      .where('id', '=', id)
-      .where('merchant_id', '=', owner.merchantId)
-      .where('is_test', '=', owner.isTest)
+      .where(ownEndpoint(owner, id))
       .forUpdate()
       .executeTakeFirst();
     if (!endpoint) throw notFound(id);
