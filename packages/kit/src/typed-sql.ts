@@ -25,8 +25,13 @@ import type { Sql } from './db';
  * client also uses (search_path set to the schema), as `pool.query` does.
  */
 export function typedSql<DB>(pool: pg.Pool): Kysely<DB> {
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  pools.set(db, pool);
+  return db;
 }
+
+/** The pool under each builder `typedSql` made: prepared statements run on it by name. */
+const pools = new WeakMap<object, pg.Pool>();
 
 const inTransactions = new WeakMap<Sql, Kysely<unknown>>();
 
@@ -112,11 +117,17 @@ class Slot {
  */
 export function prepared<DB, P extends object, O>(build: (db: Kysely<DB>, params: P) => Compilable<O>) {
   let compiled: CompiledQuery<O> | undefined;
+  // On a pool, a named statement: Postgres parses and plans it once per connection, not per call.
+  const name = `prepared-${++statements}`;
   return async (db: Kysely<DB>, values: P): Promise<O[]> => {
     compiled ??= build(db, new Proxy({}, { get: (_, name) => new Slot(String(name)) }) as P).compile();
     const parameters = compiled.parameters.map((p) => (p instanceof Slot ? (values as Record<string, unknown>)[p.name] : p));
+    const pool = pools.get(db);
+    if (pool) return (await pool.query({ name, text: compiled.sql, values: parameters as unknown[] })).rows as O[];
     return (await db.executeQuery<O>({ ...compiled, parameters })).rows;
   };
 }
+
+let statements = 0;
 
 export type { Kysely } from 'kysely';
