@@ -3,6 +3,8 @@
 #   bash scripts/stack.sh          install, migrate, build, start invoicing, crypto and the webhook worker
 #   bash scripts/stack.sh stop     stop them
 #   bash scripts/stack.sh status   show what runs
+#   bash scripts/stack.sh --tbank-emulator   also start the T-Bank protocol emulator (packages/tbank-emulator)
+#                                  and make it the live acquirer: LIVE_PAYMENT_PROVIDER=tbank, TBANK_API_URL at it
 # It runs what the image runs: the compiled bundles (`pnpm build`, services/*/dist/main.js) under
 # plain node, not tsx. Logs go to .stack/logs/<service>.log. Settings come from the environment
 # (see README).
@@ -11,13 +13,25 @@ cd "$(dirname "$0")/.."
 STATE=.stack
 mkdir -p "$STATE/logs"
 
+CMD=up
+TBANK_EMULATOR=
+for arg in "$@"; do
+  case "$arg" in
+    --tbank-emulator) TBANK_EMULATOR=1 ;;
+    *) CMD=$arg ;;
+  esac
+done
+
 SERVICES=(invoicing crypto webhook-worker)
-declare -A PORTS=([invoicing]=${INVOICING_PORT:-3001} [crypto]=${CRYPTO_PORT:-3002} [webhook-worker]=${WORKER_PORT:-3003})
+declare -A PORTS=([invoicing]=${INVOICING_PORT:-3001} [crypto]=${CRYPTO_PORT:-3002} [webhook-worker]=${WORKER_PORT:-3003} [tbank-emulator]=${TBANK_EMULATOR_PORT:-3004})
+# stop and status look after the emulator too, whichever flags they were given; up waits for it when started.
+ALL=("${SERVICES[@]}" tbank-emulator)
+[ -z "$TBANK_EMULATOR" ] || SERVICES+=(tbank-emulator)
 
 running() { [ -f "$STATE/$1.pid" ] && kill -0 "$(cat "$STATE/$1.pid")" 2>/dev/null; }
 
 stop() {
-  for s in "${SERVICES[@]}"; do
+  for s in "${ALL[@]}"; do
     if running "$s"; then
       kill -TERM "$(cat "$STATE/$s.pid")" && echo "stopping $s"
     fi
@@ -25,7 +39,7 @@ stop() {
   # Each service bounds its own shutdown by SHUTDOWN_TIMEOUT_MS; wait that long and 2 s more,
   # then kill what is left, so "stopped" is never said of a process that still runs.
   local deadline=$(( $(date +%s) + ${SHUTDOWN_TIMEOUT_MS:-10000} / 1000 + 2 ))
-  for s in "${SERVICES[@]}"; do
+  for s in "${ALL[@]}"; do
     while running "$s" && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.2; done
     if running "$s"; then
       echo "$s did not stop within its shutdown timeout; killing it"
@@ -35,15 +49,15 @@ stop() {
   done
 }
 
-case "${1:-up}" in
+case "$CMD" in
   stop) stop; exit 0 ;;
   status)
-    for s in "${SERVICES[@]}"; do
+    for s in "${ALL[@]}"; do
       if running "$s"; then echo "$s: running on http://127.0.0.1:${PORTS[$s]}"; else echo "$s: stopped"; fi
     done
     exit 0 ;;
   up) ;;
-  *) echo "usage: $0 [up|stop|status]" >&2; exit 2 ;;
+  *) echo "usage: $0 [up|stop|status] [--tbank-emulator]" >&2; exit 2 ;;
 esac
 
 bash scripts/bootstrap.sh
@@ -61,7 +75,17 @@ fi
 # Local development: webhooks may point at this machine (decisions.md §7).
 export ALLOW_PRIVATE_WEBHOOK_URLS=${ALLOW_PRIVATE_WEBHOOK_URLS:-true}
 
-for s in "${SERVICES[@]}"; do
+# Live payments through the acquirer: the settings (README, "Going live with an acquirer") pass
+# through to the services from the environment; --tbank-emulator points them at the emulator.
+if [ -n "$TBANK_EMULATOR" ]; then
+  export TBANK_TERMINAL_KEY=${TBANK_TERMINAL_KEY:-EmulatorTerminalDEMO} TBANK_PASSWORD=${TBANK_PASSWORD:-emulator-password}
+  export LIVE_PAYMENT_PROVIDER=tbank TBANK_API_URL="http://127.0.0.1:${PORTS[tbank-emulator]}/v2"
+  # A development tool, run from its source (it is not part of the image).
+  TBANK_EMULATOR_PORT=${PORTS[tbank-emulator]} nohup node_modules/.bin/tsx packages/tbank-emulator/src/main.ts >"$STATE/logs/tbank-emulator.log" 2>&1 &
+  echo $! >"$STATE/tbank-emulator.pid"
+fi
+
+for s in invoicing crypto webhook-worker; do
   PORT=${PORTS[$s]} nohup node "services/$s/dist/main.js" >"$STATE/logs/$s.log" 2>&1 &
   echo $! >"$STATE/$s.pid"
 done
@@ -85,3 +109,9 @@ The stack is up:
 
 Logs: $STATE/logs/   Stop: bash scripts/stack.sh stop
 URLS
+if [ -n "$TBANK_EMULATOR" ]; then
+  cat <<EMU
+  tbank-emulator  http://127.0.0.1:${PORTS[tbank-emulator]}/v2   (live acquirer: LIVE_PAYMENT_PROVIDER=tbank, terminal $TBANK_TERMINAL_KEY;
+                  pay a live invoice at its qrPayload / originalPaymentUrl, or POST /control/payments/{PaymentId}/pay)
+EMU
+fi

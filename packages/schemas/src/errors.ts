@@ -34,6 +34,7 @@ export type ErrorCode =
   | 'REFUND_EXCEEDS_PAID'
   | 'CARD_DECLINED'
   | 'PAYMENT_METHOD_NOT_ENABLED'
+  | 'ACQUIRER_REFUSED'
   | 'NO_VALID_ROWS'
   | 'RATE_LIMITED'
   | 'SERVICE_UNAVAILABLE'
@@ -80,6 +81,8 @@ const STATUS: Record<ErrorCode, number> = {
   REFUND_EXCEEDS_PAID: 422,
   CARD_DECLINED: 422,
   PAYMENT_METHOD_NOT_ENABLED: 422,
+  /** The payment provider (acquirer) refused the request; its own error code is in `details`. */
+  ACQUIRER_REFUSED: 422,
   NO_VALID_ROWS: 422,
   RATE_LIMITED: 429,
   SERVICE_UNAVAILABLE: 503,

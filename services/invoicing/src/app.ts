@@ -15,8 +15,8 @@ import { kycV1Routes, kycV2Routes } from './kyc/routes';
 import { kycPageRoutes } from './kyc/page';
 import { errorPage } from './pay-page/view';
 import { ASSETS_PATH, PUBLIC_DIR } from './page-assets';
-
-/** The hosted pages' CSS and JS. */
+import { tbankProvidersOf } from './payments/providers-from-config';
+import { tbankNotificationRoutes } from './payments/tbank/notifications';
 
 /** v1 answers bare objects, v2 the `success` envelope. */
 export const envelopeFor = (req: Request | string): Envelope =>
@@ -95,6 +95,8 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
     ),
   );
   app.use(staticAssets(ASSETS_PATH, PUBLIC_DIR));
+  // The acquirer's notifications: signed by its own Token, answered in its own plain-text `OK`.
+  app.use(tbankNotificationRoutes(deps, tbankProvidersOf(deps.providers)));
   app.use(apis.v2.router, apis.v1.router, apis.pages.router, ...webConsole.routers);
   finishHttpApp(app, envelopeFor);
   return { app, apis };

@@ -5,6 +5,7 @@ import { reconcileBatches, startBatchWorkers } from './batch/worker';
 import type { InvoicingDeps } from './deps';
 import { expireDueInvoices } from './invoices/expiry';
 import { reconcileRefunds } from './invoices/refunds';
+import { tbankReconcilers } from './payments/tbank/reconciler-loop';
 import { expireDueKycSessions } from './kyc/expiry';
 import { FaceModel } from './kyc/face-model';
 import { MrzReader } from './kyc/mrz-reader';
@@ -49,6 +50,7 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
     every('kyc-reconciler', reconcileMs, () => reconcileKycChecks(deps, relay.queue(Queues.kycChecks.name)), deps.logger),
     every('batch-reconciler', reconcileMs, () => reconcileBatches(deps, (name) => relay.queue(name)), deps.logger),
     every('housekeeping', HOUSEKEEPING_INTERVAL_MS, () => housekeeping(deps), deps.logger),
+    ...tbankReconcilers(deps),
   ];
   const stop = async () => {
     await Promise.all(loops.map((l) => l.stop()));

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { baseConfigProperties, loadConfig, publicUrlOf } from '@pay/kit';
+import { baseConfigProperties, ConfigError, loadConfig, publicUrlOf } from '@pay/kit';
 import { StringEnum } from '@pay/schemas';
 
 export const InvoicingConfigSchema = Type.Object({
@@ -48,11 +48,36 @@ export const InvoicingConfigSchema = Type.Object({
     default: 30_000,
     description: 'how often work whose job was lost is looked for: stale refunds, KYC checks, batches and batch e-mails (receipts every twice that)',
   }),
+  LIVE_PAYMENT_PROVIDER: Type.Optional(
+    StringEnum(['tbank'] as const, { description: 'the acquirer that takes live payments; unset: live invoices are refused (PAYMENT_METHOD_NOT_ENABLED)' }),
+  ),
+  TEST_PAYMENT_PROVIDER: StringEnum(['sandbox', 'tbank'] as const, {
+    default: 'sandbox',
+    description: 'test mode’s provider: the sandbox, or T-Bank’s demo terminal (TBANK_TEST_TERMINAL_KEY / TBANK_TEST_PASSWORD)',
+  }),
+  TBANK_API_URL: Type.String({ pattern: '^https?://', default: 'https://securepay.tinkoff.ru/v2', description: 'T-Bank internet acquiring API v2 base URL' }),
+  TBANK_TERMINAL_KEY: Type.Optional(Type.String({ minLength: 1, maxLength: 20, description: 'the live terminal (LIVE_PAYMENT_PROVIDER=tbank)' })),
+  TBANK_PASSWORD: Type.Optional(Type.String({ minLength: 1, description: 'the live terminal’s password (signs requests, checks notifications)' })),
+  TBANK_TEST_TERMINAL_KEY: Type.Optional(Type.String({ minLength: 1, maxLength: 20, description: 'the demo terminal (TEST_PAYMENT_PROVIDER=tbank)' })),
+  TBANK_TEST_PASSWORD: Type.Optional(Type.String({ minLength: 1 })),
+  TBANK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000, description: 'how long a call to T-Bank may take before it counts as unreachable' }),
+  TBANK_RECONCILE_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 15_000, description: 'how often the leader asks T-Bank (GetState) about payments not yet settled' }),
+  TBANK_RECONCILE_AFTER_MS: Type.Integer({
+    minimum: 0,
+    maximum: 86_400_000,
+    default: 60_000,
+    description: 'a payment is reconciled once it is this old (its notification would normally have come)',
+  }),
   EXPIRY_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 4000, default: 1000, description: 'how often due invoices are expired (an invoice expires within this plus one batch of its expiresAt)' }),
 });
 
 export function loadInvoicingConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = loadConfig(InvoicingConfigSchema, env);
+  const missing = [
+    ...(config.LIVE_PAYMENT_PROVIDER === 'tbank' ? (['TBANK_TERMINAL_KEY', 'TBANK_PASSWORD'] as const) : []),
+    ...(config.TEST_PAYMENT_PROVIDER === 'tbank' ? (['TBANK_TEST_TERMINAL_KEY', 'TBANK_TEST_PASSWORD'] as const) : []),
+  ].filter((name) => !config[name]);
+  if (missing.length) throw new ConfigError(missing.map((name) => `${name} must be set: T-Bank is configured as a payment provider`));
   return { ...config, PUBLIC_URL: publicUrlOf(config), CONSOLE_OPERATORS: config.CONSOLE_OPERATORS.split(',').filter(Boolean).map((id) => id.toLowerCase()) };
 }
 export type InvoicingConfig = ReturnType<typeof loadInvoicingConfig>;

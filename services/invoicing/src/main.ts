@@ -7,7 +7,7 @@ import { webhookWaker } from './console/wakes';
 import { buildInvoicingApp } from './app';
 import { startBackground } from './background';
 import { createInvoicingDb } from './db';
-import { SandboxProvider } from './payments/sandbox';
+import { paymentProvidersFrom } from './payments/providers-from-config';
 import { smtpMailer } from './batch/mailer';
 import type { InvoicingDeps } from './deps';
 import { receiptStorageFrom } from './receipts/storage-from-config';
@@ -33,8 +33,8 @@ runMain(async () => {
     db,
     tables,
     sql,
-    // Test mode pays through the sandbox; no live acquirer is connected in this build, so live invoices are refused.
-    providers: { test: new SandboxProvider(config.PUBLIC_URL), live: null },
+    // Test mode pays through the sandbox (or T-Bank's demo terminal); live mode through T-Bank when configured, else live invoices are refused.
+    providers: paymentProvidersFrom(config, { db, clock: systemClock, logger }),
     redis,
     queueRedis: queues,
     keys,

@@ -28,7 +28,7 @@ describe('the OpenAPI document', () => {
       ].sort(),
     );
     const text = (path: string, method: string) => doc.paths[path]![method]!.description ?? '';
-    expect(text('/api/v2/invoices', 'post')).toMatch(/from 0\.25 to 720/);
+    expect(text('/api/v2/invoices', 'post')).toMatch(/from 1\/60 \(one minute\) to 720/);
     expect(text('/api/v2/invoices/{invoiceId}/refunds', 'post')).toMatch(/The refund record is `\{ id, invoiceId, amount, currency, status, reason, failureReason, createdAt, settledAt \}`/);
     expect(text('/api/v2/invoices/{invoiceId}/refunds', 'post')).toMatch(/stays PAID after any refund, full included/);
     expect(text('/api/v2/analytics', 'get')).toMatch(/Time zone UTC.*weeks start on Monday/);

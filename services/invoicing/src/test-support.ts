@@ -14,6 +14,7 @@ import { buildInvoicingApp } from './app';
 import { startBackground } from './background';
 import { createInvoicingDb } from './db';
 import { SandboxProvider } from './payments/sandbox';
+import { paymentProvidersFrom } from './payments/providers-from-config';
 import { smtpMailer } from './batch/mailer';
 import type { InvoicingDeps } from './deps';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -49,7 +50,10 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
   await firstConnection(redis);
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
   const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
-  const sandbox = new SandboxProvider(config.PUBLIC_URL);
+  const clock = opts.clock ?? systemClock;
+  // The configured providers (env: LIVE_PAYMENT_PROVIDER=tbank at an emulator, say), else the sandbox.
+  const configured = paymentProvidersFrom(config, { db, clock, logger });
+  const sandbox = configured.test instanceof SandboxProvider ? configured.test : new SandboxProvider(config.PUBLIC_URL);
   let kick = () => undefined as void;
   const deps: InvoicingDeps = {
     config,
@@ -58,7 +62,7 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
     db,
     tables,
     sql,
-    providers: { test: sandbox, live: opts.liveSandbox ? sandbox : null },
+    providers: { test: configured.test, live: configured.live ?? (opts.liveSandbox ? sandbox : null) },
     redis,
     queueRedis: queues,
     keys,
@@ -66,7 +70,7 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
     receiptStorage: receiptStorageFrom(config),
     webhooks,
     wakeWebhooks: waker.wake,
-    clock: opts.clock ?? systemClock,
+    clock,
     mailer: smtpMailer(config),
     kickOutbox: () => kick(),
     isShuttingDown: () => false,

@@ -63,6 +63,26 @@ describe('expiry', () => {
     expect(events[0]!.body).toMatchObject({ event: 'invoice.expired', timestamp: expiresAt, invoice: { status: 'EXPIRED', paidAt: null, metadata: {} } });
   });
 
+  it('a one-minute invoice (expiresInHours 1/60, the shortest) expires on time: PENDING a millisecond before, EXPIRED at its minute', async () => {
+    const a = await instance(true);
+    const call = clockSigner(() => a.app, clock);
+    const m = await newMerchant(a.deps);
+    const res = await call(m, 'post', '/api/v2/invoices', { amount: 99, expiresInHours: 1 / 60 });
+    expect(res.status).toBe(201);
+    const expiresAt = Date.parse(res.body.invoice.expiresAt);
+    expect(expiresAt - Date.parse(res.body.invoice.createdAt)).toBe(60_000);
+    const shorter = await call(m, 'post', '/api/v2/invoices', { amount: 99, expiresInHours: 0.0166 });
+    expect(shorter.status).toBe(400);
+    expect(shorter.body.error.details).toEqual([{ field: 'expiresInHours', message: `must be >= ${1 / 60}` }]);
+
+    clock.set(expiresAt - 1);
+    await a.background!.expiry.runNow();
+    expect((await statuses(m)).map((r) => r.status)).toEqual(['PENDING']);
+    clock.set(expiresAt);
+    await eventually(async () => expect((await statuses(m)).map((r) => r.status)).toEqual(['EXPIRED']), 5_000);
+    expect((await statuses(m))[0]!.expired_at!.getTime()).toBe(expiresAt);
+  });
+
   it('survives a restart: invoices that fell due while no process ran expire when one starts', async () => {
     const first = await instance(false);
     const call = clockSigner(() => first.app, clock);

@@ -78,9 +78,10 @@ describe('POST /api/v2/invoices', () => {
     }
   });
 
-  it('honours expiresInHours within 0.25..720, ISO with milliseconds', async () => {
+  it('honours expiresInHours within 1/60 (one minute)..720, ISO with milliseconds', async () => {
     const m = await newMerchant(ctx.deps);
     const at = (h: number) => create(m, { amount: 1, expiresInHours: h }).then((r) => r.body.invoice.expiresAt);
+    expect(await at(1 / 60)).toBe('2026-11-23T10:01:00.000Z');
     expect(await at(0.25)).toBe('2026-11-23T10:15:00.000Z');
     expect(await at(24)).toBe('2026-11-24T10:00:00.000Z');
     expect(await at(720)).toBe('2026-12-23T10:00:00.000Z');
@@ -98,7 +99,7 @@ describe('POST /api/v2/invoices', () => {
     [{ amount: 1, customerPhone: '+7999123456' }, 'customerPhone', 'must match pattern "^\\+7\\d{10}$"'],
     [{ amount: 1, customerEmail: 'not-an-email' }, 'customerEmail', 'must match format "email"'],
     [{ amount: 1, paymentMethod: 'cash' }, 'paymentMethod', 'must be one of: sbp, card'],
-    [{ amount: 1, expiresInHours: 0.1 }, 'expiresInHours', 'must be >= 0.25'],
+    [{ amount: 1, expiresInHours: 0.0166 }, 'expiresInHours', `must be >= ${1 / 60}`],
     [{ amount: 1, expiresInHours: 721 }, 'expiresInHours', 'must be <= 720'],
     [{ amount: 1, kycRequired: 'yes' }, 'kycRequired', 'must be boolean'],
     [{ amount: 1, currency: 'USD' }, 'currency', 'is not a known field'],

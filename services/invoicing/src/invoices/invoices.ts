@@ -70,9 +70,22 @@ export interface InvoiceSpec {
  */
 export async function newInvoiceRow(deps: Pick<InvoicingDeps, 'providers'>, owner: Owner, spec: InvoiceSpec, now: Date, id: string = randomUUID()) {
   const provider = providerFor(deps, owner);
-  const order = await provider.createOrder({ invoiceId: id, amount: spec.amount, currency: spec.currency, method: spec.method, description: spec.description, expiresAt: spec.expiresAt });
+  const order = await provider.createOrder({
+    invoiceId: id,
+    amount: spec.amount,
+    currency: spec.currency,
+    method: spec.method,
+    description: spec.description,
+    expiresAt: spec.expiresAt,
+    merchantId: owner.merchantId,
+    isTest: owner.isTest,
+    customerEmail: spec.customerEmail ?? null,
+    customerPhone: spec.customerPhone ?? null,
+    idempotencyKey: spec.idempotency?.key ?? null,
+  });
   return {
-    id,
+    // The provider may have resumed an earlier attempt of this Idempotency-Key, with its invoice id.
+    id: order.invoiceId,
     merchant_id: owner.merchantId,
     is_test: owner.isTest,
     api: spec.api,

@@ -4,6 +4,7 @@ import type { Owner } from '@pay/auth';
 import { IDEMPOTENCY_TTL_MS, money, parseMoney, toJsonNumber, type IdempotentRun, type Money } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
+import type { RefundResult } from '../payments/provider';
 import { countRefund } from '../customers/payers';
 import { inTransaction } from '../transactions';
 import { emitInvoiceEvent } from './events';
@@ -108,13 +109,14 @@ async function reserveRefund(
  * and the reconciler can both try). SUCCEEDED adds to the invoice's `refundedAmount`, lowers
  * the customer's `totalAmount` and emits `invoice.refunded`; FAILED frees the reservation.
  */
-async function settleRefund(deps: InvoicingDeps, refund: RefundRow, outcome: { ok: true } | { ok: false; reason: string }): Promise<{ refund: RefundRow; invoice: InvoiceRow }> {
+async function settleRefund(deps: InvoicingDeps, refund: RefundRow, outcome: SettledRefund): Promise<{ refund: RefundRow; invoice: InvoiceRow }> {
+  const ok = outcome.outcome === 'succeeded';
   return inTransaction(deps.db, async (tx) => {
     const invoice = await lockInvoice(tx, refund.invoice_id);
     const now = deps.clock.now();
     const settled = await tablesIn(tx)
       .updateTable('refunds')
-      .set({ status: outcome.ok ? 'SUCCEEDED' : 'FAILED', failure_reason: outcome.ok ? null : outcome.reason, settled_at: now })
+      .set({ status: ok ? 'SUCCEEDED' : 'FAILED', failure_reason: outcome.outcome === 'failed' ? outcome.reason : null, settled_at: now })
       .where('id', '=', refund.id)
       .where('status', '=', 'PENDING')
       .returningAll()
@@ -124,7 +126,7 @@ async function settleRefund(deps: InvoicingDeps, refund: RefundRow, outcome: { o
       const current = await tablesIn(tx).selectFrom('refunds').selectAll().where('id', '=', refund.id).executeTakeFirstOrThrow();
       return { refund: current, invoice };
     }
-    if (!outcome.ok) return { refund: settled, invoice };
+    if (!ok) return { refund: settled, invoice };
     const amount: Money = money(settled.amount);
     const updated = await addRefunded(tx, invoice.id, amount.toFixed());
     if (updated.customer_id) await countRefund(tx, updated.customer_id, amount, now);
@@ -132,6 +134,8 @@ async function settleRefund(deps: InvoicingDeps, refund: RefundRow, outcome: { o
     return { refund: settled, invoice: updated };
   });
 }
+
+type SettledRefund = Exclude<RefundResult, { outcome: 'pending' }>;
 
 /** Asks the provider (outside any transaction: no lock is held across its network call). */
 async function askProvider(deps: InvoicingDeps, refund: RefundRow, invoice: Pick<InvoiceRow, 'external_order_id'>, owner: Owner) {
@@ -146,15 +150,16 @@ async function askProvider(deps: InvoicingDeps, refund: RefundRow, invoice: Pick
 
 /**
  * POST /api/v2/invoices/{id}/refunds: reserve, ask the provider, settle. With the sandbox the
- * answer is immediate, so the refund comes back SUCCEEDED; a provider that does not answer
- * leaves it PENDING for the reconciler.
+ * answer is immediate, so the refund comes back SUCCEEDED; a provider that does not answer, or
+ * settles later, leaves it PENDING for the reconciler.
  */
 export async function refundInvoice(deps: InvoicingDeps, owner: Owner, invoiceId: string, input: { amount?: number; reason?: string }, idempotency?: IdempotentRun) {
   const { refund, invoice, resumed } = await reserveRefund(deps, owner, invoiceId, input, idempotency);
   // A resumed refund the dead request (or the reconciler) already settled is answered as it stands.
   if (resumed && refund.status !== 'PENDING') return { refund, invoice };
   const outcome = await askProvider(deps, refund, invoice, owner);
-  if (!outcome) return { refund, invoice };
+  // No answer, or the acquirer settles later (SBP refunds): PENDING, finished by the reconciler.
+  if (!outcome || outcome.outcome === 'pending') return { refund, invoice };
   return settleRefund(deps, refund, outcome);
 }
 
@@ -167,7 +172,7 @@ export async function reconcileRefunds(deps: InvoicingDeps): Promise<number> {
   for (const r of stale) {
     const owner = { merchantId: r.merchant_id, isTest: r.is_test };
     const outcome = await askProvider(deps, r, { external_order_id: orders.get(r.invoice_id)! }, owner);
-    if (!outcome) continue;
+    if (!outcome || outcome.outcome === 'pending') continue;
     await settleRefund(deps, r, outcome);
     settled++;
   }

@@ -43,16 +43,17 @@ export function invoiceRoutes(api: Api, deps: InvoicingDeps): void {
     description:
       'Amount in rubles with kopecks kept exactly (at most 2 decimal places). SBP by default: the answer carries `qrCode` (PNG data URI, made once) ' +
       'and `qrPayload` (the link it encodes); `paymentMethod: "card"` gives `originalPaymentUrl` instead. Both have `paymentLink`, the hosted page. ' +
-      '`expiresAt` = now + `expiresInHours` (default 1, from 0.25 to 720). `customer` is always null here. ' +
+      '`expiresAt` = now + `expiresInHours` (default 1, from 1/60 (one minute) to 720). `customer` is always null here. ' +
       'A customer is found or created from customerEmail / customerPhone when the invoice is paid. ' +
-      'Test keys create test invoices (sandbox provider); live invoices need a live payment provider, which this build does not connect. ' +
+      'Test keys create test invoices (sandbox provider); live invoices need a live payment provider (LIVE_PAYMENT_PROVIDER=tbank), else 422 PAYMENT_METHOD_NOT_ENABLED. ' +
+      'When the provider cannot be reached: 503 with Retry-After and nothing created; when it refuses: 422 ACQUIRER_REFUSED with its code in `details`. ' +
       LIFECYCLE,
     tags,
     auth: 'signed',
     idempotent: true,
     body: CreateInvoiceBody,
     response: { status: 201, schema: Type.Object({ invoice: CreatedInvoice }) },
-    errors: ['PAYMENT_METHOD_NOT_ENABLED', 'CURRENCY_NOT_ENABLED'],
+    errors: ['PAYMENT_METHOD_NOT_ENABLED', 'CURRENCY_NOT_ENABLED', 'ACQUIRER_REFUSED', 'SERVICE_UNAVAILABLE'],
     handler: async ({ req, auth, body, idempotency }) => {
       const created = await createInvoice(deps, ownerOf(auth), { ...body, metadata: exactBodyMember(req, 'metadata') }, idempotency);
       return { status: 201, body: { invoice: createdInvoiceJson(created, url) } };

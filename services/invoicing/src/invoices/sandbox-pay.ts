@@ -14,6 +14,8 @@ export async function sandboxPay(deps: InvoicingDeps, auth: AuthContext, invoice
   if (!auth.isTestMode) throw new ApiError('FORBIDDEN', 'Sandbox endpoints accept test keys (sk_test_…) only');
   const owner = ownerOf(auth);
   const invoice = await getInvoice(deps, owner, invoiceId);
+  // A test invoice of an acquirer's demo terminal (TEST_PAYMENT_PROVIDER=tbank) is paid there, not here.
+  if (invoice.provider !== 'sandbox') throw new ApiError('PAYMENT_METHOD_NOT_ENABLED', `Invoice ${invoiceId} is paid through ${invoice.provider}, not the sandbox`);
   const method = body.method ?? invoice.payment_method;
   await payInvoice(
     deps,

@@ -11,8 +11,11 @@ export const PaymentMethodName = StringEnum(['sbp', 'card'] as const);
 export const RussianPhone = Type.String({ pattern: '^\\+7\\d{10}$', description: '`+7XXXXXXXXXX`' });
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
-/** Bounds of `expiresInHours` (documented in the OpenAPI description of create). */
-export const EXPIRES_IN_HOURS = { min: 0.25, max: 720, default: 1 };
+/**
+ * Bounds of `expiresInHours` (documented in the OpenAPI description of create): from one minute
+ * (SBP's dynamic QR lives at least that long, and a till needs short invoices) to 30 days.
+ */
+export const EXPIRES_IN_HOURS = { min: 1 / 60, max: 720, default: 1 };
 
 export const CreateInvoiceBody = Type.Object(
   {
@@ -26,7 +29,7 @@ export const CreateInvoiceBody = Type.Object(
       Type.Number({
         minimum: EXPIRES_IN_HOURS.min,
         maximum: EXPIRES_IN_HOURS.max,
-        description: `Default ${EXPIRES_IN_HOURS.default}; from ${EXPIRES_IN_HOURS.min} (15 minutes) to ${EXPIRES_IN_HOURS.max} (30 days); fractions allowed`,
+        description: `Default ${EXPIRES_IN_HOURS.default}; from 1/60 (one minute: ${EXPIRES_IN_HOURS.min}) to ${EXPIRES_IN_HOURS.max} (30 days); fractions allowed`,
       }),
     ),
     kycRequired: Type.Optional(Type.Boolean({ description: 'Default false: the invoice cannot be paid until `kycVerified` is true' })),

@@ -8,7 +8,7 @@ export function paymentLinkOf(publicUrl: string, id: string): string {
 
 /** `metadata` exactly as the merchant sent it (its stored text), `{}` when none was (the API: "returned as given"). */
 export function metadataJson(i: Pick<InvoiceRow, 'metadata'>): RawJson | Record<string, never> {
-  if (i.metadata !== null && typeof i.metadata !== 'string') throw new Error('invoice metadata read as parsed JSON: select the row with INVOICE_COLUMNS');
+  if (i.metadata !== null && typeof i.metadata !== 'string') throw new Error('invoice metadata read as parsed JSON: select the row through invoices/store.ts');
   return i.metadata === null ? {} : new RawJson(i.metadata);
 }
 

@@ -28,6 +28,11 @@ export interface PaymentPageModel {
   receipt: PageReceipt | null;
   /** v1 `redirectUrl`: the paid page links back to the merchant (and goes there after a few seconds). */
   redirectUrl: string | null;
+  /**
+   * A card invoice of an acquirer with its own card form (not the sandbox): the page sends the
+   * payer there (`originalPaymentUrl`) instead of showing a card form; null otherwise.
+   */
+  acquirerCardUrl: string | null;
 }
 
 export interface PageReceipt {
@@ -69,5 +74,6 @@ export function paymentPageModel(i: InvoiceWithCustomer, now: Date, receipt: { s
     receiptRequired: i.receipt_required,
     receipt: receipt ? { state: receipt.status.toLowerCase() as PageReceipt['state'], reason: receipt.rejection_reason } : null,
     redirectUrl: i.redirect_url,
+    acquirerCardUrl: i.payment_method === 'card' && i.provider !== 'sandbox' ? i.original_payment_url : null,
   };
 }

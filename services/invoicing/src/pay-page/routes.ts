@@ -81,6 +81,7 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
         if (invoice.payment_method !== 'card') throw new ApiError('INVALID_STATE', 'This invoice is paid by SBP: scan its QR code instead');
         const provider = invoice.is_test ? deps.providers.test : deps.providers.live;
         if (!provider) throw new ApiError('PAYMENT_METHOD_NOT_ENABLED', 'Card payments are not available for this invoice');
+        if (provider.cardEntry !== 'hosted-page') throw new ApiError('INVALID_STATE', 'This invoice is paid on the bank’s card form: use the “Pay by card” link');
         // No money is taken for an invoice that would refuse the payment (paid, expired or
         // cancelled, the customer blocked, KYC not done): checked before the provider charges.
         await assertPayable(deps, id);
@@ -151,7 +152,7 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
       const id = params.invoiceId;
       try {
         const invoice = await load(id);
-        if (!invoice.is_test) throw new ApiError('PAYMENT_METHOD_NOT_ENABLED', 'The sandbox bank pays test invoices only');
+        if (!invoice.is_test || invoice.provider !== 'sandbox') throw new ApiError('PAYMENT_METHOD_NOT_ENABLED', 'The sandbox bank pays the sandbox’s test invoices only');
         if (invoice.payment_method !== 'sbp') throw new ApiError('INVALID_STATE', 'This invoice is paid by card, not by SBP');
         const paid = await payInvoice(deps, { id }, { method: 'sbp', payerBank: form.payerBank, sbpTransactionId: sandboxSbpTransactionId() });
         return { redirect: successRedirectOf(paid) ?? `/pay/${id}` };

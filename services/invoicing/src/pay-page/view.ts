@@ -41,6 +41,11 @@ function cardForm(m: PaymentPageModel): SafeHtml {
 </form>`;
 }
 
+/** Live card payments: the card is typed on the acquirer's own form, never on this page. */
+function acquirerCardLink(url: string, m: PaymentPageModel): SafeHtml {
+  return html`<p>You pay on the bank’s secure card form.</p><a class="button" data-testid="pay-by-card" href="${url}">Pay ${m.amountText} by card</a>`;
+}
+
 function sbpBlock(m: PaymentPageModel): SafeHtml {
   return html`<div class="sbp"><img class="qr" data-testid="qr" src="${m.qrCode}" alt="SBP QR code: scan it with your bank app" width="246" height="246">
 <p>Scan with your bank app, or on this phone:</p><a class="button" data-testid="open-bank" href="${m.qrPayload}">Pay in bank app</a></div>`;
@@ -90,7 +95,9 @@ export function paymentPage(m: PaymentPageModel, problem?: FormProblem): SafeHtm
 <form method="post" action="/pay/${m.id}/kyc"><button type="submit" data-testid="start-kyc">Verify your identity</button></form>`
       : m.method === 'sbp'
         ? sbpBlock(m)
-        : cardForm(m);
+        : m.acquirerCardUrl
+          ? acquirerCardLink(m.acquirerCardUrl, m)
+          : cardForm(m);
   }
   return layout(
     `Pay ${m.amountText}`,

@@ -11,10 +11,22 @@ export interface OrderRequest {
   method: PaymentMethod;
   description: string | null;
   expiresAt: Date;
+  merchantId: string;
+  isTest: boolean;
+  customerEmail?: string | null;
+  customerPhone?: string | null;
+  /**
+   * The create request's Idempotency-Key: a provider that records its orders may find the one
+   * an earlier attempt with this key opened (and answer its invoice id), so a retry after a
+   * failure between the acquirer's answer and our commit opens no second acquirer payment.
+   */
+  idempotencyKey?: string | null;
 }
 
 /** The provider's order for one invoice. */
 export interface ProviderOrder {
+  /** The invoice the order was opened for: the one asked, or an earlier attempt's with the same Idempotency-Key. */
+  invoiceId: string;
   /** The provider's id of the order (the invoice's `externalOrderId`). */
   externalOrderId: string;
   /** SBP: the link the QR code encodes (the payer's bank app opens it). */
@@ -33,7 +45,10 @@ export interface ProviderPayment {
 
 /** `chargeId` is the provider's id of the money taken: what `voidCharge` gives back. */
 export type ChargeResult = { ok: true; chargeId: string; payment: ProviderPayment } | { ok: false; reason: string };
-export type RefundResult = { ok: true } | { ok: false; reason: string };
+/** `pending`: the acquirer took the refund and settles it later (asked again until it answers either way). */
+export type RefundResult = { outcome: 'succeeded' } | { outcome: 'failed'; reason: string } | { outcome: 'pending' };
+/** `ok: false`: the acquirer would not cancel (the payer has already paid, for one). */
+export type CancelOrderResult = { ok: true } | { ok: false; reason: string };
 export type VoidResult = { ok: true } | { ok: false; reason: string };
 
 /**
@@ -44,6 +59,12 @@ export type VoidResult = { ok: true } | { ok: false; reason: string };
  */
 export interface PaymentProvider {
   readonly name: string;
+  /**
+   * Where card numbers are typed: on our hosted page (`chargeCard`, the sandbox), or on the
+   * acquirer's own form at `originalPaymentUrl`, where the hosted page sends the payer (a live
+   * acquirer: card numbers never reach this service).
+   */
+  readonly cardEntry: 'hosted-page' | 'acquirer-page';
   createOrder(req: OrderRequest): ProviderOrder | Promise<ProviderOrder>;
   /** Charges a card typed on the hosted page. The card lives only in this call: never stored, never logged. */
   chargeCard(order: { externalOrderId: string; amount: Money }, card: Card): Promise<ChargeResult>;
@@ -56,9 +77,11 @@ export interface PaymentProvider {
   voidCharge(req: { chargeId: string; externalOrderId: string; amount: Money }): Promise<VoidResult>;
   /** Returns money; idempotent per `refundId`, so a retry after a crash never refunds twice. */
   refund(req: { refundId: string; externalOrderId: string; amount: Money }): Promise<RefundResult>;
+  /** Closes the order of an invoice the merchant cancels, so it can no longer be paid. */
+  cancelOrder(req: { externalOrderId: string }): Promise<CancelOrderResult>;
 }
 
-/** Test mode always runs on the sandbox; live mode only on a provider the deployment configures. */
+/** Test mode runs on the sandbox unless an acquirer's demo terminal is configured; live mode only on a provider the deployment configures. */
 export interface PaymentProviders {
   test: PaymentProvider;
   live: PaymentProvider | null;

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Card } from './card';
 import type { Money } from '@pay/kit';
-import type { ChargeResult, OrderRequest, PaymentProvider, ProviderOrder, RefundResult, VoidResult } from './provider';
+import type { CancelOrderResult, ChargeResult, OrderRequest, PaymentProvider, ProviderOrder, RefundResult, VoidResult } from './provider';
 
 /** Stripe's convention: this number is always declined, every other valid card is approved. */
 export const SANDBOX_DECLINED_CARD = '4000000000000002';
@@ -29,6 +29,7 @@ export interface SandboxCharge {
  */
 export class SandboxProvider implements PaymentProvider {
   readonly name = 'sandbox';
+  readonly cardEntry = 'hosted-page';
   /**
    * The charges it made, as an acquirer's dashboard would show them (in memory: no money
    * moves, and a restart is a new sandbox): what the payer was charged, and what was voided.
@@ -42,7 +43,8 @@ export class SandboxProvider implements PaymentProvider {
   createOrder(req: OrderRequest): ProviderOrder {
     const externalOrderId = randomUUID();
     const page = `${this.publicUrl}/pay/${req.invoiceId}`;
-    return req.method === 'sbp' ? { externalOrderId, qrPayload: `${page}/sbp` } : { externalOrderId, originalPaymentUrl: `${page}/card` };
+    const invoiceId = req.invoiceId;
+    return req.method === 'sbp' ? { invoiceId, externalOrderId, qrPayload: `${page}/sbp` } : { invoiceId, externalOrderId, originalPaymentUrl: `${page}/card` };
   }
 
   async chargeCard(order: { externalOrderId: string; amount: Money }, card: Card): Promise<ChargeResult> {
@@ -66,6 +68,11 @@ export class SandboxProvider implements PaymentProvider {
   }
 
   async refund(): Promise<RefundResult> {
+    return { outcome: 'succeeded' };
+  }
+
+  /** No money moved yet, and the invoice's own state refuses any later payment: nothing to close. */
+  async cancelOrder(): Promise<CancelOrderResult> {
     return { ok: true };
   }
 }

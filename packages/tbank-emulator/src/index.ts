@@ -1,0 +1,2 @@
+export * from './emulator';
+export { acquirerToken } from './token';

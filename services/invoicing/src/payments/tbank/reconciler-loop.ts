@@ -1,0 +1,34 @@
+import { randomUUID } from 'node:crypto';
+import { every, type Periodic } from '@pay/kit';
+import type { InvoicingDeps } from '../../deps';
+import { tbankProvidersOf } from '../providers-from-config';
+import { holdLease, releaseLease } from './lease';
+import { reconcileTBankPayments } from './reconcile';
+
+/**
+ * One reconciler loop per T-Bank terminal, in every process; each run first takes (or keeps)
+ * the terminal's lease, so one process of all replicas asks the acquirer at a time. The lease
+ * lasts three intervals: a leader that dies is replaced within that.
+ */
+export function tbankReconcilers(deps: InvoicingDeps): Periodic[] {
+  const holder = randomUUID();
+  const intervalMs = deps.config.TBANK_RECONCILE_INTERVAL_MS;
+  return tbankProvidersOf(deps.providers).map((provider) => {
+    const lease = `tbank-reconciler:${provider.client.terminalKey}`;
+    const loop = every(
+      'tbank-reconciler',
+      intervalMs,
+      async () => {
+        if (await holdLease(deps.db, lease, holder, 3 * intervalMs, deps.clock.now())) await reconcileTBankPayments(deps, provider, deps.config.TBANK_RECONCILE_AFTER_MS);
+      },
+      deps.logger,
+    );
+    return {
+      runNow: loop.runNow,
+      async stop() {
+        await loop.stop();
+        await releaseLease(deps.db, lease, holder).catch(() => undefined);
+      },
+    };
+  });
+}
