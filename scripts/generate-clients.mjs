@@ -1,10 +1,11 @@
-// Generates the Prisma client of every package and service that owns a Prisma schema.
-// Runs after `pnpm install`. The Prisma CLI insists on downloading a native schema engine
+// Generates, from every package's and service's Prisma schema, what its generators ask for:
+// the Prisma client, and the table types of its hand-written SQL (prisma-kysely, see
+// docs/architecture.md "Queries"). Runs after `pnpm install`. The Prisma CLI insists on downloading a native schema engine
 // before any command, even though `generate` never uses it; pointing it at /bin/true keeps
 // generation offline. Migrations never go through the CLI: see packages/migrate.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 
 const root = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 const prisma = join(root, 'node_modules', '.bin', 'prisma');
@@ -18,7 +19,8 @@ const targets = ['packages', 'services'].flatMap((group) =>
 for (const schema of targets) {
   execFileSync(prisma, ['generate', '--schema', schema], {
     stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: '/bin/true', PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+    // Generators other than Prisma's own (prisma-kysely) are run as commands found on PATH.
+    env: { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}`, PRISMA_SCHEMA_ENGINE_BINARY: '/bin/true', PRISMA_HIDE_UPDATE_MESSAGE: '1' },
   });
-  console.log(`prisma client generated for ${schema.slice(root.length + 1)}`);
+  console.log(`generated from ${schema.slice(root.length + 1)}`);
 }

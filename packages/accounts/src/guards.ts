@@ -6,7 +6,7 @@ import type { Clock, Logger } from '@pay/kit';
 export interface MerchantGuardOptions {
   /** Names the Redis keys (`rl:<service>:…`, `replay:<service>:…`). */
   service: string;
-  /** How this API's signed operations sign (decisions.md §2). */
+  /** How this API's signed operations sign. */
   signing: SigningStyle;
   /** Key resolution (`accountKeys(...).resolver`: cached, invalidated across processes). */
   resolver: KeyResolver;

@@ -3,7 +3,7 @@ import type { KeyResolver, ResolvedKey } from '@pay/auth';
 import type { Logger } from '@pay/kit';
 
 /**
- * How long a process may answer from a cached key: decisions.md §1 lets a revoked key work
+ * How long a process may answer from a cached key: a revoked key may work
  * for at most one second, so this bounds the damage of a lost invalidation message.
  */
 export const KEY_CACHE_TTL_MS = 1000;
@@ -20,7 +20,7 @@ interface Entry {
  * Resolves API keys from a per-process cache, so an authenticated request costs no database
  * round trip. Correctness rests on three rules:
  * - a revocation or a secret regeneration publishes the merchant's id, and every process
- *   drops that merchant's entries at once (decisions.md §2: a regenerated secret is dead at once);
+ *   drops that merchant's entries at once (a regenerated secret is dead at once);
  * - an entry lives at most KEY_CACHE_TTL_MS from the moment its read began, so a lost
  *   message costs at most one second;
  * - while the invalidation channel is not connected and subscribed, nothing is cached

@@ -9,7 +9,7 @@ export interface AuthContext {
 
 /**
  * Whose data a request reads and writes: the merchant, in the mode of the calling key. Test
- * and live data never mix (decisions.md §1), so every query of merchant data filters by both.
+ * and live data never mix, so every query of merchant data filters by both.
  */
 export interface Owner {
   merchantId: string;

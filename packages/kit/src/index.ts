@@ -24,3 +24,4 @@ export * from './retention';
 export * from './redis';
 export * from './readable-number';
 export * from './metrics';
+export * from './typed-sql';

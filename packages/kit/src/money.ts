@@ -3,7 +3,7 @@ import { ApiError } from '@pay/schemas';
 import { JsonDecimal } from './http/exact-json';
 
 /**
- * Money in every service (decisions.md §5): decimal.js, never binary floating point, from the
+ * Money in every service: decimal.js, never binary floating point, from the
  * JSON edge to Postgres `numeric` and back. Enough precision that no sum of amounts under
  * 10^12 with six places ever rounds.
  */

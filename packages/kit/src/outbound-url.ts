@@ -2,7 +2,7 @@ import { BlockList, isIP } from 'node:net';
 
 /**
  * Addresses an outgoing request (a webhook) must never reach unless the operator allows it
- * (decisions.md §7): they would let a merchant probe our own network.
+ *: they would let a merchant probe our own network.
  */
 const PRIVATE = new BlockList();
 for (const [net, bits] of [

@@ -6,7 +6,7 @@ export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 export const Email = Type.String({ format: 'email', maxLength: 254 });
 export const HttpUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 });
 
-/** A decimal amount as a JSON number. Exact decimals are kept by the service (decisions.md §5). */
+/** A decimal amount as a JSON number. Exact decimals are kept by the service. */
 export const Amount = Type.Number({ description: 'Decimal amount' });
 
 /** One failing field, or one failing row of an uploaded file (`row`, `externalId`: see ErrorDetail). */
@@ -23,7 +23,7 @@ export const ErrorBody = Type.Object({
   details: Type.Optional(Type.Array(ErrorDetailSchema)),
 });
 
-/** Crypto and invoicing v2 error envelope (decisions.md §3). */
+/** Crypto and invoicing v2 error envelope. */
 export const ErrorEnvelope = Type.Object({ success: Type.Literal(false), error: ErrorBody });
 /** Invoicing v1 error body. */
 export const BareErrorEnvelope = Type.Object({ error: ErrorBody });

@@ -1,6 +1,6 @@
 /**
  * The one error type every layer throws. The HTTP edge (packages/kit) renders it in the
- * envelope of the API version being served (decisions.md §3), so domain code never builds
+ * envelope of the API version being served, so domain code never builds
  * response bodies for failures.
  */
 export type ErrorCode =

@@ -1,4 +1,5 @@
-import { pgAdapter, pgPool } from '@pay/kit';
+import { pgAdapter, pgPool, typedSqlIn, type Kysely, type Sql } from '@pay/kit';
+import type { DB } from './generated/kysely/tables';
 import { PrismaClient } from './generated/prisma/client';
 
 /** Postgres schema owned by this package. */
@@ -12,3 +13,10 @@ export type WebhooksDb = PrismaClient;
 
 /** Any service's Prisma client or transaction, or `pgSql(pool)`: every table is named with its schema. */
 export type { Sql, SqlWithTransactions } from '@pay/kit';
+
+/**
+ * This package's tables through the typed builder, on the caller's client or transaction
+ * (any service's Prisma client or transaction, or `pgSql(pool)`): every table qualified with
+ * the `webhooks` schema, since the caller's search_path is its own.
+ */
+export const webhookTables = (sql: Sql): Kysely<DB> => typedSqlIn<DB>(sql).withSchema(WEBHOOKS_SCHEMA);

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '@pay/schemas';
 import type { Owner } from '@pay/auth';
-import type { Sql, SqlWithTransactions } from './db';
+import type { Selectable } from 'kysely';
+import { webhookTables, type Sql, type SqlWithTransactions } from './db';
+import type { WebhookDelivery } from './generated/kysely/tables';
+import { consoleEndpoint, ownEndpoint } from './endpoints';
 import { insertEvent } from './events';
 import { sampleObject, type InvoicingEventKind } from './payloads';
 
-const ENDPOINTS = 'webhooks.endpoints';
-const DELIVERIES = 'webhooks.deliveries';
-const ATTEMPTS = 'webhooks.attempts';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
@@ -39,30 +39,33 @@ export interface AttemptView {
   manual: boolean;
 }
 
-interface DeliveryRow {
-  id: string;
-  endpoint_id: string;
-  event_type: string;
-  status: DeliveryStatus;
-  attempts: number;
-  last_status_code: number | null;
-  last_response_body: string | null;
-  last_error: string | null;
-  last_attempt_at: Date | null;
-  created_at: Date;
-  next_attempt_at: Date | null;
-  resend_requested_at: Date | null;
-}
+const COLUMNS = [
+  'd.id',
+  'd.endpoint_id',
+  'd.event_type',
+  'd.status',
+  'd.attempts',
+  'd.last_status_code',
+  'd.last_response_body',
+  'd.last_error',
+  'd.last_attempt_at',
+  'd.created_at',
+  'd.next_attempt_at',
+  'd.resend_requested_at',
+] as const;
 
-const COLUMNS =
-  'd.id::text, d.endpoint_id::text, d.event_type, d.status, d.attempts, d.last_status_code, d.last_response_body, d.last_error, d.last_attempt_at, d.created_at, d.next_attempt_at, d.resend_requested_at';
+type DeliveryColumn = (typeof COLUMNS)[number] extends `d.${infer C}` ? C : never;
+
+type DeliveryRow = Omit<Pick<Selectable<WebhookDelivery>, 'id' | 'endpoint_id' | 'event_type' | 'status' | 'attempts' | 'last_status_code' | 'last_response_body' | 'last_error' | 'last_attempt_at' | 'created_at' | 'next_attempt_at' | 'resend_requested_at'>, 'status'> & {
+  status: string;
+};
 
 function view(r: DeliveryRow): DeliveryView {
   return {
     id: r.id,
     endpointId: r.endpoint_id,
     event: r.event_type,
-    status: r.status,
+    status: r.status as DeliveryStatus,
     attempts: r.attempts,
     lastStatusCode: r.last_status_code,
     lastResponseBody: r.last_response_body,
@@ -84,29 +87,28 @@ export interface DeliveryFilter {
 /** An endpoint's deliveries, newest first, optionally of one status and one event kind. */
 export async function listDeliveries(db: Sql, owner: Owner, endpointId: string, f: DeliveryFilter): Promise<{ items: DeliveryView[]; total: number }> {
   await assertEndpointOf(db, owner, endpointId);
-  const where = `d.endpoint_id = $1::uuid AND ($2::text IS NULL OR d.status = $2) AND ($3::text IS NULL OR d.event_type = $3)`;
-  const args = [endpointId, f.status ?? null, f.event ?? null];
-  const [rows, [count]] = await Promise.all([
-    db.$queryRawUnsafe<DeliveryRow[]>(
-      `SELECT ${COLUMNS} FROM ${DELIVERIES} d WHERE ${where} ORDER BY d.created_at DESC, d.id DESC LIMIT $4 OFFSET $5`,
-      ...args,
-      f.limit,
-      f.offset,
-    ),
-    db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${DELIVERIES} d WHERE ${where}`, ...args),
+  const matching = webhookTables(db)
+    .selectFrom('deliveries as d')
+    .where('d.endpoint_id', '=', endpointId)
+    .$if(f.status !== undefined, (q) => q.where('d.status', '=', f.status!))
+    .$if(f.event !== undefined, (q) => q.where('d.event_type', '=', f.event!));
+  const [rows, count] = await Promise.all([
+    matching.select(COLUMNS).orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(f.limit).offset(f.offset).execute(),
+    matching.select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { items: rows.map(view), total: count!.n };
+  return { items: rows.map(view), total: count.n };
 }
 
 /** Every attempt of these deliveries, oldest first, by delivery id. */
 export async function attemptsOf(db: Sql, deliveryIds: string[]): Promise<Map<string, AttemptView[]>> {
-  const rows = await db.$queryRawUnsafe<
-    { delivery_id: string; attempted_at: Date; duration_ms: number; url: string; status_code: number | null; error: string | null; response_body: string | null; succeeded: boolean; manual: boolean }[]
-  >(
-    `SELECT delivery_id::text, attempted_at, duration_ms, url, status_code, error, response_body, succeeded, manual
-       FROM ${ATTEMPTS} WHERE delivery_id = ANY($1::uuid[]) ORDER BY attempted_at, id`,
-    deliveryIds,
-  );
+  if (deliveryIds.length === 0) return new Map();
+  const rows = await webhookTables(db)
+    .selectFrom('attempts')
+    .select(['delivery_id', 'attempted_at', 'duration_ms', 'url', 'status_code', 'error', 'response_body', 'succeeded', 'manual'])
+    .where('delivery_id', 'in', deliveryIds)
+    .orderBy('attempted_at')
+    .orderBy('id')
+    .execute();
   const out = new Map<string, AttemptView[]>();
   for (const r of rows) {
     const list = out.get(r.delivery_id) ?? [];
@@ -126,12 +128,7 @@ export async function attemptsOf(db: Sql, deliveryIds: string[]): Promise<Map<st
 }
 
 async function assertEndpointOf(db: Sql, owner: Owner, endpointId: string): Promise<void> {
-  const [row] = await db.$queryRawUnsafe<{ id: string }[]>(
-    `SELECT id::text FROM ${ENDPOINTS} WHERE id = $1::uuid AND merchant_id = $2::uuid AND is_test = $3`,
-    endpointId,
-    owner.merchantId,
-    owner.isTest,
-  );
+  const row = await webhookTables(db).selectFrom('endpoints').select('id').where(ownEndpoint(owner, endpointId)).executeTakeFirst();
   if (!row) throw new ApiError('NOT_FOUND', `Webhook ${endpointId} not found`);
 }
 
@@ -141,15 +138,16 @@ async function assertEndpointOf(db: Sql, owner: Owner, endpointId: string): Prom
  * success marks the delivery `succeeded`.
  */
 export async function requestResend(db: Sql, owner: Owner, deliveryId: string, now: Date): Promise<DeliveryView> {
-  const [row] = await db.$queryRawUnsafe<DeliveryRow[]>(
-    `UPDATE ${DELIVERIES} d SET resend_requested_at = $4 FROM ${ENDPOINTS} e
-      WHERE d.id = $1::uuid AND e.id = d.endpoint_id AND e.merchant_id = $2::uuid AND e.is_test = $3
-      RETURNING ${COLUMNS}`,
-    deliveryId,
-    owner.merchantId,
-    owner.isTest,
-    now,
-  );
+  const row = await webhookTables(db)
+    .updateTable('deliveries as d')
+    .set({ resend_requested_at: now })
+    .from('endpoints as e')
+    .where('d.id', '=', deliveryId)
+    .whereRef('e.id', '=', 'd.endpoint_id')
+    .where('e.merchant_id', '=', owner.merchantId)
+    .where('e.is_test', '=', owner.isTest)
+    .returning(COLUMNS)
+    .executeTakeFirst();
   if (!row) throw new ApiError('NOT_FOUND', `Delivery ${deliveryId} not found`);
   return view(row);
 }
@@ -160,25 +158,16 @@ export async function requestResend(db: Sql, owner: Owner, deliveryId: string, n
  */
 export async function sendTestEvent(db: SqlWithTransactions, owner: Owner, endpointId: string, now: Date, kind?: InvoicingEventKind): Promise<DeliveryView> {
   return db.$transaction(async (tx) => {
-    const [endpoint] = await tx.$queryRawUnsafe<{ events: string[] }[]>(
-      `SELECT events FROM ${ENDPOINTS} WHERE id = $1::uuid AND merchant_id = $2::uuid AND is_test = $3 AND kind = 'console'`,
-      endpointId,
-      owner.merchantId,
-      owner.isTest,
-    );
+    const endpoint = await webhookTables(tx).selectFrom('endpoints').select('events').where(consoleEndpoint(owner, endpointId)).executeTakeFirst();
     if (!endpoint) throw new ApiError('NOT_FOUND', `Webhook ${endpointId} not found`);
     const type = kind ?? ((endpoint.events[0] ?? 'invoice.paid') as InvoicingEventKind);
     const eventId = randomUUID();
     await insertEvent(tx, { id: eventId, source: 'invoicing', owner, type, object: sampleObject(type, now), at: now.getTime(), targetEndpointId: endpointId, dispatchedAt: now });
-    const [row] = await tx.$queryRawUnsafe<DeliveryRow[]>(
-      `INSERT INTO ${DELIVERIES} AS d (id, event_id, endpoint_id, event_type, status, attempts, next_attempt_at, created_at)
-       VALUES ($1::uuid, $2::uuid, $3::uuid, $4, 'pending', 0, $5, $5) RETURNING ${COLUMNS}`,
-      randomUUID(),
-      eventId,
-      endpointId,
-      type,
-      now,
-    );
-    return view(row!);
+    const row = await webhookTables(tx)
+      .insertInto('deliveries')
+      .values({ id: randomUUID(), event_id: eventId, endpoint_id: endpointId, event_type: type, status: 'pending', attempts: 0, next_attempt_at: now, created_at: now })
+      .returning(COLUMNS.map((c) => c.slice(2) as DeliveryColumn))
+      .executeTakeFirstOrThrow();
+    return view(row);
   });
 }

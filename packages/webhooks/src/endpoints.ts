@@ -2,10 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { ApiError } from '@pay/schemas';
 import type { Owner, SecretBox } from '@pay/auth';
 import { outboundUrlProblem } from '@pay/kit';
-import type { Sql } from './db';
+import type { ExpressionBuilder, Selectable } from 'kysely';
+import { webhookTables, type Sql } from './db';
+import type { DB, WebhookEndpoint } from './generated/kysely/tables';
 
-const ENDPOINTS = 'webhooks.endpoints';
-const DELIVERIES = 'webhooks.deliveries';
 
 export type EndpointKind = 'console' | 'merchant' | 'target';
 
@@ -31,7 +31,7 @@ export function generateWebhookSecret(): string {
 
 export interface UrlPolicy {
   allowPrivate: boolean;
-  /** Production deployments require HTTPS (invoicing-api.md part 6). */
+  /** Production deployments require HTTPS. */
   requireHttps: boolean;
 }
 
@@ -43,20 +43,17 @@ export function assertWebhookUrl(url: string, policy: UrlPolicy): void {
   if (problem) throw new ApiError('VALIDATION_ERROR', `url ${problem}`, [{ field: 'url', message: problem }]);
 }
 
-interface EndpointRow {
-  id: string;
-  url: string;
-  events: string[];
-  description: string | null;
-  secret_enc: string;
-  created_at: Date;
-  updated_at: Date;
-  disabled_at: Date | null;
-  disabled_reason: string | null;
-  failing_since: Date | null;
-}
+const COLUMNS = ['id', 'url', 'events', 'description', 'secret_enc', 'created_at', 'updated_at', 'disabled_at', 'disabled_reason', 'failing_since'] as const;
 
-const COLUMNS = 'id::text, url, events, description, secret_enc, created_at, updated_at, disabled_at, disabled_reason, failing_since';
+/** A console endpoint's row: console endpoints always have a URL and a sealed secret. */
+type EndpointRow = Omit<Pick<Selectable<WebhookEndpoint>, (typeof COLUMNS)[number]>, 'url' | 'secret_enc'> & { url: string; secret_enc: string };
+
+/** The owner's endpoint of this id, of any kind. */
+export const ownEndpoint = (owner: Owner, id: string) => (eb: ExpressionBuilder<DB, 'endpoints'>) =>
+  eb.and([eb('id', '=', id), eb('merchant_id', '=', owner.merchantId), eb('is_test', '=', owner.isTest)]);
+
+/** The owner's console endpoint of this id. */
+export const consoleEndpoint = (owner: Owner, id: string) => (eb: ExpressionBuilder<DB, 'endpoints'>) => eb.and([ownEndpoint(owner, id)(eb), eb('kind', '=', 'console')]);
 
 function view(box: SecretBox, r: EndpointRow): ConsoleEndpoint {
   return {
@@ -80,28 +77,38 @@ export interface EndpointInput {
 }
 
 export async function createEndpoint(db: Sql, box: SecretBox, owner: Owner, input: EndpointInput, now: Date): Promise<ConsoleEndpoint> {
-  const [row] = await db.$queryRawUnsafe<EndpointRow[]>(
-    `INSERT INTO ${ENDPOINTS} (id, merchant_id, is_test, kind, url, description, events, secret_enc, created_at, updated_at)
-     VALUES ($1::uuid, $2::uuid, $3, 'console', $4, $5, $6::text[], $7, $8, $8) RETURNING ${COLUMNS}`,
-    randomUUID(),
-    owner.merchantId,
-    owner.isTest,
-    input.url,
-    input.description ?? null,
-    [...new Set(input.events)],
-    box.seal(generateWebhookSecret()),
-    now,
-  );
-  return view(box, row!);
+  const row = await webhookTables(db)
+    .insertInto('endpoints')
+    .values({
+      id: randomUUID(),
+      merchant_id: owner.merchantId,
+      is_test: owner.isTest,
+      kind: 'console',
+      url: input.url,
+      description: input.description ?? null,
+      events: [...new Set(input.events)],
+      secret_enc: box.seal(generateWebhookSecret()),
+      created_at: now,
+      updated_at: now,
+    })
+    .returning(COLUMNS)
+    .$narrowType<{ url: string; secret_enc: string }>()
+    .executeTakeFirstOrThrow();
+  return view(box, row);
 }
 
 /** The merchant's console webhooks in the caller's mode, oldest first. */
 export async function listEndpoints(db: Sql, box: SecretBox, owner: Owner): Promise<ConsoleEndpoint[]> {
-  const rows = await db.$queryRawUnsafe<EndpointRow[]>(
-    `SELECT ${COLUMNS} FROM ${ENDPOINTS} WHERE merchant_id = $1::uuid AND is_test = $2 AND kind = 'console' ORDER BY created_at, id`,
-    owner.merchantId,
-    owner.isTest,
-  );
+  const rows = await webhookTables(db)
+    .selectFrom('endpoints')
+    .select(COLUMNS)
+    .$narrowType<{ url: string; secret_enc: string }>()
+    .where('merchant_id', '=', owner.merchantId)
+    .where('is_test', '=', owner.isTest)
+    .where('kind', '=', 'console')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   return rows.map((r) => view(box, r));
 }
 
@@ -110,43 +117,32 @@ function notFound(id: string): ApiError {
 }
 
 export async function getEndpoint(db: Sql, box: SecretBox, owner: Owner, id: string): Promise<ConsoleEndpoint> {
-  const [row] = await db.$queryRawUnsafe<EndpointRow[]>(
-    `SELECT ${COLUMNS} FROM ${ENDPOINTS} WHERE id = $1::uuid AND merchant_id = $2::uuid AND is_test = $3 AND kind = 'console'`,
-    id,
-    owner.merchantId,
-    owner.isTest,
-  );
+  const row = await webhookTables(db).selectFrom('endpoints').select(COLUMNS).$narrowType<{ url: string; secret_enc: string }>().where(consoleEndpoint(owner, id)).executeTakeFirst();
   if (!row) throw notFound(id);
   return view(box, row);
 }
 
 export async function updateEndpoint(db: Sql, box: SecretBox, owner: Owner, id: string, input: Partial<EndpointInput>, now: Date): Promise<ConsoleEndpoint> {
-  const [row] = await db.$queryRawUnsafe<EndpointRow[]>(
-    `UPDATE ${ENDPOINTS} SET url = coalesce($4, url), events = coalesce($5::text[], events),
-            description = CASE WHEN $6 THEN $7 ELSE description END, updated_at = $8
-      WHERE id = $1::uuid AND merchant_id = $2::uuid AND is_test = $3 AND kind = 'console' RETURNING ${COLUMNS}`,
-    id,
-    owner.merchantId,
-    owner.isTest,
-    input.url ?? null,
-    input.events ? [...new Set(input.events)] : null,
-    input.description !== undefined,
-    input.description ?? null,
-    now,
-  );
+  const row = await webhookTables(db)
+    .updateTable('endpoints')
+    .set({
+      ...(input.url !== undefined ? { url: input.url } : {}),
+      ...(input.events !== undefined ? { events: [...new Set(input.events)] } : {}),
+      ...(input.description !== undefined ? { description: input.description ?? null } : {}),
+      updated_at: now,
+    })
+    .where(consoleEndpoint(owner, id))
+    .returning(COLUMNS)
+    .$narrowType<{ url: string; secret_enc: string }>()
+    .executeTakeFirst();
   if (!row) throw notFound(id);
   return view(box, row);
 }
 
 /** Deletes the webhook with its delivery history; nothing more is sent to it. */
 export async function deleteEndpoint(db: Sql, owner: Owner, id: string): Promise<void> {
-  const n = await db.$executeRawUnsafe(
-    `DELETE FROM ${ENDPOINTS} WHERE id = $1::uuid AND merchant_id = $2::uuid AND is_test = $3 AND kind = 'console'`,
-    id,
-    owner.merchantId,
-    owner.isTest,
-  );
-  if (n === 0) throw notFound(id);
+  const res = await webhookTables(db).deleteFrom('endpoints').where(consoleEndpoint(owner, id)).executeTakeFirst();
+  if (res.numDeletedRows === 0n) throw notFound(id);
 }
 
 /**
@@ -155,15 +151,8 @@ export async function deleteEndpoint(db: Sql, owner: Owner, id: string): Promise
  */
 export async function rotateEndpointSecret(db: Sql, box: SecretBox, owner: Owner, id: string, now: Date): Promise<string> {
   const secret = generateWebhookSecret();
-  const n = await db.$executeRawUnsafe(
-    `UPDATE ${ENDPOINTS} SET secret_enc = $4, updated_at = $5 WHERE id = $1::uuid AND merchant_id = $2::uuid AND is_test = $3 AND kind = 'console'`,
-    id,
-    owner.merchantId,
-    owner.isTest,
-    box.seal(secret),
-    now,
-  );
-  if (n === 0) throw notFound(id);
+  const res = await webhookTables(db).updateTable('endpoints').set({ secret_enc: box.seal(secret), updated_at: now }).where(consoleEndpoint(owner, id)).executeTakeFirst();
+  if (res.numUpdatedRows === 0n) throw notFound(id);
   return secret;
 }
 
@@ -174,28 +163,25 @@ export async function rotateEndpointSecret(db: Sql, box: SecretBox, owner: Owner
  */
 export async function reenableAndReplay(db: Sql & { $transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> }, owner: Owner, id: string, now: Date): Promise<string[]> {
   return db.$transaction(async (tx) => {
-    const [endpoint] = await tx.$queryRawUnsafe<{ failing_since: Date | null; disabled_at: Date | null }[]>(
-      `SELECT failing_since, disabled_at FROM ${ENDPOINTS} WHERE id = $1::uuid AND merchant_id = $2::uuid AND is_test = $3 FOR UPDATE`,
-      id,
-      owner.merchantId,
-      owner.isTest,
-    );
+    const tables = webhookTables(tx);
+    const endpoint = await tables
+      .selectFrom('endpoints')
+      .select(['failing_since', 'disabled_at'])
+      .where(ownEndpoint(owner, id))
+      .forUpdate()
+      .executeTakeFirst();
     if (!endpoint) throw notFound(id);
     const since = endpoint.failing_since ?? endpoint.disabled_at;
-    await tx.$executeRawUnsafe(
-      `UPDATE ${ENDPOINTS} SET disabled_at = NULL, disabled_reason = NULL, failing_since = NULL, updated_at = $2 WHERE id = $1::uuid`,
-      id,
-      now,
-    );
+    await tables.updateTable('endpoints').set({ disabled_at: null, disabled_reason: null, failing_since: null, updated_at: now }).where('id', '=', id).execute();
     if (!since) return [];
-    const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
-      `UPDATE ${DELIVERIES} SET status = 'pending', attempts = 0, next_attempt_at = $3
-        WHERE endpoint_id = $1::uuid AND status = 'failed' AND coalesce(last_attempt_at, created_at) >= $2
-        RETURNING id::text`,
-      id,
-      since,
-      now,
-    );
+    const rows = await tables
+      .updateTable('deliveries')
+      .set({ status: 'pending', attempts: 0, next_attempt_at: now })
+      .where('endpoint_id', '=', id)
+      .where('status', '=', 'failed')
+      .where((eb) => eb(eb.fn.coalesce('last_attempt_at', 'created_at'), '>=', since))
+      .returning('id')
+      .execute();
     return rows.map((r) => r.id);
   });
 }

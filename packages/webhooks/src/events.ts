@@ -3,11 +3,9 @@ import type { Owner } from '@pay/auth';
 import { stringifyExact } from '@pay/kit';
 import { compile, toDetails } from '@pay/schemas';
 import type { TSchema } from '@sinclair/typebox';
-import type { Sql } from './db';
+import { webhookTables, type Sql } from './db';
 import { EventPayloads } from './payloads';
 
-/** The events table, owned by this package (Postgres schema `webhooks`). */
-const EVENTS = 'webhooks.events';
 /** The channel a trigger on the events table NOTIFYs at each commit that recorded events (migration notify_on_event). */
 export const EVENTS_CHANNEL = 'webhooks_events';
 
@@ -31,13 +29,13 @@ export interface NewEvent {
   targetUrl?: string;
 }
 
-/** Any service's transaction client: its Prisma client or an interactive transaction. */
-type Tx = Pick<Sql, '$executeRawUnsafe'>;
+/** Any service's transaction client: its Prisma client or an interactive transaction, or `pgSql(pool)`'s. */
+type Tx = Sql;
 
 /**
  * Records an event in the caller's transaction, so the event exists exactly when the change it
  * reports commits, and is never lost to a crash or a Redis restart. The body is the envelope
- * of decisions.md §7: `{ event, timestamp, <object> }`, serialised once here with exact
+ * of every event: `{ event, timestamp, <object> }`, serialised once here with exact
  * decimals and kept as that text, so every attempt sends the same bytes. The webhook worker
  * turns it into deliveries. Returns the event id.
  */
@@ -53,20 +51,21 @@ export async function insertEvent(
   e: NewEvent & { id: string; targetEndpointId: string | null; dispatchedAt?: Date },
 ): Promise<void> {
   const body = stringifyExact({ event: e.type, timestamp: e.at, ...e.object });
-  await tx.$executeRawUnsafe(
-    `INSERT INTO ${EVENTS} (id, source, merchant_id, is_test, type, body, target_url, target_endpoint_id, created_at, dispatched_at)
-     VALUES ($1::uuid, $2, $3::uuid, $4, $5, $6::json, $7, $8::uuid, $9, $10)`,
-    e.id,
-    e.source,
-    e.owner.merchantId,
-    e.owner.isTest,
-    e.type,
-    body,
-    e.targetUrl ?? null,
-    e.targetEndpointId,
-    new Date(e.at),
-    e.dispatchedAt ?? null,
-  );
+  await webhookTables(tx)
+    .insertInto('events')
+    .values({
+      id: e.id,
+      source: e.source,
+      merchant_id: e.owner.merchantId,
+      is_test: e.owner.isTest,
+      type: e.type,
+      body,
+      target_url: e.targetUrl ?? null,
+      target_endpoint_id: e.targetEndpointId,
+      created_at: new Date(e.at),
+      dispatched_at: e.dispatchedAt ?? null,
+    })
+    .execute();
 }
 
 export interface StoredEvent {
@@ -110,20 +109,19 @@ function assertDocumented(source: EventSource, type: string, body: unknown): voi
  * schema (the OpenAPI `webhooks` section is built from the same schemas): a body that drifts
  * from its documentation fails the test that recorded it.
  */
-export async function eventsOf(db: Pick<Sql, '$queryRawUnsafe'>, owner: Owner, type?: string): Promise<StoredEvent[]> {
-  const rows = await db.$queryRawUnsafe<
-    { id: string; source: EventSource; merchant_id: string; is_test: boolean; type: string; body: string; target_url: string | null; created_at: Date }[]
-  >(
-    `SELECT id::text, source, merchant_id::text, is_test, type, body::text AS body, target_url, created_at FROM ${EVENTS}
-      WHERE merchant_id = $1::uuid AND is_test = $2 AND ($3::text IS NULL OR type = $3) ORDER BY seq`,
-    owner.merchantId,
-    owner.isTest,
-    type ?? null,
-  );
-  for (const r of rows) assertDocumented(r.source, r.type, JSON.parse(r.body));
+export async function eventsOf(db: Sql, owner: Owner, type?: string): Promise<StoredEvent[]> {
+  const rows = await webhookTables(db)
+    .selectFrom('events')
+    .select((eb) => ['id', 'source', 'merchant_id', 'is_test', 'type', eb.cast<string>('body', 'text').as('body'), 'target_url', 'created_at'])
+    .where('merchant_id', '=', owner.merchantId)
+    .where('is_test', '=', owner.isTest)
+    .$if(type !== undefined, (q) => q.where('type', '=', type!))
+    .orderBy('seq')
+    .execute();
+  for (const r of rows) assertDocumented(r.source as EventSource, r.type, JSON.parse(r.body));
   return rows.map((r) => ({
     id: r.id,
-    source: r.source,
+    source: r.source as EventSource,
     merchantId: r.merchant_id,
     isTest: r.is_test,
     type: r.type,

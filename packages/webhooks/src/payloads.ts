@@ -2,8 +2,8 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { Amount, NullableTimestamp, StringEnum, Timestamp, Uuid } from '@pay/schemas';
 
 /**
- * The event kinds of invoicing-api.md part 6, the ones a console webhook subscribes to. Crypto
- * events go to the merchant's `webhookUrl` instead (decisions.md §7).
+ * The invoicing event kinds, the ones a console webhook subscribes to. Crypto
+ * events go to the merchant's `webhookUrl` instead.
  */
 export const INVOICING_EVENT_KINDS = [
   'invoice.paid',
@@ -105,7 +105,7 @@ function kycSession(status: string) {
 }
 
 /**
- * The body of each invoicing event. `invoice.paid` is exactly invoicing-api.md part 6; the
+ * The body of each invoicing event. `invoice.paid` is exactly the documented one (OpenAPI `webhooks`); the
  * others use the same envelope with the object that changed. These schemas are the contract:
  * the OpenAPI `webhooks` section is built from them and the samples below must satisfy them.
  */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The retry schedule of invoicing-api.md part 6, in one place: attempt 1 immediately, then
+ * The retry schedule of outgoing webhooks (the OpenAPI `webhooks` section), in one place: attempt 1 immediately, then
  * each next attempt this long after the previous one failed. After the 6th failed attempt the
  * delivery is `failed`.
  */

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 
 /**
  * `X-SVC-Signature`: lower-case hex HMAC-SHA256(secret, timestamp + raw body), the timestamp
- * being the `X-SVC-Timestamp` value (Unix ms) as sent (invoicing-api.md part 6).
+ * being the `X-SVC-Timestamp` value (Unix ms) as sent.
  */
 export function webhookSignature(secret: string, timestamp: string, body: string): string {
   return createHmac('sha256', secret).update(timestamp + body).digest('hex');

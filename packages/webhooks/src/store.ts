@@ -1,16 +1,15 @@
 // The webhook worker's reads and writes: turning events into deliveries, claiming due
 // deliveries, recording attempts in batches, and the heartbeats that make claims safe. Kept
 // here because this package owns the tables; the worker service only orchestrates.
-import type { Sql, SqlWithTransactions } from './db';
+import { sql, type ExpressionBuilder } from 'kysely';
+import { webhookTables, type Sql, type SqlWithTransactions } from './db';
 import { AUTO_DISABLE_AFTER_MS, nextAttemptAt, seededRandom } from './schedule';
 import type { EndpointKind } from './endpoints';
 import type { DeliveryStatus } from './deliveries';
+import type { DB } from './generated/kysely/tables';
 
-const EVENTS = 'webhooks.events';
-const ENDPOINTS = 'webhooks.endpoints';
-const DELIVERIES = 'webhooks.deliveries';
-const ATTEMPTS = 'webhooks.attempts';
-const WORKERS = 'webhooks.workers';
+/** `column = ANY($n)`: one array parameter, so an empty list is no special case (`IN ()` is not SQL). */
+const anyOf = <T>(eb: ExpressionBuilder<DB, keyof DB>, values: readonly T[]) => eb.fn<T>('any', [eb.val(values)]);
 
 /**
  * Writes the deliveries of up to `limit` undispatched events, in one transaction, and marks
@@ -30,50 +29,92 @@ export async function dispatchEvents(
   o: { limit: number; now: Date; merchantsWithUrl: (merchantIds: string[]) => Promise<string[]> },
 ): Promise<{ events: number; deliveries: number }> {
   return db.$transaction(async (tx) => {
-    const events = await tx.$queryRawUnsafe<{ id: string; merchant_id: string; crypto: boolean }[]>(
-      `SELECT id::text, merchant_id::text, (source = 'crypto' AND target_url IS NULL AND target_endpoint_id IS NULL) AS crypto
-         FROM ${EVENTS} WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      o.limit,
-    );
+    const t = webhookTables(tx);
+    const events = await t
+      .selectFrom('events')
+      .select((eb) => ['id', 'merchant_id', eb.and([eb('source', '=', 'crypto'), eb('target_url', 'is', null), eb('target_endpoint_id', 'is', null)]).as('crypto')])
+      .where('dispatched_at', 'is', null)
+      .orderBy('seq')
+      .limit(o.limit)
+      .forUpdate()
+      .skipLocked()
+      .execute();
     if (events.length === 0) return { events: 0, deliveries: 0 };
     const ids = events.map((e) => e.id);
     const cryptoMerchants = [...new Set(events.filter((e) => e.crypto).map((e) => e.merchant_id))];
     const withUrl = cryptoMerchants.length > 0 ? await o.merchantsWithUrl(cryptoMerchants) : [];
+    const now = (eb: ExpressionBuilder<DB, keyof DB>) => eb.cast<Date>(eb.val(o.now), 'timestamptz');
     // Merchant and target endpoints have ids derived from what they stand for, so concurrent
     // dispatchers agree on one row each.
-    await tx.$executeRawUnsafe(
-      `INSERT INTO ${ENDPOINTS} (id, merchant_id, is_test, kind, url, events, created_at, updated_at)
-       SELECT DISTINCT CASE WHEN ev.target_url IS NULL THEN md5('merchant:' || ev.merchant_id || ':' || ev.is_test)
-                            ELSE md5('target:' || ev.merchant_id || ':' || ev.is_test || ':' || ev.target_url) END::uuid,
-              ev.merchant_id, ev.is_test, CASE WHEN ev.target_url IS NULL THEN 'merchant' ELSE 'target' END, ev.target_url, '{}'::text[], $3::timestamptz, $3::timestamptz
-         FROM ${EVENTS} ev
-        WHERE ev.id = ANY($1::uuid[]) AND ev.target_endpoint_id IS NULL
-          AND (ev.target_url IS NOT NULL OR (ev.source = 'crypto' AND ev.merchant_id = ANY($2::uuid[])))
-       ON CONFLICT (id) DO NOTHING`,
-      ids,
-      withUrl,
-      o.now,
-    );
-    const deliveries = await tx.$executeRawUnsafe(
-      `INSERT INTO ${DELIVERIES} (id, event_id, endpoint_id, event_type, status, attempts, next_attempt_at, last_error, created_at)
-       SELECT gen_random_uuid(), ev.id, ep.id, ev.type,
-              CASE WHEN ep.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0,
-              CASE WHEN ep.disabled_at IS NULL THEN $3::timestamptz END,
-              CASE WHEN ep.disabled_at IS NOT NULL THEN 'not sent: the endpoint is disabled' END,
-              $3::timestamptz
-         FROM ${EVENTS} ev JOIN ${ENDPOINTS} ep ON ep.merchant_id = ev.merchant_id AND ep.is_test = ev.is_test
-        WHERE ev.id = ANY($1::uuid[]) AND CASE
-          WHEN ev.target_endpoint_id IS NOT NULL THEN ep.id = ev.target_endpoint_id
-          WHEN ev.target_url IS NOT NULL THEN ep.kind = 'target' AND ep.url = ev.target_url
-          WHEN ev.source = 'crypto' THEN ep.kind = 'merchant' AND ev.merchant_id = ANY($2::uuid[])
-          ELSE ep.kind = 'console' AND ev.type = ANY(ep.events) END
-       ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
-      ids,
-      withUrl,
-      o.now,
-    );
-    await tx.$executeRawUnsafe(`UPDATE ${EVENTS} SET dispatched_at = $2 WHERE id = ANY($1::uuid[])`, ids, o.now);
-    return { events: events.length, deliveries };
+    await t
+      .insertInto('endpoints')
+      .columns(['id', 'merchant_id', 'is_test', 'kind', 'url', 'events', 'created_at', 'updated_at'])
+      .expression(
+        t
+          .selectFrom('events as ev')
+          .distinct()
+          .select((eb) => [
+            eb
+              .case()
+              .when('ev.target_url', 'is', null)
+              .then(sql<string>`md5('merchant:' || ${eb.ref('ev.merchant_id')} || ':' || ${eb.ref('ev.is_test')})::uuid`)
+              .else(sql<string>`md5('target:' || ${eb.ref('ev.merchant_id')} || ':' || ${eb.ref('ev.is_test')} || ':' || ${eb.ref('ev.target_url')})::uuid`)
+              .end()
+              .as('id'),
+            'ev.merchant_id',
+            'ev.is_test',
+            eb.case().when('ev.target_url', 'is', null).then(sql.lit('merchant')).else(sql.lit('target')).end().as('kind'),
+            'ev.target_url',
+            sql<string[]>`'{}'::text[]`.as('events'),
+            now(eb as never).as('created_at'),
+            now(eb as never).as('updated_at'),
+          ])
+          .where((eb) => eb('ev.id', '=', anyOf(eb as never, ids)))
+          .where('ev.target_endpoint_id', 'is', null)
+          .where((eb) => eb.or([eb('ev.target_url', 'is not', null), eb.and([eb('ev.source', '=', 'crypto'), eb('ev.merchant_id', '=', anyOf(eb as never, withUrl))])])),
+      )
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+    const inserted = await t
+      .insertInto('deliveries')
+      .columns(['id', 'event_id', 'endpoint_id', 'event_type', 'status', 'attempts', 'next_attempt_at', 'last_error', 'created_at'])
+      .expression(
+        t
+          .selectFrom('events as ev')
+          .innerJoin('endpoints as ep', (join) => join.onRef('ep.merchant_id', '=', 'ev.merchant_id').onRef('ep.is_test', '=', 'ev.is_test'))
+          .select((eb) => [
+            sql<string>`gen_random_uuid()`.as('id'),
+            'ev.id as event_id',
+            'ep.id as endpoint_id',
+            'ev.type as event_type',
+            eb.case().when('ep.disabled_at', 'is', null).then(sql.lit('pending')).else(sql.lit('failed')).end().as('status'),
+            sql.lit(0).as('attempts'),
+            eb.case().when('ep.disabled_at', 'is', null).then(now(eb as never)).end().as('next_attempt_at'),
+            eb.case().when('ep.disabled_at', 'is not', null).then(sql.lit('not sent: the endpoint is disabled')).end().as('last_error'),
+            now(eb as never).as('created_at'),
+          ])
+          .where((eb) => eb('ev.id', '=', anyOf(eb as never, ids)))
+          .where((eb) =>
+            eb
+              .case()
+              .when('ev.target_endpoint_id', 'is not', null)
+              .then(eb('ep.id', '=', eb.ref('ev.target_endpoint_id')))
+              .when('ev.target_url', 'is not', null)
+              .then(eb.and([eb('ep.kind', '=', 'target'), eb('ep.url', '=', eb.ref('ev.target_url'))]))
+              .when('ev.source', '=', 'crypto')
+              .then(eb.and([eb('ep.kind', '=', 'merchant'), eb('ev.merchant_id', '=', anyOf(eb as never, withUrl))]))
+              .else(eb.and([eb('ep.kind', '=', 'console'), eb('ev.type', '=', eb.fn<string>('any', [eb.ref('ep.events')]))]))
+              .end(),
+          ),
+      )
+      .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doNothing())
+      .executeTakeFirst();
+    await t
+      .updateTable('events')
+      .set({ dispatched_at: o.now })
+      .where((eb) => eb('id', '=', anyOf(eb as never, ids)))
+      .execute();
+    return { events: events.length, deliveries: Number(inserted.numInsertedOrUpdatedRows ?? 0) };
   });
 }
 
@@ -116,66 +157,99 @@ export async function claimDue(
   db: Sql,
   o: { workerId: string; now: Date; limit: number; perEndpoint: number; skipEndpoints: string[]; ttlMs?: number; heldIds?: string[] },
 ): Promise<ClaimedDelivery[]> {
-  const free = `(d.lease_owner IS NULL
-                 OR (d.lease_owner = $1::uuid AND NOT (d.id = ANY($7::uuid[])))
-                 OR NOT EXISTS (SELECT 1 FROM ${WORKERS} w WHERE w.id = d.lease_owner AND w.seen_at > now() - $5 * interval '1 millisecond'))
-                AND NOT (d.endpoint_id = ANY($4::uuid[]))`;
-  const rows = await db.$queryRawUnsafe<
-    {
-      id: string;
-      endpoint_id: string;
-      merchant_id: string;
-      is_test: boolean;
-      kind: EndpointKind;
-      url: string | null;
-      event_type: string;
-      body: string;
-      event_at: Date;
-      status: DeliveryStatus;
-      attempts: number;
-      next_attempt_at: Date | null;
-      manual: boolean;
-    }[]
-  >(
-    `WITH candidates AS (
-       SELECT d.id, row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at) AS nth
-         FROM (SELECT d.id, d.endpoint_id, d.next_attempt_at FROM ${DELIVERIES} d
-                WHERE d.status = 'pending' AND d.next_attempt_at <= $2 AND ${free}
-                ORDER BY d.next_attempt_at LIMIT $3 * 4) d),
-     scheduled AS (
-       SELECT d.id FROM ${DELIVERIES} d JOIN candidates c ON c.id = d.id
-        WHERE c.nth <= $6 AND d.status = 'pending' AND d.next_attempt_at <= $2 AND ${free}
-        ORDER BY d.next_attempt_at LIMIT $3 FOR UPDATE OF d SKIP LOCKED),
-     resends AS (
-       SELECT d.id FROM ${DELIVERIES} d WHERE d.resend_requested_at IS NOT NULL AND ${free}
-        ORDER BY d.resend_requested_at LIMIT $3 FOR UPDATE OF d SKIP LOCKED),
-     claimed AS (
-       UPDATE ${DELIVERIES} d SET lease_owner = $1::uuid
-        WHERE d.id IN (SELECT id FROM scheduled UNION SELECT id FROM resends)
-       RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.next_attempt_at)
-     SELECT c.id::text, c.endpoint_id::text, ep.merchant_id::text, ep.is_test, ep.kind, ep.url, c.event_type, ev.body::text AS body, ev.created_at AS event_at,
-            c.status, c.attempts, c.next_attempt_at, NOT (c.status = 'pending' AND c.next_attempt_at <= $2) AS manual
-       FROM claimed c JOIN ${ENDPOINTS} ep ON ep.id = c.endpoint_id JOIN ${EVENTS} ev ON ev.id = c.event_id
-      ORDER BY c.next_attempt_at NULLS LAST`,
-    o.workerId,
-    o.now,
-    o.limit,
-    o.skipEndpoints,
-    o.ttlMs ?? DEFAULT_WORKER_TTL_MS,
-    o.perEndpoint,
-    o.heldIds ?? [],
-  );
+  const t = webhookTables(db);
+  const ttlMs = o.ttlMs ?? DEFAULT_WORKER_TTL_MS;
+  const held = o.heldIds ?? [];
+  type D = ExpressionBuilder<DB & { d: DB['deliveries'] }, 'd'>;
+  // Not held by a live worker (or held by this one without it knowing), and not of a skipped endpoint.
+  const free = (eb: D) =>
+    eb.and([
+      eb.or([
+        eb('d.lease_owner', 'is', null),
+        eb.and([eb('d.lease_owner', '=', o.workerId), eb.not(eb('d.id', '=', anyOf(eb as never, held)))]),
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('workers as w')
+              .select(sql.lit(1).as('one'))
+              .whereRef('w.id', '=', 'd.lease_owner')
+              .where('w.seen_at', '>', sql<Date>`now() - ${ttlMs} * interval '1 millisecond'`),
+          ),
+        ),
+      ]),
+      eb.not(eb('d.endpoint_id', '=', anyOf(eb as never, o.skipEndpoints))),
+    ]);
+  const rows = await t
+    .with('candidates', (w) =>
+      w
+        .selectFrom((q) =>
+          q
+            .selectFrom('deliveries as d')
+            .select(['d.id', 'd.endpoint_id', 'd.next_attempt_at'])
+            .where('d.status', '=', 'pending')
+            .where('d.next_attempt_at', '<=', o.now)
+            .where(free)
+            .orderBy('d.next_attempt_at')
+            .limit(o.limit * 4)
+            .as('d'),
+        )
+        .select((eb) => ['d.id', eb.fn.agg<number>('row_number', []).over((ob) => ob.partitionBy('d.endpoint_id').orderBy('d.next_attempt_at')).as('nth')]),
+    )
+    .with('scheduled', (w) =>
+      w
+        .selectFrom('deliveries as d')
+        .innerJoin('candidates as c', 'c.id', 'd.id')
+        .select('d.id')
+        .where('c.nth', '<=', o.perEndpoint)
+        .where('d.status', '=', 'pending')
+        .where('d.next_attempt_at', '<=', o.now)
+        .where(free)
+        .orderBy('d.next_attempt_at')
+        .limit(o.limit)
+        .forUpdate('d')
+        .skipLocked(),
+    )
+    .with('resends', (w) =>
+      w.selectFrom('deliveries as d').select('d.id').where('d.resend_requested_at', 'is not', null).where(free).orderBy('d.resend_requested_at').limit(o.limit).forUpdate('d').skipLocked(),
+    )
+    .with('claimed', (w) =>
+      w
+        .updateTable('deliveries as d')
+        .set({ lease_owner: o.workerId })
+        .where('d.id', 'in', w.selectFrom('scheduled').select('id').union(w.selectFrom('resends').select('id')))
+        .returning(['d.id', 'd.endpoint_id', 'd.event_id', 'd.event_type', 'd.status', 'd.attempts', 'd.next_attempt_at']),
+    )
+    .selectFrom('claimed as c')
+    .innerJoin('endpoints as ep', 'ep.id', 'c.endpoint_id')
+    .innerJoin('events as ev', 'ev.id', 'c.event_id')
+    .select((eb) => [
+      'c.id',
+      'c.endpoint_id',
+      'ep.merchant_id',
+      'ep.is_test',
+      'ep.kind',
+      'ep.url',
+      'c.event_type',
+      eb.cast<string>('ev.body', 'text').as('body'),
+      'ev.created_at as event_at',
+      'c.status',
+      'c.attempts',
+      'c.next_attempt_at',
+      eb.not(eb.and([eb('c.status', '=', 'pending'), eb('c.next_attempt_at', '<=', o.now)])).$castTo<boolean>().as('manual'),
+    ])
+    .orderBy('c.next_attempt_at', (ob) => ob.asc().nullsLast())
+    .execute();
   return rows.map((r) => ({
     id: r.id,
     endpointId: r.endpoint_id,
     merchantId: r.merchant_id,
     isTest: r.is_test,
-    kind: r.kind,
+    kind: r.kind as EndpointKind,
     url: r.url,
     eventType: r.event_type,
     body: r.body,
     eventAt: r.event_at,
-    status: r.status,
+    status: r.status as DeliveryStatus,
     attempts: r.attempts,
     nextAttemptAt: r.next_attempt_at,
     manual: r.manual,
@@ -185,7 +259,12 @@ export async function claimDue(
 /** Gives deliveries back untouched (this worker has no room for them); any worker may claim them again. */
 export async function releaseDeliveries(db: Sql, workerId: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await db.$executeRawUnsafe(`UPDATE ${DELIVERIES} SET lease_owner = NULL WHERE id = ANY($1::uuid[]) AND lease_owner = $2::uuid`, ids, workerId);
+  await webhookTables(db)
+    .updateTable('deliveries')
+    .set({ lease_owner: null })
+    .where((eb) => eb('id', '=', anyOf(eb as never, ids)))
+    .where('lease_owner', '=', workerId)
+    .execute();
 }
 
 /** An endpoint's URL, sealed secret and state as stored now. */
@@ -197,10 +276,11 @@ export interface EndpointTarget {
 
 /** The current URL, secret and state of endpoints, read right before each send. */
 export async function endpointTargets(db: Sql, ids: string[]): Promise<Map<string, EndpointTarget>> {
-  const rows = await db.$queryRawUnsafe<{ id: string; url: string | null; secret_enc: string | null; disabled: boolean }[]>(
-    `SELECT id::text, url, secret_enc, disabled_at IS NOT NULL AS disabled FROM ${ENDPOINTS} WHERE id = ANY($1::uuid[])`,
-    ids,
-  );
+  const rows = await webhookTables(db)
+    .selectFrom('endpoints')
+    .select((eb) => ['id', 'url', 'secret_enc', eb('disabled_at', 'is not', null).$castTo<boolean>().as('disabled')])
+    .where((eb) => eb('id', '=', anyOf(eb as never, ids)))
+    .execute();
   return new Map(rows.map((r) => [r.id, { url: r.url, secretEnc: r.secret_enc, disabled: r.disabled }]));
 }
 
@@ -260,94 +340,119 @@ export async function recordOutcomes(db: SqlWithTransactions, workerId: string, 
     else streaks.set(o.delivery.endpointId, { success: s.success, firstFail: s.firstFail ?? o.attempt!.at });
   }
   return db.$transaction(async (tx) => {
+    const t = webhookTables(tx);
     if (attempted.length > 0) {
-      await tx.$executeRawUnsafe(
-        `INSERT INTO ${ATTEMPTS} (delivery_id, attempted_at, duration_ms, url, status_code, error, response_body, succeeded, manual)
-         SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::text[], $5::int[], $6::text[], $7::text[], $8::bool[], $9::bool[])`,
-        attempted.map((o) => o.delivery.id),
-        attempted.map((o) => iso(o.attempt!.at)),
-        attempted.map((o) => o.attempt!.durationMs),
-        attempted.map((o) => o.attempt!.url),
-        attempted.map((o) => o.attempt!.statusCode),
-        attempted.map((o) => o.attempt!.error),
-        attempted.map((o) => o.attempt!.responseBody),
-        attempted.map((o) => o.attempt!.succeeded),
-        attempted.map((o) => o.delivery.manual),
-      );
+      await t
+        .insertInto('attempts')
+        .values(
+          attempted.map((o) => ({
+            delivery_id: o.delivery.id,
+            attempted_at: o.attempt!.at,
+            duration_ms: o.attempt!.durationMs,
+            url: o.attempt!.url,
+            status_code: o.attempt!.statusCode,
+            error: o.attempt!.error,
+            response_body: o.attempt!.responseBody,
+            succeeded: o.attempt!.succeeded,
+            manual: o.delivery.manual,
+          })),
+        )
+        .execute();
     }
-    await tx.$executeRawUnsafe(
-      `UPDATE ${DELIVERIES} d SET status = x.status, attempts = x.attempts, next_attempt_at = x.next_at,
-              last_attempt_at = CASE WHEN x.sent THEN x.at ELSE d.last_attempt_at END,
-              last_status_code = CASE WHEN x.sent THEN x.code ELSE d.last_status_code END,
-              last_error = CASE WHEN x.sent THEN x.error ELSE x.not_sent END,
-              last_response_body = CASE WHEN x.sent THEN x.body ELSE d.last_response_body END,
-              resend_requested_at = CASE WHEN x.manual THEN NULL ELSE d.resend_requested_at END,
-              lease_owner = NULL
-         FROM unnest($1::uuid[], $2::text[], $3::int[], $4::timestamptz[], $5::bool[], $6::timestamptz[], $7::int[], $8::text[], $9::text[], $10::text[], $11::bool[])
-              AS x(id, status, attempts, next_at, sent, at, code, error, body, not_sent, manual)
-        WHERE d.id = x.id AND d.lease_owner = $12::uuid`,
-      outcomes.map((o) => o.delivery.id),
-      next.map((n) => n.status),
-      next.map((n) => n.attempts),
-      next.map((n) => iso(n.nextAttemptAt)),
-      outcomes.map((o) => !!o.attempt),
-      outcomes.map((o) => iso(o.attempt?.at)),
-      outcomes.map((o) => o.attempt?.statusCode ?? null),
-      outcomes.map((o) => o.attempt?.error ?? null),
-      outcomes.map((o) => o.attempt?.responseBody ?? null),
-      outcomes.map((o) => o.notSent ?? null),
-      outcomes.map((o) => o.delivery.manual),
-      workerId,
+    // Each delivery's new state, from one array per column (one statement for the whole batch).
+    const x = sql<{
+      id: string;
+      status: string;
+      attempts: number;
+      next_at: Date | null;
+      sent: boolean;
+      at: Date | null;
+      code: number | null;
+      error: string | null;
+      body: string | null;
+      not_sent: string | null;
+      manual: boolean;
+    }>`unnest(${outcomes.map((o) => o.delivery.id)}::uuid[], ${next.map((n) => n.status)}::text[], ${next.map((n) => n.attempts)}::int[],
+              ${next.map((n) => iso(n.nextAttemptAt))}::timestamptz[], ${outcomes.map((o) => !!o.attempt)}::bool[], ${outcomes.map((o) => iso(o.attempt?.at))}::timestamptz[],
+              ${outcomes.map((o) => o.attempt?.statusCode ?? null)}::int[], ${outcomes.map((o) => o.attempt?.error ?? null)}::text[],
+              ${outcomes.map((o) => o.attempt?.responseBody ?? null)}::text[], ${outcomes.map((o) => o.notSent ?? null)}::text[], ${outcomes.map((o) => o.delivery.manual)}::bool[])`.as<'x'>(
+      sql`x(id, status, attempts, next_at, sent, at, code, error, body, not_sent, manual)`,
     );
+    await t
+      .updateTable('deliveries as d')
+      .from(x)
+      .set((eb) => ({
+        status: eb.ref('x.status'),
+        attempts: eb.ref('x.attempts'),
+        next_attempt_at: eb.ref('x.next_at'),
+        last_attempt_at: eb.case().when('x.sent', '=', true).then(eb.ref('x.at')).else(eb.ref('d.last_attempt_at')).end(),
+        last_status_code: eb.case().when('x.sent', '=', true).then(eb.ref('x.code')).else(eb.ref('d.last_status_code')).end(),
+        last_error: eb.case().when('x.sent', '=', true).then(eb.ref('x.error')).else(eb.ref('x.not_sent')).end(),
+        last_response_body: eb.case().when('x.sent', '=', true).then(eb.ref('x.body')).else(eb.ref('d.last_response_body')).end(),
+        resend_requested_at: eb.case().when('x.manual', '=', true).then(sql<Date | null>`NULL`).else(eb.ref('d.resend_requested_at')).end(),
+        lease_owner: null,
+      }))
+      .whereRef('d.id', '=', 'x.id')
+      .where('d.lease_owner', '=', workerId)
+      .execute();
     if (streaks.size === 0) return [];
     const endpointIds = [...streaks.keys()];
-    await tx.$executeRawUnsafe(
-      `UPDATE ${ENDPOINTS} e SET failing_since = CASE WHEN x.success THEN x.first_fail ELSE coalesce(e.failing_since, x.first_fail) END
-         FROM unnest($1::uuid[], $2::bool[], $3::timestamptz[]) AS x(id, success, first_fail) WHERE e.id = x.id`,
-      endpointIds,
-      endpointIds.map((id) => streaks.get(id)!.success),
-      endpointIds.map((id) => iso(streaks.get(id)!.firstFail)),
-    );
-    const disabled = await tx.$queryRawUnsafe<{ id: string }[]>(
-      `UPDATE ${ENDPOINTS} SET disabled_at = $2, disabled_reason = 'every delivery failed for 3 days', updated_at = $2
-        WHERE id = ANY($1::uuid[]) AND disabled_at IS NULL AND failing_since <= $3 RETURNING id::text`,
-      endpointIds,
-      now,
-      new Date(now.getTime() - AUTO_DISABLE_AFTER_MS),
-    );
+    const s = sql<{ id: string; success: boolean; first_fail: Date | null }>`unnest(${endpointIds}::uuid[], ${endpointIds.map((id) => streaks.get(id)!.success)}::bool[],
+              ${endpointIds.map((id) => iso(streaks.get(id)!.firstFail))}::timestamptz[])`.as<'x'>(sql`x(id, success, first_fail)`);
+    await t
+      .updateTable('endpoints as e')
+      .from(s)
+      .set((eb) => ({ failing_since: eb.case().when('x.success', '=', true).then(eb.ref('x.first_fail')).else(eb.fn.coalesce('e.failing_since', 'x.first_fail')).end() }))
+      .whereRef('e.id', '=', 'x.id')
+      .execute();
+    const disabled = await t
+      .updateTable('endpoints')
+      .set({ disabled_at: now, disabled_reason: 'every delivery failed for 3 days', updated_at: now })
+      .where((eb) => eb('id', '=', anyOf(eb as never, endpointIds)))
+      .where('disabled_at', 'is', null)
+      .where('failing_since', '<=', new Date(now.getTime() - AUTO_DISABLE_AFTER_MS))
+      .returning('id')
+      .execute();
     if (disabled.length === 0) return [];
     const ids = disabled.map((r) => r.id);
-    await tx.$executeRawUnsafe(
-      `UPDATE ${DELIVERIES} SET status = 'failed', next_attempt_at = NULL, last_error = coalesce(last_error, 'not sent: the endpoint is disabled')
-        WHERE endpoint_id = ANY($1::uuid[]) AND status = 'pending' AND (lease_owner IS NULL OR lease_owner = $2::uuid)`,
-      ids,
-      workerId,
-    );
+    await t
+      .updateTable('deliveries')
+      .set((eb) => ({ status: 'failed', next_attempt_at: null, last_error: eb.fn.coalesce('last_error', sql.lit('not sent: the endpoint is disabled')) }))
+      .where((eb) => eb('endpoint_id', '=', anyOf(eb as never, ids)))
+      .where('status', '=', 'pending')
+      .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_owner', '=', workerId)]))
+      .execute();
     return ids;
   });
 }
 
 /** This worker is alive: its leases hold for another `ttl`. */
 export async function heartbeat(db: Sql, workerId: string): Promise<void> {
-  await db.$executeRawUnsafe(
-    `INSERT INTO ${WORKERS} (id, started_at, seen_at) VALUES ($1::uuid, now(), now()) ON CONFLICT (id) DO UPDATE SET seen_at = now()`,
-    workerId,
-  );
+  await webhookTables(db)
+    .insertInto('workers')
+    .values({ id: workerId, started_at: sql<Date>`now()`, seen_at: sql<Date>`now()` })
+    .onConflict((oc) => oc.column('id').doUpdateSet({ seen_at: sql<Date>`now()` }))
+    .execute();
 }
 
 /** At shutdown: give back every delivery still held and leave; also forgets workers gone for a day. */
 export async function retireWorker(db: Sql, workerId: string): Promise<void> {
-  await db.$executeRawUnsafe(`UPDATE ${DELIVERIES} SET lease_owner = NULL WHERE lease_owner = $1::uuid`, workerId);
-  await db.$executeRawUnsafe(`DELETE FROM ${WORKERS} WHERE id = $1::uuid OR seen_at < now() - interval '1 day'`, workerId);
+  const t = webhookTables(db);
+  await t.updateTable('deliveries').set({ lease_owner: null }).where('lease_owner', '=', workerId).execute();
+  await t
+    .deleteFrom('workers')
+    .where((eb) => eb.or([eb('id', '=', workerId), eb('seen_at', '<', sql<Date>`now() - interval '1 day'`)]))
+    .execute();
 }
 
 /** How much work waits, for /metrics. */
 export async function queueDepth(db: Sql, now: Date): Promise<{ undispatched: number; due: number; scheduled: number }> {
-  const [row] = await db.$queryRawUnsafe<{ undispatched: number; due: number; scheduled: number }[]>(
-    `SELECT (SELECT count(*) FROM ${EVENTS} WHERE dispatched_at IS NULL)::int AS undispatched,
-            (SELECT count(*) FROM ${DELIVERIES} WHERE status = 'pending' AND next_attempt_at <= $1)::int AS due,
-            (SELECT count(*) FROM ${DELIVERIES} WHERE status = 'pending' AND next_attempt_at > $1)::int AS scheduled`,
-    now,
-  );
-  return row!;
+  const t = webhookTables(db);
+  return t
+    .selectNoFrom((eb) => [
+      eb.cast<number>(eb.selectFrom('events').select((s) => s.fn.countAll().as('n')).where('dispatched_at', 'is', null), 'integer').as('undispatched'),
+      eb.cast<number>(eb.selectFrom('deliveries').select((s) => s.fn.countAll().as('n')).where('status', '=', 'pending').where('next_attempt_at', '<=', now), 'integer').as('due'),
+      eb.cast<number>(eb.selectFrom('deliveries').select((s) => s.fn.countAll().as('n')).where('status', '=', 'pending').where('next_attempt_at', '>', now), 'integer').as('scheduled'),
+    ])
+    .executeTakeFirstOrThrow();
 }

@@ -6,7 +6,7 @@ export interface CurrencyInfo {
   network: Network;
   /** The spec's network names (Tron, Ethereum, BSC); the code `network` is the same word. */
   networkName: string;
-  /** Smallest unit on chain; every amount is kept to this many decimal places (decisions.md §5). */
+  /** Smallest unit on chain; every amount is kept to this many decimal places. */
   decimals: number;
 }
 

@@ -10,7 +10,7 @@ export function parseAmount(value: number, field = 'amount', decimals = CRYPTO_D
   return parseMoney(value, { field, decimals });
 }
 
-/** Withdrawal fee: 1% of the amount, rounded half-up to 6 places (decisions.md §5). */
+/** Withdrawal fee: 1% of the amount, rounded half-up to 6 places. */
 export function withdrawalFee(amount: Money, percent: Decimal.Value = 1): { fee: Money; netAmount: Money } {
   const fee = amount.mul(percent).div(100).toDecimalPlaces(CRYPTO_DECIMALS, Money.ROUND_HALF_UP);
   return { fee, netAmount: amount.sub(fee) };

@@ -18,7 +18,7 @@ import { ASSETS_PATH, PUBLIC_DIR } from './assets';
 import { tbankProvidersOf } from './payments/providers-from-config';
 import { tbankNotificationRoutes } from './payments/tbank/notifications';
 
-/** v1 answers bare objects, v2 the `success` envelope (decisions.md §3). */
+/** v1 answers bare objects, v2 the `success` envelope. */
 export const envelopeFor = (req: Request | string): Envelope =>
   (typeof req === 'string' ? req : req.path).startsWith('/api/v1') ? 'bare' : 'success';
 

@@ -6,7 +6,7 @@ import type { Clock, Logger } from '@pay/kit';
 import type { WebhookWakeJob } from '@pay/queue';
 import type { WebhooksDb } from '@pay/webhooks';
 import type { InvoicingConfig } from './config';
-import type { InvoicingDb } from './db';
+import type { InvoicingDb, InvoicingTables } from './db';
 import type { PaymentProviders } from './payments/provider';
 import type { ReceiptStorage } from './receipts/storage';
 import type { Mailer } from './batch/mailer';
@@ -20,7 +20,9 @@ export interface InvoicingDeps {
   keys: AccountKeys;
   /** The service's own tables (schema `invoicing`): transactions and the rest. */
   db: InvoicingDb;
-  /** The same pool as `db`, for raw SQL on the hot paths. */
+  /** The same pool as `db`, through the typed builder: every hand-written statement outside a transaction. */
+  tables: InvoicingTables;
+  /** The same pool as `db` (health check; SQL not yet on the typed builder). */
   sql: Pool;
   /** Payment provider per mode: test mode always has the sandbox; live only what is configured. */
   providers: PaymentProviders;

@@ -17,7 +17,7 @@ runMain(async () => {
   const logger = createLogger('invoicing', config.LOG_LEVEL);
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS, config.SHUTDOWN_DRAIN_MS);
   const accounts = createAccountsDb(config.DATABASE_URL);
-  const { db, sql, close: closeDb } = createInvoicingDb(config.DATABASE_URL);
+  const { db, tables, sql, close: closeDb } = createInvoicingDb(config.DATABASE_URL);
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
@@ -31,6 +31,7 @@ runMain(async () => {
     logger,
     accounts,
     db,
+    tables,
     sql,
     // Test mode pays through the sandbox (or T-Bank's demo terminal); live mode through T-Bank when configured, else live invoices are refused.
     providers: paymentProvidersFrom(config, { db, clock: systemClock, logger }),

@@ -42,7 +42,7 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
   const config = loadInvoicingConfig({ ...process.env, RECEIPTS_DIR: receiptsDir, ...opts.env });
   const logger = opts.logger ?? createLogger('invoicing', config.LOG_LEVEL);
   const accounts = createAccountsDb(config.DATABASE_URL, 4);
-  const { db, sql, close: closeDb } = createInvoicingDb(config.DATABASE_URL, opts.poolSize ?? 4);
+  const { db, tables, sql, close: closeDb } = createInvoicingDb(config.DATABASE_URL, opts.poolSize ?? 4);
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
   const webhooks = createWebhooksDb(config.DATABASE_URL, 3);
@@ -60,6 +60,7 @@ export async function startInvoicingApp(opts: TestAppOptions = {}) {
     logger,
     accounts,
     db,
+    tables,
     sql,
     providers: { test: configured.test, live: configured.live ?? (opts.liveSandbox ? sandbox : null) },
     redis,

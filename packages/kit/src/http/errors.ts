@@ -5,7 +5,7 @@ import { sendJson } from './json-reply';
 
 /**
  * Crypto and invoicing v2 wrap errors in `{ success: false, error }`; invoicing v1 answers
- * bare `{ error }` (decisions.md §3). The app decides per request path.
+ * bare `{ error }`. The app decides per request path.
  */
 export type Envelope = 'success' | 'bare';
 export type EnvelopeFor = (req: Request) => Envelope;

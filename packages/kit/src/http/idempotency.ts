@@ -4,7 +4,7 @@ import { ApiError } from '@pay/schemas';
 import { isDatabaseUnavailable } from '../db';
 import { deleteInBatches } from '../retention';
 
-/** Stripe semantics (decisions.md §4): same key + same request within 24 h → first answer. */
+/** Stripe semantics: same key + same request within 24 h → first answer. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
  * A claim not refreshed for this long belongs to a request that died mid-way (its process was

@@ -68,7 +68,7 @@ export interface RouteDef<B extends TSchema | undefined, Q extends TSchema | und
   upload?: UploadSpec;
   query?: Q;
   params?: P;
-  /** Accepts `Idempotency-Key` (decisions.md §4). */
+  /** Accepts `Idempotency-Key`. */
   idempotent?: boolean;
   /**
    * The body's own fields; the Api's envelope (`success: true`) is added to the schema and the
@@ -154,7 +154,7 @@ function defaultErrorPage(err: ApiError): SafeHtml {
 
 export interface ApiOptions {
   /**
-   * How this API wraps answers (decisions.md §3): `success` adds `success: true` in front of
+   * How this API wraps answers: `success` adds `success: true` in front of
    * every body (crypto, invoicing v2), `bare` sends the body as it is (invoicing v1).
    */
   envelope: Envelope;

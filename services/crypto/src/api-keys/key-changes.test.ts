@@ -2,7 +2,7 @@ import { signedHeaders } from '@pay/auth';
 import { spawnService, eventually, type RunningService } from '@pay/testing';
 
 /**
- * Keys are cached in each process (decisions.md §1 allows one second), so revocation and
+ * Keys are cached in each process (for at most one second), so revocation and
  * secret regeneration must reach every process of every service: two real crypto processes
  * and an invoicing process, caches warm on all, the change made through one, its effect
  * checked on the others.

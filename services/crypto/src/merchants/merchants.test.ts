@@ -298,7 +298,7 @@ describe('PUT /api/v1/merchants/webhook', () => {
     expect(res.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
 
-  it('refuses private, loopback and link-local destinations (decisions.md §7)', async () => {
+  it('refuses private, loopback and link-local destinations', async () => {
     const m = await registerMerchant(ctx.app);
     for (const webhookUrl of ['http://169.254.169.254/latest', 'http://localhost:8080/x', 'http://10.0.0.5/hook', 'http://[::1]/']) {
       const res = await signedRequest(ctx.app, m, 'put', '/api/v1/merchants/webhook', { webhookUrl });

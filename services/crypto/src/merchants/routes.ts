@@ -10,7 +10,7 @@ import { merchantStats } from './stats';
 
 const tags = ['Merchants'];
 
-/** Webhooks must not reach our own network (decisions.md §7) unless the operator allows it. */
+/** Webhooks must not reach our own network unless the operator allows it. */
 function assertWebhookUrl(deps: CryptoDeps, url: string): void {
   const problem = outboundUrlProblem(url, { allowPrivate: deps.config.ALLOW_PRIVATE_WEBHOOK_URLS });
   if (problem) throw new ApiError('VALIDATION_ERROR', `webhookUrl ${problem}`, [{ field: 'webhookUrl', message: problem }]);

@@ -25,7 +25,7 @@ export function analyticsRoutes(api: Api, deps: InvoicingDeps): void {
     query: AnalyticsQuery,
     response: { status: 200, schema: Type.Object({ analytics: Analytics }) },
     handler: async ({ auth, query }) => ({
-      body: { analytics: await analyticsOf(deps.sql, ownerOf(auth), periodOf(query, deps.clock), query.groupBy) },
+      body: { analytics: await analyticsOf(deps.tables, ownerOf(auth), periodOf(query, deps.clock), query.groupBy) },
     }),
   });
 }

@@ -99,9 +99,9 @@ describe('POST /api/v1/batch/invoices', () => {
     expect(lines[0]).toBe('invoiceId,externalId,amount,currency,status,description,email,paymentUrl,createdAt,paidAt,emailStatus,emailAttempts,emailError');
     expect(lines).toHaveLength(4);
     const line = (externalId: string | null) => lines.find((l) => l.startsWith(res.body.invoices.find((i: { externalId: string | null }) => i.externalId === externalId).id))!;
-    expect(line('@ord-4')).toContain(`,'@ord-4,30.00,USD,pending,"'=HYPERLINK(""http://evil"")",bob@example.com,`);
-    expect(line(null)).toContain(`,,60.00,RUB,pending,'-minus,,`);
-    expect(exported.text).not.toMatch(/(^|,)[=+\-@]/m);
+    expect(line('@ord-4')).toContain(`,"'@ord-4",30.00,USD,pending,"'=HYPERLINK(""http://evil"")",bob@example.com,`);
+    expect(line(null)).toContain(`,,60.00,RUB,pending,"'-minus",,`);
+    expect(exported.text).not.toMatch(/(^|,)"?[=+\-@]/m);
     // externalId is unique against earlier batches too.
     const again = await upload(m, 'amount,currency,externalId\n5,RUB,ord-1\n6,RUB,ord-9\n');
     expect(again.body.errors).toEqual([{ row: 1, externalId: 'ord-1', error: 'externalId "ord-1" was used by an earlier invoice' }]);
@@ -167,7 +167,7 @@ describe('POST /api/v1/batch/invoices', () => {
     expect(sixMegabytes.body.error.message).toMatch(/the file "file" may be at most 5 MB$/);
     const none = await upload(m, 'amount,currency,externalId\n0,RUB,A-1\nabc,RUB,\n5,EUR,A-3\n');
     expect(none.status).toBe(422);
-    // The error envelope of decisions.md §3; each row with its number and externalId, as a batch's `errors` has them.
+    // The error envelope; each row with its number and externalId, as a batch's `errors` has them.
     expect(none.body).toEqual({
       error: {
         code: 'NO_VALID_ROWS',

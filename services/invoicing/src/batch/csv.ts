@@ -4,7 +4,7 @@ import { parseMoney, type Money } from '@pay/kit';
 import { FIAT_DECIMALS, type Currency } from '../invoices/invoices';
 import { CURRENCIES } from '../invoices/currencies';
 
-/** invoicing-api.md §8: at most 1000 data rows (and 5 MB, enforced by the upload). */
+/** At most 1000 data rows (and 5 MB, enforced by the upload). */
 export const MAX_ROWS = 1000;
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
 export const COLUMNS = ['amount', 'currency', 'description', 'email', 'externalId', 'redirectUrl'] as const;
@@ -46,7 +46,7 @@ const MAX_LISTED_ROWS = 100;
 
 /**
  * 422 NO_VALID_ROWS: nothing is created. Each failed row is a detail in the error envelope of
- * decisions.md §3, `{ field: "row N", message }`, with the row's number and externalId as
+ * the error envelope's, `{ field: "row N", message }`, with the row's number and externalId as
  * properties of their own (as in a batch's `errors`), so a merchant can match it to its order.
  */
 function noValidRows(total: number, errors: RowError[]): ApiError {

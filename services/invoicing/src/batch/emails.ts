@@ -1,5 +1,7 @@
 import { money } from '@pay/kit';
+import type { InvoicingTables } from '../db';
 import type { InvoicingDeps } from '../deps';
+import { invoicesForEmails } from '../invoices/store';
 import { paymentLinkOf } from '../invoices/views';
 import type { MailMessage } from './mailer';
 
@@ -9,6 +11,21 @@ import type { MailMessage } from './mailer';
  * A row that still fails then stays `failed`, with its last SMTP error, for the merchant to see.
  */
 export const MAX_EMAIL_ATTEMPTS = 20;
+
+/** A batch's e-mails by outcome, for its GET: `retrying` while a failed one has attempts left, `lastError` the SMTP error of one that failed. */
+export async function batchEmailCounts(tables: InvoicingTables, batchId: string) {
+  return tables
+    .selectFrom('invoice_emails')
+    .select((eb) => [
+      eb.cast<number>(eb.fn.countAll().filterWhere('status', '=', 'sent'), 'integer').as('sent'),
+      eb.cast<number>(eb.fn.countAll().filterWhere('status', '=', 'failed'), 'integer').as('failed'),
+      eb.cast<number>(eb.fn.countAll().filterWhere('status', '=', 'pending'), 'integer').as('pending'),
+      eb.fn.agg<boolean | null>('bool_or', [eb.and([eb('status', '=', 'failed'), eb('attempts', '<', MAX_EMAIL_ATTEMPTS)])]).as('retrying'),
+      eb.fn.max('last_error').filterWhere('status', '=', 'failed').as('lastError'),
+    ])
+    .where('batch_id', '=', batchId)
+    .executeTakeFirstOrThrow();
+}
 
 interface PendingEmail {
   invoice_id: string;
@@ -47,12 +64,19 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
  * failures stay recorded on their rows, never dropped.
  */
 export async function sendBatchEmails(deps: InvoicingDeps, batchId: string): Promise<{ sent: number; failed: number }> {
-  const { rows } = await deps.sql.query<PendingEmail>(
-    `SELECT e.invoice_id, e.to_address, i.amount::text AS amount, i.currency::text AS currency, i.description, i.expires_at
-       FROM invoicing.invoice_emails e JOIN invoicing.invoices i ON i.id = e.invoice_id
-      WHERE e.batch_id = $1 AND e.status <> 'sent' AND e.attempts < $2 ORDER BY e.invoice_id`,
-    [batchId, MAX_EMAIL_ATTEMPTS],
-  );
+  const unsent = await deps.tables
+    .selectFrom('invoice_emails')
+    .select(['invoice_id', 'to_address'])
+    .where('batch_id', '=', batchId)
+    .where('status', '<>', 'sent')
+    .where('attempts', '<', MAX_EMAIL_ATTEMPTS)
+    .orderBy('invoice_id')
+    .execute();
+  const invoices = new Map((await invoicesForEmails(deps.tables, unsent.map((e) => e.invoice_id))).map((i) => [i.id, i]));
+  const rows: PendingEmail[] = unsent.map((e) => {
+    const i = invoices.get(e.invoice_id)!;
+    return { ...e, amount: i.amount, currency: i.currency, description: i.description, expires_at: i.expires_at };
+  });
   const sent: string[] = [];
   const failed: { id: string; error: string }[] = [];
   await eachLimited(rows, deps.mailer.concurrency, async (e) => {
@@ -65,17 +89,24 @@ export async function sendBatchEmails(deps: InvoicingDeps, batchId: string): Pro
   });
   const now = deps.clock.now();
   if (sent.length) {
-    await deps.sql.query(
-      `UPDATE invoicing.invoice_emails SET status = 'sent', sent_at = $2, attempts = attempts + 1, last_error = NULL WHERE invoice_id = ANY($1::uuid[])`,
-      [sent, now],
-    );
+    await deps.tables
+      .updateTable('invoice_emails')
+      .set((eb) => ({ status: 'sent', sent_at: now, attempts: eb('attempts', '+', 1), last_error: null }))
+      .where('invoice_id', 'in', sent)
+      .execute();
   }
   if (failed.length) {
-    await deps.sql.query(
-      `UPDATE invoicing.invoice_emails e SET status = 'failed', attempts = e.attempts + 1, last_error = u.error
-         FROM unnest($1::uuid[], $2::text[]) AS u(id, error) WHERE e.invoice_id = u.id`,
-      [failed.map((f) => f.id), failed.map((f) => f.error)],
-    );
+    await deps.tables
+      .updateTable('invoice_emails')
+      .set((eb) => {
+        // One statement: CASE invoice_id WHEN … THEN its error … END.
+        const [first, ...rest] = failed;
+        let error = eb.case('invoice_id').when(first!.id).then(first!.error);
+        for (const f of rest) error = error.when(f.id).then(f.error);
+        return { status: 'failed', attempts: eb('attempts', '+', 1), last_error: error.end() };
+      })
+      .where('invoice_id', 'in', failed.map((f) => f.id))
+      .execute();
     deps.logger.warn({ batchId, sent: sent.length, failed: failed.length, firstError: failed[0]!.error }, 'batch e-mails failed; the job will retry');
     throw new Error(`${failed.length} of ${rows.length} e-mails of batch ${batchId} failed (first: ${failed[0]!.error})`);
   }
@@ -88,9 +119,6 @@ export async function sendBatchEmails(deps: InvoicingDeps, batchId: string): Pro
  * queued or in its backoff is not doubled).
  */
 export async function batchesWithUnsentEmails(deps: InvoicingDeps): Promise<string[]> {
-  const { rows } = await deps.sql.query<{ batch_id: string }>(
-    `SELECT DISTINCT batch_id FROM invoicing.invoice_emails WHERE status <> 'sent' AND attempts < $1 LIMIT 100`,
-    [MAX_EMAIL_ATTEMPTS],
-  );
+  const rows = await deps.tables.selectFrom('invoice_emails').select('batch_id').distinct().where('status', '<>', 'sent').where('attempts', '<', MAX_EMAIL_ATTEMPTS).limit(100).execute();
   return rows.map((r) => r.batch_id);
 }

@@ -43,6 +43,23 @@ describe('a batch over BATCH_INLINE_ROWS', () => {
     expect(again!.errors).toHaveLength(2);
   });
 
+  it('draws the QR images a completed batch still lacks when its job runs again (a process stopped in between); a GET never draws nor writes one', async () => {
+    const res = await upload('amount,currency,externalId\n1,RUB,q-1\n2,RUB,q-2\n3,RUB,q-3\n');
+    const { batchId } = res.body;
+    await processBatch(ctx.deps, batchId);
+    const missing = async () =>
+      (await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM invoicing.invoices WHERE batch_id = $1::uuid AND qr_code IS NULL', batchId))[0]!.n;
+    expect(await missing()).toBe(0);
+    // As if the process had stopped between completing the batch and drawing its images.
+    await ctx.deps.db.$executeRawUnsafe('UPDATE invoicing.invoices SET qr_code = NULL WHERE batch_id = $1::uuid', batchId);
+    const id = res.body.invoices[0].id;
+    expect((await v1Request(ctx.app, m, 'get', `/api/v1/invoices/${id}`)).status).toBe(200);
+    expect(await missing()).toBe(3);
+    await processBatch(ctx.deps, batchId);
+    expect(await missing()).toBe(0);
+    expect((await v1Request(ctx.app, m, 'get', `/api/v1/invoices/${id}`)).body.qrCodeUrl).toMatch(/^data:image\/png;base64,/);
+  });
+
   it('e-mails left unsent are given new jobs until each has had its attempts, then stay failed with their error', async () => {
     const res = await upload('amount,currency,email\n1,RUB,a@example.com\n2,RUB,b@example.com\n3,RUB,c@example.com\n');
     const { batchId } = res.body;

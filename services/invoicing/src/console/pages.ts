@@ -8,7 +8,7 @@ import { attemptsOf, getEndpoint, INVOICING_EVENT_KINDS, listDeliveries, listEnd
 import type { InvoicingDeps } from '../deps';
 import { DeliveryQuery, IdParams, SignInBody } from './schemas';
 import { isSecure } from './routes';
-import { isOperator, QUEUES_PATH } from './queues';
+import { isOperator, QUEUES_PATH } from './operators';
 import { assetUrl } from '../assets';
 
 const PAGE_SIZE = 20;

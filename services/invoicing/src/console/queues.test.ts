@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { Queues } from '@pay/queue';
 import { invoicingAppForSuite, newMerchant } from '../test-support';
-import { QUEUES_PATH } from './queues';
+import { QUEUES_PATH } from './operators';
 
 const ctx = invoicingAppForSuite();
 

@@ -4,9 +4,8 @@ import { Queue } from 'bullmq';
 import { Queues } from '@pay/queue';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
+import { isOperator, QUEUES_PATH } from './operators';
 import { consoleErrorPage } from './pages';
-
-export const QUEUES_PATH = '/console/queues';
 
 /**
  * Bull Board's page runs its own bundle from 'self' and reads its settings from a JSON script
@@ -18,10 +17,6 @@ const BOARD_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
   "font-src 'self'; form-action 'self'; base-uri 'self'; frame-ancestors 'none'";
 
-/** Merchants whose console sessions may open the queue dashboard (CONSOLE_OPERATORS). */
-export function isOperator(deps: Pick<InvoicingDeps, 'config'>, merchantId: string): boolean {
-  return deps.config.CONSOLE_OPERATORS.includes(merchantId);
-}
 
 function refuse(res: Response, req: Request, err: ApiError): void {
   res.status(err.status).setHeader('Allow', 'GET, HEAD').type('html').send(consoleErrorPage(err, req).value);

@@ -29,7 +29,7 @@ export function urlPolicy(deps: InvoicingDeps) {
 }
 
 /**
- * The console's own JSON API (decisions.md §7), behind a session cookie; every change carries
+ * The console's own JSON API, behind a session cookie; every change carries
  * X-CSRF-Token. The console pages run on it.
  */
 export function consoleRoutes(api: Api, deps: InvoicingDeps): void {

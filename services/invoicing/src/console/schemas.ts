@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { HttpUrl, NullableTimestamp, OffsetPage, OffsetQuery, StringEnum, Timestamp, Uuid } from '@pay/schemas';
 import { INVOICING_EVENT_KINDS } from '@pay/webhooks';
 
-const EventKind = StringEnum(INVOICING_EVENT_KINDS, { description: 'An invoicing event kind (invoicing-api.md part 6)' });
+const EventKind = StringEnum(INVOICING_EVENT_KINDS, { description: 'An invoicing event kind' });
 const Events = Type.Array(EventKind, { minItems: 1, uniqueItems: true, description: 'Event kinds this webhook receives' });
 const Description = Type.String({ maxLength: 500 });
 

@@ -40,17 +40,20 @@ export interface CustomerQuery {
 }
 
 /** Newest first; `search` matches part of the name, e-mail or phone, case-insensitively. */
-export async function listCustomers(deps: InvoicingDeps, owner: Owner, q: CustomerQuery): Promise<{ rows: CustomerRow[]; total: number }> {
-  const where = `merchant_id = $1 AND is_test = $2
-    AND ($3::text IS NULL OR full_name ILIKE $3 OR email ILIKE $3 OR phone ILIKE $3)
-    AND ($4::invoicing."KycStatus" IS NULL OR kyc_status = $4)
-    AND ($5::invoicing."TrustLevel" IS NULL OR trust_level = $5)`;
-  const values = [owner.merchantId, owner.isTest, q.search ? likePattern(q.search) : null, q.kycStatus ?? null, q.trustLevel ?? null];
-  const [page, count] = await Promise.all([
-    deps.sql.query<CustomerRow>(`SELECT * FROM invoicing.customers WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $6 OFFSET $7`, [...values, q.limit, q.offset]),
-    deps.sql.query<{ total: number }>(`SELECT count(*)::int AS total FROM invoicing.customers WHERE ${where}`, values),
+export async function listCustomers(deps: Pick<InvoicingDeps, 'tables'>, owner: Owner, q: CustomerQuery): Promise<{ rows: CustomerRow[]; total: number }> {
+  const pattern = q.search ? likePattern(q.search) : undefined;
+  const matching = deps.tables
+    .selectFrom('customers')
+    .where('merchant_id', '=', owner.merchantId)
+    .where('is_test', '=', owner.isTest)
+    .$if(pattern !== undefined, (s) => s.where((eb) => eb.or([eb('full_name', 'ilike', pattern!), eb('email', 'ilike', pattern!), eb('phone', 'ilike', pattern!)])))
+    .$if(q.kycStatus !== undefined, (s) => s.where('kyc_status', '=', q.kycStatus!))
+    .$if(q.trustLevel !== undefined, (s) => s.where('trust_level', '=', q.trustLevel!));
+  const [rows, count] = await Promise.all([
+    matching.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).offset(q.offset).execute(),
+    matching.select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('total')).executeTakeFirstOrThrow(),
   ]);
-  return { rows: page.rows, total: count.rows[0]!.total };
+  return { rows, total: count.total };
 }
 
 /**
@@ -58,16 +61,20 @@ export async function listCustomers(deps: InvoicingDeps, owner: Owner, q: Custom
  * `blockedAt` and takes the new reason. A payment in progress holds the customer's row lock,
  * so it either completes before the block or is refused after it.
  */
-export async function setBlocked(deps: InvoicingDeps, owner: Owner, id: string, blocked: { reason: string | null } | false): Promise<CustomerRow> {
+export async function setBlocked(deps: Pick<InvoicingDeps, 'tables' | 'clock'>, owner: Owner, id: string, blocked: { reason: string | null } | false): Promise<CustomerRow> {
   const now = deps.clock.now();
-  const res = await deps.sql.query<CustomerRow>(
-    blocked
-      ? `UPDATE invoicing.customers SET is_blocked = true, blocked_at = COALESCE(blocked_at, $4), blocked_reason = $5, updated_at = $4
-          WHERE id = $1 AND merchant_id = $2 AND is_test = $3 RETURNING *`
-      : `UPDATE invoicing.customers SET is_blocked = false, blocked_at = NULL, blocked_reason = NULL, updated_at = $4
-          WHERE id = $1 AND merchant_id = $2 AND is_test = $3 RETURNING *`,
-    blocked ? [id, owner.merchantId, owner.isTest, now, blocked.reason] : [id, owner.merchantId, owner.isTest, now],
-  );
-  if (!res.rows[0]) throw new ApiError('NOT_FOUND', `Customer ${id} not found`);
-  return res.rows[0];
+  const row = await deps.tables
+    .updateTable('customers')
+    .set((eb) =>
+      blocked
+        ? { is_blocked: true, blocked_at: eb.fn.coalesce('blocked_at', eb.val(now)), blocked_reason: blocked.reason, updated_at: now }
+        : { is_blocked: false, blocked_at: null, blocked_reason: null, updated_at: now },
+    )
+    .where('id', '=', id)
+    .where('merchant_id', '=', owner.merchantId)
+    .where('is_test', '=', owner.isTest)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw new ApiError('NOT_FOUND', `Customer ${id} not found`);
+  return row;
 }

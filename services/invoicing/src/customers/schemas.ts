@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { NullableTimestamp, OffsetQuery, StringEnum, Timestamp, Uuid } from '@pay/schemas';
-import { KycStatusName } from '../invoices/schemas';
 
+/** A customer's KYC status. */
+export const KycStatusName = StringEnum(['PENDING', 'VERIFIED', 'REJECTED'] as const);
 export const TrustLevelName = StringEnum(['NEW', 'LEVEL_1', 'LEVEL_2', 'LEVEL_3'] as const);
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 

@@ -1,6 +1,6 @@
 import { trustLevelOf } from './trust';
 
-describe('trust level (invoicing-api.md §2)', () => {
+describe('trust level', () => {
   it.each([
     [0, false, 'NEW'],
     [1, false, 'LEVEL_1'],

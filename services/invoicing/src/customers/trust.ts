@@ -1,7 +1,7 @@
 export type TrustLevel = 'NEW' | 'LEVEL_1' | 'LEVEL_2' | 'LEVEL_3';
 
 /**
- * invoicing-api.md §2: NEW; LEVEL_1 for 1–2 successful payments; LEVEL_2 for 3–5 payments or
+ * The levels: NEW; LEVEL_1 for 1–2 successful payments; LEVEL_2 for 3–5 payments or
  * KYC; LEVEL_3 for 6+ payments and KYC. Six or more payments without KYC stay LEVEL_2: more
  * payments never lower the level, and LEVEL_3 needs KYC.
  */

@@ -4,18 +4,17 @@ import type { InvoicingDeps } from '../deps';
 import { inTransaction } from '../transactions';
 import { emitInvoiceEvent } from './events';
 import { providerFor } from './invoices';
-import { lockInvoice } from './payment';
 import { notPendingError } from './rules';
-import { INVOICE_COLUMNS, selectInvoice, type InvoiceRow } from './store';
+import { lockInvoice, markCancelled, selectInvoice, type InvoiceRow } from './store';
 
 /**
  * The merchant cancels a PENDING invoice: the provider closes its order (so the payer can no
  * longer pay it at the acquirer), then CANCELLED and `invoice.cancelled` in one transaction.
  */
-export async function cancelInvoice(deps: Pick<InvoicingDeps, 'db' | 'sql' | 'clock' | 'providers'>, owner: Owner, id: string): Promise<InvoiceRow> {
+export async function cancelInvoice(deps: Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'providers'>, owner: Owner, id: string): Promise<InvoiceRow> {
   // A cancel that will be refused must not close the acquirer's payment: checked first (and
   // again under the lock below, since the invoice may change during the provider's call).
-  const pending = await selectInvoice(deps.sql, owner, id);
+  const pending = await selectInvoice(deps.tables, owner, id);
   if (!pending) throw new ApiError('NOT_FOUND', `Invoice ${id} not found`);
   const early = notPendingError(pending, deps.clock.now(), 'cancel');
   if (early) throw early;
@@ -26,12 +25,8 @@ export async function cancelInvoice(deps: Pick<InvoicingDeps, 'db' | 'sql' | 'cl
     const now = deps.clock.now();
     const refusal = notPendingError(invoice, now, 'cancel');
     if (refusal) throw refusal;
-    const [cancelled] = await tx.$queryRawUnsafe<InvoiceRow[]>(
-      `UPDATE invoicing.invoices i SET status = 'CANCELLED', cancelled_at = $2 WHERE id = $1::uuid RETURNING ${INVOICE_COLUMNS}`,
-      invoice.id,
-      now,
-    );
-    await emitInvoiceEvent(tx, deps.clock, cancelled!, 'invoice.cancelled');
-    return cancelled!;
+    const cancelled = await markCancelled(tx, invoice.id, now);
+    await emitInvoiceEvent(tx, deps.clock, cancelled, 'invoice.cancelled');
+    return cancelled;
   });
 }

@@ -1,7 +1,7 @@
 import type { InvoicingDeps } from '../deps';
 import { inTransaction } from '../transactions';
 import { emitInvoiceEvent } from './events';
-import { INVOICE_COLUMNS, type InvoiceRow } from './store';
+import { expireDue } from './store';
 
 /** Invoices expired per transaction: short transactions, and a backlog still drains in a loop. */
 export const EXPIRY_BATCH = 500;
@@ -18,15 +18,7 @@ export async function expireDueInvoices(deps: Pick<InvoicingDeps, 'db' | 'clock'
   for (;;) {
     const n = await inTransaction(deps.db, async (tx) => {
       const now = deps.clock.now();
-      const expired = await tx.$queryRawUnsafe<InvoiceRow[]>(
-        `UPDATE invoicing.invoices i SET status = 'EXPIRED', expired_at = $1
-           FROM (SELECT id FROM invoicing.invoices WHERE status = 'PENDING' AND expires_at <= $1
-                  ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED) due
-          WHERE i.id = due.id AND i.status = 'PENDING'
-        RETURNING ${INVOICE_COLUMNS}`,
-        now,
-        EXPIRY_BATCH,
-      );
+      const expired = await expireDue(tx, now, EXPIRY_BATCH);
       for (const invoice of expired) await emitInvoiceEvent(tx, deps.clock, invoice, 'invoice.expired');
       return expired.length;
     });

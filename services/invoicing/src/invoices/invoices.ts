@@ -5,12 +5,12 @@ import { IDEMPOTENCY_TTL_MS, parseMoney, readableNumber, type IdempotentRun, typ
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
 import type { PaymentMethod, PaymentProvider } from '../payments/provider';
-import { assertCurrencyEnabled } from './currencies';
+import { assertCurrencyEnabled, type Currency } from './currencies';
 import { qrPngDataUri } from '../payments/qr';
 import { EXPIRES_IN_HOURS, type CreateInvoiceBody } from './schemas';
 import { insertInvoice, selectCreatedByKey, selectInvoice, selectInvoices, type CreatedInvoiceRow, type InvoiceStatus, type InvoiceWithCustomer } from './store';
 
-/** Rubles and the other fiat currencies have kopecks (cents): two places (decisions.md §5). */
+/** Rubles and the other fiat currencies have kopecks (cents): two places. */
 export const FIAT_DECIMALS = 2;
 const HOUR_MS = 3_600_000;
 /** Draws of an invoice number before giving up; one collision in 10^12 makes a second draw already rare. */
@@ -30,7 +30,7 @@ export function providerFor(deps: Pick<InvoicingDeps, 'providers'>, owner: Owner
 
 /** The create body, `metadata` as the exact JSON text the merchant sent (`exactBodyMember`). */
 export type CreateInvoiceInput = Omit<Static<typeof CreateInvoiceBody>, 'metadata'> & { metadata?: RawJson };
-export type Currency = 'RUB' | 'USD' | 'EUR' | 'KZT';
+export type { Currency };
 
 /**
  * An invoice to open, whichever API asked: v2 (rubles, `expiresInHours`), v1 (a currency,
@@ -125,15 +125,15 @@ export async function openInvoice(deps: InvoicingDeps, owner: Owner, spec: Invoi
   if (spec.idempotency?.resumed) {
     // The request this one resumes died after its claim: it may have written the invoice and
     // never stored the answer. Then that invoice is the answer (the key's 24 h, as the kit's).
-    const made = await selectCreatedByKey(deps.sql, owner, spec.api, spec.idempotency.key, new Date(now.getTime() - IDEMPOTENCY_TTL_MS));
+    const made = await selectCreatedByKey(deps.tables, owner, spec.api, spec.idempotency.key, new Date(now.getTime() - IDEMPOTENCY_TTL_MS));
     if (made) return made;
   }
   const row = await newInvoiceRow(deps, owner, spec, now);
   for (let attempt = 1; attempt <= NUMBER_ATTEMPTS; attempt++) {
-    const created = await insertInvoice(deps.sql, { ...row, invoice_number: readableNumber('INV', now) });
+    const created = await insertInvoice(deps.tables, { ...row, invoice_number: readableNumber('INV', now) });
     if (created) return created;
     // Nothing written: the currency is not enabled (checked by the insert itself), or the number was taken.
-    await assertCurrencyEnabled(deps.sql, owner.merchantId, spec.currency);
+    await assertCurrencyEnabled(deps.tables, owner.merchantId, spec.currency);
     deps.logger.warn({ invoiceId: row.id, attempt }, 'invoice number collision; drawing another');
   }
   throw new Error(`no free invoice number after ${NUMBER_ATTEMPTS} draws`);
@@ -160,11 +160,11 @@ export function createInvoice(deps: InvoicingDeps, owner: Owner, input: CreateIn
 }
 
 export async function getInvoice(deps: InvoicingDeps, owner: Owner, id: string): Promise<InvoiceWithCustomer> {
-  const invoice = await selectInvoice(deps.sql, owner, id);
+  const invoice = await selectInvoice(deps.tables, owner, id);
   if (!invoice) throw new ApiError('NOT_FOUND', `Invoice ${id} not found`);
   return invoice;
 }
 
 export function listInvoices(deps: InvoicingDeps, owner: Owner, q: { limit: number; offset: number; status?: InvoiceStatus }) {
-  return selectInvoices(deps.sql, owner, q);
+  return selectInvoices(deps.tables, owner, q);
 }

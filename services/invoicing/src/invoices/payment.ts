@@ -7,21 +7,7 @@ import { countPayment, lockPayer, type CustomerRow } from '../customers/payers';
 import { inTransaction, type Tx } from '../transactions';
 import { emitInvoiceEvent } from './events';
 import { notPendingError } from './rules';
-import { INVOICE_COLUMNS, type InvoiceRow } from './store';
-
-/** Locks one invoice for a state change; `owner` narrows it to the caller's (API), pages pass none. */
-export async function lockInvoice(tx: Tx, id: string, owner?: Owner): Promise<InvoiceRow> {
-  const rows = owner
-    ? await tx.$queryRawUnsafe<InvoiceRow[]>(
-        `SELECT ${INVOICE_COLUMNS} FROM invoicing.invoices i WHERE id = $1::uuid AND merchant_id = $2::uuid AND is_test = $3 FOR UPDATE`,
-        id,
-        owner.merchantId,
-        owner.isTest,
-      )
-    : await tx.$queryRawUnsafe<InvoiceRow[]>(`SELECT ${INVOICE_COLUMNS} FROM invoicing.invoices i WHERE id = $1::uuid FOR UPDATE`, id);
-  if (!rows[0]) throw new ApiError('NOT_FOUND', `Invoice ${id} not found`);
-  return rows[0];
-}
+import { lockInvoice, markPaid, type InvoiceRow } from './store';
 
 /**
  * Throws the refusal when the locked invoice cannot be paid now (not PENDING or past expiry,
@@ -74,18 +60,7 @@ export async function payLockedInvoice(tx: Tx, deps: Pick<InvoicingDeps, 'clock'
   const now = deps.clock.now();
   const payer = await lockPayerIfPayable(tx, invoice, now);
   const customerId = await countPayment(tx, invoice, payer, money(invoice.amount), now);
-  const [paid] = await tx.$queryRawUnsafe<InvoiceRow[]>(
-    `UPDATE invoicing.invoices i
-        SET status = 'PAID', paid_at = $2, customer_id = $3::uuid, paid_method = $4::invoicing."PaymentMethod",
-            payer_bank = $5, sbp_transaction_id = $6
-      WHERE id = $1::uuid RETURNING ${INVOICE_COLUMNS}`,
-    invoice.id,
-    now,
-    customerId,
-    payment.method,
-    payment.payerBank,
-    payment.sbpTransactionId,
-  );
-  await emitInvoiceEvent(tx, deps.clock, paid!, 'invoice.paid');
-  return paid!;
+  const paid = await markPaid(tx, invoice.id, { at: now, customerId, method: payment.method, payerBank: payment.payerBank, sbpTransactionId: payment.sbpTransactionId });
+  await emitInvoiceEvent(tx, deps.clock, paid, 'invoice.paid');
+  return paid;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql, type Selectable } from 'kysely';
 import type { Owner } from '@pay/auth';
 import { IDEMPOTENCY_TTL_MS, money, parseMoney, toJsonNumber, type IdempotentRun, type Money } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
@@ -8,22 +9,10 @@ import { countRefund } from '../customers/payers';
 import { inTransaction } from '../transactions';
 import { emitInvoiceEvent } from './events';
 import { FIAT_DECIMALS, providerFor } from './invoices';
-import { lockInvoice } from './payment';
-import { INVOICE_COLUMNS, type InvoiceRow, type Numeric } from './store';
+import { tablesIn, type Tables } from '../db';
+import { addRefunded, currencyOf, externalOrdersOf, lockInvoice, type InvoiceRow } from './store';
 
-export interface RefundRow {
-  id: string;
-  invoice_id: string;
-  merchant_id: string;
-  is_test: boolean;
-  amount: Numeric;
-  status: 'PENDING' | 'SUCCEEDED' | 'FAILED';
-  reason: string | null;
-  failure_reason: string | null;
-  created_at: Date;
-  settled_at: Date | null;
-  idempotency_key: string | null;
-}
+export type RefundRow = Selectable<Tables.Refund>;
 
 /** A PENDING refund older than this has lost its request (a crash mid-way): the reconciler finishes it. */
 export const REFUND_STALE_MS = 30_000;
@@ -72,20 +61,23 @@ async function reserveRefund(
     if (idempotency?.resumed) {
       // The request this one resumes died after its claim: it may have reserved the refund and
       // never stored the answer. Then that refund is this request's, not a second one.
-      const [made] = await tx.$queryRawUnsafe<RefundRow[]>(
-        `SELECT * FROM invoicing.refunds WHERE invoice_id = $1::uuid AND idempotency_key = $2 AND created_at > $3`,
-        invoice.id,
-        idempotency.key,
-        new Date(deps.clock.now().getTime() - IDEMPOTENCY_TTL_MS),
-      );
+      const made = await tablesIn(tx)
+        .selectFrom('refunds')
+        .selectAll()
+        .where('invoice_id', '=', invoice.id)
+        .where('idempotency_key', '=', idempotency.key)
+        .where('created_at', '>', new Date(deps.clock.now().getTime() - IDEMPOTENCY_TTL_MS))
+        .executeTakeFirst();
       if (made) return { refund: made, invoice, resumed: true };
     }
     if (invoice.status !== 'PAID') throw new ApiError('INVOICE_NOT_PAID', `Cannot refund: invoice ${invoice.id} is ${invoice.status}, not PAID`);
-    const [held] = await tx.$queryRawUnsafe<{ sum: Numeric }[]>(
-      `SELECT COALESCE(sum(amount), 0) AS sum FROM invoicing.refunds WHERE invoice_id = $1::uuid AND status <> 'FAILED'`,
-      invoice.id,
-    );
-    const left = money(invoice.amount).sub(money(held!.sum));
+    const held = await tablesIn(tx)
+      .selectFrom('refunds')
+      .select((eb) => eb.cast<string>(eb.fn.coalesce(eb.fn.sum('amount'), sql.lit(0)), 'text').as('sum'))
+      .where('invoice_id', '=', invoice.id)
+      .where('status', '<>', 'FAILED')
+      .executeTakeFirstOrThrow();
+    const left = money(invoice.amount).sub(money(held.sum));
     if (left.lte(0)) throw new ApiError('REFUND_EXCEEDS_PAID', `Invoice ${invoice.id} is already refunded in full`);
     const amount = requested ?? left;
     if (amount.gt(left)) {
@@ -93,19 +85,22 @@ async function reserveRefund(
         { field: 'amount', message: `must be at most ${left.toFixed()}` },
       ]);
     }
-    const [refund] = await tx.$queryRawUnsafe<RefundRow[]>(
-      `INSERT INTO invoicing.refunds (id, invoice_id, merchant_id, is_test, amount, status, reason, created_at, idempotency_key)
-       VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5::numeric, 'PENDING', $6, $7, $8) RETURNING *`,
-      randomUUID(),
-      invoice.id,
-      invoice.merchant_id,
-      invoice.is_test,
-      amount.toFixed(),
-      input.reason ?? null,
-      deps.clock.now(),
-      idempotency?.key ?? null,
-    );
-    return { refund: refund!, invoice, resumed: false };
+    const refund = await tablesIn(tx)
+      .insertInto('refunds')
+      .values({
+        id: randomUUID(),
+        invoice_id: invoice.id,
+        merchant_id: invoice.merchant_id,
+        is_test: invoice.is_test,
+        amount: amount.toFixed(),
+        status: 'PENDING',
+        reason: input.reason ?? null,
+        created_at: deps.clock.now(),
+        idempotency_key: idempotency?.key ?? null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { refund, invoice, resumed: false };
   });
 }
 
@@ -119,29 +114,24 @@ async function settleRefund(deps: InvoicingDeps, refund: RefundRow, outcome: Set
   return inTransaction(deps.db, async (tx) => {
     const invoice = await lockInvoice(tx, refund.invoice_id);
     const now = deps.clock.now();
-    const [settled] = await tx.$queryRawUnsafe<RefundRow[]>(
-      `UPDATE invoicing.refunds SET status = $2::invoicing."RefundStatus", failure_reason = $3, settled_at = $4
-        WHERE id = $1::uuid AND status = 'PENDING' RETURNING *`,
-      refund.id,
-      ok ? 'SUCCEEDED' : 'FAILED',
-      outcome.outcome === 'failed' ? outcome.reason : null,
-      now,
-    );
+    const settled = await tablesIn(tx)
+      .updateTable('refunds')
+      .set({ status: ok ? 'SUCCEEDED' : 'FAILED', failure_reason: outcome.outcome === 'failed' ? outcome.reason : null, settled_at: now })
+      .where('id', '=', refund.id)
+      .where('status', '=', 'PENDING')
+      .returningAll()
+      .executeTakeFirst();
     if (!settled) {
       // Settled already by the other side: report what it recorded.
-      const [current] = await tx.$queryRawUnsafe<RefundRow[]>('SELECT * FROM invoicing.refunds WHERE id = $1::uuid', refund.id);
-      return { refund: current!, invoice };
+      const current = await tablesIn(tx).selectFrom('refunds').selectAll().where('id', '=', refund.id).executeTakeFirstOrThrow();
+      return { refund: current, invoice };
     }
     if (!ok) return { refund: settled, invoice };
     const amount: Money = money(settled.amount);
-    const [updated] = await tx.$queryRawUnsafe<InvoiceRow[]>(
-      `UPDATE invoicing.invoices i SET refunded_amount = refunded_amount + $2::numeric WHERE id = $1::uuid RETURNING ${INVOICE_COLUMNS}`,
-      invoice.id,
-      amount.toFixed(),
-    );
-    if (updated!.customer_id) await countRefund(tx, updated!.customer_id, amount, now);
-    await emitInvoiceEvent(tx, deps.clock, updated!, 'invoice.refunded', { refund: refundJson(settled, updated!.currency) });
-    return { refund: settled, invoice: updated! };
+    const updated = await addRefunded(tx, invoice.id, amount.toFixed());
+    if (updated.customer_id) await countRefund(tx, updated.customer_id, amount, now);
+    await emitInvoiceEvent(tx, deps.clock, updated, 'invoice.refunded', { refund: refundJson(settled, updated.currency) });
+    return { refund: settled, invoice: updated };
   });
 }
 
@@ -176,15 +166,12 @@ export async function refundInvoice(deps: InvoicingDeps, owner: Owner, invoiceId
 /** Finishes refunds whose request died between reserving and settling. Safe in several processes. */
 export async function reconcileRefunds(deps: InvoicingDeps): Promise<number> {
   const before = new Date(deps.clock.now().getTime() - REFUND_STALE_MS);
-  const stale = await deps.db.$queryRawUnsafe<(RefundRow & { external_order_id: string })[]>(
-    `SELECT r.*, i.external_order_id FROM invoicing.refunds r JOIN invoicing.invoices i ON i.id = r.invoice_id
-      WHERE r.status = 'PENDING' AND r.created_at < $1 ORDER BY r.created_at LIMIT 100`,
-    before,
-  );
+  const stale = await deps.tables.selectFrom('refunds').selectAll().where('status', '=', 'PENDING').where('created_at', '<', before).orderBy('created_at').limit(100).execute();
+  const orders = await externalOrdersOf(deps.tables, [...new Set(stale.map((r) => r.invoice_id))]);
   let settled = 0;
   for (const r of stale) {
     const owner = { merchantId: r.merchant_id, isTest: r.is_test };
-    const outcome = await askProvider(deps, r, r, owner);
+    const outcome = await askProvider(deps, r, { external_order_id: orders.get(r.invoice_id)! }, owner);
     if (!outcome || outcome.outcome === 'pending') continue;
     await settleRefund(deps, r, outcome);
     settled++;
@@ -193,13 +180,8 @@ export async function reconcileRefunds(deps: InvoicingDeps): Promise<number> {
 }
 
 export async function listRefunds(deps: InvoicingDeps, owner: Owner, invoiceId: string): Promise<(RefundRow & { currency: string })[]> {
-  const rows = await deps.db.$queryRawUnsafe<((RefundRow & { currency: string }) | { [K in keyof RefundRow]: null })[]>(
-    `SELECT r.*, i.currency::text AS currency FROM invoicing.invoices i LEFT JOIN invoicing.refunds r ON r.invoice_id = i.id
-      WHERE i.id = $1::uuid AND i.merchant_id = $2::uuid AND i.is_test = $3 ORDER BY r.created_at, r.id`,
-    invoiceId,
-    owner.merchantId,
-    owner.isTest,
-  );
-  if (rows.length === 0) throw new ApiError('NOT_FOUND', `Invoice ${invoiceId} not found`);
-  return rows.filter((r): r is RefundRow & { currency: string } => r.id !== null);
+  const currency = await currencyOf(deps.tables, owner, invoiceId);
+  if (currency === null) throw new ApiError('NOT_FOUND', `Invoice ${invoiceId} not found`);
+  const rows = await deps.tables.selectFrom('refunds').selectAll().where('invoice_id', '=', invoiceId).orderBy('created_at').orderBy('id').execute();
+  return rows.map((r) => ({ ...r, currency }));
 }

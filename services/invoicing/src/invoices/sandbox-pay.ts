@@ -7,7 +7,7 @@ import { getInvoice } from './invoices';
 import { payInvoice } from './payment';
 
 /**
- * The sandbox's success notification, for both API generations (decisions.md §6): test keys
+ * The sandbox's success notification, for both API generations: test keys
  * only; the payment method defaults to the invoice's, the bank to `Sandbox Bank` for SBP.
  */
 export async function sandboxPay(deps: InvoicingDeps, auth: AuthContext, invoiceId: string, body: { payerBank?: string; method?: 'sbp' | 'card' }): Promise<void> {

@@ -2,11 +2,11 @@ import { Type } from '@sinclair/typebox';
 import { CURRENCIES } from './currencies';
 import { Amount, Email, NullableTimestamp, OffsetQuery, StringEnum, Timestamp, Uuid } from '@pay/schemas';
 import { RefundObject } from '@pay/webhooks';
+import { KycStatusName } from '../customers/schemas';
 
 export const INVOICE_STATUSES = ['PENDING', 'PAID', 'EXPIRED', 'CANCELLED'] as const;
 export const InvoiceStatus = StringEnum(INVOICE_STATUSES);
 export const PaymentMethodName = StringEnum(['sbp', 'card'] as const);
-export const KycStatusName = StringEnum(['PENDING', 'VERIFIED', 'REJECTED'] as const);
 /** `+7` and ten digits. */
 export const RussianPhone = Type.String({ pattern: '^\\+7\\d{10}$', description: '`+7XXXXXXXXXX`' });
 const NullableString = Type.Union([Type.String(), Type.Null()]);

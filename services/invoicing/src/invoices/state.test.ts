@@ -103,7 +103,7 @@ describe('sandbox pay', () => {
     const first = await newInvoice(m, { customerEmail: 'kyc@example.ru' });
     const gated = await newInvoice(m, { customerEmail: 'KYC@example.ru', kycRequired: true });
     await expectRefused(m, gated.id, () => pay(m, gated.id), 422, 'KYC_REQUIRED');
-    // The customer's own KYC counts (decisions.md §10); issue 10 sets it, here the row is set as it would.
+    // The customer's own KYC counts; issue 10 sets it, here the row is set as it would.
     expect((await pay(m, first.id)).status).toBe(200);
     await ctx.deps.db.$executeRawUnsafe(`UPDATE invoicing.customers SET kyc_status = 'VERIFIED' WHERE merchant_id = $1::uuid`, m.merchantId);
     const got = await call(m, 'get', `/api/v2/invoices/${gated.id}`);

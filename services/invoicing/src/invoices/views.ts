@@ -6,13 +6,13 @@ export function paymentLinkOf(publicUrl: string, id: string): string {
   return `${publicUrl}/pay/${id}`;
 }
 
-/** `metadata` exactly as the merchant sent it (its stored text), `{}` when none was (invoicing-api.md: "returned as given"). */
+/** `metadata` exactly as the merchant sent it (its stored text), `{}` when none was (the API: "returned as given"). */
 export function metadataJson(i: Pick<InvoiceRow, 'metadata'>): RawJson | Record<string, never> {
-  if (i.metadata !== null && typeof i.metadata !== 'string') throw new Error('invoice metadata read as parsed JSON: select the row with INVOICE_COLUMNS');
+  if (i.metadata !== null && typeof i.metadata !== 'string') throw new Error('invoice metadata read as parsed JSON: select the row through invoices/store.ts');
   return i.metadata === null ? {} : new RawJson(i.metadata);
 }
 
-/** A KYC session bound to the invoice, or the customer's own KYC, is approved (decisions.md §10). */
+/** A KYC session bound to the invoice, or the customer's own KYC, is approved. */
 export function isKycVerified(i: InvoiceWithCustomer): boolean {
   return i.kyc_verified || i.c_kyc_status === 'VERIFIED';
 }
@@ -72,7 +72,7 @@ export function invoiceJson(i: InvoiceWithCustomer, publicUrl: string) {
 
 /**
  * The `invoice` object of every invoice event: exactly the `invoice.paid` body of
- * invoicing-api.md §6 (amount in rubles, `metadata` as given, `{}` when none was).
+ * as documented in the OpenAPI `webhooks` section (amount in rubles, `metadata` as given, `{}` when none was).
  */
 export function invoiceEventJson(i: InvoiceRow) {
   return {

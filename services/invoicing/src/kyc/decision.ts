@@ -3,9 +3,11 @@ import { ApiError } from '@pay/schemas';
 import { recordEvent } from '@pay/webhooks';
 import type { InvoicingDeps } from '../deps';
 import type { KycSession, Prisma } from '../generated/prisma/client';
-import { lockPayer } from '../customers/payers';
+import { createVerifiedCustomer, lockPayer, setCustomerKyc } from '../customers/payers';
 import { trustLevelOf } from '../customers/trust';
 import { inTransaction, type Tx } from '../transactions';
+import { tablesIn } from '../db';
+import { boundCustomerOf, markKycVerified } from '../invoices/store';
 import { fullNameOf, kycEventSessionJson } from './views';
 import type { KycCheck } from './provider';
 
@@ -39,13 +41,14 @@ export async function emitKycEvent(tx: Tx, clock: Clock, s: KycSession, type: Ky
 
 /** Locks a session for a decision; `expect` is the check state the decision is for. */
 async function lockForDecision(tx: Tx, id: string, expect: 'CHECKING' | 'MANUAL_REVIEW', owner?: { merchantId: string; isTest: boolean }): Promise<KycSession | null> {
-  const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
-    `SELECT id FROM invoicing.kyc_sessions WHERE id = $1::uuid AND ($2::uuid IS NULL OR (merchant_id = $2::uuid AND is_test = $3)) FOR UPDATE`,
-    id,
-    owner?.merchantId ?? null,
-    owner?.isTest ?? false,
-  );
-  if (!rows[0]) return null;
+  const locked = await tablesIn(tx)
+    .selectFrom('kyc_sessions')
+    .select('id')
+    .where('id', '=', id)
+    .$if(owner !== undefined, (s) => s.where('merchant_id', '=', owner!.merchantId).where('is_test', '=', owner!.isTest))
+    .forUpdate()
+    .executeTakeFirst();
+  if (!locked) return null;
   const s = await tx.kycSession.findUniqueOrThrow({ where: { id } });
   return s.status === 'IN_PROGRESS' && s.checkState === expect ? s : null;
 }
@@ -60,45 +63,20 @@ async function lockForDecision(tx: Tx, id: string, expect: 'CHECKING' | 'MANUAL_
 async function applyToCustomer(tx: Tx, s: KycSession, approved: boolean, now: Date): Promise<void> {
   let boundCustomer: string | null = null;
   if (s.invoiceId) {
-    const inv = await tx.$queryRawUnsafe<{ customer_id: string | null }[]>(
-      approved
-        ? `UPDATE invoicing.invoices SET kyc_verified = true WHERE id = $1::uuid AND merchant_id = $2::uuid AND is_test = $3 RETURNING customer_id::text`
-        : `SELECT customer_id::text FROM invoicing.invoices WHERE id = $1::uuid AND merchant_id = $2::uuid AND is_test = $3`,
-      s.invoiceId,
-      s.merchantId,
-      s.isTest,
-    );
-    boundCustomer = inv[0]?.customer_id ?? null;
+    const owner = { merchantId: s.merchantId, isTest: s.isTest };
+    boundCustomer = approved ? await markKycVerified(tx, owner, s.invoiceId) : await boundCustomerOf(tx, owner, s.invoiceId);
   }
   const who = { merchant_id: s.merchantId, is_test: s.isTest, customer_id: boundCustomer, customer_email: s.customerEmail, customer_phone: s.customerPhone };
   const customer = await lockPayer(tx, who);
   const status = approved ? 'VERIFIED' : 'REJECTED';
   if (customer) {
-    await tx.$executeRawUnsafe(
-      `UPDATE invoicing.customers SET kyc_status = $2::invoicing."KycStatus", trust_level = $3::invoicing."TrustLevel",
-              full_name = COALESCE(full_name, $4), updated_at = $5 WHERE id = $1::uuid`,
-      customer.id,
-      status,
-      trustLevelOf(customer.total_payments, approved),
-      approved ? fullNameOf(s) : null,
-      now,
-    );
+    await setCustomerKyc(tx, customer.id, { status, trustLevel: trustLevelOf(customer.total_payments, approved), fullName: approved ? fullNameOf(s) : null, at: now });
     return;
   }
   if (!approved || (!s.customerEmail && !s.customerPhone)) return;
   // A concurrent first payment may create this customer first: the unique index refuses this
   // insert and inTransaction runs the decision again, which then finds and updates it.
-  await tx.$executeRawUnsafe(
-    `INSERT INTO invoicing.customers (id, merchant_id, is_test, full_name, email, phone, kyc_status, trust_level, created_at, updated_at)
-     VALUES (gen_random_uuid(), $1::uuid, $2, $3, lower($4), $5, 'VERIFIED', $6::invoicing."TrustLevel", $7, $7)`,
-    s.merchantId,
-    s.isTest,
-    fullNameOf(s),
-    s.customerEmail,
-    s.customerPhone,
-    trustLevelOf(0, true),
-    now,
-  );
+  await createVerifiedCustomer(tx, { merchantId: s.merchantId, isTest: s.isTest, fullName: fullNameOf(s), email: s.customerEmail, phone: s.customerPhone, at: now });
 }
 
 const EVENT_OF: Record<KycDecision['outcome'], KycEventKind> = { approve: 'kyc.passed', decline: 'kyc.rejected', review: 'kyc.manual_review' };

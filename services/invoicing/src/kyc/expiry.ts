@@ -9,18 +9,27 @@ const KYC_EXPIRY_BATCH = 500;
  * let several processes share the work, and a submission racing the expiry holds the row lock
  * and wins, or finds the session past its time and is refused.
  */
-export async function expireDueKycSessions(deps: Pick<InvoicingDeps, 'db' | 'clock'>): Promise<number> {
+export async function expireDueKycSessions(deps: Pick<InvoicingDeps, 'tables' | 'clock'>): Promise<number> {
   let total = 0;
   for (;;) {
     const now = deps.clock.now();
-    const n = await deps.db.$executeRawUnsafe(
-      `UPDATE invoicing.kyc_sessions s SET status = 'EXPIRED', updated_at = $1
-         FROM (SELECT id FROM invoicing.kyc_sessions WHERE status = 'NOT_STARTED' AND expires_at <= $1
-                ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED) due
-        WHERE s.id = due.id AND s.status = 'NOT_STARTED'`,
-      now,
-      KYC_EXPIRY_BATCH,
-    );
+    const due = deps.tables
+      .selectFrom('kyc_sessions')
+      .select('id')
+      .where('status', '=', 'NOT_STARTED')
+      .where('expires_at', '<=', now)
+      .orderBy('expires_at')
+      .limit(KYC_EXPIRY_BATCH)
+      .forUpdate()
+      .skipLocked();
+    const res = await deps.tables
+      .updateTable('kyc_sessions as s')
+      .set({ status: 'EXPIRED', updated_at: now })
+      .from(due.as('due'))
+      .whereRef('s.id', '=', 'due.id')
+      .where('s.status', '=', 'NOT_STARTED')
+      .executeTakeFirst();
+    const n = Number(res.numUpdatedRows);
     total += n;
     if (n < KYC_EXPIRY_BATCH) return total;
   }

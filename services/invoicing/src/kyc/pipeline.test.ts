@@ -6,7 +6,6 @@ import { eventually } from '@pay/testing';
 import { clockSigner, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../test-support';
 import { documentForm, idCard, mismatchedDocument, passportMrz, PERSON, photo, postDocuments, selfie, tamperedDocument } from './fixtures';
 import { reviewKycSession } from './decision';
-import { expireDueKycSessions } from './expiry';
 import { DECLINE_BELOW } from './rules';
 
 const ctx = invoicingAppForSuite({ background: true });
@@ -241,7 +240,7 @@ describe('KYC verification flow', () => {
     const late = await submit(sessionId, documentForm());
     expect(late.status).toBe(422);
     expect(late.text).toContain('expired');
-    expect(await expireDueKycSessions(ctx.deps)).toBeGreaterThanOrEqual(0);
+    // The suite's background expiry loop marks it: what it returns is not this test's to count.
     await eventually(async () => expect((await v1Request(ctx.app, m, 'get', `/api/v1/kyc/sessions/${v1.id}`)).body.status).toBe('expired'));
     expect((await call(m, 'get', `/api/v2/kyc/sessions/${v1.id}`)).body.session.status).toBe('EXPIRED');
     expect((await request(ctx.app).get(`/kyc/${sessionId}`)).text).toContain('Срок действия ссылки истёк');

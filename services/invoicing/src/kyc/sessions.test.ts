@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { ManualClock } from '@pay/kit';
 import { clockSigner, invoicingAppForSuite, newMerchant, v1Request } from '../test-support';
+import { expireDueKycSessions } from './expiry';
 
 const clock = new ManualClock(Date.parse('2026-03-01T10:00:00.000Z'));
 const ctx = invoicingAppForSuite({ clock });
@@ -121,6 +122,16 @@ describe('KYC sessions v2', () => {
     expect((await call(m, 'get', '/api/v2/kyc/sessions/nope')).status).toBe(400);
     const unsigned = await request(ctx.app).get('/api/v2/kyc/sessions').set('x-api-key', m.apiKey);
     expect(unsigned.status).toBe(401);
+  });
+
+  it('expiry marks a NOT_STARTED session past its expiresAt EXPIRED, once', async () => {
+    const m = await newMerchant(ctx.deps);
+    const c = await call(m, 'post', '/api/v2/kyc/sessions', { customerEmail: 'late@b.kz' });
+    await ctx.deps.db.kycSession.update({ where: { id: c.body.session.id }, data: { expiresAt: new Date(clock.now().getTime() - 1000) } });
+    expect(await expireDueKycSessions(ctx.deps)).toBeGreaterThanOrEqual(1);
+    expect((await call(m, 'get', `/api/v2/kyc/sessions/${c.body.session.id}`)).body.session.status).toBe('EXPIRED');
+    // Nothing else is due at this suite's clock: a second pass expires nothing.
+    expect(await expireDueKycSessions(ctx.deps)).toBe(0);
   });
 });
 

@@ -29,7 +29,7 @@ export interface NewKycSession {
   metadata?: Record<string, unknown>;
 }
 
-/** Outgoing URLs must not reach our own network unless the operator allows it (decisions.md §7). */
+/** Outgoing URLs must not reach our own network unless the operator allows it. */
 function assertOutboundUrl(deps: InvoicingDeps, field: string, url: string | undefined): void {
   if (url === undefined) return;
   let problem = outboundUrlProblem(url, { allowPrivate: deps.config.ALLOW_PRIVATE_WEBHOOK_URLS });
@@ -48,7 +48,7 @@ export async function createKycSession(deps: InvoicingDeps, owner: Owner, input:
   let email = input.customerEmail ?? null;
   let phone = input.customerPhone ?? null;
   if (input.invoiceId) {
-    const invoice = await selectInvoice(deps.sql, owner, input.invoiceId);
+    const invoice = await selectInvoice(deps.tables, owner, input.invoiceId);
     if (!invoice) {
       throw new ApiError('NOT_FOUND', `Invoice ${input.invoiceId} not found`, [{ field: 'invoiceId', message: 'is not an invoice of this merchant in this mode' }]);
     }
@@ -114,12 +114,12 @@ export async function kycSessionByPageId(deps: Pick<InvoicingDeps, 'db'>, sessio
 
 /**
  * The verification the hosted payment page sends a payer to when a `kycRequired` invoice is
- * not yet `kycVerified` (decisions.md §10): the newest session bound to the invoice that is
+ * not yet `kycVerified`: the newest session bound to the invoice that is
  * still open or under way, else a new v2 session bound to it, which returns to the payment
  * page. Null when the invoice needs no verification (any more).
  */
 export async function verificationForInvoice(deps: InvoicingDeps, invoiceId: string): Promise<KycSession | null> {
-  const invoice = await selectInvoiceById(deps.sql, invoiceId);
+  const invoice = await selectInvoiceById(deps.tables, invoiceId);
   if (!invoice) throw new ApiError('NOT_FOUND', 'This payment link does not lead to an invoice');
   const now = deps.clock.now();
   if (!invoice.kyc_required || isKycVerified(invoice) || invoice.status !== 'PENDING' || invoice.expires_at <= now) return null;

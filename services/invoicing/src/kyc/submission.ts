@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { UploadedFiles, UploadSpec } from '@pay/kit';
 import { outboxMessage, writeOutbox } from '@pay/queue';
 import { ApiError, StringEnum, type ErrorDetail } from '@pay/schemas';
+import { tablesIn } from '../db';
 import type { InvoicingDeps } from '../deps';
 import type { KycSession } from '../generated/prisma/client';
 import { inTransaction } from '../transactions';
@@ -105,9 +106,9 @@ export async function submitKycDocuments(
   const read = readDocumentForm(form);
   if ('problems' in read) throw new ApiError('VALIDATION_ERROR', 'Check the document data', read.problems);
   const session = await inTransaction(deps.db, async (tx) => {
-    const locked = await tx.$queryRawUnsafe<{ id: string }[]>('SELECT id::text FROM invoicing.kyc_sessions WHERE session_id = $1 FOR UPDATE', sessionId);
-    if (!locked[0]) throw new ApiError('NOT_FOUND', 'This verification link does not lead to a session');
-    const s = await tx.kycSession.findUniqueOrThrow({ where: { id: locked[0].id } });
+    const locked = await tablesIn(tx).selectFrom('kyc_sessions').select('id').where('session_id', '=', sessionId).forUpdate().executeTakeFirst();
+    if (!locked) throw new ApiError('NOT_FOUND', 'This verification link does not lead to a session');
+    const s = await tx.kycSession.findUniqueOrThrow({ where: { id: locked.id } });
     const now = deps.clock.now();
     const refusal = notOpenError(s, now);
     if (refusal) throw refusal;

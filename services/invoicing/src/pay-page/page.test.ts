@@ -195,7 +195,7 @@ describe('paying on the page', () => {
     const kyc = await invoice(m, { kycRequired: true, paymentMethod: 'card' });
     const shown = await page(`/pay/${kyc.id}`);
     expect(shown.text).toContain('data-testid="kyc-required"');
-    // No payment form: only the way to the verification flow (decisions.md §10).
+    // No payment form: only the way to the verification flow.
     expect(shown.text).not.toContain('/card"');
     expect(shown.text).toContain(`<form method="post" action="/pay/${kyc.id}/kyc">`);
     const forced = await postCard(kyc.id, { number: CARD, expiry: '12/30', cvc: '123' });

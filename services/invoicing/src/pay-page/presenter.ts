@@ -28,7 +28,7 @@ export interface PaymentPageModel {
   paidAt: string | null;
   /** KYC is required and not done: the page does not offer to pay. */
   needsKyc: boolean;
-  /** The payment counts once a receipt is approved: the page takes one (decisions.md §10). */
+  /** The payment counts once a receipt is approved: the page takes one. */
   receiptRequired: boolean;
   /** The newest receipt uploaded for the invoice, if any. */
   receipt: PageReceipt | null;

@@ -37,12 +37,12 @@ const SbpForm = Type.Object({ payerBank: StringEnum(SANDBOX_BANKS) }, { addition
  */
 export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
   const load = async (id: string): Promise<InvoiceWithCustomer> => {
-    const invoice = await selectInvoiceById(deps.sql, id);
+    const invoice = await selectInvoiceById(deps.tables, id);
     if (!invoice) throw new ApiError('NOT_FOUND', 'This payment link does not lead to an invoice');
     return invoice;
   };
   const model = async (id: string, req: Request) => {
-    const [invoice, receipt] = await Promise.all([load(id), selectLatestReceipt(deps.sql, id)]);
+    const [invoice, receipt] = await Promise.all([load(id), selectLatestReceipt(deps.tables, id)]);
     return paymentPageModel(invoice, deps.clock.now(), receipt, requestLanguage(req));
   };
   /** A refusal the payer can act on: the page again, with the reason, and the refusal's status. */
@@ -61,7 +61,7 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
       auth: 'none',
       params: Params,
       handler: async ({ params, req }) => {
-        const [invoice, receipt] = await Promise.all([load(params.invoiceId), selectLatestReceipt(deps.sql, params.invoiceId)]);
+        const [invoice, receipt] = await Promise.all([load(params.invoiceId), selectLatestReceipt(deps.tables, params.invoiceId)]);
         // A paid invoice with a successUrl sends the payer on at once (after paying here, or when the poll sees it paid).
         const success = successRedirectOf(invoice);
         return success ? { redirect: success } : { html: paymentPage(paymentPageModel(invoice, deps.clock.now(), receipt, requestLanguage(req))) };
@@ -121,7 +121,7 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
   ): Promise<unknown> => {
     const ids = { invoiceId: id, chargeId: charge.chargeId, provider: provider.name };
     if (!(err instanceof ApiError)) {
-      const now = await selectInvoiceById(deps.sql, id).catch(() => null);
+      const now = await selectInvoiceById(deps.tables, id).catch(() => null);
       if (!now || now.status === 'PAID') {
         deps.logger.error({ ...ids, err: { message: (err as Error).message } }, 'card charged but its payment write failed and the invoice state is unknown or PAID; charge not voided: reconcile');
         return err;

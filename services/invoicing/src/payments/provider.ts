@@ -52,7 +52,7 @@ export type CancelOrderResult = { ok: true } | { ok: false; reason: string };
 export type VoidResult = { ok: true } | { ok: false; reason: string };
 
 /**
- * An acquirer (decisions.md §6). The invoice code talks to this interface only, so a real
+ * An acquirer. The invoice code talks to this interface only, so a real
  * provider is one more implementation: `createOrder` at invoice creation, `chargeCard` from
  * the hosted card form (and `voidCharge` when the invoice could not take that charge),
  * `refund` for refunds; its success notifications end in `payInvoice`.

@@ -98,7 +98,7 @@ describe.each(kinds)('a $kind receipt the test makes', ({ name, make, unreadable
       expect(unread).toMatchObject({ status: 'REJECTED', verifiedAmount: null });
       expect(unread.verificationDetails.rejectionReason).toMatch(/^Unreadable: /);
 
-      // Not receiptRequired: checked and recorded, no state change (decisions.md §10).
+      // Not receiptRequired: checked and recorded, no state change.
       expect((await invoiceStatus(inv.id)).status).toBe('PENDING');
       expect(await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: true }, 'invoice.paid')).toEqual([]);
     },

@@ -1,6 +1,8 @@
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
-import { lockInvoice, payLockedInvoice } from '../invoices/payment';
+import { payLockedInvoice } from '../invoices/payment';
+import { lockInvoice } from '../invoices/store';
+import { tablesIn } from '../db';
 import { inTransaction } from '../transactions';
 import { decideReceipt, type Decision } from './decision';
 import { extractReceiptFields } from './extract';
@@ -14,14 +16,13 @@ export type CheckOutcome = 'APPROVED' | 'REJECTED' | 'already checked';
  * OCR), extract amount, date, bank and payment type, decide, then in one transaction under
  * the invoice's lock record the outcome and, for an APPROVED receipt of a receiptRequired
  * invoice still PENDING, pay the invoice through `payLockedInvoice` (paidAt, customer
- * totals, invoice.paid) — decisions.md §10. A receipt that matches but cannot pay its
+ * totals, invoice.paid). A receipt that matches but cannot pay its
  * invoice (expired, cancelled, blocked customer, KYC missing) is REJECTED with the reason,
  * since for such an invoice the receipt is the payment. Other invoices change no state.
  * Safe to run twice: only a PENDING receipt is decided.
  */
-export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'sql' | 'clock' | 'receiptStorage' | 'logger'>, readers: ReceiptReaders, receiptId: string): Promise<CheckOutcome> {
-  const { rows } = await deps.sql.query<Pick<ReceiptRow, 'id' | 'storage_key' | 'content_type' | 'status'>>(`SELECT id, storage_key, content_type, status::text AS status FROM invoicing.receipts WHERE id = $1`, [receiptId]);
-  const receipt = rows[0];
+export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'receiptStorage' | 'logger'>, readers: ReceiptReaders, receiptId: string): Promise<CheckOutcome> {
+  const receipt = await deps.tables.selectFrom('receipts').select(['id', 'storage_key', 'content_type', 'status']).where('id', '=', receiptId).executeTakeFirst();
   if (!receipt || receipt.status !== 'PENDING') return 'already checked';
   const bytes = await deps.receiptStorage.get(receipt.storage_key);
   const started = Date.now();
@@ -30,10 +31,7 @@ export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'sql' | 'clo
   deps.logger.debug({ receiptId, ms: Date.now() - started, confidence: reading.confidence }, 'receipt read');
 
   return inTransaction(deps.db, async (tx) => {
-    const [current] = await tx.$queryRawUnsafe<{ invoice_id: string; status: string }[]>(
-      'SELECT invoice_id, status::text AS status FROM invoicing.receipts WHERE id = $1::uuid',
-      receiptId,
-    );
+    const current = await tablesIn(tx).selectFrom('receipts').select(['invoice_id', 'status']).where('id', '=', receiptId).executeTakeFirst();
     if (!current || current.status !== 'PENDING') return 'already checked';
     const invoice = await lockInvoice(tx, current.invoice_id);
     let now = deps.clock.now();
@@ -50,22 +48,21 @@ export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'sql' | 'clo
       }
     }
     const approved = decision.status === 'APPROVED';
-    await tx.$executeRawUnsafe(
-      `UPDATE invoicing.receipts
-          SET status = $2::invoicing."ReceiptStatus", extracted_amount = $3::numeric, extracted_date = $4::date, confidence = $5,
-              bank = $6, payment_type = $7, rejection_reason = $8, verified_amount = $9::numeric, verified_at = $10
-        WHERE id = $1::uuid`,
-      receiptId,
-      decision.status,
-      fields.amount?.toFixed(2) ?? null,
-      fields.date,
-      reading.confidence,
-      fields.bank,
-      fields.paymentType,
-      decision.rejectionReason,
-      approved ? fields.amount!.toFixed(2) : null,
-      now,
-    );
+    await tablesIn(tx)
+      .updateTable('receipts')
+      .set({
+        status: decision.status,
+        extracted_amount: fields.amount?.toFixed(2) ?? null,
+        extracted_date: fields.date,
+        confidence: reading.confidence,
+        bank: fields.bank,
+        payment_type: fields.paymentType,
+        rejection_reason: decision.rejectionReason,
+        verified_amount: approved ? fields.amount!.toFixed(2) : null,
+        verified_at: now,
+      })
+      .where('id', '=', receiptId)
+      .execute();
     return decision.status;
   });
 }

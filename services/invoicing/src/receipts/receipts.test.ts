@@ -212,13 +212,13 @@ describe('reconcileReceipts', () => {
     await ctx.deps.db.$executeRawUnsafe(`UPDATE invoicing.receipts SET created_at = now() - interval '3 minutes' WHERE id = $1::uuid`, stale);
     const queue = new Queue(Queues.receiptChecks.name, { connection: ctx.deps.queueRedis, prefix: `reconcile-${invoiceId}` });
     try {
-      await reconcileReceipts({ sql: ctx.deps.sql, clock: new ManualClock() }, queue);
+      await reconcileReceipts({ tables: ctx.deps.tables, clock: new ManualClock() }, queue);
       expect((await queue.getJob(stale))?.data).toEqual({ receiptId: stale });
       expect(await queue.getJob(fresh)).toBeUndefined();
       // Decided receipts are never queued again.
       await checkReceipt(ctx.deps, readers, stale);
       await queue.obliterate({ force: true });
-      await reconcileReceipts({ sql: ctx.deps.sql, clock: new ManualClock() }, queue);
+      await reconcileReceipts({ tables: ctx.deps.tables, clock: new ManualClock() }, queue);
       expect(await queue.getJob(stale)).toBeUndefined();
     } finally {
       await queue.obliterate({ force: true });

@@ -4,8 +4,9 @@ import type { UploadedFile } from '@pay/kit';
 import { outboxMessage, writeOutbox } from '@pay/queue';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
-import { lockInvoice } from '../invoices/payment';
+import { lockInvoice, receiptTargetOf } from '../invoices/store';
 import { inTransaction } from '../transactions';
+import { tablesIn } from '../db';
 import { selectReceipt, selectReceipts, type ReceiptFilter, type ReceiptRow } from './store';
 
 /** Receipts one invoice may collect: room for retries after rejections, not a file store for anyone holding the link. */
@@ -26,12 +27,7 @@ export interface UploadTarget {
 export async function uploadReceipt(deps: InvoicingDeps, target: UploadTarget, file: UploadedFile): Promise<ReceiptRow> {
   const id = randomUUID();
   const now = deps.clock.now();
-  const { rows } = await deps.sql.query<{ merchant_id: string; is_test: boolean; receipt_required: boolean; status: string; expires_at: Date }>(
-    `SELECT merchant_id, is_test, receipt_required, status::text AS status, expires_at FROM invoicing.invoices
-      WHERE id = $1 ${target.owner ? 'AND merchant_id = $2 AND is_test = $3' : ''}`,
-    target.owner ? [target.invoiceId, target.owner.merchantId, target.owner.isTest] : [target.invoiceId],
-  );
-  const found = rows[0];
+  const found = await receiptTargetOf(deps.tables, target.invoiceId, target.owner);
   if (!found) throw new ApiError('NOT_FOUND', `Invoice ${target.invoiceId} not found`);
   // Refused before anything is stored; checked again under the lock below.
   if (target.source === 'page' && !canUploadFromPage(found, now)) throw pageRefusal();
@@ -43,49 +39,55 @@ export async function uploadReceipt(deps: InvoicingDeps, target: UploadTarget, f
     if (target.source === 'page' && !canUploadFromPage(invoice, now)) {
       throw pageRefusal();
     }
-    const [count] = await tx.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM invoicing.receipts WHERE invoice_id = $1::uuid', invoice.id);
-    if (count!.n >= MAX_RECEIPTS_PER_INVOICE) {
+    const count = await tablesIn(tx)
+      .selectFrom('receipts')
+      .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
+      .where('invoice_id', '=', invoice.id)
+      .executeTakeFirstOrThrow();
+    if (count.n >= MAX_RECEIPTS_PER_INVOICE) {
       throw new ApiError('INVALID_STATE', `Invoice ${invoice.id} already has ${MAX_RECEIPTS_PER_INVOICE} receipts, the most one invoice takes`);
     }
-    await tx.$executeRawUnsafe(
-      `INSERT INTO invoicing.receipts (id, invoice_id, merchant_id, is_test, status, storage_key, content_type, size_bytes, source, created_at)
-       VALUES ($1::uuid, $2::uuid, $3::uuid, $4, 'PENDING', $5, $6, $7, $8, $9)`,
-      id,
-      invoice.id,
-      invoice.merchant_id,
-      invoice.is_test,
-      key,
-      file.type,
-      file.bytes.length,
-      target.source,
-      now,
-    );
+    await tablesIn(tx)
+      .insertInto('receipts')
+      .values({
+        id,
+        invoice_id: invoice.id,
+        merchant_id: invoice.merchant_id,
+        is_test: invoice.is_test,
+        status: 'PENDING',
+        storage_key: key,
+        content_type: file.type,
+        size_bytes: file.bytes.length,
+        source: target.source,
+        created_at: now,
+      })
+      .execute();
     await writeOutbox(tx, outboxMessage('receiptChecks', id, { receiptId: id }));
   });
   deps.kickOutbox();
   const owner = target.owner ?? { merchantId: found.merchant_id, isTest: found.is_test };
-  return (await selectReceipt(deps.sql, owner, id))!;
+  return (await selectReceipt(deps.tables, owner, id))!;
 }
 
 const pageRefusal = () => new ApiError('INVALID_STATE', 'This invoice does not take a receipt now: it is not awaiting one, or it is no longer payable');
 
-/** The hosted page takes a receipt for a receiptRequired invoice still payable (decisions.md §10: until it expires). */
+/** The hosted page takes a receipt for a receiptRequired invoice still payable (until it expires). */
 export function canUploadFromPage(invoice: { receipt_required: boolean; status: string; expires_at: Date }, now: Date): boolean {
   return invoice.receipt_required && invoice.status === 'PENDING' && invoice.expires_at.getTime() > now.getTime();
 }
 
-export async function getReceipt(deps: Pick<InvoicingDeps, 'sql'>, owner: Owner, id: string): Promise<ReceiptRow> {
-  const receipt = await selectReceipt(deps.sql, owner, id);
+export async function getReceipt(deps: Pick<InvoicingDeps, 'tables'>, owner: Owner, id: string): Promise<ReceiptRow> {
+  const receipt = await selectReceipt(deps.tables, owner, id);
   if (!receipt) throw new ApiError('NOT_FOUND', `Receipt ${id} not found`);
   return receipt;
 }
 
-export function listReceipts(deps: Pick<InvoicingDeps, 'sql'>, owner: Owner, q: ReceiptFilter) {
-  return selectReceipts(deps.sql, owner, q);
+export function listReceipts(deps: Pick<InvoicingDeps, 'tables'>, owner: Owner, q: ReceiptFilter) {
+  return selectReceipts(deps.tables, owner, q);
 }
 
 /** The stored file of a receipt, for its merchant. */
-export async function receiptFile(deps: Pick<InvoicingDeps, 'sql' | 'receiptStorage'>, owner: Owner, id: string) {
+export async function receiptFile(deps: Pick<InvoicingDeps, 'tables' | 'receiptStorage'>, owner: Owner, id: string) {
   const receipt = await getReceipt(deps, owner, id);
   return { receipt, bytes: await deps.receiptStorage.get(receipt.storage_key) };
 }

@@ -1,51 +1,35 @@
-import type { Pool } from 'pg';
+import type { Selectable, SelectQueryBuilder } from 'kysely';
+import type { InvoicingTables, Tables } from '../db';
 import type { Owner } from '@pay/auth';
-import type { Numeric } from '../invoices/store';
 
-export type ReceiptStatus = 'PENDING' | 'APPROVED' | 'REJECTED';
+export type ReceiptStatus = Tables.ReceiptStatus;
 
-export interface ReceiptRow {
-  id: string;
-  invoice_id: string;
-  merchant_id: string;
-  is_test: boolean;
-  status: ReceiptStatus;
-  storage_key: string;
-  content_type: string;
-  size_bytes: number;
-  source: 'api' | 'page';
-  extracted_amount: Numeric | null;
-  /** `YYYY-MM-DD` (read as text: a date has no time zone to get wrong). */
-  extracted_date: string | null;
-  confidence: number | null;
-  bank: string | null;
-  payment_type: string | null;
-  rejection_reason: string | null;
-  verified_amount: Numeric | null;
-  verified_at: Date | null;
-  created_at: Date;
-}
+/** A receipt as read here: the generated row, `extracted_date` (`YYYY-MM-DD`) as text, since a date has no time zone to get wrong. */
+export type ReceiptRow = Omit<Selectable<Tables.Receipt>, 'extracted_date'> & { extracted_date: string | null };
 
-const COLUMNS = `id, invoice_id, merchant_id, is_test, status::text AS status, storage_key, content_type, size_bytes, source,
-  extracted_amount, extracted_date::text AS extracted_date, confidence, bank, payment_type, rejection_reason,
-  verified_amount, verified_at, created_at`;
+/** Every column of a receipt, `extracted_date` as its text. */
+const selectReceiptRow = (db: InvoicingTables) =>
+  db
+    .selectFrom('receipts')
+    .selectAll()
+    .select((eb) => eb.cast<string | null>('extracted_date', 'text').as('extracted_date'));
 
-export async function selectReceipt(sql: Pool, owner: Owner, id: string): Promise<ReceiptRow | null> {
-  const { rows } = await sql.query<ReceiptRow>(`SELECT ${COLUMNS} FROM invoicing.receipts WHERE id = $1 AND merchant_id = $2 AND is_test = $3`, [
-    id,
-    owner.merchantId,
-    owner.isTest,
-  ]);
-  return rows[0] ?? null;
+export async function selectReceipt(db: InvoicingTables, owner: Owner, id: string): Promise<ReceiptRow | null> {
+  const row = await selectReceiptRow(db).where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('is_test', '=', owner.isTest).executeTakeFirst();
+  return row ?? null;
 }
 
 /** The newest receipt of an invoice, for the hosted page: its state and, when rejected, why. */
-export async function selectLatestReceipt(sql: Pool, invoiceId: string): Promise<Pick<ReceiptRow, 'status' | 'rejection_reason'> | null> {
-  const { rows } = await sql.query<Pick<ReceiptRow, 'status' | 'rejection_reason'>>(
-    'SELECT status::text AS status, rejection_reason FROM invoicing.receipts WHERE invoice_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1',
-    [invoiceId],
-  );
-  return rows[0] ?? null;
+export async function selectLatestReceipt(db: InvoicingTables, invoiceId: string): Promise<Pick<ReceiptRow, 'status' | 'rejection_reason'> | null> {
+  const row = await db
+    .selectFrom('receipts')
+    .select(['status', 'rejection_reason'])
+    .where('invoice_id', '=', invoiceId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ?? null;
 }
 
 export interface ReceiptFilter {
@@ -56,12 +40,16 @@ export interface ReceiptFilter {
 }
 
 /** Newest first; the page and the filter's total side by side. */
-export async function selectReceipts(sql: Pool, owner: Owner, q: ReceiptFilter): Promise<{ rows: ReceiptRow[]; total: number }> {
-  const values = [owner.merchantId, owner.isTest, q.status ?? null, q.invoiceId ?? null];
-  const where = 'merchant_id = $1 AND is_test = $2 AND ($3::invoicing."ReceiptStatus" IS NULL OR status = $3) AND ($4::uuid IS NULL OR invoice_id = $4)';
-  const [page, count] = await Promise.all([
-    sql.query<ReceiptRow>(`SELECT ${COLUMNS} FROM invoicing.receipts WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $5 OFFSET $6`, [...values, q.limit, q.offset]),
-    sql.query<{ total: number }>(`SELECT count(*)::int AS total FROM invoicing.receipts WHERE ${where}`, values),
+export async function selectReceipts(db: InvoicingTables, owner: Owner, q: ReceiptFilter): Promise<{ rows: ReceiptRow[]; total: number }> {
+  const matching = <Q extends SelectQueryBuilder<Tables.DB, 'receipts', object>>(s: Q): Q =>
+    s
+      .where('merchant_id', '=', owner.merchantId)
+      .where('is_test', '=', owner.isTest)
+      .$if(q.status !== undefined, (w) => w.where('status', '=', q.status!))
+      .$if(q.invoiceId !== undefined, (w) => w.where('invoice_id', '=', q.invoiceId!)) as Q;
+  const [rows, count] = await Promise.all([
+    matching(selectReceiptRow(db)).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).offset(q.offset).execute(),
+    matching(db.selectFrom('receipts').select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('total'))).executeTakeFirstOrThrow(),
   ]);
-  return { rows: page.rows, total: count.rows[0]!.total };
+  return { rows, total: count.total };
 }

@@ -33,10 +33,12 @@ export function startReceiptWorker(deps: InvoicingDeps, readers: ReceiptReaders)
 }
 
 async function giveUp(deps: InvoicingDeps, receiptId: string, why: string): Promise<void> {
-  await deps.sql.query(
-    `UPDATE invoicing.receipts SET status = 'REJECTED', rejection_reason = $2, verified_at = $3 WHERE id = $1 AND status = 'PENDING'`,
-    [receiptId, `Unreadable: the receipt could not be checked (${why.slice(0, 200)})`, deps.clock.now()],
-  );
+  await deps.tables
+    .updateTable('receipts')
+    .set({ status: 'REJECTED', rejection_reason: `Unreadable: the receipt could not be checked (${why.slice(0, 200)})`, verified_at: deps.clock.now() })
+    .where('id', '=', receiptId)
+    .where('status', '=', 'PENDING')
+    .execute();
 }
 
 /** Receipts PENDING longer than this without a job are given one again. */
@@ -47,11 +49,15 @@ const STALE_MS = 120_000;
  * adds one for each receipt PENDING for over two minutes; the job id is the receipt id, so a
  * receipt whose job is still queued is skipped by BullMQ.
  */
-export async function reconcileReceipts(deps: Pick<InvoicingDeps, 'sql' | 'clock'>, queue: Queue): Promise<number> {
-  const { rows } = await deps.sql.query<{ id: string }>(
-    `SELECT id FROM invoicing.receipts WHERE status = 'PENDING' AND created_at < $1 ORDER BY created_at LIMIT 1000`,
-    [new Date(deps.clock.now().getTime() - STALE_MS)],
-  );
+export async function reconcileReceipts(deps: Pick<InvoicingDeps, 'tables' | 'clock'>, queue: Queue): Promise<number> {
+  const rows = await deps.tables
+    .selectFrom('receipts')
+    .select('id')
+    .where('status', '=', 'PENDING')
+    .where('created_at', '<', new Date(deps.clock.now().getTime() - STALE_MS))
+    .orderBy('created_at')
+    .limit(1000)
+    .execute();
   if (rows.length === 0) return 0;
   const spec = Queues.receiptChecks;
   await queue.addBulk(rows.map((r) => ({ name: spec.name, data: { receiptId: r.id }, opts: { ...spec.jobOptions, jobId: r.id } })));

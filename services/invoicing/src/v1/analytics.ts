@@ -1,10 +1,10 @@
-import type { Pool } from 'pg';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Owner } from '@pay/auth';
 import { toJsonNumber } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
-import { assertAnalyticsRange, bucketsCte } from '../analytics/analytics';
+import { asInt, assertAnalyticsRange, bucketOf, bucketsOf, keptOf } from '../analytics/analytics';
+import type { InvoicingTables, Tables } from '../db';
 import { ANALYTICS_MAX_DAYS } from '../analytics/schemas';
-import type { Numeric } from '../invoices/store';
 import { HOURLY_MAX_DAYS, type V1GroupBy } from './schemas';
 
 const DAY_MS = 86_400_000;
@@ -41,68 +41,90 @@ export function v1PeriodOf(q: { from: string; to: string; groupBy: V1GroupBy }):
   return { start, stop };
 }
 
-// The owner's invoices created in the period, of one currency when asked ($5).
-const COHORT = `FROM invoicing.invoices
-  WHERE merchant_id = $1 AND is_test = $2 AND created_at >= $3 AND created_at < $4
-    AND ($5::invoicing."Currency" IS NULL OR currency = $5::invoicing."Currency")`;
-// What a paid invoice brought: its amount less its refunds.
-const KEPT = `COALESCE(sum(amount - refunded_amount) FILTER (WHERE status = 'PAID'), 0)`;
+type Db = InvoicingTables;
+type Period = { start: Date; stop: Date };
 
-// One row per currency and the grand total (GROUPING = 1), in one scan.
-const BY_CURRENCY_SQL = `
-  SELECT GROUPING(currency) = 1 AS total, currency::text AS currency, count(*)::int AS count,
-         count(*) FILTER (WHERE status = 'PAID')::int AS paid_count,
-         count(*) FILTER (WHERE status = 'EXPIRED')::int AS expired_count,
-         count(*) FILTER (WHERE status = 'CANCELLED')::int AS cancelled_count,
-         ${KEPT} AS volume,
-         COALESCE(round(${KEPT} / NULLIF(count(*) FILTER (WHERE status = 'PAID'), 0), 2), 0) AS average_amount,
-         COALESCE(round(100.0 * count(*) FILTER (WHERE status = 'PAID') / NULLIF(count(*), 0), 2), 0) AS conversion_rate
-    ${COHORT}
-   GROUP BY ROLLUP (currency)`;
+/** The owner's invoices created in the period, of one currency when asked. */
+function cohort(db: Db, owner: Owner, p: Period, currency: Tables.Currency | undefined) {
+  return db
+    .selectFrom('invoices')
+    .where('merchant_id', '=', owner.merchantId)
+    .where('is_test', '=', owner.isTest)
+    .where('created_at', '>=', p.start)
+    .where('created_at', '<', p.stop)
+    .$if(currency !== undefined, (q) => q.where('currency', '=', currency!));
+}
 
-// Every bucket of the period (UTC, ISO weeks), empty ones with zeros.
-const BY_PERIOD_SQL = `
-  WITH ${bucketsCte('$6', '$7')},
-  agg AS (
-    SELECT date_trunc($6, created_at AT TIME ZONE 'UTC') AS bucket, count(*)::int AS count,
-           count(*) FILTER (WHERE status = 'PAID')::int AS paid_count, ${KEPT} AS volume
-      ${COHORT} GROUP BY 1)
-  SELECT to_char(b.bucket, 'YYYY-MM-DD"T"HH24:MI:SS".000Z"') AS date, COALESCE(a.volume, 0) AS volume,
-         COALESCE(a.count, 0) AS count, COALESCE(a.paid_count, 0) AS paid_count
-    FROM buckets b LEFT JOIN agg a USING (bucket) ORDER BY b.bucket`;
+type InvoicesEb = ExpressionBuilder<Tables.DB, 'invoices'>;
+const paidCount = (eb: InvoicesEb) => eb.fn.countAll().filterWhere('status', '=', 'PAID');
+/** What the paid invoices brought: their amounts less their refunds. */
+const keptSum = (eb: InvoicesEb) => eb.fn.coalesce(eb.fn.sum<string>(keptOf(eb)).filterWhere('status', '=', 'PAID'), sql<string>`0`);
 
-// Paid SBP payments by the payer's bank (cards have none), with each bank's share of them.
-const BY_BANK_SQL = `
-  SELECT payer_bank AS bank, count(*)::int AS count, sum(amount - refunded_amount) AS volume,
-         round(100.0 * count(*) / sum(count(*)) OVER (), 2) AS percentage
-    ${COHORT} AND status = 'PAID' AND payer_bank IS NOT NULL
-   GROUP BY payer_bank ORDER BY count(*) DESC, payer_bank`;
+/** One row per currency and the grand total (GROUPING = 1), in one scan. */
+function byCurrency(db: Db, owner: Owner, p: Period, currency: Tables.Currency | undefined) {
+  return cohort(db, owner, p, currency)
+    .select((eb) => [
+      sql<boolean>`GROUPING(${eb.ref('currency')}) = 1`.as('total'),
+      'currency',
+      asInt(eb.fn.countAll()).as('count'),
+      asInt(paidCount(eb)).as('paid_count'),
+      asInt(eb.fn.countAll().filterWhere('status', '=', 'EXPIRED')).as('expired_count'),
+      asInt(eb.fn.countAll().filterWhere('status', '=', 'CANCELLED')).as('cancelled_count'),
+      keptSum(eb).as('volume'),
+      sql<string>`COALESCE(round(${keptSum(eb)} / NULLIF(${paidCount(eb)}, 0), 2), 0)`.as('average_amount'),
+      sql<string>`COALESCE(round(100.0 * ${paidCount(eb)} / NULLIF(${eb.fn.countAll()}, 0), 2), 0)`.as('conversion_rate'),
+    ])
+    .groupBy((eb) => sql`ROLLUP (${eb.ref('currency')})`);
+}
 
-interface CurrencyRow {
-  total: boolean;
-  currency: string | null;
-  count: number;
-  paid_count: number;
-  expired_count: number;
-  cancelled_count: number;
-  volume: Numeric;
-  average_amount: Numeric;
-  conversion_rate: Numeric;
+/** Every bucket of the period (UTC, ISO weeks), empty ones with zeros. */
+function byPeriod(db: Db, owner: Owner, p: Period, currency: Tables.Currency | undefined, groupBy: V1GroupBy) {
+  return db
+    .with('buckets', bucketsOf(groupBy, STEP[groupBy], p))
+    .with('agg', () =>
+      cohort(db, owner, p, currency)
+        .select((eb) => [bucketOf(eb, groupBy, 'created_at').as('bucket'), asInt(eb.fn.countAll()).as('count'), asInt(paidCount(eb)).as('paid_count'), keptSum(eb).as('volume')])
+        .groupBy(sql`1`),
+    )
+    .selectFrom('buckets as b')
+    .leftJoin('agg as a', 'a.bucket', 'b.bucket')
+    .select((eb) => [
+      sql<string>`to_char(${eb.ref('b.bucket')}, 'YYYY-MM-DD"T"HH24:MI:SS".000Z"')`.as('date'),
+      eb.fn.coalesce('a.volume', sql<string>`0`).as('volume'),
+      eb.fn.coalesce('a.count', sql<number>`0`).as('count'),
+      eb.fn.coalesce('a.paid_count', sql<number>`0`).as('paid_count'),
+    ])
+    .orderBy('b.bucket');
+}
+
+/** Paid SBP payments by the payer's bank (cards have none), with each bank's share of them. */
+function byBank(db: Db, owner: Owner, p: Period, currency: Tables.Currency | undefined) {
+  return cohort(db, owner, p, currency)
+    .where('status', '=', 'PAID')
+    .where('payer_bank', 'is not', null)
+    .select((eb) => [
+      'payer_bank as bank',
+      asInt(eb.fn.countAll()).as('count'),
+      eb.fn.sum<string>(keptOf(eb)).as('volume'),
+      sql<string>`round(100.0 * count(*) / sum(count(*)) OVER (), 2)`.as('percentage'),
+    ])
+    .groupBy('payer_bank')
+    .orderBy((eb) => eb.fn.countAll(), 'desc')
+    .orderBy('payer_bank');
 }
 
 /**
  * Analytics v1, aggregated by Postgres over the invoices created in the period (a cohort):
  * counts by their status now, money of those paid, net of refunds. Three statements side by side.
  */
-export async function v1AnalyticsOf(sql: Pool, owner: Owner, period: { start: Date; stop: Date }, q: { groupBy: V1GroupBy; currency?: string }) {
-  const base = [owner.merchantId, owner.isTest, period.start, period.stop, q.currency ?? null];
+export async function v1AnalyticsOf(db: Db, owner: Owner, period: Period, q: { groupBy: V1GroupBy; currency?: Tables.Currency }) {
   const [currencies, periods, banks] = await Promise.all([
-    sql.query<CurrencyRow>(BY_CURRENCY_SQL, base),
-    sql.query<{ date: string; volume: Numeric; count: number; paid_count: number }>(BY_PERIOD_SQL, [...base, q.groupBy, STEP[q.groupBy]]),
-    sql.query<{ bank: string; count: number; volume: Numeric; percentage: Numeric }>(BY_BANK_SQL, base),
+    byCurrency(db, owner, period, q.currency).execute(),
+    byPeriod(db, owner, period, q.currency, q.groupBy).execute(),
+    byBank(db, owner, period, q.currency).execute(),
   ]);
   // ROLLUP gives the grand-total row even when nothing matched.
-  const all = currencies.rows.find((r) => r.total)!;
+  const all = currencies.find((r) => r.total)!;
   return {
     summary: {
       totalVolume: toJsonNumber(all.volume),
@@ -113,10 +135,10 @@ export async function v1AnalyticsOf(sql: Pool, owner: Owner, period: { start: Da
       conversionRate: Number(all.conversion_rate),
       averageAmount: toJsonNumber(all.average_amount),
     },
-    byPeriod: periods.rows.map((r) => ({ date: r.date, volume: toJsonNumber(r.volume), count: r.count, paidCount: r.paid_count })),
+    byPeriod: periods.map((r) => ({ date: r.date, volume: toJsonNumber(r.volume), count: r.count, paidCount: r.paid_count })),
     byCurrency: Object.fromEntries(
-      currencies.rows.filter((r) => !r.total).map((r) => [r.currency!, { volume: toJsonNumber(r.volume), count: r.count, paidCount: r.paid_count }]),
+      currencies.filter((r) => !r.total).map((r) => [r.currency!, { volume: toJsonNumber(r.volume), count: r.count, paidCount: r.paid_count }]),
     ),
-    byBank: Object.fromEntries(banks.rows.map((r) => [r.bank, { volume: toJsonNumber(r.volume), count: r.count, percentage: Number(r.percentage) }])),
+    byBank: Object.fromEntries(banks.map((r) => [r.bank, { volume: toJsonNumber(r.volume), count: r.count, percentage: Number(r.percentage) }])),
   };
 }

@@ -106,7 +106,7 @@ export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
     tags: ['Settings'],
     auth: 'key',
     response: { status: 200, schema: CurrencySettings },
-    handler: async ({ auth }) => ({ body: { enabledCurrencies: await enabledCurrencies(deps.sql, auth.merchantId) } }),
+    handler: async ({ auth }) => ({ body: { enabledCurrencies: await enabledCurrencies(deps.tables, auth.merchantId) } }),
   });
 
   api.route({
@@ -124,7 +124,7 @@ export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
     errors: ['FORBIDDEN'],
     handler: async ({ auth, body }) => {
       assertLiveKey(auth, 'change the currencies, which live invoices use');
-      return { body: { enabledCurrencies: await setEnabledCurrencies(deps.sql, auth.merchantId, body.enabledCurrencies, deps.clock.now()) } };
+      return { body: { enabledCurrencies: await setEnabledCurrencies(deps.tables, auth.merchantId, body.enabledCurrencies, deps.clock.now()) } };
     },
   });
 }
@@ -148,6 +148,6 @@ export function v1AnalyticsRoutes(api: Api, deps: InvoicingDeps): void {
     auth: 'key',
     query: V1AnalyticsQuery,
     response: { status: 200, schema: V1Analytics },
-    handler: async ({ auth, query }) => ({ body: await v1AnalyticsOf(deps.sql, ownerOf(auth), v1PeriodOf(query), query) }),
+    handler: async ({ auth, query }) => ({ body: await v1AnalyticsOf(deps.tables, ownerOf(auth), v1PeriodOf(query), query) }),
   });
 }

@@ -7,7 +7,7 @@ import { ANALYTICS_FIRST_DAY, ANALYTICS_LAST_DAY } from '../analytics/schemas';
 export const CurrencyCode = StringEnum(CURRENCIES, { description: '`USD`, `EUR`, `RUB`, `KZT`' });
 export const V1_STATUSES = ['pending', 'paid', 'expired', 'cancelled'] as const;
 export const V1Status = StringEnum(V1_STATUSES);
-/** The v1 default validity (invoicing-api.md §8). */
+/** The v1 default validity. */
 export const V1_DEFAULT_VALIDITY_HOURS = 24;
 /** The longest validity a v1 invoice may ask for, as v2's `expiresInHours` maximum. */
 export const V1_MAX_VALIDITY_DAYS = 30;
@@ -66,7 +66,7 @@ export const CurrencySettings = Type.Object(
   { additionalProperties: false },
 );
 
-/** `hour` is for periods up to this long (invoicing-api.md, analytics v1). */
+/** `hour` is for periods up to this long (analytics v1). */
 export const HOURLY_MAX_DAYS = 7;
 export type V1GroupBy = 'hour' | 'day' | 'week' | 'month';
 

@@ -2,7 +2,7 @@ import { toJsonNumber } from '@pay/kit';
 import type { InvoiceRow } from '../invoices/store';
 import { metadataJson, paymentLinkOf } from '../invoices/views';
 
-/** v1 statuses are the v2 names in lower case (invoicing-api.md §3). */
+/** v1 statuses are the v2 names in lower case. */
 export const v1Status = (i: Pick<InvoiceRow, 'status'>) => i.status.toLowerCase() as 'pending' | 'paid' | 'expired' | 'cancelled';
 
 /** POST /api/v1/invoices: exactly the create fields. */
