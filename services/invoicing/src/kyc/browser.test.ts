@@ -91,6 +91,10 @@ it('walks the v1 page on a phone from pending to a decision, back to redirectUrl
   await eventually(async () => expect(await page.textContent('[data-testid=status]')).toBe('Расталды'), 150_000);
   await shot(page, '4-approved');
   expect((await v1Request(ctx.app, m, 'get', `/api/v1/kyc/sessions/${session.id}`)).body.status).toBe('completed');
+  // What the KYC page itself loaded and ran, up to the redirect: the merchant's redirectUrl (here a
+  // JSON health answer) is not our page, and Chromium asks it for /favicon.ico, a 404 logged only
+  // when that request happens to finish before the page closes.
+  const pageProblems = [...problems];
   await page.waitForURL(`${base}/healthz?kyc=done`, { timeout: 10_000 });
 
   // The result went to the session's own webhookUrl only, signed with the merchant's HMAC secret.
@@ -107,7 +111,7 @@ it('walks the v1 page on a phone from pending to a decision, back to redirectUrl
     session: { id: session.id, level: 'basic', status: 'completed', metadata: { orderId: 'A-17' }, reason: null, updatedAt: expect.any(String) },
   });
   assertValid(EventPayloads['kyc.passed'], JSON.parse(got.body)); // the documented contract, v1 shape
-  expect(problems).toEqual([]);
+  expect(pageProblems).toEqual([]);
   await page.close();
 }, 240_000);
 
