@@ -1,5 +1,6 @@
 import type { InvoicingDb } from '../../db';
 import type { PaymentMethod } from '../provider';
+import { existingInvoiceIds } from '../../invoices/store';
 
 /** An acquirer payment as stored (table acquirer_payments, owned by this module). */
 export interface AcquirerPaymentRow {
@@ -91,7 +92,7 @@ export class AcquirerPayments {
       orderBy: { createdAt: 'desc' },
     });
     // Its invoice was made (the same key used on another create path): not an attempt to resume.
-    if (attempt && (await this.db.invoice.count({ where: { id: attempt.invoiceId } })) > 0) return null;
+    if (attempt && (await existingInvoiceIds(this.db, [attempt.invoiceId])).size > 0) return null;
     return attempt;
   }
 
