@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildServiceProcess } from '../../../scripts/build';
 import { eventually } from './eventually';
+import { idleStackEnv } from './idle-stack';
 import { spawnService, type RunningService } from './spawn-service';
 
 export interface ServiceProcessOptions {
@@ -66,14 +67,15 @@ export function describeServiceProcess(name: string, options: ServiceProcessOpti
     describe('compiled', () => {
       let outDir: string;
       let entry: string;
+      let idleEnv: Record<string, string>;
       beforeAll(async () => {
         outDir = mkdtempSync(join(tmpdir(), `pay-build-${name}-`));
-        entry = (await buildServiceProcess(name, outDir)).outFile;
+        [entry, idleEnv] = await Promise.all([buildServiceProcess(name, outDir).then((b) => b.outFile), idleStackEnv(name)]);
       }, STARTUP_TEST_MS);
       afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
       it('runs under plain node, answers its probes, loads only what it uses, and exits 0 on SIGTERM', async () => {
-        const svc = await spawnService(name, { NODE_ENV: 'production' }, 60_000, ['--require', LOADED_PACKAGES], entry);
+        const svc = await spawnService(name, { ...idleEnv, NODE_ENV: 'production' }, 60_000, ['--require', LOADED_PACKAGES], entry);
         try {
           await expectProbesAnswer(svc, name);
           const idle = await loadedPackages(svc);
