@@ -11,9 +11,9 @@ import {
   type Dialect,
   type Driver,
   type QueryResult,
+  sql,
 } from 'kysely';
 import type pg from 'pg';
-import type { Sql } from './db';
 
 /**
  * The one way hand-written SQL is written: Kysely, typed by the tables generated from the
@@ -103,6 +103,66 @@ function transactionDialect(tx: Sql): Dialect {
   };
 }
 
+/**
+ * What a package that owns tables (queue, webhooks, kit's idempotency, accounts) needs of the
+ * caller's client to run its typed statements there: any service's Prisma client or
+ * interactive transaction satisfies it, and so does `pgSql(pool)`, for processes that load no
+ * Prisma client at all. Only `typedSqlIn` calls these two methods: they are how a statement
+ * compiled by the typed builder (SQL text with `$n` placeholders, every value a parameter)
+ * reaches a Prisma transaction, which offers no other door for SQL text. Nothing else in the
+ * project writes SQL text for them.
+ */
+export interface Sql {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+}
+
+export interface SqlWithTransactions extends Sql {
+  $transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+}
+
+function sqlOn(client: pg.Pool | pg.PoolClient): Sql {
+  return {
+    $queryRawUnsafe: async <T>(query: string, ...values: unknown[]) => (await client.query(query, values)).rows as T,
+    $executeRawUnsafe: async (query: string, ...values: unknown[]) => (await client.query(query, values)).rowCount ?? 0,
+  };
+}
+
+/**
+ * `Sql` on a plain pg pool. The webhook worker runs on it: a Prisma client costs about 70 MB
+ * resident (its query compiler) in a process that only ever runs hand-written SQL. Values
+ * come back as pg parses them (int as number; bigint and numeric as text), which is what
+ * `typedSqlIn` makes Prisma's rows read as too.
+ */
+export function pgSql(pool: pg.Pool): SqlWithTransactions & { end(): Promise<void> } {
+  return {
+    ...sqlOn(pool),
+    async $transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      // A checked-out client that loses its connection emits 'error' on itself; unheard, that
+      // would crash the process. The failing query rejects as well, so this only records it.
+      const lost = (err: Error) => (broken = err);
+      client.on('error', lost);
+      try {
+        await client.query('BEGIN');
+        const result = await fn(sqlOn(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        // A connection that cannot even roll back (Postgres restarted under it) is destroyed,
+        // not returned to the pool, or every later transaction would fail on it.
+        await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+        throw err;
+      } finally {
+        client.off('error', lost);
+        client.release(broken);
+      }
+    },
+    end: () => pool.end(),
+  };
+}
+
 /** Where a prepared statement takes a value: stands in for it while the statement is compiled. */
 class Slot {
   constructor(readonly name: string) {}
@@ -129,5 +189,13 @@ export function prepared<DB, P extends object, O>(build: (db: Kysely<DB>, params
 }
 
 let statements = 0;
+
+/**
+ * The readiness probe's question to Postgres: a statement with no table, through the typed
+ * builder like every other one.
+ */
+export async function postgresReady(db: Kysely<unknown>): Promise<void> {
+  await sql`SELECT 1`.execute(db);
+}
 
 export type { Kysely } from 'kysely';

@@ -1,17 +1,21 @@
 import { Queue } from 'bullmq';
+import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
 import { assertValid } from '@pay/schemas';
-import { backoffDelay, deleteInBatches, TRANSACTION_OPTIONS, type Logger } from '@pay/kit';
+import { backoffDelay, deleteInBatches, TRANSACTION_OPTIONS, typedSqlIn, type Kysely, type Logger, type Sql } from '@pay/kit';
+import type { DB } from './generated/kysely/tables';
 import { jobOptionsFor, Queues, type JobOf, type QueueKey } from './jobs';
 
-type Sql = {
-  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
-  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+/** A client that can also open a transaction: any service's Prisma client, or `pgSql(pool)`. */
+type SqlWithTransactions = Sql & {
   $transaction<T>(fn: (tx: Sql) => Promise<T>, options?: { maxWait?: number; timeout?: number }): Promise<T>;
 };
 
-/** The outbox table, owned by this package (Postgres schema `queue`, see prisma/schema.prisma). */
-const OUTBOX = 'queue.outbox';
+/**
+ * The outbox table, owned by this package (Postgres schema `queue`, see prisma/schema.prisma),
+ * on the caller's client: qualified with its schema, since the caller's search_path is its own.
+ */
+const queueTables = (db: Sql): Kysely<DB> => typedSqlIn<DB>(db).withSchema('queue');
 
 /** What a use-case writes, inside its own transaction, for the relay to enqueue. */
 export interface OutboxWrite {
@@ -24,8 +28,8 @@ export interface OutboxWrite {
  * Writes a job to the outbox with the caller's transaction client (any service's Prisma
  * client or transaction), so the job exists exactly when the change that caused it commits.
  */
-export async function writeOutbox(tx: Pick<Sql, '$executeRawUnsafe'>, msg: OutboxWrite): Promise<void> {
-  await tx.$executeRawUnsafe(`INSERT INTO ${OUTBOX} (queue, job_id, payload) VALUES ($1, $2, $3::jsonb)`, msg.queue, msg.jobId, JSON.stringify(msg.payload));
+export async function writeOutbox(tx: Sql, msg: OutboxWrite): Promise<void> {
+  await queueTables(tx).insertInto('outbox').values({ queue: msg.queue, job_id: msg.jobId, payload: JSON.stringify(msg.payload) }).execute();
 }
 
 /** Builds an outbox row for a queue, validating the job now rather than when it is consumed. */
@@ -39,13 +43,20 @@ export function outboxMessage<K extends QueueKey>(queue: K, jobId: string, paylo
 export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Deletes outbox rows published more than OUTBOX_RETENTION_MS ago; unpublished rows always stay. */
-export function pruneOutbox(db: Pick<Sql, '$executeRawUnsafe'>, now: Date = new Date()): Promise<number> {
+export function pruneOutbox(db: Sql, now: Date = new Date()): Promise<number> {
   const before = new Date(now.getTime() - OUTBOX_RETENTION_MS);
-  return deleteInBatches(db, OUTBOX, 'id', `SELECT id FROM ${OUTBOX} WHERE published_at < $2 ORDER BY published_at LIMIT $1`, before);
+  const tables = queueTables(db);
+  return deleteInBatches(async (batch) => {
+    const res = await tables
+      .deleteFrom('outbox')
+      .where('id', 'in', (eb) => eb.selectFrom('outbox').select('id').where('published_at', '<', before).orderBy('published_at').limit(batch))
+      .executeTakeFirst();
+    return Number(res.numDeletedRows);
+  });
 }
 
 export interface RelayOptions {
-  db: Sql;
+  db: SqlWithTransactions;
   connection: Redis;
   logger: Logger;
   prefix?: string;
@@ -119,10 +130,16 @@ export class OutboxRelay {
 
   private async publishBatch(): Promise<number> {
     return this.opts.db.$transaction(async (tx) => {
-      const rows = await tx.$queryRawUnsafe<{ id: bigint; queue: string; job_id: string; payload: unknown }[]>(
-        `SELECT id, queue, job_id, payload FROM ${OUTBOX} WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        this.opts.batchSize ?? 100,
-      );
+      const outbox = queueTables(tx);
+      const rows = await outbox
+        .selectFrom('outbox')
+        .select(['id', 'queue', 'job_id', 'payload'])
+        .where('published_at', 'is', null)
+        .orderBy('id')
+        .limit(this.opts.batchSize ?? 100)
+        .forUpdate()
+        .skipLocked()
+        .execute();
       if (rows.length === 0) return 0;
       const byQueue = new Map<string, typeof rows>();
       for (const r of rows) byQueue.set(r.queue, [...(byQueue.get(r.queue) ?? []), r]);
@@ -135,10 +152,11 @@ export class OutboxRelay {
           })),
         );
       }
-      await tx.$executeRawUnsafe(
-        `UPDATE ${OUTBOX} SET published_at = now() WHERE id = ANY($1::bigint[])`,
-        rows.map((r) => r.id.toString()),
-      );
+      await outbox
+        .updateTable('outbox')
+        .set({ published_at: sql`now()` })
+        .where('id', '=', (eb) => eb.fn.any(eb.val(rows.map((r) => r.id)).$castTo<string[]>()))
+        .execute();
       return rows.length;
     }, TRANSACTION_OPTIONS);
   }

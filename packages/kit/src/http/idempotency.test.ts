@@ -2,10 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { SecretBox } from '@pay/auth';
 import { eventually } from '@pay/testing';
-import { pgPool, pgSql } from '../db';
+import { sql as raw } from 'kysely';
+import { pgPool } from '../db';
+import { pgSql, typedSqlIn } from '../typed-sql';
+import type { DB } from '../generated/kysely/tables';
 import { fingerprintOf, IDEMPOTENCY_HEARTBEAT_MS, IDEMPOTENCY_LOCK_MS, PgIdempotencyStore, withIdempotency, type IdempotentRun } from './idempotency';
 
 const sql = pgSql(pgPool(process.env.DATABASE_URL!, 'kit', 2));
+const kit = typedSqlIn<DB>(sql).withSchema('kit');
 const store = new PgIdempotencyStore(sql, SecretBox.fromEnv(process.env.SECRETS_KEY), 'kit-test');
 afterAll(() => sql.end());
 
@@ -16,17 +20,23 @@ function requestWith(key: string): Request {
 const response = { setHeader: () => undefined } as unknown as Response;
 
 async function claimRow(key: string) {
-  const rows = await sql.$queryRawUnsafe<{ status: string; age_ms: number }[]>(
-    `SELECT status, (extract(epoch FROM now() - locked_at) * 1000)::int AS age_ms FROM kit.idempotency_keys WHERE scope = $1 AND key = $2`,
-    'kit-test:scope',
-    key,
-  );
-  return rows[0] ?? null;
+  const row = await kit
+    .selectFrom('idempotency_keys')
+    .select(['status', raw<number>`(extract(epoch FROM now() - ${raw.ref('locked_at')}) * 1000)::int`.as('age_ms')])
+    .where('scope', '=', 'kit-test:scope')
+    .where('key', '=', key)
+    .executeTakeFirst();
+  return row ?? null;
 }
 
 /** What a process killed mid-request leaves: its claim, last refreshed `ms` ago. */
 const ageClaim = (key: string, ms: number) =>
-  sql.$executeRawUnsafe(`UPDATE kit.idempotency_keys SET locked_at = now() - ($3 || ' milliseconds')::interval WHERE scope = $1 AND key = $2`, 'kit-test:scope', key, String(ms));
+  kit
+    .updateTable('idempotency_keys')
+    .set({ locked_at: raw`now() - make_interval(secs => ${ms / 1000})` })
+    .where('scope', '=', 'kit-test:scope')
+    .where('key', '=', key)
+    .execute();
 
 describe('idempotency claims', () => {
   it('a claim abandoned for IDEMPOTENCY_LOCK_MS is taken over, and the taker is told it resumes', async () => {

@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ApiError } from '@pay/schemas';
+import { sql } from 'kysely';
 import { isDatabaseUnavailable } from '../db';
 import { deleteInBatches } from '../retention';
+import { typedSqlIn, type Kysely, type Sql } from '../typed-sql';
+import type { DB } from '../generated/kysely/tables';
 
 /** Stripe semantics: same key + same request within 24 h → first answer. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -37,19 +40,20 @@ export interface IdempotencyStore {
   release(scope: string, key: string): Promise<void>;
 }
 
-type Sql = {
-  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
-  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
-};
-
 /** Seals stored answers: some carry credentials (a new API key, an HMAC secret). */
 export interface Sealer {
   seal(plain: string): string;
   open(envelope: string): string;
 }
 
-/** The table, owned by this package (Postgres schema `kit`, see prisma/schema.prisma). */
-const TABLE = 'kit.idempotency_keys';
+/**
+ * The table, owned by this package (Postgres schema `kit`, see prisma/schema.prisma), on the
+ * caller's client: qualified with its schema, since the caller's search_path is its own.
+ */
+const kitTables = (db: Sql): Kysely<DB> => typedSqlIn<DB>(db).withSchema('kit');
+
+/** A moment `ms` before the database's now: ages are measured on the database's clock. */
+const agoMs = (ms: number) => sql<Date>`now() - make_interval(secs => ${ms / 1000})`;
 
 /**
  * Postgres-backed store over the shared `kit.idempotency_keys` table, used by every service
@@ -70,30 +74,50 @@ export class PgIdempotencyStore implements IdempotencyStore {
     const scope = `${this.service}:${requestScope}`;
     // Expired and abandoned claims are taken over in the same statement that claims. `prior`
     // reads the row as it was before the statement: an in-progress one taken over was abandoned.
-    const rows = await this.db.$queryRawUnsafe<{ resumed: boolean }[]>(
-      `WITH prior AS (SELECT status FROM ${TABLE} WHERE scope = $1 AND key = $2)
-       INSERT INTO ${TABLE} (scope, key, fingerprint, status, created_at, locked_at)
-       VALUES ($1, $2, $3, 'in_progress', now(), now())
-       ON CONFLICT (scope, key) DO UPDATE
-         SET fingerprint = EXCLUDED.fingerprint, status = 'in_progress', response_status = NULL,
-             response_body = NULL, created_at = now(), locked_at = now()
-         WHERE idempotency_keys.created_at < now() - ($4 || ' milliseconds')::interval
-            OR (idempotency_keys.status = 'in_progress'
-                AND idempotency_keys.locked_at < now() - ($5 || ' milliseconds')::interval
-                AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
-       RETURNING COALESCE((SELECT status = 'in_progress' FROM prior), false) AS resumed`,
-      scope,
-      key,
-      fingerprint,
-      String(IDEMPOTENCY_TTL_MS),
-      String(IDEMPOTENCY_LOCK_MS),
-    );
+    const db = kitTables(this.db);
+    const rows = await db
+      .with('prior', (w) => w.selectFrom('idempotency_keys').select('status').where('scope', '=', scope).where('key', '=', key))
+      .insertInto('idempotency_keys')
+      .values({ scope, key, fingerprint, status: 'in_progress', created_at: sql`now()`, locked_at: sql`now()` })
+      .onConflict((oc) =>
+        oc
+          .columns(['scope', 'key'])
+          .doUpdateSet((eb) => ({
+            fingerprint: eb.ref('excluded.fingerprint'),
+            status: 'in_progress',
+            response_status: null,
+            response_body: null,
+            created_at: sql`now()`,
+            locked_at: sql`now()`,
+          }))
+          .where((eb) =>
+            eb.or([
+              eb('idempotency_keys.created_at', '<', agoMs(IDEMPOTENCY_TTL_MS)),
+              eb.and([
+                eb('idempotency_keys.status', '=', 'in_progress'),
+                eb('idempotency_keys.locked_at', '<', agoMs(IDEMPOTENCY_LOCK_MS)),
+                eb('idempotency_keys.fingerprint', '=', eb.ref('excluded.fingerprint')),
+              ]),
+            ]),
+          ),
+      )
+      .returning((eb) =>
+        eb.fn
+          .coalesce(
+            eb.selectFrom('prior').select((p) => p('prior.status', '=', 'in_progress').as('in_progress')),
+            eb.lit(false),
+          )
+          .$castTo<boolean>()
+          .as('resumed'),
+      )
+      .execute();
     if (rows.length > 0) return { kind: 'claimed', resumed: rows[0]!.resumed };
-    const existing = await this.db.$queryRawUnsafe<{ fingerprint: string; status: string; response_status: number | null; response_body: unknown }[]>(
-      `SELECT fingerprint, status, response_status, response_body FROM ${TABLE} WHERE scope = $1 AND key = $2`,
-      scope,
-      key,
-    );
+    const existing = await db
+      .selectFrom('idempotency_keys')
+      .select(['fingerprint', 'status', 'response_status', 'response_body'])
+      .where('scope', '=', scope)
+      .where('key', '=', key)
+      .execute();
     const row = existing[0];
     if (!row) return this.claim(requestScope, key, fingerprint); // released between the two statements
     if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
@@ -102,26 +126,32 @@ export class PgIdempotencyStore implements IdempotencyStore {
   }
 
   async touch(requestScope: string, key: string): Promise<void> {
-    await this.db.$executeRawUnsafe(
-      `UPDATE ${TABLE} SET locked_at = now() WHERE scope = $1 AND key = $2 AND status = 'in_progress'`,
-      `${this.service}:${requestScope}`,
-      key,
-    );
+    await kitTables(this.db)
+      .updateTable('idempotency_keys')
+      .set({ locked_at: sql`now()` })
+      .where('scope', '=', `${this.service}:${requestScope}`)
+      .where('key', '=', key)
+      .where('status', '=', 'in_progress')
+      .execute();
   }
 
   async complete(requestScope: string, key: string, reply: StoredReply): Promise<void> {
-    await this.db.$executeRawUnsafe(
-      `UPDATE ${TABLE} SET status = 'done', response_status = $3, response_body = $4::jsonb
-       WHERE scope = $1 AND key = $2`,
-      `${this.service}:${requestScope}`,
-      key,
-      reply.status,
-      JSON.stringify(this.sealer.seal(reply.text)),
-    );
+    await kitTables(this.db)
+      .updateTable('idempotency_keys')
+      // jsonb holding the sealed answer as one JSON string.
+      .set({ status: 'done', response_status: reply.status, response_body: JSON.stringify(this.sealer.seal(reply.text)) })
+      .where('scope', '=', `${this.service}:${requestScope}`)
+      .where('key', '=', key)
+      .execute();
   }
 
   async release(requestScope: string, key: string): Promise<void> {
-    await this.db.$executeRawUnsafe(`DELETE FROM ${TABLE} WHERE scope = $1 AND key = $2 AND status = 'in_progress'`, `${this.service}:${requestScope}`, key);
+    await kitTables(this.db)
+      .deleteFrom('idempotency_keys')
+      .where('scope', '=', `${this.service}:${requestScope}`)
+      .where('key', '=', key)
+      .where('status', '=', 'in_progress')
+      .execute();
   }
 }
 
@@ -131,7 +161,16 @@ export class PgIdempotencyStore implements IdempotencyStore {
  */
 export function pruneIdempotencyKeys(db: Sql, now: Date = new Date()): Promise<number> {
   const before = new Date(now.getTime() - 2 * IDEMPOTENCY_TTL_MS);
-  return deleteInBatches(db, TABLE, '(scope, key)', `SELECT scope, key FROM ${TABLE} WHERE created_at < $2 LIMIT $1`, before);
+  const tables = kitTables(db);
+  return deleteInBatches(async (batch) => {
+    const res = await tables
+      .deleteFrom('idempotency_keys')
+      .where(({ eb, refTuple, selectFrom }) =>
+        eb(refTuple('scope', 'key'), 'in', selectFrom('idempotency_keys').select(['scope', 'key']).where('created_at', '<', before).limit(batch).$asTuple('scope', 'key')),
+      )
+      .executeTakeFirst();
+    return Number(res.numDeletedRows);
+  });
 }
 
 export function fingerprintOf(req: Request): string {
