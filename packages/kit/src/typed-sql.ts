@@ -10,6 +10,7 @@ import {
   type DatabaseConnection,
   type Dialect,
   type Driver,
+  type QueryExecutorProvider,
   type QueryResult,
   sql,
 } from 'kysely';
@@ -194,7 +195,7 @@ let statements = 0;
  * The readiness probe's question to Postgres: a statement with no table, through the typed
  * builder like every other one.
  */
-export async function postgresReady(db: Kysely<unknown>): Promise<void> {
+export async function postgresReady(db: QueryExecutorProvider): Promise<void> {
   await sql`SELECT 1`.execute(db);
 }
 

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { merchantGuards } from '@pay/accounts';
-import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, redisReady } from '@pay/kit';
+import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, postgresReady, redisReady } from '@pay/kit';
 import type { CryptoDeps } from './deps';
 import { merchantRoutes } from './merchants/routes';
 import { apiKeyRoutes } from './api-keys/routes';
@@ -44,7 +44,7 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
     envelopeFor: () => 'success',
     metricsToken: deps.config.METRICS_TOKEN,
     readiness: [
-      { name: 'postgres', check: () => deps.db.$queryRaw`SELECT 1` },
+      { name: 'postgres', check: () => postgresReady(deps.tables) },
       { name: 'redis', check: () => redisReady(deps.redis) },
     ],
   });

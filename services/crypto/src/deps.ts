@@ -12,8 +12,8 @@ export interface CryptoDeps {
   config: CryptoConfig;
   logger: Logger;
   db: CryptoDb;
-  /** The same connections as `db`, for hot-path SQL. */
-  pool: CryptoDatabase['pool'];
+  /** The typed builder over the same connections as `db` (hand-written SQL outside transactions). */
+  tables: CryptoDatabase['tables'];
   accounts: AccountsDb;
   /** API key resolution (cached per process, invalidated across processes) and change announcements. */
   keys: AccountKeys;

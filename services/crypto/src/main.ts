@@ -12,7 +12,7 @@ runMain(async () => {
   const config = loadCryptoConfig();
   const logger = createLogger('crypto', config.LOG_LEVEL);
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS, config.SHUTDOWN_DRAIN_MS);
-  const { db, pool, close: closeDb } = createCryptoDatabase(config.DATABASE_URL);
+  const { db, tables, close: closeDb } = createCryptoDatabase(config.DATABASE_URL);
   const accounts = createAccountsDb(config.DATABASE_URL);
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
@@ -32,7 +32,7 @@ runMain(async () => {
     config,
     logger,
     db,
-    pool,
+    tables,
     accounts,
     redis,
     queueRedis: queues,

@@ -32,7 +32,7 @@ export async function startCryptoApp(
   const config = loadCryptoConfig({ ...process.env, QUEUE_PREFIX: `test-${randomUUID()}`, ...opts.env });
   const clock = opts.clock ?? systemClock;
   const chain = new SandboxChain(clock, config.SANDBOX_BLOCK_MS);
-  const { db, pool, close: closeDb } = createCryptoDatabase(config.DATABASE_URL, 4);
+  const { db, tables, close: closeDb } = createCryptoDatabase(config.DATABASE_URL, 4);
   const accounts = createAccountsDb(config.DATABASE_URL, 4);
   const logger = createLogger('crypto', config.LOG_LEVEL);
   const redis = requestRedis(config.REDIS_URL, logger);
@@ -45,7 +45,7 @@ export async function startCryptoApp(
     config,
     logger,
     db,
-    pool,
+    tables,
     accounts,
     redis,
     queueRedis: queues,

@@ -1,6 +1,6 @@
 import type { Express, Request } from 'express';
 import { merchantGuards } from '@pay/accounts';
-import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, redisReady, staticAssets, type Envelope } from '@pay/kit';
+import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, postgresReady, redisReady, staticAssets, type Envelope } from '@pay/kit';
 import type { InvoicingDeps } from './deps';
 import { buildConsole } from './console';
 import { webhookDocs } from './console/openapi';
@@ -74,7 +74,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
     envelopeFor,
     metricsToken: deps.config.METRICS_TOKEN,
     readiness: [
-      { name: 'postgres', check: () => deps.sql.query('SELECT 1') },
+      { name: 'postgres', check: () => postgresReady(deps.tables) },
       { name: 'redis', check: () => redisReady(deps.redis) },
     ],
   });

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
-import { createHttpApp, finishHttpApp, type Logger, redisReady, type Sql } from '@pay/kit';
+import { createHttpApp, finishHttpApp, type Logger, postgresReady, redisReady, typedSqlIn, type Sql } from '@pay/kit';
 import type { WorkerConfig } from './config';
 import type { DeliveryMetrics } from './metrics';
 
@@ -24,7 +24,7 @@ export function buildWorkerApp(deps: WorkerDeps): Express {
     envelopeFor: () => 'success',
     metricsToken: deps.config.METRICS_TOKEN,
     readiness: [
-      { name: 'postgres', check: () => deps.db.$queryRawUnsafe('SELECT 1') },
+      { name: 'postgres', check: () => postgresReady(typedSqlIn(deps.db)) },
       { name: 'redis', check: () => redisReady(deps.redis) },
     ],
   });

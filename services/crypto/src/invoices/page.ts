@@ -6,6 +6,7 @@ import { currencyInfo } from '../currencies';
 import { money } from '../money';
 import { ASSETS_PATH, assetUrl, PUBLIC_DIR } from '../assets';
 import { paymentUri } from './payment-uri';
+import { invoiceById } from './invoices';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -35,7 +36,7 @@ export function paymentPage(deps: CryptoDeps): Router {
   router.use(staticAssets(ASSETS_PATH, PUBLIC_DIR));
   router.get('/pay/:invoiceId', async (req, res) => {
     const id = req.params.invoiceId;
-    const invoice = UUID.test(id) ? await deps.db.invoice.findUnique({ where: { id } }) : null;
+    const invoice = UUID.test(id) ? await invoiceById(deps, id) : null;
     res.setHeader('Content-Security-Policy', PAGE_CSP);
     res.setHeader('Cache-Control', 'no-store');
     if (!invoice) {

@@ -8,7 +8,7 @@ export function paymentUrl(publicUrl: string, id: string): string {
   return `${publicUrl}/pay/${id}`;
 }
 
-/** The create response: exactly the fields of decisions.md §6. */
+/** The create response: exactly the fields of `CreatedInvoice` (schemas.ts, as /openapi.json documents it). */
 export function createdInvoiceJson(i: InvoiceRecord, publicUrl: string) {
   return {
     id: i.id,

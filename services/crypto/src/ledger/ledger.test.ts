@@ -48,7 +48,7 @@ describe('ledger', () => {
       { seq: 1, amount: '99.099', after: '99.099' },
       { seq: 2, amount: '-99.099', after: '0' },
     ]);
-    const [trc20, ...others] = await balances(ctx.deps.db, o);
+    const [trc20, ...others] = await balances(ctx.deps.tables, o);
     expect(trc20).toMatchObject({ currency: 'USDT_TRC20' });
     expect(trc20!.available.toFixed()).toBe('88.999');
     expect(trc20!.pending.toFixed()).toBe('0');

@@ -1,7 +1,17 @@
+import { sql } from 'kysely';
 import type { Owner } from '@pay/auth';
+import type { Sql } from '@pay/kit';
 import type { Currency, LedgerBucket, LedgerEntryKind, Prisma } from '../generated/prisma/client';
+import { tablesIn, type CryptoTables } from '../db';
 import { CURRENCY_CODES } from '../currencies';
 import { Money, money } from '../money';
+
+/**
+ * The one owner of `crypto.ledger_entries`. Its writer lives in Postgres (`lock_balance`,
+ * `ledger_head`, `ledger_post`: migration ledger_running_balance); they are called here as
+ * `sql` templates of the typed builder (one parameterised statement each), their rows typed
+ * beside the call since their signatures live in the migration, not in schema.prisma.
+ */
 
 type Tx = Prisma.TransactionClient;
 
@@ -11,7 +21,7 @@ type Tx = Prisma.TransactionClient;
  * (The ledger's functions live in Postgres: see the ledger_running_balance migration.)
  */
 export async function lockBalance(tx: Tx, owner: Owner, currency: Currency): Promise<void> {
-  await tx.$executeRaw`SELECT FROM lock_balance(${owner.merchantId}::uuid, ${owner.isTest}, ${currency}::"Currency")`;
+  await sql`SELECT FROM lock_balance(${owner.merchantId}::uuid, ${owner.isTest}, ${currency}::"Currency")`.execute(tablesIn(tx));
 }
 
 export interface Posting {
@@ -44,12 +54,13 @@ interface HeadRow {
  * The balance of every account of the owner in the given currencies, read from each
  * account's newest entry (`ledger_head`): one index probe each (see the LedgerEntry model).
  */
-async function headBalances(db: Tx, owner: Owner, currencies: readonly Currency[]): Promise<HeadRow[]> {
-  return db.$queryRaw<HeadRow[]>`
+async function headBalances(db: CryptoTables, owner: Owner, currencies: readonly Currency[]): Promise<HeadRow[]> {
+  const { rows } = await sql<HeadRow>`
     SELECT c.currency::text AS currency, b.bucket::text AS bucket, h.balance_after::text AS balance
       FROM unnest(${currencies}::text[]::"Currency"[]) AS c(currency)
      CROSS JOIN unnest(enum_range(NULL::"LedgerBucket")) AS b(bucket)
-      LEFT JOIN LATERAL ledger_head(${owner.merchantId}::uuid, ${owner.isTest}, c.currency, b.bucket) h ON true`;
+      LEFT JOIN LATERAL ledger_head(${owner.merchantId}::uuid, ${owner.isTest}, c.currency, b.bucket) h ON true`.execute(db);
+  return rows;
 }
 
 function balanceOf(rows: HeadRow[], currency: Currency, bucket: LedgerBucket): Money {
@@ -66,12 +77,14 @@ function balanceOf(rows: HeadRow[], currency: Currency, bucket: LedgerBucket): M
  */
 export async function post(tx: Tx, owner: Owner, currency: Currency, postings: Posting[]): Promise<void> {
   const column = <T>(pick: (p: Posting) => T) => postings.map(pick);
-  const [short] = await tx.$queryRaw<{ bucket: LedgerBucket; balance: string }[]>`
+  const {
+    rows: [short],
+  } = await sql<{ bucket: LedgerBucket; balance: string }>`
     SELECT short_bucket::text AS bucket, short_balance::text AS balance
       FROM ledger_post(${owner.merchantId}::uuid, ${owner.isTest}, ${currency}::"Currency",
                        ${column((p) => p.bucket)}::text[]::"LedgerBucket"[], ${column((p) => p.kind)}::text[]::"LedgerEntryKind"[],
                        ${column((p) => p.amount.toFixed())}::text[]::numeric[],
-                       ${column((p) => p.transactionId ?? null)}::text[]::uuid[], ${column((p) => p.withdrawalId ?? null)}::text[]::uuid[])`;
+                       ${column((p) => p.transactionId ?? null)}::text[]::uuid[], ${column((p) => p.withdrawalId ?? null)}::text[]::uuid[])`.execute(tablesIn(tx));
   if (short) throw new InsufficientFunds(short.bucket, money(short.balance));
 }
 
@@ -82,7 +95,7 @@ export interface Balance {
 }
 
 /** Every currency of the spec, in the spec's order, zero where nothing was ever posted. */
-export async function balances(db: Tx, owner: Owner): Promise<Balance[]> {
+export async function balances(db: CryptoTables, owner: Owner): Promise<Balance[]> {
   const rows = await headBalances(db, owner, CURRENCY_CODES);
   return CURRENCY_CODES.map((currency) => ({
     currency,
@@ -92,11 +105,25 @@ export async function balances(db: Tx, owner: Owner): Promise<Balance[]> {
 }
 
 /** Lifetime total of one kind of entry per currency (reporting; it reads the whole history). */
-export async function sumOfKind(db: Tx, owner: Owner, kind: LedgerEntryKind): Promise<{ currency: Currency; amount: Money }[]> {
-  const sums = await db.ledgerEntry.groupBy({
-    by: ['currency'],
-    where: { merchantId: owner.merchantId, isTest: owner.isTest, kind },
-    _sum: { amount: true },
-  });
-  return sums.map((s) => ({ currency: s.currency, amount: money(s._sum.amount ?? 0) }));
+export async function sumOfKind(db: CryptoTables, owner: Owner, kind: LedgerEntryKind): Promise<{ currency: Currency; amount: Money }[]> {
+  const sums = await db
+    .selectFrom('ledger_entries')
+    .select(['currency', (eb) => eb.fn.sum<string>('amount').as('amount')])
+    .where('merchant_id', '=', owner.merchantId)
+    .where('is_test', '=', owner.isTest)
+    .where('kind', '=', kind)
+    .groupBy('currency')
+    .execute();
+  return sums.map((s) => ({ currency: s.currency, amount: money(s.amount ?? 0) }));
+}
+
+/** The amount one transaction's entry of `kind` posted (what a detected transfer put into pending). */
+export async function postedAmount(tx: Sql, kind: LedgerEntryKind, transactionId: string): Promise<Money> {
+  const entry = await tablesIn(tx)
+    .selectFrom('ledger_entries')
+    .select('amount')
+    .where('kind', '=', kind)
+    .where('transaction_id', '=', transactionId)
+    .executeTakeFirstOrThrow(() => new Error(`transaction ${transactionId} has no ${kind} entry`));
+  return money(entry.amount);
 }

@@ -3,6 +3,8 @@ import type { CryptoDeps } from '../deps';
 import { balances, sumOfKind } from '../ledger/ledger';
 import { Money, toJsonNumber } from '../money';
 import { ownerOf } from '@pay/auth';
+import { invoiceCountsByStatus } from '../invoices/invoices';
+import type { InvoiceStatus } from '../generated/prisma/client';
 
 /**
  * Statistics of the caller's mode (live or test). Amounts are summed across currencies at
@@ -11,12 +13,12 @@ import { ownerOf } from '@pay/auth';
 export async function merchantStats(deps: CryptoDeps, auth: AuthContext) {
   const owner = ownerOf(auth);
   const [byStatus, received, fees, balanceRows] = await Promise.all([
-    deps.db.invoice.groupBy({ by: ['status'], where: { merchantId: owner.merchantId, isTest: owner.isTest }, _count: { _all: true } }),
-    sumOfKind(deps.db, owner, 'deposit'),
-    sumOfKind(deps.db, owner, 'fee'),
-    balances(deps.db, owner),
+    invoiceCountsByStatus(deps, owner),
+    sumOfKind(deps.tables, owner, 'deposit'),
+    sumOfKind(deps.tables, owner, 'fee'),
+    balances(deps.tables, owner),
   ]);
-  const count = (...statuses: string[]) => byStatus.filter((s) => statuses.includes(s.status)).reduce((n, s) => n + s._count._all, 0);
+  const count = (...statuses: InvoiceStatus[]) => statuses.reduce((n, s) => n + (byStatus.get(s) ?? 0), 0);
   const usd = (rows: { currency: Parameters<CryptoDeps['rates']['usdRate']>[0]; amount: Money }[]) =>
     toJsonNumber(rows.reduce((sum, r) => sum.add(r.amount.mul(deps.rates.usdRate(r.currency))), new Money(0)));
   return {

@@ -1,8 +1,7 @@
 import { ApiError, DataBody, PagedData } from '@pay/schemas';
-import { type Api, pageOf, pageWindow } from '@pay/kit';
-import type { Prisma } from '../generated/prisma/client';
+import { type Api, pageOf } from '@pay/kit';
 import type { CryptoDeps } from '../deps';
-import { recordDetectedTransfer } from './transfers';
+import { getTransaction, listTransactions, recordDetectedTransfer } from './transfers';
 import { parseAmount } from '../money';
 import { transactionDetailJson, transactionJson } from './views';
 import { ListTransactionsQuery, SandboxTransferBody, TransactionDetail, TransactionItem, TransactionParams } from './schemas';
@@ -21,14 +20,7 @@ export function transactionRoutes(api: Api, deps: CryptoDeps): void {
     query: ListTransactionsQuery,
     response: { status: 200, schema: DataBody(PagedData(TransactionItem)) },
     handler: async ({ auth, query }) => {
-      const where: Prisma.TransactionWhereInput = {
-        ...ownerOf(auth),
-        ...(query.invoiceId ? { invoiceId: query.invoiceId } : {}),
-      };
-      const [items, totalCount] = await Promise.all([
-        deps.db.transaction.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(query) }),
-        deps.db.transaction.count({ where }),
-      ]);
+      const { items, totalCount } = await listTransactions(deps, ownerOf(auth), query);
       return { body: { data: pageOf(items.map(transactionJson), totalCount, query) } };
     },
   });
@@ -43,9 +35,7 @@ export function transactionRoutes(api: Api, deps: CryptoDeps): void {
     response: { status: 200, schema: DataBody(TransactionDetail) },
     errors: ['NOT_FOUND'],
     handler: async ({ auth, params }) => {
-      const t = await deps.db.transaction.findFirst({ where: { id: params.transactionId, ...ownerOf(auth) } });
-      if (!t) throw new ApiError('NOT_FOUND', `Transaction ${params.transactionId} not found`);
-      return { body: { data: transactionDetailJson(t) } };
+      return { body: { data: transactionDetailJson(await getTransaction(deps, ownerOf(auth), params.transactionId)) } };
     },
   });
 

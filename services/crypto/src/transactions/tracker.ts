@@ -2,7 +2,7 @@ import { TRANSACTION_OPTIONS } from '@pay/kit';
 import type { CryptoDeps } from '../deps';
 import type { Transaction } from '../generated/prisma/client';
 import { expireDueInvoices } from '../invoices/invoices';
-import { applyTransferState } from './transfers';
+import { applyTransferState, pendingTransfers } from './transfers';
 import { chainFor } from '../chain/chain';
 
 /** Older transfers first; the rest wait for the next pass. */
@@ -20,7 +20,7 @@ const BATCH = 500;
  * it still as it read it.
  */
 export async function trackTransfers(deps: CryptoDeps): Promise<{ updated: number; expired: number }> {
-  const pending = await deps.db.transaction.findMany({ where: { status: 'Pending' }, orderBy: { createdAt: 'asc' }, take: BATCH });
+  const pending = await pendingTransfers(deps, BATCH);
   let updated = 0;
   for (const t of pending) {
     const chain = chainFor(deps.chains, t.isTest);

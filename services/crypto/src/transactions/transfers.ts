@@ -1,17 +1,22 @@
 import { ApiError } from '@pay/schemas';
-import { isUniqueViolation, TRANSACTION_OPTIONS } from '@pay/kit';
+import { isUniqueViolation, pageWindow, TRANSACTION_OPTIONS } from '@pay/kit';
 import type { Network, Prisma, Transaction } from '../generated/prisma/client';
 import type { CryptoDeps } from '../deps';
 import type { Owner } from '@pay/auth';
-import { lockBalance, post } from '../ledger/ledger';
+import { tablesIn } from '../db';
+import { lockBalance, post, postedAmount } from '../ledger/ledger';
 import { getMerchant } from '@pay/accounts';
 import { money, percentOf, type Money } from '../money';
 import { addressProblem, generateAddress, generateTxHash, normalizeTxHash } from '../chain/addresses';
 import type { FoundTransfer, TransferState } from '../chain/chain';
-import { liveInvoicesByAddress } from '../invoices/invoices';
+import { invoiceOf, liveInvoicesByAddress, settleInvoice } from '../invoices/invoices';
 import { emitEvent } from '../events/events';
-import { invoiceJson } from '../invoices/views';
 import { transactionDetailJson } from './views';
+
+/**
+ * The one owner of `crypto.transactions` (incoming transfers): recording them, following them
+ * to their end, and the reads of the API and the tracker.
+ */
 
 type Tx = Prisma.TransactionClient;
 
@@ -35,7 +40,7 @@ export interface DetectedTransfer {
  */
 export async function recordDetectedTransfer(deps: CryptoDeps, owner: Owner, input: DetectedTransfer): Promise<Transaction> {
   const amount = input.amount;
-  const invoice = await deps.db.invoice.findFirst({ where: { id: input.invoiceId, merchantId: owner.merchantId, isTest: owner.isTest } });
+  const invoice = await invoiceOf(deps, owner, input.invoiceId);
   if (!invoice) {
     throw new ApiError('NOT_FOUND', `Invoice ${input.invoiceId} not found`, [{ field: 'invoiceId', message: 'no such invoice in this mode' }]);
   }
@@ -112,9 +117,15 @@ export async function recordFoundTransfers(deps: CryptoDeps, found: FoundTransfe
  * and the fee debited, the invoice advances, and the events are written, all in `tx`.
  */
 export async function applyTransferState(deps: CryptoDeps, tx: Tx, t: Transaction, state: TransferState): Promise<boolean> {
-  const [unchanged] = await tx.$queryRaw<{ id: string }[]>`
-    SELECT id FROM transactions WHERE id = ${t.id}::uuid AND status = 'Pending' AND confirmations = ${t.confirmations}
-       FOR UPDATE SKIP LOCKED`;
+  const unchanged = await tablesIn(tx)
+    .selectFrom('transactions')
+    .select('id')
+    .where('id', '=', t.id)
+    .where('status', '=', 'Pending')
+    .where('confirmations', '=', t.confirmations)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
   if (!unchanged) return false;
   const owner = { merchantId: t.merchantId, isTest: t.isTest };
   if (state.state === 'pending') {
@@ -124,8 +135,7 @@ export async function applyTransferState(deps: CryptoDeps, tx: Tx, t: Transactio
     return true;
   }
   await lockBalance(tx, owner, t.currency);
-  const detected = await tx.ledgerEntry.findUniqueOrThrow({ where: { kind_transactionId: { kind: 'deposit_detected', transactionId: t.id } } });
-  const net = money(detected.amount);
+  const net = await postedAmount(tx, 'deposit_detected', t.id);
   const settle = { bucket: 'pending' as const, kind: 'deposit_settled' as const, amount: net.neg(), transactionId: t.id };
   if (state.state === 'failed') {
     await post(tx, owner, t.currency, [settle]);
@@ -148,29 +158,23 @@ export async function applyTransferState(deps: CryptoDeps, tx: Tx, t: Transactio
   return true;
 }
 
-/**
- * What a confirmed transfer does to its invoice:
- * - seen before expiry: counts; the invoice is Paid once the sum reaches the amount
- *   (more than the amount is an overpayment: Paid, amountReceived shows it), else PartiallyPaid;
- * - seen after expiry (a late transfer): credited to the balance, the invoice is unchanged.
- */
-async function settleInvoice(deps: CryptoDeps, tx: Tx, t: Transaction): Promise<void> {
-  const [invoice] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM invoices WHERE id = ${t.invoiceId}::uuid FOR UPDATE`;
-  if (!invoice) return;
-  const current = await tx.invoice.findUniqueOrThrow({ where: { id: t.invoiceId } });
-  if (t.createdAt >= current.expiresAt || current.status === 'Expired' || current.status === 'Underpaid') return;
-  const received = money(current.amountReceived).add(money(t.amount));
-  const nowPaid = current.status !== 'Paid' && received.gte(money(current.amount));
-  const updated = await tx.invoice.update({
-    where: { id: current.id },
-    data: {
-      amountReceived: received.toFixed(),
-      ...(nowPaid ? { status: 'Paid', paidAt: deps.clock.now() } : current.status === 'Pending' ? { status: 'PartiallyPaid' } : {}),
-    },
-  });
-  if (nowPaid) {
-    await emitEvent(tx, deps.clock, { merchantId: t.merchantId, isTest: t.isTest }, 'invoice.paid', {
-      invoice: invoiceJson(updated, deps.config.PUBLIC_URL),
-    });
-  }
+/** Pending transfers, oldest first: what the tracker asks the chain about. */
+export function pendingTransfers(deps: CryptoDeps, limit: number): Promise<Transaction[]> {
+  return deps.db.transaction.findMany({ where: { status: 'Pending' }, orderBy: { createdAt: 'asc' }, take: limit });
+}
+
+/** One page of the owner's transfers, newest first; `invoiceId` narrows to one invoice. */
+export async function listTransactions(deps: CryptoDeps, owner: Owner, q: { page: number; pageSize: number; invoiceId?: string }) {
+  const where: Prisma.TransactionWhereInput = { ...owner, ...(q.invoiceId ? { invoiceId: q.invoiceId } : {}) };
+  const [items, totalCount] = await Promise.all([
+    deps.db.transaction.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(q) }),
+    deps.db.transaction.count({ where }),
+  ]);
+  return { items, totalCount };
+}
+
+export async function getTransaction(deps: CryptoDeps, owner: Owner, id: string): Promise<Transaction> {
+  const t = await deps.db.transaction.findFirst({ where: { id, ...owner } });
+  if (!t) throw new ApiError('NOT_FOUND', `Transaction ${id} not found`);
+  return t;
 }

@@ -6,6 +6,7 @@ import { money } from '../money';
 import { emitEvent } from '../events/events';
 import { requiredConfirmations } from '../transactions/transfers';
 import { withdrawalJson } from './views';
+import { endWithdrawal, markSent, recordProgress, withdrawalById } from './store';
 import { chainFor, type PayoutState } from '../chain/chain';
 
 export type Step = 'done' | 'again';
@@ -17,7 +18,7 @@ export type Step = 'done' | 'again';
  * job, two workers) never pays twice.
  */
 export async function advanceWithdrawal(deps: CryptoDeps, withdrawalId: string): Promise<Step> {
-  const w = await deps.db.withdrawal.findUnique({ where: { id: withdrawalId } });
+  const w = await withdrawalById(deps.db, withdrawalId);
   if (!w) return 'done';
   if (w.status === 'Pending') return send(deps, w);
   if (w.status === 'Processing') return follow(deps, w);
@@ -37,10 +38,7 @@ async function send(deps: CryptoDeps, w: Withdrawal): Promise<Step> {
     await settle(deps, w, 'Pending', { state: 'failed', reason: sent.reason, blockNumber: null });
     return 'done';
   }
-  await deps.db.withdrawal.updateMany({
-    where: { id: w.id, status: 'Pending' },
-    data: { status: 'Processing', txHash: sent.txHash, processedAt: deps.clock.now() },
-  });
+  await markSent(deps.tables, w.id, sent.txHash, deps.clock.now());
   return 'again';
 }
 
@@ -56,7 +54,7 @@ async function follow(deps: CryptoDeps, w: Withdrawal): Promise<Step> {
   if (state.state === 'pending') {
     const txHash = state.txHash ?? w.txHash;
     if (state.confirmations !== w.confirmations || txHash !== w.txHash) {
-      await deps.db.withdrawal.updateMany({ where: { id: w.id, status: 'Processing' }, data: { confirmations: state.confirmations, txHash } });
+      await recordProgress(deps.tables, w.id, state.confirmations, txHash);
     }
     return 'again';
   }
@@ -74,22 +72,18 @@ async function settle(deps: CryptoDeps, w: Withdrawal, from: 'Pending' | 'Proces
   await deps.db.$transaction(async (tx) => {
     await lockBalance(tx, owner, w.currency);
     const txHash = state.txHash ?? w.txHash;
-    const moved =
+    const final = await endWithdrawal(
+      tx,
+      w,
+      from,
       state.state === 'confirmed'
-        ? await tx.withdrawal.updateMany({
-            where: { id: w.id, status: from },
-            data: { status: 'Completed', txHash, confirmations: state.confirmations, completedAt: deps.clock.now() },
-          })
-        : await tx.withdrawal.updateMany({ where: { id: w.id, status: from }, data: { status: 'Failed', txHash, failureReason: state.reason } });
-    if (moved.count === 0) return; // another worker got here first
+        ? { status: 'Completed', txHash, confirmations: state.confirmations, at: deps.clock.now() }
+        : { status: 'Failed', txHash, reason: state.reason },
+    );
+    if (!final) return; // another worker got here first
     if (state.state === 'failed') {
       await post(tx, owner, w.currency, [{ bucket: 'available', kind: 'withdrawal_release', amount: money(w.amount), withdrawalId: w.id }]);
-      // A failed withdrawal gave its amount back: it no longer counts toward the 24-hour limit.
-      await tx.$executeRaw`UPDATE withdrawal_volume SET amount = amount - ${w.amount.toString()}::numeric
-                            WHERE merchant_id = ${w.merchantId}::uuid AND is_test = ${w.isTest} AND currency = ${w.currency}::"Currency"
-                              AND minute = date_trunc('minute', ${w.createdAt}::timestamptz)`;
     }
-    const final = await tx.withdrawal.findUniqueOrThrow({ where: { id: w.id } });
     await emitEvent(tx, deps.clock, owner, state.state === 'confirmed' ? 'withdrawal.completed' : 'withdrawal.failed', {
       withdrawal: withdrawalJson(final),
     });

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '@pay/schemas';
-import { isUniqueViolation, pageWindow, readableNumber } from '@pay/kit';
+import { isUniqueViolation, readableNumber } from '@pay/kit';
 import { outboxMessage } from '@pay/queue';
-import type { Currency, Prisma, Withdrawal, WithdrawalStatus } from '../generated/prisma/client';
+import type { Currency, Withdrawal, WithdrawalStatus } from '../generated/prisma/client';
+import { insertWithdrawal, withdrawalOf, withdrawalsOf, type CreateOutcome } from './store';
 import type { CreatedWithdrawalRecord } from './views';
 import type { CryptoDeps } from '../deps';
 import { currencyInfo } from '../currencies';
@@ -27,11 +28,6 @@ export interface CreateOptions {
   /** The request's Idempotency-Key: a retry carrying it gets the first withdrawal back. */
   idempotencyKey?: string;
 }
-
-type Outcome =
-  | ({ outcome: 'created' | 'existing' } & CreatedWithdrawalRecord)
-  | { outcome: 'limit_exceeded'; withdrawn: string }
-  | { outcome: 'insufficient_balance'; available: string };
 
 /**
  * Validates and prices the withdrawal here; what depends on the balance's other withdrawals
@@ -63,26 +59,32 @@ export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: Cr
 
   // The number's random suffix makes a collision very unlikely (34^8 a day), not impossible:
   // one aborts the whole call with nothing written, so it is simply drawn again.
-  let rows: Outcome[];
+  let r: CreateOutcome;
   for (let attempt = 1; ; attempt++) {
     try {
-      // One round trip on the pool (a named statement): checks, hold, withdrawal, outbox job, and the row back.
-      ({ rows } = await deps.pool.query<Outcome>({
-        name: 'crypto-withdrawal-create',
-        text: `SELECT outcome, withdrawal_id AS id, withdrawn::text, available::text, withdrawal_number AS "withdrawalNumber",
-                      to_address AS "toAddress", amount::text, fee::text, net_amount::text AS "netAmount", currency, network, status,
-                      created_at AS "createdAt"
-                 FROM create_withdrawal($1, $2, $3, $4, $5, $6, $7, $8, $9::"Currency", $10::"Network", $11, $12, $13, $14, $15::jsonb)`,
-        values: [id, owner.merchantId, owner.isTest, withdrawalNumber(now), input.toAddress, amount.toFixed(), fee.toFixed(), netAmount.toFixed(),
-          input.currency, network, now, limit.toFixed(), opts.idempotencyKey ?? null, job.queue, JSON.stringify(job.payload)],
-      }));
+      r = await insertWithdrawal(deps.tables, {
+        id,
+        merchantId: owner.merchantId,
+        isTest: owner.isTest,
+        withdrawalNumber: withdrawalNumber(now),
+        toAddress: input.toAddress,
+        amount: amount.toFixed(),
+        fee: fee.toFixed(),
+        netAmount: netAmount.toFixed(),
+        currency: input.currency,
+        network,
+        createdAt: now,
+        dailyLimit: limit.toFixed(),
+        idempotencyKey: opts.idempotencyKey ?? null,
+        jobQueue: job.queue,
+        jobPayload: JSON.stringify(job.payload),
+      });
       break;
     } catch (err) {
       if (attempt < NUMBER_ATTEMPTS && isUniqueViolation(err, 'withdrawals_withdrawal_number_key')) continue;
       throw err;
     }
   }
-  const r = rows[0]!; // the function always returns one row
   switch (r.outcome) {
     case 'limit_exceeded': {
       const left = Money.max(0, limit.sub(money(r.withdrawn)));
@@ -108,16 +110,11 @@ export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: Cr
 }
 
 export async function getWithdrawal(deps: CryptoDeps, owner: Owner, id: string): Promise<Withdrawal> {
-  const w = await deps.db.withdrawal.findFirst({ where: { id, ...owner } });
+  const w = await withdrawalOf(deps.db, owner, id);
   if (!w) throw new ApiError('NOT_FOUND', `Withdrawal ${id} not found`);
   return w;
 }
 
-export async function listWithdrawals(deps: CryptoDeps, owner: Owner, q: { page: number; pageSize: number; status?: WithdrawalStatus }) {
-  const where: Prisma.WithdrawalWhereInput = { ...owner, ...(q.status ? { status: q.status } : {}) };
-  const [items, totalCount] = await Promise.all([
-    deps.db.withdrawal.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(q) }),
-    deps.db.withdrawal.count({ where }),
-  ]);
-  return { items, totalCount };
+export function listWithdrawals(deps: CryptoDeps, owner: Owner, q: { page: number; pageSize: number; status?: WithdrawalStatus }) {
+  return withdrawalsOf(deps.db, owner, q);
 }

@@ -3,6 +3,7 @@ import { Queues, startWorker } from '@pay/queue';
 import type { Lifecycle } from '@pay/kit';
 import type { CryptoDeps } from '../deps';
 import { advanceWithdrawal } from './processing';
+import { openWithdrawalIds } from './store';
 
 /**
  * Consumes withdrawal jobs. A step that must wait for confirmations puts its job back as
@@ -32,15 +33,10 @@ export function startWithdrawalWorker(deps: CryptoDeps, lifecycle?: Lifecycle): 
  * such withdrawal; the job id is the withdrawal id, so one that still has a job is skipped.
  */
 export async function reconcileWithdrawals(deps: CryptoDeps, queue: Queue): Promise<number> {
-  const open = await deps.db.withdrawal.findMany({
-    where: { status: { in: ['Pending', 'Processing'] } },
-    select: { id: true },
-    orderBy: { createdAt: 'asc' },
-    take: 1000,
-  });
+  const open = await openWithdrawalIds(deps.tables, 1000);
   if (open.length === 0) return 0;
   await queue.addBulk(
-    open.map((w) => ({ name: Queues.withdrawals.name, data: { withdrawalId: w.id }, opts: { ...Queues.withdrawals.jobOptions, jobId: w.id } })),
+    open.map((id) => ({ name: Queues.withdrawals.name, data: { withdrawalId: id }, opts: { ...Queues.withdrawals.jobOptions, jobId: id } })),
   );
   return open.length;
 }

@@ -2,7 +2,7 @@ import { HDKey } from '@scure/bip32';
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { bytesToHex } from 'viem';
 import { publicKeyToAddress } from 'viem/accounts';
-import type { CryptoDb } from '../../db';
+import { tablesIn, type CryptoDb } from '../../db';
 
 /**
  * Live deposit addresses: the keys at xpub/0/index (the external chain of BIP-44). Only the
@@ -25,10 +25,12 @@ export class DepositAddresses {
 
   /** The next unused index (one space for every EVM network), and its address. */
   async next(db: CryptoDb): Promise<{ address: string; index: number }> {
-    const [row] = await db.$queryRaw<{ index: number }[]>`
-      INSERT INTO deposit_index_counters (scheme, next_index) VALUES ('evm', 1)
-      ON CONFLICT (scheme) DO UPDATE SET next_index = deposit_index_counters.next_index + 1
-      RETURNING next_index - 1 AS index`;
-    return { address: this.addressAt(row!.index), index: row!.index };
+    const { index } = await tablesIn(db)
+      .insertInto('deposit_index_counters')
+      .values({ scheme: 'evm', next_index: 1 })
+      .onConflict((oc) => oc.column('scheme').doUpdateSet((eb) => ({ next_index: eb('deposit_index_counters.next_index', '+', 1) })))
+      .returning((eb) => eb('next_index', '-', 1).as('index'))
+      .executeTakeFirstOrThrow();
+    return { address: this.addressAt(index), index };
   }
 }

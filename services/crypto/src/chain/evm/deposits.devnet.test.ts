@@ -192,7 +192,7 @@ describe('live USDT on an EVM devnet: deposits', () => {
       expect(await leader()).toBe(dead);
       await eventually(async () => {
         await watchChains(deps);
-        expect(await leader()).toBe(restarted!.watchers[0]!.lease.holder);
+        expect(await leader()).toBe(restarted!.watchers[0]!.cursor.holder);
       }, 15_000, 200);
       expect((await ctx.deps.db.chainCursor.findUniqueOrThrow({ where: { network: 'Ethereum' } })).blockNumber).toBeGreaterThan(cursorAtDeath);
       await devnet.mine(REQUIRED);

@@ -9,7 +9,7 @@ import type { Chain, DepositAddress, PayoutRef, PayoutRequest, PayoutSent, Payou
 import { connectEvmNetworks, EVM_NETWORKS, type EvmNetwork } from './config';
 import { DepositAddresses } from './deposit-addresses';
 import { depositState } from './deposits';
-import { EvmPayoutSigner } from './payout-signer';
+import { EvmPayoutSigner, hasPayoutWallet } from './payout-signer';
 import { EvmWatcher } from './watcher';
 
 export interface LiveChainOptions {
@@ -74,8 +74,7 @@ export class EvmChain implements Chain {
     const missing = `Live withdrawals on ${network} need the hot wallet's key: PAYOUT_PRIVATE_KEY is not set on the process that runs withdrawal processing`;
     if (this.runsPayouts) return this.signer ? null : missing;
     // An API-only process holds no key: a withdrawal worker that holds one has registered its wallet.
-    const wallets = await this.db.payoutWallet.count({ where: { network } });
-    return wallets > 0 ? null : missing;
+    return (await hasPayoutWallet(this.db, network)) ? null : missing;
   }
 
   async send(req: PayoutRequest): Promise<PayoutSent> {
@@ -90,7 +89,7 @@ export class EvmChain implements Chain {
 
   /** Gives up the watchers' leases, so another replica takes over at once. */
   async close(): Promise<void> {
-    await Promise.all(this.watchers.map((w) => w.lease.release()));
+    await Promise.all(this.watchers.map((w) => w.cursor.release()));
   }
 }
 

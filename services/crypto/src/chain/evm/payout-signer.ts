@@ -1,6 +1,6 @@
 import { decodeFunctionData, encodeFunctionData, erc20Abi, formatEther, keccak256, parseTransaction, type Hex, type PrivateKeyAccount } from 'viem';
 import { TRANSACTION_OPTIONS, type Clock, type Logger } from '@pay/kit';
-import type { CryptoDb } from '../../db';
+import { tablesIn, type CryptoDb } from '../../db';
 import type { Network, PayoutTransaction } from '../../generated/prisma/client';
 import { money } from '../../money';
 import type { PayoutRef, PayoutRequest, PayoutSent, PayoutState } from '../chain';
@@ -18,7 +18,14 @@ export interface PayoutOptions {
   stuckAfterMs: number;
 }
 
+/** Whether a process that holds the hot wallet's key has registered it on `network`. */
+export async function hasPayoutWallet(db: CryptoDb, network: Network): Promise<boolean> {
+  return (await db.payoutWallet.count({ where: { network } })) > 0;
+}
+
 /**
+ * The one owner of `payout_wallets` and `payout_transactions`.
+ *
  * Sends withdrawals as token transfers from the hot wallet. Every transaction is signed under
  * the lock of the wallet's row, with the nonce the row holds, and written to
  * payout_transactions before it is broadcast: two workers never sign the same nonce, a
@@ -58,15 +65,20 @@ export class EvmPayoutSigner {
     if (problem) return { state: 'refused', reason: problem };
     const chainNonce = await net.client.getTransactionCount({ address: this.account.address, blockTag: 'pending' });
     const tx = await this.db.$transaction(async (db) => {
-      const [wallet] = await db.$queryRaw<{ nextNonce: bigint }[]>`
-        SELECT next_nonce AS "nextNonce" FROM payout_wallets
-         WHERE network = ${net.network}::"Network" AND address = ${this.account.address} FOR UPDATE`;
+      const wallet = await tablesIn(db)
+        .selectFrom('payout_wallets')
+        .select('next_nonce')
+        .where('network', '=', net.network)
+        .where('address', '=', this.account.address)
+        .forUpdate()
+        .executeTakeFirst();
       if (!wallet) throw new Error(`hot wallet ${this.account.address} is not registered on ${net.network}`);
       // Another worker signed this withdrawal while we waited for the lock.
       const raced = await db.payoutTransaction.findFirst({ where: { withdrawalId: req.payoutId } });
       if (raced) return raced;
       // Something else sent from this wallet too (a manual transfer): never reuse its nonces.
-      const nonce = wallet.nextNonce > BigInt(chainNonce) ? wallet.nextNonce : BigInt(chainNonce);
+      const stored = BigInt(wallet.next_nonce);
+      const nonce = stored > BigInt(chainNonce) ? stored : BigInt(chainNonce);
       const row = await this.sign(net, req.payoutId, req.toAddress, units, nonce, fees.maxFeePerGas, fees.maxPriorityFeePerGas);
       const created = await db.payoutTransaction.create({ data: row });
       await db.payoutWallet.update({ where: { network_address: { network: net.network, address: this.account.address } }, data: { nextNonce: nonce + 1n } });

@@ -4,7 +4,7 @@ import type { CryptoDb } from '../../db';
 import type { FoundTransfer, RecordTransfers } from '../chain';
 import { fromUnits } from './amounts';
 import type { EvmNetwork } from './config';
-import { Lease } from './lease';
+import { WatchCursor } from './cursor';
 
 const TRANSFER = getAbiItem({ abi: erc20Abi, name: 'Transfer' });
 
@@ -13,9 +13,6 @@ function transferLogs(net: EvmNetwork, fromBlock: bigint, toBlock: bigint) {
   return net.client.getLogs({ address: net.token, event: TRANSFER, fromBlock, toBlock });
 }
 type TransferLog = Awaited<ReturnType<typeof transferLogs>>[number];
-
-/** Block hashes kept behind the cursor: deeper than any reorganisation the confirmations allow. */
-const KEPT_BLOCKS = 1000n;
 
 export interface WatchOptions {
   /** Most blocks asked of eth_getLogs in one call. */
@@ -45,16 +42,16 @@ export interface WatchStep {
  * and the tracker credits it once its receipt is deep enough in the canonical chain.
  */
 export class EvmWatcher {
-  readonly lease: Lease;
+  readonly cursor: WatchCursor;
 
   constructor(
-    private readonly db: CryptoDb,
+    db: CryptoDb,
     private readonly net: EvmNetwork,
     private readonly opts: WatchOptions,
     clock: Clock,
     private readonly logger: Logger,
   ) {
-    this.lease = new Lease(db, net.network, opts.holder, opts.leaseMs, clock);
+    this.cursor = new WatchCursor(db, net.network, opts.holder, opts.leaseMs, clock);
   }
 
   /** One bounded step toward the head: at most `maxRange` blocks. */
@@ -63,9 +60,9 @@ export class EvmWatcher {
     const head = await client.getBlockNumber();
     // A first start scans from the deepest block not yet confirmed: older payments to invoices
     // that cannot exist yet need no search.
-    const led = await this.lease.hold(async () => (head >= BigInt(this.net.confirmations) ? head - BigInt(this.net.confirmations) : -1n));
+    const led = await this.cursor.hold(async () => (head >= BigInt(this.net.confirmations) ? head - BigInt(this.net.confirmations) : -1n));
     if (!led) return { led: false, found: 0 };
-    let cursor = (await this.db.chainCursor.findUniqueOrThrow({ where: { network } })).blockNumber;
+    let cursor = await this.cursor.position();
     const rewoundTo = await this.rewind(cursor);
     if (rewoundTo !== undefined) cursor = rewoundTo;
     if (cursor >= head) return { led: true, found: 0, rewoundTo };
@@ -98,13 +95,12 @@ export class EvmWatcher {
    */
   private async rewind(cursor: bigint): Promise<bigint | undefined> {
     const { client, network } = this.net;
-    const stored = await this.db.chainBlock.findMany({ where: { network, number: { lte: cursor } }, orderBy: { number: 'desc' }, take: 200 });
+    const stored = await this.cursor.recentBlocks(cursor, 200);
     for (const [i, b] of stored.entries()) {
       const onChain = await client.getBlock({ blockNumber: b.number }).catch(() => null);
       if (onChain?.hash === b.hash) {
         if (i === 0) return undefined;
-        await this.db.chainBlock.deleteMany({ where: { network, number: { gt: b.number } } });
-        await this.db.chainCursor.updateMany({ where: { network, leader: this.opts.holder }, data: { blockNumber: b.number } });
+        await this.cursor.rewindTo(b.number);
         this.logger.warn({ network, from: cursor.toString(), to: b.number.toString() }, 'chain reorganisation: scanning the new branch again');
         return b.number;
       }
@@ -136,17 +132,10 @@ export class EvmWatcher {
     }));
   }
 
-  /** Moves the cursor to `to` and keeps the hashes needed to notice a reorganisation; false if the lease was lost meanwhile. */
-  private async advance(to: bigint, toHash: string, logs: TransferLog[]): Promise<boolean> {
-    const { network } = this.net;
+  /** Moves the cursor to `to` with the hashes of its blocks; false if the lease was lost meanwhile. */
+  private advance(to: bigint, toHash: string, logs: TransferLog[]): Promise<boolean> {
     const blocks = new Map<bigint, string>([[to, toHash]]);
     for (const l of logs) blocks.set(l.blockNumber, l.blockHash);
-    return this.db.$transaction(async (tx) => {
-      const moved = await tx.chainCursor.updateMany({ where: { network, leader: this.opts.holder }, data: { blockNumber: to } });
-      if (moved.count === 0) return false;
-      await tx.chainBlock.createMany({ data: [...blocks].map(([number, hash]) => ({ network, number, hash })), skipDuplicates: true });
-      await tx.chainBlock.deleteMany({ where: { network, number: { lt: to - KEPT_BLOCKS } } });
-      return true;
-    });
+    return this.cursor.advance(to, blocks);
   }
 }
