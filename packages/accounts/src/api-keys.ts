@@ -1,7 +1,7 @@
 import { TRANSACTION_OPTIONS } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
 import { generateApiKey } from '@pay/auth';
-import type { AccountsDb, ApiKey } from './db';
+import { accountTables, type AccountsDb, type ApiKey } from './db';
 import type { AccountKeys } from './key-cache';
 
 export async function createApiKey(db: AccountsDb, merchantId: string, input: { name: string; isTestKey: boolean }) {
@@ -37,7 +37,7 @@ export async function revokeApiKey(
 ): Promise<ApiKey> {
   const revoked = await db.$transaction(async (tx) => {
     // Lock the merchant's keys so two concurrent revocations cannot both pass the check below.
-    await tx.$queryRaw`SELECT id FROM api_keys WHERE merchant_id = ${merchantId}::uuid FOR UPDATE`;
+    await accountTables(tx).selectFrom('api_keys').select('id').where('merchant_id', '=', merchantId).forUpdate().execute();
     const key = await tx.apiKey.findFirst({ where: { id: keyId, merchantId } });
     if (!key) throw new ApiError('NOT_FOUND', `API key ${keyId} not found`);
     authorize(key);

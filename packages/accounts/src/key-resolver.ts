@@ -1,32 +1,24 @@
 import type { KeyResolver, ResolvedKey, SecretBox } from '@pay/auth';
-import type { AccountsDb } from './db';
+import { accountTables, type AccountsDb } from './db';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
-
-interface KeyRow {
-  id: string;
-  merchant_id: string;
-  is_test_key: boolean;
-  revoked_at: Date | null;
-  merchant_status: string;
-  hmac_secret_enc: string;
-}
 
 /**
  * Resolves API keys from the accounts tables: one indexed lookup by hash, joined with the
  * merchant's status and sealed HMAC secret. Services put `CachedKeyResolver` (key-cache.ts)
- * in front of it, so this runs about once a second per key and process. Raw SQL: one join is
- * one round trip, where the client's relation select costs two.
+ * in front of it, so this runs about once a second per key and process. The typed builder: one
+ * join is one round trip, where the client's relation select costs two.
  */
 export function accountsKeyResolver(db: AccountsDb, box: SecretBox): KeyResolver {
   const lastTouched = new Map<string, number>();
   return {
     async resolve(keyHash: string): Promise<ResolvedKey | null> {
-      const [key] = await db.$queryRaw<KeyRow[]>`
-        SELECT k.id::text AS id, k.merchant_id::text AS merchant_id, k.is_test_key, k.revoked_at,
-               m.status::text AS merchant_status, m.hmac_secret_enc
-          FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
-         WHERE k.key_hash = ${keyHash}`;
+      const key = await accountTables(db)
+        .selectFrom('api_keys as k')
+        .innerJoin('merchants as m', 'm.id', 'k.merchant_id')
+        .select(['k.id', 'k.merchant_id', 'k.is_test_key', 'k.revoked_at', 'm.status as merchant_status', 'm.hmac_secret_enc'])
+        .where('k.key_hash', '=', keyHash)
+        .executeTakeFirst();
       if (!key) return null;
       if (!key.revoked_at) touch(db, lastTouched, key.id);
       return {

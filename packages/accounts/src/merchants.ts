@@ -1,7 +1,7 @@
 import { ApiError } from '@pay/schemas';
 import { generateApiKey, generateHmacSecret, type SecretBox } from '@pay/auth';
 import { isUniqueViolation, TRANSACTION_OPTIONS, type Sql } from '@pay/kit';
-import type { AccountsDb, ApiKey, Merchant } from './db';
+import { accountTables, type AccountsDb, type ApiKey, type Merchant } from './db';
 import type { AccountKeys } from './key-cache';
 
 export const DEFAULT_KEY_NAME = 'Default key';
@@ -82,21 +82,18 @@ export async function regenerateHmacSecret(db: AccountsDb, box: SecretBox, keys:
 
 /** Of these merchants, those with a `webhookUrl` (crypto events go there). */
 export async function merchantsWithWebhookUrl(db: Sql, merchantIds: string[]): Promise<string[]> {
-  const rows = await db.$queryRawUnsafe<{ id: string }[]>(
-    `SELECT id::text FROM accounts.merchants WHERE id = ANY($1::uuid[]) AND webhook_url IS NOT NULL`,
-    merchantIds,
-  );
+  if (merchantIds.length === 0) return [];
+  const rows = await accountTables(db).selectFrom('merchants').select('id').where('id', 'in', merchantIds).where('webhook_url', 'is not', null).execute();
   return rows.map((r) => r.id);
 }
 
 /**
  * Where and how crypto events of these merchants are sent, read at send time: the URL and the
- * sealed HMAC secret. Raw SQL, so the webhook worker can ask on a plain pg pool.
+ * sealed HMAC secret. Through the typed builder on any `Sql`, so the webhook worker can ask on
+ * a plain pg pool.
  */
 export async function merchantWebhookTargets(db: Sql, merchantIds: string[]): Promise<Map<string, { webhookUrl: string | null; hmacSecretEnc: string }>> {
-  const rows = await db.$queryRawUnsafe<{ id: string; webhook_url: string | null; hmac_secret_enc: string }[]>(
-    `SELECT id::text, webhook_url, hmac_secret_enc FROM accounts.merchants WHERE id = ANY($1::uuid[])`,
-    merchantIds,
-  );
+  if (merchantIds.length === 0) return new Map();
+  const rows = await accountTables(db).selectFrom('merchants').select(['id', 'webhook_url', 'hmac_secret_enc']).where('id', 'in', merchantIds).execute();
   return new Map(rows.map((r) => [r.id, { webhookUrl: r.webhook_url, hmacSecretEnc: r.hmac_secret_enc }]));
 }

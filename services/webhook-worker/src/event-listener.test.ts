@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createLogger } from '@pay/kit';
+import { sql } from 'kysely';
+import { createLogger, typedSqlIn } from '@pay/kit';
 import { eventually } from '@pay/testing';
-import { createWebhooksDb, recordEvent } from '@pay/webhooks';
+import { createWebhooksDb, EVENTS_CHANNEL, recordEvent } from '@pay/webhooks';
 import { loadWorkerConfig } from './config';
 import { listenForEvents } from './event-listener';
 
@@ -41,10 +42,10 @@ describe('event notifications', () => {
 
       // The listening connection is killed (a Postgres restart, a proxy timeout): it comes back by itself.
       const listeners = async () =>
-        (await db.$queryRawUnsafe<{ pid: number }[]>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN webhooks_events'`)).map((r) => r.pid);
+        (await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = ${`LISTEN "${EVENTS_CHANNEL}"`}`.execute(typedSqlIn(db))).rows.map((r) => r.pid);
       const [killed] = await listeners();
       expect(killed).toBeDefined();
-      await db.$executeRawUnsafe(`SELECT pg_terminate_backend(${Number(killed)})`);
+      await sql`SELECT pg_terminate_backend(${killed})`.execute(typedSqlIn(db));
       await eventually(async () => {
         const now = await listeners();
         expect(now.length).toBe(1);

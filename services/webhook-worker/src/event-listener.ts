@@ -48,7 +48,8 @@ export function listenForEvents(o: EventListenerOptions): { close(): Promise<voi
     c.on('notification', () => o.onEvent());
     try {
       await c.connect();
-      await c.query(`LISTEN ${EVENTS_CHANNEL}`);
+      // A channel name is an identifier (LISTEN takes no parameter): quoted by pg itself.
+      await c.query(`LISTEN ${c.escapeIdentifier(EVENTS_CHANNEL)}`);
       if (closed || lost) return void c.end().catch(() => undefined);
       client = c;
       failures = 0;

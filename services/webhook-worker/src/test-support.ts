@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createAccountsDb, createApiKey, registerMerchant, setWebhookUrl } from '@pay/accounts';
 import { SecretBox, type Owner } from '@pay/auth';
 import { createLogger, ManualClock, pgPool, pgSql } from '@pay/kit';
-import { createEndpoint, createWebhooksDb, recordEvent, WEBHOOKS_SCHEMA, type EndpointInput, type NewEvent } from '@pay/webhooks';
+import { createEndpoint, createWebhooksDb, recordEvent, WEBHOOKS_SCHEMA, webhookTables, type EndpointInput, type NewEvent } from '@pay/webhooks';
 import { loadWorkerConfig } from './config';
 import { DeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker';
 import { WebhookSender, type SenderOptions } from './sender';
@@ -26,8 +26,13 @@ export function deliveryForSuite() {
   // Deliveries left pending by earlier runs (to receivers long closed) would come due now and
   // compete with this file's own in every round.
   beforeAll(async () => {
-    await db.$executeRawUnsafe(`UPDATE webhooks.deliveries SET status = 'failed', next_attempt_at = NULL, resend_requested_at = NULL WHERE status = 'pending' OR resend_requested_at IS NOT NULL`);
-    await db.$executeRawUnsafe(`UPDATE webhooks.events SET dispatched_at = now() WHERE dispatched_at IS NULL`);
+    const tables = webhookTables(db);
+    await tables
+      .updateTable('deliveries')
+      .set({ status: 'failed', next_attempt_at: null, resend_requested_at: null })
+      .where((eb) => eb.or([eb('status', '=', 'pending'), eb('resend_requested_at', 'is not', null)]))
+      .execute();
+    await tables.updateTable('events').set({ dispatched_at: new Date() }).where('dispatched_at', 'is', null).execute();
   });
 
   afterAll(async () => {
