@@ -6,7 +6,8 @@ import { sql as raw } from 'kysely';
 import { pgPool } from '../db';
 import { pgSql, typedSqlIn } from '../typed-sql';
 import type { DB } from '../generated/kysely/tables';
-import { fingerprintOf, IDEMPOTENCY_HEARTBEAT_MS, IDEMPOTENCY_LOCK_MS, PgIdempotencyStore, withIdempotency, type IdempotentRun } from './idempotency';
+import { PRUNE_BATCH } from '../retention';
+import { fingerprintOf, IDEMPOTENCY_HEARTBEAT_MS, IDEMPOTENCY_LOCK_MS, PgIdempotencyStore, pruneIdempotencyKeys, withIdempotency, type IdempotentRun } from './idempotency';
 
 const sql = pgSql(pgPool(process.env.DATABASE_URL!, 'kit', 2));
 const kit = typedSqlIn<DB>(sql).withSchema('kit');
@@ -89,5 +90,37 @@ describe('idempotency claims', () => {
       { key, resumed: false },
       { key, resumed: true },
     ]);
+  });
+});
+
+describe('stored answers', () => {
+  it('are kept sealed at rest: the answer text is not in the table, and replays open it', async () => {
+    const key = randomUUID();
+    const text = JSON.stringify({ apiKey: 'sk_live_secret-credential', hmacSecret: 'hmac-secret-value' });
+    expect(await store.claim('scope', key, 'f')).toEqual({ kind: 'claimed', resumed: false });
+    await store.complete('scope', key, { status: 201, text });
+    const row = await kit
+      .selectFrom('idempotency_keys')
+      .select(raw<string>`response_body::text`.as('body'))
+      .where('scope', '=', 'kit-test:scope')
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow();
+    expect(row.body).not.toContain('sk_live_secret-credential');
+    expect(row.body).not.toContain('hmac-secret-value');
+    expect(await store.claim('scope', key, 'f')).toEqual({ kind: 'replay', status: 201, text });
+  });
+
+  it('are pruned 48 h after they were made, in batches, and younger ones stay', async () => {
+    const scope = `kit-prune:${randomUUID()}`;
+    const now = new Date();
+    const ago = (hours: number) => new Date(now.getTime() - hours * 3_600_000);
+    const row = (key: string, at: Date) => ({ scope, key, fingerprint: 'f', status: 'done', created_at: at, locked_at: at });
+    await kit
+      .insertInto('idempotency_keys')
+      .values([row('within-grace', ago(30)), row('fresh', ago(1)), ...Array.from({ length: PRUNE_BATCH + 3 }, (_, i) => row(`expired-${i}`, ago(49)))])
+      .execute();
+    expect(await pruneIdempotencyKeys(sql, now)).toBeGreaterThanOrEqual(PRUNE_BATCH + 3);
+    const left = await kit.selectFrom('idempotency_keys').select('key').where('scope', '=', scope).orderBy('key').execute();
+    expect(left.map((r) => r.key)).toEqual(['fresh', 'within-grace']);
   });
 });
