@@ -20,9 +20,9 @@ export function pgPool(databaseUrl: string, schema: string, max = 10): pg.Pool {
 
 /**
  * Driver adapter for a Prisma client confined to one Postgres schema. The `schema` option
- * qualifies Prisma's own queries; the pool's search_path makes raw SQL land in the same
+ * qualifies Prisma's own queries; the pool's search_path makes the typed builder's statements land in the same
  * schema. The client's `$disconnect` ends the pool once the client has connected; close a
- * client whose pool also serves raw SQL with `disconnectWithPool`.
+ * client whose pool also serves the typed builder with `disconnectWithPool`.
  */
 export function pgAdapter(pool: pg.Pool, schema: string): PrismaPg {
   keepPrismaCompilerOnLiftoff();
@@ -31,7 +31,7 @@ export function pgAdapter(pool: pg.Pool, schema: string): PrismaPg {
 
 /**
  * Ends a Prisma client and the pool under it. The adapter disposes of the pool only when the
- * client itself ever connected: a process that ran nothing but raw SQL on the pool (the hot
+ * client itself ever connected: a process that ran nothing but the typed builder on the pool (the hot
  * paths) would keep its idle connections open after `$disconnect`, and with them its event loop.
  */
 export async function disconnectWithPool(client: { $disconnect(): Promise<void> }, pool: pg.Pool): Promise<void> {

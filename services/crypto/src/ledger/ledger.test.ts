@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { eventually } from '@pay/testing';
 import { cryptoAppForSuite } from '../test-support';
@@ -90,9 +91,10 @@ describe('ledger', () => {
     await aPosted;
     const b = ctx.deps.db.$transaction(async (tx) => post(tx, o, 'USDT_TRC20', hold(-30)));
     await eventually(async () => {
-      const [w] = await ctx.deps.db.$queryRaw<{ n: bigint }[]>`
-        SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
-      if (w!.n === 0n) throw new Error('B is not waiting on A yet');
+      const {
+        rows: [w],
+      } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(ctx.deps.tables);
+      if (w!.n === 0) throw new Error('B is not waiting on A yet');
     });
     commit();
     await a;
@@ -105,9 +107,10 @@ describe('ledger', () => {
 
   it('is guarded in Postgres too: a negative balance_after is refused by the CHECK constraint', async () => {
     const o = owner();
-    const insert = ctx.deps.db.$executeRaw`
-      INSERT INTO ledger_entries (merchant_id, is_test, currency, bucket, kind, amount, seq, balance_after, withdrawal_id)
-      VALUES (${o.merchantId}::uuid, true, 'USDT_TRC20', 'available', 'withdrawal_hold', -1, 1, -1, ${randomUUID()}::uuid)`;
+    const insert = ctx.deps.tables
+      .insertInto('ledger_entries')
+      .values({ merchant_id: o.merchantId, is_test: true, currency: 'USDT_TRC20', bucket: 'available', kind: 'withdrawal_hold', amount: '-1', seq: '1', balance_after: '-1', withdrawal_id: randomUUID() })
+      .execute();
     await expect(insert).rejects.toThrow(/ledger_entries_balance_after_non_negative/);
   });
 });

@@ -42,16 +42,19 @@ describe('concurrent withdrawals', () => {
     expect(refused).toHaveLength(61);
     for (const r of refused) expect(r.body.error?.code).toBe('INSUFFICIENT_BALANCE');
 
-    const owner = { merchant_id: m.merchantId };
-    const [sum] = await ctx.deps.db.$queryRaw<{ available: string; lowest: string }[]>`
-      SELECT SUM(amount)::text AS available,
-             MIN(running)::text AS lowest
-        FROM (SELECT amount, SUM(amount) OVER (ORDER BY id) AS running
-                FROM ledger_entries
-               WHERE merchant_id = ${owner.merchant_id}::uuid AND currency = 'USDT_TRC20' AND bucket = 'available') e`;
-    expect(sum!.available).toBe('15.000000');
+    const entries = ctx.deps.tables
+      .selectFrom('ledger_entries')
+      .select((eb) => ['amount', eb.fn.sum<string>('amount').over((ob) => ob.orderBy('id')).as('running')])
+      .where('merchant_id', '=', m.merchantId)
+      .where('currency', '=', 'USDT_TRC20')
+      .where('bucket', '=', 'available');
+    const sum = await ctx.deps.tables
+      .selectFrom(entries.as('e'))
+      .select((eb) => [eb.fn.sum<string>('e.amount').as('available'), eb.fn.min<string>('e.running').as('lowest')])
+      .executeTakeFirstOrThrow();
+    expect(sum.available).toBe('15.000000');
     // The running balance, in the order the entries were written, never went below zero.
-    expect(Number(sum!.lowest)).toBeGreaterThanOrEqual(0);
+    expect(Number(sum.lowest)).toBeGreaterThanOrEqual(0);
     expect(await ctx.deps.db.withdrawal.count({ where: { merchantId: m.merchantId } })).toBe(39);
     // The balance the API reports (the chain's head) agrees with the sum of every entry.
     const balance = await fetch(`${base}/api/v1/withdrawals/balance`, { headers: { 'X-Api-Key': m.apiKey } }).then((r) => r.json() as Promise<{ data: { balances: unknown[] } }>);
