@@ -1,15 +1,41 @@
 import { TRANSACTION_OPTIONS } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
 import { generateApiKey } from '@pay/auth';
-import { accountTables, type AccountsDb, type ApiKey } from './db';
+import { accountTables, type AccountsDb, type ApiKey, type Prisma } from './db';
 import type { AccountKeys } from './key-cache';
 
-export async function createApiKey(db: AccountsDb, merchantId: string, input: { name: string; isTestKey: boolean }) {
+/**
+ * The one owner of `accounts.api_keys`: merchants (their first key at registration) and the
+ * key resolver call the functions below.
+ */
+
+type Tx = Pick<AccountsDb, 'apiKey'> | Prisma.TransactionClient;
+
+/** A new key of the merchant, in the caller's client or transaction; its plaintext value is returned once, never stored. */
+export async function createApiKey(db: Tx, merchantId: string, input: { name: string; isTestKey: boolean }): Promise<{ apiKey: ApiKey; apiKeyValue: string }> {
   const key = generateApiKey(input.isTestKey ? 'test' : 'live');
   const apiKey = await db.apiKey.create({
     data: { merchantId, name: input.name, keyHash: key.hash, keyPrefix: key.prefix, isTestKey: input.isTestKey },
   });
   return { apiKey, apiKeyValue: key.value };
+}
+
+/**
+ * The key with this hash, joined with its merchant's status and sealed HMAC secret: one
+ * indexed lookup, one round trip (the client's relation select costs two).
+ */
+export function keyByHash(db: AccountsDb, keyHash: string) {
+  return accountTables(db)
+    .selectFrom('api_keys as k')
+    .innerJoin('merchants as m', 'm.id', 'k.merchant_id')
+    .select(['k.id', 'k.merchant_id', 'k.is_test_key', 'k.revoked_at', 'm.status as merchant_status', 'm.hmac_secret_enc'])
+    .where('k.key_hash', '=', keyHash)
+    .executeTakeFirst();
+}
+
+/** Notes when a key was last used. */
+export async function touchApiKey(db: AccountsDb, keyId: string, at: Date): Promise<void> {
+  await db.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: at } });
 }
 
 export async function listApiKeys(db: AccountsDb, merchantId: string, page: number, pageSize: number) {

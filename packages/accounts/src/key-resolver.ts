@@ -1,24 +1,19 @@
 import type { KeyResolver, ResolvedKey, SecretBox } from '@pay/auth';
-import { accountTables, type AccountsDb } from './db';
+import type { AccountsDb } from './db';
+import { keyByHash, touchApiKey } from './api-keys';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
- * Resolves API keys from the accounts tables: one indexed lookup by hash, joined with the
- * merchant's status and sealed HMAC secret. Services put `CachedKeyResolver` (key-cache.ts)
- * in front of it, so this runs about once a second per key and process. The typed builder: one
- * join is one round trip, where the client's relation select costs two.
+ * Resolves API keys from the accounts tables (`keyByHash`: one indexed lookup joined with the
+ * merchant's status and sealed HMAC secret). Services put `CachedKeyResolver` (key-cache.ts)
+ * in front of it, so this runs about once a second per key and process.
  */
 export function accountsKeyResolver(db: AccountsDb, box: SecretBox): KeyResolver {
   const lastTouched = new Map<string, number>();
   return {
     async resolve(keyHash: string): Promise<ResolvedKey | null> {
-      const key = await accountTables(db)
-        .selectFrom('api_keys as k')
-        .innerJoin('merchants as m', 'm.id', 'k.merchant_id')
-        .select(['k.id', 'k.merchant_id', 'k.is_test_key', 'k.revoked_at', 'm.status as merchant_status', 'm.hmac_secret_enc'])
-        .where('k.key_hash', '=', keyHash)
-        .executeTakeFirst();
+      const key = await keyByHash(db, keyHash);
       if (!key) return null;
       if (!key.revoked_at) touch(db, lastTouched, key.id);
       return {
@@ -39,5 +34,5 @@ function touch(db: AccountsDb, lastTouched: Map<string, number>, keyId: string):
   if (now - (lastTouched.get(keyId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
   lastTouched.set(keyId, now);
   if (lastTouched.size > 10_000) lastTouched.clear();
-  db.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: new Date(now) } }).catch(() => undefined);
+  touchApiKey(db, keyId, new Date(now)).catch(() => undefined);
 }

@@ -1,8 +1,9 @@
 import { ApiError } from '@pay/schemas';
-import { generateApiKey, generateHmacSecret, type SecretBox } from '@pay/auth';
+import { generateHmacSecret, type SecretBox } from '@pay/auth';
 import { isUniqueViolation, TRANSACTION_OPTIONS, type Sql } from '@pay/kit';
 import { accountTables, type AccountsDb, type ApiKey, type Merchant } from './db';
 import type { AccountKeys } from './key-cache';
+import { createApiKey } from './api-keys';
 
 export const DEFAULT_KEY_NAME = 'Default key';
 
@@ -27,7 +28,6 @@ export interface Registration {
 export async function registerMerchant(db: AccountsDb, box: SecretBox, input: RegisterInput): Promise<Registration> {
   const email = input.email.trim().toLowerCase();
   const hmacSecret = generateHmacSecret();
-  const key = generateApiKey('live');
   try {
     return await db.$transaction(async (tx) => {
       const merchant = await tx.merchant.create({
@@ -41,10 +41,8 @@ export async function registerMerchant(db: AccountsDb, box: SecretBox, input: Re
           hmacSecretEnc: box.seal(hmacSecret),
         },
       });
-      const apiKey = await tx.apiKey.create({
-        data: { merchantId: merchant.id, name: DEFAULT_KEY_NAME, keyHash: key.hash, keyPrefix: key.prefix, isTestKey: false },
-      });
-      return { merchant, apiKey, apiKeyValue: key.value, hmacSecret };
+      const { apiKey, apiKeyValue } = await createApiKey(tx, merchant.id, { name: DEFAULT_KEY_NAME, isTestKey: false });
+      return { merchant, apiKey, apiKeyValue, hmacSecret };
     }, TRANSACTION_OPTIONS);
   } catch (err) {
     if (isUniqueViolation(err)) {
