@@ -69,15 +69,35 @@ function asPgRow(row: Record<string, unknown>): Record<string, unknown> {
 /** Kysely node kinds whose statement answers a row count rather than rows, unless it has RETURNING. */
 const WRITES = new Set(['InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode', 'MergeQueryNode']);
 
+/**
+ * Where the compiler for a caller's transaction puts a value: NUL, which no SQL text can hold,
+ * so the compiled text splits into exactly the pieces around its values.
+ */
+const VALUE = '\u0000';
+
+/** Postgres SQL whose values stand as VALUE, to be handed over as a tagged template's pieces. */
+class PiecesCompiler extends PostgresQueryCompiler {
+  protected override getCurrentParameterPlaceholder(): string {
+    return VALUE;
+  }
+}
+
+/** A compiled statement as the arguments of a tagged template: its text's pieces, then its values. */
+function asTemplate(query: CompiledQuery): [TemplateStringsArray, ...unknown[]] {
+  const pieces = query.sql.split(VALUE);
+  if (pieces.length !== query.parameters.length + 1) throw new Error('typedSqlIn: a statement must hold each of its values once');
+  return [Object.assign([...pieces], { raw: pieces }) as TemplateStringsArray, ...query.parameters];
+}
+
 function transactionDialect(tx: Sql): Dialect {
   const connection: DatabaseConnection = {
     async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
       const node = query.query as { kind: string; returning?: unknown };
       if (WRITES.has(node.kind) && !node.returning) {
-        const n = await tx.$executeRawUnsafe(query.sql, ...query.parameters);
+        const n = await tx.$executeRaw(...asTemplate(query));
         return { rows: [], numAffectedRows: BigInt(n) };
       }
-      const rows = await tx.$queryRawUnsafe<Record<string, unknown>[]>(query.sql, ...query.parameters);
+      const rows = await tx.$queryRaw<Record<string, unknown>[]>(...asTemplate(query));
       return { rows: rows.map(asPgRow) as R[], numAffectedRows: WRITES.has(node.kind) ? BigInt(rows.length) : undefined };
     },
     streamQuery(): AsyncIterableIterator<never> {
@@ -99,7 +119,7 @@ function transactionDialect(tx: Sql): Dialect {
   return {
     createAdapter: () => new PostgresAdapter(),
     createDriver: () => driver,
-    createQueryCompiler: () => new PostgresQueryCompiler(),
+    createQueryCompiler: () => new PiecesCompiler(),
     createIntrospector: (db) => new PostgresIntrospector(db),
   };
 }
@@ -108,24 +128,26 @@ function transactionDialect(tx: Sql): Dialect {
  * What a package that owns tables (queue, webhooks, kit's idempotency, accounts) needs of the
  * caller's client to run its typed statements there: any service's Prisma client or
  * interactive transaction satisfies it, and so does `pgSql(pool)`, for processes that load no
- * Prisma client at all. Only `typedSqlIn` calls these two methods: they are how a statement
- * compiled by the typed builder (SQL text with `$n` placeholders, every value a parameter)
- * reaches a Prisma transaction, which offers no other door for SQL text. Nothing else in the
- * project writes SQL text for them.
+ * Prisma client at all. `typedSqlIn` hands them what the builder compiled as a tagged
+ * template (the text's pieces, then every value as a parameter): the way into a Prisma
+ * transaction that takes no SQL text.
  */
 export interface Sql {
-  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
-  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+  $queryRaw<T = unknown>(pieces: TemplateStringsArray, ...values: unknown[]): PromiseLike<T>;
+  $executeRaw(pieces: TemplateStringsArray, ...values: unknown[]): PromiseLike<number>;
 }
 
 export interface SqlWithTransactions extends Sql {
   $transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
 }
 
+/** A tagged template's pieces as pg's text, each value a `$n` parameter. */
+const textOf = (pieces: TemplateStringsArray) => pieces.reduce((text, piece, i) => `${text}$${i}${piece}`);
+
 function sqlOn(client: pg.Pool | pg.PoolClient): Sql {
   return {
-    $queryRawUnsafe: async <T>(query: string, ...values: unknown[]) => (await client.query(query, values)).rows as T,
-    $executeRawUnsafe: async (query: string, ...values: unknown[]) => (await client.query(query, values)).rowCount ?? 0,
+    $queryRaw: async <T>(pieces: TemplateStringsArray, ...values: unknown[]) => (await client.query(textOf(pieces), values)).rows as T,
+    $executeRaw: async (pieces: TemplateStringsArray, ...values: unknown[]) => (await client.query(textOf(pieces), values)).rowCount ?? 0,
   };
 }
 
@@ -177,13 +199,16 @@ class Slot {
  * `in` lists): each value of `params` is a placeholder that becomes one parameter.
  */
 export function prepared<DB, P extends object, O>(build: (db: Kysely<DB>, params: P) => Compilable<O>) {
-  let compiled: CompiledQuery<O> | undefined;
+  // Compiled once for a pool and once for a caller's transaction: their compilers write values differently.
+  let onPool: CompiledQuery<O> | undefined;
+  let inTransaction: CompiledQuery<O> | undefined;
+  const compile = (db: Kysely<DB>) => build(db, new Proxy({}, { get: (_, name) => new Slot(String(name)) }) as P).compile();
   // On a pool, a named statement: Postgres parses and plans it once per connection, not per call.
   const name = `prepared-${++statements}`;
   return async (db: Kysely<DB>, values: P): Promise<O[]> => {
-    compiled ??= build(db, new Proxy({}, { get: (_, name) => new Slot(String(name)) }) as P).compile();
-    const parameters = compiled.parameters.map((p) => (p instanceof Slot ? (values as Record<string, unknown>)[p.name] : p));
     const pool = pools.get(db);
+    const compiled = pool ? (onPool ??= compile(db)) : (inTransaction ??= compile(db));
+    const parameters = compiled.parameters.map((p) => (p instanceof Slot ? (values as Record<string, unknown>)[p.name] : p));
     if (pool) return (await pool.query({ name, text: compiled.sql, values: parameters as unknown[] })).rows as O[];
     return (await db.executeQuery<O>({ ...compiled, parameters })).rows;
   };
