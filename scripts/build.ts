@@ -24,6 +24,7 @@
  * Usage: `pnpm build [project...]` (folder names, e.g. `crypto`; default: all), and
  * `pnpm build --runtime <dir>`, which also copies what the image runs into <dir>.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import path from 'node:path';
@@ -306,7 +307,8 @@ export async function buildLibrary(project: Project): Promise<BuiltLibrary> {
   // A library generated from committed files (packages/client: from docs/openapi/) is
   // generated again first, so what is published is what those files say now.
   const generator = path.join(project.dir, 'generate.mjs');
-  if (existsSync(generator)) await ((await import(generator)) as { generate: () => Promise<string> }).generate();
+  // A process of its own: it is an ES module, and jest's CommonJS cannot import one.
+  if (existsSync(generator)) execFileSync(process.execPath, [generator], { stdio: ['ignore', 'ignore', 'inherit'] });
   const builtinsOnly: Plugin = {
     name: 'builtins-only',
     setup(b) {
