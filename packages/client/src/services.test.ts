@@ -101,6 +101,20 @@ it('waits out a 429 for its Retry-After and then succeeds', async () => {
   for (let i = 1; i <= 6; i++) expect(log.filter((e) => e.url.endsWith(`limit=${i}`)).at(-1)!.status).toBe(200);
 }, 60_000);
 
+it('sends a signed multipart upload as the bytes it signed, and reads a download back as bytes', async () => {
+  const client = sdk();
+  const { invoice } = await client.invoicing.createInvoice({ body: { amount: 300, description: 'with a receipt' } });
+  // A 1×1 PNG: the service judges the file by its bytes.
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+  const form = new FormData();
+  form.append('file', new Blob([png], { type: 'image/png' }), 'receipt.png');
+  const { receipt } = await client.invoicing.uploadReceipt({ path: { invoiceId: invoice.id }, body: form });
+  expect(receipt).toMatchObject({ invoiceId: invoice.id, status: 'PENDING' });
+  const file = await client.invoicing.downloadReceiptFile({ path: { receiptId: receipt.id } });
+  expect(file.contentType).toMatch(/^image\/png/);
+  expect(Buffer.from(file.data).equals(png)).toBe(true);
+});
+
 /** Another merchant's test key and secret: lists whose content the test knows. */
 async function newMerchantKeys() {
   const fresh = new PayClient({ cryptoUrl: crypto.url });
