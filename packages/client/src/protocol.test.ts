@@ -80,6 +80,16 @@ it('re-signs a crypto-style retry within the same second with a later timestamp,
   expect(server.received[1]!.headers['x-signature']).not.toBe(server.received[0]!.headers['x-signature']);
 });
 
+it('waits out a 409 IDEMPOTENCY_IN_PROGRESS (the first request with the key still runs), the one 4xx that asks to be sent again', async () => {
+  script({ status: 409, headers: { 'Retry-After': '0' }, body: { success: false, error: { code: 'IDEMPOTENCY_IN_PROGRESS', message: 'still being processed' } } }, created);
+  await client().invoicing.createInvoice({ body: { amount: 1, description: 'x' }, idempotencyKey: 'k-1' });
+  expect(server.received.map((r) => r.headers['idempotency-key'])).toEqual(['k-1', 'k-1']);
+  server.received.length = 0;
+  script({ status: 409, body: { success: false, error: { code: 'IDEMPOTENCY_CONFLICT', message: 'another body' } } });
+  await expect(client().invoicing.createInvoice({ body: { amount: 1, description: 'x' } })).rejects.toMatchObject({ status: 409, code: 'IDEMPOTENCY_CONFLICT' });
+  expect(server.received).toHaveLength(1);
+});
+
 it('never retries another 4xx, and throws PayApiError with code, message, details, status and X-Request-Id', async () => {
   script({ status: 422, body: { success: false, error: { code: 'VALIDATION_ERROR', message: 'amount must be positive', details: [{ field: 'amount', message: 'must be > 0' }] } } });
   const err = await client().invoicing.createInvoice({ body: { amount: -1, description: 'x' } }).catch((e: unknown) => e);
