@@ -19,6 +19,15 @@ export const DOCUMENTED_APIS = {
 } as const;
 export type DocumentedApi = keyof typeof DOCUMENTED_APIS;
 
+/**
+ * What a service is started with to serve its committed document: its documented base URL (so
+ * `servers` is the same on every machine), no background work, and the settings the document
+ * quotes at their defaults (a receipt's size limit), whatever the caller's environment says.
+ */
+export function documentEnv(service: DocumentedApi): Record<string, string> {
+  return { PUBLIC_URL: DOCUMENTED_APIS[service], RUN_WORKERS: 'false', RECEIPT_MAX_BYTES: '10485760' };
+}
+
 export const documentPath = (service: DocumentedApi): string => path.join(ROOT, 'docs', 'openapi', `${service}.json`);
 
 /** A document as committed: two-space JSON and a final newline, so diffs stay readable. */
@@ -38,7 +47,7 @@ async function cli(): Promise<void> {
   // The document does not depend on the key; a service only refuses to start without one.
   const env: Record<string, string> = { ...(process.env.SECRETS_KEY ? {} : { SECRETS_KEY: randomBytes(32).toString('hex') }) };
   for (const service of Object.keys(DOCUMENTED_APIS) as DocumentedApi[]) {
-    const svc = await spawnBuiltService(service, { ...env, PUBLIC_URL: DOCUMENTED_APIS[service], RUN_WORKERS: 'false' });
+    const svc = await spawnBuiltService(service, { ...env, ...documentEnv(service) });
     try {
       writeFileSync(documentPath(service), committedText(await servedDocument(svc.url)));
       console.log(`wrote ${path.relative(ROOT, documentPath(service))}`);

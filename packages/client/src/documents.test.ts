@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnBuiltService } from '@pay/testing';
-import { committedText, documentPath, DOCUMENTED_APIS, readCommitted, servedDocument, type DocumentedApi } from '../../../scripts/openapi';
+import { committedText, documentEnv, documentPath, DOCUMENTED_APIS, readCommitted, servedDocument, type DocumentedApi } from '../../../scripts/openapi';
 
 const SERVICES = Object.keys(DOCUMENTED_APIS) as DocumentedApi[];
 type Doc = { paths: Record<string, Record<string, { operationId?: string; security?: unknown[] }>>; webhooks?: Record<string, Record<string, { operationId?: string; security?: unknown[] }>> };
@@ -20,8 +20,8 @@ async function lintProblems(file: string) {
 }
 
 it.each(SERVICES)('docs/openapi/%s.json is what the service serves (run `pnpm openapi` after changing a route)', async (service) => {
-  // As `pnpm openapi` makes it: the built service, with PUBLIC_URL at its documented default.
-  const svc = await spawnBuiltService(service, { PUBLIC_URL: DOCUMENTED_APIS[service], RUN_WORKERS: 'false' });
+  // As `pnpm openapi` makes it: the built service, with the settings the document shows at their defaults.
+  const svc = await spawnBuiltService(service, documentEnv(service));
   try {
     const served = committedText(await servedDocument(svc.url));
     if (served !== readCommitted(service)) {
