@@ -5,6 +5,9 @@
  * through the packed SDK in example.test.ts; a Postgres restart in postgres-restart.chaos.test.ts.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { spawnBuiltService, type RunningService } from '@pay/testing';
 import { PayApiError, PayClient } from './index';
 import { recordingFetch } from './recording-fetch';
@@ -13,11 +16,13 @@ let crypto: RunningService;
 let invoicing: RunningService;
 let limited: RunningService;
 let merchant: { liveKey: string; testKey: string; hmacSecret: string };
+// Receipt files the upload test stores go to a folder of this file's, never into the work tree.
+const receiptsDir = mkdtempSync(path.join(tmpdir(), 'pay-sdk-receipts-'));
 
 beforeAll(async () => {
   [crypto, invoicing, limited] = await Promise.all([
     spawnBuiltService('crypto', { RUN_WORKERS: 'false' }),
-    spawnBuiltService('invoicing', { RUN_WORKERS: 'false' }),
+    spawnBuiltService('invoicing', { RUN_WORKERS: 'false', RECEIPTS_DIR: receiptsDir }),
     // Two requests a second per key: the 429 test's own process.
     spawnBuiltService('invoicing', { RUN_WORKERS: 'false', RATE_LIMIT_PER_SECOND: '2' }),
   ]);
@@ -29,6 +34,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await Promise.all([crypto?.stop(), invoicing?.stop(), limited?.stop()]);
+  rmSync(receiptsDir, { recursive: true, force: true });
 });
 
 const sdk = (over: Partial<ConstructorParameters<typeof PayClient>[0]> = {}) =>
