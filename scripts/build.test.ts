@@ -128,4 +128,26 @@ describe('scripts/build.ts', () => {
     expect(readFileSync(path.join(dist, 'index.d.ts'), 'utf8')).toContain('export declare const sha: (s: string) => string;');
     await expect(buildLibrary(projects.find((p) => p.folder === 'bad')!)).rejects.toThrow(/imports 'dep': a published library may use Node's builtins only/);
   });
+
+  it("runs a library's generate.mjs first, and writes a module the entry re-exports into its one declaration file", async () => {
+    const root = workspace({
+      'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+      'packages/gen/package.json': JSON.stringify({ name: '@t/gen', main: './dist/index.js' }),
+      // Generated at build time, as packages/client's types are from the OpenAPI documents.
+      'packages/gen/generate.mjs':
+        "import { mkdirSync, writeFileSync } from 'node:fs';\nmkdirSync(new URL('./src/generated/', import.meta.url), { recursive: true });\n" +
+        "writeFileSync(new URL('./src/generated/api.ts', import.meta.url), 'export interface Spec { path: string }\\nexport const SPEC: Spec = { path: \"/x\" };\\n');\n",
+      'packages/gen/src/index.ts': "import { SPEC, type Spec } from './generated/api';\nexport * from './generated/api';\nexport const pathOf = (s: Spec = SPEC): string => s.path;\n",
+    });
+    roots.push(root);
+    await buildLibrary(workspaceProjects(root).find((p) => p.folder === 'gen')!);
+    const dist = path.join(root, 'packages/gen/dist');
+    const declarations = readFileSync(path.join(dist, 'index.d.ts'), 'utf8');
+    expect(declarations).toContain('export interface Spec');
+    expect(declarations).toContain('export declare const SPEC: Spec;');
+    expect(declarations).toContain('export declare const pathOf: (s?: Spec) => string;');
+    expect(declarations).not.toMatch(/from '\.\//);
+    const run = `const m = require(${JSON.stringify(path.join(dist, 'index.js'))}); console.log(m.pathOf(), m.SPEC.path)`;
+    expect(execFileSync(process.execPath, ['-e', run], { encoding: 'utf8' })).toBe('/x /x\n');
+  });
 });

@@ -24,6 +24,7 @@
  * Usage: `pnpm build [project...]` (folder names, e.g. `crypto`; default: all), and
  * `pnpm build --runtime <dir>`, which also copies what the image runs into <dir>.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import path from 'node:path';
@@ -307,6 +308,11 @@ export async function buildLibrary(project: Project): Promise<BuiltLibrary> {
   const source = path.join(project.dir, 'src', 'index.ts');
   const outDir = path.join(project.dir, 'dist');
   rmSync(outDir, { recursive: true, force: true });
+  // A library generated from committed files (packages/client: from docs/openapi/) is
+  // generated again first, so what is published is what those files say now.
+  const generator = path.join(project.dir, 'generate.mjs');
+  // A process of its own: it is an ES module, and jest's CommonJS cannot import one.
+  if (existsSync(generator)) execFileSync(process.execPath, [generator], { stdio: ['ignore', 'ignore', 'inherit'] });
   const builtinsOnly: Plugin = {
     name: 'builtins-only',
     setup(b) {
@@ -329,28 +335,47 @@ export async function buildLibrary(project: Project): Promise<BuiltLibrary> {
     });
     if (result.warnings.length > 0) throw new Error(`${path.relative(ROOT, source)}: ${result.warnings.map((w) => w.text).join('; ')}`);
   }
-  // Declarations from the source alone (`isolatedDeclarations`: every export is annotated), so
-  // no type-checking program slows the build; `pnpm typecheck` checks the types. typescript is
-  // a root devDependency, loaded here only.
-  const ts = await import('typescript');
-  const declared = ts.transpileDeclaration(readFileSync(source, 'utf8'), {
-    fileName: source,
-    reportDiagnostics: true,
-    compilerOptions: { isolatedDeclarations: true, declaration: true, strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS },
-  });
-  const diagnostics = declared.diagnostics ?? [];
-  if (diagnostics.length > 0) {
-    const host = { getCanonicalFileName: (f: string) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' };
-    throw new Error(`${path.relative(ROOT, source)}: ${ts.formatDiagnostics(diagnostics, host)}`);
-  }
-  // One file, so the same text serves require (.d.ts) and import (.d.mts): no relative imports.
-  if (/\bfrom\s+['"]\.|import\(['"]\./.test(declared.outputText)) {
-    throw new Error(`${path.relative(ROOT, source)}: declarations must be one file: keep the library in src/index.ts`);
-  }
-  writeFileSync(path.join(outDir, 'index.d.ts'), declared.outputText);
-  writeFileSync(path.join(outDir, 'index.d.mts'), declared.outputText);
+  const declarations = await libraryDeclarations(source);
+  writeFileSync(path.join(outDir, 'index.d.ts'), declarations);
+  writeFileSync(path.join(outDir, 'index.d.mts'), declarations);
   const written = ['index.js', 'index.mjs', 'index.d.ts', 'index.d.mts'].map((f) => path.join(outDir, f));
   return { project, files: written, ms: Date.now() - started };
+}
+
+/**
+ * A library's declarations as one file, so the same text serves require (.d.ts) and import
+ * (.d.mts). Each file's come from its source alone (`isolatedDeclarations`: every export is
+ * annotated), so no type-checking program slows the build; `pnpm typecheck` checks the types.
+ * The entry may re-export a module beside it (`export * from './generated/api'`, the types
+ * generated for packages/client): that module's declarations are written in place of the
+ * line, and any other import of it is dropped, so the entry must re-export what it uses.
+ * typescript is a root devDependency, loaded here only.
+ */
+async function libraryDeclarations(source: string): Promise<string> {
+  const ts = await import('typescript');
+  const declare = (file: string) => {
+    const declared = ts.transpileDeclaration(readFileSync(file, 'utf8'), {
+      fileName: file,
+      reportDiagnostics: true,
+      compilerOptions: { isolatedDeclarations: true, declaration: true, strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS },
+    });
+    const diagnostics = declared.diagnostics ?? [];
+    if (diagnostics.length > 0) {
+      const host = { getCanonicalFileName: (f: string) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' };
+      throw new Error(`${path.relative(ROOT, file)}: ${ts.formatDiagnostics(diagnostics, host)}`);
+    }
+    return declared.outputText;
+  };
+  const reexported = new Set<string>();
+  let text = declare(source).replace(/^export \* from ['"](\.[^'"]+)['"];\n/gm, (_line, spec: string) => {
+    reexported.add(spec);
+    return declare(path.resolve(path.dirname(source), `${spec}.ts`)).replace(/^export \{\};\n/m, '');
+  });
+  text = text.replace(/^import [^;]+ from ['"](\.[^'"]+)['"];\n/gm, (line, spec: string) => (reexported.has(spec) ? '' : line));
+  if (/\bfrom\s+['"]\.|import\(['"]\./.test(text)) {
+    throw new Error(`${path.relative(ROOT, source)}: declarations must be one file: keep the library in src/index.ts (or re-export a module beside it with export *)`);
+  }
+  return text;
 }
 
 /** Builds the libraries among the named project folders (default: every project). */

@@ -24,3 +24,7 @@ for (const schema of targets) {
   });
   console.log(`generated from ${schema.slice(root.length + 1)}`);
 }
+
+// The merchant SDK's types and operation table, from the committed OpenAPI documents.
+const { generate: generateSdk } = await import('../packages/client/generate.mjs');
+console.log(`generated ${(await generateSdk()).slice(root.length + 1)}`);

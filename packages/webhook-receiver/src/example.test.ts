@@ -5,12 +5,10 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
 import { sampleObject, webhookHeaders } from '@pay/webhooks';
-import { buildLibrary, workspaceProjects } from '../../../scripts/build';
+import { installPackedLibrary, typeCheckIn, type PackedInstall } from '@pay/testing';
 
 const PACKAGE = path.resolve(__dirname, '..');
 const EXAMPLE = path.join(PACKAGE, 'examples', 'express.js');
@@ -34,18 +32,11 @@ describe('installed from the packed build into a plain Node project', () => {
   let server: ChildProcess;
   let url: string;
   let output = '';
+  let packed: PackedInstall;
 
   beforeAll(async () => {
-    const project = workspaceProjects().find((p) => p.dir === PACKAGE)!;
-    await buildLibrary(project);
-    const root = mkdtempSync(path.join(tmpdir(), 'pay-receiver-'));
-    merchant = path.join(root, 'merchant');
-    execFileSync('pnpm', ['pack', '--pack-destination', root], { cwd: PACKAGE, stdio: 'pipe' });
-    const installed = path.join(merchant, 'node_modules', '@pay', 'webhook-receiver');
-    mkdirSync(installed, { recursive: true });
-    execFileSync('tar', ['-xzf', path.join(root, 'pay-webhook-receiver-0.1.0.tgz'), '-C', installed, '--strip-components=1']);
-    symlinkSync(realpathSync(path.join(PACKAGE, 'node_modules', 'express')), path.join(merchant, 'node_modules', 'express'));
-    writeFileSync(path.join(merchant, 'package.json'), JSON.stringify({ name: 'merchant', private: true }));
+    packed = await installPackedLibrary(PACKAGE, ['express']);
+    merchant = packed.project;
     // The README's code, byte for byte (the test above), as the merchant's server.js.
     cpSync(EXAMPLE, path.join(merchant, 'server.js'));
 
@@ -79,7 +70,7 @@ describe('installed from the packed build into a plain Node project', () => {
       server.kill();
       await exited;
     }
-    if (merchant) rmSync(path.dirname(merchant), { recursive: true, force: true });
+    packed?.remove();
   });
 
   it('publishes dist/ only, with no runtime dependency', () => {
@@ -139,7 +130,7 @@ describe('installed from the packed build into a plain Node project', () => {
     expect(output).toMatch(/withdrawal w-1 failed: Hot wallet balance too low/);
   });
 
-  it('loads as ESM too, and its types resolve for CommonJS and ESM TypeScript projects', () => {
+  it('loads as ESM too, and its types resolve for CommonJS and ESM TypeScript projects', async () => {
     const script = `import { verifyWebhook, WEBHOOK_TOLERANCE_MS } from '@pay/webhook-receiver';
       import { createHmac } from 'node:crypto';
       const body = '{"event":"kyc.passed","timestamp":1}', t = String(Date.now());
@@ -161,18 +152,8 @@ export const isVerificationError = (err: unknown) => err instanceof WebhookVerif
       path.join(merchant, 'cjs.cts'),
       use("import receiver = require('@pay/webhook-receiver');\nimport verifyWebhook = receiver.verifyWebhook;\nimport WebhookVerificationError = receiver.WebhookVerificationError;\ntype WebhookEventOf<K extends receiver.WebhookEvent['event']> = receiver.WebhookEventOf<K>;"),
     );
-    const program = ts.createProgram([path.join(merchant, 'esm.mts'), path.join(merchant, 'cjs.cts')], {
-      strict: true,
-      noEmit: true,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      target: ts.ScriptTarget.ES2022,
-      lib: ['lib.es2023.d.ts'],
-      types: [],
-    });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    const { diagnostics, declarations } = await typeCheckIn(merchant, ['esm.mts', 'cjs.cts'], '@pay/webhook-receiver');
     expect(diagnostics).toEqual([]);
-    const resolved = program.getSourceFiles().map((f) => path.relative(merchant, f.fileName)).filter((f) => f.includes('webhook-receiver'));
-    expect(resolved.sort()).toEqual(['node_modules/@pay/webhook-receiver/dist/index.d.mts', 'node_modules/@pay/webhook-receiver/dist/index.d.ts']);
+    expect(declarations).toEqual(['node_modules/@pay/webhook-receiver/dist/index.d.mts', 'node_modules/@pay/webhook-receiver/dist/index.d.ts']);
   });
 });

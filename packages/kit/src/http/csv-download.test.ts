@@ -8,6 +8,7 @@ import { Api } from './routes';
 const api = new Api({ envelope: 'bare', auth: { none: [] }, validateResponses: true }).route({
   method: 'get',
   path: '/export',
+  operationId: 'exportRows',
   summary: 'export',
   auth: 'none',
   response: { status: 200, schema: Type.Object({}), file: ['text/csv'], description: 'CSV' },

@@ -97,6 +97,7 @@ export interface OutgoingWebhook {
 }
 
 export function buildOpenApi(info: OpenApiInfo, operations: Operation[], webhooks: Record<string, OutgoingWebhook> = {}) {
+  assertUniqueOperationIds(operations);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const path = op.path.replace(/:(\w+)/g, '{$1}');
@@ -128,6 +129,7 @@ export function buildOpenApi(info: OpenApiInfo, operations: Operation[], webhook
       : [];
     paths[path] ??= {};
     paths[path][op.method] = {
+      operationId: op.operationId,
       summary: op.summary,
       description: op.description,
       tags: op.tags,
@@ -158,16 +160,36 @@ export function buildOpenApi(info: OpenApiInfo, operations: Operation[], webhook
   };
 }
 
+/** Two operations of one document under one name would give the SDK two methods of one name. */
+function assertUniqueOperationIds(operations: Operation[]): void {
+  const seen = new Map<string, Operation>();
+  for (const op of operations) {
+    const first = seen.get(op.operationId);
+    if (first) {
+      throw new Error(`operationId "${op.operationId}" names both ${first.method.toUpperCase()} ${first.path} and ${op.method.toUpperCase()} ${op.path}: give each its own`);
+    }
+    seen.set(op.operationId, op);
+  }
+}
+
+/** `invoice.paid` → `invoicePaidWebhook`: the stable operationId of an outgoing webhook. */
+export function webhookOperationId(event: string): string {
+  return `${event.replace(/[._](\w)/g, (_m, c: string) => c.toUpperCase())}Webhook`;
+}
+
 function webhooksSection(webhooks: Record<string, OutgoingWebhook>) {
   return Object.fromEntries(
     Object.entries(webhooks).map(([name, w]) => [
       name,
       {
         post: {
+          operationId: webhookOperationId(name),
           summary: w.summary,
           description: w.description,
           parameters: Object.entries(w.headers).map(([header, description]) => ({ name: header, in: 'header', required: true, description, schema: { type: 'string' } })),
           requestBody: { required: true, content: { 'application/json': { schema: plain(w.body) } } },
+          // The platform calls the merchant: no credential of ours is asked of anyone.
+          security: [],
           responses: { '2XX': { description: 'Any 2xx answer within 10 s marks the delivery succeeded; anything else is retried' } },
         },
       },

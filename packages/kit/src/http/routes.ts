@@ -58,6 +58,11 @@ export interface RouteDef<B extends TSchema | undefined, Q extends TSchema | und
   method: Method;
   /** Express-style path, e.g. `/api/v1/api-keys/:keyId`. */
   path: string;
+  /**
+   * The operation's name in the OpenAPI document, unique in its service and never changed once
+   * published: the merchant SDK's method for it is named after it (`createInvoice`; v1 ones `v1…`).
+   */
+  operationId: string;
   summary: string;
   description?: string;
   tags?: string[];
@@ -85,6 +90,7 @@ export interface RouteDef<B extends TSchema | undefined, Q extends TSchema | und
 export interface Operation {
   method: Method;
   path: string;
+  operationId: string;
   summary: string;
   description?: string;
   tags: string[];
@@ -260,6 +266,7 @@ export class Api {
     const op: Operation = {
       method: def.method,
       path: def.path,
+      operationId: def.operationId,
       summary: def.summary,
       description: def.description,
       tags: def.tags ?? [],

@@ -16,6 +16,7 @@ const api = new Api({ envelope: 'success', auth: { none: [] } })
   .route({
     method: 'post',
     path: '/receipts',
+    operationId: 'uploadReceipt',
     summary: 'upload',
     auth: 'none',
     upload: { files: { file: { required: true, maxBytes: 1000, types: ['image/png', 'application/pdf'] } } },

@@ -25,6 +25,7 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
     method: 'get',
     path: '/api/v1/api-keys',
+    operationId: 'listApiKeys',
     summary: 'List API keys',
     description: 'All keys of the merchant, active and revoked, oldest first. Key values are never shown again.',
     tags,
@@ -40,6 +41,7 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
     method: 'post',
     path: '/api/v1/api-keys',
+    operationId: 'createApiKey',
     summary: 'Create an API key',
     description:
       'Live keys start with `sk_live_`, test keys with `sk_test_`. All keys of a merchant share its HMAC secret. ' +
@@ -73,6 +75,7 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
     method: 'post',
     path: '/api/v1/api-keys/regenerate',
+    operationId: 'regenerateHmacSecret',
     summary: 'Regenerate the HMAC secret',
     description: 'Replaces the merchant’s HMAC signing secret. The old secret stops verifying at once. Live keys only.',
     tags,
@@ -94,6 +97,7 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
     method: 'delete',
     path: '/api/v1/api-keys/:keyId',
+    operationId: 'deleteApiKey',
     summary: 'Revoke an API key',
     description:
       'The key stops working at once on both base URLs. Revoking a revoked key is a no-op. The last active key cannot be revoked. ' +

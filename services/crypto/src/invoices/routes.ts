@@ -13,6 +13,7 @@ export function invoiceRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
     method: 'post',
     path: '/api/v1/invoices',
+    operationId: 'createInvoice',
     summary: 'Create a crypto invoice',
     description:
       'Each invoice gets its own deposit address on the currency’s network. A transfer seen before `expiresAt` counts toward it, ' +
@@ -31,6 +32,7 @@ export function invoiceRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
     method: 'get',
     path: '/api/v1/invoices/:invoiceId',
+    operationId: 'getInvoice',
     summary: 'Get a crypto invoice',
     tags,
     auth: 'key',
@@ -43,6 +45,7 @@ export function invoiceRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
     method: 'get',
     path: '/api/v1/invoices',
+    operationId: 'listInvoices',
     summary: 'List crypto invoices',
     description: 'Newest first.',
     tags,

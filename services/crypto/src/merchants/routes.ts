@@ -20,6 +20,7 @@ export function merchantRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
     method: 'post',
     path: '/api/v1/merchants/register',
+    operationId: 'registerMerchant',
     summary: 'Register a merchant',
     description:
       'Creates the merchant with a live API key and an HMAC signing secret. Both are returned only in this response. ' +
@@ -59,6 +60,7 @@ export function merchantRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
     method: 'get',
     path: '/api/v1/merchants/profile',
+    operationId: 'getMerchantProfile',
     summary: 'Merchant profile',
     tags,
     auth: 'key',
@@ -88,6 +90,7 @@ export function merchantRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
     method: 'get',
     path: '/api/v1/merchants/stats',
+    operationId: 'getMerchantStats',
     summary: 'Merchant statistics',
     description: 'Counts and sums over the invoices and ledger of the calling key’s mode (live or test).',
     tags,
@@ -99,6 +102,7 @@ export function merchantRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
     method: 'put',
     path: '/api/v1/merchants/webhook',
+    operationId: 'setMerchantWebhook',
     summary: 'Set the webhook URL',
     description:
       'Crypto events (transaction.confirmed, invoice.paid, withdrawal.completed, withdrawal.failed) are sent here, for live ' +

@@ -13,6 +13,7 @@ export function transactionRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
     method: 'get',
     path: '/api/v1/transactions',
+    operationId: 'listTransactions',
     summary: 'List incoming transactions',
     description: 'Newest first; `invoiceId` narrows to one invoice.',
     tags,
@@ -28,6 +29,7 @@ export function transactionRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
     method: 'get',
     path: '/api/v1/transactions/:transactionId',
+    operationId: 'getTransaction',
     summary: 'Get an incoming transaction',
     tags,
     auth: 'key',
@@ -42,6 +44,7 @@ export function transactionRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
     method: 'post',
     path: '/api/v1/sandbox/transactions',
+    operationId: 'sandboxCreateTransaction',
     summary: 'Simulate an incoming transfer (test mode)',
     description:
       'Test keys only. Records a transfer to the invoice’s deposit address as `Pending`; confirmations then advance on their own ' +

@@ -23,6 +23,7 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
     method: 'get',
     path: '/api/v1/withdrawals/balance',
+    operationId: 'getBalance',
     summary: 'Balances per currency and network',
     description:
       '`available` can be withdrawn; `pending` is incoming transfers awaiting confirmations (net of fees); `total` is both. ' +
@@ -54,6 +55,7 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
     method: 'post',
     path: '/api/v1/withdrawals',
+    operationId: 'createWithdrawal',
     summary: 'Withdraw to an external wallet',
     description:
       'The fee is 1% of `amount`, rounded half-up to 6 places; `netAmount = amount - fee` is sent. The amount is held from ' +
@@ -79,6 +81,7 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
     method: 'get',
     path: '/api/v1/withdrawals/:withdrawalId',
+    operationId: 'getWithdrawal',
     summary: 'Get a withdrawal',
     tags,
     auth: 'key',
@@ -91,6 +94,7 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
   api.route({
     method: 'get',
     path: '/api/v1/withdrawals',
+    operationId: 'listWithdrawals',
     summary: 'List withdrawals',
     description: 'Newest first; `status` filters.',
     tags,

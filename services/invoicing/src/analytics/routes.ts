@@ -9,6 +9,7 @@ export function analyticsRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/api/v2/analytics',
+    operationId: 'getAnalytics',
     summary: 'Invoice analytics',
     description:
       'Time zone UTC: days run from 00:00 UTC, weeks start on Monday (ISO), months on the 1st. The period is startDate..endDate, both ' +

@@ -18,6 +18,7 @@ export function batchRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/api/v1/batch/invoices',
+    operationId: 'v1CreateBatch',
     summary: 'Create invoices from a CSV file',
     description:
       `Multipart form: \`file\` is a CSV in UTF-8 (a BOM is fine), comma separated, a header row naming its columns (${COLUMNS.join(', ')}; ` +
@@ -62,6 +63,7 @@ export function batchRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/api/v1/batch/invoices/:batchId',
+    operationId: 'v1GetBatch',
     summary: 'A batch’s progress and results',
     description:
       '`status` is `processing` while a large batch is being written (`created` counts the invoices written so far), then `completed`. ' +
@@ -84,6 +86,7 @@ export function batchRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/api/v1/batch/invoices/:batchId/export',
+    operationId: 'v1ExportBatch',
     summary: 'A batch’s invoices as CSV',
     description:
       'Columns invoiceId, externalId, amount, currency, status, description, email, paymentUrl, createdAt, paidAt, emailStatus, emailAttempts, ' +

@@ -51,6 +51,7 @@ export function consoleKycRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/console/api/kyc/reviews',
+    operationId: 'consoleListKycReviews',
     summary: 'KYC sessions waiting for a person (oldest first)',
     tags,
     auth: 'session',
@@ -74,6 +75,7 @@ export function consoleKycRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/console/api/kyc/sessions/:id/approve',
+    operationId: 'consoleApproveKycSession',
     summary: 'Approve a KYC session in review (kyc.passed)',
     tags,
     auth: 'session',
@@ -89,6 +91,7 @@ export function consoleKycRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/console/api/kyc/sessions/:id/decline',
+    operationId: 'consoleDeclineKycSession',
     summary: 'Decline a KYC session in review (kyc.rejected)',
     tags,
     auth: 'session',

@@ -39,6 +39,7 @@ export function consoleRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/console/api/session',
+    operationId: 'consoleSignIn',
     summary: 'Sign in to the console with an API key',
     tags,
     auth: 'none',
@@ -61,6 +62,7 @@ export function consoleRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'delete',
     path: '/console/api/session',
+    operationId: 'consoleSignOut',
     summary: 'Sign out',
     tags,
     auth: 'session',
@@ -75,6 +77,7 @@ export function consoleRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/console/api/webhooks',
+    operationId: 'consoleListWebhooks',
     summary: "The merchant's webhooks in the session's mode",
     tags,
     auth: 'session',
@@ -85,6 +88,7 @@ export function consoleRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/console/api/webhooks',
+    operationId: 'consoleCreateWebhook',
     summary: 'Create a webhook; the answer shows its signing secret',
     tags,
     auth: 'session',
@@ -100,6 +104,7 @@ export function consoleRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/console/api/webhooks/:id',
+    operationId: 'consoleGetWebhook',
     summary: 'One webhook, secret included',
     tags,
     auth: 'session',
@@ -112,6 +117,7 @@ export function consoleRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'patch',
     path: '/console/api/webhooks/:id',
+    operationId: 'consoleUpdateWebhook',
     summary: 'Change the URL, the events or the description',
     tags,
     auth: 'session',
@@ -130,6 +136,7 @@ export function consoleRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'delete',
     path: '/console/api/webhooks/:id',
+    operationId: 'consoleDeleteWebhook',
     summary: 'Delete a webhook and its delivery history',
     tags,
     auth: 'session',
@@ -145,6 +152,7 @@ export function consoleRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/console/api/webhooks/:id/rotate-secret',
+    operationId: 'consoleRotateWebhookSecret',
     summary: 'A new signing secret, in force at once; the old one stops working',
     tags,
     auth: 'session',
@@ -157,6 +165,7 @@ export function consoleRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/console/api/webhooks/:id/test',
+    operationId: 'consoleTestWebhook',
     summary: 'Send a sample event with a dummy payload (by default the first subscribed kind)',
     tags,
     auth: 'session',
@@ -174,6 +183,7 @@ export function consoleRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/console/api/webhooks/:id/replay',
+    operationId: 'consoleReplayWebhook',
     summary: 'Re-enable a disabled (or failing) webhook and send again every delivery it missed',
     tags,
     auth: 'session',
@@ -191,6 +201,7 @@ export function consoleRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/console/api/webhooks/:id/deliveries',
+    operationId: 'consoleListDeliveries',
     summary: "A webhook's delivery history, newest first",
     tags,
     auth: 'session',
@@ -208,6 +219,7 @@ export function consoleRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/console/api/deliveries/:id/resend',
+    operationId: 'consoleResendDelivery',
     summary: 'Send a delivery again now, with the same X-SVC-Delivery; recorded as a new attempt',
     tags,
     auth: 'session',

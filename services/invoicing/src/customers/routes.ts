@@ -18,6 +18,7 @@ export function customerRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/api/v2/customers',
+    operationId: 'listCustomers',
     summary: 'List customers',
     description: `Newest first. \`limit\` default 50, at most 100. ${TRUST}`,
     tags,
@@ -33,6 +34,7 @@ export function customerRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/api/v2/customers/:customerId/block',
+    operationId: 'blockCustomer',
     summary: 'Block a customer',
     description: 'A blocked customer cannot pay the merchant’s invoices (`CUSTOMER_BLOCKED`, on the hosted page and in the sandbox). Blocking again updates the reason.',
     tags,
@@ -50,6 +52,7 @@ export function customerRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/api/v2/customers/:customerId/unblock',
+    operationId: 'unblockCustomer',
     summary: 'Unblock a customer',
     description: 'Same answer shape as block, with `isBlocked: false` and `blockedAt`, `blockedReason` null.',
     tags,

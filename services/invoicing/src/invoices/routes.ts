@@ -39,6 +39,7 @@ export function invoiceRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/api/v2/invoices',
+    operationId: 'createInvoice',
     summary: 'Create an invoice',
     description:
       'Amount in rubles with kopecks kept exactly (at most 2 decimal places). SBP by default: the answer carries `qrCode` (PNG data URI, made once) ' +
@@ -63,6 +64,7 @@ export function invoiceRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/api/v2/invoices/:invoiceId',
+    operationId: 'getInvoice',
     summary: 'Get an invoice',
     description: 'Every field, with `customer` (`{ id, fullName, email, kycStatus }`, the customer with the invoice’s e-mail or phone; bound when paid) or null.',
     tags,
@@ -76,6 +78,7 @@ export function invoiceRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/api/v2/invoices',
+    operationId: 'listInvoices',
     summary: 'List invoices',
     description: 'Newest first. `limit` default 50, at most 1000. Items omit `receiptRequired`, `customer`, `customerPhone` and `originalPaymentUrl`.',
     tags,
@@ -91,6 +94,7 @@ export function invoiceRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/api/v2/invoices/:invoiceId/cancel',
+    operationId: 'cancelInvoice',
     summary: 'Cancel an invoice',
     description: 'Only a PENDING invoice not yet past `expiresAt`; records `invoice.cancelled`. Answers the invoice as GET does. ' + EVENT_BODY,
     tags,
@@ -107,6 +111,7 @@ export function invoiceRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/api/v2/invoices/:invoiceId/refunds',
+    operationId: 'createRefund',
     summary: 'Refund a paid invoice, fully or in part',
     description:
       'Without `amount`, refunds all that is not refunded yet. Refunds of one invoice never add up to more than its amount, however many ' +
@@ -132,6 +137,7 @@ export function invoiceRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/api/v2/invoices/:invoiceId/refunds',
+    operationId: 'listRefunds',
     summary: 'List the refunds of an invoice',
     description: 'Oldest first.',
     tags,
@@ -145,6 +151,7 @@ export function invoiceRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/api/v2/sandbox/invoices/:invoiceId/pay',
+    operationId: 'sandboxPayInvoice',
     summary: 'Pay an invoice in the sandbox (test mode)',
     description:
       'Test keys only. Does what the provider’s success notification does: PAID with `paidAt`, the customer found or created and counted, ' +

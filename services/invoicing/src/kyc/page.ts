@@ -63,6 +63,7 @@ export function kycPageRoutes(pages: Api, deps: InvoicingDeps): void {
   pages.route({
     method: 'get',
     path: '/kyc/:sessionId/state',
+    operationId: 'kycPageState',
     summary: 'The state the verification page polls for',
     auth: 'none',
     params: Params,

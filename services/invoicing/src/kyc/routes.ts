@@ -33,6 +33,7 @@ export function kycV2Routes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/api/v2/kyc/sessions',
+    operationId: 'createKycSession',
     summary: 'Create a KYC session',
     description:
       'Every field is optional. Send the customer to `verificationUrl`: in `language` they photograph an identity document and take a ' +
@@ -68,6 +69,7 @@ export function kycV2Routes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/api/v2/kyc/sessions',
+    operationId: 'listKycSessions',
     summary: 'List KYC sessions',
     description:
       'Newest first; `limit` default 50, at most 100; filters `status` and `invoiceId`. Items omit `verificationUrl` and `expiresAt`; ' +
@@ -86,6 +88,7 @@ export function kycV2Routes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/api/v2/kyc/sessions/:sessionId',
+    operationId: 'getKycSession',
     summary: 'Get a KYC session',
     description:
       'Every field. `verification` (null unless APPROVED) adds middleName, documentNumber (masked: all but the last 4 characters are `*`), ' +
@@ -107,6 +110,7 @@ export function kycV1Routes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/api/v1/kyc/sessions',
+    operationId: 'v1CreateKycSession',
     summary: 'Create a KYC session (v1)',
     description:
       'Answers 201 with the session; it expires 24 hours after creation. `locale` `kz` is Kazakh. Statuses: `pending` → `in_progress` → ' +
@@ -139,6 +143,7 @@ export function kycV1Routes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/api/v1/kyc/sessions/:sessionId',
+    operationId: 'v1GetKycSession',
     summary: 'Get a KYC session (v1)',
     description: 'The session in the v1 shape, as created, with its current status.',
     tags,

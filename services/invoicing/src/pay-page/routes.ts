@@ -187,6 +187,7 @@ export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
   pages.route({
     method: 'get',
     path: '/pay/:invoiceId/status',
+    operationId: 'payPageStatus',
     summary: 'The state the hosted page polls for',
     auth: 'none',
     params: Params,

@@ -32,6 +32,7 @@ export function receiptRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/api/v2/invoices/:invoiceId/receipts',
+    operationId: 'uploadReceipt',
     summary: 'Upload a payment receipt',
     description:
       'Multipart form with one file in `file`: PNG, JPEG or PDF, judged by its bytes (not its name or declared type), at most ' +
@@ -55,6 +56,7 @@ export function receiptRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/api/v2/receipts',
+    operationId: 'listReceipts',
     summary: 'List receipts',
     description: 'Newest first. `limit` default 50, at most 100; filters `status` and `invoiceId`. Items omit `verificationDetails`.',
     tags,
@@ -70,6 +72,7 @@ export function receiptRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/api/v2/receipts/:receiptId',
+    operationId: 'getReceipt',
     summary: 'Get a receipt',
     description: 'With `verificationDetails` (null fields while PENDING). ' + CHECK_DOC,
     tags,
@@ -83,6 +86,7 @@ export function receiptRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/api/v2/receipts/:receiptId/file',
+    operationId: 'downloadReceiptFile',
     summary: 'Download a receipt’s file (`imageUrl`)',
     description:
       'The uploaded bytes, to the merchant that owns the receipt only (signed like every v2 call). Sent as an attachment under the type sniffed ' +

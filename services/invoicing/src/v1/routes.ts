@@ -25,6 +25,7 @@ export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/api/v1/invoices',
+    operationId: 'v1CreateInvoice',
     summary: 'Create an invoice (v1)',
     description:
       'An SBP invoice in `currency`, which must be enabled for the merchant (`CURRENCY_NOT_ENABLED` otherwise; RUB by default, see ' +
@@ -47,6 +48,7 @@ export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/api/v1/invoices/:invoiceId',
+    operationId: 'v1GetInvoice',
     summary: 'Get an invoice (v1)',
     description: 'The create fields, plus `qrCodeUrl` (SBP), and after payment `paidAt`, `sbpTransactionId` and `payerBank` (SBP). ' + STATES,
     tags,
@@ -63,6 +65,7 @@ export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/api/v1/invoices/:invoiceId/cancel',
+    operationId: 'v1CancelInvoice',
     summary: 'Cancel an invoice (v1)',
     description: 'Only a pending invoice not yet past `expiresAt`; records `invoice.cancelled`. Answers the invoice as GET does.',
     tags,
@@ -80,6 +83,7 @@ export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'post',
     path: '/api/v1/sandbox/invoices/:invoiceId/pay',
+    operationId: 'v1SandboxPayInvoice',
     summary: 'Pay an invoice in the sandbox (v1, test mode)',
     description:
       'Test keys only; what the acquirer’s success notification does to the invoice: paid, `paidAt`, `payerBank` (default `Sandbox Bank`) ' +
@@ -101,6 +105,7 @@ export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/api/v1/settings/currencies',
+    operationId: 'v1GetCurrencies',
     summary: 'The currencies the merchant may invoice in',
     description: 'RUB only until changed. Applies to both modes and to v1, v2 and batch invoices.',
     tags: ['Settings'],
@@ -112,6 +117,7 @@ export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'put',
     path: '/api/v1/settings/currencies',
+    operationId: 'v1SetCurrencies',
     summary: 'Change the currencies the merchant may invoice in',
     description:
       'Replaces the set (at least one of USD, EUR, RUB, KZT). Invoices already created keep their currency; new ones in a currency left out ' +
@@ -134,6 +140,7 @@ export function v1AnalyticsRoutes(api: Api, deps: InvoicingDeps): void {
   api.route({
     method: 'get',
     path: '/api/v1/analytics',
+    operationId: 'v1GetAnalytics',
     summary: 'Invoice analytics (v1)',
     description:
       'Over the invoices created in [from, to) (UTC; a date-only `to` includes that day), of the calling key’s mode, of `currency` when ' +
