@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ManualClock, PRUNE_BATCH } from '@pay/kit';
-import { cryptoAppForSuite } from './test-support';
+import { cryptoAppForSuite } from '../test/test-support';
 import { housekeeping } from './background';
 
 const clock = new ManualClock(Date.parse('2026-11-21T10:00:00.000Z'));

@@ -7,8 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkCrossOwner, fuzzOperations, WriteSnapshot, type FuzzReport } from '@pay/testing';
 import request from 'supertest';
-import { noisePng, uploadReceiptRequest } from './receipts/test-fixtures';
-import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from './test-support';
+import { noisePng, uploadReceiptRequest } from '../test/receipts/test-fixtures';
+import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from '../test/test-support';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 // A fixed seed by default, so CI sees the same cases every run; FUZZ_SEED=random explores (its seed is in the report).

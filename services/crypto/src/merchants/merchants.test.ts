@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { randomUUID } from 'node:crypto';
-import { registerMerchant, signedRequest, cryptoAppForSuite, testKeyFor, uniqueEmail } from '../test-support';
+import { registerMerchant, signedRequest, cryptoAppForSuite, testKeyFor, uniqueEmail } from '../../test/test-support';
 
 const ctx = cryptoAppForSuite();
 

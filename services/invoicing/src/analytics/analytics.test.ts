@@ -1,5 +1,5 @@
 import { ManualClock } from '@pay/kit';
-import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../test-support';
+import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../test/test-support';
 import { expireDueInvoices } from '../invoices/expiry';
 import { payInvoice } from '../invoices/payment';
 

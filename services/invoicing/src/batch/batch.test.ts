@@ -1,9 +1,9 @@
 import request from 'supertest';
 import Papa from 'papaparse';
 import { eventually } from '@pay/testing';
-import { startTestSmtp } from './test-smtp';
+import { startTestSmtp } from '../../test/batch/test-smtp';
 import { MAX_EMAIL_ATTEMPTS } from './emails';
-import { decodeQrDataUri, startInvoicingApp, newMerchant, v1Request, type InvoicingTestApp, type TestMerchant } from '../test-support';
+import { decodeQrDataUri, startInvoicingApp, newMerchant, v1Request, type InvoicingTestApp, type TestMerchant } from '../../test/test-support';
 
 let smtp: Awaited<ReturnType<typeof startTestSmtp>>;
 let ctx: InvoicingTestApp;

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../test-support';
+import { invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../../test/test-support';
 import { processBatch } from './batches';
 import { batchesWithUnsentEmails, MAX_EMAIL_ATTEMPTS } from './emails';
 

@@ -1,5 +1,5 @@
 import { ManualClock } from '@pay/kit';
-import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../test-support';
+import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../test/test-support';
 
 const clock = new ManualClock(Date.now());
 const ctx = invoicingAppForSuite({ clock });

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signedHeaders } from '@pay/auth';
 import { eventsOf } from '@pay/webhooks';
-import { startInvoicingApp, newMerchant, v2Request, type InvoicingTestApp, type TestMerchant } from '../test-support';
+import { startInvoicingApp, newMerchant, v2Request, type InvoicingTestApp, type TestMerchant } from '../../test/test-support';
 
 let ctx: InvoicingTestApp;
 let server: Server;

@@ -1,7 +1,7 @@
 import { ManualClock } from '@pay/kit';
 import { eventsOf } from '@pay/webhooks';
 import { eventually } from '@pay/testing';
-import { clockSigner, newMerchant, startInvoicingApp, type InvoicingTestApp, type TestMerchant } from '../test-support';
+import { clockSigner, newMerchant, startInvoicingApp, type InvoicingTestApp, type TestMerchant } from '../../test/test-support';
 import { expireDueInvoices } from './expiry';
 
 const clock = new ManualClock(Date.now());

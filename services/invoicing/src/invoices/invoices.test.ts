@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { ManualClock } from '@pay/kit';
-import { abandonIdempotencyClaim, clockSigner, decodeQrDataUri, invoicingAppForSuite, newMerchant, type TestMerchant } from '../test-support';
+import { abandonIdempotencyClaim, clockSigner, decodeQrDataUri, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../test/test-support';
 
 const clock = new ManualClock(new Date('2026-11-23T10:00:00.000Z'));
 const ctx = invoicingAppForSuite({ clock, liveSandbox: true });

@@ -1,6 +1,6 @@
 import { ManualClock } from '@pay/kit';
 import { eventsOf } from '@pay/webhooks';
-import { abandonIdempotencyClaim, clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../test-support';
+import { abandonIdempotencyClaim, clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../test/test-support';
 
 const clock = new ManualClock(Date.now());
 const ctx = invoicingAppForSuite({ clock });

@@ -5,8 +5,8 @@ import type { Page } from 'playwright-core';
 import { assertValid } from '@pay/schemas';
 import { EventPayloads } from '@pay/webhooks';
 import { eventually, openBrowser, spawnBuiltService, startReceiver, type Receiver, type RunningService } from '@pay/testing';
-import { newMerchant, startBuiltInvoicing, v1Request, v2Request } from '../test-support';
-import { documentForm, idCard, passportMrz, postDocuments, selfie } from './fixtures';
+import { newMerchant, startBuiltInvoicing, v1Request, v2Request } from '../../test/test-support';
+import { documentForm, idCard, passportMrz, postDocuments, selfie } from '../../test/kyc/fixtures';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
 const ARTEFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'kyc-page');

@@ -1,6 +1,6 @@
 import { eventually } from '@pay/testing';
 import { descriptorDistance, FaceModel } from './face-model';
-import { idCard, photo, selfie } from './fixtures';
+import { idCard, photo, selfie } from '../../test/kyc/fixtures';
 
 const handlers = () => ['uncaughtException', 'unhandledRejection'].map((e) => process.listenerCount(e));
 

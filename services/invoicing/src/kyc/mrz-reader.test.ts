@@ -1,4 +1,4 @@
-import { idCard, idCardMrz, passportMrz, PERSON, photo, tamperedMrz } from './fixtures';
+import { idCard, idCardMrz, passportMrz, PERSON, photo, tamperedMrz } from '../../test/kyc/fixtures';
 import { findZone, MrzReader } from './mrz-reader';
 
 // One reader (one tesseract worker) for the file, started before the first test.

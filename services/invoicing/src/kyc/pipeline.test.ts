@@ -3,8 +3,8 @@ import { systemClock } from '@pay/kit';
 import { EventPayloads, eventsOf } from '@pay/webhooks';
 import { assertValid } from '@pay/schemas';
 import { eventually } from '@pay/testing';
-import { clockSigner, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../test-support';
-import { documentForm, idCard, mismatchedDocument, passportMrz, PERSON, photo, postDocuments, selfie, tamperedDocument } from './fixtures';
+import { clockSigner, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../../test/test-support';
+import { documentForm, idCard, mismatchedDocument, passportMrz, PERSON, photo, postDocuments, selfie, tamperedDocument } from '../../test/kyc/fixtures';
 import { reviewKycSession } from './decision';
 import { DECLINE_BELOW } from './rules';
 

@@ -1,6 +1,6 @@
 import { parse } from 'mrz';
 import { FaceModel } from './face-model';
-import { checkDigit, idCard, idCardMrz, passportMrz, photo, selfie, tamperedMrz, type DocumentOptions } from './fixtures';
+import { checkDigit, idCard, idCardMrz, passportMrz, photo, selfie, tamperedMrz, type DocumentOptions } from '../../test/kyc/fixtures';
 import { hashDistance, readImage } from './images';
 import { MrzReader } from './mrz-reader';
 import type { KycSubmission } from './provider';

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { ManualClock } from '@pay/kit';
-import { clockSigner, invoicingAppForSuite, newMerchant, v1Request } from '../test-support';
+import { clockSigner, invoicingAppForSuite, newMerchant, v1Request } from '../../test/test-support';
 import { expireDueKycSessions } from './expiry';
 
 const clock = new ManualClock(Date.parse('2026-03-01T10:00:00.000Z'));

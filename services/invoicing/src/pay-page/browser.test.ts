@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, openBrowser } from '@pay/testing';
-import { decodeQrDataUri, newMerchant, startBuiltInvoicing, v1Request, v2Request, type TestMerchant } from '../test-support';
+import { decodeQrDataUri, newMerchant, startBuiltInvoicing, v1Request, v2Request, type TestMerchant } from '../../test/test-support';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
 const ARTIFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'pay-page');

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { createLogger, ManualClock, PAGE_CSP } from '@pay/kit';
 import { eventsOf } from '@pay/webhooks';
 import type { SandboxProvider } from '../payments/sandbox';
-import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../test-support';
+import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../test/test-support';
 
 const clock = new ManualClock(Date.now());
 /** Every log line the app writes, at the most verbose level: the card number must be in none. */

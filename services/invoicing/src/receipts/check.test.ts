@@ -1,7 +1,7 @@
 import { eventually, openBrowser } from '@pay/testing';
 import { eventsOf } from '@pay/webhooks';
-import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from '../test-support';
-import { moscowDay, noisePng, receiptPdf, receiptPng, textlessPdf, uploadReceiptRequest, type ReceiptText } from './test-fixtures';
+import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from '../../test/test-support';
+import { moscowDay, noisePng, receiptPdf, receiptPng, textlessPdf, uploadReceiptRequest, type ReceiptText } from '../../test/receipts/test-fixtures';
 
 /**
  * The whole path on the real service: signed upload, outbox, relay, BullMQ worker, real OCR

@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { openBrowser } from '@pay/testing';
-import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../test-support';
-import { moscowDay, receiptPdf, receiptPng } from './test-fixtures';
+import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../test/test-support';
+import { moscowDay, receiptPdf, receiptPng } from '../../test/receipts/test-fixtures';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
 const ARTIFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'pay-page');

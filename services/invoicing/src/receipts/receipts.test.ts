@@ -3,11 +3,11 @@ import { Queue } from 'bullmq';
 import { ManualClock } from '@pay/kit';
 import { Queues } from '@pay/queue';
 import { signedHeaders } from '@pay/auth';
-import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from '../test-support';
+import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from '../../test/test-support';
 import { checkReceipt } from './check';
 import { reconcileReceipts } from './worker';
 import { ReceiptReaders } from './readers';
-import { moscowDay, multipartBody, noisePng, receiptPdf, uploadReceiptRequest } from './test-fixtures';
+import { moscowDay, multipartBody, noisePng, receiptPdf, uploadReceiptRequest } from '../../test/receipts/test-fixtures';
 
 /** No background here: receipts stay PENDING until a test runs the check itself (the worker's own function). */
 const MAX_BYTES = 200_000;

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { ManualClock } from '@pay/kit';
-import { invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../test-support';
+import { invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../../test/test-support';
 
 /*
  * A hand-computed fixture (test mode, one merchant with RUB, USD and EUR enabled):

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { ManualClock } from '@pay/kit';
 import { eventsOf } from '@pay/webhooks';
-import { clockSigner, decodeQrDataUri, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../test-support';
+import { clockSigner, decodeQrDataUri, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../../test/test-support';
 
 const clock = new ManualClock(new Date('2026-11-23T10:00:00.000Z'));
 const ctx = invoicingAppForSuite({ clock });

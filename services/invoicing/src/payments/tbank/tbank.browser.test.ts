@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { TBankEmulator } from '@pay/tbank-emulator';
 import { eventually, openBrowser } from '@pay/testing';
-import { newMerchant, startListeningInvoicingApp, v2Request, type TestMerchant } from '../../test-support';
+import { newMerchant, startListeningInvoicingApp, v2Request, type TestMerchant } from '../../../test/test-support';
 
 const ARTIFACTS = join(__dirname, '..', '..', '..', '..', '..', 'artefacts', 'pay-page');
 const TERMINAL = 'BrowserTerminal';

@@ -8,21 +8,21 @@ import { apiClient, firstConnection, killHard, spawnBuiltService, startChaosStac
 import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type Logger } from '@pay/kit';
 import { randomUUID } from 'node:crypto';
 import { createWebhooksDb } from '@pay/webhooks';
-import { loadInvoicingConfig } from './config';
-import { webhookWaker } from './console/wakes';
-import { buildInvoicingApp } from './app';
-import { startBackground } from './background';
-import { createInvoicingDb } from './db';
-import { SandboxProvider } from './payments/sandbox';
-import { paymentProvidersFrom } from './payments/providers-from-config';
-import { smtpMailer } from './batch/mailer';
-import type { InvoicingDeps } from './deps';
+import { loadInvoicingConfig } from '../src/config';
+import { webhookWaker } from '../src/console/wakes';
+import { buildInvoicingApp } from '../src/app';
+import { startBackground } from '../src/background';
+import { createInvoicingDb } from '../src/db';
+import { SandboxProvider } from '../src/payments/sandbox';
+import { paymentProvidersFrom } from '../src/payments/providers-from-config';
+import { smtpMailer } from '../src/batch/mailer';
+import type { InvoicingDeps } from '../src/deps';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { receiptStorageFrom } from './receipts/storage-from-config';
+import { receiptStorageFrom } from '../src/receipts/storage-from-config';
 
 export interface TestAppOptions {
   clock?: Clock;
