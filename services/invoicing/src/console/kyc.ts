@@ -28,7 +28,7 @@ const Review = Type.Object(
     reason: Type.Union([Type.String(), Type.Null()]),
     submittedAt: Type.String(),
     faceMatchScore: Type.Union([Type.Number(), Type.Null()]),
-    livenessScore: Type.Union([Type.Number(), Type.Null()]),
+    imageQualityScore: Type.Union([Type.Number(), Type.Null()], { description: 'The selfie’s capture quality: sharpness × exposure' }),
   },
   { additionalProperties: false },
 );
@@ -65,7 +65,7 @@ export function consoleKycRoutes(api: Api, deps: InvoicingDeps): void {
           reason: s.reason,
           submittedAt: s.submittedAt!.toISOString(),
           faceMatchScore: score(s.faceMatchScore),
-          livenessScore: score(s.livenessScore),
+          imageQualityScore: score(s.imageQualityScore),
         })),
       },
     }),
@@ -130,7 +130,7 @@ async function reviewCard(deps: InvoicingDeps, s: KycSession): Promise<SafeHtml>
 <p class="warning">${s.reason ?? ''}</p>
 <dl class="facts"><dt>Document</dt><dd>${s.documentType} ${maskDocumentNumber(s.documentNumber ?? '')} (${s.documentCountry})</dd>
 <dt>Born</dt><dd>${day(s.dateOfBirth)}</dd><dt>Valid</dt><dd>${day(s.documentIssuedAt)} – ${day(s.documentExpiresAt)}</dd>
-<dt>Scores</dt><dd>face match ${score(s.faceMatchScore) ?? '—'}, liveness ${score(s.livenessScore) ?? '—'}</dd>
+<dt>Scores</dt><dd>face match ${score(s.faceMatchScore) ?? '—'}, image quality ${score(s.imageQualityScore) ?? '—'}</dd>
 <dt>Contact</dt><dd>${s.customerEmail ?? ''} ${s.customerPhone ?? ''}</dd></dl>
 <div class="pictures">${await Promise.all(files.map(preview))}</div>
 ${checkList(s.checks)}

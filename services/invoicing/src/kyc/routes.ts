@@ -60,6 +60,7 @@ export function kycV2Routes(api: Api, deps: InvoicingDeps): void {
         customerPhone: body.customerPhone,
         customerRef: body.customerId,
         returnUrl: body.callbackUrl,
+        maxAttempts: body.maxAttempts,
       });
       return { status: 201, body: { session: createdKycSessionJson(s, url) } };
     },
@@ -72,7 +73,7 @@ export function kycV2Routes(api: Api, deps: InvoicingDeps): void {
     description:
       'Newest first; `limit` default 50, at most 100; filters `status` and `invoiceId`. Items omit `verificationUrl` and `expiresAt`; ' +
       '`verification` (null unless APPROVED) has firstName, lastName, fullName, dateOfBirth, documentType, documentCountry, faceMatchScore, ' +
-      'livenessScore and verifiedAt.',
+      'livenessScore (the selfie’s image quality) and verifiedAt.',
     tags,
     auth: 'signed',
     query: ListKycSessionsQuery,
@@ -116,6 +117,8 @@ export function kycV1Routes(api: Api, deps: InvoicingDeps): void {
       '`{ event, timestamp, session: { id, level, status, metadata, reason, updatedAt } }` (v1 statuses). ' +
       'Errors: 400 malformed or schema-invalid input (`VALIDATION_ERROR`), 401 missing or wrong key, 422 a well-formed value refused ' +
       '(`VALIDATION_FAILED`: a webhookUrl to a private, loopback or link-local address, or not https in production). ' +
+      KYC_LIFECYCLE +
+      ' ' +
       SCORES_DOC,
     tags,
     auth: 'key',
@@ -131,6 +134,7 @@ export function kycV1Routes(api: Api, deps: InvoicingDeps): void {
         returnUrl: body.redirectUrl,
         webhookUrl: body.webhookUrl,
         metadata: body.metadata,
+        maxAttempts: body.maxAttempts,
       });
       return { status: 201, body: kycSessionV1Json(s, url) };
     },

@@ -6,7 +6,7 @@ import type { InvoicingDeps } from '../deps';
 import type { KycSession, Prisma } from '../generated/prisma/client';
 import { selectInvoice, selectInvoiceById } from '../invoices/store';
 import { isKycVerified, paymentLinkOf } from '../invoices/views';
-import type { KycLevel, KycStatus, Language } from './schemas';
+import { DEFAULT_KYC_ATTEMPTS, type KycLevel, type KycStatus, type Language } from './schemas';
 
 /** A session the customer has not finished by then expires (v1 says 24 h; v2 uses the same). */
 export const KYC_SESSION_TTL_MS = 24 * 3_600_000;
@@ -27,6 +27,7 @@ export interface NewKycSession {
   returnUrl?: string;
   webhookUrl?: string;
   metadata?: Record<string, unknown>;
+  maxAttempts?: number;
 }
 
 /** Outgoing URLs must not reach our own network unless the operator allows it. */
@@ -72,6 +73,7 @@ export async function createKycSession(deps: InvoicingDeps, owner: Owner, input:
       returnUrl: input.returnUrl ?? null,
       webhookUrl: input.webhookUrl ?? null,
       metadata: (input.metadata ?? undefined) as Prisma.InputJsonValue | undefined,
+      maxAttempts: input.maxAttempts ?? DEFAULT_KYC_ATTEMPTS,
       expiresAt: new Date(now.getTime() + KYC_SESSION_TTL_MS),
       createdAt: now,
       updatedAt: now,
