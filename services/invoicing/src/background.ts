@@ -8,8 +8,8 @@ import { reconcileRefunds } from './invoices/refunds';
 import { tbankReconcilers } from './payments/tbank/reconciler-loop';
 import { expireDueKycSessions } from './kyc/expiry';
 import { declineUnretriedKycSessions } from './kyc/decision';
-import { FaceModel } from './kyc/face-model';
-import { MrzReader } from './kyc/mrz-reader';
+import { FaceModel } from './vision/face-model';
+import { MrzReader } from './vision/mrz-reader';
 import { RuleBasedKycProvider } from './kyc/rules';
 import { reconcileKycChecks, startKycWorker } from './kyc/worker';
 import { ReceiptReaders } from './receipts/readers';
@@ -32,7 +32,7 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
   const ocr = { langDir: deps.config.OCR_LANG_DIR, rusTrainedData: deps.config.OCR_RUS_TRAINEDDATA };
   const readers = new ReceiptReaders(ocr);
   const receipts = startReceiptWorker(deps, readers);
-  // Loaded with the first KYC check, in a worker thread; unloaded when idle (kyc/face-model.ts).
+  // Loaded with the first KYC check, in a worker thread; unloaded when idle (vision/face-model.ts).
   const faces = new FaceModel({ idleMs: deps.config.KYC_FACE_MODEL_IDLE_MS, logger: deps.logger });
   // OCR of the document photo's machine-readable zone: its tesseract worker starts with the first check, then stays warm.
   const zones = new MrzReader(ocr);

@@ -5,7 +5,7 @@ import { Uuid } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
 import type { KycSession } from '../generated/prisma/client';
 import { reviewKycSession } from '../kyc/decision';
-import { loadSharp } from '../kyc/images';
+import { loadSharp } from '../vision/images';
 import type { KycCheck } from '../kyc/provider';
 import { fullNameOf, maskDocumentNumber } from '../kyc/views';
 import { layout, sessionFrame } from './pages';

@@ -1,8 +1,8 @@
 import { parse } from 'mrz';
-import { FaceModel } from './face-model';
+import { FaceModel } from '../vision/face-model';
 import { checkDigit, idCard, idCardMrz, passportMrz, photo, selfie, tamperedMrz, type DocumentOptions } from '../../test/kyc/fixtures';
-import { hashDistance, readImage } from './images';
-import { MrzReader } from './mrz-reader';
+import { hashDistance, readImage } from '../vision/images';
+import { MrzReader } from '../vision/mrz-reader';
 import type { KycSubmission } from './provider';
 import { ageOn, DECLINE_BELOW, faceMatchScoreOf, REVIEW_BELOW, RuleBasedKycProvider } from './rules';
 

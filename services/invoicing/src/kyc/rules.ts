@@ -1,7 +1,7 @@
-import { descriptorDistance, type Face } from './face-model';
-import { captureQuality, hashDistance, MIN_IMAGE_SIDE, readImage, type ImageFacts } from './images';
+import { descriptorDistance, type Face } from '../vision/face-model';
+import { captureQuality, hashDistance, MIN_IMAGE_SIDE, readImage, type ImageFacts } from '../vision/images';
 import { checkMrz } from './mrz';
-import type { ZoneReading } from './mrz-reader';
+import type { ZoneReading } from '../vision/mrz-reader';
 import type { KycCheck, KycImage, KycProvider, KycSubmission, KycVerdict } from './provider';
 
 export const ADULT_AGE = 18;
