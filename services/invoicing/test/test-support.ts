@@ -23,6 +23,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { receiptStorageFrom } from '../src/receipts/storage-from-config';
+import { idempotencyKeysOf } from './tables';
 
 export interface TestAppOptions {
   clock?: Clock;
@@ -281,11 +282,11 @@ export function decodeQrDataUri(uri: string): string | null {
  * What a kill -9 after a request's write leaves behind: its Idempotency-Key claimed, the
  * answer never stored, and the claim no longer refreshed, so the next retry takes it over.
  */
-export async function abandonIdempotencyClaim(db: Pick<InvoicingDeps['db'], '$executeRawUnsafe'>, key: string): Promise<void> {
-  const reset = await db.$executeRawUnsafe(
-    `UPDATE kit.idempotency_keys SET status = 'in_progress', response_status = NULL, response_body = NULL, locked_at = now() - interval '1 minute'
-      WHERE key = $1`,
-    key,
-  );
-  if (reset !== 1) throw new Error(`no stored answer for Idempotency-Key ${key}`);
+export async function abandonIdempotencyClaim(pool: InvoicingDeps['sql'], key: string): Promise<void> {
+  const reset = await idempotencyKeysOf(pool)
+    .updateTable('idempotency_keys')
+    .set({ status: 'in_progress', response_status: null, response_body: null, locked_at: new Date(Date.now() - 60_000) })
+    .where('key', '=', key)
+    .executeTakeFirst();
+  if (Number(reset.numUpdatedRows) !== 1) throw new Error(`no stored answer for Idempotency-Key ${key}`);
 }

@@ -29,7 +29,7 @@ function verificationJson(s: KycSession, full: boolean) {
     documentType: s.documentType!,
     documentCountry: s.documentCountry!,
     faceMatchScore: toJsonNumber(s.faceMatchScore!),
-    // The spec's name; what it measures is the selfie's capture quality (SCORES_DOC).
+    // The API's field name; what it measures is the selfie's capture quality (SCORES_DOC).
     livenessScore: toJsonNumber(s.imageQualityScore!),
     verifiedAt: s.verifiedAt!.toISOString(),
   };
@@ -56,7 +56,7 @@ function commonJson(s: KycSession) {
   };
 }
 
-/** The decline reason and the attempts (additive to the spec's session). */
+/** The decline reason and the attempts (additive to the documented session). */
 function attemptsJson(s: KycSession) {
   return {
     declineReason: declineReasonOf(s),
