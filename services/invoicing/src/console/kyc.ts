@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ownerOf, type Owner } from '@pay/auth';
 import { html, type Api, type SafeHtml } from '@pay/kit';
 import { Uuid } from '@pay/schemas';
-import type { InvoicingDeps } from '../deps';
+import type { ConsoleDeps } from '../deps';
 import type { KycSession } from '../generated/prisma/client';
 import { reviewKycSession } from '../kyc/decision';
 import { loadSharp } from '../vision/images';
@@ -33,7 +33,7 @@ const Review = Type.Object(
   { additionalProperties: false },
 );
 
-function inReview(deps: InvoicingDeps, owner: Owner) {
+function inReview(deps: ConsoleDeps, owner: Owner) {
   return deps.db.kycSession.findMany({
     where: { merchantId: owner.merchantId, isTest: owner.isTest, status: 'IN_PROGRESS', checkState: 'MANUAL_REVIEW' },
     orderBy: { submittedAt: 'asc' },
@@ -47,7 +47,7 @@ const score = (d: { toString(): string } | null) => (d === null ? null : Number(
  * Manual review of KYC sessions the automatic check found borderline: the console JSON API
  * (session auth, X-CSRF-Token on changes, like every console change) and its page.
  */
-export function consoleKycRoutes(api: Api, deps: InvoicingDeps): void {
+export function consoleKycRoutes(api: Api, deps: ConsoleDeps): void {
   api.route({
     method: 'get',
     path: '/console/api/kyc/reviews',
@@ -123,7 +123,7 @@ function checkList(checks: unknown): SafeHtml {
   return html`<ul class="checks">${list.map((c) => html`<li class="${c.passed ? 'ok' : 'bad'}">${c.passed ? '✓' : '✗'} ${c.name}: ${c.detail}</li>`)}</ul>`;
 }
 
-async function reviewCard(deps: InvoicingDeps, s: KycSession): Promise<SafeHtml> {
+async function reviewCard(deps: ConsoleDeps, s: KycSession): Promise<SafeHtml> {
   const files = await deps.db.kycFile.findMany({ where: { sessionId: s.id }, orderBy: { kind: 'asc' } });
   const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : '—');
   return html`<li class="panel" data-review="${s.id}"><h2>${fullNameOf(s)} <span class="muted">${s.sessionId} · ${s.level}</span></h2>
@@ -140,7 +140,7 @@ ${checkList(s.checks)}
 </div></li>`;
 }
 
-export function consoleKycPages(pages: Api, deps: InvoicingDeps): void {
+export function consoleKycPages(pages: Api, deps: ConsoleDeps): void {
   pages.page({
     method: 'get',
     path: '/console/kyc',

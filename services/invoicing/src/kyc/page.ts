@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Api } from '@pay/kit';
 import { ApiError, StringEnum, Uuid } from '@pay/schemas';
-import type { InvoicingDeps } from '../deps';
+import type { KycDeps } from '../deps';
 import { kycPage, kycPageStateOf, type KycPageState } from './page-view';
 import { kycSessionByPageId, verificationForInvoice } from './sessions';
 import { KYC_UPLOAD, KycDocumentForm, submitKycDocuments } from './submission';
@@ -22,7 +22,7 @@ const PageQuery = Type.Object({ retry: Type.Optional(Type.String({ maxLength: 8 
  * check (kyc.js polls the state) and sends the customer back to the merchant; after a declined
  * attempt with attempts left it shows the reason and lets the customer try again.
  */
-export function kycPageRoutes(pages: Api, deps: InvoicingDeps): void {
+export function kycPageRoutes(pages: Api, deps: KycDeps): void {
   pages.page({
     method: 'get',
     path: '/kyc/:sessionId',

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
 import { paginationOf, type Api } from '@pay/kit';
 import { ApiError, OffsetPage } from '@pay/schemas';
-import type { InvoicingDeps } from '../deps';
+import type { KycDeps } from '../deps';
 import {
   CreatedKycSession,
   CreateKycSessionBody,
@@ -27,7 +27,7 @@ const EVENTS_DOC =
   'customerEmail, customerPhone, reason, updatedAt } }`, sent to the console webhooks subscribed to them.';
 
 /** `/api/v2/kyc/sessions`: signed, `success` envelope. */
-export function kycV2Routes(api: Api, deps: InvoicingDeps): void {
+export function kycV2Routes(api: Api, deps: KycDeps): void {
   const url = deps.config.PUBLIC_URL;
 
   api.route({
@@ -102,7 +102,7 @@ export function kycV2Routes(api: Api, deps: InvoicingDeps): void {
 }
 
 /** `/api/v1/kyc/sessions`: key only, bare objects, lower-case statuses. */
-export function kycV1Routes(api: Api, deps: InvoicingDeps): void {
+export function kycV1Routes(api: Api, deps: KycDeps): void {
   const url = deps.config.PUBLIC_URL;
 
   api.route({

@@ -1,7 +1,7 @@
 import type { Queue, Worker } from 'bullmq';
 import { Queues, startWorker } from '@pay/queue';
 import type { Lifecycle } from '@pay/kit';
-import type { InvoicingDeps } from '../deps';
+import type { InvoicingDeps, KycDeps } from '../deps';
 import { decideKycSession } from './decision';
 import type { KycProvider } from './provider';
 import { kycCheckJobId, loadSubmission } from './submission';
@@ -29,7 +29,7 @@ export async function runKycCheck(deps: Pick<InvoicingDeps, 'db' | 'clock' | 'lo
 }
 
 /** Consumes `kycChecks` jobs, two at once (each decodes pictures, then reads the zone by OCR and runs the face model: a second or two of CPU). */
-export function startKycWorker(deps: InvoicingDeps, provider: KycProvider, lifecycle?: Lifecycle): Worker {
+export function startKycWorker(deps: KycDeps, provider: KycProvider, lifecycle?: Lifecycle): Worker {
   return startWorker({
     queue: 'kycChecks',
     connection: deps.queueRedis,
