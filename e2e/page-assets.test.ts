@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { spawnBuiltService, type RunningService } from '@pay/testing';
-import { newMerchantIn, startBuiltInvoicing, v1Request, v2Request, type TestMerchant } from '../services/invoicing/src/test-support';
+import { newMerchantIn, startBuiltInvoicing, v1Request, v2Request, type TestMerchant } from '../services/invoicing/test/test-support';
 
 /**
  * Every page of the built stack, as scripts/stack.sh starts it, and every stylesheet, script

@@ -18,7 +18,7 @@ import {
   type RunningService,
 } from '@pay/testing';
 import { buildServiceProcess } from '../scripts/build';
-import { startTestSmtp } from '../services/invoicing/src/batch/test-smtp';
+import { startTestSmtp } from '../services/invoicing/test/batch/test-smtp';
 
 /**
  * The whole stack doubled (issue 12): two processes of each service, compiled as production

@@ -69,7 +69,7 @@ fi
 
 # --- OCR-B font for the KYC test documents ----------------------------------------------------
 # Test fixtures draw machine-readable zones in OCR-B, the font of real ones, for the MRZ reader
-# to read (kyc/fixtures.ts). Tests only: the service reads zones and never draws one.
+# to read (services/invoicing/test/kyc/fixtures.ts). Tests only: the service reads zones and never draws one.
 if [ ! -s /usr/share/fonts/opentype/ocr-b/OCRB.otf ]; then
   say "installing the OCR-B font (fonts-ocr-b)"
   as_root apt-get update -qq; DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends fonts-ocr-b >/dev/null
@@ -78,7 +78,7 @@ fi
 # --- Test faces for the KYC face check ------------------------------------------------------
 # Five people, 11 photos each (dlib's examples, public-domain dedication), which Debian's
 # libdlib19.1 ships as documentation: the package is unpacked here, not installed (that would
-# pull the 100 MB libdlib-data). Tests read them from this folder (kyc/test-faces.ts).
+# pull the 100 MB libdlib-data). Tests read them from this folder (services/invoicing/test/kyc/test-faces.ts).
 FACES_DIR=/var/cache/pay-test-data/dlib-faces
 if [ "$(ls "$FACES_DIR"/John_Simm/*.jpg 2>/dev/null | wc -l)" -lt 11 ]; then
   say "unpacking test faces (Debian's libdlib19.1 examples)"

@@ -6,7 +6,7 @@ import { jsonWithRawBody, requireApiKey, requireSignature, type KeyResolver, typ
 import { ReplayGuard } from './replay-guard';
 import { generateHmacSecret } from './secret-box';
 import { signedHeaders, signRequest, type SigningStyle } from './signing';
-import { testRedis } from './test-support';
+import { testRedis } from '../test/test-support';
 
 const { redis, prefix, close } = testRedis('middleware');
 afterAll(close);

@@ -1,5 +1,5 @@
 import { ReplayGuard } from './replay-guard';
-import { testRedis } from './test-support';
+import { testRedis } from '../test/test-support';
 
 const { redis, prefix, close } = testRedis('replay');
 afterAll(close);

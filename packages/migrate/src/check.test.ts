@@ -5,7 +5,7 @@ import { withClient } from './connection';
 import { createMigration } from './create';
 import { LOCKFILE_CONTENT } from './migrations';
 import { discoverTargets, findRepoRoot } from './targets';
-import { copyTarget, throwawayDatabase, type TargetCopy } from './test-support';
+import { copyTarget, throwawayDatabase, type TargetCopy } from '../test/test-support';
 
 const accounts = discoverTargets(findRepoRoot(__dirname)).find((t) => t.name === 'accounts')!;
 // check and create only make shadow databases on this server; the database named is untouched.

@@ -5,7 +5,7 @@ import { withClient } from './connection';
 import { deploy } from './deploy';
 import { EngineError } from './engine';
 import { discoverTargets, findRepoRoot } from './targets';
-import { copyTarget, throwawayDatabase, type TargetCopy } from './test-support';
+import { copyTarget, throwawayDatabase, type TargetCopy } from '../test/test-support';
 
 const accounts = discoverTargets(findRepoRoot(__dirname)).find((t) => t.name === 'accounts')!;
 const committed = readdirSync(accounts.migrationsDir, { withFileTypes: true })

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { checkCrossOwner, fuzzOperations, WriteSnapshot, type FuzzReport } from '@pay/testing';
-import { cryptoAppForSuite, fund, registerMerchant, signedRequest, testKeyFor, type TestMerchant } from './test-support';
+import { cryptoAppForSuite, fund, registerMerchant, signedRequest, testKeyFor, type TestMerchant } from '../test/test-support';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 // A fixed seed by default, so CI sees the same cases every run; FUZZ_SEED=random explores (its seed is in the report).

@@ -4,7 +4,7 @@ import { eventsOf } from '@pay/webhooks';
 import { assertValid } from '@pay/schemas';
 import { CryptoEventPayloads } from './events/openapi';
 import type { CryptoEvent } from './events/events';
-import { registerMerchant, signedRequest, startCryptoApp, type CryptoTestApp, testKeyFor } from './test-support';
+import { registerMerchant, signedRequest, startCryptoApp, type CryptoTestApp, testKeyFor } from '../test/test-support';
 import { ZERO_ADDRESS } from './chain/sandbox';
 
 /**

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { REQUEST_REDIS_TIMEOUT_MS } from '@pay/kit';
-import { cryptoAppForSuite, registerMerchant, signedRequest } from './test-support';
+import { cryptoAppForSuite, registerMerchant, signedRequest } from '../test/test-support';
 
 // A dependency unreachable (nothing listens on port 1): the API must answer promptly, in
 // the error envelope, and never hang.

@@ -7,8 +7,9 @@ import { expireDueInvoices } from './invoices/expiry';
 import { reconcileRefunds } from './invoices/refunds';
 import { tbankReconcilers } from './payments/tbank/reconciler-loop';
 import { expireDueKycSessions } from './kyc/expiry';
-import { FaceModel } from './kyc/face-model';
-import { MrzReader } from './kyc/mrz-reader';
+import { declineUnretriedKycSessions } from './kyc/decision';
+import { FaceModel } from './vision/face-model';
+import { MrzReader } from './vision/mrz-reader';
 import { RuleBasedKycProvider } from './kyc/rules';
 import { reconcileKycChecks, startKycWorker } from './kyc/worker';
 import { ReceiptReaders } from './receipts/readers';
@@ -31,7 +32,7 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
   const ocr = { langDir: deps.config.OCR_LANG_DIR, rusTrainedData: deps.config.OCR_RUS_TRAINEDDATA };
   const readers = new ReceiptReaders(ocr);
   const receipts = startReceiptWorker(deps, readers);
-  // Loaded with the first KYC check, in a worker thread; unloaded when idle (kyc/face-model.ts).
+  // Loaded with the first KYC check, in a worker thread; unloaded when idle (vision/face-model.ts).
   const faces = new FaceModel({ idleMs: deps.config.KYC_FACE_MODEL_IDLE_MS, logger: deps.logger });
   // OCR of the document photo's machine-readable zone: its tesseract worker starts with the first check, then stays warm.
   const zones = new MrzReader(ocr);
@@ -44,7 +45,7 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
   const reconcileMs = deps.config.RECONCILE_INTERVAL_MS;
   const loops = [
     expiry,
-    every('kyc-expiry', deps.config.EXPIRY_INTERVAL_MS, () => expireDueKycSessions(deps), deps.logger),
+    every('kyc-expiry', deps.config.EXPIRY_INTERVAL_MS, async () => (await expireDueKycSessions(deps)) + (await declineUnretriedKycSessions(deps)), deps.logger),
     every('refund-reconciler', reconcileMs, () => reconcileRefunds(deps), deps.logger),
     every('receipt-reconciler', 2 * reconcileMs, () => reconcileReceipts(deps, relay.queue(Queues.receiptChecks.name)), deps.logger),
     every('kyc-reconciler', reconcileMs, () => reconcileKycChecks(deps, relay.queue(Queues.kycChecks.name)), deps.logger),
@@ -54,8 +55,12 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
   ];
   const stop = async () => {
     await Promise.all(loops.map((l) => l.stop()));
+    // The engines first: they abort what is in flight (a KYC check or a receipt's OCR takes a
+    // minute and more on a loaded machine), so closing the workers, which waits for their
+    // running jobs, is quick. An aborted job fails with nothing decided and runs again.
+    await Promise.all([readers.close(), faces.close(), zones.close()]);
     await Promise.all([receipts.close(), kycWorker.close(), ...batchWorkers.map((w) => w.close())]);
-    await Promise.all([relay.stop(), readers.close(), faces.close(), zones.close()]);
+    await relay.stop();
   };
   lifecycle?.onShutdown('background', stop);
   return { relay, receipts, readers, faces, zones, kycWorker, batchWorkers, expiry, loops, stop };

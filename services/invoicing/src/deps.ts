@@ -44,3 +44,19 @@ export interface InvoicingDeps {
   kickOutbox: () => void;
   isShuttingDown: () => boolean;
 }
+
+/**
+ * The narrow deps of each domain: what its use-cases and routes use, so a signature says what
+ * a function reaches and a test can build only that. The composition roots (main.ts, app.ts,
+ * background.ts, the console's assembly) take the whole InvoicingDeps and hand each domain its part.
+ */
+export type InvoicesDeps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'config' | 'logger' | 'providers'>;
+export type CustomersDeps = Pick<InvoicingDeps, 'tables' | 'clock'>;
+export type AnalyticsDeps = Pick<InvoicingDeps, 'tables' | 'clock'>;
+export type V1Deps = InvoicesDeps;
+export type BatchDeps = Pick<InvoicingDeps, 'tables' | 'sql' | 'clock' | 'config' | 'logger' | 'providers' | 'mailer' | 'queueRedis' | 'kickOutbox'>;
+export type KycDeps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'kickOutbox'>;
+export type ReceiptsDeps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'kickOutbox' | 'receiptStorage'>;
+export type PayPageDeps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'config' | 'logger' | 'providers' | 'kickOutbox' | 'receiptStorage'>;
+export type PaymentsDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'providers'>;
+export type ConsoleDeps = Pick<InvoicingDeps, 'accounts' | 'db' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'redis' | 'secrets' | 'wakeWebhooks' | 'webhooks'>;

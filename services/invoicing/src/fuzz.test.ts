@@ -7,8 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkCrossOwner, fuzzOperations, WriteSnapshot, type FuzzReport } from '@pay/testing';
 import request from 'supertest';
-import { noisePng, uploadReceiptRequest } from './receipts/test-fixtures';
-import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from './test-support';
+import { noisePng, uploadReceiptRequest } from '../test/receipts/test-fixtures';
+import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from '../test/test-support';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 // A fixed seed by default, so CI sees the same cases every run; FUZZ_SEED=random explores (its seed is in the report).
@@ -26,7 +26,7 @@ beforeAll(async () => {
   expect(inv.status).toBe(201);
   ownerIds.invoiceId = inv.body.invoice.id;
   expect((await v2Request(ctx.app, owner, 'post', `/api/v2/sandbox/invoices/${ownerIds.invoiceId}/pay`, {})).status).toBe(200);
-  const [customer] = await ctx.deps.db.$queryRawUnsafe<{ id: string }[]>(`SELECT id::text FROM invoicing.customers WHERE merchant_id = $1::uuid AND is_test`, owner.merchantId);
+  const customer = await ctx.deps.tables.selectFrom('customers').select('id').where('merchant_id', '=', owner.merchantId).where('is_test', '=', true).executeTakeFirst();
   ownerIds.customerId = customer!.id;
   // A receipt (of an invoice that takes one), a KYC session, a CSV batch: every id-taking route has an object.
   const needsReceipt = await v2Request(ctx.app, owner, 'post', '/api/v2/invoices', { amount: 10, receiptRequired: true });

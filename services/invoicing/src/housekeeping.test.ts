@@ -1,7 +1,7 @@
 import { signInToConsole, consoleSessionOf } from '@pay/accounts';
 import { ManualClock } from '@pay/kit';
 import { housekeeping } from './background';
-import { invoicingAppForSuite, newMerchant } from './test-support';
+import { invoicingAppForSuite, newMerchant } from '../test/test-support';
 
 const ctx = invoicingAppForSuite();
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { signedHeaders } from '@pay/auth';
 import { multipartAbuses, WriteSnapshot } from '@pay/testing';
-import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from './test-support';
+import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from '../test/test-support';
 
 const ctx = invoicingAppForSuite();
 let snapshot: WriteSnapshot;

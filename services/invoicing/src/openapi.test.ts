@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { invoicingAppForSuite } from './test-support';
+import { invoicingAppForSuite } from '../test/test-support';
 
 const ctx = invoicingAppForSuite();
 

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { eventually, startReceiver, type Receiver } from '@pay/testing';
 import { claimDue, dispatchEvents, heartbeat, reenableAndReplay, requestResend, rotateEndpointSecret, RETRY_DELAYS_MS, RETRY_JITTER, MAX_ATTEMPTS, AUTO_DISABLE_AFTER_MS, INVOICING_EVENT_KINDS } from '@pay/webhooks';
-import { deliveryForSuite } from './test-support';
+import { deliveryForSuite } from '../test/test-support';
 
 const ctx = deliveryForSuite();
 let receiver: Receiver;

@@ -5,7 +5,7 @@ import { createLogger } from '@pay/kit';
 import { WebhookSender } from './sender';
 import { buildWorkerApp } from './app';
 import { DeliveryMetrics } from './metrics';
-import { deliveryForSuite } from './test-support';
+import { deliveryForSuite } from '../test/test-support';
 
 const ctx = deliveryForSuite();
 

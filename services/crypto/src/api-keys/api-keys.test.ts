@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { randomUUID } from 'node:crypto';
-import { registerMerchant, signedRequest, cryptoAppForSuite } from '../test-support';
+import { registerMerchant, signedRequest, cryptoAppForSuite } from '../../test/test-support';
 
 const ctx = cryptoAppForSuite();
 

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { eventually, openBrowser, registerCryptoMerchant, spawnBuiltService, type RunningService } from '@pay/testing';
-import { decodeQrDataUri } from '../../../invoicing/src/test-support';
+import { decodeQrDataUri } from '../../../invoicing/test/test-support';
 import { paymentUri } from './payment-uri';
 
 // The built crypto service as scripts/stack.sh runs it, its sandbox chain and tracker on.

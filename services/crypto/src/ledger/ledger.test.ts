@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { eventually } from '@pay/testing';
-import { cryptoAppForSuite } from '../test-support';
+import { cryptoAppForSuite } from '../../test/test-support';
 import { money } from '../money';
 import type { Owner } from '@pay/auth';
 import { balances, InsufficientFunds, lockBalance, post } from './ledger';

@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { randomUUID } from 'node:crypto';
 import { accountTables } from '@pay/accounts';
-import { registerMerchant, signedRequest, cryptoAppForSuite, testKeyFor, uniqueEmail } from '../test-support';
+import { registerMerchant, signedRequest, cryptoAppForSuite, testKeyFor, uniqueEmail } from '../../test/test-support';
 
 const ctx = cryptoAppForSuite();
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { ManualClock } from '@pay/kit';
 import { eventsOf } from '@pay/webhooks';
-import { registerMerchant, cryptoAppForSuite, testMerchant, type TestMerchant } from '../test-support';
+import { registerMerchant, cryptoAppForSuite, testMerchant, type TestMerchant } from '../../test/test-support';
 import { trackTransfers } from './tracker';
 import { ZERO_ADDRESS } from '../chain/sandbox';
 import type { Chain, TransferRef } from '../chain/chain';

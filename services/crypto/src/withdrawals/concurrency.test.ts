@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signedHeaders } from '@pay/auth';
 import { generateAddress } from '../chain/addresses';
-import { fund, startCryptoApp, type CryptoTestApp, testMerchant } from '../test-support';
+import { fund, startCryptoApp, type CryptoTestApp, testMerchant } from '../../test/test-support';
 
 let ctx: CryptoTestApp;
 let server: Server;

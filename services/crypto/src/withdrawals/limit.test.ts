@@ -1,5 +1,5 @@
 import { ManualClock } from '@pay/kit';
-import { fund, signedRequest, cryptoAppForSuite, testMerchant, type TestMerchant } from '../test-support';
+import { fund, signedRequest, cryptoAppForSuite, testMerchant, type TestMerchant } from '../../test/test-support';
 import { ZERO_ADDRESS } from '../chain/sandbox';
 import { advanceWithdrawal } from './processing';
 

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { Queues } from '@pay/queue';
 import { eventually } from '@pay/testing';
-import { fund, signedRequest, startCryptoApp, testMerchant } from '../test-support';
+import { fund, signedRequest, startCryptoApp, testMerchant } from '../../test/test-support';
 import { advanceWithdrawal } from './processing';
 import type { Chain, PayoutRequest } from '../chain/chain';
 import { eventsOf } from '@pay/webhooks';

@@ -2,7 +2,7 @@ import request from 'supertest';
 import crypto, { randomUUID } from 'node:crypto';
 import { eventually } from '@pay/testing';
 import { eventsOf } from '@pay/webhooks';
-import { fund, registerMerchant, signedRequest, cryptoAppForSuite, testMerchant, type TestMerchant } from '../test-support';
+import { fund, registerMerchant, signedRequest, cryptoAppForSuite, testMerchant, type TestMerchant } from '../../test/test-support';
 import { ZERO_ADDRESS } from '../chain/sandbox';
 
 // Background on: the real outbox relay and BullMQ withdrawal worker process what is created.

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { ManualClock } from '@pay/kit';
-import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../test-support';
+import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../test/test-support';
+import { countOf } from '../../test/tables';
 import { expireDueInvoices } from '../invoices/expiry';
 import { payInvoice } from '../invoices/payment';
 
@@ -101,12 +103,25 @@ beforeAll(async () => {
   const [liveId] = await create(1, 777, 'Alice', 720, live);
   await payInvoice(ctx.deps, { id: liveId! }, { method: 'sbp', payerBank: null, sbpTransactionId: null });
   // A USD invoice (v1 will make these): never counted in ruble analytics.
-  await ctx.deps.db.$executeRawUnsafe(
-    `INSERT INTO invoicing.invoices (id, merchant_id, is_test, api, invoice_number, amount, currency, payment_method, provider, external_order_id, status, expires_at, created_at, paid_at)
-     VALUES (gen_random_uuid(), $1::uuid, true, 'v1', 'INV-USD-' || gen_random_uuid(), 999, 'USD', 'sbp', 'sandbox', gen_random_uuid(), 'PAID', $2, $2, $2)`,
-    m.merchantId,
-    clock.now(),
-  );
+  await ctx.deps.tables
+    .insertInto('invoices')
+    .values({
+      id: randomUUID(),
+      merchant_id: m.merchantId,
+      is_test: true,
+      api: 'v1',
+      invoice_number: `INV-USD-${randomUUID()}`,
+      amount: '999',
+      currency: 'USD',
+      payment_method: 'sbp',
+      provider: 'sandbox',
+      external_order_id: randomUUID(),
+      status: 'PAID',
+      expires_at: clock.now(),
+      created_at: clock.now(),
+      paid_at: clock.now(),
+    })
+    .execute();
   clock.set(at('11-11T12:30:00.000'));
   await pay(i16to25);
 
@@ -134,11 +149,8 @@ beforeAll(async () => {
   clock.set(at('11-23T10:00:00.000'));
   await expireDueInvoices(ctx.deps);
 
-  const [count] = await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>(
-    `SELECT count(*)::int AS n FROM invoicing.invoices WHERE merchant_id = $1::uuid AND is_test AND currency = 'RUB'`,
-    m.merchantId,
-  );
-  expect(count!.n).toBe(56);
+  const rubles = ctx.deps.tables.selectFrom('invoices').select((e) => e.fn.countAll().as('n')).where('merchant_id', '=', m.merchantId).where('is_test', '=', true).where('currency', '=', 'RUB');
+  expect(await countOf(rubles)).toBe(56);
 }, 120_000);
 
 const analytics = async (qs: string) => {

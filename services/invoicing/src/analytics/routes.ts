@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
 import type { Api } from '@pay/kit';
-import type { InvoicingDeps } from '../deps';
+import type { AnalyticsDeps } from '../deps';
 import { analyticsOf, periodOf } from './analytics';
 import { Analytics, AnalyticsQuery, ANALYTICS_FIRST_DAY, ANALYTICS_LAST_DAY, ANALYTICS_MAX_DAYS } from './schemas';
 
-export function analyticsRoutes(api: Api, deps: InvoicingDeps): void {
+export function analyticsRoutes(api: Api, deps: AnalyticsDeps): void {
   api.route({
     method: 'get',
     path: '/api/v2/analytics',

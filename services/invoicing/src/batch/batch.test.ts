@@ -1,9 +1,10 @@
 import request from 'supertest';
 import Papa from 'papaparse';
 import { eventually } from '@pay/testing';
-import { startTestSmtp } from './test-smtp';
+import { startTestSmtp } from '../../test/batch/test-smtp';
 import { MAX_EMAIL_ATTEMPTS } from './emails';
-import { decodeQrDataUri, startInvoicingApp, newMerchant, v1Request, type InvoicingTestApp, type TestMerchant } from '../test-support';
+import { decodeQrDataUri, startInvoicingApp, newMerchant, v1Request, type InvoicingTestApp, type TestMerchant } from '../../test/test-support';
+import { countOf } from '../../test/tables';
 
 let smtp: Awaited<ReturnType<typeof startTestSmtp>>;
 let ctx: InvoicingTestApp;
@@ -30,8 +31,7 @@ const parseCsv = (text: string): string[][] => Papa.parse<string[]>(text, { head
 
 /** Invoices of a batch still without their stored QR image. */
 async function qrCodesMissing(batchId: string): Promise<number> {
-  const [r] = await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM invoicing.invoices WHERE batch_id = $1::uuid AND qr_code IS NULL', batchId);
-  return r!.n;
+  return countOf(ctx.deps.tables.selectFrom('invoices').select((e) => e.fn.countAll().as('n')).where('batch_id', '=', batchId).where('qr_code', 'is', null));
 }
 
 async function merchantWith(...currencies: string[]) {
@@ -41,7 +41,7 @@ async function merchantWith(...currencies: string[]) {
 }
 
 const countInvoices = async (m: TestMerchant) =>
-  (await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM invoicing.invoices WHERE merchant_id = $1::uuid', m.merchantId))[0]!.n;
+  countOf(ctx.deps.tables.selectFrom('invoices').select((e) => e.fn.countAll().as('n')).where('merchant_id', '=', m.merchantId));
 
 describe('POST /api/v1/batch/invoices', () => {
   it('valid rows are created, failed rows listed with their 1-based row, externalId and reasons; exact result fields', async () => {
@@ -82,10 +82,12 @@ describe('POST /api/v1/batch/invoices', () => {
       { row: 7, externalId: 'ord-1', error: 'externalId "ord-1" repeats row 1' },
       { row: 8, externalId: null, error: 'amount must have at most 2 decimal places' },
     ]);
-    const rows = await ctx.deps.db.$queryRawUnsafe<{ description: string | null; external_id: string | null; redirect_url: string; customer_email: string | null; batch_id: string }[]>(
-      'SELECT description, external_id, redirect_url, customer_email, batch_id::text FROM invoicing.invoices WHERE batch_id = $1::uuid ORDER BY amount',
-      res.body.batchId,
-    );
+    const rows = await ctx.deps.tables
+      .selectFrom('invoices')
+      .select(['description', 'external_id', 'redirect_url', 'customer_email', 'batch_id'])
+      .where('batch_id', '=', res.body.batchId)
+      .orderBy('amount')
+      .execute();
     expect(rows).toEqual([
       { description: '=HYPERLINK("http://evil")', external_id: '@ord-4', redirect_url: 'https://shop.example/default', customer_email: 'bob@example.com', batch_id: res.body.batchId },
       { description: '-minus', external_id: null, redirect_url: 'https://shop.example/default', customer_email: null, batch_id: res.body.batchId },
@@ -249,7 +251,7 @@ describe('a 1000-row batch in the queue worker, with e-mails', () => {
     const mail = mails.find((x) => x.raw.includes(`${url()}/pay/${inv.id}`))!;
     expect(mail.to).toEqual([`c${Number(inv.externalId.slice(4))}@example.com`]);
     const sentRows = async () =>
-      (await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM invoicing.invoice_emails WHERE batch_id = $1::uuid AND status = 'sent'`, res.body.batchId))[0]!.n;
+      countOf(ctx.deps.tables.selectFrom('invoice_emails').select((e) => e.fn.countAll().as('n')).where('batch_id', '=', res.body.batchId).where('status', '=', 'sent'));
     await eventually(async () => expect(await sentRows()).toBe(good), 30_000, 200);
     // The worker drew every QR image after completing the batch: reads find them stored.
     await eventually(async () => expect(await qrCodesMissing(res.body.batchId)).toBe(0), 30_000, 200);
@@ -271,11 +273,7 @@ describe('a 1000-row batch in the queue worker, with e-mails', () => {
       );
     };
     const emailOf = async (address: string) =>
-      (await ctx.deps.db.$queryRawUnsafe<{ status: string; attempts: number; last_error: string | null }[]>(
-        'SELECT status::text, attempts, last_error FROM invoicing.invoice_emails WHERE batch_id = $1::uuid AND to_address = $2',
-        body.batchId,
-        address,
-      ))[0]!;
+      ctx.deps.tables.selectFrom('invoice_emails').select(['status', 'attempts', 'last_error']).where('batch_id', '=', body.batchId).where('to_address', '=', address).executeTakeFirstOrThrow();
     await eventually(async () => expect(await emailOf('flaky@example.com')).toMatchObject({ status: 'failed', attempts: 1, last_error: expect.stringContaining('550') }), 10_000);
     expect(await emailOf('ok@example.com')).toMatchObject({ status: 'sent', attempts: 1 });
     const failedError = (await emailOf('flaky@example.com')).last_error;
@@ -307,7 +305,7 @@ describe('a 1000-row batch in the queue worker, with e-mails', () => {
     }, 10_000);
     // Once their attempts are spent they stay failed and are no longer retried (nor left behind
     // for the next test process on this database to send).
-    await ctx.deps.db.$executeRawUnsafe('UPDATE invoicing.invoice_emails SET attempts = $2 WHERE batch_id = $1::uuid', body.batchId, MAX_EMAIL_ATTEMPTS);
+    await ctx.deps.tables.updateTable('invoice_emails').set({ attempts: MAX_EMAIL_ATTEMPTS }).where('batch_id', '=', body.batchId).execute();
     const spent = await v1Request(ctx.app, m, 'get', `/api/v1/batch/invoices/${body.batchId}`);
     expect(spent.body.emails).toMatchObject({ failed: 2, outcome: 'all_failed', retrying: false });
   }, 30_000);

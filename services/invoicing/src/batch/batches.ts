@@ -4,7 +4,7 @@ import { money, pgSql, readableNumber, type Sql } from '@pay/kit';
 import { sql } from 'kysely';
 import { outboxMessage, writeOutbox } from '@pay/queue';
 import { ApiError } from '@pay/schemas';
-import type { InvoicingDeps } from '../deps';
+import type { InvoicingDeps, BatchDeps } from '../deps';
 import { enabledCurrencies } from '../invoices/currencies';
 import { newInvoiceRow, type Currency } from '../invoices/invoices';
 import { tablesIn } from '../db';
@@ -53,7 +53,7 @@ const stored = (r: BatchRow): StoredRow => ({ id: randomUUID(), row: r.row, amou
  * invoice took meanwhile (a concurrent batch; the unique index decides) becomes a row error.
  * A row whose drawn number was taken draws again.
  */
-async function writeRows(deps: InvoicingDeps, tx: Sql, owner: Owner, batchId: string, rows: StoredRow[], now: Date, qrLater: boolean): Promise<RowError[]> {
+async function writeRows(deps: BatchDeps, tx: Sql, owner: Owner, batchId: string, rows: StoredRow[], now: Date, qrLater: boolean): Promise<RowError[]> {
   const specs = await Promise.all(
     rows.map(async (r) => ({
       r,
@@ -161,7 +161,7 @@ export const drawQrCodesOf = (deps: Pick<InvoicingDeps, 'tables'>, batchId: stri
  * drawn already, so the answer can name them) and written by the queue worker, its status
  * `processing` until done.
  */
-export async function createBatch(deps: InvoicingDeps, owner: Owner, input: BatchInput): Promise<BatchResult> {
+export async function createBatch(deps: BatchDeps, owner: Owner, input: BatchInput): Promise<BatchResult> {
   const enabled = await enabledCurrencies(deps.tables, owner.merchantId);
   const parsed = await parseBatchCsv(input.csv.toString('utf8'), input, enabled, (ids) => takenExternalIds(deps.tables, owner, ids));
   const batchId = randomUUID();
@@ -214,7 +214,7 @@ export async function createBatch(deps: InvoicingDeps, owner: Owner, input: Batc
  * The queue worker's part: writes the stored rows in chunks of CHUNK_ROWS, each chunk its own
  * transaction that also moves `created`, then completes the batch. Safe to run again.
  */
-export async function processBatch(deps: InvoicingDeps, batchId: string): Promise<void> {
+export async function processBatch(deps: BatchDeps, batchId: string): Promise<void> {
   const sql = pgSql(deps.sql);
   const batch = await deps.tables.selectFrom('batches').select(['merchant_id', 'is_test', 'status', 'pending_rows']).where('id', '=', batchId).executeTakeFirst();
   if (!batch) return;
@@ -270,7 +270,7 @@ export function emailOutcome(c: { sent: number; failed: number; pending: number 
 }
 
 /** GET /api/v1/batch/invoices/{batchId}: progress and, live, what its invoices brought in and whether its e-mails went out. */
-export async function batchSummary(deps: InvoicingDeps, owner: Owner, batchId: string): Promise<BatchSummary> {
+export async function batchSummary(deps: BatchDeps, owner: Owner, batchId: string): Promise<BatchSummary> {
   const b = await deps.tables
     .selectFrom('batches')
     .select(['status', 'total', 'created', 'failed', 'created_at'])
@@ -289,7 +289,7 @@ export async function batchSummary(deps: InvoicingDeps, owner: Owner, batchId: s
 }
 
 /** Batches still `processing` (their job may have been lost with Redis): the reconciler re-adds their jobs. */
-export async function openBatches(deps: InvoicingDeps): Promise<string[]> {
+export async function openBatches(deps: BatchDeps): Promise<string[]> {
   const rows = await deps.tables.selectFrom('batches').select('id').where('status', '=', 'processing').orderBy('created_at').limit(100).execute();
   return rows.map((r) => r.id);
 }

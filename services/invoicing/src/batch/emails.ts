@@ -1,6 +1,6 @@
 import { money } from '@pay/kit';
 import type { InvoicingTables } from '../db';
-import type { InvoicingDeps } from '../deps';
+import type { BatchDeps } from '../deps';
 import { invoicesForEmails } from '../invoices/store';
 import { paymentLinkOf } from '../invoices/views';
 import type { MailMessage } from './mailer';
@@ -63,7 +63,7 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
  * failed it throws, so the queue runs the job again with backoff; after the last attempt the
  * failures stay recorded on their rows, never dropped.
  */
-export async function sendBatchEmails(deps: InvoicingDeps, batchId: string): Promise<{ sent: number; failed: number }> {
+export async function sendBatchEmails(deps: BatchDeps, batchId: string): Promise<{ sent: number; failed: number }> {
   const unsent = await deps.tables
     .selectFrom('invoice_emails')
     .select(['invoice_id', 'to_address'])
@@ -118,7 +118,7 @@ export async function sendBatchEmails(deps: InvoicingDeps, batchId: string): Pro
  * or failed after a job gave up. The reconciler gives each a job again (same id, so a job still
  * queued or in its backoff is not doubled).
  */
-export async function batchesWithUnsentEmails(deps: InvoicingDeps): Promise<string[]> {
+export async function batchesWithUnsentEmails(deps: BatchDeps): Promise<string[]> {
   const rows = await deps.tables.selectFrom('invoice_emails').select('batch_id').distinct().where('status', '<>', 'sent').where('attempts', '<', MAX_EMAIL_ATTEMPTS).limit(100).execute();
   return rows.map((r) => r.batch_id);
 }

@@ -1,7 +1,7 @@
 import Papa from 'papaparse';
 import type { Owner } from '@pay/auth';
 import { money } from '@pay/kit';
-import type { InvoicingDeps } from '../deps';
+import type { BatchDeps } from '../deps';
 import { paymentLinkOf } from '../invoices/views';
 import { v1Status } from '../v1/views';
 import { batchInvoices } from '../invoices/store';
@@ -30,7 +30,7 @@ export const EXPORT_COLUMNS = [
 ] as const;
 
 /** The batch's invoices as CSV, in the order they were created, with their state now. */
-export async function batchInvoicesCsv(deps: InvoicingDeps, owner: Owner, batchId: string): Promise<string> {
+export async function batchInvoicesCsv(deps: BatchDeps, owner: Owner, batchId: string): Promise<string> {
   await batchSummary(deps, owner, batchId); // 404 unless it is the caller's
   const invoices = await batchInvoices(deps.tables, owner, batchId);
   const emails = new Map(

@@ -1,6 +1,6 @@
 import { ownerOf } from '@pay/auth';
 import { toJsonNumber, type Api } from '@pay/kit';
-import type { InvoicingDeps } from '../deps';
+import type { BatchDeps } from '../deps';
 import { paymentLinkOf } from '../invoices/views';
 import { assertKnownIdShape } from '../v1/invoices';
 import { batchSummary, createBatch } from './batches';
@@ -12,7 +12,7 @@ import { BatchForm, BatchParams, BatchResult, BatchSummary } from './schemas';
 
 const tags = ['Batch'];
 
-export function batchRoutes(api: Api, deps: InvoicingDeps): void {
+export function batchRoutes(api: Api, deps: BatchDeps): void {
   const url = deps.config.PUBLIC_URL;
 
   api.route({

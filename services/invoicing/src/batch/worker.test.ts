@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../test-support';
+import { invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../../test/test-support';
+import { countOf } from '../../test/tables';
 import { processBatch } from './batches';
 import { batchesWithUnsentEmails, MAX_EMAIL_ATTEMPTS } from './emails';
 
@@ -23,10 +24,11 @@ describe('a batch over BATCH_INLINE_ROWS', () => {
     expect(await summary(batchId)).toMatchObject({ status: 'processing', total: 5, created: 0, failed: 1 });
     // Meanwhile another request takes w-5: the unique index makes that row an error, not a duplicate.
     expect((await upload('amount,currency,externalId\n9,RUB,w-5\n')).status).toBe(201);
-    const [{ pending_rows: pending }] = (await ctx.deps.db.$queryRawUnsafe<{ pending_rows: unknown }[]>('SELECT pending_rows FROM invoicing.batches WHERE id = $1::uuid', batchId)) as [{ pending_rows: unknown }];
+    const batchRow = () => ctx.deps.tables.selectFrom('batches').select(['errors', 'pending_rows']).where('id', '=', batchId).executeTakeFirstOrThrow();
+    const { pending_rows: pending } = await batchRow();
     await processBatch(ctx.deps, batchId);
     expect(await summary(batchId)).toMatchObject({ status: 'completed', total: 5, created: 3, failed: 2 });
-    const [batch] = await ctx.deps.db.$queryRawUnsafe<{ errors: unknown; pending_rows: unknown }[]>('SELECT errors, pending_rows FROM invoicing.batches WHERE id = $1::uuid', batchId);
+    const batch = await batchRow();
     expect(batch!.pending_rows).toBeNull();
     expect(batch!.errors).toEqual([
       { row: 4, externalId: 'w-4', error: 'amount "x" is not a number (digits, a dot, at most 2 decimals)' },
@@ -36,11 +38,11 @@ describe('a batch over BATCH_INLINE_ROWS', () => {
     for (const inv of res.body.invoices.slice(0, 3)) expect((await v1Request(ctx.app, m, 'get', `/api/v1/invoices/${inv.id}`)).status).toBe(200);
     // A job run again over rows already written (a crash after a chunk, a lost acknowledgement)
     // writes nothing twice and reports no error twice.
-    await ctx.deps.db.$executeRawUnsafe(`UPDATE invoicing.batches SET status = 'processing', pending_rows = $2::jsonb WHERE id = $1::uuid`, batchId, JSON.stringify(pending));
+    // jsonb as its text: pg would send a JS array as a Postgres array.
+    await ctx.deps.tables.updateTable('batches').set({ status: 'processing', pending_rows: JSON.stringify(pending) }).where('id', '=', batchId).execute();
     await processBatch(ctx.deps, batchId);
     expect(await summary(batchId)).toMatchObject({ status: 'completed', total: 5, created: 3, failed: 2 });
-    const [again] = await ctx.deps.db.$queryRawUnsafe<{ errors: unknown[] }[]>('SELECT errors FROM invoicing.batches WHERE id = $1::uuid', batchId);
-    expect(again!.errors).toHaveLength(2);
+    expect((await batchRow()).errors).toHaveLength(2);
   });
 
   it('draws the QR images a completed batch still lacks when its job runs again (a process stopped in between); a GET never draws nor writes one', async () => {
@@ -48,10 +50,10 @@ describe('a batch over BATCH_INLINE_ROWS', () => {
     const { batchId } = res.body;
     await processBatch(ctx.deps, batchId);
     const missing = async () =>
-      (await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM invoicing.invoices WHERE batch_id = $1::uuid AND qr_code IS NULL', batchId))[0]!.n;
+      countOf(ctx.deps.tables.selectFrom('invoices').select((e) => e.fn.countAll().as('n')).where('batch_id', '=', batchId).where('qr_code', 'is', null));
     expect(await missing()).toBe(0);
     // As if the process had stopped between completing the batch and drawing its images.
-    await ctx.deps.db.$executeRawUnsafe('UPDATE invoicing.invoices SET qr_code = NULL WHERE batch_id = $1::uuid', batchId);
+    await ctx.deps.tables.updateTable('invoices').set({ qr_code: null }).where('batch_id', '=', batchId).execute();
     const id = res.body.invoices[0].id;
     expect((await v1Request(ctx.app, m, 'get', `/api/v1/invoices/${id}`)).status).toBe(200);
     expect(await missing()).toBe(3);
@@ -63,16 +65,10 @@ describe('a batch over BATCH_INLINE_ROWS', () => {
   it('e-mails left unsent are given new jobs until each has had its attempts, then stay failed with their error', async () => {
     const res = await upload('amount,currency,email\n1,RUB,a@example.com\n2,RUB,b@example.com\n3,RUB,c@example.com\n');
     const { batchId } = res.body;
-    await ctx.deps.db.$executeRawUnsafe(`UPDATE invoicing.batches SET send_emails = true WHERE id = $1::uuid`, batchId);
+    await ctx.deps.tables.updateTable('batches').set({ send_emails: true }).where('id', '=', batchId).execute();
     await processBatch(ctx.deps, batchId);
-    const set = (address: string, status: string, attempts: number) =>
-      ctx.deps.db.$executeRawUnsafe(
-        `UPDATE invoicing.invoice_emails SET status = $3::invoicing."EmailStatus", attempts = $4, last_error = 'x' WHERE batch_id = $1::uuid AND to_address = $2`,
-        batchId,
-        address,
-        status,
-        attempts,
-      );
+    const set = (address: string, status: 'sent' | 'failed', attempts: number) =>
+      ctx.deps.tables.updateTable('invoice_emails').set({ status, attempts, last_error: 'x' }).where('batch_id', '=', batchId).where('to_address', '=', address).execute();
     expect(await batchesWithUnsentEmails(ctx.deps)).toContain(batchId); // never tried
     await set('a@example.com', 'sent', 1);
     await set('b@example.com', 'failed', 6);

@@ -1,12 +1,12 @@
 import type { Queue, Worker } from 'bullmq';
 import { Queues, startWorker, type QueueKey } from '@pay/queue';
 import type { Lifecycle } from '@pay/kit';
-import type { InvoicingDeps } from '../deps';
+import type { BatchDeps } from '../deps';
 import { drawQrCodesOf, openBatches, processBatch } from './batches';
 import { batchesWithUnsentEmails, sendBatchEmails } from './emails';
 
 /** The batch queues' consumers: writing large batches, and sending their e-mails. */
-export function startBatchWorkers(deps: InvoicingDeps, lifecycle?: Lifecycle): Worker[] {
+export function startBatchWorkers(deps: BatchDeps, lifecycle?: Lifecycle): Worker[] {
   const common = { connection: deps.queueRedis, prefix: deps.config.QUEUE_PREFIX, logger: deps.logger, lifecycle };
   return [
     startWorker({ ...common, queue: 'batchInvoices', concurrency: 2, process: ({ batchId }) => processBatch(deps, batchId) }),
@@ -37,7 +37,7 @@ async function readd(queue: Queue, key: QueueKey, prefix: string, batchIds: stri
  * Redis keeps nothing on disk: a batch left `processing`, or e-mails never tried, get their
  * job again (same job id as the outbox gave it, so one still queued is not doubled).
  */
-export async function reconcileBatches(deps: InvoicingDeps, queue: (name: string) => Queue): Promise<number> {
+export async function reconcileBatches(deps: BatchDeps, queue: (name: string) => Queue): Promise<number> {
   const [batches, emails] = await Promise.all([openBatches(deps), batchesWithUnsentEmails(deps)]);
   return (
     (await readd(queue(Queues.batchInvoices.name), 'batchInvoices', 'batch-', batches)) +

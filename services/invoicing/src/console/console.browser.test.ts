@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { eventually, openBrowser, spawnBuiltService, startReceiver, type Receiver, type RunningService } from '@pay/testing';
-import { newMerchant, newMerchantIn, startBuiltInvoicing, type TestMerchant } from '../test-support';
+import { newMerchant, newMerchantIn, startBuiltInvoicing, type TestMerchant } from '../../test/test-support';
 
 /** Screenshots are kept as test artefacts (gitignored). */
 const ARTEFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'console');

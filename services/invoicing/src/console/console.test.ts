@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createApiKey, revokeApiKey } from '@pay/accounts';
 import { ManualClock } from '@pay/kit';
-import { invoicingAppForSuite, newMerchant, startInvoicingApp, type TestMerchant } from '../test-support';
+import { invoicingAppForSuite, newMerchant, startInvoicingApp, type TestMerchant } from '../../test/test-support';
 
 const clock = new ManualClock(Date.now());
 const ctx = invoicingAppForSuite({ clock });

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { eventsOf } from '@pay/webhooks';
 import { eventually, openBrowser } from '@pay/testing';
-import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../test-support';
-import { documentForm, idCard, postDocuments } from '../kyc/fixtures';
+import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../test/test-support';
+import { documentForm, idCard, postDocuments } from '../../test/kyc/fixtures';
 
 const ARTEFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'console');
 

@@ -2,10 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { ownerOf, type Owner } from '@pay/auth';
 import { html, type Api, type SafeHtml } from '@pay/kit';
 import { Uuid } from '@pay/schemas';
-import type { InvoicingDeps } from '../deps';
+import type { ConsoleDeps } from '../deps';
 import type { KycSession } from '../generated/prisma/client';
 import { reviewKycSession } from '../kyc/decision';
-import { loadSharp } from '../kyc/images';
+import { loadSharp } from '../vision/images';
 import type { KycCheck } from '../kyc/provider';
 import { fullNameOf, maskDocumentNumber } from '../kyc/views';
 import { layout, sessionFrame } from './pages';
@@ -28,12 +28,12 @@ const Review = Type.Object(
     reason: Type.Union([Type.String(), Type.Null()]),
     submittedAt: Type.String(),
     faceMatchScore: Type.Union([Type.Number(), Type.Null()]),
-    livenessScore: Type.Union([Type.Number(), Type.Null()]),
+    imageQualityScore: Type.Union([Type.Number(), Type.Null()], { description: 'The selfie’s capture quality: sharpness × exposure' }),
   },
   { additionalProperties: false },
 );
 
-function inReview(deps: InvoicingDeps, owner: Owner) {
+function inReview(deps: ConsoleDeps, owner: Owner) {
   return deps.db.kycSession.findMany({
     where: { merchantId: owner.merchantId, isTest: owner.isTest, status: 'IN_PROGRESS', checkState: 'MANUAL_REVIEW' },
     orderBy: { submittedAt: 'asc' },
@@ -47,7 +47,7 @@ const score = (d: { toString(): string } | null) => (d === null ? null : Number(
  * Manual review of KYC sessions the automatic check found borderline: the console JSON API
  * (session auth, X-CSRF-Token on changes, like every console change) and its page.
  */
-export function consoleKycRoutes(api: Api, deps: InvoicingDeps): void {
+export function consoleKycRoutes(api: Api, deps: ConsoleDeps): void {
   api.route({
     method: 'get',
     path: '/console/api/kyc/reviews',
@@ -66,7 +66,7 @@ export function consoleKycRoutes(api: Api, deps: InvoicingDeps): void {
           reason: s.reason,
           submittedAt: s.submittedAt!.toISOString(),
           faceMatchScore: score(s.faceMatchScore),
-          livenessScore: score(s.livenessScore),
+          imageQualityScore: score(s.imageQualityScore),
         })),
       },
     }),
@@ -126,14 +126,14 @@ function checkList(checks: unknown): SafeHtml {
   return html`<ul class="checks">${list.map((c) => html`<li class="${c.passed ? 'ok' : 'bad'}">${c.passed ? '✓' : '✗'} ${c.name}: ${c.detail}</li>`)}</ul>`;
 }
 
-async function reviewCard(deps: InvoicingDeps, s: KycSession): Promise<SafeHtml> {
+async function reviewCard(deps: ConsoleDeps, s: KycSession): Promise<SafeHtml> {
   const files = await deps.db.kycFile.findMany({ where: { sessionId: s.id }, orderBy: { kind: 'asc' } });
   const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : '—');
   return html`<li class="panel" data-review="${s.id}"><h2>${fullNameOf(s)} <span class="muted">${s.sessionId} · ${s.level}</span></h2>
 <p class="warning">${s.reason ?? ''}</p>
 <dl class="facts"><dt>Document</dt><dd>${s.documentType} ${maskDocumentNumber(s.documentNumber ?? '')} (${s.documentCountry})</dd>
 <dt>Born</dt><dd>${day(s.dateOfBirth)}</dd><dt>Valid</dt><dd>${day(s.documentIssuedAt)} – ${day(s.documentExpiresAt)}</dd>
-<dt>Scores</dt><dd>face match ${score(s.faceMatchScore) ?? '—'}, liveness ${score(s.livenessScore) ?? '—'}</dd>
+<dt>Scores</dt><dd>face match ${score(s.faceMatchScore) ?? '—'}, image quality ${score(s.imageQualityScore) ?? '—'}</dd>
 <dt>Contact</dt><dd>${s.customerEmail ?? ''} ${s.customerPhone ?? ''}</dd></dl>
 <div class="pictures">${await Promise.all(files.map(preview))}</div>
 ${checkList(s.checks)}
@@ -143,7 +143,7 @@ ${checkList(s.checks)}
 </div></li>`;
 }
 
-export function consoleKycPages(pages: Api, deps: InvoicingDeps): void {
+export function consoleKycPages(pages: Api, deps: ConsoleDeps): void {
   pages.page({
     method: 'get',
     path: '/console/kyc',

@@ -5,7 +5,7 @@ import { ownerOf, type AuthContext } from '@pay/auth';
 import { html, type Api, type SafeHtml } from '@pay/kit';
 import { ApiError, MAX_OFFSET } from '@pay/schemas';
 import { attemptsOf, getEndpoint, INVOICING_EVENT_KINDS, listDeliveries, listEndpoints, type AttemptView, type ConsoleEndpoint, type DeliveryView } from '@pay/webhooks';
-import type { InvoicingDeps } from '../deps';
+import type { ConsoleDeps } from '../deps';
 import { DeliveryQuery, IdParams, SignInBody } from './schemas';
 import { isSecure } from './routes';
 import { isOperator, QUEUES_PATH } from './operators';
@@ -107,14 +107,14 @@ ${attemptRows(attempts.get(d.id) ?? [])}
 }
 
 /** What a signed-in page's frame shows: the CSRF token for console.js, the merchant and the mode. */
-export async function sessionFrame(deps: InvoicingDeps, req: Request, auth: AuthContext): Promise<NonNullable<Frame['session']>> {
+export async function sessionFrame(deps: ConsoleDeps, req: Request, auth: AuthContext): Promise<NonNullable<Frame['session']>> {
   const s = consoleSessionFrom(req.res!);
   const merchant = await getMerchant(deps.accounts, auth.merchantId);
   return { csrfToken: s.csrfToken, merchant: merchant.companyName, mode: auth.isTestMode ? ('test' as const) : ('live' as const), operator: isOperator(deps, auth.merchantId) };
 }
 
 /** The console pages: server-rendered, on the console JSON API through console.js for changes. */
-export function consolePages(pages: Api, deps: InvoicingDeps): void {
+export function consolePages(pages: Api, deps: ConsoleDeps): void {
   const db = deps.webhooks;
   const frame = (req: Request, auth: AuthContext) => sessionFrame(deps, req, auth);
 

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { Queues } from '@pay/queue';
-import { invoicingAppForSuite, newMerchant } from '../test-support';
+import { invoicingAppForSuite, newMerchant } from '../../test/test-support';
 import { QUEUES_PATH } from './operators';
 
 const ctx = invoicingAppForSuite();

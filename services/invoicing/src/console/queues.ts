@@ -3,7 +3,7 @@ import express from 'express';
 import { Queue } from 'bullmq';
 import { Queues } from '@pay/queue';
 import { ApiError } from '@pay/schemas';
-import type { InvoicingDeps } from '../deps';
+import type { ConsoleDeps } from '../deps';
 import { isOperator, QUEUES_PATH } from './operators';
 import { consoleErrorPage } from './pages';
 
@@ -33,7 +33,7 @@ function refuse(res: Response, req: Request, err: ApiError): void {
  * changes itself (`readOnlyMode`), so no change needs a CSRF token.
  * Bull Board is loaded with the first visit: a process that is never asked never loads it.
  */
-export function queueDashboard(deps: InvoicingDeps, pageGuards: RequestHandler[]): Router {
+export function queueDashboard(deps: ConsoleDeps, pageGuards: RequestHandler[]): Router {
   let board: Promise<RequestHandler> | undefined;
   const router = express.Router();
   router.use(QUEUES_PATH, ...pageGuards, (req, res, next) => {
@@ -48,7 +48,7 @@ export function queueDashboard(deps: InvoicingDeps, pageGuards: RequestHandler[]
   return router;
 }
 
-async function buildBoard(deps: InvoicingDeps): Promise<RequestHandler> {
+async function buildBoard(deps: ConsoleDeps): Promise<RequestHandler> {
   const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }] = await Promise.all([
     import('@bull-board/api'),
     import('@bull-board/api/bullMQAdapter'),

@@ -15,16 +15,16 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from '@pay/webhooks';
-import type { InvoicingDeps } from '../deps';
+import type { ConsoleDeps } from '../deps';
 import { CreateWebhookBody, Deliveries, Delivery, DeliveryQuery, IdParams, SignedIn, SignInBody, TestBody, UpdateWebhookBody, Webhook } from './schemas';
 import { deliveryJson, webhookJson } from './views';
 
 const tags = ['Console'];
 
 /** Served over TLS when the public URL is https; the cookie is then Secure. */
-export const isSecure = (deps: InvoicingDeps) => deps.config.PUBLIC_URL.startsWith('https://');
+export const isSecure = (deps: ConsoleDeps) => deps.config.PUBLIC_URL.startsWith('https://');
 
-export function urlPolicy(deps: InvoicingDeps) {
+export function urlPolicy(deps: ConsoleDeps) {
   return { allowPrivate: deps.config.ALLOW_PRIVATE_WEBHOOK_URLS, requireHttps: deps.config.NODE_ENV === 'production' };
 }
 
@@ -32,7 +32,7 @@ export function urlPolicy(deps: InvoicingDeps) {
  * The console's own JSON API, behind a session cookie; every change carries
  * X-CSRF-Token. The console pages run on it.
  */
-export function consoleRoutes(api: Api, deps: InvoicingDeps): void {
+export function consoleRoutes(api: Api, deps: ConsoleDeps): void {
   const { accounts, secrets, clock } = deps;
   const db = deps.webhooks;
 

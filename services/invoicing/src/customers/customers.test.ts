@@ -1,5 +1,5 @@
 import { ManualClock } from '@pay/kit';
-import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../test-support';
+import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../test/test-support';
 
 const clock = new ManualClock(Date.now());
 const ctx = invoicingAppForSuite({ clock });
@@ -57,7 +57,7 @@ describe('customers from payments', () => {
       levels.push((await customers(m)).body.data[0].trustLevel);
     }
     expect(levels).toEqual(['LEVEL_1', 'LEVEL_1', 'LEVEL_2', 'LEVEL_2', 'LEVEL_2', 'LEVEL_2']);
-    await ctx.deps.db.$executeRawUnsafe(`UPDATE invoicing.customers SET kyc_status = 'VERIFIED' WHERE merchant_id = $1::uuid`, m.merchantId);
+    await ctx.deps.tables.updateTable('customers').set({ kyc_status: 'VERIFIED' }).where('merchant_id', '=', m.merchantId).execute();
     await paid(m, { amount: 1, customerEmail: 'climb@example.ru' });
     expect((await customers(m)).body.data[0]).toMatchObject({ trustLevel: 'LEVEL_3', totalPayments: 7 });
   });
@@ -98,8 +98,8 @@ describe('GET /api/v2/customers filters', () => {
         await paid(m, { amount: 10, ...p });
       }
     }
-    await ctx.deps.db.$executeRawUnsafe(`UPDATE invoicing.customers SET kyc_status = 'VERIFIED', trust_level = 'LEVEL_2' WHERE email = 'ivan@yandex.ru' AND merchant_id = $1::uuid`, m.merchantId);
-    await ctx.deps.db.$executeRawUnsafe(`UPDATE invoicing.customers SET kyc_status = 'REJECTED' WHERE full_name = 'Petr' AND merchant_id = $1::uuid`, m.merchantId);
+    await ctx.deps.tables.updateTable('customers').set({ kyc_status: 'VERIFIED', trust_level: 'LEVEL_2' }).where('email', '=', 'ivan@yandex.ru').where('merchant_id', '=', m.merchantId).execute();
+    await ctx.deps.tables.updateTable('customers').set({ kyc_status: 'REJECTED' }).where('full_name', '=', 'Petr').where('merchant_id', '=', m.merchantId).execute();
   });
   const names = async (qs: string) => (await customers(m, qs)).body.data.map((c: { fullName: string }) => c.fullName);
 
@@ -157,11 +157,12 @@ describe('block and unblock', () => {
     // Known by phone only on this invoice: still the same customer, still blocked.
     for (const who of [{ customerEmail: 'BAD@example.ru' }, { customerPhone: '+79990000099' }]) {
       const inv = await call(m, 'post', '/api/v2/invoices', { amount: 5, ...who });
-      const before = await ctx.deps.db.$queryRawUnsafe<unknown[]>('SELECT * FROM invoicing.invoices WHERE id = $1::uuid', inv.body.invoice.id);
+      const row = () => ctx.deps.tables.selectFrom('invoices').selectAll().where('id', '=', inv.body.invoice.id).executeTakeFirst();
+      const before = await row();
       const refused = await call(m, 'post', `/api/v2/sandbox/invoices/${inv.body.invoice.id}/pay`, {});
       expect(refused.status).toBe(422);
       expect(refused.body.error.code).toBe('CUSTOMER_BLOCKED');
-      expect(await ctx.deps.db.$queryRawUnsafe('SELECT * FROM invoicing.invoices WHERE id = $1::uuid', inv.body.invoice.id)).toEqual(before);
+      expect(await row()).toEqual(before);
     }
     expect((await customers(m)).body.data[0]).toMatchObject({ totalPayments: 1 });
 

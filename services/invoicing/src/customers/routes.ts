@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
 import { paginationOf, type Api } from '@pay/kit';
 import { OffsetPage } from '@pay/schemas';
-import type { InvoicingDeps } from '../deps';
+import type { CustomersDeps } from '../deps';
 import { blockStateJson, customerJson, listCustomers, setBlocked } from './customers';
 import { BlockBody, BlockState, CustomerJson, CustomerParams, ListCustomersQuery } from './schemas';
 
@@ -14,7 +14,7 @@ const TRUST =
   'LEVEL_3 (6+ payments and KYC verified). `totalPayments` counts paid invoices; `totalAmount` is rubles paid less refunds; ' +
   'a refund changes neither `totalPayments` nor `trustLevel`.';
 
-export function customerRoutes(api: Api, deps: InvoicingDeps): void {
+export function customerRoutes(api: Api, deps: CustomersDeps): void {
   api.route({
     method: 'get',
     path: '/api/v2/customers',

@@ -9,7 +9,7 @@ export type InvoiceEvent = 'invoice.paid' | 'invoice.expired' | 'invoice.cancell
 /**
  * Records an invoice event in the transaction of the change it reports (webhooks.events; the
  * webhook worker delivers from there). Body: `{ event, timestamp, invoice, ...extra }`, where
- * `invoice` is exactly the §6 object and `extra` adds siblings (the `refund` of invoice.refunded).
+ * `invoice` is exactly the object the OpenAPI `webhooks` section documents (`{ id, invoiceNumber, amount, status, paidAt, metadata, customerEmail, customerPhone }`) and `extra` adds siblings (the `refund` of invoice.refunded).
  */
 export async function emitInvoiceEvent(tx: Tx, clock: Clock, i: InvoiceRow, type: InvoiceEvent, extra: Record<string, unknown> = {}): Promise<void> {
   await recordEvent(tx, {

@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { ManualClock } from '@pay/kit';
 import { eventsOf } from '@pay/webhooks';
 import { eventually } from '@pay/testing';
-import { clockSigner, newMerchant, startInvoicingApp, type InvoicingTestApp, type TestMerchant } from '../test-support';
+import { clockSigner, newMerchant, startInvoicingApp, type InvoicingTestApp, type TestMerchant } from '../../test/test-support';
 import { expireDueInvoices } from './expiry';
 
 const clock = new ManualClock(Date.now());
@@ -18,12 +19,8 @@ async function instance(background: boolean) {
 }
 
 async function statuses(m: TestMerchant) {
-  return ctxDb().$queryRawUnsafe<{ id: string; status: string; expired_at: Date | null }[]>(
-    'SELECT id::text, status::text, expired_at FROM invoicing.invoices WHERE merchant_id = $1::uuid ORDER BY id',
-    m.merchantId,
-  );
+  return apps[0]!.deps.tables.selectFrom('invoices').select(['id', 'status', 'expired_at']).where('merchant_id', '=', m.merchantId).orderBy('id').execute();
 }
-const ctxDb = () => apps[0]!.deps.db;
 
 describe('expiry', () => {
   it('two processes running: each due invoice expires once, emits once, within 5 s of expiresAt; a paid one is left alone', async () => {
@@ -103,13 +100,24 @@ describe('expiry', () => {
     const m = await newMerchant(app.deps);
     const now = clock.now();
     // 1,200 due invoices written straight to the table (the API path is tested above).
-    await app.deps.db.$executeRawUnsafe(
-      `INSERT INTO invoicing.invoices (id, merchant_id, is_test, invoice_number, amount, payment_method, provider, external_order_id, expires_at, created_at)
-       SELECT gen_random_uuid(), $1::uuid, true, 'INV-BACKLOG-' || g || '-' || $1, 1, 'sbp', 'sandbox', gen_random_uuid(), $2, $2
-         FROM generate_series(1, 1200) g`,
-      m.merchantId,
-      new Date(now.getTime() - 1000),
-    );
+    const due = new Date(now.getTime() - 1000);
+    await app.deps.tables
+      .insertInto('invoices')
+      .values(
+        Array.from({ length: 1200 }, (_, g) => ({
+          id: randomUUID(),
+          merchant_id: m.merchantId,
+          is_test: true,
+          invoice_number: `INV-BACKLOG-${g}-${m.merchantId}`,
+          amount: '1',
+          payment_method: 'sbp' as const,
+          provider: 'sandbox',
+          external_order_id: randomUUID(),
+          expires_at: due,
+          created_at: due,
+        })),
+      )
+      .execute();
     expect(await expireDueInvoices(app.deps)).toBeGreaterThanOrEqual(1200);
     expect((await statuses(m)).every((r) => r.status === 'EXPIRED')).toBe(true);
   });

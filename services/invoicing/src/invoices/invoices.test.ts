@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { ManualClock } from '@pay/kit';
-import { abandonIdempotencyClaim, clockSigner, decodeQrDataUri, invoicingAppForSuite, newMerchant, type TestMerchant } from '../test-support';
+import { abandonIdempotencyClaim, clockSigner, decodeQrDataUri, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../test/test-support';
+import { countOf } from '../../test/tables';
 
 const clock = new ManualClock(new Date('2026-11-23T10:00:00.000Z'));
 const ctx = invoicingAppForSuite({ clock, liveSandbox: true });
@@ -45,7 +46,7 @@ describe('POST /api/v2/invoices', () => {
     expect(inv.invoiceNumber).toMatch(/^INV-20261123-[0-9A-HJ-NP-Z]{8}$/);
     expect(decodeQrDataUri(inv.qrCode)).toBe(inv.qrPayload);
     // Stored once: the row holds the very image the answer carried.
-    const [row] = await ctx.deps.db.$queryRawUnsafe<{ qr_code: string }[]>('SELECT qr_code FROM invoicing.invoices WHERE id = $1::uuid', inv.id);
+    const row = await ctx.deps.tables.selectFrom('invoices').select('qr_code').where('id', '=', inv.id).executeTakeFirst();
     expect(row!.qr_code).toBe(inv.qrCode);
   });
 
@@ -73,7 +74,7 @@ describe('POST /api/v2/invoices', () => {
       const res = await create(m, { amount: sent });
       expect(res.status).toBe(201);
       expect(res.text).toContain(`"amount":${text},`);
-      const [row] = await ctx.deps.db.$queryRawUnsafe<{ amount: string }[]>('SELECT amount::text FROM invoicing.invoices WHERE id = $1::uuid', res.body.invoice.id);
+      const row = await ctx.deps.tables.selectFrom('invoices').select('amount').where('id', '=', res.body.invoice.id).executeTakeFirst();
       expect(row!.amount).toBe(Number(text).toFixed(2));
     }
   });
@@ -110,8 +111,7 @@ describe('POST /api/v2/invoices', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
     expect(res.body.error.details).toContainEqual({ field, message });
-    const [n] = await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM invoicing.invoices WHERE merchant_id = $1::uuid', m.merchantId);
-    expect(n!.n).toBe(0);
+    expect(await countOf(ctx.deps.tables.selectFrom('invoices').select((e) => e.fn.countAll().as('n')).where('merchant_id', '=', m.merchantId))).toBe(0);
   });
 
   it('answers a retried create with its Idempotency-Key once, and refuses the key with another body', async () => {
@@ -133,7 +133,7 @@ describe('POST /api/v2/invoices', () => {
     const key = `order-${m.merchantId}`;
     const first = await create(m, { amount: 75, description: 'resumed' }, { 'Idempotency-Key': key });
     expect(first.status).toBe(201);
-    await abandonIdempotencyClaim(ctx.deps.db, key);
+    await abandonIdempotencyClaim(ctx.deps.sql, key);
     const retry = await create(m, { amount: 75, description: 'resumed' }, { 'Idempotency-Key': key });
     expect(retry.status).toBe(201);
     expect(retry.body).toEqual(first.body);

@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Owner } from '@pay/auth';
 import { IDEMPOTENCY_TTL_MS, parseMoney, readableNumber, type IdempotentRun, type Money, type RawJson } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
-import type { InvoicingDeps } from '../deps';
+import type { InvoicingDeps, InvoicesDeps } from '../deps';
 import type { PaymentMethod, PaymentProvider } from '../payments/provider';
 import { assertCurrencyEnabled, type Currency } from './currencies';
 import { qrPngDataUri } from '../payments/qr';
@@ -120,7 +120,7 @@ export type NewRow = Awaited<ReturnType<typeof newInvoiceRow>>;
  * THE creation of one invoice, for every API: one statement writes the row if its currency is
  * enabled for the merchant (422 CURRENCY_NOT_ENABLED otherwise); a taken number draws again.
  */
-export async function openInvoice(deps: InvoicingDeps, owner: Owner, spec: InvoiceSpec): Promise<CreatedInvoiceRow> {
+export async function openInvoice(deps: InvoicesDeps, owner: Owner, spec: InvoiceSpec): Promise<CreatedInvoiceRow> {
   const now = deps.clock.now();
   if (spec.idempotency?.resumed) {
     // The request this one resumes died after its claim: it may have written the invoice and
@@ -140,7 +140,7 @@ export async function openInvoice(deps: InvoicingDeps, owner: Owner, spec: Invoi
 }
 
 /** POST /api/v2/invoices: rubles, `expiresInHours` (default 1). */
-export function createInvoice(deps: InvoicingDeps, owner: Owner, input: CreateInvoiceInput, idempotency?: IdempotentRun): Promise<CreatedInvoiceRow> {
+export function createInvoice(deps: InvoicesDeps, owner: Owner, input: CreateInvoiceInput, idempotency?: IdempotentRun): Promise<CreatedInvoiceRow> {
   const now = deps.clock.now();
   return openInvoice(deps, owner, {
     api: 'v2',
@@ -159,12 +159,12 @@ export function createInvoice(deps: InvoicingDeps, owner: Owner, input: CreateIn
   });
 }
 
-export async function getInvoice(deps: InvoicingDeps, owner: Owner, id: string): Promise<InvoiceWithCustomer> {
+export async function getInvoice(deps: InvoicesDeps, owner: Owner, id: string): Promise<InvoiceWithCustomer> {
   const invoice = await selectInvoice(deps.tables, owner, id);
   if (!invoice) throw new ApiError('NOT_FOUND', `Invoice ${id} not found`);
   return invoice;
 }
 
-export function listInvoices(deps: InvoicingDeps, owner: Owner, q: { limit: number; offset: number; status?: InvoiceStatus }) {
+export function listInvoices(deps: InvoicesDeps, owner: Owner, q: { limit: number; offset: number; status?: InvoiceStatus }) {
   return selectInvoices(deps.tables, owner, q);
 }

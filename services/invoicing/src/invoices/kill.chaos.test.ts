@@ -1,6 +1,6 @@
 import { IDEMPOTENCY_LOCK_MS } from '@pay/kit';
 import { eventually, recordChaos, serverFailures, tally, untilAnswered, type HttpAnswer } from '@pay/testing';
-import { invoicesByKey, invoicingOnChaosStack } from '../test-support';
+import { invoicesByKey, invoicingOnChaosStack } from '../../test/test-support';
 
 const KEYS = 240;
 const CLIENTS = 12;

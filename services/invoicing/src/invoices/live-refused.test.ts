@@ -1,4 +1,4 @@
-import { invoicingAppForSuite, newMerchant, v2Request } from '../test-support';
+import { invoicingAppForSuite, newMerchant, v2Request } from '../../test/test-support';
 
 // As main.ts builds it: no live provider.
 const ctx = invoicingAppForSuite();

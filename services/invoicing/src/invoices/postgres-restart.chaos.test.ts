@@ -1,5 +1,5 @@
 import { eventually, recordChaos, tally, untilAnswered, type HttpAnswer } from '@pay/testing';
-import { invoicesByKey, invoicingOnChaosStack } from '../test-support';
+import { invoicesByKey, invoicingOnChaosStack } from '../../test/test-support';
 
 const CLIENTS = 8;
 

@@ -1,5 +1,5 @@
 import { raceRequests, recordChaos, serverFailures } from '@pay/testing';
-import { invoicingOnChaosStack } from '../test-support';
+import { invoicingOnChaosStack } from '../../test/test-support';
 
 const REFUNDS = 50;
 

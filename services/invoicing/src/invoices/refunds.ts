@@ -3,7 +3,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Owner } from '@pay/auth';
 import { IDEMPOTENCY_TTL_MS, money, parseMoney, toJsonNumber, type IdempotentRun, type Money } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
-import type { InvoicingDeps } from '../deps';
+import type { InvoicesDeps } from '../deps';
 import type { RefundResult } from '../payments/provider';
 import { countRefund } from '../customers/payers';
 import { inTransaction } from '../transactions';
@@ -49,7 +49,7 @@ export function refundedInvoiceJson(i: InvoiceRow) {
  * pass the paid amount.
  */
 async function reserveRefund(
-  deps: InvoicingDeps,
+  deps: InvoicesDeps,
   owner: Owner,
   invoiceId: string,
   input: { amount?: number; reason?: string },
@@ -109,7 +109,7 @@ async function reserveRefund(
  * and the reconciler can both try). SUCCEEDED adds to the invoice's `refundedAmount`, lowers
  * the customer's `totalAmount` and emits `invoice.refunded`; FAILED frees the reservation.
  */
-async function settleRefund(deps: InvoicingDeps, refund: RefundRow, outcome: SettledRefund): Promise<{ refund: RefundRow; invoice: InvoiceRow }> {
+async function settleRefund(deps: InvoicesDeps, refund: RefundRow, outcome: SettledRefund): Promise<{ refund: RefundRow; invoice: InvoiceRow }> {
   const ok = outcome.outcome === 'succeeded';
   return inTransaction(deps.db, async (tx) => {
     const invoice = await lockInvoice(tx, refund.invoice_id);
@@ -138,7 +138,7 @@ async function settleRefund(deps: InvoicingDeps, refund: RefundRow, outcome: Set
 type SettledRefund = Exclude<RefundResult, { outcome: 'pending' }>;
 
 /** Asks the provider (outside any transaction: no lock is held across its network call). */
-async function askProvider(deps: InvoicingDeps, refund: RefundRow, invoice: Pick<InvoiceRow, 'external_order_id'>, owner: Owner) {
+async function askProvider(deps: InvoicesDeps, refund: RefundRow, invoice: Pick<InvoiceRow, 'external_order_id'>, owner: Owner) {
   try {
     return await providerFor(deps, owner).refund({ refundId: refund.id, externalOrderId: invoice.external_order_id, amount: money(refund.amount) });
   } catch (err) {
@@ -153,7 +153,7 @@ async function askProvider(deps: InvoicingDeps, refund: RefundRow, invoice: Pick
  * answer is immediate, so the refund comes back SUCCEEDED; a provider that does not answer, or
  * settles later, leaves it PENDING for the reconciler.
  */
-export async function refundInvoice(deps: InvoicingDeps, owner: Owner, invoiceId: string, input: { amount?: number; reason?: string }, idempotency?: IdempotentRun) {
+export async function refundInvoice(deps: InvoicesDeps, owner: Owner, invoiceId: string, input: { amount?: number; reason?: string }, idempotency?: IdempotentRun) {
   const { refund, invoice, resumed } = await reserveRefund(deps, owner, invoiceId, input, idempotency);
   // A resumed refund the dead request (or the reconciler) already settled is answered as it stands.
   if (resumed && refund.status !== 'PENDING') return { refund, invoice };
@@ -164,7 +164,7 @@ export async function refundInvoice(deps: InvoicingDeps, owner: Owner, invoiceId
 }
 
 /** Finishes refunds whose request died between reserving and settling. Safe in several processes. */
-export async function reconcileRefunds(deps: InvoicingDeps): Promise<number> {
+export async function reconcileRefunds(deps: InvoicesDeps): Promise<number> {
   const before = new Date(deps.clock.now().getTime() - REFUND_STALE_MS);
   const stale = await deps.tables.selectFrom('refunds').selectAll().where('status', '=', 'PENDING').where('created_at', '<', before).orderBy('created_at').limit(100).execute();
   const orders = await externalOrdersOf(deps.tables, [...new Set(stale.map((r) => r.invoice_id))]);
@@ -179,7 +179,7 @@ export async function reconcileRefunds(deps: InvoicingDeps): Promise<number> {
   return settled;
 }
 
-export async function listRefunds(deps: InvoicingDeps, owner: Owner, invoiceId: string): Promise<(RefundRow & { currency: string })[]> {
+export async function listRefunds(deps: InvoicesDeps, owner: Owner, invoiceId: string): Promise<(RefundRow & { currency: string })[]> {
   const currency = await currencyOf(deps.tables, owner, invoiceId);
   if (currency === null) throw new ApiError('NOT_FOUND', `Invoice ${invoiceId} not found`);
   const rows = await deps.tables.selectFrom('refunds').selectAll().where('invoice_id', '=', invoiceId).orderBy('created_at').orderBy('id').execute();

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
 import { exactBodyMember, paginationOf, type Api } from '@pay/kit';
 import { OffsetPage } from '@pay/schemas';
-import type { InvoicingDeps } from '../deps';
+import type { InvoicesDeps } from '../deps';
 import { cancelInvoice } from './cancel';
 import { createInvoice, getInvoice, listInvoices } from './invoices';
 import { sandboxPay } from './sandbox-pay';
@@ -32,7 +32,7 @@ const EVENT_BODY =
   'Every invoice event has the body `{ event, timestamp (ms), invoice: { id, invoiceNumber, amount (rubles), status, paidAt, metadata, customerEmail, customerPhone } }`; ' +
   '`invoice.refunded` adds `refund` (the refund record).';
 
-export function invoiceRoutes(api: Api, deps: InvoicingDeps): void {
+export function invoiceRoutes(api: Api, deps: InvoicesDeps): void {
   const url = deps.config.PUBLIC_URL;
   const detail = async (owner: ReturnType<typeof ownerOf>, id: string) => invoiceJson(await getInvoice(deps, owner, id), url);
 

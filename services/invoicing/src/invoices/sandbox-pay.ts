@@ -1,7 +1,7 @@
 import type { AuthContext } from '@pay/auth';
 import { ownerOf } from '@pay/auth';
 import { ApiError } from '@pay/schemas';
-import type { InvoicingDeps } from '../deps';
+import type { InvoicesDeps } from '../deps';
 import { sandboxSbpTransactionId } from '../payments/sandbox';
 import { getInvoice } from './invoices';
 import { payInvoice } from './payment';
@@ -10,7 +10,7 @@ import { payInvoice } from './payment';
  * The sandbox's success notification, for both API generations: test keys
  * only; the payment method defaults to the invoice's, the bank to `Sandbox Bank` for SBP.
  */
-export async function sandboxPay(deps: InvoicingDeps, auth: AuthContext, invoiceId: string, body: { payerBank?: string; method?: 'sbp' | 'card' }): Promise<void> {
+export async function sandboxPay(deps: InvoicesDeps, auth: AuthContext, invoiceId: string, body: { payerBank?: string; method?: 'sbp' | 'card' }): Promise<void> {
   if (!auth.isTestMode) throw new ApiError('FORBIDDEN', 'Sandbox endpoints accept test keys (sk_test_…) only');
   const owner = ownerOf(auth);
   const invoice = await getInvoice(deps, owner, invoiceId);

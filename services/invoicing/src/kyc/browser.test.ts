@@ -5,8 +5,8 @@ import type { Page } from 'playwright-core';
 import { assertValid } from '@pay/schemas';
 import { EventPayloads } from '@pay/webhooks';
 import { eventually, openBrowser, spawnBuiltService, startReceiver, type Receiver, type RunningService } from '@pay/testing';
-import { newMerchant, startBuiltInvoicing, v1Request, v2Request } from '../test-support';
-import { documentForm, idCard, passportMrz, postDocuments, selfie } from './fixtures';
+import { newMerchant, startBuiltInvoicing, v1Request, v2Request } from '../../test/test-support';
+import { documentForm, idCard, passportMrz, postDocuments, selfie } from '../../test/kyc/fixtures';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
 const ARTEFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'kyc-page');
@@ -136,20 +136,46 @@ it('fits a phone 360–430 px wide in every language: no sideways scroll, the fo
   await page.close();
 }, 60_000);
 
-it('a declined customer sees a reason fit to show, in their language; the merchant reads its code', async () => {
+it('a declined attempt: the customer sees a reason fit to show in their language, tries again on the page, and passes; the merchant reads the code and the attempts', async () => {
   const m = await newMerchant(ctx.deps);
   const created = await v2Request(ctx.app, m, 'post', '/api/v2/kyc/sessions', { customerEmail: 'expired@example.kz', language: 'ru' });
   const session = created.body.session as { id: string; sessionId: string; verificationUrl: string };
   const year = new Date().getUTCFullYear();
+  // The first attempt types a validity date in the past: declined, DOCUMENT_EXPIRED, with attempts left.
   expect((await postDocuments(ctx.app, session.sessionId, documentForm({ documentExpiresAt: `${year - 1}-01-31` }))).status).toBe(303);
   const get = async () => (await v2Request(ctx.app, m, 'get', `/api/v2/kyc/sessions/${session.id}`)).body.session;
-  await eventually(async () => expect(await get()).toMatchObject({ status: 'DECLINED', declineReason: 'DOCUMENT_EXPIRED' }), 150_000);
+  await eventually(
+    async () =>
+      expect(await get()).toMatchObject({ status: 'IN_PROGRESS', declineReason: 'DOCUMENT_EXPIRED', retryRequired: true, attemptsUsed: 1, attemptsRemaining: 2 }),
+    150_000,
+  );
   const page = await browser.context.newPage();
   await page.setViewportSize({ width: 390, height: 844 });
+  const problems: string[] = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(msg.text());
+  });
+  page.on('pageerror', (err) => problems.push(err.message));
   await page.goto(session.verificationUrl);
   expect(await page.getAttribute('[data-testid=decline-reason]', 'data-reason')).toBe('DOCUMENT_EXPIRED');
   expect(await page.textContent('[data-testid=decline-reason]')).toBe('Срок действия документа истёк. Используйте действующий.');
+  expect(await page.textContent('[data-testid=attempts-left]')).toBe('Осталось попыток: 2');
   expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
-  await shot(page, 'declined-ru');
+  await shot(page, 'retry-1-declined-ru');
+
+  // "Try again": the form, with what was typed before and the reason above it; the customer corrects the date and sends new photos.
+  await Promise.all([page.waitForURL(`${session.verificationUrl}?retry=1`), page.click('[data-testid=try-again]')]);
+  expect(await page.inputValue('input[name=lastName]')).toBe('Ivanova');
+  expect(await page.getAttribute('[data-testid=decline-reason]', 'data-reason')).toBe('DOCUMENT_EXPIRED');
+  await page.setInputFiles('input[name=document]', { name: 'passport.jpg', mimeType: 'image/jpeg', buffer: await idCard() });
+  await page.setInputFiles('input[name=selfie]', { name: 'selfie.jpg', mimeType: 'image/jpeg', buffer: await selfie() });
+  await page.fill('input[name=documentExpiresAt]', documentForm().documentExpiresAt!);
+  expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+  await shot(page, 'retry-2-form-ru');
+  await Promise.all([page.waitForURL(session.verificationUrl), page.click('[data-testid=submit]')]);
+  await eventually(async () => expect(await page.textContent('[data-testid=status]')).toBe('Личность подтверждена'), 150_000);
+  await shot(page, 'retry-3-approved-ru');
+  expect(await get()).toMatchObject({ status: 'APPROVED', declineReason: null, retryRequired: false, attemptsUsed: 2, attemptsRemaining: 0 });
+  expect(problems).toEqual([]);
   await page.close();
-}, 240_000);
+}, 300_000);

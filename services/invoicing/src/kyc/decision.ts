@@ -10,6 +10,7 @@ import { tablesIn } from '../db';
 import { boundCustomerOf, markKycVerified } from '../invoices/store';
 import { fullNameOf, kycEventSessionJson } from './views';
 import type { KycCheck } from './provider';
+import { declineReasonOf, FINAL_DECLINE_REASONS } from './decline-reasons';
 
 export type KycEventKind = 'kyc.passed' | 'kyc.rejected' | 'kyc.manual_review';
 
@@ -19,7 +20,7 @@ export interface KycDecision {
   /** `auto` (the provider's check) or the reviewer (console: the key id). */
   by: string;
   /** The automatic check's results; a reviewer's decision keeps the check's. */
-  scores?: { faceMatchScore: number; livenessScore: number };
+  scores?: { faceMatchScore: number; imageQualityScore: number };
   checks?: KycCheck[];
 }
 
@@ -39,8 +40,11 @@ export async function emitKycEvent(tx: Tx, clock: Clock, s: KycSession, type: Ky
   });
 }
 
+/** The check states a decision is made in: the automatic check, a person, or the end of a session waiting for a retry. */
+export type DecidableState = 'CHECKING' | 'MANUAL_REVIEW' | 'RETRY';
+
 /** Locks a session for a decision; `expect` is the check state the decision is for. */
-async function lockForDecision(tx: Tx, id: string, expect: 'CHECKING' | 'MANUAL_REVIEW', owner?: { merchantId: string; isTest: boolean }): Promise<KycSession | null> {
+async function lockForDecision(tx: Tx, id: string, expect: DecidableState, owner?: { merchantId: string; isTest: boolean }): Promise<KycSession | null> {
   const locked = await tablesIn(tx)
     .selectFrom('kyc_sessions')
     .select('id')
@@ -82,9 +86,24 @@ async function applyToCustomer(tx: Tx, s: KycSession, approved: boolean, now: Da
 const EVENT_OF: Record<KycDecision['outcome'], KycEventKind> = { approve: 'kyc.passed', decline: 'kyc.rejected', review: 'kyc.manual_review' };
 
 /**
+ * Whether a decline of the automatic check only ends this attempt: attempts remain and the
+ * reason is one another attempt can change (a person's decline, or one at the end of a session
+ * that waited for a retry, is final).
+ */
+function endsOnlyTheAttempt(s: KycSession, expect: DecidableState, d: KycDecision): boolean {
+  if (d.outcome !== 'decline' || expect !== 'CHECKING' || s.attempts >= s.maxAttempts) return false;
+  const reason = declineReasonOf({ status: 'DECLINED', checkState: 'DECIDED', checks: (d.checks ?? []) as unknown as Prisma.JsonValue, decidedBy: d.by });
+  return reason !== null && !FINAL_DECLINE_REASONS.includes(reason);
+}
+
+/**
  * Applies a decision to a session IN_PROGRESS, in one transaction with its event and its
  * effects: `approve` → APPROVED (`verifiedAt`; customer VERIFIED, invoice kycVerified),
  * `decline` → DECLINED (customer REJECTED), `review` → stays IN_PROGRESS in MANUAL_REVIEW.
+ * A decline of the automatic check while attempts remain ends only the attempt: the session
+ * stays IN_PROGRESS in RETRY with the attempt's reason and checks, nothing happens to the
+ * customer and no event is sent (the merchant reads it in the session's GET); the customer's
+ * next documents check again, and the last attempt's outcome is the session's.
  * Conditional on the session still being where the decision expects it (`expect`), so a
  * retried job or a second reviewer changes nothing twice. Returns the session, or null when
  * it was no longer there to decide.
@@ -92,7 +111,7 @@ const EVENT_OF: Record<KycDecision['outcome'], KycEventKind> = { approve: 'kyc.p
 export async function decideKycSession(
   deps: Pick<InvoicingDeps, 'db' | 'clock'>,
   id: string,
-  expect: 'CHECKING' | 'MANUAL_REVIEW',
+  expect: DecidableState,
   d: KycDecision,
   owner?: { merchantId: string; isTest: boolean },
 ): Promise<KycSession | null> {
@@ -100,24 +119,47 @@ export async function decideKycSession(
     const s = await lockForDecision(tx, id, expect, owner);
     if (!s) return null;
     const now = deps.clock.now();
-    const final = d.outcome !== 'review';
+    const retry = endsOnlyTheAttempt(s, expect, d);
+    const final = d.outcome !== 'review' && !retry;
     const updated = await tx.kycSession.update({
       where: { id },
       data: {
-        status: d.outcome === 'approve' ? 'APPROVED' : d.outcome === 'decline' ? 'DECLINED' : 'IN_PROGRESS',
-        checkState: final ? 'DECIDED' : 'MANUAL_REVIEW',
+        status: !final ? 'IN_PROGRESS' : d.outcome === 'approve' ? 'APPROVED' : 'DECLINED',
+        checkState: final ? 'DECIDED' : retry ? 'RETRY' : 'MANUAL_REVIEW',
         reason: d.reason,
-        ...(d.scores ? { faceMatchScore: d.scores.faceMatchScore, livenessScore: d.scores.livenessScore } : {}),
+        ...(d.scores ? { faceMatchScore: d.scores.faceMatchScore, imageQualityScore: d.scores.imageQualityScore } : {}),
         ...(d.checks ? { checks: d.checks as unknown as Prisma.InputJsonValue } : {}),
         ...(d.outcome === 'approve' ? { verifiedAt: now } : {}),
-        ...(final ? { decidedAt: now, decidedBy: d.by } : {}),
+        // A declined attempt keeps who declined it (the page and the GET name its reason from it).
+        ...(final || retry ? { decidedBy: d.by } : {}),
+        ...(final ? { decidedAt: now } : {}),
         updatedAt: now,
       },
     });
+    if (retry) return updated;
     if (final) await applyToCustomer(tx, updated, d.outcome === 'approve', now);
     await emitKycEvent(tx, deps.clock, updated, EVENT_OF[d.outcome]);
     return updated;
   });
+}
+
+/**
+ * A session whose customer did not try again before `expiresAt` ends with its last attempt's
+ * decline: DECLINED, the customer REJECTED and `kyc.rejected`, as if it had been the last
+ * attempt. Returns how many ended.
+ */
+export async function declineUnretriedKycSessions(deps: Pick<InvoicingDeps, 'db' | 'clock'>): Promise<number> {
+  const due = await deps.db.kycSession.findMany({
+    where: { status: 'IN_PROGRESS', checkState: 'RETRY', expiresAt: { lte: deps.clock.now() } },
+    select: { id: true, reason: true, decidedBy: true },
+    orderBy: { expiresAt: 'asc' },
+    take: 100,
+  });
+  let ended = 0;
+  for (const s of due) {
+    if (await decideKycSession(deps, s.id, 'RETRY', { outcome: 'decline', reason: s.reason, by: s.decidedBy ?? 'auto' })) ended += 1;
+  }
+  return ended;
 }
 
 /** A reviewer's decision (console): only a session waiting in MANUAL_REVIEW, of the reviewer's merchant and mode. */

@@ -4,8 +4,9 @@ import type { InvoicingDeps } from '../deps';
 const KYC_EXPIRY_BATCH = 500;
 
 /**
- * NOT_STARTED sessions past `expiresAt` become EXPIRED (no event: the spec has no kyc.expired).
- * Sessions whose documents are in are decided whatever the time. SKIP LOCKED and the re-check
+ * NOT_STARTED sessions past `expiresAt` become EXPIRED (no event: the documented events, OpenAPI `webhooks`, have no kyc.expired).
+ * Sessions whose documents are in are decided whatever the time; one waiting for a retry ends
+ * with its last decline at `expiresAt` (`declineUnretriedKycSessions`, kyc/decision.ts). SKIP LOCKED and the re-check
  * let several processes share the work, and a submission racing the expiry holds the row lock
  * and wins, or finds the session past its time and is refused.
  */

@@ -35,6 +35,10 @@ export interface KycTexts {
   declinedText: string;
   /** What the customer is told of a decline: what to do better, nothing of how the check works. */
   declineReasons: Record<DeclineReason, string>;
+  /** A declined attempt with attempts left: the heading, the count, and the action. */
+  retryTitle: string;
+  attemptsLeft: string;
+  tryAgain: string;
   expired: string;
   continue: string;
   problem: string;
@@ -85,6 +89,9 @@ const en: KycTexts = {
     DECLINED_BY_REVIEWER: 'A specialist could not confirm your identity from what you sent.',
     OTHER: 'Your documents could not be accepted.',
   },
+  retryTitle: 'Your documents were not accepted this time',
+  attemptsLeft: 'Attempts left',
+  tryAgain: 'Try again',
   expired: 'This verification link has expired. Ask the merchant for a new one.',
   continue: 'Continue',
   problem: 'Please check the form',
@@ -135,6 +142,9 @@ const ru: KycTexts = {
     DECLINED_BY_REVIEWER: 'Специалист не смог подтвердить вашу личность по присланным данным.',
     OTHER: 'Документы не удалось принять.',
   },
+  retryTitle: 'На этот раз документы не приняты',
+  attemptsLeft: 'Осталось попыток',
+  tryAgain: 'Попробовать снова',
   expired: 'Срок действия ссылки истёк. Запросите новую у продавца.',
   continue: 'Продолжить',
   problem: 'Проверьте форму',
@@ -185,6 +195,9 @@ const kk: KycTexts = {
     DECLINED_BY_REVIEWER: 'Маман жіберілген деректер бойынша жеке басыңызды растай алмады.',
     OTHER: 'Құжаттарды қабылдау мүмкін болмады.',
   },
+  retryTitle: 'Бұл жолы құжаттар қабылданбады',
+  attemptsLeft: 'Қалған әрекеттер',
+  tryAgain: 'Қайталап көру',
   expired: 'Бұл сілтеменің мерзімі өтті. Сатушыдан жаңасын сұраңыз.',
   continue: 'Жалғастыру',
   problem: 'Форманы тексеріңіз',

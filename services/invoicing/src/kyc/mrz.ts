@@ -1,5 +1,5 @@
 import { parse } from 'mrz';
-import { corrected } from './mrz-reader';
+import { corrected } from '../vision/mrz-reader';
 import type { KycCheck, KycSubmission } from './provider';
 
 /** ICAO 9303 formats of the two document types this service accepts. */

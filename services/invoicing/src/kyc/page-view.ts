@@ -3,17 +3,20 @@ import type { ErrorDetail } from '@pay/schemas';
 import type { KycSession } from '../generated/prisma/client';
 import { assetUrl } from '../assets';
 import { textsFor, type KycTexts } from './i18n';
-import { declineReasonOf } from './decline-reasons';
+import { attemptsRemainingOf, declineReasonOf } from './decline-reasons';
 import type { KycDocumentFormValues } from './submission';
 
-/** What the page shows: the form, a wait, or an outcome. */
-export type KycPageState = 'form' | 'checking' | 'review' | 'approved' | 'declined' | 'expired';
+/** What the page shows: the form, a wait, a declined attempt to try again, or an outcome. */
+export type KycPageState = 'form' | 'checking' | 'review' | 'retry' | 'approved' | 'declined' | 'expired';
 
 export function kycPageStateOf(s: Pick<KycSession, 'status' | 'checkState' | 'expiresAt'>, now: Date): KycPageState {
+  const past = s.expiresAt.getTime() <= now.getTime();
   switch (s.status) {
     case 'NOT_STARTED':
-      return s.expiresAt.getTime() <= now.getTime() ? 'expired' : 'form';
+      return past ? 'expired' : 'form';
     case 'IN_PROGRESS':
+      // Past its time a session waiting for a retry is declined (the kyc-expiry loop records it within a second).
+      if (s.checkState === 'RETRY') return past ? 'declined' : 'retry';
       return s.checkState === 'MANUAL_REVIEW' ? 'review' : 'checking';
     case 'APPROVED':
       return 'approved';
@@ -76,6 +79,12 @@ ${field('dateOfBirth', t.dateOfBirth, html`type="date" required autocomplete="bd
 </form>`;
 }
 
+/** The safe reason of the latest decline, in the customer's words (none of the check's scores or details). */
+function declineReasonBox(t: KycTexts, s: KycSession): SafeHtml {
+  const reason = declineReasonOf(s) ?? 'OTHER';
+  return html`<p class="problem" data-testid="decline-reason" data-reason="${reason}">${t.declineReasons[reason]}</p>`;
+}
+
 function outcome(state: KycPageState, t: KycTexts, s: KycSession): SafeHtml {
   const next = s.returnUrl ? html`<a class="button" data-testid="continue" href="${s.returnUrl}">${t.continue}</a>` : html``;
   switch (state) {
@@ -85,8 +94,12 @@ function outcome(state: KycPageState, t: KycTexts, s: KycSession): SafeHtml {
       return html`<p class="state pending" data-testid="status">${t.review}</p>`;
     case 'approved':
       return html`<p class="state paid" data-testid="status">${t.approved}</p><p>${t.approvedText}</p>${next}`;
+    case 'retry':
+      return html`<p class="state pending" data-testid="status">${t.retryTitle}</p>${declineReasonBox(t, s)}
+<p data-testid="attempts-left">${t.attemptsLeft}: ${attemptsRemainingOf(s)}</p>
+<a class="button" data-testid="try-again" href="/kyc/${s.sessionId}?retry=1">${t.tryAgain}</a>`;
     case 'declined':
-      return html`<p class="state expired" data-testid="status">${t.declined}</p><p>${t.declinedText}</p><p class="problem" data-testid="decline-reason" data-reason="${declineReasonOf(s) ?? 'OTHER'}">${t.declineReasons[declineReasonOf(s) ?? 'OTHER']}</p>${next}`;
+      return html`<p class="state expired" data-testid="status">${t.declined}</p><p>${t.declinedText}</p>${declineReasonBox(t, s)}${next}`;
     case 'expired':
       return html`<p class="state expired" data-testid="status">${t.expired}</p>${next}`;
     case 'form':
@@ -94,12 +107,38 @@ function outcome(state: KycPageState, t: KycTexts, s: KycSession): SafeHtml {
   }
 }
 
-/** The hosted verification page (`verificationUrl`), in the session's language. */
-export function kycPage(s: KycSession, now: Date, o: { problem?: KycPageProblem; values?: Partial<KycDocumentFormValues> } = {}): SafeHtml {
+/** What the customer typed last time, for a retry's form: they correct it rather than type it all again. */
+function typedBefore(s: KycSession): Partial<KycDocumentFormValues> {
+  const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : undefined);
+  const text = (v: string | null) => v ?? undefined;
+  return {
+    documentType: (s.documentType ?? undefined) as KycDocumentFormValues['documentType'] | undefined,
+    documentNumber: text(s.documentNumber),
+    documentCountry: text(s.documentCountry),
+    firstName: text(s.firstName),
+    lastName: text(s.lastName),
+    middleName: text(s.middleName),
+    dateOfBirth: day(s.dateOfBirth),
+    documentIssuedAt: day(s.documentIssuedAt),
+    documentExpiresAt: day(s.documentExpiresAt),
+    mrz: text(s.mrz),
+  };
+}
+
+/**
+ * The hosted verification page (`verificationUrl`), in the session's language. A session
+ * waiting for a retry shows the reason and "Try again" (`?retry=1`), which opens the form again
+ * with the reason above it; a refused form is shown again in either case.
+ */
+export function kycPage(s: KycSession, now: Date, o: { problem?: KycPageProblem; values?: Partial<KycDocumentFormValues>; retry?: boolean } = {}): SafeHtml {
   const t = textsFor(s.language);
   const state = kycPageStateOf(s, now);
+  const showForm = state === 'form' || (state === 'retry' && (o.retry === true || o.problem !== undefined));
+  const intro = html`<p>${t.intro}</p><p class="expiry">${t.expiresIn} <time datetime="${s.expiresAt.toISOString()}">${s.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC</time></p>`;
   const body = html`<header><p class="number">${s.sessionId}${s.isTest ? html` <span class="badge" data-testid="test-mode">${t.testMode}</span>` : ''}</p>
-<h1>${t.title}</h1>${state === 'form' ? html`<p>${t.intro}</p><p class="expiry">${t.expiresIn} <time datetime="${s.expiresAt.toISOString()}">${s.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC</time></p>` : ''}</header>
-${problemBox(t, o.problem)}${state === 'form' ? form(s, t, o.values ?? {}) : outcome(state, t, s)}`;
+<h1>${t.title}</h1>${showForm ? intro : ''}</header>
+${problemBox(t, o.problem)}${
+    showForm ? html`${state === 'retry' ? declineReasonBox(t, s) : ''}${form(s, t, o.values ?? (state === 'retry' ? typedBefore(s) : {}))}` : outcome(state, t, s)
+  }`;
   return layout(s.language, t, body, { state, session: s.sessionId, returnUrl: state === 'approved' || state === 'declined' ? s.returnUrl : null });
 }

@@ -1,29 +1,36 @@
 import { Type } from '@sinclair/typebox';
 import type { Api } from '@pay/kit';
 import { ApiError, StringEnum, Uuid } from '@pay/schemas';
-import type { InvoicingDeps } from '../deps';
+import type { KycDeps } from '../deps';
 import { kycPage, kycPageStateOf, type KycPageState } from './page-view';
 import { kycSessionByPageId, verificationForInvoice } from './sessions';
 import { KYC_UPLOAD, KycDocumentForm, submitKycDocuments } from './submission';
 
 const Params = Type.Object({ sessionId: Type.String({ pattern: '^kyc_[A-Za-z0-9_-]{24}$' }) });
-const PAGE_STATES: readonly KycPageState[] = ['form', 'checking', 'review', 'approved', 'declined', 'expired'];
+const PAGE_STATES: readonly KycPageState[] = ['form', 'checking', 'review', 'retry', 'approved', 'declined', 'expired'];
+/**
+ * `retry=1`: the customer chose "Try again" after a declined attempt (the form instead of the
+ * reason alone). Other parameters are let through: links get tracking parameters appended.
+ */
+const PageQuery = Type.Object({ retry: Type.Optional(Type.String({ maxLength: 8 })) });
 
 /**
  * The hosted verification page (`verificationUrl` = /kyc/{sessionId}): public, the random
  * session id in the link is the capability. The customer sends the document photo, a selfie
  * (and a proof of address at the advanced level) with the document data in one multipart
  * form; files are limited in size and typed by their bytes. The page then waits for the
- * check (kyc.js polls the state) and sends the customer back to the merchant.
+ * check (kyc.js polls the state) and sends the customer back to the merchant; after a declined
+ * attempt with attempts left it shows the reason and lets the customer try again.
  */
-export function kycPageRoutes(pages: Api, deps: InvoicingDeps): void {
+export function kycPageRoutes(pages: Api, deps: KycDeps): void {
   pages.page({
     method: 'get',
     path: '/kyc/:sessionId',
     summary: 'Hosted KYC verification page (verificationUrl)',
     auth: 'none',
     params: Params,
-    handler: async ({ params }) => ({ html: kycPage(await kycSessionByPageId(deps, params.sessionId), deps.clock.now()) }),
+    query: PageQuery,
+    handler: async ({ params, query }) => ({ html: kycPage(await kycSessionByPageId(deps, params.sessionId), deps.clock.now(), { retry: query.retry === '1' }) }),
   });
 
   pages.page({

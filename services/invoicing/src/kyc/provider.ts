@@ -47,7 +47,8 @@ export interface KycVerdict {
   reason: string | null;
   /** 0..1, see SCORES_DOC. */
   faceMatchScore: number;
-  livenessScore: number;
+  /** The selfie's capture quality, sharpness × exposure (the API's `livenessScore`). */
+  imageQualityScore: number;
   checks: KycCheck[];
 }
 

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
 import { paginationOf, type Api } from '@pay/kit';
 import { ApiError, OffsetPage } from '@pay/schemas';
-import type { InvoicingDeps } from '../deps';
+import type { KycDeps } from '../deps';
 import {
   CreatedKycSession,
   CreateKycSessionBody,
@@ -27,7 +27,7 @@ const EVENTS_DOC =
   'customerEmail, customerPhone, reason, updatedAt } }`, sent to the console webhooks subscribed to them.';
 
 /** `/api/v2/kyc/sessions`: signed, `success` envelope. */
-export function kycV2Routes(api: Api, deps: InvoicingDeps): void {
+export function kycV2Routes(api: Api, deps: KycDeps): void {
   const url = deps.config.PUBLIC_URL;
 
   api.route({
@@ -61,6 +61,7 @@ export function kycV2Routes(api: Api, deps: InvoicingDeps): void {
         customerPhone: body.customerPhone,
         customerRef: body.customerId,
         returnUrl: body.callbackUrl,
+        maxAttempts: body.maxAttempts,
       });
       return { status: 201, body: { session: createdKycSessionJson(s, url) } };
     },
@@ -74,7 +75,7 @@ export function kycV2Routes(api: Api, deps: InvoicingDeps): void {
     description:
       'Newest first; `limit` default 50, at most 100; filters `status` and `invoiceId`. Items omit `verificationUrl` and `expiresAt`; ' +
       '`verification` (null unless APPROVED) has firstName, lastName, fullName, dateOfBirth, documentType, documentCountry, faceMatchScore, ' +
-      'livenessScore and verifiedAt.',
+      'livenessScore (the selfie’s image quality) and verifiedAt.',
     tags,
     auth: 'signed',
     query: ListKycSessionsQuery,
@@ -104,7 +105,7 @@ export function kycV2Routes(api: Api, deps: InvoicingDeps): void {
 }
 
 /** `/api/v1/kyc/sessions`: key only, bare objects, lower-case statuses. */
-export function kycV1Routes(api: Api, deps: InvoicingDeps): void {
+export function kycV1Routes(api: Api, deps: KycDeps): void {
   const url = deps.config.PUBLIC_URL;
 
   api.route({
@@ -120,6 +121,8 @@ export function kycV1Routes(api: Api, deps: InvoicingDeps): void {
       '`{ event, timestamp, session: { id, level, status, metadata, reason, updatedAt } }` (v1 statuses). ' +
       'Errors: 400 malformed or schema-invalid input (`VALIDATION_ERROR`), 401 missing or wrong key, 422 a well-formed value refused ' +
       '(`VALIDATION_FAILED`: a webhookUrl to a private, loopback or link-local address, or not https in production). ' +
+      KYC_LIFECYCLE +
+      ' ' +
       SCORES_DOC,
     tags,
     auth: 'key',
@@ -135,6 +138,7 @@ export function kycV1Routes(api: Api, deps: InvoicingDeps): void {
         returnUrl: body.redirectUrl,
         webhookUrl: body.webhookUrl,
         metadata: body.metadata,
+        maxAttempts: body.maxAttempts,
       });
       return { status: 201, body: kycSessionV1Json(s, url) };
     },

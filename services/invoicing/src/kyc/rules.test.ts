@@ -1,8 +1,8 @@
 import { parse } from 'mrz';
-import { FaceModel } from './face-model';
-import { checkDigit, idCard, idCardMrz, passportMrz, photo, selfie, tamperedMrz, type DocumentOptions } from './fixtures';
-import { hashDistance, readImage } from './images';
-import { MrzReader } from './mrz-reader';
+import { FaceModel } from '../vision/face-model';
+import { checkDigit, idCard, idCardMrz, passportMrz, photo, selfie, tamperedMrz, type DocumentOptions } from '../../test/kyc/fixtures';
+import { hashDistance, readImage } from '../vision/images';
+import { MrzReader } from '../vision/mrz-reader';
 import type { KycSubmission } from './provider';
 import { ageOn, DECLINE_BELOW, faceMatchScoreOf, REVIEW_BELOW, RuleBasedKycProvider } from './rules';
 
@@ -57,7 +57,7 @@ describe('rule-based KYC provider', () => {
     expect(failed(v)).toEqual([]);
     expect(v.outcome).toBe('approve');
     expect(v.reason).toBeNull();
-    expect(v.livenessScore).toBe(1);
+    expect(v.imageQualityScore).toBe(1);
     expect(v.faceMatchScore).toBeGreaterThanOrEqual(REVIEW_BELOW);
     expect(v.checks.map((c) => c.name)).toEqual(['document_expiry', 'document_issue_date', 'age', 'mrz', 'document_image', 'selfie_image', 'document_face', 'selfie_face', 'face_match']);
     expect(v.checks.find((c) => c.name === 'mrz')!.detail).toBe('TD3 zone read from the document photo: every check digit correct, matches the typed data; the typed zone is the same');
@@ -193,8 +193,8 @@ describe('rule-based KYC provider', () => {
     expect(failed(noMrz)).toEqual(['mrz']);
     expect(noMrz.reason).toBe('No machine-readable zone could be read from the document photo, and none was typed: a person compares the document');
     const soft = await provider.verify(await submission({}, { selfie: { type: 'image/jpeg', bytes: await selfie({ grain: 0, blur: 1 }) } }), NOW);
-    expect(soft.livenessScore).toBeGreaterThanOrEqual(0.4);
-    expect(soft.livenessScore).toBeLessThan(0.8);
+    expect(soft.imageQualityScore).toBeGreaterThanOrEqual(0.4);
+    expect(soft.imageQualityScore).toBeLessThan(0.8);
     expect(soft.faceMatchScore).toBeGreaterThanOrEqual(0.8);
     expect(soft.outcome).toBe('review');
     expect(failed(soft)).toEqual(['selfie_quality']);
@@ -202,7 +202,7 @@ describe('rule-based KYC provider', () => {
     expect(blurred.outcome).toBe('decline');
     expect(blurred.reason).toMatch(/too blurred or badly lit/);
     const dark = await provider.verify(await submission({}, { selfie: { type: 'image/jpeg', bytes: await selfie({ dark: true }) } }), NOW);
-    expect(dark.livenessScore).toBeLessThan(0.8);
+    expect(dark.imageQualityScore).toBeLessThan(0.8);
     expect(dark.outcome).toBe('decline');
     const advanced = await provider.verify(await submission({}, { addressProof: { type: 'application/pdf', bytes: Buffer.from('%PDF-1.4\n') } }, 'advanced'), NOW);
     expect(advanced.outcome).toBe('review');

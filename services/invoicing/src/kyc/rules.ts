@@ -1,7 +1,7 @@
-import { descriptorDistance, type Face } from './face-model';
-import { captureQuality, hashDistance, MIN_IMAGE_SIDE, readImage, type ImageFacts } from './images';
+import { descriptorDistance, type Face } from '../vision/face-model';
+import { captureQuality, hashDistance, MIN_IMAGE_SIDE, readImage, type ImageFacts } from '../vision/images';
 import { checkMrz } from './mrz';
-import type { ZoneReading } from './mrz-reader';
+import type { ZoneReading } from '../vision/mrz-reader';
 import type { KycCheck, KycImage, KycProvider, KycSubmission, KycVerdict } from './provider';
 
 export const ADULT_AGE = 18;
@@ -100,13 +100,14 @@ async function imageChecks(files: Record<string, KycImage | undefined>): Promise
 }
 
 /**
- * Capture quality of a picture (captureQuality; for the selfie it is livenessScore): listed only
+ * Capture quality of a picture (captureQuality; the selfie's is imageQualityScore, the API's
+ * livenessScore): listed only
  * when short of REVIEW_BELOW, declining under DECLINE_BELOW.
  */
 function qualityCheck(label: 'document' | 'selfie', quality: number): KycCheck[] {
   if (quality >= REVIEW_BELOW) return [];
   const hard = quality < DECLINE_BELOW;
-  const what = label === 'selfie' ? `livenessScore ${quality}` : `quality ${quality}`;
+  const what = `quality ${quality}`;
   return [
     {
       name: `${label}_quality`,
@@ -170,13 +171,13 @@ export class RuleBasedKycProvider implements KycProvider {
     const images = await imageChecks({ document: s.files.document, selfie: s.files.selfie, address: s.files.addressProof });
     const selfie = images.read.get('selfie')?.facts;
     const document = images.read.get('document')?.facts;
-    const livenessScore = selfie ? round3(captureQuality(selfie)) : 0;
+    const imageQualityScore = selfie ? round3(captureQuality(selfie)) : 0;
     const rest = [...images.checks];
     if (s.level === 'advanced') {
       // Nothing here can read an address off a bill: the advanced level always ends with a person.
       rest.push({ name: 'address_proof', passed: false, hard: false, detail: 'A person checks the proof of address' });
     }
-    if (selfie) rest.push(...qualityCheck('selfie', livenessScore));
+    if (selfie) rest.push(...qualityCheck('selfie', imageQualityScore));
     if (document) rest.push(...qualityCheck('document', round3(captureQuality(document))));
     const data = documentChecks(s, today);
     const declined = (checks: KycCheck[]) => checks.filter((c) => c.hard && !c.passed);
@@ -192,7 +193,7 @@ export class RuleBasedKycProvider implements KycProvider {
       checks.push(...face.checks);
       faceMatchScore = face.faceMatchScore;
     }
-    const verdict = (outcome: KycVerdict['outcome'], reason: string | null): KycVerdict => ({ outcome, reason, faceMatchScore, livenessScore, checks });
+    const verdict = (outcome: KycVerdict['outcome'], reason: string | null): KycVerdict => ({ outcome, reason, faceMatchScore, imageQualityScore, checks });
     const hard = declined(checks);
     if (hard.length > 0) return verdict('decline', hard.map((c) => c.detail).join('; '));
     const soft = checks.filter((c) => !c.passed);

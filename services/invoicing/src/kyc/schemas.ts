@@ -23,13 +23,23 @@ export const V1_STATUS: Record<KycStatus, V1KycStatus> = {
   EXPIRED: 'expired',
 };
 
+/** How many times a customer may send documents unless the merchant says otherwise (`maxAttempts`). */
+export const DEFAULT_KYC_ATTEMPTS = 3;
+export const MAX_KYC_ATTEMPTS = 10;
+
 export const KYC_LIFECYCLE =
   'States (v2 / v1): NOT_STARTED / pending (created, the customer has not sent anything) → IN_PROGRESS / in_progress (documents sent; ' +
   'the automatic check runs, or a person reviews a borderline case, event `kyc.manual_review`) → APPROVED / completed (`kyc.passed`) or ' +
   'DECLINED / failed (`kyc.rejected`). A session whose customer has not sent the documents by `expiresAt` becomes EXPIRED / expired ' +
   '(within about a second; no event). Once the documents are in, the decision is made whatever the time. Approval sets the customer’s ' +
   '`kycStatus` to VERIFIED (the customer is found by e-mail or phone, or created) and raises the trust level, and makes a bound invoice ' +
-  '`kycVerified`, so a `kycRequired` invoice can be paid; a decline sets `kycStatus` REJECTED.';
+  '`kycVerified`, so a `kycRequired` invoice can be paid; a decline sets `kycStatus` REJECTED. ' +
+  `Attempts: the customer may send documents up to \`maxAttempts\` times (default ${DEFAULT_KYC_ATTEMPTS}, at most ${MAX_KYC_ATTEMPTS}). ` +
+  'When the automatic check declines an attempt and attempts remain, the session stays IN_PROGRESS / in_progress with ' +
+  '`retryRequired: true` and `declineReason` naming what was wrong; the verification page tells the customer the same in their language ' +
+  'and offers to try again, and no event is sent. Only the last attempt’s decline is final (DECLINED / failed, `kyc.rejected`). ' +
+  'Final at once, whatever the attempts left: `UNDERAGE` (another attempt cannot change a genuine document’s date of birth) and a ' +
+  'reviewer’s decline. A session still waiting for a retry at `expiresAt` ends DECLINED with its last attempt’s reason (`kyc.rejected`).';
 
 export const SCORES_DOC =
   'Scores are from 0 to 1. `faceMatchScore` says how surely the selfie shows the person on the document photo. A face-recognition ' +
@@ -38,7 +48,7 @@ export const SCORES_DOC =
   'the two descriptions (about 0.1–0.55 for two photos of one person, 0.65 and more for two people). faceMatchScore is 1 for d up ' +
   'to 0.45 and falls linearly to 0 at d = 0.70: 0.8 at d = 0.50 and 0.4 at d = 0.60, the distance at which the model’s authors ' +
   'tell two people apart. It is 0 when it was not measured: no face found in either picture, or the session already declined ' +
-  'by its data or pictures. `livenessScore` is the selfie’s capture quality: sharpness (variance of the Laplacian on the grey image: ' +
+  'by its data or pictures. `livenessScore` (the name is the API’s; it is not a liveness check) is the selfie’s image quality: sharpness (variance of the Laplacian on the grey image: ' +
   '0 at 5 or less, 1 at 120 or more, log scale between) times exposure (1 for a mean brightness from 50 to 205 of 255, falling to 0 ' +
   'at black or white). It says a sharp, well-lit camera picture was taken, not that a live person was in front of it. ' +
   'The machine-readable zone (MRZ) is read from the document photo by OCR (tesseract, the MRZ characters only; the `mrz` ' +
@@ -52,6 +62,14 @@ export const SCORES_DOC =
   'the photo and none typed), or the advanced level (proof of address); otherwise approved.';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
+/** Additive to the documented create bodies. */
+const maxAttempts = Type.Optional(
+  Type.Integer({
+    minimum: 1,
+    maximum: MAX_KYC_ATTEMPTS,
+    description: `How many times the customer may send documents (default ${DEFAULT_KYC_ATTEMPTS}); a declined attempt with attempts left asks the customer to try again`,
+  }),
+);
 const DateOnly = Type.String({ format: 'date', description: '`YYYY-MM-DD`' });
 const Score = Type.Number({ minimum: 0, maximum: 1 });
 
@@ -63,6 +81,7 @@ export const CreateKycSessionBody = Type.Object(
     customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The merchant’s own customer id, returned as given' })),
     callbackUrl: Type.Optional({ ...HttpUrl, description: 'Where the customer is sent after the verification page' }),
     language: Type.Optional(StringEnum(LANGUAGES, { description: 'Language of the verification page; default `ru`' })),
+    maxAttempts,
   },
   { additionalProperties: false },
 );
@@ -76,7 +95,10 @@ const verificationSubset = {
   documentType: StringEnum(DOCUMENT_TYPES),
   documentCountry: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 3166-1 alpha-3' }),
   faceMatchScore: { ...Score, description: 'See the scores described on the create operation' },
-  livenessScore: { ...Score, description: 'See the scores described on the create operation' },
+  livenessScore: {
+    ...Score,
+    description: 'The selfie’s image quality, sharpness × exposure (not a liveness check: it says a sharp, well-lit camera picture was taken); see the scores described on the create operation',
+  },
   verifiedAt: Timestamp,
 };
 
@@ -109,12 +131,21 @@ export const KycSessionListItem = Type.Object(
   { ...common, verification: Type.Union([VerificationSummary, Type.Null()]) },
   { additionalProperties: false },
 );
-/** Additive to the documented session: why it was declined, as a code (null unless DECLINED). */
-const declineReason = Type.Union([StringEnum(DECLINE_REASONS), Type.Null()], {
-  description: 'Null unless DECLINED: the first failed check (`DOCUMENT_EXPIRED`, `FACE_MISMATCH`, ...), or `DECLINED_BY_REVIEWER`; `reason` of the kyc.rejected event has the details',
-});
+/** Additive to the documented session: why it was declined, as a code, and the attempts. */
+const attemptFields = {
+  declineReason: Type.Union([StringEnum(DECLINE_REASONS), Type.Null()], {
+    description:
+      'The latest declined attempt’s reason as a code: the first failed check (`DOCUMENT_EXPIRED`, `FACE_MISMATCH`, ...), or ' +
+      '`DECLINED_BY_REVIEWER`. Set when the session is DECLINED, or IN_PROGRESS with `retryRequired`; null otherwise. `reason` of the ' +
+      'kyc.rejected event has the details',
+  }),
+  retryRequired: Type.Boolean({ description: 'An attempt was declined and attempts remain: the session waits for the customer to try again' }),
+  maxAttempts: Type.Integer({ minimum: 1, description: 'How many times the customer may send documents' }),
+  attemptsUsed: Type.Integer({ minimum: 0, description: 'How many times the customer has sent documents' }),
+  attemptsRemaining: Type.Integer({ minimum: 0, description: 'How many more times the customer may send documents; 0 once the session is decided or expired' }),
+};
 export const KycSessionDetail = Type.Object(
-  { ...common, verificationUrl, verification: Type.Union([VerificationDetail, Type.Null()]), expiresAt: Timestamp, declineReason },
+  { ...common, verificationUrl, verification: Type.Union([VerificationDetail, Type.Null()]), expiresAt: Timestamp, ...attemptFields },
   { additionalProperties: false },
 );
 
@@ -136,6 +167,7 @@ export const CreateKycSessionV1Body = Type.Object(
       ...HttpUrl,
       description: 'The result event goes to this URL instead of the console webhooks, signed with the merchant’s HMAC secret (X-SVC-Signature)',
     }),
+    maxAttempts,
   },
   { additionalProperties: false },
 );
@@ -149,7 +181,7 @@ export const KycSessionV1 = Type.Object(
     metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'As given at creation; `{}` when none' }),
     createdAt: Timestamp,
     expiresAt: Timestamp,
-    declineReason,
+    ...attemptFields,
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { ManualClock } from '@pay/kit';
-import { clockSigner, invoicingAppForSuite, newMerchant, v1Request } from '../test-support';
+import { clockSigner, invoicingAppForSuite, newMerchant, v1Request } from '../../test/test-support';
 import { expireDueKycSessions } from './expiry';
 
 const clock = new ManualClock(Date.parse('2026-03-01T10:00:00.000Z'));
@@ -117,7 +117,7 @@ describe('KYC sessions v2', () => {
     const c = await call(m, 'post', '/api/v2/kyc/sessions', { customerEmail: 'a@b.kz' });
     const g = await call(m, 'get', `/api/v2/kyc/sessions/${c.body.session.id}`);
     expect(g.status).toBe(200);
-    expect(g.body.session).toEqual({ ...c.body.session, verification: null, declineReason: null });
+    expect(g.body.session).toEqual({ ...c.body.session, verification: null, declineReason: null, retryRequired: false, maxAttempts: 3, attemptsUsed: 0, attemptsRemaining: 3 });
     expect((await call(m, 'get', '/api/v2/kyc/sessions/5b0f8b8e-7e7e-4e7e-8e7e-7e7e7e7e7e7e')).status).toBe(404);
     expect((await call(m, 'get', '/api/v2/kyc/sessions/nope')).status).toBe(400);
     const unsigned = await request(ctx.app).get('/api/v2/kyc/sessions').set('x-api-key', m.apiKey);
@@ -154,7 +154,12 @@ describe('KYC sessions v1', () => {
       metadata: { orderId: 'A-1', nested: { n: 1.5 } },
       createdAt: clock.now().toISOString(),
       expiresAt: new Date(clock.now().getTime() + 24 * 3_600_000).toISOString(),
-      declineReason: null, // additive: why it was declined, once it is
+      // additive: why the latest attempt was declined, once one is, and the attempts
+      declineReason: null,
+      retryRequired: false,
+      maxAttempts: 3,
+      attemptsUsed: 0,
+      attemptsRemaining: 3,
     });
     const stored = await ctx.deps.db.kycSession.findUniqueOrThrow({ where: { id: r.body.id } });
     expect(stored).toMatchObject({ api: 'v1', language: 'kk', level: 'advanced', webhookUrl: 'https://hooks.example/kyc', returnUrl: 'https://shop.example/back' });

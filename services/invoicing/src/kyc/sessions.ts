@@ -2,11 +2,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Owner } from '@pay/auth';
 import { outboundUrlProblem } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
-import type { InvoicingDeps } from '../deps';
+import type { InvoicingDeps, KycDeps } from '../deps';
 import type { KycSession, Prisma } from '../generated/prisma/client';
 import { selectInvoice, selectInvoiceById } from '../invoices/store';
 import { isKycVerified, paymentLinkOf } from '../invoices/views';
-import type { KycLevel, KycStatus, Language } from './schemas';
+import { DEFAULT_KYC_ATTEMPTS, type KycLevel, type KycStatus, type Language } from './schemas';
 
 /** A session the customer has not finished by then expires (v1 says 24 h; v2 uses the same). */
 export const KYC_SESSION_TTL_MS = 24 * 3_600_000;
@@ -27,10 +27,11 @@ export interface NewKycSession {
   returnUrl?: string;
   webhookUrl?: string;
   metadata?: Record<string, unknown>;
+  maxAttempts?: number;
 }
 
 /** Outgoing URLs must not reach our own network unless the operator allows it. */
-function assertOutboundUrl(deps: InvoicingDeps, field: string, url: string | undefined): void {
+function assertOutboundUrl(deps: KycDeps, field: string, url: string | undefined): void {
   if (url === undefined) return;
   let problem = outboundUrlProblem(url, { allowPrivate: deps.config.ALLOW_PRIVATE_WEBHOOK_URLS });
   if (!problem && field === 'webhookUrl' && deps.config.NODE_ENV === 'production' && !url.startsWith('https://')) problem = 'must use https';
@@ -43,7 +44,7 @@ function assertOutboundUrl(deps: InvoicingDeps, field: string, url: string | und
  * session takes the invoice's e-mail and phone when it names none, so its approval reaches
  * the invoice's customer.
  */
-export async function createKycSession(deps: InvoicingDeps, owner: Owner, input: NewKycSession): Promise<KycSession> {
+export async function createKycSession(deps: KycDeps, owner: Owner, input: NewKycSession): Promise<KycSession> {
   assertOutboundUrl(deps, 'webhookUrl', input.webhookUrl);
   let email = input.customerEmail ?? null;
   let phone = input.customerPhone ?? null;
@@ -72,6 +73,7 @@ export async function createKycSession(deps: InvoicingDeps, owner: Owner, input:
       returnUrl: input.returnUrl ?? null,
       webhookUrl: input.webhookUrl ?? null,
       metadata: (input.metadata ?? undefined) as Prisma.InputJsonValue | undefined,
+      maxAttempts: input.maxAttempts ?? DEFAULT_KYC_ATTEMPTS,
       expiresAt: new Date(now.getTime() + KYC_SESSION_TTL_MS),
       createdAt: now,
       updatedAt: now,
@@ -118,7 +120,7 @@ export async function kycSessionByPageId(deps: Pick<InvoicingDeps, 'db'>, sessio
  * still open or under way, else a new v2 session bound to it, which returns to the payment
  * page. Null when the invoice needs no verification (any more).
  */
-export async function verificationForInvoice(deps: InvoicingDeps, invoiceId: string): Promise<KycSession | null> {
+export async function verificationForInvoice(deps: KycDeps, invoiceId: string): Promise<KycSession | null> {
   const invoice = await selectInvoiceById(deps.tables, invoiceId);
   if (!invoice) throw new ApiError('NOT_FOUND', 'This payment link does not lead to an invoice');
   const now = deps.clock.now();

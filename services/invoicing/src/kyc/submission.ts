@@ -5,10 +5,11 @@ import { outboxMessage, writeOutbox } from '@pay/queue';
 import { ApiError, StringEnum, type ErrorDetail } from '@pay/schemas';
 import { tablesIn } from '../db';
 import type { InvoicingDeps } from '../deps';
-import type { KycSession } from '../generated/prisma/client';
+import { Prisma, type KycSession } from '../generated/prisma/client';
 import { inTransaction } from '../transactions';
 import type { KycSubmission } from './provider';
 import { DOCUMENT_TYPES } from './schemas';
+import { awaitsRetry } from './decline-reasons';
 
 /** Phone photos are 2–6 MB; 8 MB leaves room and bounds what Postgres keeps per file. */
 export const MAX_KYC_FILE_BYTES = 8 * 1024 * 1024;
@@ -84,18 +85,22 @@ export function readDocumentForm(f: KycDocumentFormValues): { document: KycSubmi
   };
 }
 
-/** Why the page cannot take documents for this session now, or null when it can. */
-export function notOpenError(s: Pick<KycSession, 'status' | 'expiresAt'>, now: Date): ApiError | null {
-  if (s.status !== 'NOT_STARTED') return new ApiError('INVALID_STATE', 'The documents of this verification were already sent');
+/**
+ * Why the page cannot take documents for this session now, or null when it can: a session not
+ * started, or one waiting for a retry after a declined attempt, before `expiresAt`.
+ */
+export function notOpenError(s: Pick<KycSession, 'status' | 'checkState' | 'expiresAt'>, now: Date): ApiError | null {
+  if (s.status !== 'NOT_STARTED' && !awaitsRetry(s)) return new ApiError('INVALID_STATE', 'The documents of this verification were already sent');
   if (s.expiresAt.getTime() <= now.getTime()) return new ApiError('INVALID_STATE', 'This verification link has expired');
   return null;
 }
 
 /**
  * Takes the customer's documents: in one transaction, under the session's lock, it checks the
- * session is still open (NOT_STARTED, before `expiresAt`), stores the files and the typed data,
- * moves the session to IN_PROGRESS (CHECKING) and writes the check's job to the outbox, so the
- * check runs exactly when the submission is committed. Refusals write nothing.
+ * session is still open (see notOpenError), stores the files and the typed data (a retry's
+ * replace the declined attempt's, whose reason, checks and scores are cleared), counts the
+ * attempt, moves the session to IN_PROGRESS (CHECKING) and writes the check's job to the
+ * outbox, so the check runs exactly when the submission is committed. Refusals write nothing.
  */
 export async function submitKycDocuments(
   deps: Pick<InvoicingDeps, 'db' | 'clock' | 'kickOutbox'>,
@@ -116,6 +121,7 @@ export async function submitKycDocuments(
       throw new ApiError('VALIDATION_ERROR', 'A proof of address is required', [{ field: 'addressProof', message: 'is required' }]);
     }
     const kinds = { document: files.document, selfie: files.selfie, address_proof: files.addressProof };
+    await tx.kycFile.deleteMany({ where: { sessionId: s.id } });
     await tx.kycFile.createMany({
       data: Object.entries(kinds)
         .filter(([, f]) => f !== undefined)
@@ -146,16 +152,25 @@ export async function submitKycDocuments(
         documentIssuedAt: day(d.issuedAt),
         documentExpiresAt: day(d.expiresAt),
         mrz: d.mrz,
+        attempts: { increment: 1 },
+        reason: null,
+        checks: Prisma.DbNull,
+        faceMatchScore: null,
+        imageQualityScore: null,
+        decidedBy: null,
         submittedAt: now,
         updatedAt: now,
       },
     });
-    await writeOutbox(tx, outboxMessage('kycChecks', s.id, { sessionId: s.id }));
+    await writeOutbox(tx, outboxMessage('kycChecks', kycCheckJobId(updated), { sessionId: s.id }));
     return updated;
   });
   deps.kickOutbox();
   return session;
 }
+
+/** One check job per attempt: a job of the previous attempt still held by BullMQ must not swallow the next one's. */
+export const kycCheckJobId = (s: { id: string; attempts: number }) => `${s.id}-${s.attempts}`;
 
 /** The stored submission of a session, as the provider takes it. */
 export async function loadSubmission(deps: Pick<InvoicingDeps, 'db'>, s: KycSession): Promise<KycSubmission> {

@@ -1,7 +1,7 @@
 import { toJsonNumber } from '@pay/kit';
 import type { KycSession } from '../generated/prisma/client';
 import { V1_STATUS } from './schemas';
-import { declineReasonOf } from './decline-reasons';
+import { attemptsRemainingOf, awaitsRetry, declineReasonOf } from './decline-reasons';
 
 /** The hosted verification page of a session; its random `sessionId` is the capability. */
 export function verificationUrlOf(publicUrl: string, s: Pick<KycSession, 'sessionId'>): string {
@@ -29,7 +29,8 @@ function verificationJson(s: KycSession, full: boolean) {
     documentType: s.documentType!,
     documentCountry: s.documentCountry!,
     faceMatchScore: toJsonNumber(s.faceMatchScore!),
-    livenessScore: toJsonNumber(s.livenessScore!),
+    // The API's field name; what it measures is the selfie's capture quality (SCORES_DOC).
+    livenessScore: toJsonNumber(s.imageQualityScore!),
     verifiedAt: s.verifiedAt!.toISOString(),
   };
   if (!full) return subset;
@@ -55,6 +56,17 @@ function commonJson(s: KycSession) {
   };
 }
 
+/** The decline reason and the attempts (additive to the documented session). */
+function attemptsJson(s: KycSession) {
+  return {
+    declineReason: declineReasonOf(s),
+    retryRequired: awaitsRetry(s),
+    maxAttempts: s.maxAttempts,
+    attemptsUsed: s.attempts,
+    attemptsRemaining: attemptsRemainingOf(s),
+  };
+}
+
 /** POST /api/v2/kyc/sessions: no `verification` (nothing is verified yet). */
 export function createdKycSessionJson(s: KycSession, publicUrl: string) {
   return { ...commonJson(s), verificationUrl: verificationUrlOf(publicUrl, s), expiresAt: s.expiresAt.toISOString() };
@@ -72,7 +84,7 @@ export function kycSessionJson(s: KycSession, publicUrl: string) {
     verificationUrl: verificationUrlOf(publicUrl, s),
     verification: verificationJson(s, true),
     expiresAt: s.expiresAt.toISOString(),
-    declineReason: declineReasonOf(s),
+    ...attemptsJson(s),
   };
 }
 
@@ -86,7 +98,7 @@ export function kycSessionV1Json(s: KycSession, publicUrl: string) {
     metadata: (s.metadata ?? {}) as Record<string, unknown>,
     createdAt: s.createdAt.toISOString(),
     expiresAt: s.expiresAt.toISOString(),
-    declineReason: declineReasonOf(s),
+    ...attemptsJson(s),
   };
 }
 

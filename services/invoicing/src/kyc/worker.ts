@@ -1,10 +1,10 @@
 import type { Queue, Worker } from 'bullmq';
 import { Queues, startWorker } from '@pay/queue';
 import type { Lifecycle } from '@pay/kit';
-import type { InvoicingDeps } from '../deps';
+import type { InvoicingDeps, KycDeps } from '../deps';
 import { decideKycSession } from './decision';
 import type { KycProvider } from './provider';
-import { loadSubmission } from './submission';
+import { kycCheckJobId, loadSubmission } from './submission';
 
 /** A CHECKING session older than this without a decision has lost its job (Redis restarted): it is queued again. */
 export const KYC_CHECK_STALE_MS = 30_000;
@@ -22,14 +22,14 @@ export async function runKycCheck(deps: Pick<InvoicingDeps, 'db' | 'clock' | 'lo
     outcome: verdict.outcome,
     reason: verdict.reason,
     by: `auto:${provider.name}`,
-    scores: { faceMatchScore: verdict.faceMatchScore, livenessScore: verdict.livenessScore },
+    scores: { faceMatchScore: verdict.faceMatchScore, imageQualityScore: verdict.imageQualityScore },
     checks: verdict.checks,
   });
   if (decided) deps.logger.info({ kycSessionId: id, outcome: verdict.outcome }, 'kyc check decided');
 }
 
 /** Consumes `kycChecks` jobs, two at once (each decodes pictures, then reads the zone by OCR and runs the face model: a second or two of CPU). */
-export function startKycWorker(deps: InvoicingDeps, provider: KycProvider, lifecycle?: Lifecycle): Worker {
+export function startKycWorker(deps: KycDeps, provider: KycProvider, lifecycle?: Lifecycle): Worker {
   return startWorker({
     queue: 'kycChecks',
     connection: deps.queueRedis,
@@ -43,17 +43,17 @@ export function startKycWorker(deps: InvoicingDeps, provider: KycProvider, lifec
 
 /**
  * Redis keeps nothing on disk: a check whose job was lost would leave its session CHECKING
- * for ever. This re-adds a job (job id = session id, so one still queued is not doubled) for
+ * for ever. This re-adds a job (job id = session id and attempt, so one still queued is not doubled) for
  * every session CHECKING for longer than KYC_CHECK_STALE_MS.
  */
 export async function reconcileKycChecks(deps: Pick<InvoicingDeps, 'db' | 'clock'>, queue: Queue): Promise<number> {
   const stale = await deps.db.kycSession.findMany({
     where: { checkState: 'CHECKING', submittedAt: { lt: new Date(deps.clock.now().getTime() - KYC_CHECK_STALE_MS) } },
-    select: { id: true },
+    select: { id: true, attempts: true },
     orderBy: { submittedAt: 'asc' },
     take: 1000,
   });
   if (stale.length === 0) return 0;
-  await queue.addBulk(stale.map((s) => ({ name: Queues.kycChecks.name, data: { sessionId: s.id }, opts: { ...Queues.kycChecks.jobOptions, jobId: s.id } })));
+  await queue.addBulk(stale.map((s) => ({ name: Queues.kycChecks.name, data: { sessionId: s.id }, opts: { ...Queues.kycChecks.jobOptions, jobId: kycCheckJobId(s) } })));
   return stale.length;
 }

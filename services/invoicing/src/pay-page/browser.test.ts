@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, openBrowser } from '@pay/testing';
-import { decodeQrDataUri, newMerchant, startBuiltInvoicing, v1Request, v2Request, type TestMerchant } from '../test-support';
+import { decodeQrDataUri, newMerchant, startBuiltInvoicing, v1Request, v2Request, type TestMerchant } from '../../test/test-support';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
 const ARTIFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'pay-page');
@@ -40,7 +40,7 @@ async function invoice(body: Record<string, unknown>) {
 }
 
 const statusOf = async (id: string) =>
-  (await ctx.deps.db.$queryRawUnsafe<{ status: string }[]>('SELECT status::text FROM invoicing.invoices WHERE id = $1::uuid', id))[0]!.status;
+  (await ctx.deps.tables.selectFrom('invoices').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
 
 describe('the hosted payment page in Chromium, phone-sized', () => {
   it("a USD invoice shows USD, and the switch turns the page Russian and then Kazakh", async () => {
@@ -132,7 +132,7 @@ describe('the hosted payment page in Chromium, phone-sized', () => {
     const cancelled = await invoice({ paymentMethod: 'card' });
     await v2Request(ctx.app, m, 'post', `/api/v2/invoices/${cancelled.id}/cancel`);
     const expired = await invoice({});
-    await ctx.deps.db.$executeRawUnsafe(`UPDATE invoicing.invoices SET status = 'EXPIRED' WHERE id = $1::uuid`, expired.id);
+    await ctx.deps.tables.updateTable('invoices').set({ status: 'EXPIRED' }).where('id', '=', expired.id).execute();
     const { page, problems } = await phone();
     for (const [inv, label, shot] of [
       [cancelled, 'CANCELLED', '7-cancelled.png'],

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { clockSigner, invoicingAppForSuite, newMerchant } from '../test-support';
+import { clockSigner, invoicingAppForSuite, newMerchant } from '../../test/test-support';
 import { systemClock } from '@pay/kit';
 
 // Tight limits, so both are reached in a few requests: the pages' own, and the anonymous API's.

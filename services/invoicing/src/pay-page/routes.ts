@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { money, type Api, type Money } from '@pay/kit';
 import { ApiError, StringEnum, Uuid } from '@pay/schemas';
-import type { InvoicingDeps } from '../deps';
+import type { PayPageDeps } from '../deps';
 import { assertPayable, payInvoice } from '../invoices/payment';
 import { selectInvoiceById, type InvoiceWithCustomer } from '../invoices/store';
 import { readCard } from '../payments/card';
@@ -35,7 +35,7 @@ const SbpForm = Type.Object({ payerBank: StringEnum(SANDBOX_BANKS) }, { addition
  * A card number lives in this request only: never stored, never logged (request logs carry
  * method, path and status), never written back into the page.
  */
-export function paymentPageRoutes(pages: Api, deps: InvoicingDeps): void {
+export function paymentPageRoutes(pages: Api, deps: PayPageDeps): void {
   const load = async (id: string): Promise<InvoiceWithCustomer> => {
     const invoice = await selectInvoiceById(deps.tables, id);
     if (!invoice) throw new ApiError('NOT_FOUND', 'This payment link does not lead to an invoice');

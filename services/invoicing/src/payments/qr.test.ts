@@ -1,5 +1,5 @@
 import { PNG } from 'pngjs';
-import { decodeQrDataUri } from '../test-support';
+import { decodeQrDataUri } from '../../test/test-support';
 import { qrPngDataUri } from './qr';
 
 describe('QR codes', () => {

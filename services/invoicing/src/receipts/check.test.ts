@@ -1,7 +1,7 @@
 import { eventually, openBrowser } from '@pay/testing';
 import { eventsOf } from '@pay/webhooks';
-import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from '../test-support';
-import { moscowDay, noisePng, receiptPdf, receiptPng, textlessPdf, uploadReceiptRequest, type ReceiptText } from './test-fixtures';
+import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from '../../test/test-support';
+import { moscowDay, noisePng, receiptPdf, receiptPng, textlessPdf, uploadReceiptRequest, type ReceiptText } from '../../test/receipts/test-fixtures';
 
 /**
  * The whole path on the real service: signed upload, outbox, relay, BullMQ worker, real OCR
@@ -112,7 +112,7 @@ it('a JPEG photo of a matching receipt is read the same way', async () => {
   const done = await decided(r.id);
   expect(done).toMatchObject({ status: 'APPROVED', verifiedAmount: AMOUNT });
   expect(done.verificationDetails.bank).toBe('VTB');
-  const [row] = await ctx.deps.db.$queryRawUnsafe<{ content_type: string }[]>('SELECT content_type FROM invoicing.receipts WHERE id = $1::uuid', r.id);
+  const row = await ctx.deps.tables.selectFrom('receipts').select('content_type').where('id', '=', r.id).executeTakeFirst();
   expect(row!.content_type).toBe('image/jpeg');
 }, 60_000);
 
@@ -136,10 +136,12 @@ describe('a receiptRequired invoice', () => {
       const events = await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: true }, 'invoice.paid');
       expect(events.map((e) => (e.body as { invoice: { id: string } }).invoice.id)).toEqual([inv.id]);
       expect((events[0]!.body as { invoice: { status: string; paidAt: string } }).invoice).toMatchObject({ status: 'PAID', paidAt: approved.verifiedAt });
-      const [row] = await ctx.deps.db.$queryRawUnsafe<{ payer_bank: string; paid_method: string; total_payments: number }[]>(
-        `SELECT i.payer_bank, i.paid_method::text, c.total_payments FROM invoicing.invoices i JOIN invoicing.customers c ON c.id = i.customer_id WHERE i.id = $1::uuid`,
-        inv.id,
-      );
+      const row = await ctx.deps.tables
+        .selectFrom('invoices as i')
+        .innerJoin('customers as c', 'c.id', 'i.customer_id')
+        .select(['i.payer_bank', 'i.paid_method', 'c.total_payments'])
+        .where('i.id', '=', inv.id)
+        .executeTakeFirst();
       expect(row).toEqual({ payer_bank: 'T-Bank', paid_method: 'sbp', total_payments: 1 });
     },
     120_000,

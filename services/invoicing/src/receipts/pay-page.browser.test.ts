@@ -2,8 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { openBrowser } from '@pay/testing';
-import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../test-support';
-import { moscowDay, receiptPdf, receiptPng } from './test-fixtures';
+import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../test/test-support';
+import { countOf } from '../../test/tables';
+import { moscowDay, receiptPdf, receiptPng } from '../../test/receipts/test-fixtures';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
 const ARTIFACTS = join(__dirname, '..', '..', '..', '..', 'artefacts', 'pay-page');
@@ -25,7 +26,7 @@ afterAll(async () => {
 });
 
 const statusOf = async (id: string) =>
-  (await ctx.deps.db.$queryRawUnsafe<{ status: string }[]>('SELECT status::text FROM invoicing.invoices WHERE id = $1::uuid', id))[0]!.status;
+  (await ctx.deps.tables.selectFrom('invoices').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
 
 describe('a receipt uploaded from the hosted payment page, in Chromium', () => {
   it(
@@ -65,7 +66,7 @@ describe('a receipt uploaded from the hosted payment page, in Chromium', () => {
 
       const list = await v2Request(ctx.app, m, 'get', `/api/v2/receipts?invoiceId=${inv.id}`);
       expect(list.body.data.map((r: { status: string }) => r.status)).toEqual(['APPROVED', 'REJECTED']);
-      const sources = await ctx.deps.db.$queryRawUnsafe<{ source: string }[]>('SELECT DISTINCT source FROM invoicing.receipts WHERE invoice_id = $1::uuid', inv.id);
+      const sources = await ctx.deps.tables.selectFrom('receipts').select('source').distinct().where('invoice_id', '=', inv.id).execute();
       expect(sources).toEqual([{ source: 'page' }]);
     },
     200_000,
@@ -87,7 +88,6 @@ describe('a receipt uploaded from the hosted payment page, in Chromium', () => {
     const html = await request(ctx.app).post(`/pay/${required.id}/receipt`).attach('file', Buffer.from('<svg onload=alert(1)>'), { filename: 'r.png', contentType: 'image/png' });
     expect(html.status).toBe(400);
     expect(html.text).toContain('must be one of: image/png, image/jpeg, application/pdf');
-    const count = await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM invoicing.receipts WHERE invoice_id = ANY($1::uuid[])', [plain.id, required.id]);
-    expect(count[0]!.n).toBe(0);
+    expect(await countOf(ctx.deps.tables.selectFrom('receipts').select((e) => e.fn.countAll().as('n')).where('invoice_id', 'in', [plain.id, required.id]))).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import type { SniffedType } from '@pay/kit';
 import type { Reading } from './decision';
-import { imageSize, MAX_IMAGE_PIXELS } from './image-size';
-import { ImageOcr, type OcrOptions } from './ocr';
+import { imageSize, MAX_IMAGE_PIXELS } from '../vision/image-size';
+import { ImageOcr, type OcrOptions } from '../vision/ocr';
 import { PdfTextReader, PdfUnreadableError } from './pdf-text';
 
 /**

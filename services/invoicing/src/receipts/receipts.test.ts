@@ -3,11 +3,12 @@ import { Queue } from 'bullmq';
 import { ManualClock } from '@pay/kit';
 import { Queues } from '@pay/queue';
 import { signedHeaders } from '@pay/auth';
-import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from '../test-support';
+import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from '../../test/test-support';
+import { countOf, outboxOf } from '../../test/tables';
 import { checkReceipt } from './check';
 import { reconcileReceipts } from './worker';
 import { ReceiptReaders } from './readers';
-import { moscowDay, multipartBody, noisePng, receiptPdf, uploadReceiptRequest } from './test-fixtures';
+import { moscowDay, multipartBody, noisePng, receiptPdf, uploadReceiptRequest } from '../../test/receipts/test-fixtures';
 
 /** No background here: receipts stay PENDING until a test runs the check itself (the worker's own function). */
 const MAX_BYTES = 200_000;
@@ -49,14 +50,11 @@ describe('POST /api/v2/invoices/{id}/receipts', () => {
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       verificationDetails: { extractedAmount: null, extractedDate: null, confidence: null, bank: null, paymentType: null },
     });
-    const [row] = await ctx.deps.db.$queryRawUnsafe<{ content_type: string; size_bytes: number; source: string }[]>(
-      'SELECT content_type, size_bytes, source FROM invoicing.receipts WHERE id = $1::uuid',
-      r.id,
-    );
+    const row = await ctx.deps.tables.selectFrom('receipts').select(['content_type', 'size_bytes', 'source']).where('id', '=', r.id).executeTakeFirst();
     // Named photo.png and declared image/png: a PDF all the same, by its bytes.
     expect(row).toEqual({ content_type: 'application/pdf', size_bytes: bytes.length, source: 'api' });
     // The check job went to the outbox in the same transaction.
-    const jobs = await ctx.deps.db.$queryRawUnsafe<{ queue: string; payload: unknown }[]>('SELECT queue, payload FROM queue.outbox WHERE job_id = $1', r.id);
+    const jobs = await outboxOf(ctx.deps.sql).selectFrom('outbox').select(['queue', 'payload']).where('job_id', '=', r.id).execute();
     expect(jobs).toEqual([{ queue: 'invoicing-receipt-checks', payload: { receiptId: r.id } }]);
   });
 
@@ -69,8 +67,7 @@ describe('POST /api/v2/invoices/{id}/receipts', () => {
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.body.receipt.id).toBe(first.body.receipt.id);
-    const count = await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM invoicing.receipts WHERE invoice_id = $1::uuid', invoiceId);
-    expect(count[0]!.n).toBe(1);
+    expect(await countOf(ctx.deps.tables.selectFrom('receipts').select((e) => e.fn.countAll().as('n')).where('invoice_id', '=', invoiceId))).toBe(1);
   });
 
   it('refuses by content: HTML named .png is 400, over the size limit is 413, no file is 400', async () => {
@@ -90,8 +87,7 @@ describe('POST /api/v2/invoices/{id}/receipts', () => {
       .set(signedHeaders('v2', m.hmacSecret, { method: 'POST', path, body }))
       .send(body);
     expect(wrongField.status).toBe(400);
-    const count = await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM invoicing.receipts WHERE invoice_id = $1::uuid', invoiceId);
-    expect(count[0]!.n).toBe(0);
+    expect(await countOf(ctx.deps.tables.selectFrom('receipts').select((e) => e.fn.countAll().as('n')).where('invoice_id', '=', invoiceId))).toBe(0);
   });
 
   it('refuses a signature that does not cover the bytes sent, another merchant’s invoice and an unknown one', async () => {
@@ -209,7 +205,7 @@ describe('reconcileReceipts', () => {
     const invoiceId = await newInvoice();
     const stale = (await uploadReceiptRequest(ctx.app, m, invoiceId, await pdf())).body.receipt.id as string;
     const fresh = (await uploadReceiptRequest(ctx.app, m, invoiceId, await pdf())).body.receipt.id as string;
-    await ctx.deps.db.$executeRawUnsafe(`UPDATE invoicing.receipts SET created_at = now() - interval '3 minutes' WHERE id = $1::uuid`, stale);
+    await ctx.deps.tables.updateTable('receipts').set({ created_at: new Date(Date.now() - 3 * 60_000) }).where('id', '=', stale).execute();
     const queue = new Queue(Queues.receiptChecks.name, { connection: ctx.deps.queueRedis, prefix: `reconcile-${invoiceId}` });
     try {
       await reconcileReceipts({ tables: ctx.deps.tables, clock: new ManualClock() }, queue);

@@ -3,7 +3,7 @@ import type { Owner } from '@pay/auth';
 import type { UploadedFile } from '@pay/kit';
 import { outboxMessage, writeOutbox } from '@pay/queue';
 import { ApiError } from '@pay/schemas';
-import type { InvoicingDeps } from '../deps';
+import type { InvoicingDeps, ReceiptsDeps } from '../deps';
 import { lockInvoice, receiptTargetOf } from '../invoices/store';
 import { inTransaction } from '../transactions';
 import { tablesIn } from '../db';
@@ -24,7 +24,7 @@ export interface UploadTarget {
  * the outbox (so the check exists exactly when the receipt does), then wakes the relay.
  * The file goes first: a crash between leaves an unreferenced file, never a receipt without one.
  */
-export async function uploadReceipt(deps: InvoicingDeps, target: UploadTarget, file: UploadedFile): Promise<ReceiptRow> {
+export async function uploadReceipt(deps: Pick<ReceiptsDeps, 'clock' | 'db' | 'kickOutbox' | 'receiptStorage' | 'tables'>, target: UploadTarget, file: UploadedFile): Promise<ReceiptRow> {
   const id = randomUUID();
   const now = deps.clock.now();
   const found = await receiptTargetOf(deps.tables, target.invoiceId, target.owner);

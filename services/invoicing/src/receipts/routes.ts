@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
 import { paginationOf, type Api, type FileSpec } from '@pay/kit';
 import { OffsetPage } from '@pay/schemas';
-import type { InvoicingDeps } from '../deps';
+import type { ReceiptsDeps } from '../deps';
 import { InvoiceParams } from '../invoices/schemas';
 import { AMOUNT_TOLERANCE, DATE_SLACK_DAYS, MIN_OCR_CONFIDENCE } from './decision';
 import { getReceipt, listReceipts, MAX_RECEIPTS_PER_INVOICE, receiptFile, uploadReceipt } from './receipts';
@@ -26,7 +26,7 @@ export const CHECK_DOC =
   '(PAID, `paidAt`, customer totals, `invoice.paid`) in the same transaction; if the invoice cannot be paid (expired, cancelled, blocked customer, ' +
   'KYC missing) the receipt is REJECTED with that reason. Receipts of other invoices are checked and recorded and change no state.';
 
-export function receiptRoutes(api: Api, deps: InvoicingDeps): void {
+export function receiptRoutes(api: Api, deps: ReceiptsDeps): void {
   const url = deps.config.PUBLIC_URL;
 
   api.route({

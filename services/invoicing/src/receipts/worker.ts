@@ -1,6 +1,6 @@
 import type { Job, Queue, Worker } from 'bullmq';
 import { Queues, startWorker } from '@pay/queue';
-import type { InvoicingDeps } from '../deps';
+import type { InvoicingDeps, ReceiptsDeps } from '../deps';
 import { checkReceipt } from './check';
 import type { ReceiptReaders } from './readers';
 
@@ -10,7 +10,7 @@ import type { ReceiptReaders } from './readers';
  * every attempt (its file gone from storage, say) marks the receipt REJECTED with the reason,
  * rather than leaving it PENDING for ever.
  */
-export function startReceiptWorker(deps: InvoicingDeps, readers: ReceiptReaders): Worker {
+export function startReceiptWorker(deps: ReceiptsDeps, readers: ReceiptReaders): Worker {
   const attempts = Queues.receiptChecks.jobOptions.attempts;
   return startWorker({
     queue: 'receiptChecks',
@@ -32,7 +32,7 @@ export function startReceiptWorker(deps: InvoicingDeps, readers: ReceiptReaders)
   });
 }
 
-async function giveUp(deps: InvoicingDeps, receiptId: string, why: string): Promise<void> {
+async function giveUp(deps: ReceiptsDeps, receiptId: string, why: string): Promise<void> {
   await deps.tables
     .updateTable('receipts')
     .set({ status: 'REJECTED', rejection_reason: `Unreadable: the receipt could not be checked (${why.slice(0, 200)})`, verified_at: deps.clock.now() })

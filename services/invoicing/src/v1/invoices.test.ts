@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { ManualClock } from '@pay/kit';
 import { eventsOf } from '@pay/webhooks';
-import { clockSigner, decodeQrDataUri, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../test-support';
+import { clockSigner, decodeQrDataUri, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../../test/test-support';
+import { countOf } from '../../test/tables';
 
 const clock = new ManualClock(new Date('2026-11-23T10:00:00.000Z'));
 const ctx = invoicingAppForSuite({ clock });
@@ -38,7 +39,7 @@ describe('POST /api/v1/invoices', () => {
     expect(JSON.stringify(res.body.metadata)).toBe(JSON.stringify(metadata));
     const got = await v1(m, 'get', `/api/v1/invoices/${res.body.id}`);
     expect(JSON.stringify(got.body.metadata)).toBe(JSON.stringify(metadata));
-    const [row] = await ctx.deps.db.$queryRawUnsafe<{ api: string; currency: string }[]>('SELECT api::text, currency::text FROM invoicing.invoices WHERE id = $1::uuid', res.body.id);
+    const row = await ctx.deps.tables.selectFrom('invoices').select(['api', 'currency']).where('id', '=', res.body.id).executeTakeFirst();
     expect(row).toEqual({ api: 'v1', currency: 'USD' });
   });
 
@@ -114,8 +115,7 @@ describe('POST /api/v1/invoices', () => {
     expect(again.body).toEqual(first.body);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect((await send({ amount: 11, currency: 'RUB' })).status).toBe(409);
-    const [n] = await ctx.deps.db.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM invoicing.invoices WHERE merchant_id = $1::uuid', m.merchantId);
-    expect(n!.n).toBe(1);
+    expect(await countOf(ctx.deps.tables.selectFrom('invoices').select((e) => e.fn.countAll().as('n')).where('merchant_id', '=', m.merchantId))).toBe(1);
   });
 });
 
@@ -133,7 +133,7 @@ describe('metadata comes back exactly as given (issue 11)', () => {
     const res = await rawCreate(m, `{"amount": 10, "currency": "RUB", "metadata": ${META}}`, 'meta-1');
     expect(res.status).toBe(201);
     expect(res.text).toContain(`"metadata":${META},`);
-    const [row] = await ctx.deps.db.$queryRawUnsafe<{ metadata: string }[]>('SELECT metadata::text FROM invoicing.invoices WHERE id = $1::uuid', res.body.id);
+    const row = await ctx.deps.tables.selectFrom('invoices').select((e) => e.cast<string>('metadata', 'text').as('metadata')).where('id', '=', res.body.id).executeTakeFirst();
     expect(row!.metadata).toBe(META);
     expect((await v1(m, 'get', `/api/v1/invoices/${res.body.id}`)).text).toContain(`"metadata":${META},`);
     const replay = await rawCreate(m, `{"amount": 10, "currency": "RUB", "metadata": ${META}}`, 'meta-1');
@@ -208,7 +208,7 @@ describe('GET /api/v1/invoices/{id}, cancel and sandbox pay', () => {
   it('expired shows as expired', async () => {
     const m = await newMerchant(ctx.deps);
     const { body: inv } = await v1(m, 'post', '/api/v1/invoices', { amount: 5, currency: 'RUB' });
-    await ctx.deps.db.$executeRawUnsafe(`UPDATE invoicing.invoices SET status = 'EXPIRED' WHERE id = $1::uuid`, inv.id);
+    await ctx.deps.tables.updateTable('invoices').set({ status: 'EXPIRED' }).where('id', '=', inv.id).execute();
     expect((await v1(m, 'get', `/api/v1/invoices/${inv.id}`)).body.status).toBe('expired');
   });
 

@@ -2,7 +2,7 @@ import type { Owner } from '@pay/auth';
 import { parseMoney, type IdempotentRun, type RawJson } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
 import type { Static } from '@sinclair/typebox';
-import type { InvoicingDeps } from '../deps';
+import type { V1Deps } from '../deps';
 import { FIAT_DECIMALS, openInvoice } from '../invoices/invoices';
 import type { CreatedInvoiceRow } from '../invoices/store';
 import { V1_DEFAULT_VALIDITY_HOURS, V1_MAX_VALIDITY_DAYS, type CreateV1InvoiceBody } from './schemas';
@@ -35,7 +35,7 @@ export function v1ExpiresAt(text: string | undefined, now: Date): Date {
 export type CreateV1Input = Omit<Static<typeof CreateV1InvoiceBody>, 'metadata'> & { metadata?: RawJson };
 
 /** POST /api/v1/invoices: an SBP invoice in the given currency, through the one create path. */
-export function createV1Invoice(deps: InvoicingDeps, owner: Owner, body: CreateV1Input, idempotency?: IdempotentRun): Promise<CreatedInvoiceRow> {
+export function createV1Invoice(deps: V1Deps, owner: Owner, body: CreateV1Input, idempotency?: IdempotentRun): Promise<CreatedInvoiceRow> {
   return openInvoice(deps, owner, {
     api: 'v1',
     amount: parseMoney(body.amount, { decimals: FIAT_DECIMALS }),

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { assertLiveKey, ownerOf } from '@pay/auth';
 import { exactBodyMember, type Api } from '@pay/kit';
-import type { InvoicingDeps } from '../deps';
+import type { V1Deps } from '../deps';
 import { cancelInvoice } from '../invoices/cancel';
 import { enabledCurrencies, setEnabledCurrencies } from '../invoices/currencies';
 import { getInvoice } from '../invoices/invoices';
@@ -18,7 +18,7 @@ const STATES =
   'Errors are bare: `{ error: { code, message, details? } }`.';
 
 /** Invoicing API v1 (key only, bare answers): invoices, their sandbox payment, and the merchant's currencies. */
-export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
+export function v1InvoiceRoutes(api: Api, deps: V1Deps): void {
   const url = deps.config.PUBLIC_URL;
   const detail = async (auth: Parameters<typeof ownerOf>[0], id: string) => v1InvoiceJson(await getInvoice(deps, ownerOf(auth), id), url);
 
@@ -136,7 +136,7 @@ export function v1InvoiceRoutes(api: Api, deps: InvoicingDeps): void {
 }
 
 /** GET /api/v1/analytics. */
-export function v1AnalyticsRoutes(api: Api, deps: InvoicingDeps): void {
+export function v1AnalyticsRoutes(api: Api, deps: V1Deps): void {
   api.route({
     method: 'get',
     path: '/api/v1/analytics',

@@ -4,7 +4,7 @@ import { mnemonicToAccount } from 'viem/accounts';
 import type { Address } from 'viem';
 import { eventsOf } from '@pay/webhooks';
 import { eventually } from '@pay/testing';
-import { registerMerchant, startCryptoApp, type CryptoTestApp, type TestMerchant } from '../../test-support';
+import { registerMerchant, startCryptoApp, type CryptoTestApp, type TestMerchant } from '../../../test/test-support';
 import { trackTransfers } from '../../transactions/tracker';
 import { watchChains } from '../../background';
 import { recordFoundTransfers } from '../../transactions/transfers';

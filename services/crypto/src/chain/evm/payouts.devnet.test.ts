@@ -3,7 +3,7 @@ import request from 'supertest';
 import { getAddress, parseUnits, type Address } from 'viem';
 import { buildCryptoApp } from '../../app';
 import { watchChains } from '../../background';
-import { registerMerchant, signedRequest, startCryptoApp, type CryptoTestApp, type TestMerchant } from '../../test-support';
+import { registerMerchant, signedRequest, startCryptoApp, type CryptoTestApp, type TestMerchant } from '../../../test/test-support';
 import { trackTransfers } from '../../transactions/tracker';
 import { advanceWithdrawal } from '../../withdrawals/processing';
 import type { CryptoDeps } from '../../deps';

@@ -1,6 +1,6 @@
 import { TBankEmulator } from '@pay/tbank-emulator';
 import { apiClient, eventually, killHard, startChaosStack, untilAnswered } from '@pay/testing';
-import { newMerchantIn } from '../../test-support';
+import { newMerchantIn } from '../../../test/test-support';
 
 const TERMINAL = 'ChaosTerminalDEMO';
 const PASSWORD = 'chaos-password';

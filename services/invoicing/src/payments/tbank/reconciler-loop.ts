@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { every, type Periodic } from '@pay/kit';
-import type { InvoicingDeps } from '../../deps';
+import type { PaymentsDeps } from '../../deps';
 import { tbankProvidersOf } from '../providers-from-config';
 import { holdLease, releaseLease } from './lease';
 import { reconcileTBankPayments } from './reconcile';
@@ -10,7 +10,7 @@ import { reconcileTBankPayments } from './reconcile';
  * the terminal's lease, so one process of all replicas asks the acquirer at a time. The lease
  * lasts three intervals: a leader that dies is replaced within that.
  */
-export function tbankReconcilers(deps: InvoicingDeps): Periodic[] {
+export function tbankReconcilers(deps: PaymentsDeps): Periodic[] {
   const holder = randomUUID();
   const intervalMs = deps.config.TBANK_RECONCILE_INTERVAL_MS;
   return tbankProvidersOf(deps.providers).map((provider) => {

@@ -2,24 +2,28 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { TBankEmulator } from '@pay/tbank-emulator';
 import { eventually, openBrowser } from '@pay/testing';
-import { newMerchant, startListeningInvoicingApp, v2Request, type TestMerchant } from '../../test-support';
+import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../../test/test-support';
 
 const ARTIFACTS = join(__dirname, '..', '..', '..', '..', '..', 'artefacts', 'pay-page');
 const TERMINAL = 'BrowserTerminal';
 const PASSWORD = 'browser-secret';
 
 const emulator = new TBankEmulator({ terminals: { [TERMINAL]: PASSWORD }, retryDelaysMs: [100, 300, 1000] });
-let ctx: Awaited<ReturnType<typeof startListeningInvoicingApp>>;
+// The stack as scripts/stack.sh runs it: the built invoicing bundle (`node dist/main.js`) with
+// T-Bank as its live acquirer, here the emulator; the test's own deps only read the database.
+let ctx: Awaited<ReturnType<typeof startBuiltInvoicing>>;
 let browser: Awaited<ReturnType<typeof openBrowser>>;
 let m: TestMerchant;
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   await emulator.start();
-  ctx = await startListeningInvoicingApp({ env: { LIVE_PAYMENT_PROVIDER: 'tbank', TBANK_API_URL: emulator.apiUrl, TBANK_TERMINAL_KEY: TERMINAL, TBANK_PASSWORD: PASSWORD } });
-  browser = await openBrowser();
+  [ctx, browser] = await Promise.all([
+    startBuiltInvoicing({ env: { LIVE_PAYMENT_PROVIDER: 'tbank', TBANK_API_URL: emulator.apiUrl, TBANK_TERMINAL_KEY: TERMINAL, TBANK_PASSWORD: PASSWORD } }),
+    openBrowser(),
+  ]);
   m = await newMerchant(ctx.deps, 'live');
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await browser?.close();
   await ctx?.close();
@@ -46,4 +50,4 @@ it('a live card invoice in Chromium: the hosted page sends the payer to the acqu
   expect(await page.getByTestId('status').textContent()).toBe('PAID');
   await page.screenshot({ path: join(ARTIFACTS, 'live-card-2-paid.png'), fullPage: true });
   expect(problems).toEqual([]);
-}, 60_000);
+}, 90_000);

@@ -1,4 +1,4 @@
-import { idCard, idCardMrz, passportMrz, PERSON, photo, tamperedMrz } from './fixtures';
+import { idCard, idCardMrz, passportMrz, PERSON, photo, tamperedMrz } from '../../test/kyc/fixtures';
 import { findZone, MrzReader } from './mrz-reader';
 
 // One reader (one tesseract worker) for the file, started before the first test.
@@ -42,4 +42,14 @@ describe('MRZ reader (OCR of the document photo)', () => {
     expect(findZone(`X${l1.slice(1)}\n${l2}`)).toBeNull();
     expect(findZone('P<KAZIVANOVA\nN123\n')).toBeNull();
   });
+
+  it('close aborts: the reading in flight and every later one reject at once, without waiting for the OCR', async () => {
+    const own = new MrzReader({ rusTrainedData: '/usr/share/tesseract-ocr/5/tessdata/rus.traineddata' });
+    const started = Date.now();
+    const inFlight = own.read(await idCard());
+    await own.close();
+    await expect(inFlight).rejects.toThrow(/shutting down/);
+    expect(Date.now() - started).toBeLessThan(10_000); // a cold start and two readings take several seconds idle, far more under load
+    await expect(own.read(await idCard())).rejects.toThrow(/shutting down/);
+  }, OCR_MS);
 });

@@ -5,17 +5,17 @@ import { SecretBox, signedHeaders } from '@pay/auth';
 import { accountKeys, accountsKeyResolver, createAccountsDb } from '@pay/accounts';
 import { eventually, firstConnection } from '@pay/testing';
 import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type ManualClock } from '@pay/kit';
-import { SandboxChain } from './chain/sandbox';
-import { connectLiveChain, type LiveChainOptions } from './chain/evm/live-chain';
-import { stablecoinRates } from './rates';
-import { loadCryptoConfig } from './config';
-import { createCryptoDatabase } from './db';
-import { buildCryptoApp } from './app';
-import { startBackground } from './background';
-import { trackTransfers } from './transactions/tracker';
-import type { CryptoDeps } from './deps';
+import { SandboxChain } from '../src/chain/sandbox';
+import { connectLiveChain, type LiveChainOptions } from '../src/chain/evm/live-chain';
+import { stablecoinRates } from '../src/rates';
+import { loadCryptoConfig } from '../src/config';
+import { createCryptoDatabase } from '../src/db';
+import { buildCryptoApp } from '../src/app';
+import { startBackground } from '../src/background';
+import { trackTransfers } from '../src/transactions/tracker';
+import type { CryptoDeps } from '../src/deps';
 import { registerEventPayloads } from '@pay/webhooks';
-import { CryptoEventPayloads } from './events/openapi';
+import { CryptoEventPayloads } from '../src/events/openapi';
 
 // Tests read recorded crypto events through eventsOf, which checks each body against its documented schema.
 registerEventPayloads('crypto', CryptoEventPayloads);

@@ -1,6 +1,6 @@
 import { parse } from 'mrz';
 import type { PSM, WorkerParams } from 'tesseract.js';
-import { ImageOcr, type OcrOptions } from '../receipts/ocr';
+import { ImageOcr, type OcrOptions } from './ocr';
 import { loadSharp } from './images';
 
 /** The only characters a machine-readable zone has (ICAO 9303-3): tesseract reads nothing else. */

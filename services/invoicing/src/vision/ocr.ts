@@ -88,6 +88,8 @@ function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   );
 }
 
+const closedError = () => new Error('the OCR is closed: the process is shutting down');
+
 /**
  * Real OCR with tesseract.js (WASM core from the local tesseract.js-core package, in a worker
  * thread of its own), by default Russian and English at once (receipts); the KYC MRZ reader
@@ -99,6 +101,9 @@ export class ImageOcr {
   private worker: Promise<Worker> | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly languages: OcrLanguage[];
+  private closed = false;
+  /** Rejects the read in flight (close): tesseract.js's terminate leaves its promise pending. */
+  private abortRead: ((err: Error) => void) | null = null;
 
   constructor(
     private readonly opts: OcrOptions,
@@ -141,24 +146,42 @@ export class ImageOcr {
   /** `parameters`: tesseract parameters set for this image and kept for the next ones (pass every one that varies, every time). */
   read(image: Buffer, parameters?: Partial<WorkerParams>): Promise<OcrResult> {
     const run = this.queue.then(async () => {
-      const worker = await this.start();
+      const aborted = new Promise<never>((_, reject) => (this.abortRead = reject));
+      aborted.catch(() => undefined);
       try {
-        if (parameters) await worker.setParameters(parameters);
-        const { data } = await within(worker.recognize(image), RECOGNIZE_TIMEOUT_MS, 'OCR of the image');
+        if (this.closed) throw closedError();
+        const worker = await Promise.race([this.start(), aborted]);
+        if (parameters) await Promise.race([worker.setParameters(parameters), aborted]);
+        const { data } = await Promise.race([within(worker.recognize(image), RECOGNIZE_TIMEOUT_MS, 'OCR of the image'), aborted]);
         return { text: data.text, confidence: Math.max(0, Math.min(1, data.confidence / 100)) };
       } catch (err) {
         // A worker that failed or hung is not trusted with the next image: start a new one.
-        await this.close();
+        await this.endWorker();
         throw err;
+      } finally {
+        this.abortRead = null;
       }
     });
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  async close(): Promise<void> {
+  private async endWorker(): Promise<void> {
     const worker = this.worker;
     this.worker = null;
     if (worker) await (await worker.catch(() => null))?.terminate();
+  }
+
+  /**
+   * Aborts rather than waits: the read in flight rejects at once, and so does every read queued
+   * or made after; the worker is ended. A KYC check or a receipt's OCR takes a minute and more
+   * on a loaded machine, longer than a shutdown may take: its job fails and runs again
+   * (BullMQ's retry or the reconciler). Resolves once every read has settled.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.abortRead?.(closedError());
+    await this.endWorker();
+    await this.queue;
   }
 }

@@ -8,21 +8,22 @@ import { apiClient, firstConnection, killHard, spawnBuiltService, startChaosStac
 import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type Logger } from '@pay/kit';
 import { randomUUID } from 'node:crypto';
 import { createWebhooksDb } from '@pay/webhooks';
-import { loadInvoicingConfig } from './config';
-import { webhookWaker } from './console/wakes';
-import { buildInvoicingApp } from './app';
-import { startBackground } from './background';
-import { createInvoicingDb } from './db';
-import { SandboxProvider } from './payments/sandbox';
-import { paymentProvidersFrom } from './payments/providers-from-config';
-import { smtpMailer } from './batch/mailer';
-import type { InvoicingDeps } from './deps';
+import { loadInvoicingConfig } from '../src/config';
+import { webhookWaker } from '../src/console/wakes';
+import { buildInvoicingApp } from '../src/app';
+import { startBackground } from '../src/background';
+import { createInvoicingDb } from '../src/db';
+import { SandboxProvider } from '../src/payments/sandbox';
+import { paymentProvidersFrom } from '../src/payments/providers-from-config';
+import { smtpMailer } from '../src/batch/mailer';
+import type { InvoicingDeps } from '../src/deps';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { receiptStorageFrom } from './receipts/storage-from-config';
+import { receiptStorageFrom } from '../src/receipts/storage-from-config';
+import { idempotencyKeysOf } from './tables';
 
 export interface TestAppOptions {
   clock?: Clock;
@@ -281,11 +282,11 @@ export function decodeQrDataUri(uri: string): string | null {
  * What a kill -9 after a request's write leaves behind: its Idempotency-Key claimed, the
  * answer never stored, and the claim no longer refreshed, so the next retry takes it over.
  */
-export async function abandonIdempotencyClaim(db: Pick<InvoicingDeps['db'], '$executeRawUnsafe'>, key: string): Promise<void> {
-  const reset = await db.$executeRawUnsafe(
-    `UPDATE kit.idempotency_keys SET status = 'in_progress', response_status = NULL, response_body = NULL, locked_at = now() - interval '1 minute'
-      WHERE key = $1`,
-    key,
-  );
-  if (reset !== 1) throw new Error(`no stored answer for Idempotency-Key ${key}`);
+export async function abandonIdempotencyClaim(pool: InvoicingDeps['sql'], key: string): Promise<void> {
+  const reset = await idempotencyKeysOf(pool)
+    .updateTable('idempotency_keys')
+    .set({ status: 'in_progress', response_status: null, response_body: null, locked_at: new Date(Date.now() - 60_000) })
+    .where('key', '=', key)
+    .executeTakeFirst();
+  if (Number(reset.numUpdatedRows) !== 1) throw new Error(`no stored answer for Idempotency-Key ${key}`);
 }

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { dropDatabase, parseDatabaseUrl, type PgFields } from './connection';
-import { targetFromDir, type Target } from './targets';
+import { dropDatabase, parseDatabaseUrl, type PgFields } from '../src/connection';
+import { targetFromDir, type Target } from '../src/targets';
 
 /** The server the tests run against; the database part is replaced by throwaway names. */
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgresql://root@127.0.0.1:5432/payments_test';

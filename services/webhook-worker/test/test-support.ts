@@ -3,9 +3,9 @@ import { createAccountsDb, createApiKey, registerMerchant, setWebhookUrl } from 
 import { SecretBox, type Owner } from '@pay/auth';
 import { createLogger, ManualClock, pgPool, pgSql } from '@pay/kit';
 import { createEndpoint, createWebhooksDb, recordEvent, WEBHOOKS_SCHEMA, webhookTables, type EndpointInput, type NewEvent } from '@pay/webhooks';
-import { loadWorkerConfig } from './config';
-import { DeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker';
-import { WebhookSender, type SenderOptions } from './sender';
+import { loadWorkerConfig } from '../src/config';
+import { DeliveryWorker, type DeliveryWorkerOptions } from '../src/delivery-worker';
+import { WebhookSender, type SenderOptions } from '../src/sender';
 
 /**
  * Delivery against the real test database, with a movable clock and no wake queue: tests

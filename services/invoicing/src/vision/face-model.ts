@@ -111,6 +111,7 @@ export class FaceModel {
   private queue: Promise<unknown> = Promise.resolve();
   private seq = 0;
   private idleTimer: NodeJS.Timeout | null = null;
+  private closed = false;
   /** Workers started so far (tests and logs: a start is the expensive part). */
   starts = 0;
 
@@ -178,6 +179,7 @@ export class FaceModel {
   }
 
   private async describeNow(images: Buffer[]): Promise<(Face | null)[]> {
+    if (this.closed) throw new Error('the face model is closed: the process is shutting down');
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     try {
@@ -185,8 +187,10 @@ export class FaceModel {
       await ready;
       return await this.request(worker, images);
     } finally {
-      this.idleTimer = setTimeout(() => void this.idle(), this.opts.idleMs);
-      this.idleTimer.unref();
+      if (!this.closed) {
+        this.idleTimer = setTimeout(() => void this.idle(), this.opts.idleMs);
+        this.idleTimer.unref();
+      }
     }
   }
 
@@ -237,11 +241,19 @@ export class FaceModel {
     await worker.terminate();
   }
 
+  /**
+   * Aborts rather than waits: the worker is ended at once, so a request in flight (or a model
+   * still loading) rejects, and so does every request queued or made after. A check takes a
+   * minute and more on a loaded machine, longer than a shutdown may take; its job fails and
+   * runs again (BullMQ's retry, or the reconciler's re-add), and nothing was decided, since a
+   * decision is one transaction at the end of a check. Resolves once every request has settled.
+   */
   async close(): Promise<void> {
-    await this.queue;
+    this.closed = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     if (this.worker) await this.stop(this.worker);
+    await this.queue;
   }
 }
 
