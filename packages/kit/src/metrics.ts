@@ -56,6 +56,27 @@ new Gauge({
   },
 });
 
+const readinessSources = new Map<string, () => Promise<boolean>>();
+
+/** Reports whether the service would answer /readyz 200, evaluated at every scrape (healthRoutes registers it). */
+export function watchReadiness(service: string, ready: () => Promise<boolean>): () => void {
+  readinessSources.set(service, ready);
+  return () => {
+    if (readinessSources.get(service) === ready) readinessSources.delete(service);
+  };
+}
+
+new Gauge({
+  name: 'service_ready',
+  help: 'Whether the service would answer /readyz 200 now (1) or 503 (0): its database and Redis answer and it is not shutting down',
+  labelNames: ['service'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    await Promise.all([...readinessSources].map(async ([service, ready]) => this.set({ service }, (await ready().catch(() => false)) ? 1 : 0)));
+  },
+});
+
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
 /**

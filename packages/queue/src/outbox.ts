@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { assertValid } from '@pay/schemas';
 import { backoffDelay, deleteInBatches, TRANSACTION_OPTIONS, type Logger } from '@pay/kit';
 import { jobOptionsFor, Queues, type JobOf, type QueueKey } from './jobs';
+import { watchOutbox } from './metrics';
 
 type Sql = {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
@@ -66,6 +67,7 @@ export class OutboxRelay {
   private again = false;
   private stopped = false;
   private failures = 0;
+  private unwatch: (() => void) | null = null;
 
   constructor(private readonly opts: RelayOptions) {}
 
@@ -80,6 +82,8 @@ export class OutboxRelay {
 
   start(): void {
     this.stopped = false;
+    // The backlog (outbox_pending, outbox_lag_seconds) is reported by processes that relay.
+    this.unwatch ??= watchOutbox(this.opts.db);
     const loop = () => {
       if (this.stopped) return;
       this.timer = setTimeout(() => {
@@ -145,6 +149,8 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unwatch?.();
+    this.unwatch = null;
     if (this.timer) clearTimeout(this.timer);
     await this.running;
     await Promise.all([...this.queues.values()].map((q) => q.close()));
