@@ -11,12 +11,12 @@
 //   (@prometheus-io/lezer-promql) and its metric names looked up in the process registry after
 //   importing every metrics module of the services and packages (`**/metrics.ts`).
 // Usage: node --import tsx infra/k8s/validate.mjs [dir]   (exit 1 and one line per problem on failure)
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { parse as parseYaml } from 'yaml';
 import { parser as promql } from '@prometheus-io/lezer-promql';
+import { renderKustomization, readManifests } from './render.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.join(HERE, '..', '..');
@@ -27,23 +27,17 @@ const problem = (where, what) => problems.push(`${where}: ${what}`);
 // --- the rendered manifests ------------------------------------------------------------------
 function render() {
   try {
-    return execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return renderKustomization(dir);
   } catch (err) {
-    if (err.code === 'ENOENT') problem('kustomize', 'kubectl not found: install Debian\'s kubernetes-client (scripts/bootstrap.sh does)');
-    else problem('kustomize', `kubectl kustomize failed: ${String(err.stderr ?? err.message).trim()}`);
+    problem('kustomize', err.message);
     return '';
   }
 }
 
-/**
- * YAML as Kubernetes reads it here: `0x…` stays a string (an EVM contract address does not fit
- * the int64 Go's YAML would need to read it as a number, so the API server gets a string).
- */
-const noHexInts = (tags) => tags.filter((t) => t.format !== 'HEX');
 function readYaml(text, where) {
-  const docs = parseAllDocuments(text, { customTags: noHexInts });
-  for (const d of docs) for (const e of d.errors) problem(where, `YAML: ${e.message}`);
-  return docs.map((d) => d.toJS()).filter(Boolean);
+  const { objects, errors } = readManifests(text);
+  for (const e of errors) problem(where, `YAML: ${e}`);
+  return objects;
 }
 
 const rendered = readYaml(render(), 'rendered output').map((doc) => ({ file: 'rendered', doc }));

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { baseConfigProperties, ConfigError, loadConfig, publicUrlOf } from '@pay/kit';
 import { StringEnum } from '@pay/schemas';
 
@@ -87,21 +87,28 @@ export function loadInvoicingConfig(env: NodeJS.ProcessEnv = process.env) {
     ...(config.TEST_PAYMENT_PROVIDER === 'tbank' ? (['TBANK_TEST_TERMINAL_KEY', 'TBANK_TEST_PASSWORD'] as const) : []),
   ].filter((name) => !config[name]);
   const problems = missing.map((name) => `${name} must be set: T-Bank is configured as a payment provider`);
-  problems.push(...localStorageProblems(config));
+  problems.push(...storageProblems(config));
   if (problems.length) throw new ConfigError(problems);
   return { ...config, PUBLIC_URL: publicUrlOf(config), CONSOLE_OPERATORS: config.CONSOLE_OPERATORS.split(',').filter(Boolean).map((id) => id.toLowerCase()) };
 }
 export type InvoicingConfig = ReturnType<typeof loadInvoicingConfig>;
 
 /**
- * Receipts on local disk are read back by whichever process checks or serves them, so local
- * storage is for one process only: refused when more than one worker replica is configured
- * (WORKER_REPLICAS, the same number on the API and worker deployments).
+ * Where receipt files go must work for every process that reads them: an S3 bucket needs all of
+ * its settings; a local disk is read back only by the process that wrote it, so it is for one
+ * process only and refused when more than one worker replica is configured (WORKER_REPLICAS, the
+ * same number on the API and worker deployments).
  */
-function localStorageProblems(config: { RECEIPTS_STORAGE: string; WORKER_REPLICAS: number }): string[] {
-  if (config.RECEIPTS_STORAGE !== 'local' || config.WORKER_REPLICAS <= 1) return [];
+function storageProblems(config: InvoicingEnv): string[] {
+  if (config.RECEIPTS_STORAGE === 's3') {
+    const missing = (['S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const).filter((name) => !config[name]);
+    return missing.map((name) => `${name} must be set: RECEIPTS_STORAGE=s3 keeps receipt files in that bucket`);
+  }
+  if (config.WORKER_REPLICAS <= 1) return [];
   return [
     `RECEIPTS_STORAGE=local cannot serve WORKER_REPLICAS=${config.WORKER_REPLICAS}: each process would see only its own disk; ` +
       'set RECEIPTS_STORAGE=s3 with S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY',
   ];
 }
+
+type InvoicingEnv = Static<typeof InvoicingConfigSchema>;
