@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { signedHeaders } from '@pay/auth';
-import { apiClient, buildOncePerRun, eventually, expectStatus, freePort, registerCryptoMerchant, type RegisteredMerchant } from '@pay/testing';
+import { apiClient, buildOncePerRun, eventually, expectStatus, freePort, openBrowser, registerCryptoMerchant, type RegisteredMerchant } from '@pay/testing';
 import { idleStackEnv } from '@pay/testing/src/idle-stack';
 import { moscowDay, multipartBody, receiptPdf } from '../services/invoicing/src/receipts/test-fixtures';
 
@@ -95,15 +95,33 @@ it('a batch with sendEmails lands in the mailbox, and the payment link in an e-m
     60_000,
     200,
   );
-  // Each e-mail as the inbox opens it: plain text (batch e-mails carry no HTML), with its invoice's payment link.
-  const opened = await Promise.all(mails.map(async (m) => ((await (await fetch(`${urls.mailbox}/api/email/${m.id}`)).json()) as MaildevEmail).text ?? ''));
-  for (const invoice of batch.invoices as { id: string; paymentUrl: string; amount: number }[]) {
+  // Each e-mail as the inbox opens it, with its invoice's payment link in the text and as a link in the HTML.
+  const opened = await Promise.all(mails.map(async (m) => (await (await fetch(`${urls.mailbox}/api/email/${m.id}`)).json()) as MaildevEmail));
+  const invoices = batch.invoices as { id: string; paymentUrl: string; amount: number }[];
+  for (const invoice of invoices) {
     expect(invoice.paymentUrl).toBe(`${urls.invoicing}/pay/${invoice.id}`);
-    expect(opened.filter((text) => text.includes(invoice.paymentUrl))).toHaveLength(1);
-    // The person clicks the link: the hosted payment page of that invoice.
-    const page = await fetch(invoice.paymentUrl);
-    expect(page.status).toBe(200);
-    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(opened.filter((m) => (m.text ?? '').includes(invoice.paymentUrl))).toHaveLength(1);
+    expect(opened.filter((m) => (m.html ?? '').includes(`<a href="${invoice.paymentUrl}">Pay it here</a>`))).toHaveLength(1);
+  }
+
+  // As a person does it: the web inbox in a browser, the e-mail opened, its link followed to the
+  // invoice's page. (maildev shows the HTML in a sandboxed frame, where the payment page refuses to
+  // be framed, so the link is opened as "open in a new tab" would.)
+  const browser = await openBrowser();
+  try {
+    const inbox = await browser.context.newPage();
+    await inbox.goto(urls.mailbox);
+    await inbox.getByText(to[1]!).first().click();
+    const link = inbox.frameLocator('iframe').getByRole('link', { name: 'Pay it here' });
+    const href = await link.getAttribute('href');
+    const paid = invoices.find((i) => i.amount === 275.5)!;
+    expect(href).toBe(paid.paymentUrl);
+    const tab = await browser.context.newPage();
+    const res = await tab.goto(href!);
+    expect(res?.status()).toBe(200);
+    expect(await tab.locator('body').innerText()).toMatch(/275[.,]50/);
+  } finally {
+    await browser.close();
   }
 }, 120_000);
 

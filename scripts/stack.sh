@@ -88,7 +88,8 @@ if [ -z "${SECRETS_KEY:-}" ]; then
 fi
 
 # The dev mailbox and the receipts bucket, started before the services that use them.
-nohup node_modules/.bin/maildev --ip 127.0.0.1 --smtp "$MAILDEV_SMTP_PORT" --web-ip 127.0.0.1 --web "${PORTS[maildev]}" >"$STATE/logs/maildev.log" 2>&1 &
+mkdir -p "$STATE/mail"
+nohup node_modules/.bin/maildev --ip 127.0.0.1 --smtp "$MAILDEV_SMTP_PORT" --web-ip 127.0.0.1 --web "${PORTS[maildev]}" --mail-directory "$STATE/mail" >"$STATE/logs/maildev.log" 2>&1 &
 echo $! >"$STATE/maildev.pid"
 mkdir -p "$STATE/s3"
 nohup node_modules/.bin/s3rver --directory "$STATE/s3" --address 127.0.0.1 --port "${PORTS[s3rver]}" --configure-bucket receipts >"$STATE/logs/s3rver.log" 2>&1 &
