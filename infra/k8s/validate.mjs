@@ -74,7 +74,7 @@ for (const { file, doc } of objects) {
 const byKind = (kind) => objects.filter((o) => o.doc.kind === kind).map((o) => o.doc);
 const renderedOf = (kind) => rendered.filter((o) => o.doc.kind === kind).map((o) => o.doc);
 const kustomization = existsSync(path.join(dir, 'kustomization.yaml')) ? parseYaml(readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8')) : {};
-const commonLabels = Object.assign({}, ...(kustomization.labels ?? []).map((l) => l.pairs ?? {}));
+const commonLabels = Object.assign({}, kustomization.commonLabels ?? {}, ...(kustomization.labels ?? []).map((l) => l.pairs ?? {}));
 for (const { doc } of rendered) {
   for (const [k, v] of Object.entries(commonLabels)) {
     if (doc.metadata?.labels?.[k] !== v) problem(`${doc.kind}/${doc.metadata?.name}`, `rendered without the label ${k}=${v}`);
