@@ -29,6 +29,11 @@ async function slowServer(shutdownTimeoutMs: number, slowMs = 300) {
   const logger = createLogger('test', 'silent');
   const lifecycle = new Lifecycle(logger, shutdownTimeoutMs);
   const app = express();
+  let received = 0;
+  app.use((_req, _res, next) => {
+    received++;
+    next();
+  });
   app.get('/slow', (_req, res) => {
     setTimeout(() => res.send('finished'), slowMs);
   });
@@ -38,16 +43,22 @@ async function slowServer(shutdownTimeoutMs: number, slowMs = 300) {
   lifecycle.onShutdown('pool', () => {
     order.push('pool');
   });
-  return { lifecycle, order, port: (server.address() as AddressInfo).port };
+  /**
+   * Resolves once the server has received `count` requests in all. Shutting down before a
+   * request has reached the server tests nothing: on a loaded machine a fixed pause can end
+   * before it arrives, and a kept-alive socket that looks idle is then rightly closed.
+   */
+  const untilReceived = async (count: number) => {
+    while (received < count) await new Promise((r) => setTimeout(r, 5));
+  };
+  return { lifecycle, order, port: (server.address() as AddressInfo).port, untilReceived };
 }
-
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('graceful shutdown', () => {
   it('finishes in-flight requests, refuses new connections, then runs the other closers in order', async () => {
-    const { lifecycle, order, port } = await slowServer(5000);
+    const { lifecycle, order, port, untilReceived } = await slowServer(5000);
     const inFlight = get(port, '/slow');
-    await pause(50);
+    await untilReceived(1);
     const done = lifecycle.shutdown('test');
     order.push('shutdown-called');
     expect(lifecycle.isShuttingDown).toBe(true);
@@ -61,12 +72,12 @@ describe('graceful shutdown', () => {
   });
 
   it('closes a kept-alive connection once its requests are answered, without waiting for the timeout', async () => {
-    const { lifecycle, order, port } = await slowServer(5000);
+    const { lifecycle, order, port, untilReceived } = await slowServer(5000);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     expect(await get(port, '/slow', agent)).toEqual({ status: 200, body: 'finished', connection: 'keep-alive' });
     const inFlight = get(port, '/slow', agent); // reuses the kept-alive socket
     const queued = get(port, '/slow', agent); // sent on the same socket the moment the first is answered
-    await pause(50);
+    await untilReceived(2);
     const done = lifecycle.shutdown('test');
     expect(await inFlight).toEqual({ status: 200, body: 'finished', connection: 'keep-alive' }); // answered as it began
     // Arrived during shutdown: answered, and told the connection ends with it.
@@ -78,9 +89,9 @@ describe('graceful shutdown', () => {
   });
 
   it('cuts requests still running at half the timeout, so the later closers still run', async () => {
-    const { lifecycle, order, port } = await slowServer(1000);
+    const { lifecycle, order, port, untilReceived } = await slowServer(1000);
     const hung = get(port, '/hang');
-    await pause(50);
+    await untilReceived(1);
     await lifecycle.shutdown('test');
     await expect(hung).rejects.toThrow(/socket hang up|ECONNRESET/);
     expect(order).toEqual(['pool']);

@@ -15,6 +15,9 @@ function makeAjv(coerce: boolean): Ajv {
     coerceTypes: coerce,
     useDefaults: true,
     removeAdditional: false,
+    // Errors carry their schema, so a bound can be said the way its schema writes it
+    // (`x-limits`, see toDetails). Only failed validations pay for it.
+    verbose: true,
   });
   addFormats(ajv);
   // A URL that Node's own parser (and so every client library) accepts: RFC 3986 'uri'
@@ -37,6 +40,8 @@ export function compile(schema: TSchema, ajv: Ajv = bodyAjv): ValidateFunction {
   return fn;
 }
 
+const LIMIT_OPERATORS: Record<string, string> = { minimum: '>=', maximum: '<=', exclusiveMinimum: '>', exclusiveMaximum: '<' };
+
 /** Turns ajv's errors into one `{ field, message }` per failing field, in request terms. */
 export function toDetails(errors: ErrorObject[] | null | undefined, root = ''): ErrorDetail[] {
   const details: ErrorDetail[] = [];
@@ -52,6 +57,9 @@ export function toDetails(errors: ErrorObject[] | null | undefined, root = ''): 
       message = 'is not a known field';
     } else if (e.keyword === 'enum') {
       message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    } else if (e.keyword in LIMIT_OPERATORS && (e.parentSchema as { 'x-limits'?: Record<string, string> } | undefined)?.['x-limits']?.[e.keyword]) {
+      // A bound that is not a short decimal (1/60 of an hour) in the words the schema gives it.
+      message = `must be ${LIMIT_OPERATORS[e.keyword]} ${(e.parentSchema as { 'x-limits': Record<string, string> })['x-limits'][e.keyword]}`;
     } else if (e.keyword === 'type') {
       message = `must be ${(e.params as { type: string }).type}`;
     } else if (e.keyword === 'errorMessage' || e.keyword === 'anyOf' || e.keyword === 'if') {

@@ -29,6 +29,7 @@ export const CreateInvoiceBody = Type.Object(
       Type.Number({
         minimum: EXPIRES_IN_HOURS.min,
         maximum: EXPIRES_IN_HOURS.max,
+        'x-limits': { minimum: '1/60 (one minute)' },
         description: `Default ${EXPIRES_IN_HOURS.default}; from 1/60 (one minute: ${EXPIRES_IN_HOURS.min}) to ${EXPIRES_IN_HOURS.max} (30 days); fractions allowed`,
       }),
     ),
