@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { signedHeaders } from '@pay/auth';
-import { apiClient, buildOncePerRun, eventually, expectStatus, freePort, openBrowser, registerCryptoMerchant, type RegisteredMerchant } from '@pay/testing';
-import { idleStackEnv } from '@pay/testing/src/idle-stack';
+import { apiClient, buildOncePerRun, eventually, expectStatus, freePort, idleStackEnv, openBrowser, registerCryptoMerchant, type RegisteredMerchant } from '@pay/testing';
 import { moscowDay, multipartBody, receiptPdf } from '../services/invoicing/src/receipts/test-fixtures';
 
 /**

@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { buildOncePerRun, eventually, freePort } from '@pay/testing';
-import { idleStackEnv } from '@pay/testing/src/idle-stack';
+import { buildOncePerRun, eventually, freePort, idleStackEnv } from '@pay/testing';
 import { containerEnv, readManifests, renderKustomization, type Container, type Manifest } from './render';
 
 /**

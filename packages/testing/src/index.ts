@@ -10,3 +10,4 @@ export * from './fuzz';
 export * from './api-client';
 export * from './chaos';
 export * from './crypto-merchant';
+export * from './idle-stack';
