@@ -27,6 +27,18 @@ export const queueJobOutcomes = new Counter({
   registers: [metricsRegistry],
 });
 
+/**
+ * A read shared by the gauges that one scrape collects (each gauge collects on its own): `read`
+ * runs at most once a second, and its answer (or its failure) serves the calls in between.
+ */
+export function oncePerScrape<T>(read: () => Promise<T>): () => Promise<T> {
+  let last: { at: number; value: Promise<T> } | null = null;
+  return () => {
+    if (!last || Date.now() - last.at > 1000) last = { at: Date.now(), value: read() };
+    return last.value;
+  };
+}
+
 const depthSources = new Map<string, () => Promise<Record<string, number>>>();
 
 /** Reports a queue's job counts by state at every scrape (registered by the queue's consumer). */

@@ -20,12 +20,12 @@ describe('outbox metrics', () => {
       await db.$executeRawUnsafe(`UPDATE queue.outbox SET published_at = now() WHERE published_at IS NULL`);
       await writeOutbox(db, { queue: 'metrics-test', jobId, payload: {} });
       await db.$executeRawUnsafe(`UPDATE queue.outbox SET created_at = now() - interval '90 seconds' WHERE job_id = $1`, jobId);
-      // A scrape reads the database at most once a second: the next read sees the row.
-      await eventually(async () => expect(await gauge('outbox_pending')).toBe(1));
-      expect(await gauge('outbox_lag_seconds')).toBeGreaterThanOrEqual(90);
+      // A scrape reads the database at most once a second: a later read sees the row (and any
+      // written since by something else, all of them younger).
+      await eventually(async () => expect(await gauge('outbox_lag_seconds')).toBeGreaterThanOrEqual(90));
+      expect(await gauge('outbox_pending')).toBeGreaterThanOrEqual(1);
       await db.$executeRawUnsafe(`UPDATE queue.outbox SET published_at = now() WHERE job_id = $1`, jobId);
-      await eventually(async () => expect(await gauge('outbox_pending')).toBe(0));
-      expect(await gauge('outbox_lag_seconds')).toBe(0);
+      await eventually(async () => expect(await gauge('outbox_lag_seconds')).toBeLessThan(90));
     } finally {
       unwatch();
       await db.$executeRawUnsafe(`DELETE FROM queue.outbox WHERE job_id = $1`, jobId);

@@ -1,5 +1,5 @@
 import { Gauge } from 'prom-client';
-import { metricsRegistry, typedSqlIn, type Sql } from '@pay/kit';
+import { metricsRegistry, oncePerScrape, typedSqlIn, type Sql } from '@pay/kit';
 import type { DB } from './generated/kysely/tables';
 
 /** The outbox databases this process relays from (every running OutboxRelay adds its own). */
@@ -23,14 +23,11 @@ async function backlog(db: Sql): Promise<{ pending: number; oldestSeconds: numbe
   return { pending: row.pending, oldestSeconds: oldest === null ? 0 : Math.max(0, (Date.now() - oldest) / 1000) };
 }
 
-/** One read per scrape, shared by both gauges. */
-let scrape: { at: number; read: Promise<{ pending: number; oldestSeconds: number } | null> } | null = null;
-function backlogNow() {
+/** One read per scrape, shared by both gauges; null while no relay runs here, or the database is away. */
+const backlogNow = oncePerScrape(async () => {
   const db = sources.values().next().value;
-  if (!db) return Promise.resolve(null);
-  if (!scrape || Date.now() - scrape.at > 1000) scrape = { at: Date.now(), read: backlog(db).catch(() => null) };
-  return scrape.read;
-}
+  return db ? backlog(db).catch(() => null) : null;
+});
 
 new Gauge({
   name: 'outbox_pending',

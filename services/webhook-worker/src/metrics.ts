@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { metricsRegistry } from '@pay/kit';
+import { metricsRegistry, oncePerScrape } from '@pay/kit';
 
 export type AttemptOutcome = 'succeeded' | 'http_error' | 'network_error' | 'refused' | 'not_sent';
 
@@ -32,13 +32,8 @@ const deliveryLatency = new Histogram({
   registers: [metricsRegistry],
 });
 let depthSource: (() => Promise<Depth>) | null = null;
-/** One read of the depth per scrape, shared by the gauges below (each collects on its own). */
-let scrape: { at: number; depth: Promise<Depth> } | null = null;
-const depthNow = (): Promise<Depth> | null => {
-  if (!depthSource) return null;
-  if (!scrape || Date.now() - scrape.at > 1000) scrape = { at: Date.now(), depth: depthSource() };
-  return scrape.depth;
-};
+/** One read of the depth per scrape, shared by the gauges below; null while no worker runs here. */
+const depthNow = oncePerScrape(async () => (depthSource ? depthSource() : null));
 new Gauge({
   name: 'webhook_queue_depth',
   help: 'Work waiting: events not yet turned into deliveries, deliveries due now, deliveries scheduled for a retry, and deliveries held in this process',

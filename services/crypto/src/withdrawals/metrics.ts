@@ -1,5 +1,5 @@
 import { Gauge } from 'prom-client';
-import { metricsRegistry } from '@pay/kit';
+import { metricsRegistry, oncePerScrape } from '@pay/kit';
 import type { CryptoDb } from '../db';
 
 /** The database whose withdrawals this process reports (the processes running the withdrawal worker). */
@@ -13,21 +13,14 @@ export function watchWithdrawals(db: CryptoDb): () => void {
   };
 }
 
-type Processing = { count: number; oldestSeconds: number };
-/** One read per scrape, shared by both gauges. */
-let scrape: { at: number; read: Promise<Processing | null> } | null = null;
-function processingNow(): Promise<Processing | null> {
-  const db = source;
-  if (!db) return Promise.resolve(null);
-  if (!scrape || Date.now() - scrape.at > 1000) {
-    const read = db.withdrawal
-      .aggregate({ where: { status: 'Processing' }, _count: { _all: true }, _min: { processedAt: true } })
-      .then((a) => ({ count: a._count._all, oldestSeconds: a._min.processedAt ? Math.max(0, (Date.now() - a._min.processedAt.getTime()) / 1000) : 0 }))
-      .catch(() => null);
-    scrape = { at: Date.now(), read };
-  }
-  return scrape.read;
-}
+/** One read per scrape, shared by both gauges; null while no withdrawal worker runs here, or the database is away. */
+const processingNow = oncePerScrape(async () => {
+  if (!source) return null;
+  return source.withdrawal
+    .aggregate({ where: { status: 'Processing' }, _count: { _all: true }, _min: { processedAt: true } })
+    .then((a) => ({ count: a._count._all, oldestSeconds: a._min.processedAt ? Math.max(0, (Date.now() - a._min.processedAt.getTime()) / 1000) : 0 }))
+    .catch(() => null);
+});
 
 new Gauge({
   name: 'crypto_withdrawals_processing',
