@@ -92,6 +92,13 @@ describe('each Deployment with exactly the environment of the ConfigMap and Secr
       // production logger writes in blocks, so its line may come a moment after readiness).
       if (env.SERVICE !== 'webhook-worker') {
         await eventually(() => expect(proc.output()).toMatch(new RegExp(`"workers":${env.RUN_WORKERS === 'false' ? 'false' : 'true'}\\b.*"msg":"started"`)), 10_000, 100);
+        // And by what it exports: queue depth comes only from processes that consume the queues.
+        const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        if (env.RUN_WORKERS === 'false') {
+          expect(metrics).not.toMatch(/^queue_jobs\{/m);
+        } else {
+          expect(metrics).toMatch(new RegExp(`^queue_jobs\\{queue="${env.SERVICE === 'invoicing' ? 'invoicing-receipt-checks' : 'crypto-withdrawals'}",state="waiting"\\} 0$`, 'm'));
+        }
       }
     } finally {
       proc.child.kill('SIGTERM');
