@@ -2,6 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildOncePerRun, eventually, freePort, idleStackEnv } from '@pay/testing';
+import { CryptoConfigSchema } from '../../services/crypto/src/config';
+import { InvoicingConfigSchema } from '../../services/invoicing/src/config';
+import { WorkerConfigSchema } from '../../services/webhook-worker/src/config';
 import { containerEnv, readManifests, renderKustomization, type Container, type Manifest } from './render';
 
 /**
@@ -70,6 +73,32 @@ describe('each Deployment with exactly the environment of the ConfigMap and Secr
       'invoicing:invoicing',
       'webhook-worker:webhook-worker',
     ]);
+  });
+
+  it('gives no variable that its service does not read: a misspelled optional one would be ignored, not refused', () => {
+    const reads: Record<string, Set<string>> = {
+      invoicing: new Set(Object.keys(InvoicingConfigSchema.properties)),
+      crypto: new Set(Object.keys(CryptoConfigSchema.properties)),
+      'webhook-worker': new Set(Object.keys(WorkerConfigSchema.properties)),
+    };
+    // Read outside the config schemas: the image's entry point picks the service by SERVICE; crypto's
+    // main reads PAYOUT_PRIVATE_KEY itself and deletes it from the environment.
+    const alsoRead: Record<string, string[]> = { invoicing: ['SERVICE'], crypto: ['SERVICE', 'PAYOUT_PRIVATE_KEY'], 'webhook-worker': ['SERVICE'] };
+    // One ConfigMap and one Secret serve every service (envFrom): a key must be read by one of them,
+    // or be one a Deployment maps onto a variable (INVOICING_PUBLIC_URL → PUBLIC_URL).
+    const deployments = rendered.objects.filter((o) => o.kind === 'Deployment') as (Manifest & { spec: { template: { spec: { containers: Container[] } } } })[];
+    const mapped = deployments.flatMap((d) => d.spec.template.spec.containers.flatMap((c) => (c.env ?? []).map((e) => e.valueFrom?.configMapKeyRef?.key ?? e.valueFrom?.secretKeyRef?.key)));
+    const anyService = new Set([...Object.values(reads).flatMap((r) => [...r]), ...Object.values(alsoRead).flat(), ...mapped.filter((k): k is string => !!k)]);
+    const unread = containers.flatMap((c) => Object.keys(c.env).filter((name) => !anyService.has(name)).map((name) => `${c.deployment}: ${name}`));
+    expect(unread).toEqual([]);
+    // A Deployment's own env entries name variables its service reads.
+    for (const d of deployments) {
+      for (const c of d.spec.template.spec.containers) {
+        const service = c.env!.find((e) => e.name === 'SERVICE')!.value!;
+        const own = (c.env ?? []).map((e) => e.name).filter((name) => !reads[service]!.has(name) && !alsoRead[service]!.includes(name));
+        expect({ deployment: d.metadata!.name, unread: own }).toEqual({ deployment: d.metadata!.name, unread: [] });
+      }
+    }
   });
 
   it.each(containers.map((c) => [c.deployment, c.env] as const))('%s starts and answers /readyz 200', async (deployment, env) => {
