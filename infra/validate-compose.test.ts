@@ -2,6 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { parse } from 'yaml';
+import { CryptoConfigSchema } from '../services/crypto/src/config';
+import { InvoicingConfigSchema } from '../services/invoicing/src/config';
+import { WorkerConfigSchema } from '../services/webhook-worker/src/config';
 
 const SCRIPT = path.join(__dirname, 'validate-compose.mjs');
 const COMPOSE = path.join(__dirname, '..', 'docker-compose.yml');
@@ -24,6 +28,21 @@ describe('docker-compose.yml', () => {
     expect(text).toMatch(/^ {2}maildev:\n {4}image: maildev\/maildev/m);
     expect(text).toMatch(/RECEIPTS_STORAGE: s3/);
     expect(text).toMatch(/environment: \{ <<: \*invoicing-env, RUN_WORKERS: "false" \}/);
+  });
+
+  it('gives each service only variables its config reads (a misspelled one would be ignored, not refused)', () => {
+    const reads: Record<string, string[]> = {
+      invoicing: Object.keys(InvoicingConfigSchema.properties),
+      crypto: Object.keys(CryptoConfigSchema.properties),
+      'webhook-worker': Object.keys(WorkerConfigSchema.properties),
+    };
+    const compose = parse(readFileSync(COMPOSE, 'utf8'), { merge: true }) as { services: Record<string, { environment?: Record<string, string> }> };
+    const ours = Object.entries(compose.services).filter(([, s]) => s.environment?.SERVICE);
+    expect(ours.map(([name]) => name).sort()).toEqual(['crypto', 'invoicing', 'invoicing-workers', 'webhook-worker']);
+    for (const [name, s] of ours) {
+      const unread = Object.keys(s.environment!).filter((k) => k !== 'SERVICE' && !reads[s.environment!.SERVICE!]!.includes(k));
+      expect({ service: name, unread }).toEqual({ service: name, unread: [] });
+    }
   });
 
   it('a broken copy is refused, naming each problem', () => {
