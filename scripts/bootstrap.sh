@@ -59,6 +59,12 @@ if ! command -v chromium >/dev/null; then
   as_root apt-get update -qq; DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
 fi
 
+# --- kubectl, for the manifests' check (infra/k8s/validate.mjs renders them with kustomize) ----
+if ! command -v kubectl >/dev/null; then
+  say "installing kubectl (Debian's kubernetes-client)"
+  as_root apt-get update -qq; DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq kubernetes-client >/dev/null
+fi
+
 # --- OCR language data for receipt checks ------------------------------------------------
 # English comes from the @tesseract.js-data/eng npm package; npm has no Russian package, so
 # it comes from Debian (tesseract-ocr-rus; nothing is downloaded at run time).

@@ -7,13 +7,17 @@
 #   bash scripts/stack.sh status   show what runs
 #   bash scripts/stack.sh --tbank-emulator   also start the T-Bank protocol emulator (packages/tbank-emulator)
 #                                  and make it the live acquirer: LIVE_PAYMENT_PROVIDER=tbank, TBANK_API_URL at it
+# Beside the services it runs what production has around them, from npm: a dev mailbox (maildev:
+# SMTP for batch e-mails, a web inbox to read them and click their payment links) and an
+# S3-compatible server (s3rver) holding receipt files (RECEIPTS_STORAGE=s3), as in Kubernetes.
 # It runs what the image runs: the compiled bundles (`pnpm build`, services/*/dist/main.js) under
 # plain node, not tsx. Logs go to .stack/logs/<service>.log. Settings come from the environment
 # (see README); the live chain's (EVM_RPC_URL_*, USDT_CONTRACT_*, DEPOSIT_XPUB, PAYOUT_PRIVATE_KEY,
 # CONFIRMATIONS_*) pass through to crypto like any other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-STATE=.stack
+# STACK_STATE: another folder for pid files, logs and data, so a second stack (a test's) never touches this one.
+STATE=${STACK_STATE:-.stack}
 mkdir -p "$STATE/logs"
 
 CMD=up
@@ -26,9 +30,11 @@ for arg in "$@"; do
 done
 
 SERVICES=(invoicing crypto webhook-worker)
-declare -A PORTS=([invoicing]=${INVOICING_PORT:-3001} [crypto]=${CRYPTO_PORT:-3002} [webhook-worker]=${WORKER_PORT:-3003} [tbank-emulator]=${TBANK_EMULATOR_PORT:-3004})
+declare -A PORTS=([invoicing]=${INVOICING_PORT:-3001} [crypto]=${CRYPTO_PORT:-3002} [webhook-worker]=${WORKER_PORT:-3003} [tbank-emulator]=${TBANK_EMULATOR_PORT:-3004}
+  [maildev]=${MAILDEV_WEB_PORT:-1080} [s3rver]=${S3RVER_PORT:-4568})
+MAILDEV_SMTP_PORT=${MAILDEV_SMTP_PORT:-1025}
 # stop and status look after the emulator too, whichever flags they were given; up waits for it when started.
-ALL=("${SERVICES[@]}" tbank-emulator)
+ALL=("${SERVICES[@]}" tbank-emulator maildev s3rver)
 [ -z "$TBANK_EMULATOR" ] || SERVICES+=(tbank-emulator)
 
 running() { [ -f "$STATE/$1.pid" ] && kill -0 "$(cat "$STATE/$1.pid")" 2>/dev/null; }
@@ -63,14 +69,16 @@ case "$CMD" in
   *) echo "usage: $0 [up|devnet|stop|status] [--tbank-emulator]" >&2; exit 2 ;;
 esac
 
-bash scripts/bootstrap.sh
+# STACK_SKIP_PREPARE=1: dependencies, migrations and bundles are in place already (a test that
+# built them once for its whole run starts a stack of its own).
+[ "${STACK_SKIP_PREPARE:-}" = 1 ] || bash scripts/bootstrap.sh
 stop >/dev/null
 if [ "$CMD" = devnet ]; then
   DEVNET_OUT=$(pnpm --silent exec tsx scripts/devnet.ts start) || { echo "$DEVNET_OUT"; echo "devnet failed to start; see $STATE/logs/devnet.log"; exit 1; }
   set -a; . "$STATE/devnet.env"; set +a
 fi
 # Always rebuilt (a fraction of a second), so the stack never runs stale bundles.
-pnpm --silent build >"$STATE/logs/build.log" 2>&1 || { cat "$STATE/logs/build.log"; echo "build failed"; exit 1; }
+[ "${STACK_SKIP_PREPARE:-}" = 1 ] || pnpm --silent build >"$STATE/logs/build.log" 2>&1 || { cat "$STATE/logs/build.log"; echo "build failed"; exit 1; }
 
 # The key that encrypts HMAC secrets at rest must stay the same across restarts, or stored
 # secrets become unreadable: generate it once per checkout unless the environment sets one.
@@ -78,6 +86,18 @@ if [ -z "${SECRETS_KEY:-}" ]; then
   [ -f "$STATE/secrets-key" ] || node -e "process.stdout.write(require('crypto').randomBytes(32).toString('hex'))" > "$STATE/secrets-key"
   export SECRETS_KEY=$(cat "$STATE/secrets-key")
 fi
+
+# The dev mailbox and the receipts bucket, started before the services that use them.
+mkdir -p "$STATE/mail"
+nohup node_modules/.bin/maildev --ip 127.0.0.1 --smtp "$MAILDEV_SMTP_PORT" --web-ip 127.0.0.1 --web "${PORTS[maildev]}" --mail-directory "$STATE/mail" >"$STATE/logs/maildev.log" 2>&1 &
+echo $! >"$STATE/maildev.pid"
+mkdir -p "$STATE/s3"
+nohup node_modules/.bin/s3rver --directory "$STATE/s3" --address 127.0.0.1 --port "${PORTS[s3rver]}" --configure-bucket receipts >"$STATE/logs/s3rver.log" 2>&1 &
+echo $! >"$STATE/s3rver.pid"
+# Batch e-mails go to the mailbox; receipt files to the bucket (s3rver's own access key), unless the environment says otherwise.
+export SMTP_HOST=${SMTP_HOST:-127.0.0.1} SMTP_PORT=${SMTP_PORT:-$MAILDEV_SMTP_PORT}
+export RECEIPTS_STORAGE=${RECEIPTS_STORAGE:-s3} S3_ENDPOINT=${S3_ENDPOINT:-http://127.0.0.1:${PORTS[s3rver]}} S3_BUCKET=${S3_BUCKET:-receipts}
+export S3_ACCESS_KEY_ID=${S3_ACCESS_KEY_ID:-S3RVER} S3_SECRET_ACCESS_KEY=${S3_SECRET_ACCESS_KEY:-S3RVER}
 
 # Local development: webhooks may point at this machine.
 export ALLOW_PRIVATE_WEBHOOK_URLS=${ALLOW_PRIVATE_WEBHOOK_URLS:-true}
@@ -97,15 +117,18 @@ start() {
   echo $! >"$STATE/$1.pid"
 }
 
+# wait_ready NAME [PATH]: until http://127.0.0.1:<its port><PATH> (default /readyz) answers 2xx.
 wait_ready() {
-  local url="http://127.0.0.1:${PORTS[$1]}"
+  local url="http://127.0.0.1:${PORTS[$1]}${2:-/readyz}"
   for _ in $(seq 1 100); do
-    curl -fsS "$url/readyz" >/dev/null 2>&1 && break
+    curl -fsS "$url" >/dev/null 2>&1 && break
     running "$1" || { echo "$1 failed to start; last log lines:"; tail -20 "$STATE/logs/$1.log"; stop; exit 1; }
     sleep 0.2
   done
-  curl -fsS "$url/readyz" >/dev/null 2>&1 || { echo "$1 is not ready; see $STATE/logs/$1.log"; stop; exit 1; }
+  curl -fsS "$url" >/dev/null 2>&1 || { echo "$1 is not ready; see $STATE/logs/$1.log"; stop; exit 1; }
 }
+wait_ready maildev /api/healthz
+wait_ready s3rver /
 
 # The queue dashboard (/console/queues) opens only for merchants in CONSOLE_OPERATORS, read when
 # invoicing starts. Unless the environment names them, the stack keeps an operator merchant of
@@ -141,6 +164,8 @@ The stack is up:
   crypto          http://127.0.0.1:${PORTS[crypto]}       (crypto_base_url; docs at /docs)
   webhook-worker  http://127.0.0.1:${PORTS[webhook-worker]}/readyz   (metrics at /metrics)
   queue dashboard http://127.0.0.1:${PORTS[invoicing]}/console/queues: $OPERATOR_NOTE
+  mailbox         http://127.0.0.1:${PORTS[maildev]}       (batch e-mails: SMTP 127.0.0.1:$MAILDEV_SMTP_PORT; open one, click its payment link)
+  receipts (S3)   http://127.0.0.1:${PORTS[s3rver]}       (s3rver, bucket receipts, files in $STATE/s3)
 
 Logs: $STATE/logs/   Stop: bash scripts/stack.sh stop
 URLS

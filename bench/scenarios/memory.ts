@@ -1,9 +1,11 @@
 /**
- * Resident memory per service (issues 7 and 12): each production bundle idle, and its peak
- * under load. The APIs are started by their own HTTP suites (their data made, a first request
- * served) with their background work on (RUN_WORKERS=true, the default, so the larger figure)
- * and loaded at saturation with their create scenario; the webhook worker drains a backlog of
- * deliveries to a loopback receiver.
+ * Resident memory per service (issues 7, 12 and 21): each production bundle idle, and its peak
+ * under load, the figures the Kubernetes memory requests and limits are sized from. Crypto is
+ * started by its own HTTP suite with its background work on (RUN_WORKERS=true, the larger
+ * figure); invoicing as Kubernetes runs it, apart: its API (RUN_WORKERS=false) loaded at
+ * saturation with its create scenario, and its workers (RUN_WORKERS=true) checking receipts
+ * (OCR of PNGs, text of PDFs) and KYC sessions (face model, MRZ reader) at once. The webhook
+ * worker drains a backlog of deliveries to a loopback receiver.
  */
 import { readFileSync } from 'node:fs';
 import { createAccountsDb } from '@pay/accounts';
@@ -12,6 +14,11 @@ import type { BenchConfig } from '../lib/config';
 import { load } from '../lib/load';
 import { startService } from '../lib/service';
 import type { AnySuite, MeasuredSuite, Measurement } from '../lib/types';
+import { apiClient, eventually, openBrowser, spawnBuiltService, expectStatus } from '@pay/testing';
+import { signedHeaders } from '@pay/auth';
+import { moscowDay, multipartBody, receiptPdf, receiptPng } from '../../services/invoicing/test/receipts/test-fixtures';
+import { documentForm, postDocuments } from '../../services/invoicing/test/kyc/fixtures';
+import { invoicingEnv, merchant } from './invoicing';
 import { cryptoSuite } from './crypto';
 import { invoicingSuite } from './invoicing';
 import { ENDPOINTS, receiver, record, subscribedMerchant, workerEnv } from './webhooks';
@@ -30,11 +37,11 @@ export function residentMb(pid: number): { now: number; peak: number } {
   return { now: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
 }
 
-function rows(service: string, idle: number, peak: number, load: string): Measurement[] {
+function rows(service: string, idle: number, peak: number, load: string, runs = 'with its background work'): Measurement[] {
   return [
     {
       scenario: `memory.${service}`,
-      what: `${service}: resident memory idle (production bundle with its background work, ${SETTLE_MS / 1000} s after start and first request)`,
+      what: `${service}: resident memory idle (production bundle ${runs}, ${SETTLE_MS / 1000} s after start and first request)`,
       value: idle,
       unit: 'MB',
       goal: { text: `< ${IDLE_GOAL_MB} MB`, met: idle < IDLE_GOAL_MB },
@@ -44,16 +51,16 @@ function rows(service: string, idle: number, peak: number, load: string): Measur
 }
 
 /** An API: its suite's own setup, then its create scenario at saturation. */
-async function api(config: BenchConfig, suite: AnySuite, scenarioName: string): Promise<Measurement[]> {
-  const running = await suite.setup(config, { RUN_WORKERS: 'true' });
+async function api(config: BenchConfig, suite: AnySuite, scenarioName: string, runWorkers: boolean, name = suite.name): Promise<Measurement[]> {
+  const running = await suite.setup(config, { RUN_WORKERS: String(runWorkers) });
   try {
     await sleep(SETTLE_MS);
     const idle = residentMb(running.pid!).now;
     const scenario = suite.scenarios.find((s) => s.name === scenarioName)!;
     const figures = await load({ url: running.url, connections: scenario.connections, seconds: config.seconds, next: scenario.requests(running.data) });
     const peak = residentMb(running.pid!).peak;
-    console.log(`  memory.${suite.name}: idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB under ${Math.round(figures.rps)} req/s`);
-    return rows(suite.name, idle, peak, `${scenarioName}, ${scenario.connections} connections for ${config.seconds} s`);
+    console.log(`  memory.${name}: idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB under ${Math.round(figures.rps)} req/s`);
+    return rows(name, idle, peak, `${scenarioName}, ${scenario.connections} connections for ${config.seconds} s`, runWorkers ? 'with its background work' : 'API only, RUN_WORKERS=false');
   } finally {
     await running.stop();
   }
@@ -81,13 +88,73 @@ async function webhookWorker(config: BenchConfig): Promise<Measurement[]> {
   }
 }
 
+const WORKER_RECEIPTS = Number(process.env.BENCH_WORKER_RECEIPTS ?? 12);
+const WORKER_KYC = Number(process.env.BENCH_WORKER_KYC ?? 3);
+
+/**
+ * Invoicing's workers (the invoicing-workers Deployment): the bundle from the checkout (where it
+ * finds the OCR language data and the face model's weights), RUN_WORKERS=true, API idle; receipts
+ * (PNG by OCR, PDF by text) and KYC sessions (document and selfie: MRZ reader, face model)
+ * submitted together, until every one is decided. The peak is what the limit must hold.
+ */
+async function invoicingWorkers(config: BenchConfig): Promise<Measurement[]> {
+  const m = await merchant(config);
+  const browser = await openBrowser();
+  const pngs: Buffer[] = [];
+  for (let i = 0; i < WORKER_RECEIPTS / 2; i++) pngs.push(await receiptPng(browser.context, { amount: '1 490,90 ₽', date: `${moscowDay(0)} 10:${String(i).padStart(2, '0')}` }));
+  await browser.close();
+  const pdf = await receiptPdf({ amount: '1,490.90 RUB', date: moscowDay(0) });
+  const svc = await spawnBuiltService('invoicing', { ...invoicingEnv(config), RUN_WORKERS: 'true' });
+  try {
+    const v2 = apiClient(svc.url, { apiKey: m.apiKey, hmacSecret: m.hmacSecret }, 'v2');
+    const invoice = async (extra: object = {}) => expectStatus(await v2.signed('POST', '/api/v2/invoices', { amount: 1490.9, ...extra }), 201, 'invoice').invoice.id as string;
+    await sleep(SETTLE_MS);
+    const idle = residentMb(svc.child.pid!).now;
+    const receipts: string[] = [];
+    for (const bytes of [...pngs, ...pngs.map(() => pdf)]) {
+      const path = `/api/v2/invoices/${await invoice()}/receipts`;
+      const { body, contentType } = multipartBody('file', 'receipt', 'application/octet-stream', bytes);
+      const res = await fetch(`${svc.url}${path}`, {
+        method: 'POST',
+        headers: { 'x-api-key': m.apiKey, 'content-type': contentType, ...signedHeaders('v2', m.hmacSecret, { method: 'POST', path, body }) },
+        body,
+      });
+      receipts.push(((await res.json()) as { receipt: { id: string } }).receipt.id);
+    }
+    const sessions: string[] = [];
+    for (let i = 0; i < WORKER_KYC; i++) {
+      const session = expectStatus(await v2.signed('POST', '/api/v2/kyc/sessions', { invoiceId: await invoice({ kycRequired: true }) }), 201, 'kyc session').session;
+      expect303(await postDocuments(svc.url, session.sessionId, documentForm()));
+      sessions.push(session.id);
+    }
+    await eventually(
+      async () => {
+        for (const id of receipts) if (expectStatus(await v2.signed('GET', `/api/v2/receipts/${id}`), 200, 'receipt').receipt.status === 'PENDING') throw new Error(`receipt ${id} pending`);
+        for (const id of sessions) if (['NOT_STARTED', 'IN_PROGRESS'].includes(expectStatus(await v2.signed('GET', `/api/v2/kyc/sessions/${id}`), 200, 'kyc').session.status)) throw new Error(`kyc ${id} undecided`);
+      },
+      300_000,
+      500,
+    );
+    const peak = residentMb(svc.child.pid!).peak;
+    console.log(`  memory.invoicing-workers: idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB over ${receipts.length} receipts and ${sessions.length} KYC checks`);
+    return rows('invoicing-workers', idle, peak, `${receipts.length} receipts (half PNG by OCR, half PDF) and ${sessions.length} KYC checks (MRZ, face model) at once`, 'RUN_WORKERS=true');
+  } finally {
+    await svc.stop();
+  }
+}
+
+function expect303(res: { status: number; text?: string }) {
+  if (res.status !== 303) throw new Error(`KYC documents: expected 303, got ${res.status} ${res.text ?? ''}`);
+}
+
 export const memorySuite: MeasuredSuite = {
   name: 'memory',
-  scenarios: ['memory.invoicing', 'memory.crypto', 'memory.webhook-worker'],
+  scenarios: ['memory.invoicing-api', 'memory.invoicing-workers', 'memory.crypto', 'memory.webhook-worker'],
   async run(config, only) {
     const out: Measurement[] = [];
-    if (only('memory.invoicing')) out.push(...(await api(config, invoicingSuite, 'invoicing.v2-create')));
-    if (only('memory.crypto')) out.push(...(await api(config, cryptoSuite, 'crypto.create-invoice')));
+    if (only('memory.invoicing-api')) out.push(...(await api(config, invoicingSuite, 'invoicing.v2-create', false, 'invoicing-api')));
+    if (only('memory.invoicing-workers')) out.push(...(await invoicingWorkers(config)));
+    if (only('memory.crypto')) out.push(...(await api(config, cryptoSuite, 'crypto.create-invoice', true)));
     if (only('memory.webhook-worker')) out.push(...(await webhookWorker(config)));
     return out;
   },

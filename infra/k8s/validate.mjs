@@ -1,38 +1,58 @@
-// Validates the Kubernetes manifests offline: every object against the Kubernetes JSON
-// schemas that ship in the `kubernetes-models` npm package (no cluster, no download), then
-// the checks a schema cannot make: probes and resource requests on every container,
-// selectors that select, references that resolve.
-// Usage: node infra/k8s/validate.mjs [dir]   (exit 1 and one line per problem on failure)
-import { existsSync, readFileSync } from 'node:fs';
+// Validates the Kubernetes manifests offline, as a cluster would see them:
+// - the rendered output (`kubectl kustomize`, images, labels and generators applied), plus the
+//   example Secrets, against the Kubernetes JSON schemas that ship in the `kubernetes-models` npm
+//   package and prometheus-operator's in `@kubernetes-models/prometheus-operator` (no cluster, no
+//   download);
+// - what a schema cannot check: probes and resource requests on every container, selectors that
+//   select, references that resolve (ConfigMap and Secret keys, autoscaler targets), API pods
+//   that run no workers, WORKER_REPLICAS against the workers' autoscaler;
+// - every metric an alert, an autoscaler (through the Prometheus adapter's rules) or the
+//   dashboard names is one the code registers: each PromQL expression is parsed
+//   (@prometheus-io/lezer-promql) and its metric names looked up in the process registry after
+//   importing every metrics module of the services and packages (`**/metrics.ts`).
+// Usage: node --import tsx infra/k8s/validate.mjs [dir]   (exit 1 and one line per problem on failure)
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { parser as promql } from '@prometheus-io/lezer-promql';
+import { renderKustomization, readManifests } from './render.ts';
 
-const dir = path.resolve(process.argv[2] ?? path.dirname(fileURLToPath(import.meta.url)));
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.join(HERE, '..', '..');
+const dir = path.resolve(process.argv[2] ?? HERE);
 const problems = [];
 const problem = (where, what) => problems.push(`${where}: ${what}`);
 
-const kustomization = readYaml(path.join(dir, 'kustomization.yaml'))[0] ?? {};
-const files = [...(kustomization.resources ?? []), 'secret.example.yaml'];
-const objects = [];
-for (const file of files) {
-  if (!existsSync(path.join(dir, file))) {
-    problem('kustomization.yaml', `resource ${file} does not exist`);
-    continue;
+// --- the rendered manifests ------------------------------------------------------------------
+function render() {
+  try {
+    return renderKustomization(dir);
+  } catch (err) {
+    problem('kustomize', err.message);
+    return '';
   }
-  for (const doc of readYaml(path.join(dir, file))) if (doc) objects.push({ file, doc });
 }
 
-function readYaml(file) {
-  const docs = parseAllDocuments(readFileSync(file, 'utf8'));
-  for (const d of docs) for (const e of d.errors) problem(path.basename(file), `YAML: ${e.message}`);
-  return docs.map((d) => d.toJS());
+function readYaml(text, where) {
+  const { objects, errors } = readManifests(text);
+  for (const e of errors) problem(where, `YAML: ${e}`);
+  return objects;
 }
 
-/** `apps/v1` → kubernetes-models/apps/v1; `v1` → kubernetes-models/v1. */
+const rendered = readYaml(render(), 'rendered output').map((doc) => ({ file: 'rendered', doc }));
+const exampleFile = path.join(dir, 'secret.example.yaml');
+const examples = existsSync(exampleFile) ? readYaml(readFileSync(exampleFile, 'utf8'), 'secret.example.yaml').map((doc) => ({ file: 'secret.example.yaml', doc })) : [];
+const objects = [...rendered, ...examples];
+
+// --- schemas -----------------------------------------------------------------------------------
+/** `apps/v1` → kubernetes-models/apps/v1; `v1` → kubernetes-models/v1; CRDs from their own packages. */
 async function modelOf(apiVersion, kind) {
   const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : [null, apiVersion];
-  const module = await import(`kubernetes-models/${group ? `${group}/` : ''}${version}`).catch(() => null);
+  const module =
+    group === 'monitoring.coreos.com'
+      ? await import(`@kubernetes-models/prometheus-operator/${group}/${version}`).catch(() => null)
+      : await import(`kubernetes-models/${group ? `${group}/` : ''}${version}`).catch(() => null);
   return module?.[kind] ?? null;
 }
 
@@ -50,10 +70,31 @@ for (const { file, doc } of objects) {
   }
 }
 
+// --- what the transforms must have done --------------------------------------------------------
 const byKind = (kind) => objects.filter((o) => o.doc.kind === kind).map((o) => o.doc);
+const renderedOf = (kind) => rendered.filter((o) => o.doc.kind === kind).map((o) => o.doc);
+const kustomization = existsSync(path.join(dir, 'kustomization.yaml')) ? parseYaml(readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8')) : {};
+const commonLabels = Object.assign({}, kustomization.commonLabels ?? {}, ...(kustomization.labels ?? []).map((l) => l.pairs ?? {}));
+for (const { doc } of rendered) {
+  for (const [k, v] of Object.entries(commonLabels)) {
+    if (doc.metadata?.labels?.[k] !== v) problem(`${doc.kind}/${doc.metadata?.name}`, `rendered without the label ${k}=${v}`);
+  }
+}
+const podSpecs = [...renderedOf('Deployment'), ...renderedOf('Job')].map((o) => ({ owner: `${o.kind}/${o.metadata.name}`, spec: o.spec?.template?.spec ?? {} }));
+/** What the images transform makes of each image it names: newName (or the name) with newTag or digest. */
+const transformed = (kustomization.images ?? []).map((i) => `${i.newName ?? i.name}${i.digest ? `@${i.digest}` : i.newTag ? `:${i.newTag}` : ''}`);
+for (const { owner, spec } of podSpecs) {
+  for (const c of spec.containers ?? []) {
+    if (!transformed.includes(c.image)) problem(owner, `container ${c.name} runs image "${c.image}", which the kustomization's images transform does not set (${transformed.join(', ')})`);
+  }
+}
+
+// --- cross-references ---------------------------------------------------------------------------
 const matches = (selector, labels) => Object.entries(selector ?? {}).every(([k, v]) => labels?.[k] === v);
-const deployments = byKind('Deployment');
-const configData = Object.assign({}, ...byKind('ConfigMap').map((c) => c.data ?? {}));
+const deployments = renderedOf('Deployment');
+const configMaps = new Map(byKind('ConfigMap').map((c) => [c.metadata.name, c.data ?? {}]));
+const secrets = new Map(byKind('Secret').map((s) => [s.metadata.name, { ...(s.stringData ?? {}), ...(s.data ?? {}) }]));
+const envOf = (c) => Object.fromEntries((c.env ?? []).filter((e) => 'value' in e).map((e) => [e.name, e.value]));
 
 for (const d of deployments) {
   const where = `Deployment/${d.metadata.name}`;
@@ -63,29 +104,159 @@ for (const d of deployments) {
     if (!c.readinessProbe) problem(where, `container ${c.name} has no readinessProbe`);
     if (!c.livenessProbe) problem(where, `container ${c.name} has no livenessProbe`);
     if (!c.resources?.requests?.cpu || !c.resources?.requests?.memory) problem(where, `container ${c.name} requests no cpu or memory`);
+    if (!c.resources?.limits?.memory) problem(where, `container ${c.name} sets no memory limit`);
     if (!c.env?.some((e) => e.name === 'SERVICE')) problem(where, `container ${c.name} does not set SERVICE`);
     for (const e of c.env ?? []) {
-      const ref = e.valueFrom?.configMapKeyRef;
-      if (ref && !(ref.key in configData)) problem(where, `env ${e.name} reads ${ref.key}, which payments-config does not define`);
+      const cm = e.valueFrom?.configMapKeyRef;
+      if (cm && !(cm.key in (configMaps.get(cm.name) ?? {}))) problem(where, `env ${e.name} reads ${cm.key}, which ConfigMap ${cm.name} does not define`);
+      const sk = e.valueFrom?.secretKeyRef;
+      if (sk && !(sk.key in (secrets.get(sk.name) ?? {}))) problem(where, `env ${e.name} reads ${sk.key}, which Secret ${sk.name} (secret.example.yaml) does not define`);
+    }
+    for (const from of c.envFrom ?? []) {
+      if (from.configMapRef && !configMaps.has(from.configMapRef.name)) problem(where, `envFrom names ConfigMap ${from.configMapRef.name}, which does not exist`);
+      if (from.secretRef && !secrets.has(from.secretRef.name)) problem(where, `envFrom names Secret ${from.secretRef.name}, which secret.example.yaml does not define`);
     }
   }
 }
-const selectsPods = (selector) => deployments.some((d) => matches(selector, d.spec?.template?.metadata?.labels));
-for (const s of byKind('Service')) if (!selectsPods(s.spec?.selector)) problem(`Service/${s.metadata.name}`, 'selects no pods');
-for (const p of byKind('PodDisruptionBudget')) if (!selectsPods(p.spec?.selector?.matchLabels)) problem(`PodDisruptionBudget/${p.metadata.name}`, 'selects no pods');
-for (const h of byKind('HorizontalPodAutoscaler')) {
+const podsOf = (selector) => deployments.filter((d) => matches(selector, d.spec?.template?.metadata?.labels));
+const services = renderedOf('Service');
+for (const s of services) if (podsOf(s.spec?.selector).length === 0) problem(`Service/${s.metadata.name}`, 'selects no pods');
+for (const p of renderedOf('PodDisruptionBudget')) if (podsOf(p.spec?.selector?.matchLabels).length === 0) problem(`PodDisruptionBudget/${p.metadata.name}`, 'selects no pods');
+const hpas = renderedOf('HorizontalPodAutoscaler');
+for (const h of hpas) {
   const t = h.spec?.scaleTargetRef;
   if (!deployments.some((d) => t?.kind === 'Deployment' && d.metadata.name === t.name)) problem(`HorizontalPodAutoscaler/${h.metadata.name}`, `targets ${t?.kind}/${t?.name}, which does not exist`);
 }
 for (const want of ['invoicing', 'crypto', 'webhook-worker']) {
-  if (!deployments.some((d) => d.spec?.template?.spec?.containers?.some((c) => c.env?.some((e) => e.name === 'SERVICE' && e.value === want)))) {
-    problem('manifests', `no Deployment runs SERVICE=${want}`);
+  if (!deployments.some((d) => d.spec?.template?.spec?.containers?.some((c) => envOf(c).SERVICE === want))) problem('manifests', `no Deployment runs SERVICE=${want}`);
+}
+if (!renderedOf('Job').some((j) => JSON.stringify(j.spec?.template?.spec?.containers ?? []).includes('migrate'))) problem('manifests', 'no migration Job');
+
+// The pods behind a Service answer requests: their workers (RUN_WORKERS defaults to true) run apart.
+const servedPods = new Set(services.flatMap((s) => podsOf(s.spec?.selector).map((d) => d.metadata.name)));
+for (const d of deployments) {
+  for (const c of d.spec?.template?.spec?.containers ?? []) {
+    const env = envOf(c);
+    if (servedPods.has(d.metadata.name) && ['invoicing', 'crypto'].includes(env.SERVICE) && env.RUN_WORKERS !== 'false') {
+      problem(`Deployment/${d.metadata.name}`, `serves the ${env.SERVICE} API but does not set RUN_WORKERS=false: its pods would run the workers too`);
+    }
   }
 }
-if (!byKind('Job').some((j) => JSON.stringify(j.spec?.template?.spec?.containers ?? []).includes('migrate'))) problem('manifests', 'no migration Job');
+// Invoicing's WORKER_REPLICAS is the most worker replicas there can be: local receipt storage is refused above 1.
+const maxReplicasOf = (d) => Math.max(d.spec?.replicas ?? 1, ...hpas.filter((h) => h.spec?.scaleTargetRef?.name === d.metadata.name).map((h) => h.spec?.maxReplicas ?? 0));
+const invoicingPods = deployments.flatMap((d) => (d.spec?.template?.spec?.containers ?? []).filter((c) => envOf(c).SERVICE === 'invoicing').map((c) => ({ d, env: envOf(c) })));
+const workerMax = Math.max(0, ...invoicingPods.filter((p) => p.env.RUN_WORKERS !== 'false').map((p) => maxReplicasOf(p.d)));
+for (const { d, env } of invoicingPods) {
+  if (Number(env.WORKER_REPLICAS ?? 1) < workerMax) problem(`Deployment/${d.metadata.name}`, `WORKER_REPLICAS is ${env.WORKER_REPLICAS ?? 'unset (1)'}, but invoicing workers can run ${workerMax} replicas`);
+}
+
+// --- metric names --------------------------------------------------------------------------------
+/** Every metrics module of the services and packages, imported so their metrics register. */
+function metricsModules() {
+  const found = [];
+  for (const group of ['packages', 'services']) {
+    for (const name of readdirSync(path.join(ROOT, group))) {
+      const walk = (d) => {
+        if (!existsSync(d)) return;
+        for (const e of readdirSync(d, { withFileTypes: true })) {
+          if (e.isDirectory() && e.name !== 'generated' && e.name !== 'node_modules') walk(path.join(d, e.name));
+          else if (e.name === 'metrics.ts') found.push(path.join(d, e.name));
+        }
+      };
+      walk(path.join(ROOT, group, name, 'src'));
+    }
+  }
+  return found;
+}
+
+async function registeredNames() {
+  const modules = metricsModules();
+  const kit = modules.find((m) => m.endsWith(path.join('packages', 'kit', 'src', 'metrics.ts')));
+  for (const m of modules) await import(pathToFileURL(m).href);
+  const { metricsRegistry } = await import(pathToFileURL(kit).href);
+  const names = new Set();
+  for (const metric of metricsRegistry.getMetricsAsArray()) {
+    const { name, type } = metric;
+    if (type === 'histogram') for (const s of ['_bucket', '_sum', '_count']) names.add(name + s);
+    else if (type === 'summary') for (const s of ['', '_sum', '_count']) names.add(name + s);
+    else names.add(name);
+  }
+  return names;
+}
+
+/** The metric names a PromQL expression selects, or the position of its first syntax error. */
+function metricNamesIn(expr) {
+  const names = [];
+  let error = null;
+  promql.parse(expr).iterate({
+    enter: (n) => {
+      if (n.type.isError && error === null) error = n.from;
+      if (n.name === 'VectorSelector') {
+        const id = n.node.getChild('Identifier');
+        if (id) names.push(expr.slice(id.from, id.to));
+      }
+    },
+  });
+  return { names, error };
+}
+
+const registered = await registeredNames();
+function checkExpr(where, expr) {
+  const { names, error } = metricNamesIn(expr);
+  if (error !== null) problem(where, `PromQL syntax error at character ${error}: ${expr.trim()}`);
+  for (const n of names) if (!registered.has(n)) problem(where, `names the metric ${n}, which no metrics module registers`);
+}
+
+// Alerts and recording rules.
+for (const r of byKind('PrometheusRule')) {
+  for (const g of r.spec?.groups ?? []) for (const rule of g.rules ?? []) checkExpr(`PrometheusRule/${r.metadata.name} ${rule.alert ?? rule.record}`, String(rule.expr));
+}
+// The Prometheus adapter's rules: the series they query and the names they serve to autoscalers.
+const adapterServes = new Set();
+for (const [name, data] of configMaps) {
+  for (const [key, text] of Object.entries(data)) {
+    if (!/\.ya?ml$/.test(key) || !/externalRules|^rules:/m.test(text)) continue;
+    const config = parseYaml(text) ?? {};
+    for (const rule of [...(config.rules ?? []), ...(config.externalRules ?? [])]) {
+      const where = `ConfigMap/${name} adapter rule ${rule.name?.as ?? rule.seriesQuery}`;
+      // The adapter fills these Go-template slots in; the query around them is plain PromQL.
+      const plain = (q) => String(q ?? '').replace(/,?\s*<<\.LabelMatchers>>/g, '').replace(/<<\.GroupBy>>/g, 'namespace').replace(/\{\s*\}/g, '');
+      checkExpr(where, plain(rule.seriesQuery));
+      checkExpr(where, plain(rule.metricsQuery));
+      if (rule.name?.as) adapterServes.add(rule.name.as);
+      else for (const n of metricNamesIn(plain(rule.seriesQuery)).names) adapterServes.add(n);
+    }
+  }
+}
+// Autoscalers: an External or Pods metric is served by an adapter rule (or is itself registered).
+for (const h of hpas) {
+  for (const m of h.spec?.metrics ?? []) {
+    const name = m.external?.metric?.name ?? m.pods?.metric?.name ?? m.object?.metric?.name;
+    if (name && !adapterServes.has(name) && !registered.has(name)) {
+      problem(`HorizontalPodAutoscaler/${h.metadata.name}`, `reads the metric ${name}, which no Prometheus adapter rule serves and no metrics module registers`);
+    }
+  }
+}
+// The dashboard's panels (Grafana's own variables stand for durations).
+for (const [name, data] of configMaps) {
+  for (const [key, text] of Object.entries(data)) {
+    if (!key.endsWith('.json')) continue;
+    let dashboard;
+    try {
+      dashboard = JSON.parse(text);
+    } catch (err) {
+      problem(`ConfigMap/${name} ${key}`, `not JSON: ${err.message}`);
+      continue;
+    }
+    const panels = (dashboard.panels ?? []).flatMap((p) => [p, ...(p.panels ?? [])]);
+    for (const p of panels) {
+      for (const t of p.targets ?? []) if (t.expr) checkExpr(`dashboard ${key} panel "${p.title}"`, t.expr.replace(/\$__\w+/g, '5m'));
+    }
+  }
+}
 
 if (problems.length > 0) {
   console.error(`${problems.length} problem(s) in ${dir}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   process.exit(1);
 }
-console.log(`${objects.length} Kubernetes objects valid (${dir})`);
+console.log(`${objects.length} Kubernetes objects valid (${dir}, rendered by kubectl kustomize); ${registered.size} metric names registered in code`);

@@ -6,36 +6,83 @@ import path from 'node:path';
 const DIR = __dirname;
 const validate = (dir: string) => {
   try {
-    return { code: 0, out: execFileSync(process.execPath, [path.join(DIR, 'validate.mjs'), dir], { encoding: 'utf8', stdio: 'pipe' }) };
+    return { code: 0, out: execFileSync(process.execPath, ['--import', 'tsx', path.join(DIR, 'validate.mjs'), dir], { encoding: 'utf8', stdio: 'pipe' }) };
   } catch (err) {
     const e = err as { status: number; stderr: string };
     return { code: e.status, out: e.stderr };
   }
 };
 
+/** A copy of the manifests with `edits` applied (file → text in, text out), validated. */
+function validateEdited(edits: Record<string, (text: string) => string>) {
+  const copy = mkdtempSync(path.join(tmpdir(), 'k8s-'));
+  try {
+    cpSync(DIR, copy, { recursive: true });
+    for (const [file, edit] of Object.entries(edits)) {
+      const at = path.join(copy, file);
+      const before = readFileSync(at, 'utf8');
+      const after = edit(before);
+      if (after === before) throw new Error(`the edit of ${file} changed nothing: the test no longer matches the manifests`);
+      writeFileSync(at, after);
+    }
+    return validate(copy);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
 describe('Kubernetes manifests', () => {
-  it('are valid against the Kubernetes schemas, offline, and cross-reference correctly', () => {
+  it('render (kubectl kustomize) and are valid against the Kubernetes and prometheus-operator schemas, offline, and cross-reference correctly', () => {
     const res = validate(DIR);
-    expect(res).toEqual({ code: 0, out: expect.stringMatching(/^\d+ Kubernetes objects valid/) });
+    expect(res).toEqual({ code: 0, out: expect.stringMatching(/^\d+ Kubernetes objects valid .*rendered by kubectl kustomize.*; \d+ metric names registered in code/) });
   });
 
   it('a broken copy is refused, naming each problem', () => {
-    const copy = mkdtempSync(path.join(tmpdir(), 'k8s-'));
-    try {
-      cpSync(DIR, copy, { recursive: true });
-      const file = path.join(copy, 'invoicing.yaml');
-      const text = readFileSync(file, 'utf8')
-        .replace('containerPort: 3001', 'containerPort: "x"')
-        .replace(/readinessProbe:\n\s+httpGet: \{ path: \/readyz, port: http \}\n\s+periodSeconds: 5\n\s+failureThreshold: 2\n/, '')
-        .replace('name: invoicing }\n  minReplicas', 'name: invoicing-typo }\n  minReplicas');
-      writeFileSync(file, text);
-      const res = validate(copy);
-      expect(res.code).toBe(1);
-      expect(res.out).toMatch(/containerPort must be integer/);
-      expect(res.out).toMatch(/container invoicing has no readinessProbe/);
-      expect(res.out).toMatch(/targets Deployment\/invoicing-typo, which does not exist/);
-    } finally {
-      rmSync(copy, { recursive: true, force: true });
-    }
+    const res = validateEdited({
+      'invoicing.yaml': (text) =>
+        text
+          .replace('containerPort: 3001', 'containerPort: "x"')
+          .replace(/ {10}readinessProbe:\n\s+httpGet: \{ path: \/readyz, port: http \}\n\s+periodSeconds: 5\n\s+failureThreshold: 2\n/, '')
+          .replace('name: invoicing }\n  minReplicas', 'name: invoicing-typo }\n  minReplicas'),
+    });
+    expect(res.code).toBe(1);
+    expect(res.out).toMatch(/containerPort must be integer/);
+    expect(res.out).toMatch(/container invoicing has no readinessProbe/);
+    expect(res.out).toMatch(/targets Deployment\/invoicing-typo, which does not exist/);
+  });
+
+  it('checks the rendered output: an image the images transform does not set and a key no ConfigMap has are refused', () => {
+    const res = validateEdited({
+      'crypto.yaml': (text) => text.replace('image: payments\n          ports: [{ name: http, containerPort: 3002 }]', 'image: payments-typo\n          ports: [{ name: http, containerPort: 3002 }]'),
+      'config.yaml': (text) => text.replace('CRYPTO_PUBLIC_URL:', 'CRYPTO_PUBLIC_ULR:'),
+    });
+    expect(res.code).toBe(1);
+    expect(res.out).toMatch(/Deployment\/crypto: container crypto runs image "payments-typo", which the kustomization's images transform does not set \(registry.example.com\/payments:latest\)/);
+    expect(res.out).toMatch(/env PUBLIC_URL reads CRYPTO_PUBLIC_URL, which ConfigMap payments-config does not define/);
+  });
+
+  it('refuses API pods that run workers, and a WORKER_REPLICAS below what the workers autoscaler may reach', () => {
+    const apiRunsWorkers = validateEdited({ 'invoicing.yaml': (text) => text.replace('            - { name: RUN_WORKERS, value: "false" }\n', '') });
+    expect(apiRunsWorkers.code).toBe(1);
+    expect(apiRunsWorkers.out).toMatch(/Deployment\/invoicing: serves the invoicing API but does not set RUN_WORKERS=false/);
+    const moreWorkers = validateEdited({ 'invoicing.yaml': (text) => text.replace(/maxReplicas: 6/, 'maxReplicas: 9') });
+    expect(moreWorkers.code).toBe(1);
+    expect(moreWorkers.out).toMatch(/Deployment\/invoicing: WORKER_REPLICAS is 6, but invoicing workers can run 9 replicas/);
+    expect(moreWorkers.out).toMatch(/Deployment\/invoicing-workers: WORKER_REPLICAS is 6, but invoicing workers can run 9 replicas/);
+  });
+
+  it('refuses a metric no metrics module registers, in an alert, an adapter rule, an autoscaler and the dashboard, and a PromQL syntax error', () => {
+    const res = validateEdited({
+      'monitoring/alerts.yaml': (text) => text.replace('expr: max(outbox_lag_seconds) > 120', 'expr: max(outbox_lag_secs) > 120').replace('expr: max(webhook_endpoints_disabled) > 0', 'expr: max(webhook_endpoints_disabled > 0'),
+      'monitoring/adapter-rules.yaml': (text) => text.replace("metricsQuery: 'max(webhook_queue_depth{", "metricsQuery: 'max(webhook_deliveries_due{"),
+      'webhook-worker.yaml': (text) => text.replace('name: webhook_deliveries_due', 'name: webhook_deliveries_pending'),
+      'monitoring/dashboard.json': (text) => text.replace('"expr": "max(crypto_withdrawals_processing)"', '"expr": "max(crypto_withdrawals_in_processing)"'),
+    });
+    expect(res.code).toBe(1);
+    expect(res.out).toMatch(/PrometheusRule\/payments-alerts OutboxLagging: names the metric outbox_lag_secs, which no metrics module registers/);
+    expect(res.out).toMatch(/PrometheusRule\/payments-alerts WebhookEndpointDisabled: PromQL syntax error/);
+    expect(res.out).toMatch(/adapter rule webhook_deliveries_due: names the metric webhook_deliveries_due, which no metrics module registers/);
+    expect(res.out).toMatch(/HorizontalPodAutoscaler\/webhook-worker: reads the metric webhook_deliveries_pending, which no Prometheus adapter rule serves/);
+    expect(res.out).toMatch(/dashboard dashboard.json panel "Withdrawals in Processing": names the metric crypto_withdrawals_in_processing/);
   });
 });

@@ -22,6 +22,30 @@ function app(metricsToken?: string) {
 }
 
 describe('/metrics', () => {
+  it('says whether the service would answer /readyz 200 (service_ready), evaluated at the scrape', async () => {
+    let dbUp = true;
+    let shuttingDown = false;
+    const a = finishHttpApp(
+      createHttpApp({
+        service: 'ready-test',
+        logger: createLogger('test', 'silent'),
+        bodyLimit: '10kb',
+        readiness: [{ name: 'postgres', check: async () => (dbUp ? 1 : Promise.reject(new Error('connection refused'))) }],
+        isShuttingDown: () => shuttingDown,
+        envelopeFor: () => 'success',
+      }),
+      () => 'success',
+    );
+    const ready = async () => /^service_ready\{service="ready-test"\} (\d)$/m.exec((await request(a).get('/metrics')).text)?.[1];
+    expect(await ready()).toBe('1');
+    dbUp = false;
+    expect(await ready()).toBe('0');
+    expect((await request(a).get('/readyz')).status).toBe(503);
+    dbUp = true;
+    shuttingDown = true;
+    expect(await ready()).toBe('0');
+  });
+
   it('counts requests per route pattern and status, never per raw path', async () => {
     const a = app();
     await request(a).get('/things/1');

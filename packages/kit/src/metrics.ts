@@ -27,6 +27,18 @@ export const queueJobOutcomes = new Counter({
   registers: [metricsRegistry],
 });
 
+/**
+ * A read shared by the gauges that one scrape collects (each gauge collects on its own): `read`
+ * runs at most once a second, and its answer (or its failure) serves the calls in between.
+ */
+export function oncePerScrape<T>(read: () => Promise<T>): () => Promise<T> {
+  let last: { at: number; value: Promise<T> } | null = null;
+  return () => {
+    if (!last || Date.now() - last.at > 1000) last = { at: Date.now(), value: read() };
+    return last.value;
+  };
+}
+
 const depthSources = new Map<string, () => Promise<Record<string, number>>>();
 
 /** Reports a queue's job counts by state at every scrape (registered by the queue's consumer). */
@@ -53,6 +65,27 @@ new Gauge({
         }
       }),
     );
+  },
+});
+
+const readinessSources = new Map<string, () => Promise<boolean>>();
+
+/** Reports whether the service would answer /readyz 200, evaluated at every scrape (healthRoutes registers it). */
+export function watchReadiness(service: string, ready: () => Promise<boolean>): () => void {
+  readinessSources.set(service, ready);
+  return () => {
+    if (readinessSources.get(service) === ready) readinessSources.delete(service);
+  };
+}
+
+new Gauge({
+  name: 'service_ready',
+  help: 'Whether the service would answer /readyz 200 now (1) or 503 (0): its database and Redis answer and it is not shutting down',
+  labelNames: ['service'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    await Promise.all([...readinessSources].map(async ([service, ready]) => this.set({ service }, (await ready().catch(() => false)) ? 1 : 0)));
   },
 });
 

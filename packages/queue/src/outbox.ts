@@ -5,6 +5,7 @@ import { assertValid } from '@pay/schemas';
 import { backoffDelay, deleteInBatches, TRANSACTION_OPTIONS, typedSqlIn, type Kysely, type Logger, type Sql } from '@pay/kit';
 import type { DB } from './generated/kysely/tables';
 import { jobOptionsFor, Queues, type JobOf, type QueueKey } from './jobs';
+import { watchOutbox } from './metrics';
 
 /** A client that can also open a transaction: any service's Prisma client, or `pgSql(pool)`. */
 type SqlWithTransactions = Sql & {
@@ -77,6 +78,7 @@ export class OutboxRelay {
   private again = false;
   private stopped = false;
   private failures = 0;
+  private unwatch: (() => void) | null = null;
 
   constructor(private readonly opts: RelayOptions) {}
 
@@ -91,6 +93,8 @@ export class OutboxRelay {
 
   start(): void {
     this.stopped = false;
+    // The backlog (outbox_pending, outbox_lag_seconds) is reported by processes that relay.
+    this.unwatch ??= watchOutbox(this.opts.db);
     const loop = () => {
       if (this.stopped) return;
       this.timer = setTimeout(() => {
@@ -163,6 +167,8 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unwatch?.();
+    this.unwatch = null;
     if (this.timer) clearTimeout(this.timer);
     await this.running;
     await Promise.all([...this.queues.values()].map((q) => q.close()));

@@ -11,3 +11,4 @@ export * from './api-client';
 export * from './chaos';
 export * from './crypto-merchant';
 export * from './packed';
+export * from './idle-stack';

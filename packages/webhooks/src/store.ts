@@ -445,14 +445,30 @@ export async function retireWorker(db: Sql, workerId: string): Promise<void> {
     .execute();
 }
 
-/** How much work waits, for /metrics. */
-export async function queueDepth(db: Sql, now: Date): Promise<{ undispatched: number; due: number; scheduled: number }> {
+/**
+ * How much work waits, for /metrics: events not yet dispatched, deliveries due and scheduled,
+ * how long the oldest due delivery has waited (0 when none is due), and endpoints disabled.
+ */
+export async function queueDepth(
+  db: Sql,
+  now: Date,
+): Promise<{ undispatched: number; due: number; scheduled: number; oldestDueSeconds: number; endpointsDisabled: number }> {
   const t = webhookTables(db);
-  return t
+  const row = await t
     .selectNoFrom((eb) => [
       eb.cast<number>(eb.selectFrom('events').select((s) => s.fn.countAll().as('n')).where('dispatched_at', 'is', null), 'integer').as('undispatched'),
       eb.cast<number>(eb.selectFrom('deliveries').select((s) => s.fn.countAll().as('n')).where('status', '=', 'pending').where('next_attempt_at', '<=', now), 'integer').as('due'),
       eb.cast<number>(eb.selectFrom('deliveries').select((s) => s.fn.countAll().as('n')).where('status', '=', 'pending').where('next_attempt_at', '>', now), 'integer').as('scheduled'),
+      eb.selectFrom('deliveries').select((s) => s.fn.min('next_attempt_at').as('t')).where('status', '=', 'pending').where('next_attempt_at', '<=', now).as('oldest_due'),
+      eb.cast<number>(eb.selectFrom('endpoints').select((s) => s.fn.countAll().as('n')).where('disabled_at', 'is not', null), 'integer').as('endpoints_disabled'),
     ])
     .executeTakeFirstOrThrow();
+  const oldest = row.oldest_due ? new Date(row.oldest_due as Date | string).getTime() : null;
+  return {
+    undispatched: row.undispatched,
+    due: row.due,
+    scheduled: row.scheduled,
+    oldestDueSeconds: oldest === null ? 0 : Math.max(0, (now.getTime() - oldest) / 1000),
+    endpointsDisabled: row.endpoints_disabled,
+  };
 }

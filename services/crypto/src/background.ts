@@ -4,6 +4,7 @@ import type { CryptoDeps } from './deps';
 import { trackTransfers } from './transactions/tracker';
 import { recordFoundTransfers } from './transactions/transfers';
 import { reconcileWithdrawals, startWithdrawalWorker } from './withdrawals/worker';
+import { watchWithdrawals } from './withdrawals/metrics';
 
 /** How often expired idempotency answers and long-published outbox rows are deleted. */
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
@@ -42,6 +43,7 @@ export function startBackground(deps: CryptoDeps, lifecycle?: Lifecycle) {
   });
   relay.start();
   const worker = startWithdrawalWorker(deps);
+  const unwatch = watchWithdrawals(deps.db);
   const tracker = every('chain-tracker', deps.config.TRACKER_INTERVAL_MS, () => trackTransfers(deps), deps.logger);
   const watcher = every('chain-watcher', deps.config.EVM_WATCH_INTERVAL_MS, () => watchChains(deps), deps.logger);
   const reconciler = every(
@@ -54,6 +56,7 @@ export function startBackground(deps: CryptoDeps, lifecycle?: Lifecycle) {
   const stop = async () => {
     await Promise.all([tracker.stop(), watcher.stop(), reconciler.stop(), cleaner.stop()]);
     await worker.close();
+    unwatch();
     await relay.stop();
   };
   lifecycle?.onShutdown('background', stop);

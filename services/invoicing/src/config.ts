@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { baseConfigProperties, ConfigError, loadConfig, publicUrlOf } from '@pay/kit';
 import { StringEnum } from '@pay/schemas';
 
@@ -8,7 +8,16 @@ export const InvoicingConfigSchema = Type.Object({
   QUEUE_PREFIX: Type.String({ default: 'bull', description: 'BullMQ key prefix; the same as the webhook worker' }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'base_url as merchants see it; default http://HOST:PORT' })),
   RUN_WORKERS: Type.Boolean({ default: true, description: 'run expiry, the outbox relay, the receipt, KYC and batch workers, the reconcilers and housekeeping in this process' }),
-  RECEIPTS_STORAGE: StringEnum(['local', 's3'] as const, { default: 'local', description: 'where receipt files are kept: local disk (RECEIPTS_DIR) or an S3-compatible bucket (S3_*)' }),
+  WORKER_REPLICAS: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 1,
+    description: 'how many processes run the workers (RUN_WORKERS=true) at most, e.g. the workers autoscaler’s maxReplicas; set the same on the API processes: local receipt storage is refused above 1',
+  }),
+  RECEIPTS_STORAGE: StringEnum(['local', 's3'] as const, {
+    default: 'local',
+    description: 'where receipt files are kept: local disk (RECEIPTS_DIR, one process that serves and checks them all) or an S3-compatible bucket (S3_*)',
+  }),
   RECEIPTS_DIR: Type.String({ default: 'data/receipts', description: 'receipt files on local disk (relative to the working directory)' }),
   RECEIPT_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 50 * 1024 * 1024, default: 10 * 1024 * 1024, description: 'largest receipt file accepted, in bytes' }),
   S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://', description: 'S3-compatible endpoint, e.g. https://storage.yandexcloud.net' })),
@@ -77,7 +86,29 @@ export function loadInvoicingConfig(env: NodeJS.ProcessEnv = process.env) {
     ...(config.LIVE_PAYMENT_PROVIDER === 'tbank' ? (['TBANK_TERMINAL_KEY', 'TBANK_PASSWORD'] as const) : []),
     ...(config.TEST_PAYMENT_PROVIDER === 'tbank' ? (['TBANK_TEST_TERMINAL_KEY', 'TBANK_TEST_PASSWORD'] as const) : []),
   ].filter((name) => !config[name]);
-  if (missing.length) throw new ConfigError(missing.map((name) => `${name} must be set: T-Bank is configured as a payment provider`));
+  const problems = missing.map((name) => `${name} must be set: T-Bank is configured as a payment provider`);
+  problems.push(...storageProblems(config));
+  if (problems.length) throw new ConfigError(problems);
   return { ...config, PUBLIC_URL: publicUrlOf(config), CONSOLE_OPERATORS: config.CONSOLE_OPERATORS.split(',').filter(Boolean).map((id) => id.toLowerCase()) };
 }
 export type InvoicingConfig = ReturnType<typeof loadInvoicingConfig>;
+
+/**
+ * Where receipt files go must work for every process that reads them: an S3 bucket needs all of
+ * its settings; a local disk is read back only by the process that wrote it, so it is for one
+ * process only and refused when more than one worker replica is configured (WORKER_REPLICAS, the
+ * same number on the API and worker deployments).
+ */
+function storageProblems(config: InvoicingEnv): string[] {
+  if (config.RECEIPTS_STORAGE === 's3') {
+    const missing = (['S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const).filter((name) => !config[name]);
+    return missing.map((name) => `${name} must be set: RECEIPTS_STORAGE=s3 keeps receipt files in that bucket`);
+  }
+  if (config.WORKER_REPLICAS <= 1) return [];
+  return [
+    `RECEIPTS_STORAGE=local cannot serve WORKER_REPLICAS=${config.WORKER_REPLICAS}: each process would see only its own disk; ` +
+      'set RECEIPTS_STORAGE=s3 with S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY',
+  ];
+}
+
+type InvoicingEnv = Static<typeof InvoicingConfigSchema>;

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { eventually, startReceiver, type Receiver } from '@pay/testing';
-import { claimDue, dispatchEvents, heartbeat, reenableAndReplay, requestResend, rotateEndpointSecret, RETRY_DELAYS_MS, RETRY_JITTER, MAX_ATTEMPTS, AUTO_DISABLE_AFTER_MS, INVOICING_EVENT_KINDS } from '@pay/webhooks';
+import { claimDue, dispatchEvents, queueDepth, heartbeat, reenableAndReplay, requestResend, rotateEndpointSecret, RETRY_DELAYS_MS, RETRY_JITTER, MAX_ATTEMPTS, AUTO_DISABLE_AFTER_MS, INVOICING_EVENT_KINDS } from '@pay/webhooks';
 import { deliveryForSuite } from '../test/test-support';
 
 const ctx = deliveryForSuite();
@@ -366,5 +366,31 @@ describe('fairness', () => {
     } finally {
       await slow.close();
     }
+  });
+});
+
+describe('what /metrics reports of the backlog (queueDepth, read at each scrape)', () => {
+  it('the age of the oldest delivery due and the endpoints disabled, from the database', async () => {
+    receiver.answer({ status: 500 });
+    const m = await ctx.merchant();
+    const hook = await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
+    const before = await queueDepth(ctx.db, ctx.clock.now());
+    const eventId = await ctx.event(m.test, 'invoice.paid', paid(1));
+    await ctx.round(ctx.worker());
+    // Failed once, then scheduled: an hour on, it has been due for an hour less its retry delay.
+    const [delivery] = await ctx.deliveriesOfEvent(eventId);
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 1 });
+    ctx.clock.advance(3600_000);
+    const now = ctx.clock.now();
+    const depth = await queueDepth(ctx.db, now);
+    expect(depth.due).toBeGreaterThanOrEqual(1);
+    // Ours or an older one left by an earlier test: at least ours.
+    expect(depth.oldestDueSeconds).toBeGreaterThanOrEqual((now.getTime() - delivery!.nextAttemptAt!.getTime()) / 1000);
+    expect(depth.oldestDueSeconds).toBeGreaterThan(3000);
+
+    await ctx.db.webhookEndpoint.update({ where: { id: hook.id }, data: { disabledAt: now, disabledReason: 'failing for 3 days' } });
+    expect((await queueDepth(ctx.db, now)).endpointsDisabled).toBe(before.endpointsDisabled + 1);
+    await reenableAndReplay(ctx.db, m.test, hook.id, now);
+    expect((await queueDepth(ctx.db, now)).endpointsDisabled).toBe(before.endpointsDisabled);
   });
 });

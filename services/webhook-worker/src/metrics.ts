@@ -1,9 +1,9 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { metricsRegistry } from '@pay/kit';
+import { metricsRegistry, oncePerScrape } from '@pay/kit';
 
 export type AttemptOutcome = 'succeeded' | 'http_error' | 'network_error' | 'refused' | 'not_sent';
 
-type Depth = { undispatched: number; due: number; scheduled: number; inProcess: number };
+type Depth = { undispatched: number; due: number; scheduled: number; inProcess: number; oldestDueSeconds: number; endpointsDisabled: number };
 
 // Registered once per process in the process's registry (a second registration of a name
 // throws); every DeliveryMetrics shares them.
@@ -32,18 +32,39 @@ const deliveryLatency = new Histogram({
   registers: [metricsRegistry],
 });
 let depthSource: (() => Promise<Depth>) | null = null;
+/** One read of the depth per scrape, shared by the gauges below; null while no worker runs here. */
+const depthNow = oncePerScrape(async () => (depthSource ? depthSource() : null));
 new Gauge({
   name: 'webhook_queue_depth',
   help: 'Work waiting: events not yet turned into deliveries, deliveries due now, deliveries scheduled for a retry, and deliveries held in this process',
   labelNames: ['state'] as const,
   registers: [metricsRegistry],
   async collect() {
-    if (!depthSource) return;
-    const d = await depthSource();
+    const d = await depthNow();
+    if (!d) return;
     this.set({ state: 'undispatched' }, d.undispatched);
     this.set({ state: 'due' }, d.due);
     this.set({ state: 'scheduled' }, d.scheduled);
     this.set({ state: 'in_process' }, d.inProcess);
+  },
+});
+
+new Gauge({
+  name: 'webhook_oldest_due_delivery_age_seconds',
+  help: 'How long the oldest delivery due now has been due (0 when none is): deliveries falling behind',
+  registers: [metricsRegistry],
+  async collect() {
+    const d = await depthNow();
+    if (d) this.set(d.oldestDueSeconds);
+  },
+});
+new Gauge({
+  name: 'webhook_endpoints_disabled',
+  help: 'Webhook endpoints disabled after failing for too long (their deliveries wait for a re-enable in the console)',
+  registers: [metricsRegistry],
+  async collect() {
+    const d = await depthNow();
+    if (d) this.set(d.endpointsDisabled);
   },
 });
 

@@ -115,7 +115,7 @@ describe('/metrics', () => {
   it('shows attempts by outcome, latencies and queue depth in Prometheus format', async () => {
     const receiver = await startReceiver({ status: 500 });
     try {
-      const metrics = new DeliveryMetrics(async () => ({ undispatched: 0, due: 3, scheduled: 2, inProcess: 1 }));
+      const metrics = new DeliveryMetrics(async () => ({ undispatched: 0, due: 3, scheduled: 2, inProcess: 1, oldestDueSeconds: 42.5, endpointsDisabled: 2 }));
       const m = await ctx.merchant();
       await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
       await ctx.event(m.test, 'invoice.paid', { invoice: {} });
@@ -136,6 +136,8 @@ describe('/metrics', () => {
       expect(res.text).toMatch(/^webhook_attempt_duration_seconds_bucket\{le="10"\} [1-9]\d*$/m);
       expect(res.text).toMatch(/^webhook_queue_depth\{state="due"\} 3$/m);
       expect(res.text).toMatch(/^webhook_queue_depth\{state="in_process"\} 1$/m);
+      expect(res.text).toMatch(/^webhook_oldest_due_delivery_age_seconds 42.5$/m);
+      expect(res.text).toMatch(/^webhook_endpoints_disabled 2$/m);
       expect(res.text).toMatch(/^# TYPE webhook_delivery_latency_seconds histogram$/m);
     } finally {
       await receiver.close();

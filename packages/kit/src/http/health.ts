@@ -1,3 +1,4 @@
+import { watchReadiness } from '../metrics';
 import { sendJson } from './json-reply';
 import { Router } from 'express';
 
@@ -19,10 +20,7 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
  */
 export function healthRoutes(service: string, checks: ReadinessCheck[], isShuttingDown: () => boolean): Router {
   const router = Router();
-  router.get('/healthz', (_req, res) => {
-    sendJson(res, 200, { status: 'ok', service });
-  });
-  router.get('/readyz', async (_req, res) => {
+  const readiness = async () => {
     const results: Record<string, string> = {};
     let ready = !isShuttingDown();
     await Promise.all(
@@ -37,6 +35,15 @@ export function healthRoutes(service: string, checks: ReadinessCheck[], isShutti
       }),
     );
     if (isShuttingDown()) results.shutdown = 'in progress';
+    return { ready, results };
+  };
+  // The same answer as /readyz, as the service_ready gauge at every scrape (the alert on it).
+  watchReadiness(service, async () => (await readiness()).ready);
+  router.get('/healthz', (_req, res) => {
+    sendJson(res, 200, { status: 'ok', service });
+  });
+  router.get('/readyz', async (_req, res) => {
+    const { ready, results } = await readiness();
     sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', service, checks: results });
   });
   return router;

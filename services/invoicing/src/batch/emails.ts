@@ -1,4 +1,4 @@
-import { money } from '@pay/kit';
+import { html, money } from '@pay/kit';
 import type { InvoicingTables } from '../db';
 import type { BatchDeps } from '../deps';
 import { invoicesForEmails } from '../invoices/store';
@@ -36,15 +36,20 @@ interface PendingEmail {
   expires_at: Date;
 }
 
-/** The payment link of one invoice, as plain text (no HTML: merchant text cannot become markup). */
+/**
+ * The payment link of one invoice: plain text, and the same as HTML with the link as a link
+ * (a mailbox that shows text does not make it one). The HTML is built with kit's `html`
+ * template, so the merchant's description is escaped and cannot become markup.
+ */
 export function paymentLinkEmail(e: PendingEmail, publicUrl: string): MailMessage {
   const amount = `${money(e.amount).toFixed(2)} ${e.currency}`;
+  const link = paymentLinkOf(publicUrl, e.invoice_id);
+  const until = `${e.expires_at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   return {
     to: e.to_address,
     subject: `Invoice for ${amount}`,
-    text:
-      `Hello,\n\nYou have an invoice for ${amount}${e.description ? ` (${e.description})` : ''}.\n\n` +
-      `Pay it here: ${paymentLinkOf(publicUrl, e.invoice_id)}\n\nThe link is valid until ${e.expires_at.toISOString().slice(0, 16).replace('T', ' ')} UTC.\n`,
+    text: `Hello,\n\nYou have an invoice for ${amount}${e.description ? ` (${e.description})` : ''}.\n\nPay it here: ${link}\n\nThe link is valid until ${until}.\n`,
+    html: html`<!doctype html><html><body><p>Hello,</p><p>You have an invoice for ${amount}${e.description ? html` (${e.description})` : ''}.</p><p><a href="${link}">Pay it here</a>: ${link}</p><p>The link is valid until ${until}.</p></body></html>`.value,
   };
 }
 

@@ -6,6 +6,8 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  /** The same message as HTML (a multipart/alternative part), for mail clients that show it: links a reader can click. */
+  html?: string;
 }
 
 /** Outgoing e-mail: one SMTP transport per process. */
@@ -29,7 +31,7 @@ export function smtpMailer(config: SmtpConfig): Mailer {
     concurrency: config.SMTP_POOL_SIZE * 4,
     async send(message) {
       transport ??= import('nodemailer').then((nodemailer) => smtpTransport(nodemailer.default, config));
-      await (await transport).sendMail({ from: config.MAIL_FROM, to: message.to, subject: message.subject, text: message.text });
+      await (await transport).sendMail({ from: config.MAIL_FROM, to: message.to, subject: message.subject, text: message.text, html: message.html });
     },
     close: () => void transport?.then((t) => t.close(), () => undefined),
   };

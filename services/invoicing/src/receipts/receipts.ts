@@ -22,9 +22,10 @@ export interface UploadTarget {
 /**
  * Stores the file, then in one transaction writes the PENDING receipt and its check job to
  * the outbox (so the check exists exactly when the receipt does), then wakes the relay.
- * The file goes first: a crash between leaves an unreferenced file, never a receipt without one.
+ * The file goes first: a crash between leaves an unreferenced file, never a receipt without one;
+ * an upload refused or failed after the file was stored deletes the file again.
  */
-export async function uploadReceipt(deps: Pick<ReceiptsDeps, 'clock' | 'db' | 'kickOutbox' | 'receiptStorage' | 'tables'>, target: UploadTarget, file: UploadedFile): Promise<ReceiptRow> {
+export async function uploadReceipt(deps: Pick<ReceiptsDeps, 'clock' | 'db' | 'kickOutbox' | 'logger' | 'receiptStorage' | 'tables'>, target: UploadTarget, file: UploadedFile): Promise<ReceiptRow> {
   const id = randomUUID();
   const now = deps.clock.now();
   const found = await receiptTargetOf(deps.tables, target.invoiceId, target.owner);
@@ -33,6 +34,18 @@ export async function uploadReceipt(deps: Pick<ReceiptsDeps, 'clock' | 'db' | 'k
   if (target.source === 'page' && !canUploadFromPage(found, now)) throw pageRefusal();
   const key = `${found.merchant_id}/${id}`;
   await deps.receiptStorage.put(key, file.bytes, file.type);
+  await recordReceipt(deps, target, file, { id, key, now }).catch(async (err: unknown) => {
+    await deps.receiptStorage.delete(key).catch((cleanup: unknown) => deps.logger.warn({ err: cleanup, key }, 'could not delete the file of a refused receipt upload'));
+    throw err;
+  });
+  deps.kickOutbox();
+  const owner = target.owner ?? { merchantId: found.merchant_id, isTest: found.is_test };
+  return (await selectReceipt(deps.tables, owner, id))!;
+}
+
+/** The PENDING receipt and its check job, in one transaction under the invoice's lock. */
+async function recordReceipt(deps: Pick<ReceiptsDeps, 'db' | 'tables'>, target: UploadTarget, file: UploadedFile, r: { id: string; key: string; now: Date }): Promise<void> {
+  const { id, key, now } = r;
   await inTransaction(deps.db, async (tx) => {
     // Under the invoice's lock, so concurrent uploads cannot pass the count together.
     const invoice = await lockInvoice(tx, target.invoiceId, target.owner);
@@ -64,9 +77,6 @@ export async function uploadReceipt(deps: Pick<ReceiptsDeps, 'clock' | 'db' | 'k
       .execute();
     await writeOutbox(tx, outboxMessage('receiptChecks', id, { receiptId: id }));
   });
-  deps.kickOutbox();
-  const owner = target.owner ?? { merchantId: found.merchant_id, isTest: found.is_test };
-  return (await selectReceipt(deps.tables, owner, id))!;
 }
 
 const pageRefusal = () => new ApiError('INVALID_STATE', 'This invoice does not take a receipt now: it is not awaiting one, or it is no longer payable');

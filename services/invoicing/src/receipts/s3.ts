@@ -14,7 +14,7 @@ export interface S3Options {
 
 /**
  * S3-compatible storage over plain HTTPS with AWS Signature V4 (`aws4` signs, `fetch` sends):
- * PutObject and GetObject are all receipts need, so the SDK's weight is not. Path-style
+ * PutObject, GetObject and DeleteObject are all receipts need, so the SDK's weight is not. Path-style
  * addressing (`<endpoint>/<bucket>/<key>`), which every S3-compatible server accepts.
  * The payload is signed too (`x-amz-content-sha256` of the bytes), so a body altered in
  * transit is refused by the server.
@@ -27,7 +27,7 @@ export class S3Storage implements ReceiptStorage {
     this.base = new URL(opts.endpoint);
   }
 
-  private async send(method: 'PUT' | 'GET', key: string, body?: Buffer, contentType?: string): Promise<Response> {
+  private async send(method: 'PUT' | 'GET' | 'DELETE', key: string, body?: Buffer, contentType?: string): Promise<Response> {
     assertStorageKey(key);
     const path = `${this.base.pathname.replace(/\/$/, '')}/${encodeURIComponent(this.opts.bucket)}/${key}`;
     const headers: Record<string, string> = {};
@@ -60,5 +60,9 @@ export class S3Storage implements ReceiptStorage {
   async get(key: string): Promise<Buffer> {
     const res = await this.send('GET', key);
     return Buffer.from(await res.arrayBuffer());
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.send('DELETE', key);
   }
 }

@@ -23,6 +23,14 @@ describe('local disk storage', () => {
     expect(mode).toBe(0o600);
   });
 
+  it('deletes a file, and deleting it again is no error', async () => {
+    const key = '0b9e7c4e-0000-4000-8000-000000000001/6f1c2c4e-0000-4000-8000-000000000009';
+    await storage.put(key, bytes, 'application/pdf');
+    await storage.delete(key);
+    await expect(storage.get(key)).rejects.toThrow(/ENOENT/);
+    await storage.delete(key);
+  });
+
   it('refuses keys the service would never make (a way out of the directory)', async () => {
     await expect(storage.put('../etc/passwd', bytes, 'text/plain')).rejects.toThrow(/invalid storage key/);
     await expect(storage.get('a/../../b')).rejects.toThrow(/invalid storage key/);
@@ -90,6 +98,16 @@ describe('S3-compatible storage', () => {
     const storage = new S3Storage({ endpoint, bucket: 'receipts', region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
     await storage.put(key, bytes, 'application/pdf');
     expect(await storage.get(key)).toEqual(bytes);
+  });
+
+  it('deletes an object (DeleteObject, signed), after which it is gone', async () => {
+    const storage = new S3Storage({ endpoint, bucket: 'receipts', region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
+    const gone = '0b9e7c4e-0000-4000-8000-000000000001/6f1c2c4e-0000-4000-8000-000000000004';
+    await storage.put(gone, bytes, 'application/pdf');
+    await storage.delete(gone);
+    await expect(storage.get(gone)).rejects.toThrow(/answered 404/);
+    const wrong = new S3Storage({ endpoint, bucket: 'receipts', region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'not-the-secret' });
+    await expect(wrong.delete(key)).rejects.toThrow(/answered 403/);
   });
 
   it('fails loudly on a wrong secret and on a missing object', async () => {

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { randomUUID } from 'node:crypto';
 
@@ -11,6 +11,8 @@ export interface ReceiptStorage {
   readonly name: string;
   put(key: string, bytes: Buffer, contentType: string): Promise<void>;
   get(key: string): Promise<Buffer>;
+  /** Removes the file; a key with no file is not an error (S3's DeleteObject answers the same). */
+  delete(key: string): Promise<void>;
 }
 
 /** Service-made keys only: letters, digits, dashes and single slashes, no `..`. */
@@ -48,5 +50,9 @@ export class LocalDiskStorage implements ReceiptStorage {
 
   async get(key: string): Promise<Buffer> {
     return readFile(this.pathOf(key));
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
   }
 }

@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { metricsRegistry, pgPool, pgSql, typedSqlIn } from '@pay/kit';
+import { eventually } from '@pay/testing';
+import { writeOutbox } from './outbox';
+import { watchOutbox } from './metrics';
+import type { DB } from './generated/kysely/tables';
+
+/** The outbox backlog as /metrics reports it while a relay runs: rows not yet moved onto their queues, and the oldest one's age. */
+describe('outbox metrics', () => {
+  const pool = pgPool(process.env.DATABASE_URL!, 'queue', 2);
+  const db = pgSql(pool);
+  const outbox = typedSqlIn<DB>(db).withSchema('queue');
+  afterAll(() => pool.end());
+
+  const gauge = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await metricsRegistry.metrics())?.[1]);
+
+  it('counts unpublished rows and ages the oldest, from the database at each scrape', async () => {
+    const unwatch = watchOutbox(db);
+    const jobId = `metrics-${randomUUID()}`;
+    try {
+      // Nothing else relays this worker's database while this file runs: publish what earlier files left.
+      await outbox.updateTable('outbox').set({ published_at: sql`now()` }).where('published_at', 'is', null).execute();
+      await writeOutbox(db, { queue: 'metrics-test', jobId, payload: {} });
+      await outbox.updateTable('outbox').set({ created_at: sql`now() - interval '90 seconds'` }).where('job_id', '=', jobId).execute();
+      // A scrape reads the database at most once a second: a later read sees the row (and any
+      // written since by something else, all of them younger).
+      await eventually(async () => expect(await gauge('outbox_lag_seconds')).toBeGreaterThanOrEqual(90));
+      expect(await gauge('outbox_pending')).toBeGreaterThanOrEqual(1);
+      await outbox.updateTable('outbox').set({ published_at: sql`now()` }).where('job_id', '=', jobId).execute();
+      await eventually(async () => expect(await gauge('outbox_lag_seconds')).toBeLessThan(90));
+    } finally {
+      unwatch();
+      await outbox.deleteFrom('outbox').where('job_id', '=', jobId).execute();
+    }
+  });
+});

@@ -1,0 +1,50 @@
+import { Gauge } from 'prom-client';
+import { metricsRegistry, oncePerScrape, typedSqlIn, type Sql } from '@pay/kit';
+import type { DB } from './generated/kysely/tables';
+
+/** The outbox databases this process relays from (every running OutboxRelay adds its own). */
+const sources = new Set<Sql>();
+
+/** Reports the outbox's backlog at every scrape while a relay runs in this process. */
+export function watchOutbox(db: Sql): () => void {
+  sources.add(db);
+  return () => void sources.delete(db);
+}
+
+const outbox = (db: Sql) => typedSqlIn<DB>(db).withSchema('queue');
+
+async function backlog(db: Sql): Promise<{ pending: number; oldestSeconds: number }> {
+  const row = await outbox(db)
+    .selectFrom('outbox')
+    .select((eb) => [eb.cast<number>(eb.fn.countAll(), 'integer').as('pending'), eb.fn.min('created_at').as('oldest')])
+    .where('published_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  const oldest = row.oldest ? new Date(row.oldest as Date | string).getTime() : null;
+  return { pending: row.pending, oldestSeconds: oldest === null ? 0 : Math.max(0, (Date.now() - oldest) / 1000) };
+}
+
+/** One read per scrape, shared by both gauges; null while no relay runs here, or the database is away. */
+const backlogNow = oncePerScrape(async () => {
+  const db = sources.values().next().value;
+  return db ? backlog(db).catch(() => null) : null;
+});
+
+new Gauge({
+  name: 'outbox_pending',
+  help: 'Outbox rows committed and not yet moved onto their queues (the shared queue.outbox table)',
+  registers: [metricsRegistry],
+  async collect() {
+    const b = await backlogNow();
+    if (b) this.set(b.pending);
+  },
+});
+
+new Gauge({
+  name: 'outbox_lag_seconds',
+  help: 'Age of the oldest outbox row not yet moved onto its queue (0 when none waits): how far the relays are behind',
+  registers: [metricsRegistry],
+  async collect() {
+    const b = await backlogNow();
+    if (b) this.set(b.oldestSeconds);
+  },
+});

@@ -1,0 +1,43 @@
+import { Gauge } from 'prom-client';
+import { metricsRegistry, oncePerScrape } from '@pay/kit';
+import type { CryptoDb } from '../db';
+
+/** The database whose withdrawals this process reports (the processes running the withdrawal worker). */
+let source: CryptoDb | null = null;
+
+/** Reports withdrawals sent and not yet settled at every scrape, while the withdrawal worker runs here. */
+export function watchWithdrawals(db: CryptoDb): () => void {
+  source = db;
+  return () => {
+    if (source === db) source = null;
+  };
+}
+
+/** One read per scrape, shared by both gauges; null while no withdrawal worker runs here, or the database is away. */
+const processingNow = oncePerScrape(async () => {
+  if (!source) return null;
+  return source.withdrawal
+    .aggregate({ where: { status: 'Processing' }, _count: { _all: true }, _min: { processedAt: true } })
+    .then((a) => ({ count: a._count._all, oldestSeconds: a._min.processedAt ? Math.max(0, (Date.now() - a._min.processedAt.getTime()) / 1000) : 0 }))
+    .catch(() => null);
+});
+
+new Gauge({
+  name: 'crypto_withdrawals_processing',
+  help: 'Withdrawals sent on chain (status Processing) and not yet Completed or Failed',
+  registers: [metricsRegistry],
+  async collect() {
+    const p = await processingNow();
+    if (p) this.set(p.count);
+  },
+});
+
+new Gauge({
+  name: 'crypto_withdrawal_oldest_processing_seconds',
+  help: 'How long the oldest withdrawal in Processing has been since it was sent (0 when none is): a payout stuck on chain or a tracker that stopped',
+  registers: [metricsRegistry],
+  async collect() {
+    const p = await processingNow();
+    if (p) this.set(p.oldestSeconds);
+  },
+});
