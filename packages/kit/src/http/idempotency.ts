@@ -4,7 +4,7 @@ import { ApiError } from '@pay/schemas';
 import { sql } from 'kysely';
 import { isDatabaseUnavailable } from '../db';
 import { deleteInBatches } from '../retention';
-import { typedSqlIn, type Kysely, type Sql } from '../typed-sql';
+import { prepared, typedSqlIn, type Kysely, type Sql } from '../typed-sql';
 import type { DB } from '../generated/kysely/tables';
 
 /** Stripe semantics: same key + same request within 24 h → first answer. */
@@ -56,6 +56,59 @@ const kitTables = (db: Sql): Kysely<DB> => typedSqlIn<DB>(db).withSchema('kit');
 const agoMs = (ms: number) => sql<Date>`now() - make_interval(secs => ${ms / 1000})`;
 
 /**
+ * Claiming and completing run on every keyed create: built and compiled once (`prepared`),
+ * not per request, as a hand-written statement would be.
+ * Expired and abandoned claims are taken over in the same statement that claims. `prior`
+ * reads the row as it was before the statement: an in-progress one taken over was abandoned.
+ */
+const CLAIM = prepared((db: Kysely<DB>, p: { scope: string; key: string; fingerprint: string }) =>
+  db
+    .with('prior', (w) => w.selectFrom('idempotency_keys').select('status').where('scope', '=', p.scope).where('key', '=', p.key))
+    .insertInto('idempotency_keys')
+    .values({ scope: p.scope, key: p.key, fingerprint: p.fingerprint, status: 'in_progress', created_at: sql`now()`, locked_at: sql`now()` })
+    .onConflict((oc) =>
+      oc
+        .columns(['scope', 'key'])
+        .doUpdateSet((eb) => ({
+          fingerprint: eb.ref('excluded.fingerprint'),
+          status: 'in_progress',
+          response_status: null,
+          response_body: null,
+          created_at: sql`now()`,
+          locked_at: sql`now()`,
+        }))
+        .where((eb) =>
+          eb.or([
+            eb('idempotency_keys.created_at', '<', agoMs(IDEMPOTENCY_TTL_MS)),
+            eb.and([
+              eb('idempotency_keys.status', '=', 'in_progress'),
+              eb('idempotency_keys.locked_at', '<', agoMs(IDEMPOTENCY_LOCK_MS)),
+              eb('idempotency_keys.fingerprint', '=', eb.ref('excluded.fingerprint')),
+            ]),
+          ]),
+        ),
+    )
+    .returning((eb) =>
+      eb.fn
+        .coalesce(
+          eb.selectFrom('prior').select((p) => p('prior.status', '=', 'in_progress').as('in_progress')),
+          eb.lit(false),
+        )
+        .$castTo<boolean>()
+        .as('resumed'),
+    ),
+);
+
+const COMPLETE = prepared((db: Kysely<DB>, p: { scope: string; key: string; status: number; body: string }) =>
+  db
+    .updateTable('idempotency_keys')
+    // jsonb holding the sealed answer as one JSON string.
+    .set({ status: 'done', response_status: p.status, response_body: p.body })
+    .where('scope', '=', p.scope)
+    .where('key', '=', p.key),
+);
+
+/**
  * Postgres-backed store over the shared `kit.idempotency_keys` table, used by every service
  * with its own connection. Scopes start with the service's name: both APIs serve paths such
  * as POST /api/v1/invoices. Claiming is one INSERT … ON CONFLICT, so two concurrent requests
@@ -72,45 +125,8 @@ export class PgIdempotencyStore implements IdempotencyStore {
 
   async claim(requestScope: string, key: string, fingerprint: string): Promise<Claim> {
     const scope = `${this.service}:${requestScope}`;
-    // Expired and abandoned claims are taken over in the same statement that claims. `prior`
-    // reads the row as it was before the statement: an in-progress one taken over was abandoned.
     const db = kitTables(this.db);
-    const rows = await db
-      .with('prior', (w) => w.selectFrom('idempotency_keys').select('status').where('scope', '=', scope).where('key', '=', key))
-      .insertInto('idempotency_keys')
-      .values({ scope, key, fingerprint, status: 'in_progress', created_at: sql`now()`, locked_at: sql`now()` })
-      .onConflict((oc) =>
-        oc
-          .columns(['scope', 'key'])
-          .doUpdateSet((eb) => ({
-            fingerprint: eb.ref('excluded.fingerprint'),
-            status: 'in_progress',
-            response_status: null,
-            response_body: null,
-            created_at: sql`now()`,
-            locked_at: sql`now()`,
-          }))
-          .where((eb) =>
-            eb.or([
-              eb('idempotency_keys.created_at', '<', agoMs(IDEMPOTENCY_TTL_MS)),
-              eb.and([
-                eb('idempotency_keys.status', '=', 'in_progress'),
-                eb('idempotency_keys.locked_at', '<', agoMs(IDEMPOTENCY_LOCK_MS)),
-                eb('idempotency_keys.fingerprint', '=', eb.ref('excluded.fingerprint')),
-              ]),
-            ]),
-          ),
-      )
-      .returning((eb) =>
-        eb.fn
-          .coalesce(
-            eb.selectFrom('prior').select((p) => p('prior.status', '=', 'in_progress').as('in_progress')),
-            eb.lit(false),
-          )
-          .$castTo<boolean>()
-          .as('resumed'),
-      )
-      .execute();
+    const rows = await CLAIM(db, { scope, key, fingerprint });
     if (rows.length > 0) return { kind: 'claimed', resumed: rows[0]!.resumed };
     const existing = await db
       .selectFrom('idempotency_keys')
@@ -136,13 +152,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
   }
 
   async complete(requestScope: string, key: string, reply: StoredReply): Promise<void> {
-    await kitTables(this.db)
-      .updateTable('idempotency_keys')
-      // jsonb holding the sealed answer as one JSON string.
-      .set({ status: 'done', response_status: reply.status, response_body: JSON.stringify(this.sealer.seal(reply.text)) })
-      .where('scope', '=', `${this.service}:${requestScope}`)
-      .where('key', '=', key)
-      .execute();
+    await COMPLETE(kitTables(this.db), { scope: `${this.service}:${requestScope}`, key, status: reply.status, body: JSON.stringify(this.sealer.seal(reply.text)) });
   }
 
   async release(requestScope: string, key: string): Promise<void> {
