@@ -39,6 +39,22 @@ export function oncePerScrape<T>(read: () => Promise<T>): () => Promise<T> {
   };
 }
 
+/**
+ * A gauge set at each scrape from a shared read (`oncePerScrape`). While the read gives null
+ * (nothing to report in this process, or the source is away) the gauge keeps its last value.
+ */
+export function scrapedGauge<T>(read: () => Promise<T | null>, name: string, help: string, value: (r: T) => number): Gauge {
+  return new Gauge({
+    name,
+    help,
+    registers: [metricsRegistry],
+    async collect() {
+      const r = await read();
+      if (r !== null) this.set(value(r));
+    },
+  });
+}
+
 const depthSources = new Map<string, () => Promise<Record<string, number>>>();
 
 /** Reports a queue's job counts by state at every scrape (registered by the queue's consumer). */

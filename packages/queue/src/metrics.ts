@@ -1,5 +1,4 @@
-import { Gauge } from 'prom-client';
-import { metricsRegistry, oncePerScrape, typedSqlIn, type Sql } from '@pay/kit';
+import { oncePerScrape, scrapedGauge, typedSqlIn, type Sql } from '@pay/kit';
 import type { DB } from './generated/kysely/tables';
 
 /** The outbox databases this process relays from (every running OutboxRelay adds its own). */
@@ -29,22 +28,6 @@ const backlogNow = oncePerScrape(async () => {
   return db ? backlog(db).catch(() => null) : null;
 });
 
-new Gauge({
-  name: 'outbox_pending',
-  help: 'Outbox rows committed and not yet moved onto their queues (the shared queue.outbox table)',
-  registers: [metricsRegistry],
-  async collect() {
-    const b = await backlogNow();
-    if (b) this.set(b.pending);
-  },
-});
+scrapedGauge(backlogNow, 'outbox_pending', 'Outbox rows committed and not yet moved onto their queues (the shared queue.outbox table)', (r) => r.pending);
 
-new Gauge({
-  name: 'outbox_lag_seconds',
-  help: 'Age of the oldest outbox row not yet moved onto its queue (0 when none waits): how far the relays are behind',
-  registers: [metricsRegistry],
-  async collect() {
-    const b = await backlogNow();
-    if (b) this.set(b.oldestSeconds);
-  },
-});
+scrapedGauge(backlogNow, 'outbox_lag_seconds', 'Age of the oldest outbox row not yet moved onto its queue (0 when none waits): how far the relays are behind', (r) => r.oldestSeconds);

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { metricsRegistry, oncePerScrape } from '@pay/kit';
+import { metricsRegistry, oncePerScrape, scrapedGauge } from '@pay/kit';
 
 export type AttemptOutcome = 'succeeded' | 'http_error' | 'network_error' | 'refused' | 'not_sent';
 
@@ -49,24 +49,8 @@ new Gauge({
   },
 });
 
-new Gauge({
-  name: 'webhook_oldest_due_delivery_age_seconds',
-  help: 'How long the oldest delivery due now has been due (0 when none is): deliveries falling behind',
-  registers: [metricsRegistry],
-  async collect() {
-    const d = await depthNow();
-    if (d) this.set(d.oldestDueSeconds);
-  },
-});
-new Gauge({
-  name: 'webhook_endpoints_disabled',
-  help: 'Webhook endpoints disabled after failing for too long (their deliveries wait for a re-enable in the console)',
-  registers: [metricsRegistry],
-  async collect() {
-    const d = await depthNow();
-    if (d) this.set(d.endpointsDisabled);
-  },
-});
+scrapedGauge(depthNow, 'webhook_oldest_due_delivery_age_seconds', 'How long the oldest delivery due now has been due (0 when none is): deliveries falling behind', (r) => r.oldestDueSeconds);
+scrapedGauge(depthNow, 'webhook_endpoints_disabled', 'Webhook endpoints disabled after failing for too long (their deliveries wait for a re-enable in the console)', (r) => r.endpointsDisabled);
 
 /**
  * The worker's delivery metrics, in the process's registry (served at /metrics with the HTTP

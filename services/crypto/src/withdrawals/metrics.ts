@@ -1,5 +1,4 @@
-import { Gauge } from 'prom-client';
-import { metricsRegistry, oncePerScrape } from '@pay/kit';
+import { oncePerScrape, scrapedGauge } from '@pay/kit';
 import type { CryptoDb } from '../db';
 
 /** The database whose withdrawals this process reports (the processes running the withdrawal worker). */
@@ -22,22 +21,6 @@ const processingNow = oncePerScrape(async () => {
     .catch(() => null);
 });
 
-new Gauge({
-  name: 'crypto_withdrawals_processing',
-  help: 'Withdrawals sent on chain (status Processing) and not yet Completed or Failed',
-  registers: [metricsRegistry],
-  async collect() {
-    const p = await processingNow();
-    if (p) this.set(p.count);
-  },
-});
+scrapedGauge(processingNow, 'crypto_withdrawals_processing', 'Withdrawals sent on chain (status Processing) and not yet Completed or Failed', (r) => r.count);
 
-new Gauge({
-  name: 'crypto_withdrawal_oldest_processing_seconds',
-  help: 'How long the oldest withdrawal in Processing has been since it was sent (0 when none is): a payout stuck on chain or a tracker that stopped',
-  registers: [metricsRegistry],
-  async collect() {
-    const p = await processingNow();
-    if (p) this.set(p.oldestSeconds);
-  },
-});
+scrapedGauge(processingNow, 'crypto_withdrawal_oldest_processing_seconds', 'How long the oldest withdrawal in Processing has been since it was sent (0 when none is): a payout stuck on chain or a tracker that stopped', (r) => r.oldestSeconds);
