@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { assertValid } from '@pay/schemas';
 import { EventPayloads } from '@pay/webhooks';
-import { eventually, openBrowser, spawnBuiltService, startReceiver, type Receiver, type RunningService } from '@pay/testing';
+import { eventually, openBrowser, phonePage, spawnBuiltService, startReceiver, type Receiver, type RunningService } from '@pay/testing';
 import { newMerchant, startBuiltInvoicing, v1Request, v2Request } from '../../test/test-support';
 import { documentForm, idCard, passportMrz, postDocuments, selfie } from '../../test/kyc/fixtures';
 
@@ -54,13 +54,7 @@ it('walks the v1 page on a phone from pending to a decision, back to redirectUrl
   const session = created.body as { id: string; verificationUrl: string; status: string };
   expect(session.status).toBe('pending');
 
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width: 390, height: 844 });
-  const problems: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(msg.text());
-  });
-  page.on('pageerror', (err) => problems.push(err.message));
+  const { page, problems } = await phonePage(browser.context);
 
   await page.goto(session.verificationUrl);
   expect(await page.textContent('h1')).toBe('Жеке басты растау');
@@ -149,13 +143,7 @@ it('a declined attempt: the customer sees a reason fit to show in their language
       expect(await get()).toMatchObject({ status: 'IN_PROGRESS', declineReason: 'DOCUMENT_EXPIRED', retryRequired: true, attemptsUsed: 1, attemptsRemaining: 2 }),
     150_000,
   );
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width: 390, height: 844 });
-  const problems: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(msg.text());
-  });
-  page.on('pageerror', (err) => problems.push(err.message));
+  const { page, problems } = await phonePage(browser.context);
   await page.goto(session.verificationUrl);
   expect(await page.getAttribute('[data-testid=decline-reason]', 'data-reason')).toBe('DOCUMENT_EXPIRED');
   expect(await page.textContent('[data-testid=decline-reason]')).toBe('Срок действия документа истёк. Используйте действующий.');

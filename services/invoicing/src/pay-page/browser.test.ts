@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { eventually, openBrowser } from '@pay/testing';
+import { eventually, openBrowser, phonePage } from '@pay/testing';
 import { decodeQrDataUri, newMerchant, startBuiltInvoicing, v1Request, v2Request, type TestMerchant } from '../../test/test-support';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
@@ -22,16 +22,7 @@ afterAll(async () => {
 });
 
 /** A phone-sized page that fails the test on any CSP violation or script error. */
-async function phone() {
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width: 390, height: 844 });
-  const problems: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(msg.text());
-  });
-  page.on('pageerror', (err) => problems.push(err.message));
-  return { page, problems };
-}
+const phone = () => phonePage(browser.context);
 
 async function invoice(body: Record<string, unknown>) {
   const res = await v2Request(ctx.app, m, 'post', '/api/v2/invoices', { amount: 1490.9, description: 'Тёплый плед, 2 шт. <b>not bold</b>', ...body });

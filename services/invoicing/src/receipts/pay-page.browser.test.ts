@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { openBrowser } from '@pay/testing';
+import { openBrowser, phonePage } from '@pay/testing';
 import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../test/test-support';
 import { countOf } from '../../test/tables';
 import { moscowDay, receiptPdf, receiptPng } from '../../test/receipts/test-fixtures';
@@ -38,11 +38,7 @@ describe('a receipt uploaded from the hosted payment page, in Chromium', () => {
       const wrong = await receiptPng(browser.context, { amount: '2 570,00 ₽', date: `${moscowDay(0)} 09:41` });
       const right = await receiptPng(browser.context, { amount: '2 750,00 ₽', date: `${moscowDay(0)} 09:43`, bank: 'Т-Банк' });
 
-      const page = await browser.context.newPage();
-      await page.setViewportSize({ width: 390, height: 844 });
-      const problems: string[] = [];
-      page.on('console', (msg) => msg.type() === 'error' && problems.push(msg.text()));
-      page.on('pageerror', (err) => problems.push(err.message));
+      const { page, problems } = await phonePage(browser.context);
       await page.goto(inv.paymentLink);
       expect(await page.getByTestId('receipt-status').getAttribute('data-state')).toBe('none');
       await page.screenshot({ path: join(ARTIFACTS, 'receipt-1-asked.png'), fullPage: true });
