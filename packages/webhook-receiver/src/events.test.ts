@@ -1,6 +1,6 @@
 /**
  * The receiver's event types against the platform's own JSON Schemas of every webhook body
- * (packages/webhooks/src/payloads.ts for console events, services/crypto/src/events/openapi.ts
+ * (packages/webhooks/src/payloads.ts for console events, services/crypto/src/webhook-docs.ts
  * for crypto ones). Two checks, so drift on either side fails here:
  * - the TypeScript union (read with the compiler, as a merchant's editor sees it) and each
  *   schema describe the same properties, optionality and value types, kind by kind;
@@ -11,7 +11,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { assertValid } from '@pay/schemas';
 import { EventPayloads, INVOICING_EVENT_KINDS, sampleObject, webhookHeaders } from '@pay/webhooks';
-import { CryptoEventPayloads } from '../../../services/crypto/src/events/openapi';
+import { CryptoEventPayloads } from '../../../services/crypto/src/webhook-docs';
 import { verifyWebhook, type CryptoWebhookEvent, type InvoicingWebhookEvent, type WebhookEvent, type WebhookEventOf } from './index';
 
 type Json = Record<string, unknown>;

@@ -6,7 +6,7 @@ export const WEBHOOK_TOLERANCE_MS: number = 5 * 60 * 1000;
 /*
  * The event bodies, exactly as the platform's JSON Schemas describe them (the `webhooks`
  * section of each service's /openapi.json): packages/webhooks/src/payloads.ts for console
- * (invoicing) events, services/crypto/src/events/openapi.ts for crypto events.
+ * (invoicing) events, services/crypto/src/webhook-docs.ts for crypto events.
  * src/events.test.ts fails when these types and those schemas differ. Timestamps are
  * ISO 8601 UTC strings; amounts are JSON numbers.
  */

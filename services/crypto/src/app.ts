@@ -7,7 +7,7 @@ import { apiKeyRoutes } from './api-keys/routes';
 import { invoiceRoutes } from './invoices/routes';
 import { paymentPage } from './invoices/page';
 import { transactionRoutes } from './transactions/routes';
-import { cryptoWebhookDocs } from './events/openapi';
+import { cryptoWebhookDocs } from './webhook-docs';
 import { withdrawalRoutes } from './withdrawals/routes';
 
 const SIGNING_DOC =

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { eventually } from '@pay/testing';
 import { eventsOf } from '@pay/webhooks';
 import { assertValid } from '@pay/schemas';
-import { CryptoEventPayloads } from './events/openapi';
+import { CryptoEventPayloads } from './webhook-docs';
 import type { CryptoEvent } from './events/events';
 import { registerMerchant, signedRequest, startCryptoApp, type CryptoTestApp, testKeyFor } from '../test/test-support';
 import { ZERO_ADDRESS } from './chain/sandbox';

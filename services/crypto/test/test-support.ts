@@ -15,7 +15,7 @@ import { startBackground } from '../src/background';
 import { trackTransfers } from '../src/transactions/tracker';
 import type { CryptoDeps } from '../src/deps';
 import { registerEventPayloads } from '@pay/webhooks';
-import { CryptoEventPayloads } from '../src/events/openapi';
+import { CryptoEventPayloads } from '../src/webhook-docs';
 
 // Tests read recorded crypto events through eventsOf, which checks each body against its documented schema.
 registerEventPayloads('crypto', CryptoEventPayloads);

@@ -15,8 +15,8 @@ import { kycV1Routes, kycV2Routes } from './kyc/routes';
 import { kycPageRoutes } from './kyc/page';
 import { errorPage } from './pay-page/view';
 import { ASSETS_PATH, PUBLIC_DIR } from './assets';
-import { tbankProvidersOf } from './payments/providers-from-config';
-import { tbankNotificationRoutes } from './payments/tbank/notifications';
+import { tbankProvidersOf } from './acquirers/from-config';
+import { tbankNotificationRoutes } from './acquirers/tbank/notifications';
 
 /** v1 answers bare objects, v2 the `success` envelope. */
 export const envelopeFor = (req: Request | string): Envelope =>

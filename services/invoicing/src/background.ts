@@ -5,7 +5,7 @@ import { reconcileBatches, startBatchWorkers } from './batch/worker';
 import type { InvoicingDeps } from './deps';
 import { expireDueInvoices } from './invoices/expiry';
 import { reconcileRefunds } from './invoices/refunds';
-import { tbankReconcilers } from './payments/tbank/reconciler-loop';
+import { tbankReconcilers } from './acquirers/tbank/reconciler-loop';
 import { expireDueKycSessions } from './kyc/expiry';
 import { declineUnretriedKycSessions } from './kyc/decision';
 import { FaceModel } from './vision/face-model';

@@ -7,7 +7,7 @@ import { webhookWaker } from './console/wakes';
 import { buildInvoicingApp } from './app';
 import { startBackground } from './background';
 import { createInvoicingDb } from './db';
-import { paymentProvidersFrom } from './payments/providers-from-config';
+import { paymentProvidersFrom } from './acquirers/from-config';
 import { smtpMailer } from './batch/mailer';
 import type { InvoicingDeps } from './deps';
 import { receiptStorageFrom } from './receipts/storage-from-config';

@@ -14,7 +14,7 @@ import { buildInvoicingApp } from '../src/app';
 import { startBackground } from '../src/background';
 import { createInvoicingDb } from '../src/db';
 import { SandboxProvider } from '../src/payments/sandbox';
-import { paymentProvidersFrom } from '../src/payments/providers-from-config';
+import { paymentProvidersFrom } from '../src/acquirers/from-config';
 import { smtpMailer } from '../src/batch/mailer';
 import type { InvoicingDeps } from '../src/deps';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,8 +1,8 @@
 import type { Clock, Logger } from '@pay/kit';
 import type { InvoicingConfig } from '../config';
 import type { InvoicingDb } from '../db';
-import type { PaymentProvider, PaymentProviders } from './provider';
-import { SandboxProvider } from './sandbox';
+import type { PaymentProvider, PaymentProviders } from '../payments/provider';
+import { SandboxProvider } from '../payments/sandbox';
 import { TBankClient } from './tbank/client';
 import { NOTIFICATION_PATH } from './tbank/notifications';
 import { AcquirerPayments } from './tbank/payments-store';

@@ -1,6 +1,6 @@
 import { IDEMPOTENCY_TTL_MS, type Clock, type Logger, type Money } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
-import type { CancelOrderResult, ChargeResult, OrderRequest, PaymentProvider, ProviderOrder, RefundResult, VoidResult } from '../provider';
+import type { CancelOrderResult, ChargeResult, OrderRequest, PaymentProvider, ProviderOrder, RefundResult, VoidResult } from '../../payments/provider';
 import { AcquirerRefused, AcquirerUnavailable, type TBankClient } from './client';
 import type { AcquirerPaymentRow, AcquirerPayments, AcquirerRefundRow } from './payments-store';
 

@@ -5,7 +5,7 @@ import { loadInvoicingConfig } from '../../config';
 import { reconcileRefunds, REFUND_STALE_MS } from '../../invoices/refunds';
 import { eventually } from '@pay/testing';
 import { decodeQrDataUri, newMerchant, startListeningInvoicingApp, v2Request, type TestMerchant } from '../../../test/test-support';
-import { tbankProvidersOf } from '../providers-from-config';
+import { tbankProvidersOf } from '../from-config';
 import { holdLease } from './lease';
 import { NOTIFICATION_PATH } from './notifications';
 import { reconcileTBankPayments } from './reconcile';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { every, type Periodic } from '@pay/kit';
 import type { PaymentsDeps } from '../../deps';
-import { tbankProvidersOf } from '../providers-from-config';
+import { tbankProvidersOf } from '../from-config';
 import { holdLease, releaseLease } from './lease';
 import { reconcileTBankPayments } from './reconcile';
 

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { OutgoingWebhook } from '@pay/kit';
 import { eventEnvelope, webhookDoc } from '@pay/webhooks';
-import { InvoiceDetail } from '../invoices/schemas';
-import { TransactionDetail } from '../transactions/schemas';
-import { WithdrawalDetail } from '../withdrawals/schemas';
-import type { CryptoEvent } from './events';
+import { InvoiceDetail } from './invoices/schemas';
+import { TransactionDetail } from './transactions/schemas';
+import { WithdrawalDetail } from './withdrawals/schemas';
+import type { CryptoEvent } from './events/events';
 
 const SENT_TO = "Sent to the merchant's webhookUrl (PUT /api/v1/merchants/webhook), in the mode of the event, signed with the merchant's HMAC secret.";
 

@@ -1,5 +1,5 @@
 import type { InvoicingDb } from '../../db';
-import type { PaymentMethod } from '../provider';
+import type { PaymentMethod } from '../../payments/provider';
 import { existingInvoiceIds } from '../../invoices/store';
 
 /** An acquirer payment as stored (table acquirer_payments, owned by this module). */
