@@ -7,6 +7,7 @@ export const docsPage = (title: string): string => `<!doctype html>
 <head>
   <meta charset="utf-8">
   <title>${title} - API reference</title>
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 </head>
 <body>

@@ -154,7 +154,7 @@ const requireFormBody: RequestHandler = (req, _res, next) => {
 
 /** The page shown for a refusal (bad link, unknown invoice, business rule) when the Api has no page of its own. */
 function defaultErrorPage(err: ApiError): SafeHtml {
-  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${err.message}</title></head>
+  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${err.message}</title><link rel="icon" href="data:,"></head>
 <body><h1>${err.status === 404 ? 'Not found' : 'Cannot continue'}</h1><p data-testid="error">${err.message}</p></body></html>`;
 }
 

@@ -23,7 +23,7 @@ interface Frame {
 export function layout(f: Frame): SafeHtml {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${f.title} · Console</title>
+<title>${f.title} · Console</title><link rel="icon" href="data:,">
 ${f.session ? html`<meta name="csrf-token" content="${f.session.csrfToken}">` : ''}
 <link rel="stylesheet" href="${assetUrl('console.css')}"><script src="${assetUrl('console.js')}" defer></script></head>
 <body>
