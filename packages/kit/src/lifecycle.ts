@@ -3,6 +3,15 @@ import type { Logger } from 'pino';
 type Closer = { name: string; close: () => Promise<unknown> | unknown };
 
 /**
+ * Work given up because its process is shutting down (an engine closed under a running job),
+ * not because it failed: nothing was decided, and it runs again elsewhere without counting as
+ * one of its job's attempts (see @pay/queue's startWorker).
+ */
+export class ShutdownAbort extends Error {
+  override readonly name = 'ShutdownAbort';
+}
+
+/**
  * Ordered shutdown. First a drain window (`drainMs`): the process still serves, but
  * `isShuttingDown` is already true, so /readyz answers 503 and a balancer (a Kubernetes
  * Service, an upstream proxy) stops sending new requests before any connection is refused.

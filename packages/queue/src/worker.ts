@@ -1,7 +1,7 @@
-import { Queue, Worker, type Job, type WorkerOptions } from 'bullmq';
+import { DelayedError, Queue, Worker, type Job, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { assertValid } from '@pay/schemas';
-import { queueJobOutcomes, watchQueueDepth, type Lifecycle, type Logger } from '@pay/kit';
+import { queueJobOutcomes, ShutdownAbort, watchQueueDepth, type Lifecycle, type Logger } from '@pay/kit';
 import { Queues, type JobOf, type QueueKey } from './jobs';
 
 export interface WorkerSetup<K extends QueueKey> {
@@ -16,10 +16,14 @@ export interface WorkerSetup<K extends QueueKey> {
   process: (data: JobOf<K>, job: Job, token: string | undefined) => Promise<void>;
 }
 
+/** How long a job handed back at shutdown waits before another worker may take it. */
+const HAND_BACK_DELAY_MS = 1_000;
+
 /**
  * The one way to consume a queue: validates the job, logs failures with the job id, counts
  * outcomes and reports the queue's depth in /metrics (`queue_jobs_total`, `queue_jobs`), and
- * closes on shutdown after the running jobs finish.
+ * closes on shutdown after the running jobs finish. A job that a shutdown cut short (its
+ * process throws `ShutdownAbort`) goes back to the queue without using one of its attempts.
  */
 export function startWorker<K extends QueueKey>(setup: WorkerSetup<K>): Worker {
   const spec = Queues[setup.queue];
@@ -28,7 +32,20 @@ export function startWorker<K extends QueueKey>(setup: WorkerSetup<K>): Worker {
     spec.name,
     async (job, token) => {
       assertValid(spec.schema, job.data, { what: `Job ${job.id} of ${spec.name}` });
-      await setup.process(job.data as JobOf<K>, job, token);
+      try {
+        await setup.process(job.data as JobOf<K>, job, token);
+      } catch (err) {
+        // Given up by a shutdown, not failed: handed back as it was, its attempts untouched,
+        // for another process (or this one, restarted) to run. A second later, not at once:
+        // this worker, closing now since its engines are, could otherwise fetch it again first.
+        if (err instanceof ShutdownAbort && token) {
+          log.info({ jobId: job.id, reason: err.message }, 'job handed back: the process is shutting down');
+          void worker.close();
+          await job.moveToDelayed(Date.now() + HAND_BACK_DELAY_MS, token);
+          throw new DelayedError();
+        }
+        throw err;
+      }
     },
     {
       connection: setup.connection,

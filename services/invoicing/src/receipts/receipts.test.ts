@@ -1,12 +1,13 @@
 import request from 'supertest';
 import { Queue } from 'bullmq';
 import { ManualClock } from '@pay/kit';
+import { eventually } from '@pay/testing';
 import { Queues } from '@pay/queue';
 import { signedHeaders } from '@pay/auth';
 import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from '../../test/test-support';
 import { countOf, outboxOf } from '../../test/tables';
 import { checkReceipt } from './check';
-import { reconcileReceipts } from './worker';
+import { reconcileReceipts, startReceiptWorker } from './worker';
 import { ReceiptReaders } from './readers';
 import { moscowDay, multipartBody, noisePng, receiptPdf, uploadReceiptRequest } from '../../test/receipts/test-fixtures';
 
@@ -222,3 +223,28 @@ describe('reconcileReceipts', () => {
     }
   });
 });
+
+describe('the receipt worker at shutdown', () => {
+  it('hands back a check its closed OCR cut short, on the last attempt too: the receipt stays PENDING, the attempt unspent', async () => {
+    const invoiceId = await newInvoice();
+    const id = (await uploadReceiptRequest(ctx.app, m, invoiceId, noisePng(11, 120, 160), 'receipt.png', 'image/png')).body.receipt.id as string;
+    // The engines are closed before the workers at shutdown: a check still running reads through closed ones.
+    const closed = new ReceiptReaders({ rusTrainedData: '/usr/share/tesseract-ocr/5/tessdata/rus.traineddata' });
+    await closed.close();
+    const prefix = `shutdown-${id}`;
+    const queue = new Queue(Queues.receiptChecks.name, { connection: ctx.deps.queueRedis, prefix });
+    const worker = startReceiptWorker({ ...ctx.deps, config: { ...ctx.deps.config, QUEUE_PREFIX: prefix } }, closed);
+    try {
+      // One attempt only: were the abort counted as a failure, this would be the receipt's last and it would be rejected.
+      await queue.add(Queues.receiptChecks.name, { receiptId: id }, { ...Queues.receiptChecks.jobOptions, attempts: 1, jobId: id, removeOnFail: false });
+      await eventually(async () => expect(await (await queue.getJob(id))?.getState()).toBe('delayed'));
+      expect((await queue.getJob(id))!.attemptsMade).toBe(0);
+      expect((await get(m, `/api/v2/receipts/${id}`)).body.receipt.status).toBe('PENDING');
+    } finally {
+      await worker.close();
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+  });
+});
+

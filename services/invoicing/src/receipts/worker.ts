@@ -1,4 +1,5 @@
 import type { Job, Queue, Worker } from 'bullmq';
+import { ShutdownAbort } from '@pay/kit';
 import { Queues, startWorker } from '@pay/queue';
 import type { InvoicingDeps, ReceiptsDeps } from '../deps';
 import { checkReceipt } from './check';
@@ -11,7 +12,6 @@ import type { ReceiptReaders } from './readers';
  * rather than leaving it PENDING for ever.
  */
 export function startReceiptWorker(deps: ReceiptsDeps, readers: ReceiptReaders): Worker {
-  const attempts = Queues.receiptChecks.jobOptions.attempts;
   return startWorker({
     queue: 'receiptChecks',
     connection: deps.queueRedis,
@@ -24,7 +24,8 @@ export function startReceiptWorker(deps: ReceiptsDeps, readers: ReceiptReaders):
       try {
         await checkReceipt(deps, readers, receiptId);
       } catch (err) {
-        if (job.attemptsMade + 1 < attempts) throw err;
+        // A shutdown is not the receipt's failure: the job goes back untouched (startWorker).
+        if (err instanceof ShutdownAbort || job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw err;
         deps.logger.error({ err, receiptId }, 'receipt check failed on every attempt; rejecting it');
         await giveUp(deps, receiptId, (err as Error).message);
       }

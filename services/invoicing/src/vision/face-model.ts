@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Logger } from '@pay/kit';
+import { ShutdownAbort, type Logger } from '@pay/kit';
 import { PROJECT_MANIFEST, projectRequire } from '../project-require';
 
 /** One face found by the model: its 128-number descriptor and the detector's confidence. */
@@ -99,6 +99,8 @@ parentPort.on('message', async ({ id, images }) => {
 
 type Reply = { id: number; faces?: (Face | null)[]; error?: string };
 
+const closedError = () => new ShutdownAbort('the face model is closed: the process is shutting down');
+
 /**
  * The face model, run in a worker thread of its own: started with the first KYC check (an
  * invoicing process that checks none never loads TensorFlow.js), kept warm while checks come,
@@ -151,7 +153,7 @@ export class FaceModel {
         void this.stop(worker);
         reject(err);
       };
-      const onExit = (code: number) => fail(new Error(`the face model's worker stopped while loading (exit code ${code})`));
+      const onExit = (code: number) => fail(this.closed ? closedError() : new Error(`the face model's worker stopped while loading (exit code ${code})`));
       const onReady = (msg: { ready?: boolean; error?: string }) => {
         if (msg.ready === undefined) return;
         worker.off('message', onReady);
@@ -179,7 +181,7 @@ export class FaceModel {
   }
 
   private async describeNow(images: Buffer[]): Promise<(Face | null)[]> {
-    if (this.closed) throw new Error('the face model is closed: the process is shutting down');
+    if (this.closed) throw closedError();
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     try {
@@ -211,7 +213,7 @@ export class FaceModel {
       };
       const onExit = (code: number) => {
         done();
-        reject(new Error(`the face model's worker stopped (exit code ${code})`));
+        reject(this.closed ? closedError() : new Error(`the face model's worker stopped (exit code ${code})`));
       };
       // A worker that hung is not trusted with the next check: it is ended, the next starts anew.
       const timer = setTimeout(() => {

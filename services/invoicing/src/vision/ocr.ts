@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Worker, WorkerParams } from 'tesseract.js';
+import { ShutdownAbort } from '@pay/kit';
 import { projectRequire } from '../project-require';
 
 /** What OCR read from an image: its text and tesseract's own mean confidence, 0 to 1. */
@@ -88,7 +89,7 @@ function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   );
 }
 
-const closedError = () => new Error('the OCR is closed: the process is shutting down');
+const closedError = () => new ShutdownAbort('the OCR is closed: the process is shutting down');
 
 /**
  * Real OCR with tesseract.js (WASM core from the local tesseract.js-core package, in a worker
