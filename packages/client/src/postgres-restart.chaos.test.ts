@@ -11,6 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { PayClient } from './index';
 import { recordingFetch } from './recording-fetch';
 
+let svcLogs = () => '(not started)';
+
 it('retries a create through a Postgres restart to success, with one invoice made', async () => {
   const stack = await startChaosStack('sdk-postgres-restart');
   try {
@@ -20,6 +22,7 @@ it('retries a create through a Postgres restart to success, with one invoice mad
     const test = await createApiKey(accounts, reg.merchant.id, { name: 'sdk', isTestKey: true });
     await accounts.$disconnect();
     const svc = await stack.spawn('invoicing');
+    svcLogs = svc.logs;
     const { fetch, log } = recordingFetch();
     const client = new PayClient({ apiKey: test.apiKeyValue, hmacSecret: reg.hmacSecret, invoicingUrl: svc.url, fetch, maxRetries: 30 });
     // Warm: the key is known and the pools are open before the outage.
@@ -37,6 +40,10 @@ it('retries a create through a Postgres restart to success, with one invoice mad
     expect(new Set(attempts.map((e) => e.headers['x-signature'])).size).toBe(attempts.length);
     const rows = await stack.query<{ id: string }>('SELECT id::text FROM invoicing.invoices WHERE merchant_id = $1', [reg.merchant.id]);
     expect(rows.map((r) => r.id)).toEqual([created.invoice.id]);
+  } catch (err) {
+    // The service's own account of the outage, for a failure that is the service's.
+    (err as Error).message += `\n--- invoicing's last log lines ---\n${svcLogs().split('\n').slice(-40).join('\n')}`;
+    throw err;
   } finally {
     await stack.close();
   }

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { isDatabaseUnavailable, isUniqueViolation } from './db';
+import { isDatabaseUnavailable, isUniqueViolation, pgPool } from './db';
 
 /** Hot paths query the pg pool directly; its errors must be read like Prisma's. */
 describe('pg pool errors', () => {
@@ -31,3 +31,28 @@ describe('pg pool errors', () => {
     }
   });
 });
+
+describe('pgPool', () => {
+  it('outlives a checked-out connection that Postgres ends between statements, and drops it', async () => {
+    const pool = pgPool(process.env.DATABASE_URL!, 'public', 2);
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    try {
+      const client = await pool.connect();
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      // Waits on its end, not its 'error': a listener of the test's own would hear what the pool must.
+      const ended = new Promise((resolve) => client.once('end', resolve));
+      // What a Postgres restart sends every connection: FATAL 57P01, here with no statement running.
+      await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      await ended; // and the process (this jest worker) is still here
+      await expect(client.query('SELECT 1')).rejects.toThrow();
+      client.release();
+      expect(pool.totalCount).toBe(0); // dropped, not handed to the next caller
+      expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await admin.end();
+      await pool.end();
+    }
+  });
+});
+

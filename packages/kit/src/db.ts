@@ -15,6 +15,11 @@ export function pgPool(databaseUrl: string, schema: string, max = 10): pg.Pool {
   // 'error' would crash the process. The next query opens a new one, and /readyz reports the
   // outage meanwhile.
   pool.on('error', () => undefined);
+  // A checked-out connection has no pool listener: one that breaks between two statements (a
+  // builder's connection before its query starts, a transaction between statements) emits
+  // 'error' on itself, which unheard ends the process. Heard here, it is merely broken: its
+  // next statement fails (answered 503, the transaction rolled back) and the pool drops it on release.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
