@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import type { Lifecycle } from '../lifecycle';
@@ -14,6 +14,16 @@ const IDLE_SWEEP_MS = 100;
  */
 export async function listen(app: Express, port: number, host: string, lifecycle: Lifecycle, logger: Logger): Promise<Server> {
   const server = createServer(app);
+  // Answers not begun yet. At shutdown each is sent with `Connection: close`: a client that
+  // kept the socket would otherwise send its next request on it just as the socket is swept
+  // as idle, and get a reset with no way to know whether that request ran (a payment's create
+  // must never be left in doubt); told, it opens a new connection, refused at once or sent
+  // to another replica.
+  const unanswered = new Set<ServerResponse>();
+  server.on('request', (_req, res: ServerResponse) => {
+    unanswered.add(res);
+    res.once('close', () => unanswered.delete(res));
+  });
   // Longer than a typical balancer's idle timeout, so it closes idle sockets first.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -25,7 +35,9 @@ export async function listen(app: Express, port: number, host: string, lifecycle
     'http',
     () =>
       new Promise<void>((resolve) => {
-        // A request still arriving on a kept-alive socket is answered, then its socket closes.
+        // Every answer from now on ends its connection: those still running, and a request
+        // that still arrives on a kept-alive socket (answered, then its socket closes).
+        for (const res of unanswered) if (!res.headersSent) res.setHeader('Connection', 'close');
         server.prependListener('request', (_req, res) => res.setHeader('Connection', 'close'));
         const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
         const force = setTimeout(() => {
