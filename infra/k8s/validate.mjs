@@ -140,6 +140,10 @@ for (const d of deployments) {
     if (servedPods.has(d.metadata.name) && ['invoicing', 'crypto'].includes(env.SERVICE) && env.RUN_WORKERS !== 'false') {
       problem(`Deployment/${d.metadata.name}`, `serves the ${env.SERVICE} API but does not set RUN_WORKERS=false: its pods would run the workers too`);
     }
+    // The hot wallet's key only in pods that serve nothing a merchant could call.
+    if ((c.env ?? []).some((e) => e.name === 'PAYOUT_PRIVATE_KEY') && env.SERVE_API !== 'false') {
+      problem(`Deployment/${d.metadata.name}`, `holds PAYOUT_PRIVATE_KEY but does not set SERVE_API=false: the pods with the hot wallet's key would serve the API`);
+    }
   }
 }
 // Invoicing's WORKER_REPLICAS is the most worker replicas there can be: local receipt storage is refused above 1.

@@ -61,7 +61,7 @@ describe('Kubernetes manifests', () => {
     expect(res.out).toMatch(/env PUBLIC_URL reads CRYPTO_PUBLIC_URL, which ConfigMap payments-config does not define/);
   });
 
-  it('refuses API pods that run workers, and a WORKER_REPLICAS below what the workers autoscaler may reach', () => {
+  it('refuses API pods that run workers, a payout key in pods that serve the API, and a WORKER_REPLICAS below what the workers autoscaler may reach', () => {
     const apiRunsWorkers = validateEdited({ 'invoicing.yaml': (text) => text.replace('            - { name: RUN_WORKERS, value: "false" }\n', '') });
     expect(apiRunsWorkers.code).toBe(1);
     expect(apiRunsWorkers.out).toMatch(/Deployment\/invoicing: serves the invoicing API but does not set RUN_WORKERS=false/);
@@ -69,6 +69,9 @@ describe('Kubernetes manifests', () => {
     expect(moreWorkers.code).toBe(1);
     expect(moreWorkers.out).toMatch(/Deployment\/invoicing: WORKER_REPLICAS is 6, but invoicing workers can run 9 replicas/);
     expect(moreWorkers.out).toMatch(/Deployment\/invoicing-workers: WORKER_REPLICAS is 6, but invoicing workers can run 9 replicas/);
+    const keyServesApi = validateEdited({ 'crypto.yaml': (text) => text.replace('            - { name: SERVE_API, value: "false" }\n', '') });
+    expect(keyServesApi.code).toBe(1);
+    expect(keyServesApi.out).toMatch(/Deployment\/crypto-workers: holds PAYOUT_PRIVATE_KEY but does not set SERVE_API=false/);
   });
 
   it('refuses a metric no metrics module registers, in an alert, an adapter rule, an autoscaler and the dashboard, and a PromQL syntax error', () => {

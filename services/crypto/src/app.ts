@@ -48,24 +48,28 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
       { name: 'redis', check: () => redisReady(deps.redis) },
     ],
   });
-  let document: unknown;
-  app.use(
-    docsRoutes('Crypto merchant API', () =>
-      (document ??= buildOpenApi(
-        {
-          title: 'Crypto merchant API',
-          version: '1.0.0',
-          description: 'Merchant registration, API keys, crypto invoices, balances, withdrawals and on-chain transactions.',
-          serverUrl: deps.config.PUBLIC_URL,
-          signing: SIGNING_DOC,
-        },
-        api.operations,
-        cryptoWebhookDocs(),
-      )),
-    ),
-  );
-  app.use(paymentPage(deps));
-  app.use(api.router);
+  // A workers-only process (SERVE_API=false, the one that holds the hot wallet's key) answers
+  // its probes and metrics and nothing a merchant could call.
+  if (deps.config.SERVE_API) {
+    let document: unknown;
+    app.use(
+      docsRoutes('Crypto merchant API', () =>
+        (document ??= buildOpenApi(
+          {
+            title: 'Crypto merchant API',
+            version: '1.0.0',
+            description: 'Merchant registration, API keys, crypto invoices, balances, withdrawals and on-chain transactions.',
+            serverUrl: deps.config.PUBLIC_URL,
+            signing: SIGNING_DOC,
+          },
+          api.operations,
+          cryptoWebhookDocs(),
+        )),
+      ),
+    );
+    app.use(paymentPage(deps));
+    app.use(api.router);
+  }
   finishHttpApp(app, () => 'success');
   return { app, api };
 }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { baseConfigProperties, loadConfig, publicUrlOf } from '@pay/kit';
+import { baseConfigProperties, ConfigError, loadConfig, publicUrlOf } from '@pay/kit';
 
 const Count = (def: number, description: string) => Type.Integer({ minimum: 1, maximum: 1000, default: def, description });
 const Millis = (def: number, description: string) => Type.Integer({ minimum: 1, maximum: 3_600_000, default: def, description });
@@ -32,11 +32,18 @@ export const CryptoConfigSchema = Type.Object({
   PAYOUT_STUCK_AFTER_MS: Millis(600_000, 'a payout not mined this long after it was sent is replaced at the same nonce with a higher fee'),
   PAYOUT_GAS_LIMIT: Type.Integer({ minimum: 21_000, maximum: 10_000_000, default: 100_000, description: 'gas limit of a payout token transfer' }),
   RUN_WORKERS: Type.Boolean({ default: true, description: 'run the withdrawal worker, chain tracker and outbox relay in this process' }),
+  SERVE_API: Type.Boolean({
+    default: true,
+    description: 'serve the merchant API and pages here; false: only /healthz, /readyz and /metrics, for a workers-only process (the one holding PAYOUT_PRIVATE_KEY)',
+  }),
 });
 
 export type CryptoConfig = ReturnType<typeof loadCryptoConfig>;
 
 export function loadCryptoConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = loadConfig(CryptoConfigSchema, env);
+  if (!config.SERVE_API && !config.RUN_WORKERS) {
+    throw new ConfigError(['SERVE_API=false with RUN_WORKERS=false leaves this process nothing to do: set one of them to true']);
+  }
   return { ...config, PUBLIC_URL: publicUrlOf(config) };
 }

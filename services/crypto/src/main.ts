@@ -57,5 +57,5 @@ runMain(async () => {
   });
   lifecycle.onShutdown('redis', () => Promise.all([keys.close(), closeRedis(redis), closeRedis(queues)]));
   lifecycle.handleSignals();
-  logger.info({ workers: config.RUN_WORKERS }, 'started');
+  logger.info({ workers: config.RUN_WORKERS, api: config.SERVE_API }, 'started');
 });
