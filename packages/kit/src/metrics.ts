@@ -55,15 +55,27 @@ export function scrapedGauge<T>(read: () => Promise<T | null>, name: string, hel
   });
 }
 
-const depthSources = new Map<string, () => Promise<Record<string, number>>>();
-
-/** Reports a queue's job counts by state at every scrape (registered by the queue's consumer). */
-export function watchQueueDepth(queue: string, counts: () => Promise<Record<string, number>>): () => void {
-  depthSources.set(queue, counts);
-  return () => {
-    if (depthSources.get(queue) === counts) depthSources.delete(queue);
+/**
+ * What a labelled gauge reads at each scrape, by label: a later `watch` of the same label
+ * replaces the earlier one, and the function it returns removes it (if it is still the one).
+ */
+function scrapeSources<T>() {
+  const sources = new Map<string, T>();
+  return {
+    sources,
+    watch(label: string, source: T): () => void {
+      sources.set(label, source);
+      return () => {
+        if (sources.get(label) === source) sources.delete(label);
+      };
+    },
   };
 }
+
+const depth = scrapeSources<() => Promise<Record<string, number>>>();
+
+/** Reports a queue's job counts by state at every scrape (registered by the queue's consumer). */
+export const watchQueueDepth = depth.watch;
 
 new Gauge({
   name: 'queue_jobs',
@@ -73,7 +85,7 @@ new Gauge({
   async collect() {
     this.reset();
     await Promise.all(
-      [...depthSources].map(async ([queue, counts]) => {
+      [...depth.sources].map(async ([queue, counts]) => {
         try {
           for (const [state, n] of Object.entries(await counts())) this.set({ queue, state }, n);
         } catch {
@@ -84,15 +96,10 @@ new Gauge({
   },
 });
 
-const readinessSources = new Map<string, () => Promise<boolean>>();
+const readiness = scrapeSources<() => Promise<boolean>>();
 
 /** Reports whether the service would answer /readyz 200, evaluated at every scrape (healthRoutes registers it). */
-export function watchReadiness(service: string, ready: () => Promise<boolean>): () => void {
-  readinessSources.set(service, ready);
-  return () => {
-    if (readinessSources.get(service) === ready) readinessSources.delete(service);
-  };
-}
+export const watchReadiness = readiness.watch;
 
 new Gauge({
   name: 'service_ready',
@@ -101,7 +108,7 @@ new Gauge({
   registers: [metricsRegistry],
   async collect() {
     this.reset();
-    await Promise.all([...readinessSources].map(async ([service, ready]) => this.set({ service }, (await ready().catch(() => false)) ? 1 : 0)));
+    await Promise.all([...readiness.sources].map(async ([service, ready]) => this.set({ service }, (await ready().catch(() => false)) ? 1 : 0)));
   },
 });
 
