@@ -8,24 +8,14 @@
 import { execFile } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { installPackedLibrary, spawnBuiltService, typeCheckIn, type PackedInstall, type RunningService } from '@pay/testing';
+import { installPackedLibrary, readmeCodeBlock, spawnBuiltService, typeCheckIn, type PackedInstall, type RunningService } from '@pay/testing';
 
 const PACKAGE = path.resolve(__dirname, '..');
 const EXAMPLE = path.join(PACKAGE, 'examples', 'first-session.mjs');
 const README = path.join(PACKAGE, '..', '..', 'README.md');
 
-/** The code block of the root README's "A first session in TypeScript". */
-function readmeSession(): string {
-  const readme = readFileSync(README, 'utf8');
-  const start = readme.indexOf('\n## A first session in TypeScript\n');
-  if (start < 0) throw new Error('README.md has no "## A first session in TypeScript" section');
-  const block = /\n```ts\n([\s\S]*?)```\n/.exec(readme.slice(start, readme.indexOf('\n## ', start + 1)));
-  if (!block) throw new Error('README.md: no ```ts block under "## A first session in TypeScript"');
-  return block[1]!;
-}
-
 it('the README shows examples/first-session.mjs verbatim', () => {
-  expect(readmeSession()).toBe(readFileSync(EXAMPLE, 'utf8'));
+  expect(readmeCodeBlock(README, 'A first session in TypeScript', 'ts')).toBe(readFileSync(EXAMPLE, 'utf8'));
 });
 
 describe('installed alone from the packed build into a plain Node project', () => {

@@ -68,3 +68,17 @@ export async function typeCheckIn(project: string, files: string[], packageName:
     .filter((f) => f.startsWith(path.join('node_modules', ...packageName.split('/'))));
   return { diagnostics, declarations: declarations.sort() };
 }
+
+/**
+ * The first `lang` code block under a README's `## heading` (before the next `## `): the
+ * example a published package's test runs as-is, so the README cannot drift from it.
+ */
+export function readmeCodeBlock(readmePath: string, heading: string, lang: string): string {
+  const readme = readFileSync(readmePath, 'utf8');
+  const start = readme.indexOf(`\n## ${heading}\n`);
+  if (start < 0) throw new Error(`${readmePath} has no "## ${heading}" section`);
+  const end = readme.indexOf('\n## ', start + 1);
+  const block = new RegExp(`\\n\`\`\`${lang}\\n([\\s\\S]*?)\`\`\`\\n`).exec(readme.slice(start, end < 0 ? undefined : end));
+  if (!block) throw new Error(`${readmePath}: no \`\`\`${lang} block under "## ${heading}"`);
+  return block[1]!;
+}

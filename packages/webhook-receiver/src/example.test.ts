@@ -8,23 +8,14 @@ import { randomUUID } from 'node:crypto';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { sampleObject, webhookHeaders } from '@pay/webhooks';
-import { installPackedLibrary, typeCheckIn, type PackedInstall } from '@pay/testing';
+import { installPackedLibrary, readmeCodeBlock, typeCheckIn, type PackedInstall } from '@pay/testing';
 
 const PACKAGE = path.resolve(__dirname, '..');
 const EXAMPLE = path.join(PACKAGE, 'examples', 'express.js');
 const SECRET = 'whsec_example_secret';
 
-/** The code block of the README's "Express" section. */
-function readmeExample(): string {
-  const readme = readFileSync(path.join(PACKAGE, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Express\n'));
-  const block = /\n```js\n([\s\S]*?)```\n/.exec(section);
-  if (!block) throw new Error('README.md: no ```js block under ## Express');
-  return block[1]!;
-}
-
 it('the README shows examples/express.js verbatim', () => {
-  expect(readmeExample()).toBe(readFileSync(EXAMPLE, 'utf8'));
+  expect(readmeCodeBlock(path.join(PACKAGE, 'README.md'), 'Express', 'js')).toBe(readFileSync(EXAMPLE, 'utf8'));
 });
 
 describe('installed from the packed build into a plain Node project', () => {
