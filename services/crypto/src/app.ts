@@ -51,10 +51,9 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
   // A workers-only process (SERVE_API=false, the one that holds the hot wallet's key) answers
   // its probes and metrics and nothing a merchant could call.
   if (deps.config.SERVE_API) {
-    let document: unknown;
     app.use(
       docsRoutes('Crypto merchant API', () =>
-        (document ??= buildOpenApi(
+        buildOpenApi(
           {
             title: 'Crypto merchant API',
             version: '1.0.0',
@@ -64,7 +63,7 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
           },
           api.operations,
           cryptoWebhookDocs(),
-        )),
+        ),
       ),
     );
     app.use(paymentPage(deps));

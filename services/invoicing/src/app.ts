@@ -78,10 +78,9 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
       { name: 'redis', check: () => redisReady(deps.redis) },
     ],
   });
-  let document: unknown;
   app.use(
     docsRoutes('Invoicing API', () =>
-      (document ??= buildOpenApi(
+      buildOpenApi(
         {
           title: 'Invoicing API',
           version: '2.0.0',
@@ -91,7 +90,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
         },
         [...apis.v2.operations, ...apis.v1.operations],
         webhookDocs(),
-      )),
+      ),
     ),
   );
   app.use(staticAssets(ASSETS_PATH, PUBLIC_DIR));

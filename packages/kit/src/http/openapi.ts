@@ -200,14 +200,15 @@ function webhooksSection(webhooks: Record<string, OutgoingWebhook>) {
 /**
  * /openapi.json and a readable /docs page. Swagger UI is served from the installed
  * swagger-ui-dist package, never from a CDN, so the docs work offline. Nothing of it is
- * loaded until the docs are first asked for.
+ * loaded until the docs are first asked for; `build` makes the document then, once.
  */
-export function docsRoutes(title: string, document: () => unknown): Router {
+export function docsRoutes(title: string, build: () => unknown): Router {
   const router = Router();
+  let document: unknown;
   let page: string | undefined;
   let assets: RequestHandler | undefined;
   router.get('/openapi.json', (_req, res) => {
-    res.json(document());
+    res.json((document ??= build()));
   });
   router.get('/docs', (_req, res) => {
     res.type('html').send((page ??= docsPage(title)));
