@@ -80,4 +80,36 @@ describe('startWorker', () => {
       connection.disconnect();
     }
   });
+
+  it('settles a job its last attempt failed through `exhausted`, after retrying the earlier ones', async () => {
+    const connection = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
+    const prefix = `test-${randomUUID()}`;
+    const queue = new Queue(Queues.receiptChecks.name, { connection, prefix });
+    const runs: number[] = [];
+    const settled: { receiptId: string; message: string }[] = [];
+    const worker = startWorker({
+      queue: 'receiptChecks',
+      connection,
+      prefix,
+      logger: createLogger('test', 'silent'),
+      process: async (_data, job) => {
+        runs.push(job.attemptsMade);
+        throw new Error('the file is gone from storage');
+      },
+      exhausted: async ({ receiptId }, err) => void settled.push({ receiptId, message: err.message }),
+    });
+    const receiptId = randomUUID();
+    try {
+      await queue.add(Queues.receiptChecks.name, { receiptId }, { attempts: 2, backoff: { type: 'fixed', delay: 10 }, jobId: receiptId });
+      await eventually(async () => expect(await (await queue.getJob(receiptId))?.getState()).toBe('completed'));
+      expect(runs).toEqual([0, 1]);
+      expect(settled).toEqual([{ receiptId, message: 'the file is gone from storage' }]);
+    } finally {
+      await worker.close();
+      await queue.obliterate({ force: true });
+      await queue.close();
+      connection.disconnect();
+    }
+  });
 });
+

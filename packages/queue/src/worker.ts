@@ -14,6 +14,11 @@ export interface WorkerSetup<K extends QueueKey> {
   options?: Partial<WorkerOptions>;
   /** `token` is the lock token BullMQ needs to move the job (e.g. back to delayed). */
   process: (data: JobOf<K>, job: Job, token: string | undefined) => Promise<void>;
+  /**
+   * Called when the job's last attempt fails (not one a shutdown cut short), instead of leaving
+   * it failed: what the job was for is settled another way (a receipt rejected as unreadable).
+   */
+  exhausted?: (data: JobOf<K>, err: Error) => Promise<void>;
 }
 
 /** How long a job handed back at shutdown waits before another worker may take it. */
@@ -43,6 +48,11 @@ export function startWorker<K extends QueueKey>(setup: WorkerSetup<K>): Worker {
           void worker.close();
           await job.moveToDelayed(Date.now() + HAND_BACK_DELAY_MS, token);
           throw new DelayedError();
+        }
+        if (setup.exhausted && job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
+          log.error({ jobId: job.id, err }, 'job failed on its last attempt');
+          await setup.exhausted(job.data as JobOf<K>, err as Error);
+          return;
         }
         throw err;
       }

@@ -1,5 +1,4 @@
-import type { Job, Queue, Worker } from 'bullmq';
-import { ShutdownAbort } from '@pay/kit';
+import type { Queue, Worker } from 'bullmq';
 import { Queues, startWorker } from '@pay/queue';
 import type { InvoicingDeps, ReceiptsDeps } from '../deps';
 import { checkReceipt } from './check';
@@ -20,16 +19,10 @@ export function startReceiptWorker(deps: ReceiptsDeps, readers: ReceiptReaders):
     concurrency: deps.config.RECEIPT_WORKER_CONCURRENCY,
     // OCR of a large image can hold the event loop's attention for a while; keep the lock.
     options: { lockDuration: 120_000 },
-    process: async ({ receiptId }, job: Job) => {
-      try {
-        await checkReceipt(deps, readers, receiptId);
-      } catch (err) {
-        // A shutdown is not the receipt's failure: the job goes back untouched (startWorker).
-        if (err instanceof ShutdownAbort || job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw err;
-        deps.logger.error({ err, receiptId }, 'receipt check failed on every attempt; rejecting it');
-        await giveUp(deps, receiptId, (err as Error).message);
-      }
+    process: async ({ receiptId }) => {
+      await checkReceipt(deps, readers, receiptId);
     },
+    exhausted: ({ receiptId }, err) => giveUp(deps, receiptId, err.message),
   });
 }
 
