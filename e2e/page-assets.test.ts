@@ -32,7 +32,12 @@ function referencesIn(text: string, patterns: RegExp[], base: string): string[] 
 async function expectAssetsOf(pageUrl: string, opts: { headers?: Record<string, string>; status?: number } = {}): Promise<string[]> {
   const page = await fetch(pageUrl, { headers: opts.headers });
   expect({ pageUrl, status: page.status }).toEqual({ pageUrl, status: opts.status ?? 200 });
-  const refs = referencesIn(await page.text(), ATTRIBUTE_REFS, pageUrl);
+  const text = await page.text();
+  // A page names its icon: else the browser asks /favicon.ico by itself and is refused.
+  if ((page.headers.get('content-type') ?? '').startsWith('text/html')) {
+    expect({ pageUrl, icon: /<link\b[^>]*\brel="icon"/.test(text) }).toEqual({ pageUrl, icon: true });
+  }
+  const refs = referencesIn(text, ATTRIBUTE_REFS, pageUrl);
   const failed: string[] = [];
   for (const ref of refs) {
     const res = await fetch(ref);

@@ -47,9 +47,8 @@ it('signs in, creates a webhook, sees a delivery arrive, rotates the secret and 
   const m = await newMerchant(app.deps);
   const page = await browser.context.newPage();
   page.on('dialog', (d) => void d.accept());
-  // Every stylesheet, script and image the pages load comes from the built service, and
-  // nothing the browser asks for by itself (a page, its icon) is refused; only the API calls
-  // this test provokes (a wrong key) may answer 4xx.
+  // Every stylesheet, script and image the pages load comes from the built service, and no
+  // page is refused; only the API calls this test provokes (a wrong key) may answer 4xx.
   const missing: string[] = [];
   page.on('response', (r) => {
     const type = r.request().resourceType();
