@@ -152,7 +152,7 @@ function sqlOn(client: pg.Pool | pg.PoolClient): Sql {
 }
 
 /**
- * `Sql` on a plain pg pool. The webhook worker runs on it: a Prisma client costs about 70 MB
+ * `Sql` on a pg pool made by `pgPool`. The webhook worker runs on it: a Prisma client costs about 70 MB
  * resident (its query compiler) in a process that only ever runs hand-written SQL. Values
  * come back as pg parses them (int as number; bigint and numeric as text), which is what
  * `typedSqlIn` makes Prisma's rows read as too.
@@ -161,12 +161,10 @@ export function pgSql(pool: pg.Pool): SqlWithTransactions & { end(): Promise<voi
   return {
     ...sqlOn(pool),
     async $transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
+      // A client that loses its connection here is heard by the pool's own listener (pgPool)
+      // and fails its next statement; the pool drops it on release.
       const client = await pool.connect();
       let broken: Error | undefined;
-      // A checked-out client that loses its connection emits 'error' on itself; unheard, that
-      // would crash the process. The failing query rejects as well, so this only records it.
-      const lost = (err: Error) => (broken = err);
-      client.on('error', lost);
       try {
         await client.query('BEGIN');
         const result = await fn(sqlOn(client));
@@ -178,7 +176,6 @@ export function pgSql(pool: pg.Pool): SqlWithTransactions & { end(): Promise<voi
         await client.query('ROLLBACK').catch((e: Error) => (broken = e));
         throw err;
       } finally {
-        client.off('error', lost);
         client.release(broken);
       }
     },
