@@ -39,13 +39,13 @@ function cruise(): CruisedModule[] {
 }
 
 /** `services/invoicing/src/invoices/store.ts` → `services/invoicing: invoices`; a file at the top of `src/` (the composition root: deps, app, main) → null. */
-export function domainOf(file: string): string | null {
+function domainOf(file: string): string | null {
   const m = /^(services\/[^/]+)\/src\/([^/]+)\/.+$/.exec(file);
   return m ? `${m[1]}: ${m[2]}` : null;
 }
 
 /** The strongly connected groups of more than one node of a directed graph (Tarjan). */
-export function cyclesOf(edges: Map<string, Set<string>>): string[][] {
+function cyclesOf(edges: Map<string, Set<string>>): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
