@@ -1,7 +1,8 @@
 /**
  * A local EVM devnet for trying live crypto end to end (see README, "Going live on
  * Ethereum/BSC"): a Hardhat node with a USDT-like ERC-20 deployed, the crypto service's
- * settings for it written to .stack/devnet.env.
+ * settings for it written to <state>/devnet.env, where <state> is STACK_STATE (as scripts/stack.sh
+ * reads it: a folder, relative to the checkout's root unless absolute) or .stack.
  *
  *   tsx scripts/devnet.ts start             start it (scripts/stack.sh devnet does this)
  *   tsx scripts/devnet.ts pay <to> <amount>  send tokens from the funded payer account (pnpm devnet:pay)
@@ -15,7 +16,8 @@ import { fromUnits } from '../services/crypto/src/chain/evm/amounts';
 import { isEvmAddress } from '../services/crypto/src/chain/addresses';
 import { createCryptoDatabase } from '../services/crypto/src/db';
 
-const STATE = path.join(__dirname, '..', '.stack');
+// The same folder as scripts/stack.sh's, so a second stack (STACK_STATE=/x stack.sh devnet) has its own devnet.
+const STATE = path.resolve(__dirname, '..', process.env.STACK_STATE || '.stack');
 const ENV_FILE = path.join(STATE, 'devnet.env');
 const PID_FILE = path.join(STATE, 'devnet.pid');
 
