@@ -12,3 +12,4 @@ export * from './chaos';
 export * from './crypto-merchant';
 export * from './packed';
 export * from './idle-stack';
+export * from './rpc-proxy';
