@@ -106,14 +106,18 @@ describe('scripts/build.ts', () => {
     expect((await buildWorkspace([], whole)).map((b) => path.relative(whole, b.outFile))).toEqual(['services/app/dist/main.js']);
   });
 
-  it('builds a library (its published main in dist/) as CommonJS, ESM and declarations, with Node builtins only', async () => {
+  it('builds every library of this workspace: the SDK and the webhook receiver, whose main is in dist/ for npm pack and pnpm pack alike', () => {
+    expect(workspaceProjects().filter(isLibrary).map((p) => p.folder)).toEqual(['client', 'webhook-receiver']);
+  });
+
+  it('builds a library (its main in dist/) as CommonJS, ESM and declarations, with Node builtins only', async () => {
     const root = workspace({
       'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
-      'packages/lib/package.json': JSON.stringify({ name: '@t/lib', main: 'src/index.ts', publishConfig: { main: './dist/index.js' } }),
+      'packages/lib/package.json': JSON.stringify({ name: '@t/lib', main: './dist/index.js' }),
       'packages/lib/src/index.ts': "import { createHash } from 'node:crypto';\nexport const sha = (s: string): string => createHash('sha256').update(s).digest('hex');\n",
       'packages/internal/package.json': manifest('@t/internal'),
       'packages/internal/src/index.ts': 'export const x = 1;\n',
-      'packages/bad/package.json': JSON.stringify({ name: '@t/bad', main: 'src/index.ts', publishConfig: { main: 'dist/index.js' } }),
+      'packages/bad/package.json': JSON.stringify({ name: '@t/bad', main: 'dist/index.js' }),
       'packages/bad/src/index.ts': "import dep from 'dep';\nexport const x = dep;\n",
     });
     roots.push(root);

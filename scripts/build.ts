@@ -15,7 +15,7 @@
  *   there, instead of importing @prisma/client's 4.5 MB base64 JavaScript copy of it
  *   (about 20 MB less resident memory per process).
  *
- * - A project published for merchants (its package.json `publishConfig.main` is in `dist/`, e.g.
+ * - A project published for merchants (its package.json `main` is in `dist/`: packages/client,
  *   packages/webhook-receiver) is a library, not a process: `src/index.ts` becomes
  *   `dist/index.js` (CommonJS), `dist/index.mjs` (ESM) and `dist/index.d.ts`/`index.d.mts`,
  *   with nothing from node_modules: it must have no runtime dependencies (Node's builtins only).
@@ -282,12 +282,13 @@ export function copyRuntimeTree(out: string, built: BuiltEntry[], root = ROOT): 
 }
 
 /**
- * A project whose published `main` (package.json `publishConfig.main`: in the workspace its
- * `main` is the source, as every package's is) points into `dist/`: built by buildLibrary.
+ * A project whose `main` points into `dist/`: built by buildLibrary. The manifest's own `main`
+ * (not `publishConfig.main`, which `npm pack` ignores) is what both `npm pack` and `pnpm pack`
+ * publish; no workspace project imports a library by name, so nothing needs its source there.
  */
 export function isLibrary(project: Project): boolean {
-  const manifest = JSON.parse(readFileSync(path.join(project.dir, 'package.json'), 'utf8')) as { main?: string; publishConfig?: { main?: string } };
-  const main = manifest.publishConfig?.main;
+  const manifest = JSON.parse(readFileSync(path.join(project.dir, 'package.json'), 'utf8')) as { main?: string };
+  const main = manifest.main;
   return typeof main === 'string' && path.posix.normalize(main).startsWith('dist/') && existsSync(path.join(project.dir, 'src', 'index.ts'));
 }
 

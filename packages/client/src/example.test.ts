@@ -1,11 +1,11 @@
 /**
- * The SDK as a merchant gets it: built (scripts/build.ts: types generated from the committed
- * OpenAPI documents), packed (`pnpm pack`, only what `files` publishes), installed alone into
- * a plain Node project, and the README's "A first session in TypeScript" run there with plain
+ * The SDK as a merchant gets it, by packages/client/README.md's install steps: built (`pnpm
+ * build client`: types generated from the committed OpenAPI documents), packed (`pnpm pack`,
+ * only what `files` publishes), installed alone with `npm install <tarball>` into a plain Node project, and the README's "A first session in TypeScript" run there with plain
  * `node` against the stack as scripts/stack.sh starts it; then type-checked as TypeScript
  * against the packed declarations.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { installPackedLibrary, readmeCodeBlock, spawnBuiltService, typeCheckIn, type PackedInstall, type RunningService } from '@pay/testing';
@@ -30,7 +30,7 @@ describe('installed alone from the packed build into a plain Node project', () =
       spawnBuiltService('crypto', { SANDBOX_BLOCK_MS: '100' }),
       spawnBuiltService('invoicing'),
     ]);
-  }, 120_000);
+  }, 240_000);
   afterAll(async () => {
     packed?.remove();
     await Promise.all([crypto?.stop(), invoicing?.stop()]);
@@ -40,7 +40,18 @@ describe('installed alone from the packed build into a plain Node project', () =
     const manifest = JSON.parse(readFileSync(path.join(packed.installed, 'package.json'), 'utf8'));
     expect(manifest.dependencies ?? {}).toEqual({});
     expect(manifest.peerDependencies).toBeUndefined();
-    expect(manifest.files).toEqual(['dist']);
+    expect(manifest.files).toEqual(['dist', 'CHANGELOG.md']);
+    const files = execFileSync('find', ['.', '-type', 'f'], { cwd: packed.installed, encoding: 'utf8' }).trim().split('\n').sort();
+    expect(files).toEqual(['./CHANGELOG.md', './README.md', './dist/index.d.mts', './dist/index.d.ts', './dist/index.js', './dist/index.mjs', './package.json']);
+    expect(readFileSync(path.join(packed.installed, 'CHANGELOG.md'), 'utf8')).toContain(`## ${manifest.version}\n`);
+  });
+
+  it('the root README gives the same steps as the package README, with the version packed', () => {
+    const { version } = JSON.parse(readFileSync(path.join(packed.installed, 'package.json'), 'utf8'));
+    const root = readFileSync(README, 'utf8');
+    expect(root).toContain('`pnpm build`');
+    expect(root).toContain('`cd packages/client && pnpm pack`');
+    expect(root).toContain(`pay-client-${version}.tgz`);
   });
 
   it("runs the README's session with plain node against the stack, every answer a success but the refusal it shows", async () => {

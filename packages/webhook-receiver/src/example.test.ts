@@ -1,7 +1,8 @@
 /**
- * The package as a merchant gets it: built (scripts/build.ts), packed (`pnpm pack`, so only
- * what `files` publishes), installed into a plain Node project beside express, and the README's
- * express example run there with `node` as-is, signed by the platform's own signer.
+ * The package as a merchant gets it, by its README's install steps: built (`pnpm build
+ * webhook-receiver`), packed (`pnpm pack`, so only what `files` publishes, and `npm pack` the
+ * same), installed with `npm install <tarball>` into a plain Node project beside express, and
+ * the README's express example run there with `node` as-is, signed by the platform's own signer.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -13,6 +14,8 @@ import { installPackedLibrary, readmeCodeBlock, typeCheckIn, type PackedInstall 
 const PACKAGE = path.resolve(__dirname, '..');
 const EXAMPLE = path.join(PACKAGE, 'examples', 'express.js');
 const SECRET = 'whsec_example_secret';
+const PUBLISHED = ['./CHANGELOG.md', './README.md', './dist/index.d.mts', './dist/index.d.ts', './dist/index.js', './dist/index.mjs', './package.json'];
+const filesIn = (dir: string) => execFileSync('find', ['.', '-type', 'f'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').sort();
 
 it('the README shows examples/express.js verbatim', () => {
   expect(readmeCodeBlock(path.join(PACKAGE, 'README.md'), 'Express', 'js')).toBe(readFileSync(EXAMPLE, 'utf8'));
@@ -56,7 +59,7 @@ describe('installed from the packed build into a plain Node project', () => {
         reject(new Error(`the example exited (${code}): ${output}`));
       });
     });
-  }, 60_000);
+  }, 180_000);
 
   afterAll(async () => {
     if (server && server.exitCode === null) {
@@ -71,8 +74,10 @@ describe('installed from the packed build into a plain Node project', () => {
     const manifest = JSON.parse(readFileSync(path.join(merchant, 'node_modules/@pay/webhook-receiver/package.json'), 'utf8'));
     expect(manifest.dependencies ?? {}).toEqual({});
     expect(manifest.peerDependencies).toBeUndefined();
-    const files = execFileSync('find', ['.', '-type', 'f'], { cwd: path.join(merchant, 'node_modules/@pay/webhook-receiver'), encoding: 'utf8' }).trim().split('\n').sort();
-    expect(files).toEqual(['./README.md', './dist/index.d.mts', './dist/index.d.ts', './dist/index.js', './dist/index.mjs', './package.json']);
+    const files = filesIn(path.join(merchant, 'node_modules/@pay/webhook-receiver'));
+    expect(files).toEqual(PUBLISHED);
+    expect(manifest.version).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(readFileSync(path.join(merchant, 'node_modules/@pay/webhook-receiver/CHANGELOG.md'), 'utf8')).toContain(`## ${manifest.version}\n`);
   });
 
   const post = async (body: string, headers: Record<string, string>) => {
@@ -174,5 +179,23 @@ export const isVerificationError = (err: unknown) => err instanceof WebhookVerif
     const { diagnostics, declarations } = await typeCheckIn(merchant, ['esm.mts', 'cjs.cts'], '@pay/webhook-receiver');
     expect(diagnostics).toEqual([]);
     expect(declarations).toEqual(['node_modules/@pay/webhook-receiver/dist/index.d.mts', 'node_modules/@pay/webhook-receiver/dist/index.d.ts']);
+  });
+});
+
+describe('packed with npm pack instead of pnpm pack', () => {
+  let packed: PackedInstall;
+  beforeAll(async () => {
+    packed = await installPackedLibrary(PACKAGE, [], 'npm');
+  }, 180_000);
+  afterAll(() => packed?.remove());
+
+  it('publishes the same files, and loads with require and import in a plain Node project', () => {
+    expect(filesIn(packed.installed)).toEqual(PUBLISHED);
+    const manifest = JSON.parse(readFileSync(path.join(packed.installed, 'package.json'), 'utf8'));
+    expect({ main: manifest.main, types: manifest.types }).toEqual({ main: './dist/index.js', types: './dist/index.d.ts' });
+    const cjs = "const r = require('@pay/webhook-receiver'); console.log(typeof r.verifyWebhook, r.WEBHOOK_TOLERANCE_MS)";
+    expect(execFileSync(process.execPath, ['-e', cjs], { cwd: packed.project, encoding: 'utf8' })).toBe('function 300000\n');
+    const esm = "import { verifyWebhook, WEBHOOK_TOLERANCE_MS } from '@pay/webhook-receiver'; console.log(typeof verifyWebhook, WEBHOOK_TOLERANCE_MS)";
+    expect(execFileSync(process.execPath, ['--input-type=module', '-e', esm], { cwd: packed.project, encoding: 'utf8' })).toBe('function 300000\n');
   });
 });
