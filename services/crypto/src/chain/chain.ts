@@ -36,6 +36,16 @@ export interface FoundTransfer {
   blockNumber: number;
 }
 
+/**
+ * A token as a wallet names it in a payment request (EIP-681): its contract on the chain of
+ * `chainId`, and the decimals its amounts are counted in.
+ */
+export interface PaymentToken {
+  chainId: number;
+  contract: string;
+  decimals: number;
+}
+
 /** Records found transfers that pay an invoice (the rest are not ours); already recorded ones are skipped. */
 export type RecordTransfers = (found: FoundTransfer[]) => Promise<void>;
 
@@ -44,6 +54,11 @@ export interface ChainWatcher {
   /** The currencies this connection can take and pay out. */
   readonly currencies: readonly Currency[];
   depositAddress(network: Network): Promise<DepositAddress>;
+  /**
+   * The token a payer sends for `currency`, as this connection is configured (its contract,
+   * chain id and decimals), or null where there is no real token to name: the sandbox.
+   */
+  paymentToken(currency: Currency): PaymentToken | null;
   /**
    * One pass over what the chain has that is new: incoming transfers are found and handed to
    * `record`. A live chain discovers them itself; the sandbox has no chain to search and is

@@ -45,6 +45,11 @@ export class SandboxChain implements ChainWatcher, PayoutSigner {
     return { address: generateAddress(network), index: null };
   }
 
+  /** Nothing on any real network: a payment page shows no wallet link for the sandbox. */
+  paymentToken(): null {
+    return null;
+  }
+
   /** Nothing to find: the sandbox is told of each incoming transfer (POST /api/v1/sandbox/transactions). */
   async discover(): Promise<void> {}
 

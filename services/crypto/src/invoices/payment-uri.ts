@@ -1,27 +1,17 @@
-import { money } from '../money';
+import type { PaymentToken } from '../chain/chain';
+import { Money, money } from '../money';
 
 /**
- * The token contracts and chains of the EVM currencies, for the payment URI a wallet reads
- * from the page's QR code. Contracts as their issuers publish them (Tether:
- * https://tether.to/en/supported-protocols, Circle: https://developers.circle.com/stablecoins/usdc-contract-addresses);
- * on BSC both tokens have 18 decimals, on Ethereum 6.
- */
-const EVM_TOKENS: Record<string, { chainId: number; contract: string; decimals: number }> = {
-  USDT_ERC20: { chainId: 1, contract: '0xdAC17F958D2ee523a2206206994597C13D831ec7', decimals: 6 },
-  USDC_ERC20: { chainId: 1, contract: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', decimals: 6 },
-  USDT_BEP20: { chainId: 56, contract: '0x55d398326f99059fF775485246999027B3197955', decimals: 18 },
-  USDC_BEP20: { chainId: 56, contract: '0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d', decimals: 18 },
-};
-
-/**
- * What the QR code holds. EVM tokens: an EIP-681 transfer request
+ * What the QR code and the "Open in wallet" link hold: an EIP-681 transfer request
  * (`ethereum:<token>@<chainId>/transfer?address=<to>&uint256=<amount in base units>`), so a
- * wallet fills in token, network, recipient and exact amount. Tron has no URI scheme wallets
- * agree on: the address alone, the amount typed by the payer from the page.
+ * wallet fills in token, network, recipient and exact amount. The token is the one the
+ * deployment is configured with and watches (contract, chain id, decimals: see
+ * Chain.paymentToken), never a table of well-known contracts: on a devnet or testnet a
+ * mainnet contract would name a token nobody watches. (Decimal arithmetic here rather than
+ * chain/evm/amounts: the page is served by sandbox-only processes too, which never load viem.)
  */
-export function paymentUri(invoice: { currency: string; address: string; amount: { toString(): string } }): string {
-  const token = EVM_TOKENS[invoice.currency];
-  if (!token) return invoice.address;
-  const units = money(invoice.amount).mul(money(10).pow(token.decimals)).toFixed(0);
-  return `ethereum:${token.contract}@${token.chainId}/transfer?address=${invoice.address}&uint256=${units}`;
+export function paymentUri(token: PaymentToken, address: string, amount: Money): string {
+  // Rounded up where a token counts coarser than the ledger: the payment must cover the amount.
+  const units = amount.mul(money(10).pow(token.decimals)).toDecimalPlaces(0, Money.ROUND_UP).toFixed(0);
+  return `ethereum:${token.contract}@${token.chainId}/transfer?address=${address}&uint256=${units}`;
 }

@@ -163,6 +163,22 @@ export function pendingTransfers(deps: CryptoDeps, limit: number): Promise<Trans
   return deps.db.transaction.findMany({ where: { status: 'Pending' }, orderBy: { createdAt: 'asc' }, take: limit });
 }
 
+/**
+ * What the invoice's transfers seen before its expiry and still waiting for their
+ * confirmations bring (they count toward it once confirmed): the payment page asks only for
+ * the rest.
+ */
+export async function awaitingConfirmation(deps: CryptoDeps, invoice: { id: string; expiresAt: Date }): Promise<Money> {
+  const { sum } = await deps.tables
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.sum<string | null>('amount').as('sum'))
+    .where('invoice_id', '=', invoice.id)
+    .where('status', '=', 'Pending')
+    .where('created_at', '<', invoice.expiresAt)
+    .executeTakeFirstOrThrow();
+  return money(sum ?? 0);
+}
+
 /** One page of the owner's transfers, newest first; `invoiceId` narrows to one invoice. */
 export async function listTransactions(deps: CryptoDeps, owner: Owner, q: { page: number; pageSize: number; invoiceId?: string }) {
   const where: Prisma.TransactionWhereInput = { ...owner, ...(q.invoiceId ? { invoiceId: q.invoiceId } : {}) };

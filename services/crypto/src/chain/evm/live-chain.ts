@@ -5,7 +5,7 @@ import type { Clock, Logger } from '@pay/kit';
 import type { CryptoConfig } from '../../config';
 import type { CryptoDb } from '../../db';
 import type { Currency, Network } from '../../generated/prisma/client';
-import type { Chain, DepositAddress, PayoutRef, PayoutRequest, PayoutSent, PayoutState, RecordTransfers, TransferRef, TransferState } from '../chain';
+import type { Chain, DepositAddress, PaymentToken, PayoutRef, PayoutRequest, PayoutSent, PayoutState, RecordTransfers, TransferRef, TransferState } from '../chain';
 import { connectEvmNetworks, EVM_NETWORKS, type EvmNetwork } from './config';
 import { DepositAddresses } from './deposit-addresses';
 import { depositState } from './deposits';
@@ -52,6 +52,12 @@ export class EvmChain implements Chain {
     const net = this.networks.get(network);
     if (!net) throw new Error(`no live ${network} connection (set ${EVM_NETWORKS[network as keyof typeof EVM_NETWORKS]?.rpc ?? 'its RPC URL'})`);
     return net;
+  }
+
+  /** The configured token of the network that carries `currency` (its decimals and chain id as read from the node at start). */
+  paymentToken(currency: Currency): PaymentToken | null {
+    const net = [...this.networks.values()].find((n) => n.currency === currency);
+    return net ? { chainId: net.chainId, contract: net.token, decimals: net.decimals } : null;
   }
 
   async depositAddress(network: Network): Promise<DepositAddress> {
