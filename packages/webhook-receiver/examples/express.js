@@ -6,6 +6,9 @@ const { verifyWebhook, WebhookVerificationError } = require('@pay/webhook-receiv
 // webhookUrl and v1 KYC sessions.
 const secret = process.env.WEBHOOK_SECRET;
 if (!secret) throw new Error('Set WEBHOOK_SECRET');
+// Test-mode events (livemode: false, from a test key or the sandbox) are refused unless this
+// server is meant for them: ACCEPT_TEST_EVENTS=true on a test or staging server only.
+const acceptTestEvents = process.env.ACCEPT_TEST_EVENTS === 'true';
 
 // Delivery ids already acted on. Keep them in your database, written in the same
 // transaction as the change the event makes.
@@ -18,7 +21,7 @@ const app = express();
 app.post('/webhooks', express.raw({ type: 'application/json' }), (req, res) => {
   let verified;
   try {
-    verified = verifyWebhook(req.body, req.headers, secret);
+    verified = verifyWebhook(req.body, req.headers, secret, { acceptTestEvents });
   } catch (err) {
     if (err instanceof WebhookVerificationError) {
       console.warn(`webhook refused: ${err.code}`);

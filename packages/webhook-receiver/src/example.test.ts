@@ -84,7 +84,7 @@ describe('installed from the packed build into a plain Node project', () => {
     const res = await fetch(url, { method: 'POST', headers, body });
     return { status: res.status, text: await res.text() };
   };
-  const invoicePaid = () => JSON.stringify({ event: 'invoice.paid', timestamp: Date.now(), ...sampleObject('invoice.paid', new Date()) });
+  const invoicePaid = (livemode = true) => JSON.stringify({ event: 'invoice.paid', timestamp: Date.now(), livemode, ...sampleObject('invoice.paid', new Date(), livemode) });
   const signed = (body: string, over: { timestamp?: number; deliveryId?: string } = {}) =>
     webhookHeaders({ secret: SECRET, deliveryId: over.deliveryId ?? randomUUID(), event: JSON.parse(body).event, timestamp: over.timestamp ?? Date.now(), body });
   /**
@@ -110,7 +110,7 @@ describe('installed from the packed build into a plain Node project', () => {
   /** A delivery the example logs, sent last: once its line is printed, so is everything before it. */
   const probe = async () => {
     const id = randomUUID();
-    const body = JSON.stringify({ event: 'withdrawal.failed', timestamp: Date.now(), withdrawal: { id, failureReason: 'probe' } });
+    const body = JSON.stringify({ event: 'withdrawal.failed', timestamp: Date.now(), livemode: true, withdrawal: { id, failureReason: 'probe' } });
     expect((await post(body, signed(body))).status).toBe(200);
     await printed(new RegExp(`withdrawal ${id} failed: probe`));
   };
@@ -144,12 +144,21 @@ describe('installed from the packed build into a plain Node project', () => {
     expect((await post(body, signed(body, { timestamp: Date.now() - 4 * 60_000 }))).status).toBe(200);
   });
 
+  it('answers 400 TEST_MODE_EVENT to a correctly signed test-mode event, and does not act on it (ACCEPT_TEST_EVENTS unset)', async () => {
+    const before = output;
+    const body = invoicePaid(false);
+    expect(await post(body, signed(body))).toEqual({ status: 400, text: JSON.stringify({ error: 'TEST_MODE_EVENT' }) });
+    await printed(/webhook refused: TEST_MODE_EVENT/, before.length);
+    await probe();
+    expect(output.slice(before.length)).not.toMatch(/paid:/);
+  });
+
   it('answers 400 MISSING_HEADER to an unsigned request', async () => {
     expect(await post(invoicePaid(), { 'Content-Type': 'application/json' })).toEqual({ status: 400, text: JSON.stringify({ error: 'MISSING_HEADER' }) });
   });
 
   it('handles a crypto event signed with the HMAC secret the same way', async () => {
-    const body = JSON.stringify({ event: 'withdrawal.failed', timestamp: Date.now(), withdrawal: { id: 'w-1', failureReason: 'Hot wallet balance too low' } });
+    const body = JSON.stringify({ event: 'withdrawal.failed', timestamp: Date.now(), livemode: true, withdrawal: { id: 'w-1', failureReason: 'Hot wallet balance too low' } });
     expect((await post(body, signed(body))).status).toBe(200);
     await printed(/withdrawal w-1 failed: Hot wallet balance too low/);
   });
@@ -157,7 +166,7 @@ describe('installed from the packed build into a plain Node project', () => {
   it('loads as ESM too, and its types resolve for CommonJS and ESM TypeScript projects', async () => {
     const script = `import { verifyWebhook, WEBHOOK_TOLERANCE_MS } from '@pay/webhook-receiver';
       import { createHmac } from 'node:crypto';
-      const body = '{"event":"kyc.passed","timestamp":1}', t = String(Date.now());
+      const body = '{"event":"kyc.passed","timestamp":1,"livemode":true}', t = String(Date.now());
       const sig = createHmac('sha256', 's').update(t + body).digest('hex');
       const v = verifyWebhook(body, { 'x-svc-signature': sig, 'x-svc-timestamp': t, 'x-svc-delivery': 'd' }, 's');
       console.log(v.event.event, WEBHOOK_TOLERANCE_MS);`;

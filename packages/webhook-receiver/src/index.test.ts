@@ -4,7 +4,7 @@ import { webhookHeaders } from '@pay/webhooks';
 import { verifyWebhook, WebhookVerificationError } from './index';
 
 const secret = 'whsec_test';
-const body = JSON.stringify({ event: 'invoice.paid', timestamp: 1, invoice: { id: 'i1', amount: 10.5 } });
+const body = JSON.stringify({ event: 'invoice.paid', timestamp: 1, livemode: true, invoice: { id: 'i1', amount: 10.5 } });
 const now = 1_800_000_000_000;
 const headers = (over: Record<string, string> = {}, b = body, s = secret, at = now) => ({
   ...webhookHeaders({ secret: s, deliveryId: 'd-1', event: 'invoice.paid', timestamp: at, body: b }),
@@ -44,6 +44,19 @@ describe('verifyWebhook', () => {
     const { 'X-SVC-Delivery': _d, ...noDelivery } = headers();
     expect(code(() => verifyWebhook(body, noDelivery, secret, { now }))).toBe('MISSING_HEADER');
     expect(code(() => verifyWebhook(JSON.parse(body), headers(), secret, { now }))).toBe('INVALID_BODY');
+  });
+
+  it('refuses a genuine, correctly signed test-mode event (or one that does not say livemode) unless told to accept test events', () => {
+    const test = JSON.stringify({ event: 'invoice.paid', timestamp: 1, livemode: false, invoice: { id: 'i1', amount: 10.5 } });
+    const unsaid = JSON.stringify({ event: 'invoice.paid', timestamp: 1, invoice: { id: 'i1', amount: 10.5 } });
+    const quoted = JSON.stringify({ event: 'invoice.paid', timestamp: 1, livemode: 'true', invoice: { id: 'i1', amount: 10.5 } });
+    for (const b of [test, unsaid, quoted]) {
+      expect(code(() => verifyWebhook(b, headers({}, b), secret, { now }))).toBe('TEST_MODE_EVENT');
+      expect(code(() => verifyWebhook(b, headers({}, b), secret, { now, acceptTestEvents: false }))).toBe('TEST_MODE_EVENT');
+    }
+    expect(verifyWebhook(test, headers({}, test), secret, { now, acceptTestEvents: true }).event).toEqual(JSON.parse(test));
+    // The signature is checked first: a forged body is INVALID_SIGNATURE whatever it says of its mode.
+    expect(code(() => verifyWebhook(test, headers({}, body), secret, { now, acceptTestEvents: true }))).toBe('INVALID_SIGNATURE');
   });
 
   it('takes any Uint8Array body, and says a missing secret is a set-up error, not a bad request', () => {

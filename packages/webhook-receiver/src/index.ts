@@ -15,19 +15,34 @@ interface Envelope<E extends string> {
   event: E;
   /** Unix ms when the event happened. */
   timestamp: number;
+  /**
+   * false for an event of test mode (a test key, the sandbox), true for live mode. Every event
+   * carries it; verifyWebhook refuses `false` unless `acceptTestEvents` is set.
+   */
+  livemode: boolean;
 }
 
 // --- Console webhooks (invoicing): signed with the endpoint's `whsec_…` secret -------------
 
 export type WebhookInvoiceStatus = 'PAID' | 'EXPIRED' | 'CANCELLED';
 
-/** The invoice of `invoice.*` console events; amounts in rubles, not kopecks. */
+/** The invoice of `invoice.*` console events; amounts in `currency`'s main unit (rubles, dollars), not kopecks or cents. */
 export interface WebhookInvoice<S extends WebhookInvoiceStatus = WebhookInvoiceStatus> {
   id: string;
   /** `INV-<digits>-<suffix>` */
   invoiceNumber: string;
   amount: number;
+  /** `RUB` for v2 invoices; a v1 or batch invoice's own. */
+  currency: 'USD' | 'EUR' | 'RUB' | 'KZT';
+  /** false for a test-mode invoice. */
+  livemode: boolean;
   status: S;
+  /** How it was paid once it is; before that, the method it was created for. */
+  paymentMethod: 'sbp' | 'card';
+  /** The payer's bank, once the payment reports it (SBP); null until then. */
+  payerBank: string | null;
+  /** Refunded so far, in `currency`. */
+  refundedAmount: number;
   paidAt: S extends 'PAID' ? string : string | null;
   /** The object given at creation. */
   metadata: Record<string, unknown>;
@@ -171,20 +186,16 @@ export interface CryptoWithdrawal {
   failureReason: string | null;
 }
 
-/** Crypto events of both modes go to the one `webhookUrl`: `livemode` is false for test mode. */
-interface CryptoEnvelope<K extends string> extends Envelope<K> {
-  livemode: boolean;
-}
-export interface CryptoInvoicePaidEvent extends CryptoEnvelope<'invoice.paid'> {
+export interface CryptoInvoicePaidEvent extends Envelope<'invoice.paid'> {
   invoice: CryptoInvoice;
 }
-export interface TransactionConfirmedEvent extends CryptoEnvelope<'transaction.confirmed'> {
+export interface TransactionConfirmedEvent extends Envelope<'transaction.confirmed'> {
   transaction: CryptoTransaction;
 }
-export interface WithdrawalCompletedEvent extends CryptoEnvelope<'withdrawal.completed'> {
+export interface WithdrawalCompletedEvent extends Envelope<'withdrawal.completed'> {
   withdrawal: CryptoWithdrawal;
 }
-export interface WithdrawalFailedEvent extends CryptoEnvelope<'withdrawal.failed'> {
+export interface WithdrawalFailedEvent extends Envelope<'withdrawal.failed'> {
   withdrawal: CryptoWithdrawal;
 }
 
@@ -193,9 +204,9 @@ export type CryptoWebhookEvent = CryptoInvoicePaidEvent | TransactionConfirmedEv
 
 /**
  * Every event the platform sends. `invoice.paid` is both a console event (`WebhookInvoice`,
- * rubles) and a crypto event (`CryptoInvoice`, with `currency`): narrow with
+ * with `invoiceNumber`) and a crypto event (`CryptoInvoice`, with `network`): narrow with
  * `verifyWebhook<InvoicingWebhookEvent>` / `<CryptoWebhookEvent>` on a route that receives
- * only one kind, or with `'currency' in event.invoice`.
+ * only one kind, or with `'network' in event.invoice`.
  */
 export type WebhookEvent = InvoicingWebhookEvent | CryptoWebhookEvent;
 
@@ -204,7 +215,7 @@ export type WebhookEventOf<K extends WebhookEvent['event'], E extends WebhookEve
 
 // --- Verification --------------------------------------------------------------------------
 
-export type WebhookVerificationCode = 'MISSING_HEADER' | 'INVALID_SIGNATURE' | 'TIMESTAMP_OUT_OF_WINDOW' | 'INVALID_BODY';
+export type WebhookVerificationCode = 'MISSING_HEADER' | 'INVALID_SIGNATURE' | 'TIMESTAMP_OUT_OF_WINDOW' | 'INVALID_BODY' | 'TEST_MODE_EVENT';
 
 export class WebhookVerificationError extends Error {
   constructor(
@@ -235,12 +246,26 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+export interface VerifyWebhookOptions {
+  /** Default WEBHOOK_TOLERANCE_MS (5 minutes). */
+  toleranceMs?: number;
+  /** Unix ms, default `Date.now()` (for tests). */
+  now?: number;
+  /**
+   * Default false: an event whose `livemode` is not `true` (a test key's, the sandbox's) is
+   * refused with TEST_MODE_EVENT, so test money is never taken for real money. Set it on the
+   * endpoint of a test or staging deployment that is meant to receive test events.
+   */
+  acceptTestEvents?: boolean;
+}
+
 /**
  * Verifies a webhook before anything is done with it: `X-SVC-Signature` must be the hex
  * HMAC-SHA256 of `X-SVC-Timestamp` + the raw body under your webhook secret (compared in
- * constant time), and the timestamp within 5 minutes of `now`. Pass the body exactly as
- * received (a Buffer, Uint8Array or string), never a re-serialised object. Throws
- * WebhookVerificationError; returns the typed event and the delivery id.
+ * constant time), the timestamp within 5 minutes of `now`, and the event live unless
+ * `acceptTestEvents`. Pass the body exactly as received (a Buffer, Uint8Array or string),
+ * never a re-serialised object. Throws WebhookVerificationError; returns the typed event and
+ * the delivery id.
  *
  * The type parameter narrows the event type on a route that receives one family only; it is
  * not checked at run time (the signature is what proves the body is ours).
@@ -249,7 +274,7 @@ export function verifyWebhook<E extends WebhookEvent = WebhookEvent>(
   rawBody: string | Uint8Array,
   headers: WebhookHeaders,
   secret: string,
-  opts: { toleranceMs?: number; now?: number } = {},
+  opts: VerifyWebhookOptions = {},
 ): VerifiedWebhook<E> {
   if (typeof secret !== 'string' || secret === '') throw new TypeError('verifyWebhook: the webhook secret is missing');
   const signature = header(headers, 'x-svc-signature');
@@ -278,5 +303,9 @@ export function verifyWebhook<E extends WebhookEvent = WebhookEvent>(
     throw new WebhookVerificationError('INVALID_BODY', 'The body is not JSON');
   }
   if (!event || typeof event !== 'object' || typeof event.event !== 'string') throw new WebhookVerificationError('INVALID_BODY', 'The body is not an event');
+  // Anything but an explicit `true` is not live: a body without `livemode` is not trusted as live either.
+  if (event.livemode !== true && !opts.acceptTestEvents) {
+    throw new WebhookVerificationError('TEST_MODE_EVENT', 'A test-mode event (livemode is not true) at an endpoint that takes live events only: pass { acceptTestEvents: true } where test events are expected');
+  }
   return { event, deliveryId: deliveryId!, timestamp };
 }

@@ -162,7 +162,7 @@ export async function sendTestEvent(db: SqlWithTransactions, owner: Owner, endpo
     if (!endpoint) throw new ApiError('NOT_FOUND', `Webhook ${endpointId} not found`);
     const type = kind ?? ((endpoint.events[0] ?? 'invoice.paid') as InvoicingEventKind);
     const eventId = randomUUID();
-    await insertEvent(tx, { id: eventId, source: 'invoicing', owner, type, object: sampleObject(type, now), at: now.getTime(), targetEndpointId: endpointId, dispatchedAt: now });
+    await insertEvent(tx, { id: eventId, source: 'invoicing', owner, type, object: sampleObject(type, now, !owner.isTest), at: now.getTime(), targetEndpointId: endpointId, dispatchedAt: now });
     const row = await webhookTables(tx)
       .insertInto('deliveries')
       .values({ id: randomUUID(), event_id: eventId, endpoint_id: endpointId, event_type: type, status: 'pending', attempts: 0, next_attempt_at: now, created_at: now })

@@ -35,7 +35,7 @@ type Tx = Sql;
 /**
  * Records an event in the caller's transaction, so the event exists exactly when the change it
  * reports commits, and is never lost to a crash or a Redis restart. The body is the envelope
- * of every event: `{ event, timestamp, <object> }`, serialised once here with exact
+ * of every event: `{ event, timestamp, livemode, <object> }`, serialised once here with exact
  * decimals and kept as that text, so every attempt sends the same bytes. The webhook worker
  * turns it into deliveries. Returns the event id.
  */
@@ -50,7 +50,8 @@ export async function insertEvent(
   tx: Tx,
   e: NewEvent & { id: string; targetEndpointId: string | null; dispatchedAt?: Date },
 ): Promise<void> {
-  const body = stringifyExact({ event: e.type, timestamp: e.at, ...e.object });
+  // `livemode` is written here, from the event's own mode, for every event of every source.
+  const body = stringifyExact({ event: e.type, timestamp: e.at, livemode: !e.owner.isTest, ...e.object });
   await webhookTables(tx)
     .insertInto('events')
     .values({

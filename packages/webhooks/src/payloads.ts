@@ -18,12 +18,20 @@ export type InvoicingEventKind = (typeof INVOICING_EVENT_KINDS)[number];
 
 export const CRYPTO_EVENT_KINDS = ['transaction.confirmed', 'invoice.paid', 'withdrawal.completed', 'withdrawal.failed'] as const;
 
-/** `{ event, timestamp, <key>: object }`: the envelope of every event (`extra`: fields beside the object, e.g. crypto's `livemode`). */
+/**
+ * `livemode` of every event, of both services: recordEvent writes it from the event's mode,
+ * so no event (a kind added later included) can leave it out, and a receiver can refuse test
+ * events at a live endpoint (@pay/webhook-receiver does unless told to accept them).
+ */
+export const Livemode = Type.Boolean({ description: 'false for an event of test mode (a test key, the sandbox), true for live mode' });
+
+/** `{ event, timestamp, livemode, <key>: object }`: the envelope of every event (`extra`: fields beside the object, e.g. the `refund` of invoice.refunded). */
 export function eventEnvelope(kind: string, key: string, object: TSchema, extra: Record<string, TSchema> = {}) {
   return Type.Object(
     {
       event: Type.Literal(kind),
       timestamp: Type.Integer({ description: 'Unix time in milliseconds when the event happened' }),
+      livemode: Livemode,
       [key]: object,
       ...extra,
     },
@@ -34,13 +42,26 @@ export function eventEnvelope(kind: string, key: string, object: TSchema, extra:
 const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: 'The object given at creation' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()]);
 
-function invoiceObject(status: string) {
+/** The currencies of invoices (v2 invoices are RUB; v1 and batch invoices name theirs). */
+export const INVOICE_CURRENCIES = ['USD', 'EUR', 'RUB', 'KZT'] as const;
+
+/**
+ * The `invoice` of every `invoice.*` event, whatever its kind: one definition, so an event
+ * kind added later carries the same fields (`currency`, `livemode`, `paymentMethod`,
+ * `payerBank`, `refundedAmount`) as the others.
+ */
+export function invoiceObject(status: string) {
   return Type.Object(
     {
       id: Uuid,
       invoiceNumber: Type.String({ description: 'INV-<digits>-<suffix>' }),
-      amount: { ...Amount, description: 'In the invoice currency\'s units (rubles), not kopecks, as every amount of the API' },
+      amount: { ...Amount, description: 'In `currency`, in its main unit, not in minor units (kopecks, cents), as every amount of the API' },
+      currency: StringEnum(INVOICE_CURRENCIES, { description: 'The invoice’s currency: `RUB` for v2 invoices; a v1 or batch invoice’s own' }),
+      livemode: Livemode,
       status: Type.Literal(status),
+      paymentMethod: StringEnum(['sbp', 'card'] as const, { description: 'How the invoice was paid once it is; before that, the method it was created for' }),
+      payerBank: { ...Nullable(Type.String()), description: 'The payer’s bank, once the payment reports it (SBP); null until then' },
+      refundedAmount: { ...Amount, description: 'Refunded so far, in `currency` (0 when nothing was)' },
       paidAt: status === 'PAID' ? Timestamp : NullableTimestamp,
       metadata: Metadata,
       customerEmail: Nullable(Type.String()),
@@ -133,7 +154,7 @@ export const EVENT_DESCRIPTIONS: Record<InvoicingEventKind, string> = {
  * The object of a console test event ("a sample request with a dummy payload"): the shape of
  * the real event, with values that cannot be mistaken for real ones.
  */
-export function sampleObject(kind: InvoicingEventKind, at: Date): Record<string, unknown> {
+export function sampleObject(kind: InvoicingEventKind, at: Date, livemode: boolean): Record<string, unknown> {
   const zero = '00000000-0000-4000-8000-000000000000';
   const iso = at.toISOString();
   const status = { 'invoice.paid': 'PAID', 'invoice.expired': 'EXPIRED', 'invoice.cancelled': 'CANCELLED', 'invoice.refunded': 'PAID' } as const;
@@ -143,7 +164,12 @@ export function sampleObject(kind: InvoicingEventKind, at: Date): Record<string,
       id: zero,
       invoiceNumber: 'INV-0000000000-TEST',
       amount: 1500.5,
+      currency: 'RUB',
+      livemode,
       status: s,
+      paymentMethod: 'sbp',
+      payerBank: s === 'PAID' ? 'Test Bank' : null,
+      refundedAmount: kind === 'invoice.refunded' ? 500 : 0,
       paidAt: s === 'PAID' ? iso : null,
       metadata: { test: true },
       customerEmail: 'customer@example.com',

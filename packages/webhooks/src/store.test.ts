@@ -16,7 +16,7 @@ afterAll(() => sql.end());
 
 const ownerOf = () => ({ merchantId: randomUUID(), isTest: true });
 const paid = (owner: ReturnType<typeof ownerOf>) =>
-  ({ source: 'invoicing', owner, type: 'invoice.paid', object: sampleObject('invoice.paid', new Date()), at: Date.now() }) as const;
+  ({ source: 'invoicing', owner, type: 'invoice.paid', object: sampleObject('invoice.paid', new Date(), !owner.isTest), at: Date.now() }) as const;
 
 describe('events', () => {
   it('exist exactly when the transaction that records them commits, with the envelope as sent', async () => {
@@ -33,7 +33,7 @@ describe('events', () => {
     const [stored, ...more] = await eventsOf(sql, owner);
     expect(more).toEqual([]);
     expect(stored).toMatchObject({ id, source: 'invoicing', merchantId: owner.merchantId, isTest: true, type: 'invoice.paid', targetUrl: null });
-    expect(stored!.rawBody).toBe(JSON.stringify({ event: 'invoice.paid', timestamp: e.at, ...e.object }));
+    expect(stored!.rawBody).toBe(JSON.stringify({ event: 'invoice.paid', timestamp: e.at, livemode: false, ...e.object }));
   });
 });
 

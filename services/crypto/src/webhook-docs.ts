@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import type { OutgoingWebhook } from '@pay/kit';
 import { eventEnvelope, webhookDoc } from '@pay/webhooks';
 import { InvoiceDetail } from './invoices/schemas';
@@ -9,17 +8,15 @@ import type { CryptoEvent } from './events/events';
 const SENT_TO = "Sent to the merchant's webhookUrl (PUT /api/v1/merchants/webhook), in the mode of the event, signed with the merchant's HMAC secret.";
 
 /**
- * The body of each crypto event: `{ event, timestamp, <key>: object, livemode }`, the object as
- * the API's own GET answers it, so one schema describes both (journey.test.ts checks recorded
- * events against these).
+ * The body of each crypto event: `{ event, timestamp, livemode, <key>: object }` (the envelope
+ * of every event), the object as the API's own GET answers it, so one schema describes both
+ * (journey.test.ts checks recorded events against these).
  */
-/** Additive to the documented bodies: test and live events go to the same webhookUrl, and this tells them apart. */
-const livemode = { livemode: Type.Boolean({ description: 'false for an event of test mode (test key, sandbox chain), true for live mode' }) };
 export const CryptoEventPayloads: Record<CryptoEvent, ReturnType<typeof eventEnvelope>> = {
-  'transaction.confirmed': eventEnvelope('transaction.confirmed', 'transaction', TransactionDetail, livemode),
-  'invoice.paid': eventEnvelope('invoice.paid', 'invoice', InvoiceDetail, livemode),
-  'withdrawal.completed': eventEnvelope('withdrawal.completed', 'withdrawal', WithdrawalDetail, livemode),
-  'withdrawal.failed': eventEnvelope('withdrawal.failed', 'withdrawal', WithdrawalDetail, livemode),
+  'transaction.confirmed': eventEnvelope('transaction.confirmed', 'transaction', TransactionDetail),
+  'invoice.paid': eventEnvelope('invoice.paid', 'invoice', InvoiceDetail),
+  'withdrawal.completed': eventEnvelope('withdrawal.completed', 'withdrawal', WithdrawalDetail),
+  'withdrawal.failed': eventEnvelope('withdrawal.failed', 'withdrawal', WithdrawalDetail),
 };
 
 const SUMMARIES: Record<CryptoEvent, string> = {

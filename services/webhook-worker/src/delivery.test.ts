@@ -38,7 +38,7 @@ describe('a delivery', () => {
     expect(r.headers['x-svc-signature']).toMatch(/^[0-9a-f]{64}$/);
     // Only the transport's own headers besides the spec's.
     expect(Object.keys(r.headers).filter((h) => h.startsWith('x-')).sort()).toEqual(['x-svc-delivery', 'x-svc-event', 'x-svc-signature', 'x-svc-timestamp']);
-    expect(r.body).toBe(JSON.stringify({ event: 'invoice.paid', timestamp: ctx.clock.now().getTime(), ...paid() }));
+    expect(r.body).toBe(JSON.stringify({ event: 'invoice.paid', timestamp: ctx.clock.now().getTime(), livemode: false, ...paid() }));
 
     expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1, nextAttemptAt: null, lastStatusCode: 200, lastResponseBody: 'ok', leaseOwner: null });
     const attempts = await ctx.attemptsOfDelivery(delivery!.id);

@@ -7,9 +7,9 @@ export type CryptoEvent = 'transaction.confirmed' | 'invoice.paid' | 'withdrawal
 
 /**
  * Records a crypto event in the same transaction as the change it reports; it goes to the
- * merchant's `webhookUrl`, in either mode: `livemode` beside the object tells the receiver
- * which. `object` is the payload under its key, e.g. `{ withdrawal: {...} }`.
+ * merchant's `webhookUrl`, in either mode: `livemode` (recordEvent writes it into every
+ * event) tells the receiver which. `object` is the payload under its key, e.g. `{ withdrawal: {...} }`.
  */
 export async function emitEvent(tx: Prisma.TransactionClient, clock: Clock, owner: Owner, event: CryptoEvent, object: Record<string, unknown>): Promise<void> {
-  await recordEvent(tx, { source: 'crypto', owner, type: event, object: { ...object, livemode: !owner.isTest }, at: clock.now().getTime() });
+  await recordEvent(tx, { source: 'crypto', owner, type: event, object, at: clock.now().getTime() });
 }

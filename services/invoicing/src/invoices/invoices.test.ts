@@ -22,7 +22,7 @@ describe('POST /api/v2/invoices', () => {
     const inv = res.body.invoice;
     expect(Object.keys(inv).sort()).toEqual(
       [
-        'id', 'invoiceNumber', 'amount', 'currency', 'description', 'status', 'paymentMethod', 'expiresAt', 'createdAt', 'qrCode', 'qrPayload',
+        'id', 'invoiceNumber', 'amount', 'currency', 'description', 'status', 'livemode', 'paymentMethod', 'payerBank', 'refundedAmount', 'expiresAt', 'createdAt', 'qrCode', 'qrPayload',
         'externalOrderId', 'kycRequired', 'kycVerified', 'receiptRequired', 'paymentLink', 'customer',
       ].sort(),
     );
@@ -31,7 +31,10 @@ describe('POST /api/v2/invoices', () => {
       currency: 'RUB',
       description: 'Order #42',
       status: 'PENDING',
+      livemode: false,
       paymentMethod: 'sbp',
+      payerBank: null,
+      refundedAmount: 0,
       createdAt: '2026-11-23T10:00:00.000Z',
       expiresAt: '2026-11-23T11:00:00.000Z',
       kycRequired: false,
@@ -159,12 +162,12 @@ describe('GET /api/v2/invoices/{id}', () => {
     const inv = res.body.invoice;
     expect(Object.keys(inv).sort()).toEqual(
       [
-        'id', 'invoiceNumber', 'amount', 'currency', 'description', 'status', 'customerEmail', 'customerName', 'customerPhone', 'expiresAt', 'createdAt',
-        'paidAt', 'externalOrderId', 'kycRequired', 'kycVerified', 'receiptRequired', 'paymentLink', 'originalPaymentUrl', 'customer',
+        'id', 'invoiceNumber', 'amount', 'currency', 'description', 'status', 'livemode', 'paymentMethod', 'payerBank', 'refundedAmount', 'customerEmail', 'customerName', 'customerPhone', 'expiresAt', 'createdAt',
+        'paidAt', 'sbpTransactionId', 'externalOrderId', 'kycRequired', 'kycVerified', 'receiptRequired', 'paymentLink', 'originalPaymentUrl', 'customer',
       ].sort(),
     );
-    const { paymentMethod: _method, customer: _none, ...createdShared } = c.body.invoice;
-    expect(inv).toMatchObject({ ...createdShared, customerEmail: 'bob@example.ru', customerName: 'Bob', customerPhone: '+79990000001', paidAt: null, customer: null });
+    const { customer: _none, ...createdShared } = c.body.invoice;
+    expect(inv).toMatchObject({ ...createdShared, customerEmail: 'bob@example.ru', customerName: 'Bob', customerPhone: '+79990000001', paidAt: null, sbpTransactionId: null, customer: null });
   });
 
   it('is 404 for an unknown id, another merchant’s invoice, or the other mode’s', async () => {
@@ -210,7 +213,7 @@ describe('GET /api/v2/invoices', () => {
     const sbp = res.body.data.find((i: { qrCode?: string }) => i.qrCode);
     expect(Object.keys(sbp).sort()).toEqual(
       [
-        'id', 'invoiceNumber', 'amount', 'currency', 'description', 'status', 'customerEmail', 'customerName', 'expiresAt', 'createdAt', 'paidAt', 'qrCode',
+        'id', 'invoiceNumber', 'amount', 'currency', 'description', 'status', 'livemode', 'paymentMethod', 'payerBank', 'refundedAmount', 'customerEmail', 'customerName', 'expiresAt', 'createdAt', 'paidAt', 'qrCode',
         'qrPayload', 'externalOrderId', 'kycRequired', 'kycVerified', 'paymentLink',
       ].sort(),
     );

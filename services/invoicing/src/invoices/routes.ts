@@ -29,8 +29,8 @@ const LIFECYCLE =
   'An invoice past `expiresAt` cannot be paid or cancelled even before it shows EXPIRED.';
 
 const EVENT_BODY =
-  'Every invoice event has the body `{ event, timestamp (ms), invoice: { id, invoiceNumber, amount (rubles), status, paidAt, metadata, customerEmail, customerPhone } }`; ' +
-  '`invoice.refunded` adds `refund` (the refund record).';
+  'Every invoice event has the body `{ event, timestamp (ms), livemode, invoice: { id, invoiceNumber, amount, currency, livemode, status, paymentMethod, payerBank, refundedAmount, paidAt, metadata, customerEmail, customerPhone } }` ' +
+  '(amount in `currency`: rubles for v2 invoices); `invoice.refunded` adds `refund` (the refund record).';
 
 export function invoiceRoutes(api: Api, deps: InvoicesDeps): void {
   const url = deps.config.PUBLIC_URL;

@@ -50,6 +50,14 @@ export const InvoiceCustomer = Type.Object(
   { additionalProperties: false, description: 'The customer identified by the invoice’s e-mail or phone (bound when paid)' },
 );
 
+/** What every invoice object tells (v1 and v2 views, events): see `paymentFactsJson`. */
+export const PaymentFacts = Type.Object({
+  livemode: Type.Boolean({ description: 'false for a test-mode invoice (made with a test key), true for a live one' }),
+  paymentMethod: { ...PaymentMethodName, description: 'How the invoice was paid once it is; before that, the method it was created for (`sbp` unless `card`)' },
+  payerBank: Type.Union([Type.String(), Type.Null()], { description: 'The payer’s bank, once the payment reports it (SBP); null until then' }),
+  refundedAmount: { ...Amount, description: 'Refunded so far, in `currency` (0 when nothing was)' },
+});
+
 /** Fields every view has. */
 const common = {
   id: Uuid,
@@ -58,6 +66,7 @@ const common = {
   currency: StringEnum(CURRENCIES, { description: '`RUB` for every invoice created through v2; an invoice created through v1 shows its own currency' }),
   description: NullableString,
   status: InvoiceStatus,
+  ...PaymentFacts.properties,
   expiresAt: Timestamp,
   createdAt: Timestamp,
   qrCode: Type.Optional(Type.String({ pattern: '^data:image/png;base64,', description: 'SBP invoices: PNG data URI of `qrPayload`' })),
@@ -72,7 +81,6 @@ const originalPaymentUrl = Type.Optional(Type.String({ description: 'Card invoic
 export const CreatedInvoice = Type.Object(
   {
     ...common,
-    paymentMethod: PaymentMethodName,
     receiptRequired: Type.Boolean(),
     originalPaymentUrl,
     customer: Type.Null({ description: 'Always null on create' }),
@@ -89,6 +97,7 @@ export const InvoiceDetail = Type.Object(
   {
     ...InvoiceListItem.properties,
     customerPhone: NullableString,
+    sbpTransactionId: Type.Union([Type.String(), Type.Null()], { description: 'After an SBP payment: the SBP transaction id; null otherwise' }),
     receiptRequired: Type.Boolean(),
     originalPaymentUrl,
     customer: Type.Union([InvoiceCustomer, Type.Null()]),

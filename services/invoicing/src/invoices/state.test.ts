@@ -52,11 +52,17 @@ describe('sandbox pay', () => {
     expect(events[0]!.body).toEqual({
       event: 'invoice.paid',
       timestamp: clock.now().getTime(),
+      livemode: false,
       invoice: {
         id: inv.id,
         invoiceNumber: inv.invoiceNumber,
         amount: 250.75,
+        currency: 'RUB',
+        livemode: false,
         status: 'PAID',
+        paymentMethod: 'sbp',
+        payerBank: 'T-Bank',
+        refundedAmount: 0,
         paidAt,
         metadata: { orderId: 'A-1', tags: ['x'] },
         customerEmail: 'Payer@Example.ru',
@@ -137,7 +143,22 @@ describe('cancel', () => {
     expect(event!.body).toEqual({
       event: 'invoice.cancelled',
       timestamp: clock.now().getTime(),
-      invoice: { id: inv.id, invoiceNumber: inv.invoiceNumber, amount: 250.75, status: 'CANCELLED', paidAt: null, metadata: {}, customerEmail: 'c@example.ru', customerPhone: null },
+      livemode: false,
+      invoice: {
+        id: inv.id,
+        invoiceNumber: inv.invoiceNumber,
+        amount: 250.75,
+        currency: 'RUB',
+        livemode: false,
+        status: 'CANCELLED',
+        paymentMethod: 'sbp',
+        payerBank: null,
+        refundedAmount: 0,
+        paidAt: null,
+        metadata: {},
+        customerEmail: 'c@example.ru',
+        customerPhone: null,
+      },
     });
     await expectRefused(m, inv.id, () => cancel(m, inv.id), 422, 'INVOICE_CANCELLED');
   });
@@ -192,7 +213,8 @@ describe('refunds', () => {
       {
         event: 'invoice.refunded',
         timestamp: expect.any(Number),
-        invoice: expect.objectContaining({ id: inv.id, status: 'PAID', amount: 100.1, customerEmail: 'r@example.ru' }),
+        livemode: false,
+        invoice: expect.objectContaining({ id: inv.id, status: 'PAID', amount: 100.1, refundedAmount: 30.05, customerEmail: 'r@example.ru' }),
         refund: { ...part.body.refund },
       },
       expect.objectContaining({ refund: rest.body.refund }),

@@ -17,6 +17,22 @@ export function isKycVerified(i: InvoiceWithCustomer): boolean {
   return i.kyc_verified || i.c_kyc_status === 'VERIFIED';
 }
 
+/** How the invoice was paid once it is (the sandbox may pay a card invoice by SBP); before that, the method it was created for. */
+export const paymentMethodOf = (i: Pick<InvoiceRow, 'paid_method' | 'payment_method'>) => i.paid_method ?? i.payment_method;
+
+/**
+ * What every invoice object tells, in the API (v1 and v2) and in events alike: its mode, how
+ * it is (or was) paid, the payer's bank once known, and what has been refunded.
+ */
+export function paymentFactsJson(i: InvoiceRow) {
+  return {
+    livemode: !i.is_test,
+    paymentMethod: paymentMethodOf(i),
+    payerBank: i.payer_bank,
+    refundedAmount: toJsonNumber(i.refunded_amount),
+  };
+}
+
 /** The fields of every v2 view; SBP invoices add their QR, card invoices have none. */
 function commonJson(i: InvoiceRow, publicUrl: string, kycVerified: boolean) {
   return {
@@ -26,6 +42,7 @@ function commonJson(i: InvoiceRow, publicUrl: string, kycVerified: boolean) {
     currency: i.currency,
     description: i.description,
     status: i.status,
+    ...paymentFactsJson(i),
     expiresAt: i.expires_at.toISOString(),
     createdAt: i.created_at.toISOString(),
     ...(i.qr_payload !== null ? { qrCode: i.qr_code, qrPayload: i.qr_payload } : {}),
@@ -42,7 +59,6 @@ const originalPaymentUrlOf = (i: InvoiceRow) => (i.original_payment_url !== null
 export function createdInvoiceJson(i: CreatedInvoiceRow, publicUrl: string) {
   return {
     ...commonJson(i, publicUrl, i.kyc_verified || i.customer_kyc_verified),
-    paymentMethod: i.payment_method,
     receiptRequired: i.receipt_required,
     ...originalPaymentUrlOf(i),
     customer: null,
@@ -64,6 +80,7 @@ export function invoiceJson(i: InvoiceWithCustomer, publicUrl: string) {
   return {
     ...invoiceListItemJson(i, publicUrl),
     customerPhone: i.customer_phone,
+    sbpTransactionId: i.sbp_transaction_id,
     receiptRequired: i.receipt_required,
     ...originalPaymentUrlOf(i),
     customer: i.c_id !== null ? { id: i.c_id, fullName: i.c_full_name, email: i.c_email, kycStatus: i.c_kyc_status! } : null,
@@ -71,15 +88,20 @@ export function invoiceJson(i: InvoiceWithCustomer, publicUrl: string) {
 }
 
 /**
- * The `invoice` object of every invoice event: exactly the `invoice.paid` body of
- * as documented in the OpenAPI `webhooks` section (amount in rubles, `metadata` as given, `{}` when none was).
+ * The `invoice` object of every invoice event (`invoiceObject` of @pay/webhooks, the OpenAPI
+ * `webhooks` section): amount in `currency`, `metadata` as given (`{}` when none was).
  */
 export function invoiceEventJson(i: InvoiceRow) {
   return {
     id: i.id,
     invoiceNumber: i.invoice_number,
     amount: Number(money(i.amount).toFixed()),
+    currency: i.currency,
+    livemode: !i.is_test,
     status: i.status,
+    paymentMethod: paymentMethodOf(i),
+    payerBank: i.payer_bank,
+    refundedAmount: Number(money(i.refunded_amount).toFixed()),
     paidAt: i.paid_at?.toISOString() ?? null,
     metadata: metadataJson(i),
     customerEmail: i.customer_email,

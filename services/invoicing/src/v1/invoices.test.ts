@@ -10,7 +10,7 @@ const url = () => ctx.deps.config.PUBLIC_URL;
 const v1 = (m: Pick<TestMerchant, 'apiKey'>, method: 'get' | 'post' | 'put', path: string, body?: unknown) => v1Request(ctx.app, m, method, path, body);
 /** The merchant's live key: the currencies apply to both modes, so only a live key changes them. */
 const live = (m: TestMerchant) => ({ apiKey: m.liveKey });
-const CREATE_FIELDS = ['id', 'amount', 'currency', 'description', 'status', 'paymentUrl', 'metadata', 'createdAt', 'expiresAt'];
+const CREATE_FIELDS = ['id', 'amount', 'currency', 'description', 'status', 'paymentUrl', 'metadata', 'livemode', 'paymentMethod', 'refundedAmount', 'createdAt', 'expiresAt'];
 
 async function merchantWith(...currencies: string[]) {
   const m = await newMerchant(ctx.deps);
@@ -33,6 +33,9 @@ describe('POST /api/v1/invoices', () => {
       status: 'pending',
       paymentUrl: `${url()}/pay/${res.body.id}`,
       metadata,
+      livemode: false,
+      paymentMethod: 'sbp',
+      refundedAmount: 0,
       createdAt: '2026-11-23T10:00:00.000Z',
       expiresAt: '2026-11-24T10:00:00.000Z',
     });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Amount, HttpUrl, StringEnum, Timestamp } from '@pay/schemas';
-import { CreateInvoiceBody, SandboxPayBody } from '../invoices/schemas';
+import { CreateInvoiceBody, PaymentFacts, SandboxPayBody } from '../invoices/schemas';
 import { CURRENCIES } from '../invoices/currencies';
 import { ANALYTICS_FIRST_DAY, ANALYTICS_LAST_DAY } from '../analytics/schemas';
 
@@ -39,6 +39,9 @@ const v1Common = {
   status: V1Status,
   paymentUrl: Type.String({ description: 'The hosted payment page: send the customer here' }),
   metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'As given at creation; `{}` when none was' }),
+  livemode: PaymentFacts.properties.livemode,
+  paymentMethod: PaymentFacts.properties.paymentMethod,
+  refundedAmount: PaymentFacts.properties.refundedAmount,
   createdAt: Timestamp,
   expiresAt: Timestamp,
 };

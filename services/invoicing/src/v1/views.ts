@@ -1,6 +1,6 @@
 import { toJsonNumber } from '@pay/kit';
 import type { InvoiceRow } from '../invoices/store';
-import { metadataJson, paymentLinkOf } from '../invoices/views';
+import { metadataJson, paymentLinkOf, paymentMethodOf } from '../invoices/views';
 
 /** v1 statuses are the v2 names in lower case. */
 export const v1Status = (i: Pick<InvoiceRow, 'status'>) => i.status.toLowerCase() as 'pending' | 'paid' | 'expired' | 'cancelled';
@@ -15,6 +15,9 @@ export function v1CreatedJson(i: InvoiceRow, publicUrl: string) {
     status: v1Status(i),
     paymentUrl: paymentLinkOf(publicUrl, i.id),
     metadata: metadataJson(i),
+    livemode: !i.is_test,
+    paymentMethod: paymentMethodOf(i),
+    refundedAmount: toJsonNumber(i.refunded_amount),
     createdAt: i.created_at.toISOString(),
     expiresAt: i.expires_at.toISOString(),
   };
