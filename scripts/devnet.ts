@@ -1,13 +1,16 @@
 /**
- * A local EVM devnet for trying live crypto end to end (see README, "Going live on
- * Ethereum/BSC"): a Hardhat node with a USDT-like ERC-20 deployed, the crypto service's
- * settings for it written to <state>/devnet.env, where <state> is STACK_STATE (as scripts/stack.sh
- * reads it: a folder, relative to the checkout's root unless absolute) or .stack.
+ * Local EVM devnets for trying live crypto end to end (see README, "Going live on
+ * Ethereum/BSC"): two Hardhat nodes, one standing for Ethereum (chain id 31337, USDT and USDC
+ * with 6 decimals) and one for BSC (chain id 31338, both with 18), so all four EVM currencies
+ * are live. The crypto service's settings for them are written to <state>/devnet.env, where
+ * <state> is STACK_STATE (as scripts/stack.sh reads it: a folder, relative to the checkout's
+ * root unless absolute) or .stack.
  *
- *   tsx scripts/devnet.ts start             start it (scripts/stack.sh devnet does this)
- *   tsx scripts/devnet.ts pay <to> <amount>  send tokens from the funded payer account (pnpm devnet:pay)
- *   tsx scripts/devnet.ts balance <address>  the token balance of an address (pnpm devnet:balance)
- *   tsx scripts/devnet.ts stop              stop it
+ *   tsx scripts/devnet.ts start                         start them (scripts/stack.sh devnet does this)
+ *   tsx scripts/devnet.ts pay <to> <amount> [currency]   send tokens from the funded payer account (pnpm devnet:pay);
+ *                                                        currency USDT_ERC20 (default), USDC_ERC20, USDT_BEP20 or USDC_BEP20
+ *   tsx scripts/devnet.ts balance <address> [currency]   the token balance of an address (pnpm devnet:balance)
+ *   tsx scripts/devnet.ts stop                          stop them
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -28,19 +31,47 @@ function saved(): Record<string, string> {
   );
 }
 
-async function connect(): Promise<Devnet> {
+/** The two devnets: the network each stands for, its chain id, port and token decimals (as on the real network). */
+const NETWORKS = [
+  { network: 'Ethereum', suffix: 'ETHEREUM', chainId: 31337, port: Number(process.env.DEVNET_PORT ?? 8545), decimals: 6 },
+  { network: 'BSC', suffix: 'BSC', chainId: 31338, port: Number(process.env.DEVNET_BSC_PORT ?? Number(process.env.DEVNET_PORT ?? 8545) + 1), decimals: 18 },
+] as const;
+const CURRENCIES = {
+  USDT_ERC20: { suffix: 'ETHEREUM', symbol: 'USDT' },
+  USDC_ERC20: { suffix: 'ETHEREUM', symbol: 'USDC' },
+  USDT_BEP20: { suffix: 'BSC', symbol: 'USDT' },
+  USDC_BEP20: { suffix: 'BSC', symbol: 'USDC' },
+} as const;
+type DevnetCurrency = keyof typeof CURRENCIES;
+
+function currencyOf(arg: string | undefined): DevnetCurrency {
+  const c = (arg ?? 'USDT_ERC20').toUpperCase();
+  if (!(c in CURRENCIES)) throw new Error(`expected a currency of the devnets (${Object.keys(CURRENCIES).join(', ')}), got ${arg}`);
+  return c as DevnetCurrency;
+}
+
+async function connect(currency: DevnetCurrency): Promise<Devnet> {
   const env = saved();
-  return openDevnet(env.EVM_RPC_URL_ETHEREUM!, { token: env.USDT_CONTRACT_ETHEREUM as `0x${string}` });
+  const { suffix } = CURRENCIES[currency];
+  const url = env[`EVM_RPC_URL_${suffix}`];
+  if (!url) throw new Error(`the devnet's settings have no EVM_RPC_URL_${suffix}: restart it with \`bash scripts/stack.sh devnet\``);
+  return openDevnet(url, { tokens: { USDT: env[`USDT_CONTRACT_${suffix}`] as `0x${string}`, USDC: env[`USDC_CONTRACT_${suffix}`] as `0x${string}` } });
+}
+
+function pids(): number[] {
+  if (!existsSync(PID_FILE)) return [];
+  return readFileSync(PID_FILE, 'utf8').split(/\s+/).filter(Boolean).map(Number);
 }
 
 function running(): boolean {
-  if (!existsSync(PID_FILE)) return false;
-  try {
-    process.kill(Number(readFileSync(PID_FILE, 'utf8')), 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return pids().some((pid) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 function address(arg: string | undefined): `0x${string}` {
@@ -55,7 +86,7 @@ function address(arg: string | undefined): `0x${string}` {
 async function forgetPreviousDevnet(): Promise<void> {
   const { db, close } = createCryptoDatabase(process.env.DATABASE_URL ?? 'postgresql://root@127.0.0.1:5432/payments', 1);
   try {
-    const network = 'Ethereum';
+    const network = { in: NETWORKS.map((n) => n.network) };
     await db.$transaction([
       db.chainCursor.deleteMany({ where: { network } }),
       db.chainBlock.deleteMany({ where: { network } }),
@@ -71,58 +102,78 @@ async function main([verb, ...args]: string[]): Promise<void> {
   switch (verb) {
     case 'start': {
       if (running()) {
-        console.log(`devnet already running (pid ${readFileSync(PID_FILE, 'utf8')}); settings in ${ENV_FILE}`);
+        console.log(`devnets already running (pids ${pids().join(', ')}); settings in ${ENV_FILE}`);
         return;
       }
       mkdirSync(path.join(STATE, 'logs'), { recursive: true });
-      const port = Number(process.env.DEVNET_PORT ?? 8545);
-      const node = await startDevnetNode({ port, detached: true, intervalMs: 1000, logFile: path.join(STATE, 'logs', 'devnet.log') });
-      writeFileSync(PID_FILE, String(node.pid));
-      const d = await openDevnet(node.url);
+      const started: { net: (typeof NETWORKS)[number]; d: Devnet }[] = [];
+      for (const net of NETWORKS) {
+        const log = path.join(STATE, 'logs', `devnet-${net.network.toLowerCase()}.log`);
+        const node = await startDevnetNode({ port: net.port, chainId: net.chainId, detached: true, intervalMs: 1000, logFile: log });
+        writeFileSync(PID_FILE, [...pids(), node.pid].join(' '));
+        started.push({ net, d: await openDevnet(node.url, { decimals: net.decimals }) });
+      }
       await forgetPreviousDevnet();
+      const d = started[0]!.d;
       writeFileSync(
         ENV_FILE,
         [
-          '# Written by scripts/devnet.ts start: the crypto service on the local devnet (Ethereum settings).',
+          '# Written by scripts/devnet.ts start: the crypto service on the local devnets (Ethereum and BSC settings).',
           '# Hardhat development keys, publicly known: never for real money.',
-          `EVM_RPC_URL_ETHEREUM=${d.url}`,
-          `USDT_CONTRACT_ETHEREUM=${d.token}`,
+          ...started.flatMap(({ net, d }) => [
+            `EVM_RPC_URL_${net.suffix}=${d.url}`,
+            `USDT_CONTRACT_${net.suffix}=${d.tokens.USDT.address}`,
+            `USDC_CONTRACT_${net.suffix}=${d.tokens.USDC.address}`,
+            // A block a second: three confirmations take about three seconds.
+            `CONFIRMATIONS_${net.suffix}=3`,
+          ]),
           `DEPOSIT_XPUB=${d.xpub}`,
           `PAYOUT_PRIVATE_KEY=${d.hotWalletKey}`,
-          // A block a second: three confirmations take about three seconds.
-          'CONFIRMATIONS_ETHEREUM=3',
           '',
         ].join('\n'),
       );
-      console.log(`devnet: ${d.url} (chain id ${d.chainId}), USDT-like token ${d.token} with ${d.decimals} decimals, a block a second`);
-      console.log(`  payer account:  ${d.payer.address}  holds 1000000 USDT; pay with: pnpm devnet:pay <address> <amount>`);
-      console.log(`  hot wallet:     ${d.hotWallet.address}  holds 1000000 USDT (PAYOUT_PRIVATE_KEY)`);
+      for (const { net, d } of started) {
+        console.log(
+          `devnet ${net.network}: ${d.url} (chain id ${d.chainId}), USDT ${d.tokens.USDT.address} and USDC ${d.tokens.USDC.address} with ${net.decimals} decimals, a block a second`,
+        );
+      }
+      console.log(`  payer account:  ${d.payer.address}  holds 1000000 of each; pay with: pnpm devnet:pay <address> <amount> [USDT_ERC20|USDC_ERC20|USDT_BEP20|USDC_BEP20]`);
+      console.log(`  hot wallet:     ${d.hotWallet.address}  holds 1000000 of each (PAYOUT_PRIVATE_KEY)`);
       console.log(`  settings:       ${ENV_FILE}`);
       return;
     }
     case 'pay': {
-      const d = await connect();
+      const currency = currencyOf(args[2]);
+      const d = await connect(currency);
       const to = address(args[0]);
       const amount = args[1];
       if (!amount || !/^[0-9]+(\.[0-9]{1,6})?$/.test(amount)) throw new Error(`expected an amount such as 25 or 25.5, got ${amount ?? 'nothing'}`);
-      const hash = await d.transfer(d.payer, to, amount);
-      console.log(`sent ${amount} USDT from ${d.payer.address} to ${to}: ${hash}`);
+      const hash = await d.transfer(d.payer, to, amount, CURRENCIES[currency].symbol);
+      console.log(`sent ${amount} ${currency} from ${d.payer.address} to ${to}: ${hash}`);
       return;
     }
     case 'balance': {
-      const d = await connect();
+      const currency = currencyOf(args[1]);
+      const d = await connect(currency);
       const who = address(args[0]);
-      console.log(`${fromUnits(await d.balanceOf(who), d.decimals).toFixed()} USDT at ${who}`);
+      const { symbol } = CURRENCIES[currency];
+      console.log(`${fromUnits(await d.balanceOf(who, symbol), d.tokens[symbol].decimals).toFixed()} ${currency} at ${who}`);
       return;
     }
     case 'stop': {
-      if (running()) process.kill(Number(readFileSync(PID_FILE, 'utf8')), 'SIGTERM');
+      for (const pid of pids()) {
+        try {
+          process.kill(pid, 'SIGTERM');
+        } catch {
+          // already gone
+        }
+      }
       rmSync(PID_FILE, { force: true });
       rmSync(ENV_FILE, { force: true });
       return;
     }
     default:
-      throw new Error('usage: tsx scripts/devnet.ts start | pay <address> <amount> | balance <address> | stop');
+      throw new Error('usage: tsx scripts/devnet.ts start | pay <address> <amount> [currency] | balance <address> [currency] | stop');
   }
 }
 

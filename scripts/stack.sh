@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Brings the whole stack up on this machine and prints its URLs:
 #   bash scripts/stack.sh          install, migrate, build, start invoicing, crypto and the webhook worker
-#   bash scripts/stack.sh devnet   the same, with live USDT_ERC20 on a local EVM devnet (started first;
-#                                  settings in .stack/devnet.env; see README "Going live on Ethereum/BSC")
-#   bash scripts/stack.sh stop     stop them (and the devnet)
+#   bash scripts/stack.sh devnet   the same, with live USDT and USDC on local Ethereum and BSC devnets (started
+#                                  first; settings in .stack/devnet.env; see README "Going live on Ethereum/BSC")
+#   bash scripts/stack.sh stop     stop them (and the devnets)
 #   bash scripts/stack.sh status   show what runs
 #   bash scripts/stack.sh --tbank-emulator   also start the T-Bank protocol emulator (packages/tbank-emulator)
 #                                  and make it the live acquirer: LIVE_PAYMENT_PROVIDER=tbank, TBANK_API_URL at it
@@ -12,7 +12,7 @@
 # S3-compatible server (s3rver) holding receipt files (RECEIPTS_STORAGE=s3), as in Kubernetes.
 # It runs what the image runs: the compiled bundles (`pnpm build`, services/*/dist/main.js) under
 # plain node, not tsx. Logs go to .stack/logs/<service>.log. Settings come from the environment
-# (see README); the live chain's (EVM_RPC_URL_*, USDT_CONTRACT_*, DEPOSIT_XPUB, PAYOUT_PRIVATE_KEY,
+# (see README); the live chain's (EVM_RPC_URL_*, USDT_CONTRACT_*, USDC_CONTRACT_*, DEPOSIT_XPUB, PAYOUT_PRIVATE_KEY,
 # CONFIRMATIONS_*) pass through to crypto like any other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -74,7 +74,7 @@ esac
 [ "${STACK_SKIP_PREPARE:-}" = 1 ] || bash scripts/bootstrap.sh
 stop >/dev/null
 if [ "$CMD" = devnet ]; then
-  DEVNET_OUT=$(pnpm --silent exec tsx scripts/devnet.ts start) || { echo "$DEVNET_OUT"; echo "devnet failed to start; see $STATE/logs/devnet.log"; exit 1; }
+  DEVNET_OUT=$(pnpm --silent exec tsx scripts/devnet.ts start) || { echo "$DEVNET_OUT"; echo "devnet failed to start; see $STATE/logs/devnet-*.log"; exit 1; }
   set -a; . "$STATE/devnet.env"; set +a
 fi
 # Always rebuilt (a fraction of a second), so the stack never runs stale bundles.

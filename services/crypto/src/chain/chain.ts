@@ -10,6 +10,8 @@ export type TransferState =
 
 export interface TransferRef {
   network: Network;
+  /** The token moved: a real chain reads the transfer from that token's contract. */
+  currency: Currency;
   txHash: string;
   fromAddress: string;
   toAddress: string;
@@ -29,6 +31,8 @@ export interface DepositAddress {
 /** An incoming token transfer a watcher found on chain, in ledger units. */
 export interface FoundTransfer {
   network: Network;
+  /** The token whose contract logged it: it pays only an invoice in this currency. */
+  currency: Currency;
   txHash: string;
   fromAddress: string;
   toAddress: string;
@@ -72,6 +76,8 @@ export interface PayoutRequest {
   /** The withdrawal id: a signer must send at most one transfer per id, however often asked. */
   payoutId: string;
   network: Network;
+  /** The token to send. */
+  currency: Currency;
   toAddress: string;
   /** Net amount, as a decimal string. */
   amount: string;

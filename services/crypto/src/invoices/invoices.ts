@@ -165,16 +165,16 @@ export async function expireDueInvoices(deps: CryptoDeps): Promise<number> {
 }
 
 /** Live invoices paid to these addresses of `network`, by address: what a watcher's found transfers pay. */
-export async function liveInvoicesByAddress(deps: CryptoDeps, network: Network, addresses: string[]): Promise<Map<string, { id: string; merchantId: string }>> {
+export async function liveInvoicesByAddress(deps: CryptoDeps, network: Network, addresses: string[]): Promise<Map<string, { id: string; merchantId: string; currency: Currency }>> {
   if (addresses.length === 0) return new Map();
   const rows = await deps.tables
     .selectFrom('invoices')
-    .select(['id', 'merchant_id', 'address'])
+    .select(['id', 'merchant_id', 'address', 'currency'])
     .where('network', '=', network)
     .where('is_test', '=', false)
     .where('address', 'in', addresses)
     .execute();
-  return new Map(rows.map((r) => [r.address, { id: r.id, merchantId: r.merchant_id }]));
+  return new Map(rows.map((r) => [r.address, { id: r.id, merchantId: r.merchant_id, currency: r.currency as Currency }]));
 }
 
 /** What a confirmed transfer brings to its invoice: its amount, when it was seen, and whose it is. */

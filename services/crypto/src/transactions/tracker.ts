@@ -41,6 +41,7 @@ export async function trackTransfers(deps: CryptoDeps): Promise<{ updated: numbe
 function refOf(t: Transaction) {
   return {
     network: t.network,
+    currency: t.currency,
     txHash: t.txHash,
     fromAddress: t.fromAddress,
     toAddress: t.toAddress,

@@ -92,9 +92,20 @@ export async function recordFoundTransfers(deps: CryptoDeps, found: FoundTransfe
   for (const network of new Set(found.map((f) => f.network))) {
     const ofNetwork = found.filter((f) => f.network === network);
     const invoices = await liveInvoicesByAddress(deps, network, [...new Set(ofNetwork.map((f) => f.toAddress))]);
-    for (const f of ofNetwork) {
+    // A watcher scans its newest blocks again on every pass: what it recorded before is skipped here, without a write.
+    const paying = ofNetwork.filter((f) => invoices.has(f.toAddress));
+    const known = new Set(
+      paying.length === 0
+        ? []
+        : (
+            await deps.db.transaction.findMany({ where: { network, txHash: { in: [...new Set(paying.map((f) => f.txHash))] } }, select: { txHash: true, toAddress: true } })
+          ).map((t) => `${t.txHash}:${t.toAddress}`),
+    );
+    for (const f of paying) {
+      if (known.has(`${f.txHash}:${f.toAddress}`)) continue;
       const invoice = invoices.get(f.toAddress);
-      if (!invoice || f.amount.isZero()) continue;
+      // Another token sent to an invoice's address does not pay it (it stays at the address for a sweep).
+      if (!invoice || invoice.currency !== f.currency || f.amount.isZero()) continue;
       try {
         await recordDetectedTransfer(deps, { merchantId: invoice.merchantId, isTest: false }, {
           invoiceId: invoice.id, amount: f.amount, fromAddress: f.fromAddress, txHash: f.txHash, blockNumber: f.blockNumber,

@@ -33,7 +33,7 @@ function signerOf(deps: CryptoDeps, w: Withdrawal) {
 }
 
 async function send(deps: CryptoDeps, w: Withdrawal): Promise<Step> {
-  const sent = await signerOf(deps, w).send({ payoutId: w.id, network: w.network, toAddress: w.toAddress, amount: money(w.netAmount).toFixed() });
+  const sent = await signerOf(deps, w).send({ payoutId: w.id, network: w.network, currency: w.currency, toAddress: w.toAddress, amount: money(w.netAmount).toFixed() });
   if (sent.state === 'refused') {
     await settle(deps, w, 'Pending', { state: 'failed', reason: sent.reason, blockNumber: null });
     return 'done';

@@ -1,59 +1,129 @@
-import { createPublicClient, erc20Abi, getAddress, http, type Address, type PublicClient } from 'viem';
+import { erc20Abi, getAddress, type Address, type PublicClient } from 'viem';
+import { ConfigError } from '@pay/kit';
 import type { CryptoConfig } from '../../config';
 import type { Currency, Network } from '../../generated/prisma/client';
+import { askAll, parseRpcUrls, rpcProviders, type RpcProvider } from './rpc';
 
-/** The networks one EVM implementation serves, and the token each carries live. */
+/**
+ * The networks one EVM implementation serves, and the tokens each carries live: for each, the
+ * setting that names its contract. Any ERC-20 is served alike; a token whose contract is not
+ * set is not live.
+ */
 export const EVM_NETWORKS = {
-  Ethereum: { currency: 'USDT_ERC20', rpc: 'EVM_RPC_URL_ETHEREUM', token: 'USDT_CONTRACT_ETHEREUM', confirmations: 'CONFIRMATIONS_ETHEREUM' },
-  BSC: { currency: 'USDT_BEP20', rpc: 'EVM_RPC_URL_BSC', token: 'USDT_CONTRACT_BSC', confirmations: 'CONFIRMATIONS_BSC' },
-} as const satisfies Partial<Record<Network, { currency: Currency; rpc: keyof CryptoConfig; token: keyof CryptoConfig; confirmations: keyof CryptoConfig }>>;
+  Ethereum: {
+    rpc: 'EVM_RPC_URL_ETHEREUM',
+    confirmations: 'CONFIRMATIONS_ETHEREUM',
+    tokens: { USDT_ERC20: 'USDT_CONTRACT_ETHEREUM', USDC_ERC20: 'USDC_CONTRACT_ETHEREUM' },
+  },
+  BSC: {
+    rpc: 'EVM_RPC_URL_BSC',
+    confirmations: 'CONFIRMATIONS_BSC',
+    tokens: { USDT_BEP20: 'USDT_CONTRACT_BSC', USDC_BEP20: 'USDC_CONTRACT_BSC' },
+  },
+} as const satisfies Partial<
+  Record<Network, { rpc: keyof CryptoConfig; confirmations: keyof CryptoConfig; tokens: Partial<Record<Currency, keyof CryptoConfig>> }>
+>;
 
 export type EvmNetworkName = keyof typeof EVM_NETWORKS;
 
-/** One live network as configured: where to reach it and the token it watches and pays out. */
-export interface EvmNetwork {
-  network: EvmNetworkName;
+/**
+ * One live token as configured and read from its contract: what the payment page's EIP-681
+ * link names (chain id, contract, decimals), what the watcher follows and the signer pays out.
+ */
+export interface EvmToken {
   currency: Currency;
-  rpcUrl: string;
-  token: Address;
+  network: EvmNetworkName;
+  address: Address;
   /** Read from the contract at start. */
   decimals: number;
+  /** Read from the providers at start (all must agree). */
+  chainId: number;
+}
+
+/** One live network as configured: its providers and the tokens it watches and pays out. */
+export interface EvmNetwork {
+  network: EvmNetworkName;
   chainId: number;
   confirmations: number;
+  tokens: EvmToken[];
+  /** Every configured provider: a deposit is recorded and credited only when all of them agree. */
+  providers: RpcProvider[];
+  /** The first provider: where payouts are sent and the hot wallet's state is read. */
   client: PublicClient;
 }
 
+/** The token of `currency` on this network; throws where it is not configured. */
+export function tokenOf(net: EvmNetwork, currency: Currency): EvmToken {
+  const token = net.tokens.find((t) => t.currency === currency);
+  if (!token) throw new Error(`${currency} is not live on ${net.network}: set ${(EVM_NETWORKS[net.network].tokens as Record<string, string>)[currency] ?? 'its contract'}`);
+  return token;
+}
+
+/** The token whose contract is `address` on this network, if we watch it. */
+export function tokenAt(net: EvmNetwork, address: string): EvmToken | undefined {
+  return net.tokens.find((t) => t.address.toLowerCase() === address.toLowerCase());
+}
+
+export interface ConfiguredEvmNetwork {
+  network: EvmNetworkName;
+  rpcUrls: string[];
+  tokens: { currency: Currency; address: Address }[];
+  confirmations: number;
+}
+
 /** The networks whose RPC URL is set, checked for the rest of their settings. */
-export function configuredEvmNetworks(config: CryptoConfig): { network: EvmNetworkName; rpcUrl: string; token: Address; confirmations: number }[] {
-  const out = [];
+export function configuredEvmNetworks(config: CryptoConfig): ConfiguredEvmNetwork[] {
+  const out: ConfiguredEvmNetwork[] = [];
   for (const [network, names] of Object.entries(EVM_NETWORKS) as [EvmNetworkName, (typeof EVM_NETWORKS)[EvmNetworkName]][]) {
-    const rpcUrl = config[names.rpc];
-    if (!rpcUrl) continue;
-    const token = config[names.token];
-    if (!token) throw new Error(`${names.rpc} is set, so ${names.token} must be too: the address of the USDT contract on ${network}`);
-    if (!config.DEPOSIT_XPUB) throw new Error(`${names.rpc} is set, so DEPOSIT_XPUB must be too: live invoices need deposit addresses`);
-    out.push({ network, rpcUrl, token: getAddress(token), confirmations: config[names.confirmations] });
+    const value = config[names.rpc];
+    if (!value) continue;
+    const rpcUrls = parseRpcUrls(names.rpc, value);
+    const tokens = Object.entries(names.tokens).flatMap(([currency, setting]) => {
+      const address = config[setting as keyof CryptoConfig] as string | undefined;
+      return address ? [{ currency: currency as Currency, address: getAddress(address) }] : [];
+    });
+    if (tokens.length === 0) {
+      throw new ConfigError([`${names.rpc} is set, so at least one token contract on ${network} must be too: ${Object.values(names.tokens).join(' or ')}`]);
+    }
+    if (new Set(tokens.map((t) => t.address)).size !== tokens.length) {
+      throw new ConfigError([`${Object.values(names.tokens).join(' and ')} name the same contract: each token has its own`]);
+    }
+    if (!config.DEPOSIT_XPUB) throw new ConfigError([`${names.rpc} is set, so DEPOSIT_XPUB must be too: live invoices need deposit addresses`]);
+    out.push({ network, rpcUrls, tokens, confirmations: config[names.confirmations] });
   }
   return out;
 }
 
 /**
- * A client per configured network, with the token's decimals read from the contract: a
- * wrong contract address or an unreachable node stops the start with a message naming it,
- * rather than surfacing on the first payment.
+ * Providers per configured network, with each token's decimals read from its contract: a
+ * wrong contract address, an unreachable node or providers on different chains stop the
+ * start with a message naming the setting (and never the URL, which holds an API key).
  */
 export async function connectEvmNetworks(config: CryptoConfig): Promise<EvmNetwork[]> {
   return Promise.all(
     configuredEvmNetworks(config).map(async (n) => {
-      // No cache of the head: confirmations are counted from it, and a stale one would hold them back.
-      const client = createPublicClient({ transport: http(n.rpcUrl, { batch: true, retryCount: 2 }), cacheTime: 0 }) as PublicClient;
-      let decimals: number;
-      try {
-        decimals = await client.readContract({ address: n.token, abi: erc20Abi, functionName: 'decimals' });
-      } catch (err) {
-        throw new Error(`could not read decimals() of ${EVM_NETWORKS[n.network].token}=${n.token} at ${n.rpcUrl}: ${(err as Error).message.split('\n')[0]}`);
+      const names = EVM_NETWORKS[n.network];
+      const providers = rpcProviders(n.network, n.rpcUrls);
+      const chainIds = await askAll(n.network, providers, 'eth_chainId', (c) => c.getChainId()).catch((err: Error) => {
+        throw new Error(`${names.rpc}: ${err.message}`);
+      });
+      if (new Set(chainIds).size > 1) {
+        throw new Error(`${names.rpc} names providers of different chains (chain ids ${chainIds.join(', ')} for ${providers.map((p) => p.name).join(', ')}): all must serve ${n.network}`);
       }
-      return { ...n, currency: EVM_NETWORKS[n.network].currency, decimals, chainId: await client.getChainId(), client };
+      const chainId = chainIds[0]!;
+      const tokens = await Promise.all(
+        n.tokens.map(async (t) => {
+          const setting = (names.tokens as Record<string, string>)[t.currency];
+          const decimals = await askAll(n.network, providers, 'decimals()', (c) => c.readContract({ address: t.address, abi: erc20Abi, functionName: 'decimals' })).catch(
+            (err: Error) => {
+              throw new Error(`could not read decimals() of ${setting}=${t.address}: ${err.message}`);
+            },
+          );
+          if (new Set(decimals).size > 1) throw new Error(`the providers of ${names.rpc} disagree on decimals() of ${setting}=${t.address}: ${decimals.join(', ')}`);
+          return { currency: t.currency, network: n.network, address: t.address, decimals: decimals[0]!, chainId };
+        }),
+      );
+      return { network: n.network, chainId, confirmations: n.confirmations, tokens, providers, client: providers[0]!.client };
     }),
   );
 }

@@ -12,7 +12,7 @@ import { DEVNET_MNEMONIC, startDevnet, type Devnet } from './devnet';
 import { connectLiveChain } from './live-chain';
 import { money } from '../../money';
 
-// Live USDT_ERC20 on a real local chain (a Hardhat node), Ethereum's settings pointed at it.
+// Live USDT_ERC20 and USDC_ERC20 on a real local chain (a Hardhat node, tokens of 6 decimals as on Ethereum), Ethereum's settings pointed at it.
 // The Ethereum rows of the watcher's tables are this file's alone (payouts.devnet.test.ts uses BSC).
 const REQUIRED = 3;
 let devnet: Devnet;
@@ -22,16 +22,18 @@ let m: TestMerchant;
 function envFor(d: Devnet): Record<string, string> {
   return {
     EVM_RPC_URL_ETHEREUM: d.url,
-    USDT_CONTRACT_ETHEREUM: d.token,
+    USDT_CONTRACT_ETHEREUM: d.tokens.USDT.address,
+    USDC_CONTRACT_ETHEREUM: d.tokens.USDC.address,
     DEPOSIT_XPUB: d.xpub,
     CONFIRMATIONS_ETHEREUM: String(REQUIRED),
     EVM_MAX_BLOCK_RANGE: '2',
+    EVM_RESCAN_BLOCKS: String(REQUIRED + 1),
     EVM_LEASE_MS: '3000',
   };
 }
 
 beforeAll(async () => {
-  devnet = await startDevnet();
+  devnet = await startDevnet({ decimals: 6 });
   ctx = await startCryptoApp({ env: envFor(devnet), live: { runsPayouts: false } });
   await ctx.deps.db.chainCursor.deleteMany({ where: { network: 'Ethereum' } });
   await ctx.deps.db.chainBlock.deleteMany({ where: { network: 'Ethereum' } });
@@ -44,15 +46,15 @@ afterAll(async () => {
   await devnet?.stop();
 });
 
-const invoice = async (amount: number) => {
-  const res = await request(ctx.app).post('/api/v1/invoices').set('X-Api-Key', m.apiKey).send({ amount, currency: 'USDT_ERC20' });
+const invoice = async (amount: number, currency = 'USDT_ERC20') => {
+  const res = await request(ctx.app).post('/api/v1/invoices').set('X-Api-Key', m.apiKey).send({ amount, currency });
   expect(res.status).toBe(201);
   return res.body.data as { id: string; address: Address; status: string };
 };
 const invoiceNow = async (id: string) => (await request(ctx.app).get(`/api/v1/invoices/${id}`).set('X-Api-Key', m.apiKey)).body.data;
-const balance = async () => {
+const balance = async (currency = 'USDT_ERC20') => {
   const b = (await request(ctx.app).get('/api/v1/withdrawals/balance').set('X-Api-Key', m.apiKey)).body.data;
-  return b.balances.find((x: { currency: string }) => x.currency === 'USDT_ERC20');
+  return b.balances.find((x: { currency: string }) => x.currency === currency);
 };
 /** One pass of what the background does: find transfers, then apply confirmations. */
 const pass = async () => {
@@ -62,8 +64,9 @@ const pass = async () => {
 
 describe('live USDT on an EVM devnet: deposits', () => {
   it('reads the token decimals from the contract and derives each invoice address from the xpub at the next index', async () => {
-    expect(devnet.decimals).toBe(18);
-    expect(ctx.live!.network('Ethereum').decimals).toBe(18);
+    expect(devnet.decimals).toBe(6);
+    expect(ctx.live!.network('Ethereum').tokens.map((t) => [t.currency, t.decimals])).toEqual([['USDT_ERC20', 6], ['USDC_ERC20', 6]]);
+    expect(ctx.live!.paymentToken('USDC_ERC20')).toEqual({ chainId: devnet.chainId, contract: devnet.tokens.USDC.address, decimals: 6 });
     const a = await invoice(1);
     const b = await invoice(1);
     const rows = await ctx.deps.db.invoice.findMany({ where: { id: { in: [a.id, b.id] } }, orderBy: { depositIndex: 'asc' } });
@@ -74,7 +77,7 @@ describe('live USDT on an EVM devnet: deposits', () => {
   });
 
   it('refuses live currencies it has no chain for, as before', async () => {
-    for (const currency of ['USDT_BEP20', 'USDC_ERC20', 'USDT_TRC20']) {
+    for (const currency of ['USDT_BEP20', 'USDC_BEP20', 'USDT_TRC20']) {
       const res = await request(ctx.app).post('/api/v1/invoices').set('X-Api-Key', m.apiKey).send({ amount: 1, currency });
       expect(res.status).toBe(422);
       expect(res.body.error.code).toBe('CURRENCY_NOT_ENABLED');
@@ -100,6 +103,20 @@ describe('live USDT on an EVM devnet: deposits', () => {
     expect(await balance()).toMatchObject({ available: before.available + 9.9, pending: before.pending });
     const events = await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: false });
     expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['transaction.confirmed', 'invoice.paid']));
+  });
+
+  it('USDC is live beside USDT: a USDC invoice is paid in USDC, and USDT sent to its address does not pay it', async () => {
+    const inv = await invoice(8, 'USDC_ERC20');
+    const before = await balance('USDC_ERC20');
+    const usdt = await devnet.transfer(devnet.payer, inv.address, '8'); // the wrong token
+    const usdc = await devnet.transfer(devnet.payer, inv.address, '8', 'USDC');
+    await devnet.mine(REQUIRED);
+    await pass();
+    await pass();
+    expect(await ctx.deps.db.transaction.count({ where: { txHash: usdt } })).toBe(0);
+    expect(await ctx.deps.db.transaction.findFirstOrThrow({ where: { txHash: usdc } })).toMatchObject({ currency: 'USDC_ERC20', status: 'Confirmed' });
+    expect(await invoiceNow(inv.id)).toMatchObject({ status: 'Paid', amountReceived: 8 });
+    expect((await balance('USDC_ERC20')).available).toBeCloseTo(before.available + 7.92, 6);
   });
 
   it('a partial payment, then the rest: PartiallyPaid, then Paid', async () => {
@@ -148,7 +165,7 @@ describe('live USDT on an EVM devnet: deposits', () => {
     const [a, b] = [await invoice(3), await invoice(4)];
     const txHash = `0x${randomBytes(32).toString('hex')}`;
     const found = [a, b].map((inv, i) => ({
-      network: 'Ethereum' as const, txHash, fromAddress: devnet.payer.address, toAddress: inv.address, amount: money(3 + i), blockNumber: 1,
+      network: 'Ethereum' as const, currency: 'USDT_ERC20' as const, txHash, fromAddress: devnet.payer.address, toAddress: inv.address, amount: money(3 + i), blockNumber: 1,
     }));
     expect(await recordFoundTransfers(ctx.deps, found)).toBe(2);
     expect(await recordFoundTransfers(ctx.deps, found)).toBe(0); // found again: nothing new
@@ -158,6 +175,7 @@ describe('live USDT on an EVM devnet: deposits', () => {
   it('a detected transfer that stays off the chain past EVM_DROPPED_AFTER_MS fails; before that it waits', async () => {
     const ref = {
       network: 'Ethereum' as const,
+      currency: 'USDT_ERC20' as const,
       txHash: `0x${'ab'.repeat(32)}`,
       fromAddress: devnet.payer.address,
       toAddress: devnet.payer.address,

@@ -16,16 +16,26 @@ export const DEVNET_MNEMONIC = 'test test test test test test test test test tes
 export const DEPOSIT_ACCOUNT_PATH = "m/44'/60'/1'";
 
 /**
- * A local EVM chain for tests, the bench and `scripts/stack.sh devnet`: a Hardhat 2 node
- * (its EDR engine runs offline) on a port of its own, with a real ERC-20 deployed from
- * OpenZeppelin's compiled ERC20PresetMinterPauser (18 decimals, as USDT has on BSC; the
- * service reads them from the contract). Accounts: 0 deploys and mints, 1 pays invoices,
- * 2 is the hot wallet; deposit addresses derive from the same mnemonic's second account
- * (m/44'/60'/1'), so no invoice is paid to one of those.
+ * A local EVM chain for tests, the bench and `scripts/stack.sh devnet`: a Hardhat node
+ * (its EDR engine runs offline) on a port of its own, with two real ERC-20s deployed, USDT
+ * and USDC (devnet-token.sol: OpenZeppelin's ERC20PresetMinterPauser with the decimals of
+ * the network it stands for, 6 as on Ethereum or 18 as on BSC; the service reads them from
+ * the contract). Accounts: 0 deploys and mints, 1 pays invoices, 2 is the hot wallet; deposit
+ * addresses derive from the same mnemonic's second account (m/44'/60'/1'), so no invoice is
+ * paid to one of those.
  */
+export type DevnetSymbol = 'USDT' | 'USDC';
+
+export interface DevnetToken {
+  address: Address;
+  decimals: number;
+}
+
 export interface Devnet {
   url: string;
   chainId: number;
+  tokens: Record<DevnetSymbol, DevnetToken>;
+  /** USDT's contract and decimals (`tokens.USDT`). */
   token: Address;
   decimals: number;
   deployer: HDAccount;
@@ -36,19 +46,19 @@ export interface Devnet {
   /** The extended public key of DEPOSIT_ACCOUNT_PATH, as DEPOSIT_XPUB takes it. */
   xpub: string;
   client: PublicClient;
-  /** Sends `amount` tokens (a decimal string) from an account; resolves with the transaction hash once mined. */
-  transfer(from: HDAccount, to: Address, amount: string): Promise<Hex>;
+  /** Sends `amount` tokens (a decimal string; USDT unless `symbol` says) from an account; resolves with the transaction hash once mined. */
+  transfer(from: HDAccount, to: Address, amount: string, symbol?: DevnetSymbol): Promise<Hex>;
   /** The same transfer signed and not sent: sending these bytes again re-mines the same transaction. */
-  signedTransfer(from: HDAccount, to: Address, amount: string): Promise<Hex>;
+  signedTransfer(from: HDAccount, to: Address, amount: string, symbol?: DevnetSymbol): Promise<Hex>;
   /** Sends signed bytes; resolves with the hash once mined (with automine on). */
   sendRaw(raw: Hex): Promise<Hex>;
   /** Sends base units of the token (mined before it resolves). */
-  transferUnits(from: HDAccount, to: Address, units: bigint): Promise<Hex>;
-  balanceOf(address: Address): Promise<bigint>;
-  /** The token's Transfer logs in a block range: one eth_getLogs. */
+  transferUnits(from: HDAccount, to: Address, units: bigint, symbol?: DevnetSymbol): Promise<Hex>;
+  balanceOf(address: Address, symbol?: DevnetSymbol): Promise<bigint>;
+  /** USDT's Transfer logs in a block range: one eth_getLogs. */
   transferLogs(fromBlock: bigint, toBlock: bigint): Promise<unknown[]>;
-  mint(to: Address, amount: string): Promise<void>;
-  /** Pauses the token: every transfer reverts until `unpause`. */
+  mint(to: Address, amount: string, symbol?: DevnetSymbol): Promise<void>;
+  /** Pauses USDT: every transfer reverts until `unpause`. */
   pause(): Promise<void>;
   unpause(): Promise<void>;
   mine(blocks?: number): Promise<void>;
@@ -71,8 +81,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
-function artifact(name: string): { abi: unknown[]; bytecode: Hex } {
-  return require(`@openzeppelin/contracts/build/contracts/${name}.json`);
+/** The devnet's token contract, compiled from devnet-token.sol (see test/compile-devnet-token.ts). */
+function tokenArtifact(): { abi: unknown[]; bytecode: Hex } {
+  return require('./devnet-token.json');
 }
 
 export interface DevnetNode {
@@ -127,11 +138,11 @@ export async function startDevnetNode(opts: { port?: number; chainId?: number; i
   throw new Error(`hardhat node did not answer on ${url} within 30 s: ${stderr}`);
 }
 
-/** A devnet node of this process's own, with the token deployed and funded; `stop` ends the node. */
-export async function startDevnet(opts: { port?: number } = {}): Promise<Devnet> {
+/** A devnet node of this process's own, with the tokens deployed (18 decimals unless told) and funded; `stop` ends the node. */
+export async function startDevnet(opts: { port?: number; chainId?: number; decimals?: number } = {}): Promise<Devnet> {
   const node = await startDevnetNode(opts);
   try {
-    return await openDevnet(node.url, { stop: node.stop });
+    return await openDevnet(node.url, { stop: node.stop, decimals: opts.decimals });
   } catch (err) {
     await node.stop();
     throw err;
@@ -139,10 +150,13 @@ export async function startDevnet(opts: { port?: number } = {}): Promise<Devnet>
 }
 
 /**
- * The devnet at `url`: deploys the token and funds the payer and the hot wallet, or, given
- * `token`, uses the one deployed before.
+ * The devnet at `url`: deploys the tokens (with `decimals`, 18 unless told) and funds the
+ * payer and the hot wallet, or, given `tokens`, uses the ones deployed before.
  */
-export async function openDevnet(url: string, opts: { token?: Address; stop?: () => Promise<void> } = {}): Promise<Devnet> {
+export async function openDevnet(
+  url: string,
+  opts: { tokens?: Record<DevnetSymbol, Address>; decimals?: number; stop?: () => Promise<void> } = {},
+): Promise<Devnet> {
   const transport = http(url);
   const client = createPublicClient({ transport, cacheTime: 0 }) as PublicClient;
   const test = createTestClient({ mode: 'hardhat', transport });
@@ -152,23 +166,29 @@ export async function openDevnet(url: string, opts: { token?: Address; stop?: ()
   const chainId = await client.getChainId();
   const chain = { id: chainId, name: 'devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } };
   const wallet = (account: HDAccount) => createWalletClient({ account, chain, transport });
-  const preset = artifact('ERC20PresetMinterPauser');
-  const abi = preset.abi as unknown as typeof erc20Abi;
+  const artifact = tokenArtifact();
+  const abi = artifact.abi as unknown as typeof erc20Abi;
   const mined = async (hash: Hex) => {
     const r = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     if (r.status !== 'success') throw new Error(`devnet transaction ${hash} reverted`);
     return r;
   };
-  const token = getAddress(
-    opts.token ??
-      (await mined(await wallet(deployer).deployContract({ abi: preset.abi, bytecode: preset.bytecode, args: ['Tether USD', 'USDT'] }))).contractAddress!,
-  );
-  const decimals = await client.readContract({ address: token, abi: erc20Abi, functionName: 'decimals' });
+  const deploy = async (name: string, symbol: DevnetSymbol) =>
+    (await mined(await wallet(deployer).deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args: [name, symbol, opts.decimals ?? 18] }))).contractAddress!;
+  const addresses = opts.tokens ?? { USDT: await deploy('Tether USD', 'USDT'), USDC: await deploy('USD Coin', 'USDC') };
+  const tokens = {} as Record<DevnetSymbol, DevnetToken>;
+  for (const symbol of ['USDT', 'USDC'] as const) {
+    const address = getAddress(addresses[symbol]);
+    tokens[symbol] = { address, decimals: await client.readContract({ address, abi: erc20Abi, functionName: 'decimals' }) };
+  }
+  const token = tokens.USDT.address;
+  const decimals = tokens.USDT.decimals;
   const admin = (functionName: 'pause' | 'unpause') =>
-    wallet(deployer).writeContract({ address: token, abi: preset.abi, functionName, args: [] }).then(mined).then(() => undefined);
+    wallet(deployer).writeContract({ address: token, abi: artifact.abi, functionName, args: [] }).then(mined).then(() => undefined);
   const devnet: Devnet = {
     url,
     chainId,
+    tokens,
     token,
     decimals,
     deployer,
@@ -177,18 +197,18 @@ export async function openDevnet(url: string, opts: { token?: Address; stop?: ()
     hotWalletKey: `0x${Buffer.from(hotWallet.getHdKey().privateKey!).toString('hex')}`,
     xpub: HDKey.fromMasterSeed(mnemonicToSeedSync(DEVNET_MNEMONIC)).derive(DEPOSIT_ACCOUNT_PATH).publicExtendedKey,
     client,
-    transfer(from, to, amount) {
-      return devnet.transferUnits(from, to, parseUnits(amount, decimals));
+    transfer(from, to, amount, symbol = 'USDT') {
+      return devnet.transferUnits(from, to, parseUnits(amount, tokens[symbol].decimals), symbol);
     },
-    async transferUnits(from, to, units) {
-      const hash = await wallet(from).writeContract({ address: token, abi, functionName: 'transfer', args: [to, units] });
+    async transferUnits(from, to, units, symbol = 'USDT') {
+      const hash = await wallet(from).writeContract({ address: tokens[symbol].address, abi, functionName: 'transfer', args: [to, units] });
       await mined(hash);
       return hash;
     },
-    async signedTransfer(from, to, amount) {
+    async signedTransfer(from, to, amount, symbol = 'USDT') {
       const request = await wallet(from).prepareTransactionRequest({
-        to: token,
-        data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, parseUnits(amount, decimals)] }),
+        to: tokens[symbol].address,
+        data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, parseUnits(amount, tokens[symbol].decimals)] }),
       });
       return wallet(from).signTransaction(request);
     },
@@ -198,9 +218,11 @@ export async function openDevnet(url: string, opts: { token?: Address; stop?: ()
       return hash;
     },
     transferLogs: (fromBlock, toBlock) => client.getLogs({ address: token, event: getAbiItem({ abi: erc20Abi, name: 'Transfer' }), fromBlock, toBlock }),
-    balanceOf: (address) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [address] }),
-    async mint(to, amount) {
-      await mined(await wallet(deployer).writeContract({ address: token, abi: preset.abi, functionName: 'mint', args: [to, parseUnits(amount, decimals)] }));
+    balanceOf: (address, symbol = 'USDT') => client.readContract({ address: tokens[symbol].address, abi: erc20Abi, functionName: 'balanceOf', args: [address] }),
+    async mint(to, amount, symbol = 'USDT') {
+      await mined(
+        await wallet(deployer).writeContract({ address: tokens[symbol].address, abi: artifact.abi, functionName: 'mint', args: [to, parseUnits(amount, tokens[symbol].decimals)] }),
+      );
     },
     pause: () => admin('pause'),
     unpause: () => admin('unpause'),
@@ -211,9 +233,11 @@ export async function openDevnet(url: string, opts: { token?: Address; stop?: ()
     dropTransaction: (hash) => test.dropTransaction({ hash }),
     stop: opts.stop ?? (async () => undefined),
   };
-  if (!opts.token) {
-    await devnet.mint(payer.address, '1000000');
-    await devnet.mint(hotWallet.address, '1000000');
+  if (!opts.tokens) {
+    for (const symbol of ['USDT', 'USDC'] as const) {
+      await devnet.mint(payer.address, '1000000', symbol);
+      await devnet.mint(hotWallet.address, '1000000', symbol);
+    }
   }
   return devnet;
 }

@@ -6,6 +6,7 @@ import type { CryptoConfig } from '../../config';
 import type { CryptoDb } from '../../db';
 import type { Currency, Network } from '../../generated/prisma/client';
 import type { Chain, DepositAddress, PaymentToken, PayoutRef, PayoutRequest, PayoutSent, PayoutState, RecordTransfers, TransferRef, TransferState } from '../chain';
+import { money, type Money } from '../../money';
 import { connectEvmNetworks, EVM_NETWORKS, type EvmNetwork } from './config';
 import { DepositAddresses } from './deposit-addresses';
 import { depositState } from './deposits';
@@ -20,8 +21,8 @@ export interface LiveChainOptions {
 }
 
 /**
- * Live USDT on the EVM networks whose RPC URL is configured, one implementation for
- * Ethereum and BSC. Deposit addresses come from DEPOSIT_XPUB, incoming transfers are
+ * Live tokens (USDT, USDC: any ERC-20) on the EVM networks whose RPC URLs are configured, one
+ * implementation for Ethereum and BSC. Deposit addresses come from DEPOSIT_XPUB, incoming transfers are
  * discovered by a watcher per network (one replica leads each), and payouts are signed by
  * the hot wallet where this process holds its key.
  */
@@ -38,26 +39,30 @@ export class EvmChain implements Chain {
     private readonly addresses: DepositAddresses,
     readonly signer: EvmPayoutSigner | null,
     private readonly runsPayouts: boolean,
-    logger: Logger,
+    private readonly logger: Logger,
   ) {
     this.networks = new Map(networks.map((n) => [n.network, n]));
-    this.currencies = networks.map((n) => n.currency);
+    this.currencies = networks.flatMap((n) => n.tokens.map((t) => t.currency));
     const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.watchers = networks.map(
-      (n) => new EvmWatcher(db, n, { maxRange: config.EVM_MAX_BLOCK_RANGE, leaseMs: config.EVM_LEASE_MS, holder }, clock, logger),
+      (n) =>
+        new EvmWatcher(db, n, { maxRange: config.EVM_MAX_BLOCK_RANGE, rescanBlocks: config.EVM_RESCAN_BLOCKS, leaseMs: config.EVM_LEASE_MS, holder }, clock, logger),
     );
+  }
+
+  /** The configured token of `currency`: its contract, decimals and chain id, as a payment link names them. */
+  paymentToken(currency: Currency): PaymentToken | null {
+    for (const net of this.networks.values()) {
+      const token = net.tokens.find((t) => t.currency === currency);
+      if (token) return { chainId: token.chainId, contract: token.address, decimals: token.decimals };
+    }
+    return null;
   }
 
   network(network: Network): EvmNetwork {
     const net = this.networks.get(network);
     if (!net) throw new Error(`no live ${network} connection (set ${EVM_NETWORKS[network as keyof typeof EVM_NETWORKS]?.rpc ?? 'its RPC URL'})`);
     return net;
-  }
-
-  /** The configured token of the network that carries `currency` (its decimals and chain id as read from the node at start). */
-  paymentToken(currency: Currency): PaymentToken | null {
-    const net = [...this.networks.values()].find((n) => n.currency === currency);
-    return net ? { chainId: net.chainId, contract: net.token, decimals: net.decimals } : null;
   }
 
   async depositAddress(network: Network): Promise<DepositAddress> {
@@ -73,7 +78,16 @@ export class EvmChain implements Chain {
   }
 
   transferState(ref: TransferRef): Promise<TransferState> {
-    return depositState(this.network(ref.network), ref, this.clock, this.config.EVM_DROPPED_AFTER_MS);
+    return depositState(this.network(ref.network), ref, this.clock, this.config.EVM_DROPPED_AFTER_MS, (r, block) => this.creditedTo(r, block), this.logger);
+  }
+
+  /** What live deposits to the address in the token, confirmed in blocks up to `block`, have credited (the transfer itself aside). */
+  private async creditedTo(ref: TransferRef, block: number): Promise<Money> {
+    const sum = await this.db.transaction.aggregate({
+      where: { isTest: false, network: ref.network, currency: ref.currency, toAddress: ref.toAddress, status: 'Confirmed', blockNumber: { lte: block }, NOT: { txHash: ref.txHash } },
+      _sum: { amount: true },
+    });
+    return money(sum._sum.amount?.toFixed() ?? '0');
   }
 
   async payoutProblem(network: Network): Promise<string | null> {
@@ -114,7 +128,15 @@ export async function connectLiveChain(config: CryptoConfig, db: CryptoDb, clock
     await signer.register();
   }
   logger.info(
-    { networks: networks.map((n) => ({ network: n.network, token: n.token, decimals: n.decimals, chainId: n.chainId })), hotWallet: signer?.account.address ?? null },
+    {
+      networks: networks.map((n) => ({
+        network: n.network,
+        chainId: n.chainId,
+        providers: n.providers.map((p) => p.name),
+        tokens: n.tokens.map((t) => ({ currency: t.currency, contract: t.address, decimals: t.decimals })),
+      })),
+      hotWallet: signer?.account.address ?? null,
+    },
     'live chain connected',
   );
   return new EvmChain(db, clock, config, networks, addresses, signer, opts.runsPayouts, logger);

@@ -5,7 +5,7 @@ import type { Network, PayoutTransaction } from '../../generated/prisma/client';
 import { money } from '../../money';
 import type { PayoutRef, PayoutRequest, PayoutSent, PayoutState } from '../chain';
 import { fromUnits, toUnits } from './amounts';
-import type { EvmNetwork } from './config';
+import { tokenOf, type EvmNetwork, type EvmToken } from './config';
 import { confirmationsOf, receiptOf } from './receipts';
 
 const NATIVE: Record<string, string> = { Ethereum: 'ETH', BSC: 'BNB' };
@@ -59,9 +59,10 @@ export class EvmPayoutSigner {
       await this.broadcast(net, signed);
       return { state: 'sent', txHash: signed.txHash, fromAddress: signed.fromAddress };
     }
-    const units = toUnits(money(req.amount), net.decimals);
+    const token = tokenOf(net, req.currency);
+    const units = toUnits(money(req.amount), token.decimals);
     const fees = await net.client.estimateFeesPerGas();
-    const problem = await this.fundsProblem(net, units, fees.maxFeePerGas);
+    const problem = await this.fundsProblem(net, token, units, fees.maxFeePerGas);
     if (problem) return { state: 'refused', reason: problem };
     const chainNonce = await net.client.getTransactionCount({ address: this.account.address, blockTag: 'pending' });
     const tx = await this.db.$transaction(async (db) => {
@@ -79,7 +80,7 @@ export class EvmPayoutSigner {
       // Something else sent from this wallet too (a manual transfer): never reuse its nonces.
       const stored = BigInt(wallet.next_nonce);
       const nonce = stored > BigInt(chainNonce) ? stored : BigInt(chainNonce);
-      const row = await this.sign(net, req.payoutId, req.toAddress, units, nonce, fees.maxFeePerGas, fees.maxPriorityFeePerGas);
+      const row = await this.sign(net, token.address, req.payoutId, req.toAddress, units, nonce, fees.maxFeePerGas, fees.maxPriorityFeePerGas);
       const created = await db.payoutTransaction.create({ data: row });
       await db.payoutWallet.update({ where: { network_address: { network: net.network, address: this.account.address } }, data: { nextNonce: nonce + 1n } });
       return created;
@@ -112,14 +113,14 @@ export class EvmPayoutSigner {
     return { state: 'pending', confirmations: 0, blockNumber: null };
   }
 
-  private async fundsProblem(net: EvmNetwork, units: bigint, maxFeePerGas: bigint): Promise<string | null> {
+  private async fundsProblem(net: EvmNetwork, token: EvmToken, units: bigint, maxFeePerGas: bigint): Promise<string | null> {
     const address = this.account.address;
     const [tokens, native] = await Promise.all([
-      net.client.readContract({ address: net.token, abi: erc20Abi, functionName: 'balanceOf', args: [address] }),
+      net.client.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] }),
       net.client.getBalance({ address }),
     ]);
     if (tokens < units) {
-      return `the hot wallet ${address} holds ${fromUnits(tokens, net.decimals).toFixed()} ${net.currency}, less than the ${fromUnits(units, net.decimals).toFixed()} to send; top it up, then withdraw again`;
+      return `the hot wallet ${address} holds ${fromUnits(tokens, token.decimals).toFixed()} ${token.currency}, less than the ${fromUnits(units, token.decimals).toFixed()} to send; top it up, then withdraw again`;
     }
     const gas = BigInt(this.opts.gasLimit) * maxFeePerGas;
     if (native < gas) {
@@ -128,11 +129,11 @@ export class EvmPayoutSigner {
     return null;
   }
 
-  private async sign(net: EvmNetwork, withdrawalId: string, to: string, units: bigint, nonce: bigint, maxFeePerGas: bigint, maxPriorityFeePerGas: bigint) {
+  private async sign(net: EvmNetwork, token: Hex, withdrawalId: string, to: string, units: bigint, nonce: bigint, maxFeePerGas: bigint, maxPriorityFeePerGas: bigint) {
     const raw = await this.account.signTransaction({
       type: 'eip1559',
       chainId: net.chainId,
-      to: net.token,
+      to: token,
       data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to as Hex, units] }),
       gas: BigInt(this.opts.gasLimit),
       nonce: Number(nonce),
@@ -160,7 +161,7 @@ export class EvmPayoutSigner {
       return raised > now ? raised : now;
     };
     const call = decodeTransfer(stuck.raw);
-    const row = await this.sign(net, stuck.withdrawalId, call.to, call.units, stuck.nonce,
+    const row = await this.sign(net, call.token, stuck.withdrawalId, call.to, call.units, stuck.nonce,
       bump(stuck.maxFeePerGas, fees.maxFeePerGas), bump(stuck.maxPriorityFeePerGas, fees.maxPriorityFeePerGas));
     await this.db.payoutTransaction.create({ data: row });
     this.logger.warn({ network: net.network, withdrawalId: stuck.withdrawalId, stuck: stuck.txHash, replacement: row.txHash }, 'payout stuck: replaced with a higher fee at the same nonce');
@@ -180,8 +181,8 @@ export class EvmPayoutSigner {
   }
 }
 
-function decodeTransfer(raw: string): { to: string; units: bigint } {
+function decodeTransfer(raw: string): { token: Hex; to: string; units: bigint } {
   const tx = parseTransaction(raw as Hex);
   const { args } = decodeFunctionData({ abi: erc20Abi, data: tx.data! });
-  return { to: args[0] as string, units: args[1] as bigint };
+  return { token: tx.to!, to: args[0] as string, units: args[1] as bigint };
 }

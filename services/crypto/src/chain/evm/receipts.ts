@@ -17,8 +17,8 @@ export async function confirmationsOf(net: EvmNetwork, blockNumber: bigint): Pro
   return head >= blockNumber ? Number(head - blockNumber) + 1 : 0;
 }
 
-/** Base units of the network's token the receipt moves to `to`. */
-export function tokenUnitsTo(net: EvmNetwork, receipt: TransactionReceipt, to: string): bigint {
-  const logs = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs.filter((l) => l.address.toLowerCase() === net.token.toLowerCase()) });
+/** Base units of the token at `token` the receipt moves to `to`. */
+export function tokenUnitsTo(token: string, receipt: TransactionReceipt, to: string): bigint {
+  const logs = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs.filter((l) => l.address.toLowerCase() === token.toLowerCase()) });
   return logs.filter((l) => l.args.to.toLowerCase() === to.toLowerCase()).reduce((sum, l) => sum + l.args.value, 0n);
 }
