@@ -127,6 +127,24 @@ export function consoleSessionFrom(res: Response): ConsoleSession {
   return s;
 }
 
+/**
+ * Refuses a sign-in sent by another site (login CSRF: a page elsewhere posting its own key so
+ * that the victim's browser works in the attacker's account). Browsers name the sending page's
+ * origin in `Origin` on every POST, and modern ones say `Sec-Fetch-Site`; a sign-in must come
+ * from the console's own origin (`PUBLIC_URL`). A request with neither header is not a
+ * browser's (curl, the SDK) and cannot be forged cross-site, so it passes. `Origin: null`
+ * (a sandboxed frame, a privacy redirect) is refused: it proves nothing.
+ */
+export function assertSameOriginSignIn(req: Request, publicUrl: string): void {
+  const origin = req.get('origin');
+  const site = req.get('sec-fetch-site');
+  const own = new URL(publicUrl).origin;
+  const crossSite = origin !== undefined ? origin !== own : site !== undefined && site !== 'same-origin' && site !== 'none';
+  if (crossSite) {
+    throw new ApiError('FORBIDDEN', `Sign-in refused: it was sent by another site (${origin ?? `Sec-Fetch-Site: ${site}`}); sign in on ${own}/console/sign-in`);
+  }
+}
+
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 function csrfMatches(sent: string | undefined, expected: string): boolean {

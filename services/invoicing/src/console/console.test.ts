@@ -41,6 +41,26 @@ describe('console sign-in', () => {
     }
   });
 
+  it('refuses a cross-site sign-in (login CSRF): another site’s form or script cannot sign the browser in to its own account', async () => {
+    const m = await newMerchant(ctx.deps);
+    const own = new URL(ctx.deps.config.PUBLIC_URL).origin;
+    const form = (headers: Record<string, string>) =>
+      request(ctx.app).post('/console/sign-in').set(headers).type('form').send({ apiKey: m.apiKey });
+    const api = (headers: Record<string, string>) => request(ctx.app).post('/console/api/session').set(headers).send({ apiKey: m.apiKey });
+    for (const headers of [{ Origin: 'https://evil.example' }, { Origin: 'null' }, { 'Sec-Fetch-Site': 'cross-site' }, { Origin: `${own}.evil.example` }]) {
+      const viaForm = await form(headers);
+      expect([viaForm.status, viaForm.headers['set-cookie']]).toEqual([403, undefined]);
+      expect(viaForm.text).toMatch(/another site/);
+      const viaApi = await api(headers);
+      expect([viaApi.status, viaApi.body.error?.code, viaApi.headers['set-cookie']]).toEqual([403, 'FORBIDDEN', undefined]);
+    }
+    // The console's own page (same origin), and clients that are not browsers (no Origin), sign in.
+    const same = await form({ Origin: own, 'Sec-Fetch-Site': 'same-origin' });
+    expect([same.status, same.headers.location]).toEqual([303, '/console/webhooks']);
+    expect((await api({ Origin: own })).status).toBe(200);
+    expect((await api({})).status).toBe(200);
+  });
+
   it('refuses unknown, malformed, missing and revoked keys the way the API does', async () => {
     const m = await newMerchant(ctx.deps);
     const unknown = await request(ctx.app).post('/console/api/session').send({ apiKey: `sk_test_${'A'.repeat(43)}` });
@@ -220,8 +240,11 @@ describe('console webhooks API', () => {
     expect(Object.keys(doc.webhooks).sort()).toEqual(['invoice.cancelled', 'invoice.expired', 'invoice.paid', 'invoice.refunded', 'kyc.manual_review', 'kyc.passed', 'kyc.rejected']);
     const paid = doc.webhooks['invoice.paid'].post;
     const body = paid.requestBody.content['application/json'].schema;
-    expect(Object.keys(body.properties)).toEqual(['event', 'timestamp', 'invoice']);
-    expect(Object.keys(body.properties.invoice.properties)).toEqual(['id', 'invoiceNumber', 'amount', 'status', 'paidAt', 'metadata', 'customerEmail', 'customerPhone']);
+    expect(Object.keys(body.properties)).toEqual(['event', 'timestamp', 'livemode', 'invoice']);
+    // The spec's fields, and what issue 28 added: the currency, the mode, how and from which bank it was paid, what was refunded.
+    expect(Object.keys(body.properties.invoice.properties)).toEqual([
+      'id', 'invoiceNumber', 'amount', 'currency', 'livemode', 'status', 'paymentMethod', 'payerBank', 'refundedAmount', 'paidAt', 'metadata', 'customerEmail', 'customerPhone',
+    ]);
     expect(paid.parameters.map((p: { name: string }) => p.name)).toEqual(['Content-Type', 'X-SVC-Event', 'X-SVC-Signature', 'X-SVC-Timestamp', 'X-SVC-Delivery']);
   });
 });

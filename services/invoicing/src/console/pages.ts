@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Request } from 'express';
-import { consoleSessionFrom, getMerchant, setSessionCookie, signInToConsole } from '@pay/accounts';
+import { assertSameOriginSignIn, consoleSessionFrom, getMerchant, setSessionCookie, signInToConsole } from '@pay/accounts';
 import { ownerOf, type AuthContext } from '@pay/auth';
 import { html, type Api, type SafeHtml } from '@pay/kit';
 import { ApiError, MAX_OFFSET } from '@pay/schemas';
@@ -130,8 +130,9 @@ export function consolePages(pages: Api, deps: ConsoleDeps): void {
     summary: 'Sign in with an API key, posted by the form itself',
     auth: 'none',
     form: SignInBody,
-    handler: async ({ form, res }) => {
+    handler: async ({ req, form, res }) => {
       try {
+        assertSameOriginSignIn(req, deps.config.PUBLIC_URL);
         const s = await signInToConsole(deps.accounts, deps.secrets, form.apiKey, deps.clock.now());
         setSessionCookie(res, s.token, s.expiresAt, isSecure(deps));
         return { redirect: '/console/webhooks' };

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { clearSessionCookie, getMerchant, sessionCookieOf, setSessionCookie, signInToConsole, signOutOfConsole } from '@pay/accounts';
+import { assertSameOriginSignIn, clearSessionCookie, getMerchant, sessionCookieOf, setSessionCookie, signInToConsole, signOutOfConsole } from '@pay/accounts';
 import { ownerOf } from '@pay/auth';
 import { paginationOf, type Api } from '@pay/kit';
 import {
@@ -45,7 +45,9 @@ export function consoleRoutes(api: Api, deps: ConsoleDeps): void {
     auth: 'none',
     body: SignInBody,
     response: { status: 200, schema: SignedIn },
-    handler: async ({ body, res }) => {
+    errors: ['FORBIDDEN'],
+    handler: async ({ req, body, res }) => {
+      assertSameOriginSignIn(req, deps.config.PUBLIC_URL);
       const s = await signInToConsole(accounts, secrets, body.apiKey, clock.now());
       const merchant = await getMerchant(accounts, s.auth.merchantId);
       setSessionCookie(res, s.token, s.expiresAt, isSecure(deps));
