@@ -47,7 +47,7 @@ describe('console sign-in', () => {
     const form = (headers: Record<string, string>) =>
       request(ctx.app).post('/console/sign-in').set(headers).type('form').send({ apiKey: m.apiKey });
     const api = (headers: Record<string, string>) => request(ctx.app).post('/console/api/session').set(headers).send({ apiKey: m.apiKey });
-    for (const headers of [{ Origin: 'https://evil.example' }, { Origin: 'null' }, { 'Sec-Fetch-Site': 'cross-site' }, { Origin: `${own}.evil.example` }]) {
+    for (const headers of [{ Origin: 'https://evil.example' }, { Origin: 'null' }, { 'Sec-Fetch-Site': 'cross-site' }, { Origin: `${own}.evil.example` }] as Record<string, string>[]) {
       const viaForm = await form(headers);
       expect([viaForm.status, viaForm.headers['set-cookie']]).toEqual([403, undefined]);
       expect(viaForm.text).toMatch(/another site/);
