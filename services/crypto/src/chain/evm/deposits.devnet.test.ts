@@ -3,7 +3,9 @@ import request from 'supertest';
 import { mnemonicToAccount } from 'viem/accounts';
 import type { Address } from 'viem';
 import { eventsOf } from '@pay/webhooks';
-import { eventually } from '@pay/testing';
+import { eventually, startRpcProxy, type RpcCall, type RpcProxy } from '@pay/testing';
+import { createLogger, metricsRegistry } from '@pay/kit';
+import { Writable } from 'node:stream';
 import { registerMerchant, startCryptoApp, type CryptoTestApp, type TestMerchant } from '../../../test/test-support';
 import { trackTransfers } from '../../transactions/tracker';
 import { watchChains } from '../../background';
@@ -11,6 +13,7 @@ import { recordFoundTransfers } from '../../transactions/transfers';
 import { DEVNET_MNEMONIC, startDevnet, type Devnet } from './devnet';
 import { connectLiveChain } from './live-chain';
 import { money } from '../../money';
+import type { CryptoDeps } from '../../deps';
 
 // Live USDT_ERC20 and USDC_ERC20 on a real local chain (a Hardhat node, tokens of 6 decimals as on Ethereum), Ethereum's settings pointed at it.
 // The Ethereum rows of the watcher's tables are this file's alone (payouts.devnet.test.ts uses BSC).
@@ -222,5 +225,153 @@ describe('live USDT on an EVM devnet: deposits', () => {
       expect(await ctx.deps.db.transaction.count({ where: { invoiceId: inv.id } })).toBe(1);
       expect(await invoiceNow(inv.id)).toMatchObject({ status: 'Paid', amountReceived: 7 });
     }
+  });
+});
+
+/** Whether an eth_getLogs call's block range holds `block`. */
+const covers = (c: RpcCall, block: bigint) => {
+  if (c.method !== 'eth_getLogs') return false;
+  const f = c.params[0] as { fromBlock: string; toBlock: string };
+  return BigInt(f.fromBlock) <= block && block <= BigInt(f.toBlock);
+};
+
+/**
+ * Another live connection to the same devnet through `urls` (fault proxies in front of it),
+ * leading the Ethereum watcher in place of the file's own connection while a test runs.
+ */
+async function through(urls: string[], overrides: Partial<CryptoDeps['config']> = {}, logger = ctx.deps.logger) {
+  await ctx.live!.close(); // gives the lease up
+  const config = { ...ctx.deps.config, EVM_RPC_URL_ETHEREUM: urls.join(','), ...overrides };
+  const chain = (await connectLiveChain(config, ctx.deps.db, ctx.deps.clock, logger, { runsPayouts: false }))!;
+  const deps: CryptoDeps = { ...ctx.deps, config, logger, chains: { ...ctx.deps.chains, live: chain } };
+  const pass = async () => {
+    await watchChains(deps);
+    await trackTransfers(deps);
+  };
+  return { chain, deps, pass };
+}
+
+describe('live deposits through faulty and dishonest providers (a JSON-RPC fault proxy in front of the devnet)', () => {
+  let proxies: RpcProxy[] = [];
+  let chain: { close(): Promise<void> } | null = null;
+  const proxy = async () => {
+    const p = await startRpcProxy(devnet.url);
+    proxies.push(p);
+    return p;
+  };
+  afterEach(async () => {
+    await chain?.close();
+    chain = null;
+    await Promise.all(proxies.map((p) => p.stop()));
+    proxies = [];
+  });
+
+  it('finding 4: one empty eth_getLogs answer for the deposit\'s block loses nothing: the newest blocks are scanned again', async () => {
+    const p = await proxy();
+    const t = await through([p.url]);
+    chain = t.chain;
+    await t.pass();
+    const inv = await invoice(10);
+    const txHash = await devnet.transfer(devnet.payer, inv.address, '10');
+    const block = (await devnet.client.getTransactionReceipt({ hash: txHash })).blockNumber;
+    p.fault({ match: (c) => covers(c, block), action: { result: [] }, times: 1 }); // a lagging or broken answer, once
+    await t.pass();
+    expect(p.callsOf('eth_getLogs').some((c) => covers(c, block))).toBe(true);
+    await devnet.mine(REQUIRED + 5); // deeper than the confirmations and the re-scan window
+    for (let i = 0; i < 3; i++) await t.pass();
+    expect(await ctx.deps.db.transaction.count({ where: { txHash } })).toBe(1);
+    expect(await invoiceNow(inv.id)).toMatchObject({ status: 'Paid', amountReceived: 10 });
+  });
+
+  it('finding 6: a provider that caps eth_getLogs ranges does not stall catching up: the range is halved', async () => {
+    const p = await proxy();
+    p.capLogRange(10);
+    const t = await through([p.url], { EVM_MAX_BLOCK_RANGE: 50 });
+    chain = t.chain;
+    await t.pass().catch(() => undefined);
+    const inv = await invoice(6);
+    await devnet.mine(60); // the watcher falls behind
+    const txHash = await devnet.transfer(devnet.payer, inv.address, '6');
+    await devnet.mine(REQUIRED);
+    for (let i = 0; i < 3; i++) {
+      await watchChains(t.deps).catch(() => undefined);
+      await trackTransfers(t.deps);
+    }
+    expect(p.callsOf('eth_getLogs').length).toBeGreaterThan(3);
+    expect(await ctx.deps.db.transaction.count({ where: { txHash } })).toBe(1);
+    expect(await invoiceNow(inv.id)).toMatchObject({ status: 'Paid', amountReceived: 6 });
+  });
+
+  it('finding 5: a Transfer log and receipt a dishonest node makes up are never credited (the address holds no such balance)', async () => {
+    const p = await proxy();
+    const t = await through([p.url]);
+    chain = t.chain;
+    await t.pass();
+    const inv = await invoice(10);
+    const before = await balance();
+    await devnet.mine(1);
+    const head = await devnet.client.getBlockNumber();
+    const units = 10n * 10n ** BigInt(devnet.decimals);
+    const { txHash } = await p.inventTransfer({ token: devnet.token, from: devnet.payer.address, to: inv.address, units, blockNumber: head });
+    await t.pass();
+    await devnet.mine(REQUIRED + 2);
+    for (let i = 0; i < 3; i++) await t.pass();
+    expect(await devnet.balanceOf(inv.address)).toBe(0n);
+    expect((await invoiceNow(inv.id)).status).toBe('Pending');
+    expect((await balance()).available).toBe(before.available);
+    const t1 = await ctx.deps.db.transaction.findFirst({ where: { txHash } });
+    if (t1) expect(t1.status).toBe('Pending'); // seen (one provider is all there is), never confirmed
+  });
+
+  it('finding 5: with two providers, a log only one returns is never recorded, and a failing provider delays without deciding', async () => {
+    const [honest, liar] = [await proxy(), await proxy()];
+    const t = await through([honest.url, liar.url]);
+    chain = t.chain;
+    await t.pass();
+    const inv = await invoice(10);
+    await devnet.mine(1);
+    const head = await devnet.client.getBlockNumber();
+    const { txHash } = await liar.inventTransfer({ token: devnet.token, from: devnet.payer.address, to: inv.address, units: 10n * 10n ** BigInt(devnet.decimals), blockNumber: head });
+    await devnet.mine(REQUIRED + 2);
+    for (let i = 0; i < 3; i++) await t.pass();
+    expect(await ctx.deps.db.transaction.count({ where: { txHash } })).toBe(0);
+    expect((await metricsRegistry.getSingleMetricAsString('crypto_chain_rpc_disagreements_total'))).toMatch(/network="Ethereum",what="logs"\} [1-9]/);
+
+    // The liar is fixed; a real payment is then recorded only while both providers answer.
+    liar.reset();
+    honest.fault({ match: 'eth_getLogs', action: 'drop' });
+    const real = await devnet.transfer(devnet.payer, inv.address, '10');
+    await devnet.mine(REQUIRED);
+    await t.pass().catch(() => undefined);
+    expect(await ctx.deps.db.transaction.count({ where: { txHash: real } })).toBe(0);
+    honest.reset();
+    for (let i = 0; i < 3; i++) await t.pass();
+    expect(await invoiceNow(inv.id)).toMatchObject({ status: 'Paid', amountReceived: 10 });
+  });
+
+  it('finding 11: an RPC URL (its API key) shows in no log line, error or metric when its provider fails', async () => {
+    const lines: string[] = [];
+    const logger = createLogger('crypto', 'info', new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }) as never);
+    const p = await proxy();
+    const secretUrl = `${p.url}/v3/SECRET-PROVIDER-KEY-0123`;
+    const t = await through([secretUrl], {}, logger);
+    chain = t.chain;
+    p.fault({ match: 'eth_getLogs', action: { error: { code: -32000, message: 'internal error' } } });
+    p.fault({ match: 'eth_getTransactionReceipt', action: 'drop' });
+    const inv = await invoice(1);
+    await devnet.transfer(devnet.payer, inv.address, '1');
+    await devnet.mine(1);
+    const errors: string[] = [];
+    for (const run of [() => watchChains(t.deps), () => trackTransfers(t.deps)]) {
+      await run().catch((err: Error) => {
+        errors.push(`${err.message}\n${err.stack}\n${JSON.stringify(err)}`);
+        logger.error({ err }, 'periodic task failed; backing off'); // as every() logs it
+      });
+    }
+    await new Promise((r) => setTimeout(r, 300)); // the logger's buffered lines
+    const text = [...lines, ...errors, await metricsRegistry.metrics()].join('\n');
+    expect(text).toMatch(/failed|error/i);
+    expect(text).not.toMatch(/SECRET-PROVIDER-KEY/);
+    expect(text).not.toContain('/v3/');
   });
 });

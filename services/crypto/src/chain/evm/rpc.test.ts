@@ -1,5 +1,7 @@
 import { HttpRequestError } from 'viem';
 import { ConfigError } from '@pay/kit';
+import type { CryptoConfig } from '../../config';
+import { configuredEvmNetworks } from './config';
 import { parseRpcUrls, redactRpcUrl, scrubError } from './rpc';
 
 describe('RPC URLs', () => {
@@ -18,6 +20,16 @@ describe('RPC URLs', () => {
     expect(refused).not.toThrow(/secret-key/);
     expect(() => parseRpcUrls('EVM_RPC_URL_BSC', ' , ')).toThrow(/EVM_RPC_URL_BSC/);
     expect(() => parseRpcUrls('EVM_RPC_URL_BSC', 'https://a.example/k,https://a.example/k')).toThrow(/twice/);
+  });
+
+  it('a network configured with plain http:// off loopback does not start, and the message names the variable', () => {
+    const config = { EVM_RPC_URL_BSC: 'http://bsc-node.example/KEY', USDT_CONTRACT_BSC: '0x55d398326f99059fF775485246999027B3197955', DEPOSIT_XPUB: 'xpub' } as unknown as CryptoConfig;
+    expect(() => configuredEvmNetworks(config)).toThrow(/EVM_RPC_URL_BSC: URL 1 \(http:\/\/bsc-node\.example\/…\) must be https/);
+    expect(configuredEvmNetworks({ ...config, EVM_RPC_URL_BSC: 'https://a.example/1,https://b.example/2' })[0]).toMatchObject({
+      network: 'BSC',
+      rpcUrls: ['https://a.example/1', 'https://b.example/2'],
+      tokens: [{ currency: 'USDT_BEP20' }],
+    });
   });
 
   it("scrubs viem's error text (message, stack, details, url, causes) and keeps the error's class and status", () => {
