@@ -6,7 +6,7 @@ import { outboxMessage, writeOutbox } from '@pay/queue';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps, BatchDeps } from '../deps';
 import { enabledCurrencies } from '../invoices/currencies';
-import { newInvoiceRow, type Currency } from '../invoices/invoices';
+import { newInvoiceRow, providerFor, type Currency } from '../invoices/invoices';
 import { tablesIn } from '../db';
 import { batchPaidTotals, batchRecipients, countBatchInvoices, drawBatchQrCodes, existingInvoiceIds, insertInvoices, takenExternalIds } from '../invoices/store';
 import { V1_DEFAULT_VALIDITY_HOURS } from '../v1/schemas';
@@ -163,7 +163,14 @@ export const drawQrCodesOf = (deps: Pick<InvoicingDeps, 'tables'>, batchId: stri
  */
 export async function createBatch(deps: BatchDeps, owner: Owner, input: BatchInput): Promise<BatchResult> {
   const enabled = await enabledCurrencies(deps.tables, owner.merchantId);
-  const parsed = await parseBatchCsv(input.csv.toString('utf8'), input, enabled, (ids) => takenExternalIds(deps.tables, owner, ids));
+  // A row the mode's provider would refuse (a live acquirer takes rubles only) is that row's
+  // error, found here with the others, rather than a refusal of the whole batch at its first such row.
+  const provider = providerFor(deps, owner);
+  const modeTakes = provider.currencies && {
+    currencies: provider.currencies,
+    why: `${owner.isTest ? 'test' : 'live'} mode takes ${provider.currencies.join(', ')} only (the payment provider, ${provider.name}, collects no other currency)`,
+  };
+  const parsed = await parseBatchCsv(input.csv.toString('utf8'), input, enabled, (ids) => takenExternalIds(deps.tables, owner, ids), modeTakes);
   const batchId = randomUUID();
   const rows = parsed.valid.map(stored);
   const now = deps.clock.now();

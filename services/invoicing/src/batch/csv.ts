@@ -77,6 +77,8 @@ export async function parseBatchCsv(
   defaults: BatchDefaults,
   enabled: readonly Currency[],
   usedExternalIds: (ids: string[]) => Promise<Set<string>>,
+  /** The currencies the mode's payment provider takes, when it does not take them all (a live acquirer: RUB), and why. */
+  modeTakes?: { currencies: readonly string[]; why: string },
 ): Promise<ParsedBatch> {
   const parsed = Papa.parse<string[]>(text.replace(/^\uFEFF/, ''), { header: false, delimiter: ',', skipEmptyLines: false });
   const [header, ...lines] = parsed.data;
@@ -131,6 +133,7 @@ export async function parseBatchCsv(
     if (!currency) problems.push('currency is required (or give defaultCurrency)');
     else if (!(CURRENCIES as readonly string[]).includes(currency)) problems.push(`currency "${currency}" is not one of ${CURRENCIES.join(', ')}`);
     else if (!enabled.includes(currency)) problems.push(`currency ${currency} is not enabled for this merchant (enabled: ${enabled.join(', ')})`);
+    else if (modeTakes && !modeTakes.currencies.includes(currency)) problems.push(`currency ${currency} cannot be paid here: ${modeTakes.why}`);
     const description = at(cells, 'description') || null;
     if (description && description.length > MAX_DESCRIPTION) problems.push(`description is longer than ${MAX_DESCRIPTION} characters`);
     const email = at(cells, 'email') || null;

@@ -65,6 +65,8 @@ export interface PaymentProvider {
    * acquirer: card numbers never reach this service).
    */
   readonly cardEntry: 'hosted-page' | 'acquirer-page';
+  /** The currencies it takes (an acquirer's, e.g. T-Bank: RUB only); every invoice currency when absent (the sandbox). */
+  readonly currencies?: readonly string[];
   createOrder(req: OrderRequest): ProviderOrder | Promise<ProviderOrder>;
   /** Charges a card typed on the hosted page. The card lives only in this call: never stored, never logged. */
   chargeCard(order: { externalOrderId: string; amount: Money }, card: Card): Promise<ChargeResult>;

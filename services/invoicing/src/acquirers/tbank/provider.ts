@@ -41,6 +41,7 @@ export interface AcquirerState {
 export class TBankProvider implements PaymentProvider {
   readonly name = 'tbank';
   readonly cardEntry = 'acquirer-page';
+  readonly currencies = ['RUB'] as const;
 
   constructor(
     readonly client: TBankClient,
@@ -51,7 +52,7 @@ export class TBankProvider implements PaymentProvider {
   ) {}
 
   async createOrder(req: OrderRequest): Promise<ProviderOrder> {
-    if (req.currency !== 'RUB') {
+    if (!this.currencies.includes(req.currency as 'RUB')) {
       throw new ApiError('CURRENCY_NOT_ENABLED', `The payment provider (T-Bank) takes rubles only; this invoice is in ${req.currency}`, [{ field: 'currency', message: 'must be RUB' }]);
     }
     const amountKopecks = toKopecks(req.amount);
