@@ -44,7 +44,9 @@ export function startBackground(deps: CryptoDeps, lifecycle?: Lifecycle) {
   relay.start();
   const worker = startWithdrawalWorker(deps);
   const unwatch = watchWithdrawals(deps.db);
-  const tracker = every('chain-tracker', deps.config.TRACKER_INTERVAL_MS, () => trackTransfers(deps), deps.logger);
+  // One tracker loop per mode: sandbox load (any free test key) never delays live crediting.
+  const tracker = every('chain-tracker-live', deps.config.TRACKER_INTERVAL_MS, () => trackTransfers(deps, 'live'), deps.logger);
+  const testTracker = every('chain-tracker-test', deps.config.TRACKER_INTERVAL_MS, () => trackTransfers(deps, 'test'), deps.logger);
   const watcher = every('chain-watcher', deps.config.EVM_WATCH_INTERVAL_MS, () => watchChains(deps), deps.logger);
   const reconciler = every(
     'withdrawal-reconciler',
@@ -54,11 +56,11 @@ export function startBackground(deps: CryptoDeps, lifecycle?: Lifecycle) {
   );
   const cleaner = every('housekeeping', HOUSEKEEPING_INTERVAL_MS, () => housekeeping(deps), deps.logger);
   const stop = async () => {
-    await Promise.all([tracker.stop(), watcher.stop(), reconciler.stop(), cleaner.stop()]);
+    await Promise.all([tracker.stop(), testTracker.stop(), watcher.stop(), reconciler.stop(), cleaner.stop()]);
     await worker.close();
     unwatch();
     await relay.stop();
   };
   lifecycle?.onShutdown('background', stop);
-  return { relay, worker, tracker, watcher, reconciler, stop };
+  return { relay, worker, tracker, testTracker, watcher, reconciler, stop };
 }

@@ -8,9 +8,14 @@ import { chainFor } from '../chain/chain';
 /** Older transfers first; the rest wait for the next pass. */
 const BATCH = 500;
 
+/** Which mode's transfers a tracker pass follows: each has its own loop, so sandbox load never delays live crediting. */
+export type TrackedMode = 'live' | 'test';
+
 /**
- * One pass over the chain's news: every Pending incoming transfer is asked about, then
- * invoices whose time ran out are closed.
+ * One pass over the chain's news: every Pending incoming transfer of the mode (both modes
+ * unless told, each with its own batch) is asked about, then invoices whose time ran out are
+ * closed. The background runs one loop per mode: test-mode transfers (any free test key can
+ * make hundreds) never stand in front of live ones, in a batch or in time.
  *
  * The chain is asked outside any database transaction, and each change is applied in a
  * transaction of its own: a slow or failing chain call holds no lock, one bad transfer does
@@ -19,12 +24,21 @@ const BATCH = 500;
  * instances can run trackers side by side: a transfer is applied only by the one that finds
  * it still as it read it.
  */
-export async function trackTransfers(deps: CryptoDeps): Promise<{ updated: number; expired: number }> {
-  const pending = await pendingTransfers(deps, BATCH);
+export async function trackTransfers(deps: CryptoDeps, mode?: TrackedMode): Promise<{ updated: number; expired: number }> {
+  const modes: TrackedMode[] = mode ? [mode] : ['live', 'test'];
+  const counts = await Promise.all(modes.map((m) => trackMode(deps, m === 'test')));
+  const updated = counts.reduce((a, b) => a + b, 0);
+  if (updated > 0) deps.kickOutbox();
+  const expired = await expireDueInvoices(deps);
+  return { updated, expired };
+}
+
+async function trackMode(deps: CryptoDeps, isTest: boolean): Promise<number> {
+  const chain = chainFor(deps.chains, isTest);
+  if (!chain) return 0;
+  const pending = await pendingTransfers(deps, isTest, BATCH);
   let updated = 0;
   for (const t of pending) {
-    const chain = chainFor(deps.chains, t.isTest);
-    if (!chain) continue;
     try {
       const state = await chain.transferState(refOf(t));
       if (state.state === 'pending' && state.confirmations === t.confirmations) continue;
@@ -33,9 +47,7 @@ export async function trackTransfers(deps: CryptoDeps): Promise<{ updated: numbe
       deps.logger.error({ err, transactionId: t.id }, 'could not follow an incoming transfer; next pass retries');
     }
   }
-  if (updated > 0) deps.kickOutbox();
-  const expired = await expireDueInvoices(deps);
-  return { updated, expired };
+  return updated;
 }
 
 function refOf(t: Transaction) {

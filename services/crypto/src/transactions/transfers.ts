@@ -169,9 +169,9 @@ export async function applyTransferState(deps: CryptoDeps, tx: Tx, t: Transactio
   return true;
 }
 
-/** Pending transfers, oldest first: what the tracker asks the chain about. */
-export function pendingTransfers(deps: CryptoDeps, limit: number): Promise<Transaction[]> {
-  return deps.db.transaction.findMany({ where: { status: 'Pending' }, orderBy: { createdAt: 'asc' }, take: limit });
+/** Pending transfers of one mode, oldest first: what the tracker asks the chain about. */
+export function pendingTransfers(deps: CryptoDeps, isTest: boolean, limit: number): Promise<Transaction[]> {
+  return deps.db.transaction.findMany({ where: { status: 'Pending', isTest }, orderBy: { createdAt: 'asc' }, take: limit });
 }
 
 /**

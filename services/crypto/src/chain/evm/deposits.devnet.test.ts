@@ -6,7 +6,7 @@ import { eventsOf } from '@pay/webhooks';
 import { eventually, startRpcProxy, type RpcCall, type RpcProxy } from '@pay/testing';
 import { createLogger, metricsRegistry } from '@pay/kit';
 import { Writable } from 'node:stream';
-import { registerMerchant, startCryptoApp, type CryptoTestApp, type TestMerchant } from '../../../test/test-support';
+import { registerMerchant, startCryptoApp, testKeyFor, type CryptoTestApp, type TestMerchant } from '../../../test/test-support';
 import { trackTransfers } from '../../transactions/tracker';
 import { watchChains } from '../../background';
 import { recordFoundTransfers } from '../../transactions/transfers';
@@ -54,6 +54,8 @@ const invoice = async (amount: number, currency = 'USDT_ERC20') => {
   expect(res.status).toBe(201);
   return res.body.data as { id: string; address: Address; status: string };
 };
+let testMerchant: TestMerchant | undefined;
+const testKey = async () => (testMerchant ??= await testKeyFor(ctx.app, m));
 const invoiceNow = async (id: string) => (await request(ctx.app).get(`/api/v1/invoices/${id}`).set('X-Api-Key', m.apiKey)).body.data;
 const balance = async (currency = 'USDT_ERC20') => {
   const b = (await request(ctx.app).get('/api/v1/withdrawals/balance').set('X-Api-Key', m.apiKey)).body.data;
@@ -120,6 +122,30 @@ describe('live USDT on an EVM devnet: deposits', () => {
     expect(await ctx.deps.db.transaction.findFirstOrThrow({ where: { txHash: usdc } })).toMatchObject({ currency: 'USDC_ERC20', status: 'Confirmed' });
     expect(await invoiceNow(inv.id)).toMatchObject({ status: 'Paid', amountReceived: 8 });
     expect((await balance('USDC_ERC20')).available).toBeCloseTo(before.available + 7.92, 6);
+  });
+
+  it('finding 10: live crediting never waits behind test mode: 600 older sandbox transfers leave a live deposit credited in one pass', async () => {
+    const testInvoice = (await request(ctx.app).post('/api/v1/invoices').set('X-Api-Key', (await testKey()).apiKey).send({ amount: 1, currency: 'USDT_ERC20' })).body.data;
+    const inv = await invoice(3);
+    await devnet.transfer(devnet.payer, inv.address, '3');
+    await devnet.mine(REQUIRED);
+    // Sandbox load, older than the live deposit. Just older: the test files beside this one share
+    // the database, and their own test-mode transfers must not wait behind these for long.
+    const older = new Date(Date.now() - 1000);
+    await ctx.deps.db.transaction.createMany({
+      data: Array.from({ length: 600 }, () => ({
+        invoiceId: testInvoice.id, merchantId: m.merchantId, isTest: true, txHash: `0x${randomBytes(32).toString('hex')}`, fromAddress: devnet.payer.address,
+        toAddress: testInvoice.address, amount: '0.01', currency: 'USDT_ERC20' as const, network: 'Ethereum' as const,
+        requiredConfirmations: 1_000_000, createdAt: older, // sandbox: far from confirmed
+      })),
+    });
+    try {
+      await watchChains(ctx.deps);
+      await trackTransfers(ctx.deps, 'live'); // one pass of the background's live tracker (before the fix: the one tracker of both modes)
+      expect(await invoiceNow(inv.id)).toMatchObject({ status: 'Paid', amountReceived: 3 });
+    } finally {
+      await ctx.deps.db.transaction.deleteMany({ where: { invoiceId: testInvoice.id } });
+    }
   });
 
   it('a partial payment, then the rest: PartiallyPaid, then Paid', async () => {
