@@ -37,6 +37,7 @@ const cryptoEnv = (config: BenchConfig, extra: Record<string, string>) => ({
   SANDBOX_BLOCK_MS: '5',
   TRACKER_INTERVAL_MS: '20',
   WITHDRAWAL_DAILY_LIMIT: '999999999',
+  WITHDRAWALS_PER_HOUR: '1000000000', // thousands a minute from one merchant
   RATE_LIMIT_PER_SECOND: '100000', // measure the service, not the limiter
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000', // 20 registrations per run; back-to-back runs must not hit it
   QUEUE_PREFIX: `bench-${Date.now()}`,

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { baseConfigProperties, ConfigError, loadConfig, publicUrlOf } from '@pay/kit';
+import { DEFAULT_LIVE_MINIMUMS, parseMinimums } from './withdrawals/minimums';
 
 const Count = (def: number, description: string) => Type.Integer({ minimum: 1, maximum: 1000, default: def, description });
 const Millis = (def: number, description: string) => Type.Integer({ minimum: 1, maximum: 3_600_000, default: def, description });
@@ -9,7 +10,12 @@ export const CryptoConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3002 }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'crypto_base_url as merchants see it; default http://HOST:PORT' })),
   INVOICE_DEFAULT_TTL_MINUTES: Type.Integer({ minimum: 1, maximum: 10080, default: 60, description: 'crypto invoice validity when expiresInMinutes is omitted' }),
-  WITHDRAWAL_MIN_AMOUNT: Type.String({ pattern: '^[0-9]+(\\.[0-9]{1,6})?$', default: '1', description: 'smallest withdrawal, per currency unit' }),
+  WITHDRAWAL_MIN_AMOUNT: Type.String({ pattern: '^[0-9]+(\\.[0-9]{1,6})?$', default: '1', description: 'smallest test-mode withdrawal (live: WITHDRAWAL_MINIMUMS)' }),
+  WITHDRAWAL_MINIMUMS: Type.String({
+    default: DEFAULT_LIVE_MINIMUMS,
+    description: 'smallest live withdrawal per currency, CURRENCY=amount comma-separated over the defaults; sized so 1% pays the gas at PAYOUT_MAX_FEE_GWEI_*',
+  }),
+  WITHDRAWALS_PER_HOUR: Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 100, description: 'withdrawals one merchant may create per hour, in each mode' }),
   WITHDRAWAL_DAILY_LIMIT: Type.String({ pattern: '^[0-9]+(\\.[0-9]{1,6})?$', default: '10000', description: 'rolling 24 h sum per merchant and currency' }),
   CONFIRMATIONS_TRON: Count(19, 'confirmations required on Tron'),
   CONFIRMATIONS_ETHEREUM: Count(12, 'confirmations required on Ethereum'),
@@ -48,5 +54,11 @@ export function loadCryptoConfig(env: NodeJS.ProcessEnv = process.env) {
   if (!config.SERVE_API && !config.RUN_WORKERS) {
     throw new ConfigError(['SERVE_API=false with RUN_WORKERS=false leaves this process nothing to do: set one of them to true']);
   }
-  return { ...config, PUBLIC_URL: publicUrlOf(config) };
+  let minimums;
+  try {
+    minimums = parseMinimums(config.WITHDRAWAL_MINIMUMS);
+  } catch (err) {
+    throw new ConfigError([(err as Error).message]);
+  }
+  return { ...config, PUBLIC_URL: publicUrlOf(config), liveWithdrawalMinimums: minimums };
 }

@@ -39,6 +39,14 @@ export function isEvmAddress(address: string): boolean {
   return toChecksumAddress(address) === address;
 }
 
+/**
+ * The one spelling of a valid address the platform stores its own in (deposit addresses, hot
+ * wallets): EIP-55 on EVM networks, where case carries no meaning; Tron's Base58 as it is.
+ */
+export function canonicalAddress(network: Network, address: string): string {
+  return network === 'Tron' ? address : toChecksumAddress(address);
+}
+
 export function isValidAddress(network: Network, address: string): boolean {
   return network === 'Tron' ? isTronAddress(address) : isEvmAddress(address);
 }

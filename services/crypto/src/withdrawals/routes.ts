@@ -59,14 +59,16 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
     summary: 'Withdraw to an external wallet',
     description:
       'The fee is 1% of `amount`, rounded half-up to 6 places; `netAmount = amount - fee` is sent. The amount is held from ' +
-      '`available` at once and returned if the withdrawal fails. Minimum 1; at most 10,000 per currency in any 24 hours (configurable). ' +
+      '`available` at once and returned if the withdrawal fails. Minimum (VALIDATION_ERROR below it, the minimum in the message): live 100 on Ethereum ' +
+      'and 10 on BSC, so the fee pays the gas; test mode 1. At most 10,000 per currency in any 24 hours, and 100 withdrawals an hour ' +
+      '(WITHDRAWAL_LIMIT_EXCEEDED; all configurable). A platform address (any deposit address or hot wallet) is refused (INVALID_ADDRESS). ' +
       'Sandbox: a withdrawal to the network’s zero address is sent but fails on chain.',
     tags,
     auth: 'signed',
     idempotent: true,
     body: CreateWithdrawalBody,
     response: { status: 201, schema: DataBody(CreatedWithdrawal, { message: true }) },
-    errors: ['INVALID_ADDRESS', 'INSUFFICIENT_BALANCE', 'WITHDRAWAL_LIMIT_EXCEEDED', 'AMOUNT_TOO_SMALL', 'CURRENCY_NOT_ENABLED'],
+    errors: ['INVALID_ADDRESS', 'INSUFFICIENT_BALANCE', 'WITHDRAWAL_LIMIT_EXCEEDED', 'CURRENCY_NOT_ENABLED'],
     handler: async ({ auth, body, req }) => {
       // Kept on the withdrawal too: the stored answer of Idempotency-Key lives apart from it
       // and a crash between the two must not let a retry withdraw twice.

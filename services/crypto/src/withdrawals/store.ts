@@ -8,18 +8,19 @@ import type { CreatedWithdrawalRecord } from './views';
 /**
  * The one owner of `crypto.withdrawals` and `crypto.withdrawal_volume`: every statement on
  * them is here. Creating one is a single call of `create_withdrawal` (its migrations:
- * withdrawal_in_one_statement, withdrawal_returns_row, withdrawal_volume_by_minute), which
- * also writes the hold and the outbox job.
+ * withdrawal_in_one_statement, withdrawal_returns_row, withdrawal_volume_by_minute,
+ * withdrawal_refusals), which also writes the hold and the outbox job.
  */
 
 type Tx = Prisma.TransactionClient;
 
-/** The row `create_withdrawal` returns (its RETURNS TABLE, migration withdrawal_volume_by_minute). */
+/** The row `create_withdrawal` returns (its RETURNS TABLE, migration withdrawal_refusals). */
 interface CreateWithdrawalRow {
-  outcome: 'created' | 'existing' | 'limit_exceeded' | 'insufficient_balance';
+  outcome: 'created' | 'existing' | 'own_address' | 'count_exceeded' | 'limit_exceeded' | 'insufficient_balance';
   withdrawal_id: string;
   withdrawn: string;
   available: string;
+  counted: number;
   withdrawal_number: string;
   to_address: string;
   amount: string;
@@ -44,6 +45,10 @@ export interface NewWithdrawal {
   network: Network;
   createdAt: Date;
   dailyLimit: string;
+  /** Withdrawals the merchant may create per hour in this mode. */
+  hourlyCount: number;
+  /** The recipient as the platform spells its own addresses (canonicalAddress): one of them is refused. */
+  ownAddress: string;
   idempotencyKey: string | null;
   jobQueue: string;
   /** The outbox job's payload, as JSON text. */
@@ -52,22 +57,26 @@ export interface NewWithdrawal {
 
 export type CreateOutcome =
   | ({ outcome: 'created' | 'existing' } & CreatedWithdrawalRecord)
+  | { outcome: 'own_address' }
+  | { outcome: 'count_exceeded'; counted: number }
   | { outcome: 'limit_exceeded'; withdrawn: string }
   | { outcome: 'insufficient_balance'; available: string };
 
-// The hot path: one prepared statement on the pool, checks, hold, withdrawal, outbox job, and the row back.
+// The hot path: one prepared statement on the pool, checks (own address, hourly count, daily
+// limit, funds), hold, withdrawal, outbox job, and the row back.
 const CREATE = prepared((db: CryptoTables, p: NewWithdrawal) =>
   db
     .selectFrom(
       sql<CreateWithdrawalRow>`create_withdrawal(${p.id}, ${p.merchantId}, ${p.isTest}, ${p.withdrawalNumber}, ${p.toAddress}, ${p.amount}, ${p.fee},
         ${p.netAmount}, ${p.currency}::"Currency", ${p.network}::"Network", ${p.createdAt}, ${p.dailyLimit}, ${p.idempotencyKey},
-        ${p.jobQueue}, ${p.jobPayload}::jsonb)`.as('w'),
+        ${p.jobQueue}, ${p.jobPayload}::jsonb, ${p.ownAddress}, ${p.hourlyCount}::int)`.as('w'),
     )
     .select([
       'w.outcome',
       'w.withdrawal_id as id',
       'w.withdrawn',
       'w.available',
+      'w.counted',
       'w.withdrawal_number as withdrawalNumber',
       'w.to_address as toAddress',
       'w.amount',

@@ -110,10 +110,66 @@ describe('POST /api/v1/withdrawals', () => {
     expect((await withdraw(n, { toAddress: TRON, amount: 200, currency: 'USDT_TRC20' })).status).toBe(201);
   });
 
-  it('refuses below the minimum: AMOUNT_TOO_SMALL (422)', async () => {
+  it('refuses below the test-mode minimum of 1: VALIDATION_ERROR (400) naming the minimum, nothing held', async () => {
+    const before = (await balanceOf(m, 'USDT_TRC20')).available;
     const res = await withdraw(m, { toAddress: TRON, amount: 0.5, currency: 'USDT_TRC20' });
-    expect(res.status).toBe(422);
-    expect(res.body.error.code).toBe('AMOUNT_TOO_SMALL');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: 'The minimum test-mode withdrawal of USDT_TRC20 is 1',
+      details: [{ field: 'amount', message: 'must be at least 1' }],
+    });
+    expect((await balanceOf(m, 'USDT_TRC20')).available).toBe(before);
+  });
+
+  describe('a withdrawal to one of the platform’s own addresses', () => {
+    /** An address this platform gave an invoice: another merchant's, in the other network of the same key space too. */
+    const depositAddress = async (currency: string) => {
+      const other = await testMerchant(ctx.app);
+      const inv = await request(ctx.app).post('/api/v1/invoices').set('X-Api-Key', other.apiKey).send({ amount: 10, currency });
+      expect(inv.status).toBe(201);
+      return inv.body.data.address as string;
+    };
+    const expectRefused = (res: { status: number; body: any }) => {
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'INVALID_ADDRESS', message: expect.stringMatching(/one of this platform's own addresses/) });
+      expect(res.body.error.details).toEqual([{ field: 'toAddress', message: 'must not be an address of this platform' }]);
+    };
+
+    it('is refused with INVALID_ADDRESS (400) in any spelling, and nothing is held or written', async () => {
+      const n = await testMerchant(ctx.app);
+      await fund(ctx, n, 'USDT_ERC20', 100);
+      await fund(ctx, n, 'USDT_TRC20', 100);
+      const evm = await depositAddress('USDC_BEP20');
+      const tron = await depositAddress('USDT_TRC20');
+      for (const [toAddress, currency] of [[evm, 'USDT_ERC20'], [evm.toLowerCase(), 'USDT_ERC20'], [`0x${evm.slice(2).toUpperCase()}`, 'USDT_ERC20'], [tron, 'USDT_TRC20']]) {
+        expectRefused(await withdraw(n, { toAddress, amount: 10, currency }));
+      }
+      expect((await balanceOf(n, 'USDT_ERC20')).available).toBe(99);
+      expect((await balanceOf(n, 'USDT_TRC20')).available).toBe(99);
+      expect(await ctx.deps.db.withdrawal.count({ where: { merchantId: n.merchantId } })).toBe(0);
+    });
+
+    it('is refused under concurrency too: 30 racing requests, the platform’s ones refused, the others made, the balance exact', async () => {
+      const n = await testMerchant(ctx.app);
+      await fund(ctx, n, 'USDT_ERC20', 1000); // 990 available
+      const own = await Promise.all(Array.from({ length: 5 }, () => depositAddress('USDT_ERC20')));
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => {
+          const toAddress = i % 2 === 0 ? own[i % own.length]! : `0x${randomUUID().replace(/-/g, '').padEnd(40, '0')}`;
+          return withdraw(n, { toAddress: i % 4 === 0 ? toAddress.toLowerCase() : toAddress, amount: 10 + i, currency: 'USDT_ERC20' });
+        }),
+      );
+      const made = results.filter((_, i) => i % 2 === 1);
+      for (const r of results.filter((_, i) => i % 2 === 0)) expectRefused(r);
+      for (const r of made) expect(r.status).toBe(201);
+      const sent = Array.from({ length: 30 }, (_, i) => (i % 2 === 1 ? 10 + i : 0)).reduce((a, b) => a + b, 0);
+      expect((await balanceOf(n, 'USDT_ERC20')).available).toBe(990 - sent);
+      const withdrawn = await ctx.deps.db.withdrawal.findMany({ where: { merchantId: n.merchantId }, select: { toAddress: true } });
+      expect(withdrawn).toHaveLength(15);
+      const ownLower = new Set(own.map((a) => a.toLowerCase()));
+      expect(withdrawn.filter((w) => ownLower.has(w.toAddress.toLowerCase()))).toEqual([]);
+    });
   });
 
   it.each([

@@ -9,7 +9,7 @@ import type { CryptoDeps } from '../deps';
 import { currencyInfo } from '../currencies';
 import { Money, money, parseAmount, withdrawalFee } from '../money';
 import type { Owner } from '@pay/auth';
-import { addressProblem } from '../chain/addresses';
+import { addressProblem, canonicalAddress } from '../chain/addresses';
 import { requireChain, requirePayouts } from '../chain/chain';
 
 export interface CreateWithdrawalInput {
@@ -45,9 +45,9 @@ export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: Cr
     throw new ApiError('INVALID_ADDRESS', `toAddress is not a valid ${network} address: ${problem}`, [{ field: 'toAddress', message: problem }]);
   }
   const amount = parseAmount(input.amount);
-  const minimum = money(deps.config.WITHDRAWAL_MIN_AMOUNT);
+  const minimum = minimumOf(deps, owner.isTest, input.currency);
   if (amount.lt(minimum)) {
-    throw new ApiError('AMOUNT_TOO_SMALL', `The minimum withdrawal is ${minimum.toString()} ${input.currency}`, [
+    throw new ApiError('VALIDATION_ERROR', `The minimum ${owner.isTest ? 'test-mode' : 'live'} withdrawal of ${input.currency} is ${minimum.toString()}`, [
       { field: 'amount', message: `must be at least ${minimum.toString()}` },
     ]);
   }
@@ -75,6 +75,8 @@ export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: Cr
         network,
         createdAt: now,
         dailyLimit: limit.toFixed(),
+        hourlyCount: deps.config.WITHDRAWALS_PER_HOUR,
+        ownAddress: canonicalAddress(network, input.toAddress),
         idempotencyKey: opts.idempotencyKey ?? null,
         jobQueue: job.queue,
         jobPayload: JSON.stringify(job.payload),
@@ -86,6 +88,15 @@ export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: Cr
     }
   }
   switch (r.outcome) {
+    case 'own_address':
+      throw new ApiError('INVALID_ADDRESS', `toAddress ${input.toAddress} is one of this platform's own addresses (a deposit address or hot wallet): withdraw to a wallet of yours`, [
+        { field: 'toAddress', message: 'must not be an address of this platform' },
+      ]);
+    case 'count_exceeded':
+      throw new ApiError(
+        'WITHDRAWAL_LIMIT_EXCEEDED',
+        `At most ${deps.config.WITHDRAWALS_PER_HOUR} withdrawals can be made per hour; ${r.counted} were made in the last hour: try again later`,
+      );
     case 'limit_exceeded': {
       const left = Money.max(0, limit.sub(money(r.withdrawn)));
       throw new ApiError(
@@ -117,4 +128,9 @@ export async function getWithdrawal(deps: CryptoDeps, owner: Owner, id: string):
 
 export function listWithdrawals(deps: CryptoDeps, owner: Owner, q: { page: number; pageSize: number; status?: WithdrawalStatus }) {
   return withdrawalsOf(deps.db, owner, q);
+}
+
+/** Live minimums cover the payout's gas (WITHDRAWAL_MINIMUMS); test mode pays none (WITHDRAWAL_MIN_AMOUNT). */
+function minimumOf(deps: CryptoDeps, isTest: boolean, currency: Currency): Money {
+  return (isTest ? undefined : deps.config.liveWithdrawalMinimums.get(currency)) ?? money(deps.config.WITHDRAWAL_MIN_AMOUNT);
 }

@@ -26,6 +26,8 @@ beforeAll(async () => {
       DEPOSIT_XPUB: devnet.xpub,
       CONFIRMATIONS_BSC: String(REQUIRED),
       PAYOUT_STUCK_AFTER_MS: '1',
+      // Below the default (10): the amounts here are small. Not 1, so the live minimum shows apart from test mode's.
+      WITHDRAWAL_MINIMUMS: 'USDT_BEP20=0.9',
     },
     live: { runsPayouts: true, payoutKey: devnet.hotWalletKey },
   });
@@ -181,6 +183,17 @@ describe('live USDT on an EVM devnet: payouts', () => {
     const to = recipient();
     expect((await settle(await withdraw(to, 1))).status).toBe('Completed');
     expect(await devnet.balanceOf(to)).toBe(parseUnits('0.99', 18));
+  });
+
+  it('refuses a live withdrawal below the live minimum (WITHDRAWAL_MINIMUMS) and one to the hot wallet itself', async () => {
+    const before = await available();
+    const small = await signedRequest(ctx.app, m, 'post', '/api/v1/withdrawals', { toAddress: recipient(), amount: 0.8, currency: 'USDT_BEP20' });
+    expect(small.status).toBe(400);
+    expect(small.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'The minimum live withdrawal of USDT_BEP20 is 0.9' });
+    const own = await signedRequest(ctx.app, m, 'post', '/api/v1/withdrawals', { toAddress: devnet.hotWallet.address.toLowerCase(), amount: 5, currency: 'USDT_BEP20' });
+    expect(own.status).toBe(400);
+    expect(own.body.error.code).toBe('INVALID_ADDRESS');
+    expect(await available()).toBe(before);
   });
 
   it('without PAYOUT_PRIVATE_KEY, live withdrawals are refused up front with a clear error', async () => {
