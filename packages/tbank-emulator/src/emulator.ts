@@ -22,6 +22,8 @@ export interface EmulatedPayment {
   /** How the payer paid: set when paid. */
   method: 'sbp' | 'card' | null;
   sbpPaymentId: string | null;
+  /** The payer's bank, once paid (GetState's `Params` name it; see the README). */
+  payerBank: string | null;
   createdAt: Date;
   /** Cancel answers by ExternalRequestId: a repeated request gets the state, not a second refund (cards only, as documented). */
   cancels: Map<string, Record<string, unknown>>;
@@ -64,6 +66,10 @@ interface Faults {
   muteNotifications: boolean;
   /** Methods whose next call is processed and then not answered until `releaseHeld()` (the caller can be killed meanwhile). */
   holdAnswer: Set<string>;
+  /** Methods whose next call never reaches the acquirer: not processed, its connection cut (a request lost on the way). */
+  dropRequest: Set<string>;
+  /** While true, notifications are kept back (a notification late on the way) until `releaseNotifications()`. */
+  holdNotifications: boolean;
 }
 
 type Answer = Record<string, unknown>;
@@ -78,7 +84,9 @@ export class TBankEmulator {
   readonly notifications: SentNotification[] = [];
   /** Every API call that passed the Token check, in order: method and PaymentId (or OrderId). */
   readonly calls: { method: string; id: string }[] = [];
-  readonly faults: Faults = { down: false, dropAnswer: new Set(), muteNotifications: false, holdAnswer: new Set() };
+  readonly faults: Faults = { down: false, dropAnswer: new Set(), muteNotifications: false, holdAnswer: new Set(), dropRequest: new Set(), holdNotifications: false };
+  /** Notifications kept back by faults.holdNotifications, in the order they were made. */
+  private readonly heldNotifications: (() => void)[] = [];
   /** Answers processed and held back (faults.holdAnswer). */
   readonly held: (() => void)[] = [];
   private server: Server | null = null;
@@ -130,6 +138,7 @@ export class TBankEmulator {
       throw new Error(`payment ${paymentId} is past its RedirectDueDate`);
     }
     p.method = how.method;
+    p.payerBank = how.payerBank ?? null;
     if (how.method === 'sbp') p.sbpPaymentId = `A${randomBytes(16).toString('hex').toUpperCase().slice(0, 31)}`;
     // A payer's bank that sent another amount than asked: reported as it was paid.
     if (how.amount !== undefined) p.remaining = how.amount;
@@ -143,6 +152,27 @@ export class TBankEmulator {
     if (p.status !== 'NEW' && p.status !== 'FORM_SHOWED') throw new Error(`payment ${paymentId} is ${p.status}: it cannot be rejected`);
     this.move(p, 'REJECTED');
     return p;
+  }
+
+  /**
+   * The merchant refunds in T-Bank's own account (not through this API): the payment moves to
+   * PARTIAL_REFUNDED or REFUNDED, and its notification is sent like any other.
+   */
+  refundAtAcquirer(paymentId: string, amount?: number): EmulatedPayment {
+    const p = this.mustFind(paymentId);
+    if (p.status !== 'CONFIRMED' && p.status !== 'PARTIAL_REFUNDED') throw new Error(`payment ${paymentId} is ${p.status}: it cannot be refunded`);
+    const kopecks = amount ?? p.remaining;
+    if (!Number.isInteger(kopecks) || kopecks <= 0 || kopecks > p.remaining) throw new Error(`refund of ${kopecks} kopecks: ${p.remaining} left`);
+    p.remaining -= kopecks;
+    p.lastRefund = kopecks;
+    this.move(p, p.remaining === 0 ? 'REFUNDED' : 'PARTIAL_REFUNDED');
+    return p;
+  }
+
+  /** Sends the notifications kept back by faults.holdNotifications (and stops keeping them). */
+  releaseNotifications(): void {
+    this.faults.holdNotifications = false;
+    for (const send of this.heldNotifications.splice(0)) send();
   }
 
   /** Sends the payment's current status again, as a duplicate notification would arrive. */
@@ -180,6 +210,11 @@ export class TBankEmulator {
     const password = this.opts.terminals[terminal];
     if (password === undefined) return json(res, failure('501', 'Терминал не найден', `TerminalKey ${terminal}`));
     if (!tokenMatches(body, password)) return json(res, failure('204', 'Неверный токен. Проверьте пару TerminalKey/SecretKey', ''));
+    if (this.faults.dropRequest.delete(method)) {
+      // Lost on the way: the acquirer never sees it, and the caller gets no answer.
+      req.socket.destroy();
+      return;
+    }
     this.calls.push({ method, id: String(body.PaymentId ?? body.OrderId ?? '') });
     const handler = this.methods[method];
     const answer = handler ? handler(body, terminal) : failure('9999', 'Метод не найден', method);
@@ -233,6 +268,7 @@ export class TBankEmulator {
         data,
         method: null,
         sbpPaymentId: null,
+        payerBank: null,
         createdAt: now,
         cancels: new Map(),
         lastRefund: null,
@@ -263,7 +299,9 @@ export class TBankEmulator {
       if (!p) return failure('255', 'Платеж не найден', `PaymentId ${String(b.PaymentId)}`);
       this.expireIfDue(p);
       const params = p.method ? [{ Key: 'Source', Value: p.method === 'sbp' ? 'qrsbp' : 'cards' }] : [];
-      return { Success: true, ErrorCode: '0', Status: p.status, PaymentId: p.paymentId, OrderId: p.orderId, Amount: p.amount, Params: params };
+      if (p.payerBank) params.push({ Key: 'BankName', Value: p.payerBank });
+      // Amount: what the payment holds now (paid, less refunds); see the README.
+      return { Success: true, ErrorCode: '0', Status: p.status, PaymentId: p.paymentId, OrderId: p.orderId, Amount: p.remaining, Params: params };
     },
 
     GetQrState: (b, terminal) => {
@@ -318,7 +356,7 @@ export class TBankEmulator {
   /** Test and developer controls: what the payer's bank would do, and faults. */
   private control(url: URL, method: string, raw: string, res: ServerResponse): void {
     const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
-    const m = /^\/control\/payments\/(\d+)\/(pay|reject|renotify)$/.exec(url.pathname);
+    const m = /^\/control\/payments\/(\d+)\/(pay|reject|renotify|refund)$/.exec(url.pathname);
     if (m && method === 'POST') {
       const [, id, action] = m;
       try {
@@ -327,6 +365,7 @@ export class TBankEmulator {
           return json(res, view(this.pay(id!, how)));
         }
         if (action === 'reject') return json(res, view(this.reject(id!)));
+        if (action === 'refund') return json(res, view(this.refundAtAcquirer(id!, typeof body.amount === 'number' ? body.amount : undefined)));
         this.renotify(id!);
         return json(res, { ok: true });
       } catch (err) {
@@ -341,7 +380,16 @@ export class TBankEmulator {
       if (typeof body.down === 'boolean') this.faults.down = body.down;
       if (typeof body.muteNotifications === 'boolean') this.faults.muteNotifications = body.muteNotifications;
       if (typeof body.dropAnswer === 'string') this.faults.dropAnswer.add(body.dropAnswer);
-      return json(res, { down: this.faults.down, muteNotifications: this.faults.muteNotifications, dropAnswer: [...this.faults.dropAnswer] });
+      if (typeof body.dropRequest === 'string') this.faults.dropRequest.add(body.dropRequest);
+      if (body.holdNotifications === true) this.faults.holdNotifications = true;
+      if (body.holdNotifications === false) this.releaseNotifications();
+      return json(res, {
+        down: this.faults.down,
+        muteNotifications: this.faults.muteNotifications,
+        holdNotifications: this.faults.holdNotifications,
+        dropAnswer: [...this.faults.dropAnswer],
+        dropRequest: [...this.faults.dropRequest],
+      });
     }
     send(res, 404, 'text/plain', 'no such control');
   }
@@ -416,7 +464,9 @@ export class TBankEmulator {
     const body = { ...fields, Token: acquirerToken(fields, password), ...(Object.keys(data).length ? { Data: data } : {}) };
     const record: SentNotification = { paymentId: p.paymentId, status: p.status, body, attempts: [], delivered: false };
     this.notifications.push(record);
-    void this.deliver(p.notificationUrl, record, 0);
+    const url = p.notificationUrl;
+    if (this.faults.holdNotifications) this.heldNotifications.push(() => void this.deliver(url, record, 0));
+    else void this.deliver(url, record, 0);
   }
 
   private async deliver(url: string, record: SentNotification, attempt: number): Promise<void> {
@@ -456,6 +506,7 @@ function view(p: EmulatedPayment) {
     status: p.status,
     method: p.method,
     sbpPaymentId: p.sbpPaymentId,
+    payerBank: p.payerBank,
     redirectDueDate: p.redirectDueDate.toISOString(),
     data: p.data,
     description: p.description,

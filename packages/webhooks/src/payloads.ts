@@ -10,6 +10,8 @@ export const INVOICING_EVENT_KINDS = [
   'invoice.expired',
   'invoice.cancelled',
   'invoice.refunded',
+  'invoice.payment_failed',
+  'invoice.payment_review',
   'kyc.passed',
   'kyc.rejected',
   'kyc.manual_review',
@@ -50,7 +52,7 @@ export const INVOICE_CURRENCIES = ['USD', 'EUR', 'RUB', 'KZT'] as const;
  * kind added later carries the same fields (`currency`, `livemode`, `paymentMethod`,
  * `payerBank`, `refundedAmount`) as the others.
  */
-export function invoiceObject(status: string) {
+export function invoiceObject(status: string | readonly string[]) {
   return Type.Object(
     {
       id: Uuid,
@@ -58,7 +60,7 @@ export function invoiceObject(status: string) {
       amount: { ...Amount, description: 'In `currency`, in its main unit, not in minor units (kopecks, cents), as every amount of the API' },
       currency: StringEnum(INVOICE_CURRENCIES, { description: 'The invoice’s currency: `RUB` for v2 invoices; a v1 or batch invoice’s own' }),
       livemode: Livemode,
-      status: Type.Literal(status),
+      status: typeof status === 'string' ? Type.Literal(status) : StringEnum(status),
       paymentMethod: StringEnum(['sbp', 'card'] as const, { description: 'How the invoice was paid once it is; before that, the method it was created for' }),
       payerBank: { ...Nullable(Type.String()), description: 'The payer’s bank, once the payment reports it (SBP); null until then' },
       refundedAmount: { ...Amount, description: 'Refunded so far, in `currency` (0 when nothing was)' },
@@ -99,6 +101,39 @@ const SettledRefund = Type.Object(
   { additionalProperties: false, description: 'The refund record (as the refunds API answers it) of this refund' },
 );
 
+/**
+ * A payment review (the invoice's `review`, and `invoice.payment_review`): money taken, or
+ * claimed by a receipt, that the invoice did not simply take; the merchant accepts or refunds it.
+ */
+export const PaymentReviewObject = Type.Object(
+  {
+    id: Uuid,
+    reason: StringEnum(['amount_mismatch', 'paid_after_expiry', 'paid_after_cancel', 'duplicate_payment', 'receipt_only', 'invoice_refused'] as const, {
+      description:
+        'amount_mismatch: the acquirer took another amount than the invoice’s; paid_after_expiry / paid_after_cancel: taken after the invoice expired or was cancelled; ' +
+        'duplicate_payment: taken again for a paid invoice; receipt_only: a receipt was approved but the acquirer confirmed no payment (nothing taken there); ' +
+        'invoice_refused: taken, but the invoice refused the payer (blocked customer, KYC missing)',
+    }),
+    status: StringEnum(['OPEN', 'REFUNDING'] as const, { description: 'OPEN: awaiting the merchant; REFUNDING: a refund was asked and the acquirer has not confirmed it yet' }),
+    amount: { ...Amount, description: 'Taken (receipt_only: what the receipt shows), in rubles' },
+    currency: Type.String({ description: 'The invoice’s currency' }),
+    takenAt: { ...Timestamp, description: 'When the acquirer’s confirmation was heard (receipt_only: when the receipt was uploaded)' },
+    detail: Type.String({ description: 'What happened, for a person' }),
+    createdAt: Timestamp,
+  },
+  { additionalProperties: false, description: 'Money awaiting the merchant’s decision: accept (the money stays; a PENDING or EXPIRED invoice becomes PAID) or refund (the acquirer returns it)' },
+);
+
+/** One acquirer payment of an invoice (`attempts`, and the declined one of `invoice.payment_failed`). */
+export const PaymentAttemptObject = Type.Object(
+  {
+    attempt: Type.Integer({ minimum: 1, description: '1 for the payment opened with the invoice; one more for each fresh payment after a decline' }),
+    method: StringEnum(['sbp', 'card'] as const),
+    status: StringEnum(['PENDING', 'DECLINED', 'CONFIRMED', 'PARTIALLY_REFUNDED', 'REFUNDED', 'CLOSED'] as const),
+  },
+  { additionalProperties: true, description: 'One acquirer payment (Init) of the invoice' },
+);
+
 const V1_KYC_STATUS: Record<string, string> = { APPROVED: 'completed', DECLINED: 'failed', IN_PROGRESS: 'in_progress' };
 
 /** A v2 session in the v2 vocabulary; a v1 session (POST /api/v1/kyc/sessions) in the v1 shape and statuses. */
@@ -135,6 +170,10 @@ export const EventPayloads: Record<InvoicingEventKind, TObject> = {
   'invoice.expired': eventEnvelope('invoice.expired', 'invoice', invoiceObject('EXPIRED')),
   'invoice.cancelled': eventEnvelope('invoice.cancelled', 'invoice', invoiceObject('CANCELLED')),
   'invoice.refunded': eventEnvelope('invoice.refunded', 'invoice', invoiceObject('PAID'), { refund: SettledRefund }),
+  'invoice.payment_failed': eventEnvelope('invoice.payment_failed', 'invoice', invoiceObject('PENDING'), {
+    attempt: Type.Object({ ...PaymentAttemptObject.properties, acquirerStatus: Type.String({ description: 'The acquirer’s own status (REJECTED, AUTH_FAIL, ...)' }) }, { additionalProperties: false }),
+  }),
+  'invoice.payment_review': eventEnvelope('invoice.payment_review', 'invoice', invoiceObject(['PENDING', 'PAID', 'EXPIRED', 'CANCELLED'] as const), { review: PaymentReviewObject }),
   'kyc.passed': eventEnvelope('kyc.passed', 'session', kycSession('APPROVED')),
   'kyc.rejected': eventEnvelope('kyc.rejected', 'session', kycSession('DECLINED')),
   'kyc.manual_review': eventEnvelope('kyc.manual_review', 'session', kycSession('IN_PROGRESS')),
@@ -144,7 +183,9 @@ export const EVENT_DESCRIPTIONS: Record<InvoicingEventKind, string> = {
   'invoice.paid': 'The customer paid the invoice.',
   'invoice.expired': 'The invoice time ran out and it became EXPIRED.',
   'invoice.cancelled': 'The merchant cancelled the invoice.',
-  'invoice.refunded': 'A full or partial refund was made; `refund` is this refund.',
+  'invoice.refunded': 'A full or partial refund was made (here, or in the acquirer’s own account); `refund` is this refund.',
+  'invoice.payment_failed': 'The acquirer declined a payment of the invoice; it stays PENDING and payable with a fresh payment (new QR or form). `attempt` is the declined one.',
+  'invoice.payment_review': 'Money was taken (or a receipt claims it) that the invoice did not simply take; `review` says why. Accept or refund it (POST /api/v2/invoices/{id}/review/accept or /refund, or the console).',
   'kyc.passed': 'The customer passed KYC.',
   'kyc.rejected': 'KYC was declined.',
   'kyc.manual_review': 'KYC was sent to manual review.',
@@ -157,7 +198,14 @@ export const EVENT_DESCRIPTIONS: Record<InvoicingEventKind, string> = {
 export function sampleObject(kind: InvoicingEventKind, at: Date, livemode: boolean): Record<string, unknown> {
   const zero = '00000000-0000-4000-8000-000000000000';
   const iso = at.toISOString();
-  const status = { 'invoice.paid': 'PAID', 'invoice.expired': 'EXPIRED', 'invoice.cancelled': 'CANCELLED', 'invoice.refunded': 'PAID' } as const;
+  const status = {
+    'invoice.paid': 'PAID',
+    'invoice.expired': 'EXPIRED',
+    'invoice.cancelled': 'CANCELLED',
+    'invoice.refunded': 'PAID',
+    'invoice.payment_failed': 'PENDING',
+    'invoice.payment_review': 'PENDING',
+  } as const;
   if (kind.startsWith('invoice.')) {
     const s = status[kind as keyof typeof status];
     const invoice = {
@@ -176,7 +224,12 @@ export function sampleObject(kind: InvoicingEventKind, at: Date, livemode: boole
       customerPhone: '+70000000000',
     };
     const refund = { id: zero, invoiceId: zero, amount: 500, currency: 'RUB', status: 'SUCCEEDED', reason: 'Test event', failureReason: null, createdAt: iso, settledAt: iso };
-    return kind === 'invoice.refunded' ? { invoice, refund } : { invoice };
+    if (kind === 'invoice.refunded') return { invoice, refund };
+    if (kind === 'invoice.payment_failed') return { invoice, attempt: { attempt: 1, method: 'sbp', status: 'DECLINED', acquirerStatus: 'REJECTED' } };
+    if (kind === 'invoice.payment_review') {
+      return { invoice, review: { id: zero, reason: 'amount_mismatch', status: 'OPEN', amount: 1400, currency: 'RUB', takenAt: iso, detail: 'Test event', createdAt: iso } };
+    }
+    return { invoice };
   }
   const kyc = { 'kyc.passed': 'APPROVED', 'kyc.rejected': 'DECLINED', 'kyc.manual_review': 'IN_PROGRESS' } as const;
   return {

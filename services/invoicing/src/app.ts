@@ -5,6 +5,7 @@ import type { InvoicingDeps } from './deps';
 import { buildConsole } from './console';
 import { webhookDocs } from './console/openapi';
 import { invoiceRoutes } from './invoices/routes';
+import { reviewRoutes } from './reviews/routes';
 import { customerRoutes } from './customers/routes';
 import { analyticsRoutes } from './analytics/routes';
 import { receiptRoutes } from './receipts/routes';
@@ -54,6 +55,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
     pages: new Api({ envelope: 'success', auth: { none: guards.page }, errorPage: (err) => errorPage(err.message, err.status === 404) }),
   };
   invoiceRoutes(apis.v2, deps);
+  reviewRoutes(apis.v2, deps);
   customerRoutes(apis.v2, deps);
   analyticsRoutes(apis.v2, deps);
   receiptRoutes(apis.v2, deps);

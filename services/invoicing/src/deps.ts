@@ -58,5 +58,5 @@ export type BatchDeps = Pick<InvoicingDeps, 'tables' | 'sql' | 'clock' | 'config
 export type KycDeps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'kickOutbox'>;
 export type ReceiptsDeps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'kickOutbox' | 'receiptStorage'>;
 export type PayPageDeps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'config' | 'logger' | 'providers' | 'kickOutbox' | 'receiptStorage'>;
-export type PaymentsDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'providers'>;
+export type PaymentsDeps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'config' | 'logger' | 'providers'>;
 export type ConsoleDeps = Pick<InvoicingDeps, 'accounts' | 'db' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'redis' | 'secrets' | 'wakeWebhooks' | 'webhooks'>;

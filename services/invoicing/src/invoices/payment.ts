@@ -9,13 +9,25 @@ import { emitInvoiceEvent } from './events';
 import { notPendingError } from './rules';
 import { lockInvoice, markPaid, type InvoiceRow } from './store';
 
+/** Exceptions to "PENDING and not past expiresAt", each for one caller. */
+export interface PayOptions {
+  /** The acquirer confirmed the payment (before its RedirectDueDate, which is expiresAt). */
+  confirmedInTime?: boolean;
+  /** The merchant accepted a review: the money came in, whatever the clock says. */
+  acceptedByMerchant?: boolean;
+}
+
 /**
  * Throws the refusal when the locked invoice cannot be paid now (not PENDING or past expiry,
  * the customer blocked, KYC required and not done); otherwise returns its payer, locked.
  * Writes nothing.
  */
-async function lockPayerIfPayable(tx: Tx, invoice: InvoiceRow, now: Date): Promise<CustomerRow | null> {
-  const refusal = notPendingError(invoice, now, 'pay');
+async function lockPayerIfPayable(tx: Tx, invoice: InvoiceRow, now: Date, how: PayOptions = {}): Promise<CustomerRow | null> {
+  // The merchant's own decision (a review accepted) pays a PENDING or EXPIRED invoice; an
+  // acquirer's confirmation was made before its RedirectDueDate (= expiresAt), so it counts
+  // even when heard after expiresAt, as long as the invoice is still PENDING.
+  const allowed = (how.acceptedByMerchant && (invoice.status === 'PENDING' || invoice.status === 'EXPIRED')) || (how.confirmedInTime && invoice.status === 'PENDING');
+  const refusal = allowed ? null : notPendingError(invoice, now, 'pay');
   if (refusal) throw refusal;
   const payer = await lockPayer(tx, invoice);
   if (payer?.is_blocked) throw new ApiError('CUSTOMER_BLOCKED', 'This customer is blocked by the merchant and cannot pay its invoices');
@@ -56,9 +68,9 @@ export async function payInvoice(deps: Pick<InvoicingDeps, 'db' | 'clock'>, targ
  * (`lockInvoice`): for a change that must commit with the payment (an approved receipt). Every
  * refusal is thrown before anything is written, so the caller may catch it and go on.
  */
-export async function payLockedInvoice(tx: Tx, deps: Pick<InvoicingDeps, 'clock'>, invoice: InvoiceRow, payment: ProviderPayment): Promise<InvoiceRow> {
+export async function payLockedInvoice(tx: Tx, deps: Pick<InvoicingDeps, 'clock'>, invoice: InvoiceRow, payment: ProviderPayment, how: PayOptions = {}): Promise<InvoiceRow> {
   const now = deps.clock.now();
-  const payer = await lockPayerIfPayable(tx, invoice, now);
+  const payer = await lockPayerIfPayable(tx, invoice, now, how);
   const customerId = await countPayment(tx, invoice, payer, money(invoice.amount), now);
   const paid = await markPaid(tx, invoice.id, { at: now, customerId, method: payment.method, payerBank: payment.payerBank, sbpTransactionId: payment.sbpTransactionId });
   await emitInvoiceEvent(tx, deps.clock, paid, 'invoice.paid');

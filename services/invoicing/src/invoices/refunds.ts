@@ -6,7 +6,7 @@ import { ApiError } from '@pay/schemas';
 import type { InvoicesDeps } from '../deps';
 import type { RefundResult } from '../payments/provider';
 import { countRefund } from '../customers/payers';
-import { inTransaction } from '../transactions';
+import { inTransaction, type Tx } from '../transactions';
 import { emitInvoiceEvent } from './events';
 import { FIAT_DECIMALS, providerFor } from './invoices';
 import { tablesIn, type Tables } from '../db';
@@ -136,6 +136,30 @@ async function settleRefund(deps: InvoicesDeps, refund: RefundRow, outcome: Sett
 }
 
 type SettledRefund = Exclude<RefundResult, { outcome: 'pending' }>;
+
+/**
+ * A refund the acquirer made outside this service (the merchant in the acquirer's own
+ * account), learnt from the acquirer's state, in the caller's transaction under the invoice's
+ * lock: a SUCCEEDED refund record (reason says where it came from), `refundedAmount`, the
+ * customer's total, and `invoice.refunded`, exactly as a refund made here. Never past what is
+ * left of the paid amount. Returns the refund, or null when nothing is left to refund.
+ */
+export async function recordRefundMadeElsewhere(tx: Tx, deps: Pick<InvoicesDeps, 'clock'>, invoice: InvoiceRow, amount: Money, reason: string): Promise<RefundRow | null> {
+  if (invoice.status !== 'PAID') return null;
+  const left = money(invoice.amount).sub(money(invoice.refunded_amount));
+  const take = amount.gt(left) ? left : amount;
+  if (take.lte(0)) return null;
+  const now = deps.clock.now();
+  const refund = await tablesIn(tx)
+    .insertInto('refunds')
+    .values({ id: randomUUID(), invoice_id: invoice.id, merchant_id: invoice.merchant_id, is_test: invoice.is_test, amount: take.toFixed(), status: 'SUCCEEDED', reason, created_at: now, settled_at: now, idempotency_key: null })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const updated = await addRefunded(tx, invoice.id, take.toFixed());
+  if (updated.customer_id) await countRefund(tx, updated.customer_id, take, now);
+  await emitInvoiceEvent(tx, deps.clock, updated, 'invoice.refunded', { refund: refundJson(refund, updated.currency) });
+  return refund;
+}
 
 /** Asks the provider (outside any transaction: no lock is held across its network call). */
 async function askProvider(deps: InvoicesDeps, refund: RefundRow, invoice: Pick<InvoiceRow, 'external_order_id'>, owner: Owner) {

@@ -4,7 +4,7 @@ import { exactBodyMember, paginationOf, type Api } from '@pay/kit';
 import { OffsetPage } from '@pay/schemas';
 import type { InvoicesDeps } from '../deps';
 import { cancelInvoice } from './cancel';
-import { createInvoice, getInvoice, listInvoices } from './invoices';
+import { createInvoice, listInvoices } from './invoices';
 import { sandboxPay } from './sandbox-pay';
 import { listRefunds, refundedInvoiceJson, refundInvoice, refundJson } from './refunds';
 import {
@@ -19,7 +19,8 @@ import {
   RefundRecord,
   SandboxPayBody,
 } from './schemas';
-import { createdInvoiceJson, invoiceJson, invoiceListItemJson } from './views';
+import { createdInvoiceJson, invoiceListItemJson } from './views';
+import { invoiceDetailJson } from './detail';
 
 const tags = ['Invoices'];
 
@@ -34,7 +35,7 @@ const EVENT_BODY =
 
 export function invoiceRoutes(api: Api, deps: InvoicesDeps): void {
   const url = deps.config.PUBLIC_URL;
-  const detail = async (owner: ReturnType<typeof ownerOf>, id: string) => invoiceJson(await getInvoice(deps, owner, id), url);
+  const detail = (owner: ReturnType<typeof ownerOf>, id: string) => invoiceDetailJson(deps, owner, id);
 
   api.route({
     method: 'post',

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { CURRENCIES } from './currencies';
 import { Amount, Email, NullableTimestamp, OffsetQuery, StringEnum, Timestamp, Uuid } from '@pay/schemas';
-import { RefundObject } from '@pay/webhooks';
+import { PaymentAttemptObject, PaymentReviewObject, RefundObject } from '@pay/webhooks';
 import { KycStatusName } from '../customers/schemas';
 
 export const INVOICE_STATUSES = ['PENDING', 'PAID', 'EXPIRED', 'CANCELLED'] as const;
@@ -93,6 +93,18 @@ export const InvoiceListItem = Type.Object(
   { additionalProperties: false },
 );
 
+/** The invoice's review, as `invoice.payment_review` carries it. */
+export const InvoiceReview = Type.Object({ ...PaymentReviewObject.properties }, { additionalProperties: false, description: PaymentReviewObject.description, title: 'PaymentReview' });
+export const InvoiceAttempt = Type.Object(
+  {
+    ...PaymentAttemptObject.properties,
+    amount: { ...Amount, description: 'Asked, or (once confirmed) what the acquirer took, in rubles' },
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { additionalProperties: false, title: 'PaymentAttempt' },
+);
+
 export const InvoiceDetail = Type.Object(
   {
     ...InvoiceListItem.properties,
@@ -101,6 +113,8 @@ export const InvoiceDetail = Type.Object(
     receiptRequired: Type.Boolean(),
     originalPaymentUrl,
     customer: Type.Union([InvoiceCustomer, Type.Null()]),
+    review: Type.Union([InvoiceReview, Type.Null()], { description: 'Money awaiting the merchant’s decision (accept or refund); null when all is well' }),
+    attempts: Type.Array(InvoiceAttempt, { description: 'The acquirer payments of the invoice, first first: one more after each decline; empty for the sandbox' }),
   },
   { additionalProperties: false },
 );

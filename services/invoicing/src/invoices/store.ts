@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { tablesIn, type InvoicingTables, type Tables } from '../db';
 import { prepared, type Sql } from '@pay/kit';
 import { qrPngDataUri } from '../payments/qr';
+import { SETTLED_STATUSES } from '../acquirers/statuses';
 
 /**
  * The one owner of `invoicing.invoices`: every statement that reads or writes the table is
@@ -391,6 +392,19 @@ export function markPaid(
   return change(tx, id, { status: 'PAID', paid_at: paid.at, customer_id: paid.customerId, paid_method: paid.method, payer_bank: paid.payerBank, sbp_transaction_id: paid.sbpTransactionId });
 }
 
+/**
+ * A fresh acquirer payment after a decline: the invoice now shows its QR (SBP) or form link
+ * (card). Only while PENDING: a paid or closed invoice keeps what it showed.
+ */
+export async function setPaymentTarget(db: Db, id: string, target: { qrPayload: string; qrCode: string } | { originalPaymentUrl: string }): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set('qrPayload' in target ? { qr_payload: target.qrPayload, qr_code: target.qrCode } : { original_payment_url: target.originalPaymentUrl })
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .execute();
+}
+
 /** CANCELLED by the merchant. */
 export function markCancelled(tx: Sql, id: string, at: Date): Promise<InvoiceRow> {
   return change(tx, id, { status: 'CANCELLED', cancelled_at: at });
@@ -423,6 +437,8 @@ export async function expireDue(tx: Sql, now: Date, limit: number): Promise<Invo
         .select('id')
         .where('status', '=', 'PENDING')
         .where('expires_at', '<=', now)
+        // An acquirer payment still open may have been paid in time: asked first (settleDueTBankPayments).
+        .where(({ not, exists, selectFrom }) => not(exists(openAcquirerPayments(selectFrom))))
         .orderBy('expires_at')
         .limit(limit)
         .forUpdate()
@@ -434,6 +450,28 @@ export async function expireDue(tx: Sql, now: Date, limit: number): Promise<Invo
     .returningAll('i')
     .returning(invoiceColumns)
     .execute();
+}
+
+/** The acquirer payments of the outer invoice that the payer may still pay (Init answered, not settled). */
+const openAcquirerPayments = (selectFrom: ExpressionBuilder<Tables.DB, 'invoices'>['selectFrom']) =>
+  selectFrom('acquirer_payments as ap')
+    .select('ap.attempt')
+    .whereRef('ap.invoice_id', '=', 'invoices.id')
+    .where('ap.payment_id', 'is not', null)
+    .where('ap.status', 'not in', ['INIT', ...SETTLED_STATUSES]);
+
+/** PENDING invoices past `expiresAt` whose acquirer payment is still open: their acquirer is asked before they may expire. */
+export async function dueWithOpenAcquirerPayment(db: Db, now: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('invoices')
+    .select('id')
+    .where('status', '=', 'PENDING')
+    .where('expires_at', '<=', now)
+    .where(({ exists, selectFrom }) => exists(openAcquirerPayments(selectFrom)))
+    .orderBy('expires_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
 }
 
 /**

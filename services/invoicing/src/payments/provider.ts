@@ -77,8 +77,11 @@ export interface PaymentProvider {
    * Idempotent per `chargeId`: voiding twice is one void.
    */
   voidCharge(req: { chargeId: string; externalOrderId: string; amount: Money }): Promise<VoidResult>;
-  /** Returns money; idempotent per `refundId`, so a retry after a crash never refunds twice. */
-  refund(req: { refundId: string; externalOrderId: string; amount: Money }): Promise<RefundResult>;
+  /**
+   * Returns money; idempotent per `refundId`, so a retry after a crash never refunds twice.
+   * `attempt`: the acquirer payment of a review (reviews/), when it is not the one that paid the invoice.
+   */
+  refund(req: { refundId: string; externalOrderId: string; amount: Money; attempt?: number }): Promise<RefundResult>;
   /** Closes the order of an invoice the merchant cancels, so it can no longer be paid. */
   cancelOrder(req: { externalOrderId: string }): Promise<CancelOrderResult>;
 }

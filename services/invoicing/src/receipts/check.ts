@@ -3,7 +3,8 @@ import type { InvoicingDeps } from '../deps';
 import { payLockedInvoice } from '../invoices/payment';
 import { lockInvoice } from '../invoices/store';
 import { tablesIn } from '../db';
-import { inTransaction } from '../transactions';
+import { inTransaction, type Tx } from '../transactions';
+import { openReview } from '../reviews/open';
 import { decideReceipt, type Decision } from './decision';
 import { extractReceiptFields } from './extract';
 import type { ReceiptReaders } from './readers';
@@ -19,6 +20,10 @@ export type CheckOutcome = 'APPROVED' | 'REJECTED' | 'already checked';
  * totals, invoice.paid). A receipt that matches but cannot pay its
  * invoice (expired, cancelled, blocked customer, KYC missing) is REJECTED with the reason,
  * since for such an invoice the receipt is the payment. Other invoices change no state.
+ * That is the sandbox's rule (test mode, no acquirer takes money). An invoice an acquirer
+ * collects is never paid by a receipt: an approved one opens a `receipt_only` review
+ * (invoice.payment_review) for the merchant, who may accept it; the acquirer's confirmation
+ * pays it as usual. A file whose bytes were uploaded earlier for another invoice is REJECTED.
  * Safe to run twice: only a PENDING receipt is decided.
  */
 export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'receiptStorage' | 'logger'>, readers: ReceiptReaders, receiptId: string): Promise<CheckOutcome> {
@@ -31,12 +36,26 @@ export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'tables' | '
   deps.logger.debug({ receiptId, ms: Date.now() - started, confidence: reading.confidence }, 'receipt read');
 
   return inTransaction(deps.db, async (tx) => {
-    const current = await tablesIn(tx).selectFrom('receipts').select(['invoice_id', 'status']).where('id', '=', receiptId).executeTakeFirst();
+    const current = await tablesIn(tx).selectFrom('receipts').select(['invoice_id', 'status', 'created_at']).where('id', '=', receiptId).executeTakeFirst();
     if (!current || current.status !== 'PENDING') return 'already checked';
     const invoice = await lockInvoice(tx, current.invoice_id);
     let now = deps.clock.now();
     let decision: Decision = decideReceipt(reading, fields, invoice, now);
-    if (decision.status === 'APPROVED' && invoice.receipt_required && invoice.status !== 'PAID') {
+    if (decision.status === 'APPROVED' && (await uploadedEarlierForAnotherInvoice(tx, receiptId))) {
+      decision = { status: 'REJECTED', rejectionReason: 'This file has already been uploaded for another invoice: one receipt proves one payment' };
+    }
+    const acquirerCollects = invoice.provider !== 'sandbox';
+    if (decision.status === 'APPROVED' && invoice.receipt_required && invoice.status === 'PENDING' && acquirerCollects) {
+      // Live money is the acquirer's to confirm: a receipt (anyone can type one) only asks the merchant to look.
+      await openReview(tx, deps.clock, invoice, {
+        reason: 'receipt_only',
+        amount: fields.amount!.toFixed(2),
+        takenAt: current.created_at,
+        detail: `A receipt for ${fields.amount!.toFixed(2)} dated ${fields.date} was approved, but the acquirer has not confirmed any payment`,
+        paymentKey: null,
+        receiptId,
+      });
+    } else if (decision.status === 'APPROVED' && invoice.receipt_required && invoice.status !== 'PAID') {
       try {
         const method = fields.paymentType === 'card' || fields.paymentType === 'sbp' ? fields.paymentType : invoice.payment_method;
         const paid = await payLockedInvoice(tx, deps, invoice, { method, payerBank: fields.bank, sbpTransactionId: null });
@@ -65,4 +84,20 @@ export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'tables' | '
       .execute();
     return decision.status;
   });
+}
+
+/** The same bytes were uploaded before (by creation order) for another invoice: one file proves one payment. */
+async function uploadedEarlierForAnotherInvoice(tx: Tx, receiptId: string): Promise<boolean> {
+  const db = tablesIn(tx);
+  const me = await db.selectFrom('receipts').select(['invoice_id', 'content_sha256', 'created_at', 'id']).where('id', '=', receiptId).executeTakeFirstOrThrow();
+  if (me.content_sha256 === null) return false;
+  const earlier = await db
+    .selectFrom('receipts')
+    .select('id')
+    .where('content_sha256', '=', me.content_sha256)
+    .where('invoice_id', '<>', me.invoice_id)
+    .where((eb) => eb.or([eb('created_at', '<', me.created_at), eb.and([eb('created_at', '=', me.created_at), eb('id', '<', me.id)])]))
+    .limit(1)
+    .executeTakeFirst();
+  return earlier !== undefined;
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Owner } from '@pay/auth';
 import type { UploadedFile } from '@pay/kit';
 import { outboxMessage, writeOutbox } from '@pay/queue';
@@ -73,6 +73,7 @@ async function recordReceipt(deps: Pick<ReceiptsDeps, 'db' | 'tables'>, target: 
         size_bytes: file.bytes.length,
         source: target.source,
         created_at: now,
+        content_sha256: createHash('sha256').update(file.bytes).digest('hex'),
       })
       .execute();
     await writeOutbox(tx, outboxMessage('receiptChecks', id, { receiptId: id }));

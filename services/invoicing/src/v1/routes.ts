@@ -11,6 +11,7 @@ import { ANALYTICS_FIRST_DAY, ANALYTICS_LAST_DAY, ANALYTICS_MAX_DAYS } from '../
 import { v1AnalyticsOf, v1PeriodOf } from './analytics';
 import { CreateV1InvoiceBody, CurrencySettings, HOURLY_MAX_DAYS, V1Analytics, V1AnalyticsQuery, V1CreatedInvoice, V1Invoice, V1InvoiceParams, V1SandboxPayBody } from './schemas';
 import { v1CreatedJson, v1InvoiceJson } from './views';
+import { invoiceReviewJson } from '../reviews/views';
 
 const tags = ['Invoices v1'];
 const STATES =
@@ -20,7 +21,10 @@ const STATES =
 /** Invoicing API v1 (key only, bare answers): invoices, their sandbox payment, and the merchant's currencies. */
 export function v1InvoiceRoutes(api: Api, deps: V1Deps): void {
   const url = deps.config.PUBLIC_URL;
-  const detail = async (auth: Parameters<typeof ownerOf>[0], id: string) => v1InvoiceJson(await getInvoice(deps, ownerOf(auth), id), url);
+  const detail = async (auth: Parameters<typeof ownerOf>[0], id: string) => {
+    const invoice = await getInvoice(deps, ownerOf(auth), id);
+    return { ...v1InvoiceJson(invoice, url), review: await invoiceReviewJson(deps.tables, invoice) };
+  };
 
   api.route({
     method: 'post',

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Amount, HttpUrl, StringEnum, Timestamp } from '@pay/schemas';
-import { CreateInvoiceBody, PaymentFacts, SandboxPayBody } from '../invoices/schemas';
+import { CreateInvoiceBody, InvoiceReview, PaymentFacts, SandboxPayBody } from '../invoices/schemas';
 import { CURRENCIES } from '../invoices/currencies';
 import { ANALYTICS_FIRST_DAY, ANALYTICS_LAST_DAY } from '../analytics/schemas';
 
@@ -55,6 +55,7 @@ export const V1Invoice = Type.Object(
     sbpTransactionId: Type.Optional(Type.String({ description: 'After an SBP payment: the SBP transaction id' })),
     payerBank: Type.Optional(Type.String({ description: 'After an SBP payment: the payer’s bank' })),
     paidAt: Type.Optional(Type.String({ format: 'date-time', description: 'Paid invoices only' })),
+    review: Type.Union([InvoiceReview, Type.Null()], { description: 'Money awaiting the merchant’s decision (accept or refund, API v2 or the console); null when all is well' }),
   },
   { additionalProperties: false },
 );

@@ -1,53 +1,107 @@
+import { money } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../../deps';
-import { payInvoice } from '../../invoices/payment';
-import type { AcquirerPaymentRow } from './payments-store';
+import { emitInvoiceEvent } from '../../invoices/events';
+import { payLockedInvoice } from '../../invoices/payment';
+import { lockInvoice } from '../../invoices/store';
+import { openReview } from '../../reviews/open';
+import { closeReceiptReviews, type ReviewReason } from '../../reviews/store';
+import { inTransaction } from '../../transactions';
+import { attemptStatus } from '../attempts';
+import { DECLINED_STATUSES, type AcquirerPaymentRow } from './payments-store';
 import type { TBankProvider } from './provider';
+import { settleAcquirerRefunds } from './acquirer-refunds';
 
-/** What the acquirer says of one payment, from a notification or from GetState. */
+/** What the acquirer says of one payment: GetState's word (a notification's Status and Amount are under its Token too). */
 export interface AcquirerReport {
   status: string;
+  /** CONFIRMED and after: what the payment holds now (paid, less refunds), from GetState. */
   amountKopecks: number;
   payerBank: string | null;
   sbpTransactionId: string | null;
 }
 
+const REFUND_STATUSES = new Set(['PARTIAL_REFUNDED', 'REFUNDED']);
+type Deps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'logger'>;
+
 /**
  * Applies what the acquirer reports of a payment, the same whether a notification or the
  * reconciler heard it; idempotent, so duplicates, late and out-of-order reports change nothing
- * twice. CONFIRMED pays the invoice through `payInvoice` (one `invoice.paid`, whoever comes
- * first; the second finds it PAID) unless the amount differs from the invoice's or the invoice
- * can no longer take it: then the payment is flagged for review, never paid. Other statuses are
- * recorded on the acquirer payment. Returns what it did, for the notification log.
+ * twice. CONFIRMED pays the invoice or opens a review (confirmed); a decline sends
+ * invoice.payment_failed and opens a fresh payment (declined); a refund status records
+ * refunds made at the acquirer (settleAcquirerRefunds). Returns what it did, for the log.
  */
-export async function applyAcquirerReport(deps: Pick<InvoicingDeps, 'db' | 'clock' | 'logger'>, provider: TBankProvider, payment: AcquirerPaymentRow, report: AcquirerReport): Promise<string> {
-  const now = deps.clock.now();
-  const ids = { invoiceId: payment.invoiceId, paymentId: payment.paymentId, status: report.status };
-  if (report.status === 'CONFIRMED') {
-    if (BigInt(report.amountKopecks) !== payment.amountKopecks) {
-      const reason = `T-Bank reports ${report.amountKopecks} kopecks paid; the invoice asked ${payment.amountKopecks}`;
-      await provider.payments.flag(payment.invoiceId, reason, now);
-      await provider.payments.advance(payment, 'CONFIRMED', now);
-      deps.logger.error({ ...ids, reason }, 'acquirer payment flagged for review: amount differs from the invoice; not paid');
-      return 'flagged: amount differs';
+export async function applyAcquirerReport(deps: Deps, provider: TBankProvider, payment: AcquirerPaymentRow, report: AcquirerReport): Promise<string> {
+  if (report.status === 'CONFIRMED') return confirmed(deps, provider, payment, report);
+  if (DECLINED_STATUSES.has(report.status)) return declined(deps, provider, payment, report.status);
+  const moved = await provider.payments.advance(payment, report.status, deps.clock.now());
+  if (REFUND_STATUSES.has(report.status)) return settleAcquirerRefunds(deps, provider, payment, report.amountKopecks);
+  return moved ? `recorded ${report.status}` : `ignored ${report.status} (payment is ${payment.status})`;
+}
+
+/**
+ * The first CONFIRMED of a payment decides what its money does, in one transaction under the
+ * invoice's lock: it pays a PENDING invoice of the same amount (even past expiresAt: the
+ * acquirer took it before RedirectDueDate, which is expiresAt), closing receipt-only reviews;
+ * anything else (another amount, an invoice already paid, cancelled, expired, or refusing the
+ * payer) opens a review with invoice.payment_review, never a silent "already paid".
+ */
+async function confirmed(deps: Deps, provider: TBankProvider, payment: AcquirerPaymentRow, report: AcquirerReport): Promise<string> {
+  return inTransaction(deps.db, async (tx) => {
+    const invoice = await lockInvoice(tx, payment.invoiceId);
+    const store = provider.payments.in(tx);
+    const current = await store.reread(payment);
+    if (current.confirmedAt) return 'already applied';
+    const now = deps.clock.now();
+    const paidKopecks = BigInt(report.amountKopecks);
+    await store.confirm(current, { paidKopecks, payerBank: report.payerBank }, now);
+    const taken = money(report.amountKopecks).div(100);
+    const review = async (reason: ReviewReason, detail: string) => {
+      await store.markReviewed(current, detail, now);
+      await openReview(tx, deps.clock, invoice, { reason, amount: taken.toFixed(2), takenAt: now, detail, paymentKey: `${current.invoiceId}:${current.attempt}`, receiptId: null });
+      deps.logger.error({ invoiceId: invoice.id, paymentId: current.paymentId, reason }, 'acquirer payment under review: the invoice did not take it');
+      return `review: ${reason}`;
+    };
+    if (paidKopecks !== current.amountKopecks) {
+      return review('amount_mismatch', `T-Bank confirmed ${taken.toFixed(2)} RUB; the invoice asked ${money(current.amountKopecks.toString()).div(100).toFixed(2)} RUB`);
     }
-    let outcome = 'paid';
+    if (invoice.status === 'PAID') return review('duplicate_payment', `The invoice was already paid (${invoice.paid_at?.toISOString() ?? ''}); T-Bank took ${taken.toFixed(2)} RUB again`);
+    if (invoice.status === 'CANCELLED') return review('paid_after_cancel', `T-Bank took ${taken.toFixed(2)} RUB after the invoice was cancelled`);
+    if (invoice.status === 'EXPIRED') return review('paid_after_expiry', `T-Bank took ${taken.toFixed(2)} RUB after the invoice expired`);
     try {
-      await payInvoice(deps, { id: payment.invoiceId }, { method: payment.method, payerBank: report.payerBank, sbpTransactionId: payment.method === 'sbp' ? report.sbpTransactionId : null });
+      await payLockedInvoice(tx, deps, invoice, { method: current.method, payerBank: report.payerBank, sbpTransactionId: current.method === 'sbp' ? report.sbpTransactionId : null }, { confirmedInTime: true });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      if (err.code === 'INVOICE_ALREADY_PAID') {
-        outcome = 'already paid';
-      } else {
-        // Money was taken for an invoice that cannot take it (expired, cancelled, blocked, KYC): a person decides (refund).
-        await provider.payments.flag(payment.invoiceId, `paid at T-Bank but the invoice refused the payment: ${err.message}`, now);
-        deps.logger.error({ ...ids, refusal: err.code }, 'acquirer payment flagged for review: the invoice refused it');
-        outcome = `flagged: ${err.code}`;
-      }
+      return review('invoice_refused', `T-Bank took ${taken.toFixed(2)} RUB but the invoice refused the payment: ${err.message}`);
     }
-    await provider.payments.advance(payment, 'CONFIRMED', now);
-    return outcome;
+    await closeReceiptReviews(tx, invoice.id, now);
+    return 'paid';
+  });
+}
+
+/**
+ * A declined payment (once: the status moves once): invoice.payment_failed while the invoice
+ * is PENDING, then a fresh acquirer payment, so the payer can try again with a new QR or form.
+ * Opening it may fail (the acquirer unreachable): the page's "try again" and the reconciler open it later.
+ */
+async function declined(deps: Deps, provider: TBankProvider, payment: AcquirerPaymentRow, status: string): Promise<string> {
+  const failed = await inTransaction(deps.db, async (tx) => {
+    const invoice = await lockInvoice(tx, payment.invoiceId);
+    const store = provider.payments.in(tx);
+    const current = await store.reread(payment);
+    if (!(await store.advance(current, status, deps.clock.now()))) return null;
+    if (invoice.status !== 'PENDING') return null;
+    await emitInvoiceEvent(tx, deps.clock, invoice, 'invoice.payment_failed', {
+      attempt: { attempt: current.attempt, method: current.method, status: attemptStatus(status), acquirerStatus: status },
+    });
+    return invoice;
+  });
+  if (!failed) return `ignored ${status} (payment is ${payment.status})`;
+  try {
+    const next = await provider.openNextAttempt(deps.tables, failed.id);
+    return next ? `declined; attempt ${next.attempt} opened` : 'declined';
+  } catch (err) {
+    deps.logger.warn({ err, invoiceId: failed.id }, 'a fresh T-Bank payment could not be opened after a decline; the page and the reconciler try again');
+    return 'declined; no fresh payment yet';
   }
-  const moved = await provider.payments.advance(payment, report.status, now);
-  return moved ? `recorded ${report.status}` : `ignored ${report.status} (payment is ${payment.status})`;
 }

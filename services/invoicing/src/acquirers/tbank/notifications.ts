@@ -4,6 +4,7 @@ import { jsonMemberText } from '@pay/kit';
 import type { InvoicingDeps } from '../../deps';
 import { applyAcquirerReport } from './apply-state';
 import type { TBankProvider } from './provider';
+import { rankOf } from './payments-store';
 import { hasValidToken } from './token';
 
 export const NOTIFICATION_PATH = '/providers/tbank/notifications';
@@ -17,14 +18,20 @@ function literal(raw: string, key: string): string | undefined {
   }
 }
 
+/** Statuses whose money is asked of GetState before anything is done: the amount it holds, and the payer's bank. */
+const ASK_STATE = new Set(['CONFIRMED', 'PARTIAL_REFUNDED', 'REFUNDED']);
+
 /**
  * POST /providers/tbank/notifications: the acquirer's notifications (its NotificationURL).
  * The Token is checked first (constant-time) against the password of the terminal named in the
- * body; a bad one is refused with 403, logged, and changes nothing. A good one is applied
- * (applyAcquirerReport) and logged, and only then answered `OK`, so the acquirer keeps sending
- * any notification whose change was not committed.
+ * body; a bad one is refused with 403, logged, and changes nothing. The payment is the
+ * PaymentId's, and the body's OrderId must be that payment's invoice (400 otherwise). For a
+ * status that moves money (CONFIRMED, the refund statuses), GetState is asked and its word is
+ * applied: `Data` (outside the Token) is never taken from the notification itself, so the
+ * payer's bank is GetState's. Applied (applyAcquirerReport), logged, and only then answered
+ * `OK`, so the acquirer keeps sending any notification whose change was not committed.
  */
-export function tbankNotificationRoutes(deps: Pick<InvoicingDeps, 'db' | 'clock' | 'logger'>, providers: TBankProvider[]): Router {
+export function tbankNotificationRoutes(deps: Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'logger'>, providers: TBankProvider[]): Router {
   const byTerminal = new Map(providers.map((p) => [p.client.terminalKey, p]));
   const router = express.Router();
   router.post(NOTIFICATION_PATH, async (req: Request, res: Response) => {
@@ -46,14 +53,17 @@ export function tbankNotificationRoutes(deps: Pick<InvoicingDeps, 'db' | 'clock'
         deps.logger.warn({ paymentId, status }, 'T-Bank notification for an unknown payment; not acknowledged');
         return reply(404, 'Unknown PaymentId');
       }
-      const data = (body.Data ?? body.DATA ?? {}) as Record<string, unknown>;
-      const confirmedSbp = status === 'CONFIRMED' && payment.method === 'sbp';
-      const outcome = await applyAcquirerReport(deps, provider, payment, {
-        status,
-        amountKopecks: Number(body.Amount),
-        payerBank: typeof data.BankName === 'string' ? data.BankName : null,
-        sbpTransactionId: confirmedSbp ? await provider.sbpPaymentIdOf(payment) : null,
-      });
+      if (String(body.OrderId ?? '') !== payment.invoiceId) {
+        deps.logger.error({ paymentId, orderId: body.OrderId, invoiceId: payment.invoiceId, status }, 'T-Bank notification refused: its OrderId is not its payment’s invoice');
+        return reply(400, 'OrderId does not match the payment');
+      }
+      const report = ASK_STATE.has(status) ? await provider.stateOf(payment) : { status, amountKopecks: Number(body.Amount), payerBank: null, sbpTransactionId: null };
+      let outcome = '';
+      if (status === 'CONFIRMED' && !payment.confirmedAt && rankOf(report.status) > rankOf('CONFIRMED')) {
+        // Confirmed, and refunded since: the confirmation (its Amount is under the Token) is applied first.
+        outcome = `${await applyAcquirerReport(deps, provider, payment, { ...report, status: 'CONFIRMED', amountKopecks: Number(body.Amount) })}; `;
+      }
+      outcome += await applyAcquirerReport(deps, provider, (await provider.payments.byPaymentId(paymentId)) ?? payment, report);
       await provider.payments.logNotification({ paymentId, status, body, outcome }, randomUUID(), deps.clock.now());
       return reply(200, 'OK');
     } catch (err) {

@@ -1,10 +1,14 @@
 import type { InvoicingDb } from '../../db';
 import type { PaymentMethod } from '../../payments/provider';
 import { existingInvoiceIds } from '../../invoices/store';
+import type { Tx } from '../../transactions';
+import { DECLINED_STATUSES, SETTLED_STATUSES } from '../statuses';
 
-/** An acquirer payment as stored (table acquirer_payments, owned by this module). */
+/** An acquirer payment as stored (table acquirer_payments, owned by this module): one per attempt of an invoice. */
 export interface AcquirerPaymentRow {
   invoiceId: string;
+  /** 1 for the payment opened with the invoice; one more for each fresh payment after a decline. */
+  attempt: number;
   merchantId: string;
   isTest: boolean;
   provider: string;
@@ -16,6 +20,10 @@ export interface AcquirerPaymentRow {
   qrPayload: string | null;
   status: string;
   reviewReason: string | null;
+  /** What the acquirer's GetState reported taken (kopecks) and the payer's bank, once CONFIRMED. */
+  paidKopecks: bigint | null;
+  payerBank: string | null;
+  confirmedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -49,8 +57,7 @@ const RANK: Record<string, number> = {
   REFUNDED: 9,
 };
 
-/** Statuses after which the payer can no longer pay: nothing left to reconcile for the payment. */
-export const SETTLED_STATUSES = ['CONFIRMED', 'REJECTED', 'AUTH_FAIL', 'CANCELED', 'DEADLINE_EXPIRED', 'ATTEMPTS_EXPIRED', 'REVERSED', 'PARTIAL_REFUNDED', 'REFUNDED', 'REFUNDING', 'ASYNC_REFUNDING'];
+export { DECLINED_STATUSES, SETTLED_STATUSES };
 
 export function rankOf(status: string): number {
   return RANK[status] ?? 0;
@@ -67,14 +74,23 @@ export interface AcquirerRefundRow {
   failureReason: string | null;
 }
 
+/** Which attempt of which invoice. */
+export type AttemptKey = Pick<AcquirerPaymentRow, 'invoiceId' | 'attempt'>;
+const keyOf = (row: AttemptKey) => ({ invoiceId_attempt: { invoiceId: row.invoiceId, attempt: row.attempt } });
+
 /** The acquirer_payments, acquirer_refunds and acquirer_notifications tables: every query on them is here. */
 export class AcquirerPayments {
   /** One terminal's view: the provider's payments of one mode (a live terminal never sees test payments, nor the reverse). */
   constructor(
-    private readonly db: InvoicingDb,
+    private readonly db: InvoicingDb | Tx,
     private readonly provider: string,
     private readonly isTest: boolean,
   ) {}
+
+  /** The same view inside the caller's transaction, for a change that must commit with the invoice's. */
+  in(tx: Tx): AcquirerPayments {
+    return new AcquirerPayments(tx, this.provider, this.isTest);
+  }
 
   /** An earlier attempt of this create (same key, amount and method, within `since`) that no invoice has taken yet. */
   async findAttempt(q: { merchantId: string; idempotencyKey: string; method: PaymentMethod; amountKopecks: bigint; since: Date }): Promise<AcquirerPaymentRow | null> {
@@ -96,16 +112,34 @@ export class AcquirerPayments {
     return attempt;
   }
 
-  begin(row: Pick<AcquirerPaymentRow, 'invoiceId' | 'merchantId' | 'isTest' | 'method' | 'amountKopecks' | 'idempotencyKey'>, now: Date): Promise<AcquirerPaymentRow> {
-    return this.db.acquirerPayment.create({ data: { ...row, provider: this.provider, status: INIT_STATUS, createdAt: now, updatedAt: now } });
+  /** A new attempt (1 at the invoice's creation): the key (invoice, attempt) is unique, so two racing fresh attempts make one. */
+  begin(row: Pick<AcquirerPaymentRow, 'invoiceId' | 'merchantId' | 'isTest' | 'method' | 'amountKopecks' | 'idempotencyKey'>, now: Date, attempt = 1): Promise<AcquirerPaymentRow> {
+    return this.db.acquirerPayment.create({ data: { ...row, attempt, provider: this.provider, status: INIT_STATUS, createdAt: now, updatedAt: now } });
   }
 
-  record(invoiceId: string, change: Partial<Pick<AcquirerPaymentRow, 'paymentId' | 'paymentUrl' | 'qrPayload' | 'status'>>, now: Date): Promise<AcquirerPaymentRow> {
-    return this.db.acquirerPayment.update({ where: { invoiceId }, data: { ...change, updatedAt: now } });
+  record(row: AttemptKey, change: Partial<Pick<AcquirerPaymentRow, 'paymentId' | 'paymentUrl' | 'qrPayload' | 'status'>>, now: Date): Promise<AcquirerPaymentRow> {
+    return this.db.acquirerPayment.update({ where: keyOf(row), data: { ...change, updatedAt: now } });
   }
 
+  /** The invoice's latest attempt: the payment the payer is offered now. */
   byInvoice(invoiceId: string): Promise<AcquirerPaymentRow | null> {
-    return this.db.acquirerPayment.findUnique({ where: { invoiceId } });
+    return this.db.acquirerPayment.findFirst({ where: { invoiceId }, orderBy: { attempt: 'desc' } });
+  }
+
+  /** Every attempt of the invoice, first first. */
+  attemptsOf(invoiceId: string): Promise<AcquirerPaymentRow[]> {
+    return this.db.acquirerPayment.findMany({ where: { invoiceId }, orderBy: { attempt: 'asc' } });
+  }
+
+  /** The attempt as stored now. */
+  reread(row: AttemptKey): Promise<AcquirerPaymentRow> {
+    return this.db.acquirerPayment.findUniqueOrThrow({ where: keyOf(row) });
+  }
+
+  /** CONFIRMED as heard (GetState's amount and bank), once: the first confirmation decides what the money does. */
+  confirm(row: AcquirerPaymentRow, paid: { paidKopecks: bigint; payerBank: string | null }, now: Date): Promise<AcquirerPaymentRow> {
+    const status = rankOf(row.status) < rankOf('CONFIRMED') ? 'CONFIRMED' : row.status;
+    return this.db.acquirerPayment.update({ where: keyOf(row), data: { status, ...paid, confirmedAt: now, updatedAt: now } });
   }
 
   byPaymentId(paymentId: string): Promise<AcquirerPaymentRow | null> {
@@ -119,17 +153,30 @@ export class AcquirerPayments {
    */
   async advance(row: AcquirerPaymentRow, status: string, now: Date): Promise<boolean> {
     if (rankOf(status) < rankOf(row.status) || status === row.status) return false;
-    const { count } = await this.db.acquirerPayment.updateMany({ where: { invoiceId: row.invoiceId, status: row.status }, data: { status, updatedAt: now } });
+    const { count } = await this.db.acquirerPayment.updateMany({ where: { invoiceId: row.invoiceId, attempt: row.attempt, status: row.status }, data: { status, updatedAt: now } });
     return count === 1;
   }
 
   /** Marks the payment as just checked, so the reconciler's oldest-first pass moves on to others. */
-  async touch(invoiceId: string, now: Date): Promise<void> {
-    await this.db.acquirerPayment.update({ where: { invoiceId }, data: { updatedAt: now } });
+  async touch(row: AttemptKey, now: Date): Promise<void> {
+    await this.db.acquirerPayment.update({ where: keyOf(row), data: { updatedAt: now } });
   }
 
-  flag(invoiceId: string, reason: string, now: Date): Promise<unknown> {
-    return this.db.acquirerPayment.update({ where: { invoiceId }, data: { reviewReason: reason, updatedAt: now } });
+  /** The payment's money went to a review (reviews/), not to its invoice: its refunds are the review's. */
+  async markReviewed(row: AttemptKey, reason: string, now: Date): Promise<void> {
+    await this.db.acquirerPayment.update({ where: keyOf(row), data: { reviewReason: reason, updatedAt: now } });
+  }
+
+  /** The attempt whose money paid the invoice (confirmed, not under review), or null. */
+  payingAttempt(invoiceId: string): Promise<AcquirerPaymentRow | null> {
+    return this.db.acquirerPayment.findFirst({ where: { invoiceId, confirmedAt: { not: null }, reviewReason: null }, orderBy: { attempt: 'desc' } });
+  }
+
+  /** Open payments of invoices past their expiry that are still PENDING: asked before the invoice may expire. */
+  openOfDueInvoices(invoiceIds: string[]): Promise<AcquirerPaymentRow[]> {
+    return this.db.acquirerPayment.findMany({
+      where: { provider: this.provider, isTest: this.isTest, invoiceId: { in: invoiceIds }, paymentId: { not: null }, status: { notIn: [INIT_STATUS, ...SETTLED_STATUSES] } },
+    });
   }
 
   /** Payments the payer may still be paying (or may have paid unheard), older than `before`: the reconciler's work. */
@@ -157,6 +204,24 @@ export class AcquirerPayments {
   /** Refunds of the payment whose outcome is not known yet (sent, not answered). */
   unansweredRefunds(paymentId: string): Promise<number> {
     return this.db.acquirerRefund.count({ where: { paymentId, status: 'SENDING' } });
+  }
+
+  /**
+   * What this service knows was refunded of the payment (SUCCEEDED, ours and those recorded
+   * from the acquirer's side), apart from `except`, and how many refunds of it are in flight
+   * (SENDING or PENDING), apart from `except`.
+   */
+  async refundsKnown(paymentId: string, except?: string): Promise<{ succeededKopecks: bigint; inFlight: number }> {
+    const rows = await this.db.acquirerRefund.findMany({ where: { paymentId, ...(except ? { refundId: { not: except } } : {}) }, select: { status: true, amountKopecks: true } });
+    return {
+      succeededKopecks: rows.filter((r) => r.status === 'SUCCEEDED').reduce((sum, r) => sum + r.amountKopecks, 0n),
+      inFlight: rows.filter((r) => r.status === 'SENDING' || r.status === 'PENDING').length,
+    };
+  }
+
+  /** A refund made at the acquirer, outside this service, as learnt from its state: SUCCEEDED at once. */
+  recordExternalRefund(r: Pick<AcquirerRefundRow, 'refundId' | 'invoiceId' | 'paymentId' | 'amountKopecks'>, now: Date): Promise<unknown> {
+    return this.db.acquirerRefund.create({ data: { ...r, status: 'SUCCEEDED', statusBefore: 'EXTERNAL', createdAt: now, updatedAt: now } });
   }
 
   /** Keeps what a notification said and what it did. */

@@ -1,8 +1,12 @@
-import { IDEMPOTENCY_TTL_MS, type Clock, type Logger, type Money } from '@pay/kit';
+import { IDEMPOTENCY_TTL_MS, money, type Clock, type Logger, type Money } from '@pay/kit';
+import type { InvoicingTables } from '../../db';
 import { ApiError } from '@pay/schemas';
 import type { CancelOrderResult, ChargeResult, OrderRequest, PaymentProvider, ProviderOrder, RefundResult, VoidResult } from '../../payments/provider';
 import { AcquirerRefused, AcquirerUnavailable, type TBankClient } from './client';
-import type { AcquirerPaymentRow, AcquirerPayments, AcquirerRefundRow } from './payments-store';
+import { isUniqueViolation } from '@pay/kit';
+import { setPaymentTarget, selectInvoiceById } from '../../invoices/store';
+import { qrPngDataUri } from '../../payments/qr';
+import { DECLINED_STATUSES, INIT_STATUS, type AcquirerPaymentRow, type AcquirerPayments, type AcquirerRefundRow } from './payments-store';
 
 /** Rubles to the acquirer's kopecks, exactly (amounts are kept to 2 places; anything else is a bug here). */
 export function toKopecks(amount: Money): number {
@@ -26,8 +30,11 @@ const CANCELLABLE = new Set(['NEW', 'FORM_SHOWED']);
 /** The acquirer's state of one payment, as GetState (and CheckOrder for SBP's id) report it. */
 export interface AcquirerState {
   status: string;
+  /** What the payment holds now: paid, less refunds (GetState's Amount). */
   amountKopecks: number;
   sbpTransactionId: string | null;
+  /** The payer's bank as GetState's Params name it (`BankName`), or null. */
+  payerBank: string | null;
 }
 
 /**
@@ -78,7 +85,7 @@ export class TBankProvider implements PaymentProvider {
       if (!payment.paymentId) payment = await this.init(payment, req, amountKopecks, adopted);
       if (req.method === 'sbp' && !payment.qrPayload) {
         const qr = await this.client.call('GetQr', { PaymentId: payment.paymentId, DataType: 'PAYLOAD' });
-        payment = await this.payments.record(payment.invoiceId, { qrPayload: String(qr.Data) }, this.clock.now());
+        payment = await this.payments.record(payment, { qrPayload: String(qr.Data) }, this.clock.now());
       }
     } catch (err) {
       if (!req.idempotencyKey && payment.paymentId) await this.closeQuietly(payment.paymentId);
@@ -109,7 +116,54 @@ export class TBankProvider implements PaymentProvider {
       NotificationURL: this.notificationUrl,
       ...(Object.keys(data).length ? { DATA: data } : {}),
     });
-    return this.payments.record(payment.invoiceId, { paymentId: String(init.PaymentId), paymentUrl: String(init.PaymentURL ?? ''), status: String(init.Status ?? 'NEW') }, this.clock.now());
+    return this.payments.record(payment, { paymentId: String(init.PaymentId), paymentUrl: String(init.PaymentURL ?? ''), status: String(init.Status ?? 'NEW') }, this.clock.now());
+  }
+
+  /**
+   * After a decline: a fresh acquirer payment (a new Init, and GetQr for SBP) for the invoice,
+   * which then shows its QR or form link, so the payer can try again. Only when the latest
+   * attempt was declined (or its Init never answered) and the invoice is still payable; two
+   * callers at once make one (the attempt number is unique). Returns the attempt, or null.
+   */
+  async openNextAttempt(tables: InvoicingTables, invoiceId: string): Promise<AcquirerPaymentRow | null> {
+    const invoice = await selectInvoiceById(tables, invoiceId);
+    const latest = await this.payments.byInvoice(invoiceId);
+    if (!invoice || !latest || invoice.status !== 'PENDING' || invoice.expires_at.getTime() <= this.clock.now().getTime()) return null;
+    const resuming = latest.status === INIT_STATUS && latest.attempt > 1;
+    if (!resuming && !DECLINED_STATUSES.has(latest.status)) return null;
+    let payment = latest;
+    if (!resuming) {
+      try {
+        payment = await this.payments.begin(
+          { invoiceId, merchantId: latest.merchantId, isTest: latest.isTest, method: latest.method, amountKopecks: latest.amountKopecks, idempotencyKey: null },
+          this.clock.now(),
+          latest.attempt + 1,
+        );
+      } catch (err) {
+        if (isUniqueViolation(err)) return null; // another process opened it
+        throw err;
+      }
+    }
+    const req: OrderRequest = {
+      invoiceId,
+      amount: money(invoice.amount),
+      currency: invoice.currency,
+      method: latest.method,
+      description: invoice.description,
+      expiresAt: invoice.expires_at,
+      merchantId: latest.merchantId,
+      isTest: latest.isTest,
+      customerEmail: invoice.customer_email,
+      customerPhone: invoice.customer_phone,
+    };
+    // Resuming an Init whose answer was lost: CheckOrder closes what it may have opened.
+    if (!payment.paymentId) payment = await this.init(payment, req, Number(latest.amountKopecks), resuming);
+    if (payment.method === 'sbp' && !payment.qrPayload) {
+      const qr = await this.client.call('GetQr', { PaymentId: payment.paymentId, DataType: 'PAYLOAD' });
+      payment = await this.payments.record(payment, { qrPayload: String(qr.Data) }, this.clock.now());
+    }
+    await setPaymentTarget(tables, invoiceId, payment.method === 'sbp' ? { qrPayload: payment.qrPayload!, qrCode: qrPngDataUri(payment.qrPayload!) } : { originalPaymentUrl: payment.paymentUrl! });
+    return payment;
   }
 
   /** Cards are typed on the acquirer's form (PaymentURL), never on our page. */
@@ -131,8 +185,14 @@ export class TBankProvider implements PaymentProvider {
    * payment is untouched since, counted as done if the last SBP refund is this one; anything
    * else stays PENDING for a person to check, never refunded twice.
    */
-  async refund(req: { refundId: string; externalOrderId: string; amount: Money }): Promise<RefundResult> {
-    const payment = await this.mustFind(req.externalOrderId);
+  async refund(req: { refundId: string; externalOrderId: string; amount: Money; attempt?: number }): Promise<RefundResult> {
+    let payment: AcquirerPaymentRow & { paymentId: string };
+    try {
+      payment = await this.mustFind(req.externalOrderId, req.attempt);
+    } catch (err) {
+      if (err instanceof NoAcquirerPayment) return { outcome: 'failed', reason: err.message };
+      throw err;
+    }
     const amountKopecks = toKopecks(req.amount);
     const sbp = payment.method === 'sbp';
     const now = () => this.clock.now();
@@ -177,21 +237,33 @@ export class TBankProvider implements PaymentProvider {
 
   /**
    * An SBP refund asked again: what the acquirer did with it, or null when it surely did
-   * nothing (the payment is as it was before the refund was sent, and no other refund of it is
-   * unanswered), so it may be sent.
+   * nothing, so it may be sent. The proof is the money: GetState's Amount is what the payment
+   * still holds, so the acquirer has refunded (paid − Amount) in all; less what this service
+   * knows it refunded (every other SUCCEEDED refund, ours or recorded from the acquirer's
+   * side), that is 0 (ours never happened) or exactly ours (it did). GetQrState, which names
+   * only the last refund, cannot tell a lost Cancel from an earlier refund of the same amount.
+   * With another refund of the payment in flight, or any other difference, it cannot be told
+   * apart: left PENDING for a person, never counted twice.
    */
   private async sbpRefundOutcome(payment: AcquirerPaymentRow & { paymentId: string }, refund: AcquirerRefundRow): Promise<RefundResult | null> {
-    const status = String((await this.client.call('GetState', { PaymentId: payment.paymentId })).Status);
-    // A refund moves a CONFIRMED payment on for sure: still CONFIRMED, ours never took effect.
-    if (refund.status === 'SENDING' && refund.statusBefore === 'CONFIRMED' && status === 'CONFIRMED' && (await this.payments.unansweredRefunds(payment.paymentId)) === 1) return null;
+    const state = await this.client.call('GetState', { PaymentId: payment.paymentId });
+    const status = String(state.Status);
     if (REFUNDING.has(status)) return { outcome: 'pending' };
-    const last = await this.client.call('GetQrState', { PaymentId: payment.paymentId });
-    if (REFUNDED.has(String(last.Status)) && BigInt(Number(last.Amount)) === refund.amountKopecks) return this.refundAnswered(payment, refund.refundId, String(last.Status));
-    this.logger.error({ refundId: refund.refundId, paymentId: payment.paymentId, status }, 'an SBP refund sent to T-Bank without an answer cannot be told apart: left PENDING, check it in T-Bank’s account');
+    const known = await this.payments.refundsKnown(payment.paymentId, refund.refundId);
+    const current = await this.payments.reread(payment);
+    const refundedThere = (current.paidKopecks ?? current.amountKopecks) - BigInt(Number(state.Amount));
+    const unexplained = refundedThere - known.succeededKopecks;
+    if (known.inFlight === 0 && refund.status === 'SENDING' && unexplained === 0n) return null;
+    if (known.inFlight === 0 && unexplained === refund.amountKopecks && REFUNDED.has(status)) return this.refundAnswered(payment, refund.refundId, status);
+    this.logger.error(
+      { refundId: refund.refundId, paymentId: payment.paymentId, status, unexplained: unexplained.toString(), inFlight: known.inFlight },
+      'an SBP refund sent to T-Bank without an answer cannot be told apart: left PENDING, check it in T-Bank’s account',
+    );
     return { outcome: 'pending' };
   }
 
   async cancelOrder(req: { externalOrderId: string }): Promise<CancelOrderResult> {
+    // The latest attempt is the only one the payer can still pay (earlier ones were declined).
     const payment = await this.payments.byInvoice(req.externalOrderId);
     if (!payment?.paymentId) return { ok: true };
     try {
@@ -211,11 +283,18 @@ export class TBankProvider implements PaymentProvider {
     }
   }
 
-  /** GetState of the invoice's payment; for a confirmed SBP payment, its SBP id from CheckOrder. */
+  /** GetState of one payment; for a confirmed SBP payment, its SBP id from CheckOrder. */
   async stateOf(payment: AcquirerPaymentRow): Promise<AcquirerState> {
     const state = await this.client.call('GetState', { PaymentId: payment.paymentId });
     const status = String(state.Status);
-    return { status, amountKopecks: Number(state.Amount), sbpTransactionId: status === 'CONFIRMED' && payment.method === 'sbp' ? await this.sbpPaymentIdOf(payment) : null };
+    const params = Array.isArray(state.Params) ? (state.Params as { Key?: unknown; Value?: unknown }[]) : [];
+    const bank = params.find((p) => p.Key === 'BankName')?.Value;
+    return {
+      status,
+      amountKopecks: Number(state.Amount),
+      sbpTransactionId: status === 'CONFIRMED' && payment.method === 'sbp' ? await this.sbpPaymentIdOf(payment) : null,
+      payerBank: typeof bank === 'string' && bank !== '' ? bank : null,
+    };
   }
 
   /** SBP's own id of the payment (CheckOrder's SbpPaymentId), or null when the acquirer gives none. */
@@ -230,14 +309,23 @@ export class TBankProvider implements PaymentProvider {
     }
   }
 
-  private async mustFind(invoiceId: string): Promise<AcquirerPaymentRow & { paymentId: string }> {
-    const payment = await this.payments.byInvoice(invoiceId);
-    if (!payment?.paymentId) throw new Error(`no T-Bank payment for invoice ${invoiceId}`);
+  /** The payment a refund returns money of: the given attempt (a review's), else the one that paid the invoice. */
+  private async mustFind(invoiceId: string, attempt?: number): Promise<AcquirerPaymentRow & { paymentId: string }> {
+    const payment = attempt !== undefined ? await this.payments.reread({ invoiceId, attempt }) : await this.payments.payingAttempt(invoiceId);
+    if (!payment?.paymentId) throw new NoAcquirerPayment(invoiceId);
     return payment as AcquirerPaymentRow & { paymentId: string };
   }
 
   private async closeQuietly(paymentId: string): Promise<void> {
     await this.client.call('Cancel', { PaymentId: paymentId }).catch((err: unknown) => this.logger.warn({ err, paymentId }, 'could not cancel an unused T-Bank payment'));
+  }
+}
+
+/** No T-Bank payment took this invoice's money (paid by the merchant's decision on a review): nothing to refund there. */
+class NoAcquirerPayment extends Error {
+  constructor(invoiceId: string) {
+    super(`No T-Bank payment paid invoice ${invoiceId} (it was paid by the merchant’s decision): refund the payer outside this service`);
+    this.name = 'NoAcquirerPayment';
   }
 }
 

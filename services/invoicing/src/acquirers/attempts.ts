@@ -1,0 +1,48 @@
+import { money, toJsonNumber } from '@pay/kit';
+import type { InvoicingTables } from '../db';
+import { DECLINED_STATUSES } from './tbank/payments-store';
+
+/** What the merchant is told of one acquirer status: the payer may still pay, was declined, paid, or the payment closed. */
+export function attemptStatus(acquirerStatus: string): 'PENDING' | 'DECLINED' | 'CONFIRMED' | 'PARTIALLY_REFUNDED' | 'REFUNDED' | 'CLOSED' {
+  if (DECLINED_STATUSES.has(acquirerStatus)) return 'DECLINED';
+  switch (acquirerStatus) {
+    case 'CONFIRMED':
+    case 'CONFIRMING':
+    case 'REFUNDING':
+    case 'ASYNC_REFUNDING':
+      return 'CONFIRMED';
+    case 'PARTIAL_REFUNDED':
+      return 'PARTIALLY_REFUNDED';
+    case 'REFUNDED':
+      return 'REFUNDED';
+    case 'CANCELED':
+    case 'DEADLINE_EXPIRED':
+    case 'REVERSED':
+    case 'PARTIAL_REVERSED':
+    case 'REVERSING':
+      return 'CLOSED';
+    default:
+      return 'PENDING';
+  }
+}
+
+/**
+ * The acquirer payments of an invoice, first first (`attempts` of GET /api/v2/invoices/{id}):
+ * the first is opened with the invoice, another after each decline. Empty for the sandbox.
+ */
+export async function attemptsOfInvoice(db: InvoicingTables, invoiceId: string) {
+  const rows = await db
+    .selectFrom('acquirer_payments')
+    .select(['attempt', 'method', 'status', 'amount_kopecks', 'paid_kopecks', 'created_at', 'updated_at'])
+    .where('invoice_id', '=', invoiceId)
+    .orderBy('attempt')
+    .execute();
+  return rows.map((r) => ({
+    attempt: r.attempt,
+    method: r.method,
+    status: attemptStatus(r.status),
+    amount: toJsonNumber(money(String(r.paid_kopecks ?? r.amount_kopecks)).div(100)),
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
+  }));
+}
