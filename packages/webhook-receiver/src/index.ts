@@ -24,7 +24,7 @@ interface Envelope<E extends string> {
 
 // --- Console webhooks (invoicing): signed with the endpoint's `whsec_…` secret -------------
 
-export type WebhookInvoiceStatus = 'PAID' | 'EXPIRED' | 'CANCELLED';
+export type WebhookInvoiceStatus = 'PENDING' | 'PAID' | 'EXPIRED' | 'CANCELLED';
 
 /** The invoice of `invoice.*` console events; amounts in `currency`'s main unit (rubles, dollars), not kopecks or cents. */
 export interface WebhookInvoice<S extends WebhookInvoiceStatus = WebhookInvoiceStatus> {
@@ -63,6 +63,29 @@ export interface WebhookRefund {
   failureReason: string | null;
   createdAt: string;
   settledAt: string;
+}
+
+/** The declined acquirer payment of `invoice.payment_failed`. */
+export interface WebhookPaymentAttempt {
+  /** 1 for the payment opened with the invoice; one more for each fresh payment after a decline. */
+  attempt: number;
+  method: 'sbp' | 'card';
+  status: 'PENDING' | 'DECLINED' | 'CONFIRMED' | 'PARTIALLY_REFUNDED' | 'REFUNDED' | 'CLOSED';
+  /** The acquirer's own status (REJECTED, AUTH_FAIL, ...). */
+  acquirerStatus: string;
+}
+
+/** The review of `invoice.payment_review`: money the invoice did not simply take, awaiting the merchant's decision. */
+export interface WebhookPaymentReview {
+  id: string;
+  reason: 'amount_mismatch' | 'paid_after_expiry' | 'paid_after_cancel' | 'duplicate_payment' | 'receipt_only' | 'invoice_refused';
+  status: 'OPEN' | 'REFUNDING';
+  /** Taken (receipt_only: what the receipt shows), in rubles. */
+  amount: number;
+  currency: string;
+  takenAt: string;
+  detail: string;
+  createdAt: string;
 }
 
 export type WebhookKycStatus = 'APPROVED' | 'DECLINED' | 'IN_PROGRESS';
@@ -106,6 +129,14 @@ export interface InvoiceRefundedEvent extends Envelope<'invoice.refunded'> {
   invoice: WebhookInvoice<'PAID'>;
   refund: WebhookRefund;
 }
+export interface InvoicePaymentFailedEvent extends Envelope<'invoice.payment_failed'> {
+  invoice: WebhookInvoice<'PENDING'>;
+  attempt: WebhookPaymentAttempt;
+}
+export interface InvoicePaymentReviewEvent extends Envelope<'invoice.payment_review'> {
+  invoice: WebhookInvoice;
+  review: WebhookPaymentReview;
+}
 export interface KycPassedEvent extends Envelope<'kyc.passed'> {
   session: WebhookKycSession<'APPROVED'> | WebhookKycSessionV1<'completed'>;
 }
@@ -122,6 +153,8 @@ export type InvoicingWebhookEvent =
   | InvoiceExpiredEvent
   | InvoiceCancelledEvent
   | InvoiceRefundedEvent
+  | InvoicePaymentFailedEvent
+  | InvoicePaymentReviewEvent
   | KycPassedEvent
   | KycRejectedEvent
   | KycManualReviewEvent;

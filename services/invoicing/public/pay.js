@@ -74,14 +74,16 @@
   // A payment may arrive from elsewhere (the bank app on another device), or a receipt be
   // checked: reload when either changes; sooner while a receipt is being checked.
   var body = document.body;
-  if (body.getAttribute('data-status') === 'pending' && body.getAttribute('data-invoice')) {
+  var shown = body.getAttribute('data-status');
+  // Pending, declined (a fresh payment may open) and under review (the merchant decides) can change.
+  if ((shown === 'pending' || shown === 'declined' || shown === 'review') && body.getAttribute('data-invoice')) {
     var receipt = body.getAttribute('data-receipt');
     var every = receipt === 'pending' ? 1500 : 5000;
     var poll = function () {
       fetch('/pay/' + body.getAttribute('data-invoice') + '/status', { headers: { Accept: 'application/json' } })
         .then(function (r) { return r.ok ? r.json() : null; })
         .then(function (s) {
-          if (s && (s.status !== 'pending' || (s.receipt && s.receipt !== receipt))) window.location.reload();
+          if (s && (s.status !== shown || (s.receipt && s.receipt !== receipt))) window.location.reload();
           else window.setTimeout(poll, every);
         })
         .catch(function () { window.setTimeout(poll, 10000); });

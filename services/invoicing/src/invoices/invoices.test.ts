@@ -163,7 +163,7 @@ describe('GET /api/v2/invoices/{id}', () => {
     expect(Object.keys(inv).sort()).toEqual(
       [
         'id', 'invoiceNumber', 'amount', 'currency', 'description', 'status', 'livemode', 'paymentMethod', 'payerBank', 'refundedAmount', 'customerEmail', 'customerName', 'customerPhone', 'expiresAt', 'createdAt',
-        'paidAt', 'sbpTransactionId', 'externalOrderId', 'kycRequired', 'kycVerified', 'receiptRequired', 'paymentLink', 'originalPaymentUrl', 'customer',
+        'paidAt', 'sbpTransactionId', 'externalOrderId', 'kycRequired', 'kycVerified', 'receiptRequired', 'paymentLink', 'originalPaymentUrl', 'customer', 'review', 'attempts',
       ].sort(),
     );
     const { customer: _none, ...createdShared } = c.body.invoice;
@@ -239,7 +239,7 @@ describe('GET /api/v2/invoices', () => {
 
   it('bounds offset at 1,000,000,000 on every v2 list (99999999999999999999 reached Postgres as out of range for bigint: a 500)', async () => {
     const lists = ctx.apis.v2.operations.filter((op) => op.method === 'get' && 'offset' in ((op.query as { properties?: object } | undefined)?.properties ?? {}));
-    expect(lists.map((op) => op.path).sort()).toEqual(['/api/v2/customers', '/api/v2/invoices', '/api/v2/kyc/sessions', '/api/v2/receipts']);
+    expect(lists.map((op) => op.path).sort()).toEqual(['/api/v2/customers', '/api/v2/invoices', '/api/v2/kyc/sessions', '/api/v2/receipts', '/api/v2/reviews']);
     for (const op of lists) {
       for (const offset of ['99999999999999999999', '1e21', '1000000001']) {
         const res = await call(m, 'get', `${op.path}?offset=${offset}`);

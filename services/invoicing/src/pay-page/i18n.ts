@@ -19,6 +19,14 @@ export interface PayTexts {
   expiredText: string;
   cancelled: string;
   cancelledText: string;
+  refunded: string;
+  refundedText: string;
+  partlyRefunded: string;
+  partlyRefundedText: (amount: string) => string;
+  declinedText: string;
+  tryAgain: string;
+  underReview: string;
+  underReviewText: string;
   cardNumber: string;
   expiry: string;
   cvc: string;
@@ -58,6 +66,14 @@ const en: PayTexts = {
   expiredText: 'This invoice has expired. Ask the merchant for a new one.',
   cancelled: 'CANCELLED',
   cancelledText: 'The merchant cancelled this invoice.',
+  refunded: 'REFUNDED',
+  refundedText: 'The payment was refunded in full. The money goes back to your card or account; your bank may take a few days.',
+  partlyRefunded: 'PARTLY REFUNDED',
+  partlyRefundedText: (a) => `${a} of this payment was refunded to you.`,
+  declinedText: 'Your last payment was declined by the bank. No money was taken. You can try again.',
+  tryAgain: 'Try again',
+  underReview: 'UNDER REVIEW',
+  underReviewText: 'Your payment is being checked by the merchant. You do not need to pay again; this page will change once it is decided.',
   cardNumber: 'Card number',
   expiry: 'Expiry',
   cvc: 'CVC',
@@ -97,6 +113,14 @@ const ru: PayTexts = {
   expiredText: 'Срок счёта истёк. Попросите продавца выставить новый.',
   cancelled: 'ОТМЕНЁН',
   cancelledText: 'Продавец отменил этот счёт.',
+  refunded: 'ВОЗВРАТ',
+  refundedText: 'Оплата возвращена полностью. Деньги вернутся на карту или счёт; банку может понадобиться несколько дней.',
+  partlyRefunded: 'ЧАСТИЧНЫЙ ВОЗВРАТ',
+  partlyRefundedText: (a) => `Вам возвращено ${a} из этой оплаты.`,
+  declinedText: 'Банк отклонил последнюю оплату. Деньги не списаны. Можно попробовать ещё раз.',
+  tryAgain: 'Попробовать ещё раз',
+  underReview: 'НА ПРОВЕРКЕ',
+  underReviewText: 'Продавец проверяет вашу оплату. Платить ещё раз не нужно; страница изменится, когда решение будет принято.',
   cardNumber: 'Номер карты',
   expiry: 'Срок действия',
   cvc: 'CVC',
@@ -136,6 +160,14 @@ const kk: PayTexts = {
   expiredText: 'Шоттың мерзімі өтті. Сатушыдан жаңа шот сұраңыз.',
   cancelled: 'ТОҚТАТЫЛДЫ',
   cancelledText: 'Сатушы бұл шотты тоқтатты.',
+  refunded: 'ҚАЙТАРЫЛДЫ',
+  refundedText: 'Төлем толық қайтарылды. Ақша картаңызға немесе шотыңызға қайтады; банкке бірнеше күн қажет болуы мүмкін.',
+  partlyRefunded: 'ІШІНАРА ҚАЙТАРЫЛДЫ',
+  partlyRefundedText: (a) => `Бұл төлемнен сізге ${a} қайтарылды.`,
+  declinedText: 'Банк соңғы төлемді қабылдамады. Ақша алынған жоқ. Қайта көруге болады.',
+  tryAgain: 'Қайта көру',
+  underReview: 'ТЕКСЕРІЛУДЕ',
+  underReviewText: 'Сатушы төлеміңізді тексеріп жатыр. Қайта төлеудің қажеті жоқ; шешім қабылданғанда бұл бет өзгереді.',
   cardNumber: 'Карта нөмірі',
   expiry: 'Жарамдылық мерзімі',
   cvc: 'CVC',

@@ -4,7 +4,24 @@ import { isKycVerified } from '../invoices/views';
 import type { Language } from '../kyc/schemas';
 import { LOCALES } from './i18n';
 
-export type PageState = 'pending' | 'paid' | 'expired' | 'cancelled';
+/**
+ * What the payer is shown: `declined` when the last payment was declined and no fresh one is
+ * open yet (the page offers to try again); `review` while money awaits the merchant's decision
+ * on an unpaid invoice; a paid invoice refunded in full or in part says so.
+ */
+export type PageState = 'pending' | 'declined' | 'review' | 'paid' | 'partly_refunded' | 'refunded' | 'expired' | 'cancelled';
+export const PAGE_STATES = ['pending', 'declined', 'review', 'paid', 'partly_refunded', 'refunded', 'expired', 'cancelled'] as const;
+
+/** The acquirer's side of the page: a decline behind the current payment, or one with no fresh payment yet; a review open. */
+export interface PaymentNotices {
+  /** An earlier payment of this invoice was declined. */
+  declined: boolean;
+  /** The latest payment was declined and no fresh one is open: the page offers "try again". */
+  needsRetry: boolean;
+  /** Money (or a receipt) awaits the merchant's decision. */
+  underReview: boolean;
+}
+export const NO_NOTICES: PaymentNotices = { declined: false, needsRetry: false, underReview: false };
 
 /** Everything the hosted page shows, assembled from the invoice in one place; the view only renders it. */
 export interface PaymentPageModel {
@@ -26,6 +43,10 @@ export interface PaymentPageModel {
   /** Milliseconds left by the server's clock; the countdown script counts down from it, so the payer's clock does not matter. */
   remainingMs: number;
   paidAt: string | null;
+  /** Refunded so far, as text in the invoice's currency (partly refunded invoices). */
+  refundedText: string | null;
+  /** An earlier payment was declined: the page says so above the fresh QR or form. */
+  declinedBefore: boolean;
   /** KYC is required and not done: the page does not offer to pay. */
   needsKyc: boolean;
   /** The payment counts once a receipt is approved: the page takes one. */
@@ -67,11 +88,24 @@ export function paymentPageModel(
   now: Date,
   receipt: { status: string; rejection_reason: string | null } | null,
   language: { language: Language; langQuery: string },
+  notices: PaymentNotices = NO_NOTICES,
 ): PaymentPageModel {
   const remainingMs = Math.max(0, i.expires_at.getTime() - now.getTime());
+  const refunded = money(i.refunded_amount);
+  const paidState: PageState = refunded.gte(money(i.amount)) ? 'refunded' : refunded.gt(0) ? 'partly_refunded' : 'paid';
   // Past expiresAt is expired for the payer at once, even before the expiry loop marks it.
   const state: PageState =
-    i.status === 'PAID' ? 'paid' : i.status === 'CANCELLED' ? 'cancelled' : i.status === 'EXPIRED' || remainingMs === 0 ? 'expired' : 'pending';
+    i.status === 'PAID'
+      ? paidState
+      : i.status === 'CANCELLED'
+        ? 'cancelled'
+        : notices.underReview
+          ? 'review'
+          : i.status === 'EXPIRED' || remainingMs === 0
+            ? 'expired'
+            : notices.needsRetry
+              ? 'declined'
+              : 'pending';
   return {
     id: i.id,
     invoiceNumber: i.invoice_number,
@@ -86,6 +120,8 @@ export function paymentPageModel(
     expiresAt: i.expires_at.toISOString(),
     remainingMs,
     paidAt: i.paid_at?.toISOString() ?? null,
+    refundedText: refunded.gt(0) ? formatAmount(refunded, i.currency, language.language) : null,
+    declinedBefore: notices.declined,
     needsKyc: i.kyc_required && !isKycVerified(i),
     receiptRequired: i.receipt_required,
     receipt: receipt ? { state: receipt.status.toLowerCase() as PageReceipt['state'], reason: receipt.rejection_reason } : null,

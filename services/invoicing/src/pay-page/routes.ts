@@ -7,7 +7,9 @@ import { selectInvoiceById, type InvoiceWithCustomer } from '../invoices/store';
 import { readCard } from '../payments/card';
 import type { PaymentProvider } from '../payments/provider';
 import { sandboxSbpTransactionId } from '../payments/sandbox';
-import { paymentPageModel, successRedirectOf } from './presenter';
+import { PAGE_STATES, paymentPageModel, successRedirectOf } from './presenter';
+import { paymentNoticesOf } from './notices';
+import { TBankProvider, asApiError } from '../acquirers/tbank/provider';
 import { requestLanguage } from './i18n';
 import type { Request } from 'express';
 import { uploadReceipt } from '../receipts/receipts';
@@ -42,8 +44,8 @@ export function paymentPageRoutes(pages: Api, deps: PayPageDeps): void {
     return invoice;
   };
   const model = async (id: string, req: Request) => {
-    const [invoice, receipt] = await Promise.all([load(id), selectLatestReceipt(deps.tables, id)]);
-    return paymentPageModel(invoice, deps.clock.now(), receipt, requestLanguage(req));
+    const [invoice, receipt, notices] = await Promise.all([load(id), selectLatestReceipt(deps.tables, id), paymentNoticesOf(deps.tables, id)]);
+    return paymentPageModel(invoice, deps.clock.now(), receipt, requestLanguage(req), notices);
   };
   /** A refusal the payer can act on: the page again, with the reason, and the refusal's status. */
   const refused = async (id: string, req: Request, err: unknown, render: (m: ReturnType<typeof paymentPageModel>, p: FormProblem) => ReturnType<typeof paymentPage>) => {
@@ -61,10 +63,10 @@ export function paymentPageRoutes(pages: Api, deps: PayPageDeps): void {
       auth: 'none',
       params: Params,
       handler: async ({ params, req }) => {
-        const [invoice, receipt] = await Promise.all([load(params.invoiceId), selectLatestReceipt(deps.tables, params.invoiceId)]);
+        const [invoice, receipt, notices] = await Promise.all([load(params.invoiceId), selectLatestReceipt(deps.tables, params.invoiceId), paymentNoticesOf(deps.tables, params.invoiceId)]);
         // A paid invoice with a successUrl sends the payer on at once (after paying here, or when the poll sees it paid).
         const success = successRedirectOf(invoice);
-        return success ? { redirect: success } : { html: paymentPage(paymentPageModel(invoice, deps.clock.now(), receipt, requestLanguage(req))) };
+        return success ? { redirect: success } : { html: paymentPage(paymentPageModel(invoice, deps.clock.now(), receipt, requestLanguage(req), notices)) };
       },
     });
   }
@@ -168,6 +170,25 @@ export function paymentPageRoutes(pages: Api, deps: PayPageDeps): void {
 
   pages.page({
     method: 'post',
+    path: '/pay/:invoiceId/retry',
+    summary: 'Try again after a declined payment: a fresh acquirer payment (new QR or card form)',
+    auth: 'none',
+    params: Params,
+    handler: async ({ params, req }) => {
+      const id = params.invoiceId;
+      try {
+        const invoice = await load(id);
+        const provider = invoice.is_test ? deps.providers.test : deps.providers.live;
+        if (provider instanceof TBankProvider) await provider.openNextAttempt(deps.tables, id).catch((err: unknown) => Promise.reject(asApiError(err)));
+        return { redirect: backTo(id, req) };
+      } catch (err) {
+        return refused(id, req, err, paymentPage);
+      }
+    },
+  });
+
+  pages.page({
+    method: 'post',
     path: '/pay/:invoiceId/receipt',
     summary: 'Upload a payment receipt (receiptRequired invoices)',
     auth: 'none',
@@ -194,7 +215,7 @@ export function paymentPageRoutes(pages: Api, deps: PayPageDeps): void {
     response: {
       status: 200,
       schema: Type.Object(
-        { status: StringEnum(['pending', 'paid', 'expired', 'cancelled'] as const), receipt: StringEnum(['none', 'pending', 'approved', 'rejected'] as const) },
+        { status: StringEnum(PAGE_STATES), receipt: StringEnum(['none', 'pending', 'approved', 'rejected'] as const) },
         { additionalProperties: false },
       ),
     },

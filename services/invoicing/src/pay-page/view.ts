@@ -74,12 +74,21 @@ function stateBlock(m: PaymentPageModel): SafeHtml {
       }.${m.redirectUrl ? '' : ` ${t.closePage}`}</p>${
         m.redirectUrl ? html`<p><a class="button" data-testid="return" data-return-after-ms="5000" href="${m.redirectUrl}">${t.backToShop}</a></p>` : ''
       }`;
+    case 'refunded':
+      return html`<p class="state refunded" data-testid="status">${t.refunded}</p><p>${t.refundedText}</p>`;
+    case 'partly_refunded':
+      return html`<p class="state partly_refunded" data-testid="status">${t.partlyRefunded}</p><p>${t.paidText}. ${t.partlyRefundedText(m.refundedText ?? '')}</p>`;
+    case 'review':
+      return html`<p class="state review" data-testid="status">${t.underReview}</p><p data-testid="under-review">${t.underReviewText}</p>`;
+    case 'declined':
+      return html`<p class="state expired" data-testid="status">${t.awaiting}</p><p class="notice" data-testid="declined">${t.declinedText}</p>
+<form method="post" action="/pay/${m.id}/retry${m.langQuery}"><button type="submit" data-testid="retry">${t.tryAgain}</button></form>`;
     case 'expired':
       return html`<p class="state expired" data-testid="status">${t.expired}</p><p>${t.expiredText}</p>`;
     case 'cancelled':
       return html`<p class="state cancelled" data-testid="status">${t.cancelled}</p><p>${t.cancelledText}</p>`;
     case 'pending':
-      return html`<p class="state pending" data-testid="status">${t.awaiting}</p>`;
+      return html`<p class="state pending" data-testid="status">${t.awaiting}</p>${m.declinedBefore ? html`<p class="notice" data-testid="declined">${t.declinedText}</p>` : ''}`;
   }
 }
 

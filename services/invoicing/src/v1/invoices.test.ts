@@ -185,14 +185,14 @@ describe('GET /api/v1/invoices/{id}, cancel and sandbox pay', () => {
     const { body: inv } = await v1(m, 'post', '/api/v1/invoices', { amount: 250.5, currency: 'RUB' });
     const pending = await v1(m, 'get', `/api/v1/invoices/${inv.id}`);
     expect(pending.status).toBe(200);
-    expect(Object.keys(pending.body)).toEqual([...CREATE_FIELDS, 'qrCodeUrl']);
+    expect(Object.keys(pending.body)).toEqual([...CREATE_FIELDS, 'qrCodeUrl', 'review']);
     expect(decodeQrDataUri(pending.body.qrCodeUrl)).toBe(`${url()}/pay/${inv.id}/sbp`);
     clock.advance(60_000);
     const paid = await v1(m, 'post', `/api/v1/sandbox/invoices/${inv.id}/pay`, { payerBank: 'Sber' });
     expect(paid.status).toBe(200);
     expect(paid.body).toMatchObject({ id: inv.id, status: 'paid', payerBank: 'Sber', paidAt: '2026-11-23T10:01:00.000Z', sbpTransactionId: expect.stringMatching(/\S/) });
     const got = await v1(m, 'get', `/api/v1/invoices/${inv.id}`);
-    expect(Object.keys(got.body)).toEqual([...CREATE_FIELDS, 'qrCodeUrl', 'sbpTransactionId', 'payerBank', 'paidAt']);
+    expect(Object.keys(got.body)).toEqual([...CREATE_FIELDS, 'qrCodeUrl', 'sbpTransactionId', 'payerBank', 'paidAt', 'review']);
     expect(got.body).toEqual(paid.body);
     const twice = await v1(m, 'post', `/api/v1/sandbox/invoices/${inv.id}/pay`, {});
     expect(twice.status).toBe(422);

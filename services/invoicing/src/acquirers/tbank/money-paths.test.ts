@@ -108,9 +108,9 @@ describe('issue 28: the money paths of a live T-Bank invoice', () => {
     await eventually(() => expect(payments(inv.id)).toHaveLength(2));
     const fresh = last(inv.id);
     expect(fresh.paymentId).not.toBe(first.paymentId);
+    await eventually(async () => expect((await get(inv.id)).qrPayload).toBe(`${emulator.url}/sbp/${fresh.paymentId}`));
     const now = await get(inv.id);
     expect(now.status).toBe('PENDING');
-    expect(now.qrPayload).toBe(`${emulator.url}/sbp/${fresh.paymentId}`);
     expect(now.attempts.map((a: { status: string }) => a.status)).toEqual(['DECLINED', 'PENDING']);
     const page = await fetch(`${ctx.base}/pay/${inv.id}`).then((r) => r.text());
     expect(page).toContain('data-testid="declined"');

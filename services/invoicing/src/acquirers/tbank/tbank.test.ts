@@ -110,6 +110,9 @@ describe('T-Bank acquiring against the protocol emulator', () => {
   it('refuses a forged notification (bad Token, or a Token over other values): 403, logged, nothing changes', async () => {
     const inv = (await create({ amount: 300 })).body.invoice;
     const p = only(inv.id);
+    // Paid at the acquirer, its notification lost: only a genuine notification (or the reconciler) may tell.
+    emulator.faults.muteNotifications = true;
+    emulator.pay(p.paymentId, { method: 'sbp' });
     const fields = { TerminalKey: TERMINAL, OrderId: inv.id, Success: true, Status: 'CONFIRMED', PaymentId: Number(p.paymentId), ErrorCode: '0', Amount: 30000 };
     const post = (body: unknown) => fetch(`${ctx.base}${NOTIFICATION_PATH}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     for (const forged of [
@@ -175,7 +178,9 @@ describe('T-Bank acquiring against the protocol emulator', () => {
     const row = await invoice(inv.id);
     expect(row).toMatchObject({ status: 'PAID', sbpTransactionId: p.sbpPaymentId });
     expect(await paidEvents(inv.id)).toHaveLength(1);
-    expect((await ctx.deps.db.acquirerPayment.findFirstOrThrow({ where: { invoiceId: rejected.id } })).status).toBe('REJECTED');
+    expect((await ctx.deps.db.acquirerPayment.findFirstOrThrow({ where: { invoiceId: rejected.id, attempt: 1 } })).status).toBe('REJECTED');
+    // The payer may try again: a fresh payment was opened for it.
+    expect((await ctx.deps.db.acquirerPayment.findFirstOrThrow({ where: { invoiceId: rejected.id, attempt: 2 } })).status).toBe('NEW');
     expect((await invoice(rejected.id)).status).toBe('PENDING');
     // Settled payments are not asked again.
     expect(await reconcileTBankPayments(ctx.deps, provider(), 0)).toBe(0);
