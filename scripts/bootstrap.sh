@@ -12,6 +12,20 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 if ! command -v node >/dev/null; then
   say "installing Node.js"; as_root apt-get update -qq; as_root apt-get install -y -qq nodejs npm
 fi
+# --- Node 24 ------------------------------------------------------------------------------------
+# Where the machine's node is older than 24, the official binary (the npm registry's
+# node-linux-<arch> package carries the file nodejs.org ships; npm checks its integrity) goes
+# into .tools/node, and scripts/node-path.sh puts it first on PATH for every script.
+. scripts/node-path.sh
+if [ "$(node -p 'process.versions.node.split(".")[0] >= 24')" != true ]; then
+  case "$(uname -m)" in x86_64) arch=x64 ;; aarch64) arch=arm64 ;; *) echo "no Node 24 package for $(uname -m)" >&2; exit 1 ;; esac
+  say "installing Node $PAY_NODE_VERSION into .tools/node (this machine has $(node -v))"
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "node-linux-$arch@$PAY_NODE_VERSION" >/dev/null && tar -xzf node-linux-*.tgz)
+  rm -rf "$PAY_NODE_DIR" && mkdir -p "$(dirname "$PAY_NODE_DIR")" && mv "$tmp/package" "$PAY_NODE_DIR" && rm -rf "$tmp"
+  . scripts/node-path.sh
+  [ "$(node -v)" = "v$PAY_NODE_VERSION" ] || { echo "Node $PAY_NODE_VERSION did not install: node is $(node -v)" >&2; exit 1; }
+fi
 if [ "$(pnpm --version 2>/dev/null)" != "$PNPM_VERSION" ]; then
   say "installing pnpm $PNPM_VERSION"; npm install -g --silent "pnpm@$PNPM_VERSION" >/dev/null
 fi

@@ -187,7 +187,7 @@ export async function buildEntry(entry: Entry, options: { outDir?: string; proje
     outfile: outFile,
     bundle: true,
     platform: 'node',
-    target: 'node20',
+    target: 'node24',
     format: 'cjs',
     // Class and function names survive: pino logs `err.type` from the constructor's name.
     keepNames: true,

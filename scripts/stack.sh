@@ -16,6 +16,8 @@
 # CONFIRMATIONS_*) pass through to crypto like any other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Node 24: the project's own (.tools/node, from bootstrap.sh) where the machine's is older.
+. scripts/node-path.sh
 # STACK_STATE: another folder for pid files, logs and data, so a second stack (a test's) never touches this one.
 STATE=${STACK_STATE:-.stack}
 mkdir -p "$STATE/logs"
@@ -71,7 +73,7 @@ esac
 
 # STACK_SKIP_PREPARE=1: dependencies, migrations and bundles are in place already (a test that
 # built them once for its whole run starts a stack of its own).
-[ "${STACK_SKIP_PREPARE:-}" = 1 ] || bash scripts/bootstrap.sh
+[ "${STACK_SKIP_PREPARE:-}" = 1 ] || { bash scripts/bootstrap.sh && . scripts/node-path.sh; }
 stop >/dev/null
 if [ "$CMD" = devnet ]; then
   DEVNET_OUT=$(pnpm --silent exec tsx scripts/devnet.ts start) || { echo "$DEVNET_OUT"; echo "devnet failed to start; see $STATE/logs/devnet-*.log"; exit 1; }

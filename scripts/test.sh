@@ -4,4 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
+# On Node 24: .tools/node where bootstrap installed it (the machine's node is older).
+. scripts/node-path.sh
 exec pnpm test "$@"
