@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,7 +11,7 @@ import { moscowDay, multipartBody, receiptPdf } from '../services/invoicing/test
  * The local stack as a developer starts it (`bash scripts/stack.sh`, issue 21), on a database
  * and ports of its own: the three services with the dev mailbox (maildev) and the receipts
  * bucket (s3rver) beside them. Batch e-mails land in the mailbox, where a person reads them
- * (maildev's REST API, what its web inbox shows) and opens the payment link; receipt files go
+ * (maildev's REST API, what its web inbox shows) and clicks the payment link in the inbox; receipt files go
  * through the S3-compatible server: uploaded, checked, downloaded, and deleted again when the
  * upload is refused after its file was stored.
  */
@@ -85,7 +85,7 @@ it('a batch with sendEmails lands in the mailbox, and the payment link in an e-m
   // What the web inbox lists: one e-mail per row, to that row's address.
   const mails = await eventually(
     async () => {
-      const res = await fetch(`${urls.mailbox}/api/email`);
+      const res = await fetch(`${urls.mailbox}/email`);
       expect(res.status).toBe(200);
       const mine = ((await res.json()) as MaildevEmail[]).filter((m) => m.to.some((t) => to.includes(t.address)));
       expect(mine.map((m) => m.to[0]!.address).sort()).toEqual([...to].sort());
@@ -95,30 +95,31 @@ it('a batch with sendEmails lands in the mailbox, and the payment link in an e-m
     200,
   );
   // Each e-mail as the inbox opens it, with its invoice's payment link in the text and as a link in the HTML.
-  const opened = await Promise.all(mails.map(async (m) => (await (await fetch(`${urls.mailbox}/api/email/${m.id}`)).json()) as MaildevEmail));
+  const opened = await Promise.all(mails.map(async (m) => (await (await fetch(`${urls.mailbox}/email/${m.id}`)).json()) as MaildevEmail));
   const invoices = batch.invoices as { id: string; paymentUrl: string; amount: number }[];
   for (const invoice of invoices) {
     expect(invoice.paymentUrl).toBe(`${urls.invoicing}/pay/${invoice.id}`);
     expect(opened.filter((m) => (m.text ?? '').includes(invoice.paymentUrl))).toHaveLength(1);
-    expect(opened.filter((m) => (m.html ?? '').includes(`<a href="${invoice.paymentUrl}">Pay it here</a>`))).toHaveLength(1);
+    expect(opened.filter((m) => (m.html ?? '').includes(`<a href="${invoice.paymentUrl}" target="_blank" rel="noopener">Pay it here</a>`))).toHaveLength(1);
   }
 
-  // As a person does it: the web inbox in a browser, the e-mail opened, its link followed to the
-  // invoice's page. (maildev shows the HTML in a sandboxed frame, where the payment page refuses to
-  // be framed, so the link is opened as "open in a new tab" would.)
+  // As a person does it: the web inbox in a browser, the e-mail opened, its link clicked where
+  // the inbox shows the message (in a frame), landing on the invoice's page in a new top-level
+  // tab: framed, the page would refuse to show (frame-ancestors 'none').
   const browser = await openBrowser();
   try {
     const inbox = await browser.context.newPage();
     await inbox.goto(urls.mailbox);
     await inbox.getByText(to[1]!).first().click();
-    const link = inbox.frameLocator('iframe').getByRole('link', { name: 'Pay it here' });
-    const href = await link.getAttribute('href');
     const paid = invoices.find((i) => i.amount === 275.5)!;
-    expect(href).toBe(paid.paymentUrl);
-    const tab = await browser.context.newPage();
-    const res = await tab.goto(href!);
-    expect(res?.status()).toBe(200);
+    const link = inbox.frameLocator('iframe.panel-html').getByRole('link', { name: 'Pay it here' });
+    expect(await link.getAttribute('href')).toBe(paid.paymentUrl);
+    const [tab] = await Promise.all([browser.context.waitForEvent('page', { timeout: 30_000 }), link.click()]);
+    await tab.waitForLoadState();
+    expect(tab.url()).toBe(paid.paymentUrl);
     expect(await tab.locator('body').innerText()).toMatch(/275[.,]50/);
+    // The inbox stays where it was: the message, not an error page in its frame.
+    expect(await inbox.frameLocator('iframe.panel-html').locator('body').innerText()).toContain('Pay it here');
   } finally {
     await browser.close();
   }
@@ -167,3 +168,79 @@ it('receipts go through the S3-compatible server: uploaded, checked, downloaded,
   expect(refused).toMatchObject({ status: 422, body: { error: { code: 'INVALID_STATE' } } });
   expect(await bucketKeys(`${merchant.merchantId}/`)).toHaveLength(20);
 }, 180_000);
+
+/**
+ * A second whole stack beside the first (issue 29), as `STACK_STATE=/x bash scripts/stack.sh
+ * devnet --tbank-emulator` starts it: its own state folder (pids, logs, devnet settings), its
+ * own ports, database and Redis db, with a devnet and the T-Bank emulator, while the first one
+ * keeps running. A live USDT invoice on it is paid on its devnet through `pnpm devnet:pay`,
+ * which finds that devnet through the same STACK_STATE.
+ */
+describe('a second stack, with the devnet and the T-Bank emulator, beside the first', () => {
+  let env2: Record<string, string>;
+  let state2: string;
+  let printed2 = '';
+  let urls2: { invoicing: string; crypto: string; emulator: string; devnet: string };
+
+  beforeAll(async () => {
+    state2 = mkdtempSync(join(tmpdir(), 'stack2-'));
+    const [idle, ports] = await Promise.all([idleStackEnv('local_stack_2'), Promise.all([1, 2, 3, 4, 5, 6, 7, 8].map(() => freePort()))]);
+    const [invoicing, crypto, worker, mailWeb, mailSmtp, s3, emulator, devnet] = ports;
+    // Redis db 8 above this jest worker's own (workers use the low dbs): the second stack's queues apart from the first's.
+    const redis = new URL(idle.REDIS_URL);
+    redis.pathname = `/${Number(redis.pathname.slice(1) || 0) + 8}`;
+    env2 = {
+      ...(process.env as Record<string, string>),
+      DATABASE_URL: idle.DATABASE_URL,
+      REDIS_URL: redis.toString(),
+      STACK_SKIP_PREPARE: '1',
+      STACK_STATE: state2,
+      INVOICING_PORT: String(invoicing),
+      CRYPTO_PORT: String(crypto),
+      WORKER_PORT: String(worker),
+      MAILDEV_WEB_PORT: String(mailWeb),
+      MAILDEV_SMTP_PORT: String(mailSmtp),
+      S3RVER_PORT: String(s3),
+      TBANK_EMULATOR_PORT: String(emulator),
+      DEVNET_PORT: String(devnet),
+      LOG_LEVEL: 'info',
+    };
+    urls2 = { invoicing: `http://127.0.0.1:${invoicing}`, crypto: `http://127.0.0.1:${crypto}`, emulator: `http://127.0.0.1:${emulator}`, devnet: `http://127.0.0.1:${devnet}` };
+    printed2 = (await run('bash', ['scripts/stack.sh', 'devnet', '--tbank-emulator'], { cwd: ROOT, env: env2, timeout: 240_000 })).stdout;
+  }, 300_000);
+
+  afterAll(async () => {
+    if (env2) await run('bash', ['scripts/stack.sh', 'stop'], { cwd: ROOT, env: env2, timeout: 60_000 });
+    rmSync(state2, { recursive: true, force: true });
+  }, 90_000);
+
+  it('keeps its devnet settings, pids and logs in its own state folder, on its own ports', () => {
+    expect(printed2).toContain(`invoicing       ${urls2.invoicing}`);
+    expect(printed2).toContain(`tbank-emulator  ${urls2.emulator}/v2`);
+    expect(printed2).toContain(`settings:       ${join(state2, 'devnet.env')}`);
+    expect(readFileSync(join(state2, 'devnet.env'), 'utf8')).toContain(`EVM_RPC_URL_ETHEREUM=${urls2.devnet}`);
+    for (const name of ['invoicing', 'crypto', 'webhook-worker', 'tbank-emulator', 'maildev', 's3rver', 'devnet']) expect(existsSync(join(state2, `${name}.pid`))).toBe(true);
+    // The first stack's folder holds no devnet: the second wrote nothing there.
+    expect(existsSync(join(state, 'devnet.env'))).toBe(false);
+  });
+
+  it('runs while the first stack runs, on a database of its own, and takes live USDT on its devnet', async () => {
+    for (const url of [urls.invoicing, urls.crypto, urls2.invoicing, urls2.crypto]) expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    const second = await registerCryptoMerchant(urls2.crypto, 'Second stack');
+    // Unknown to the first stack: another database.
+    expect((await apiClient(urls.crypto, { apiKey: second.liveKey }).keyed('GET', '/api/v1/merchants/profile')).status).toBe(401);
+    const live = apiClient(urls2.crypto, { apiKey: second.liveKey });
+    const invoice = expectStatus(await live.keyed('POST', '/api/v1/invoices', { amount: 25, currency: 'USDT_ERC20' }), 201, 'live USDT invoice').data;
+    await run('pnpm', ['--silent', 'devnet:pay', invoice.address, '25'], { cwd: ROOT, env: env2, timeout: 60_000 });
+    await eventually(async () => expect(expectStatus(await live.keyed('GET', `/api/v1/invoices/${invoice.id}`), 200, 'invoice').data.status).toBe('Paid'), 90_000, 500);
+    // The emulator answers the protocol on its port.
+    expect((await fetch(`${urls2.emulator}/v2/GetState`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBeLessThan(500);
+  }, 150_000);
+
+  it('stops alone: the first stack keeps running', async () => {
+    await run('bash', ['scripts/stack.sh', 'stop'], { cwd: ROOT, env: env2, timeout: 60_000 });
+    expect(existsSync(join(state2, 'devnet.pid'))).toBe(false);
+    for (const url of [urls.invoicing, urls.crypto]) expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    await expect(fetch(`${urls2.crypto}/readyz`)).rejects.toThrow();
+  }, 90_000);
+});

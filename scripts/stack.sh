@@ -129,7 +129,7 @@ wait_ready() {
   done
   curl -fsS "$url" >/dev/null 2>&1 || { echo "$1 is not ready; see $STATE/logs/$1.log"; stop; exit 1; }
 }
-wait_ready maildev /api/healthz
+wait_ready maildev /healthz
 wait_ready s3rver /
 
 # The queue dashboard (/console/queues) opens only for merchants in CONSOLE_OPERATORS, read when

@@ -11,7 +11,7 @@ describe('the payment link e-mail', () => {
     const m = email('Warm blanket');
     expect(m).toMatchObject({ to: 'ann@example.ru', subject: 'Invoice for 1490.90 RUB' });
     expect(m.text).toContain('Pay it here: https://pay.example.com/pay/7b0c3e5a-4a59-4c1b-9a53-0e0f1d8f9a01');
-    expect(m.html).toContain('<a href="https://pay.example.com/pay/7b0c3e5a-4a59-4c1b-9a53-0e0f1d8f9a01">Pay it here</a>');
+    expect(m.html).toContain('<a href="https://pay.example.com/pay/7b0c3e5a-4a59-4c1b-9a53-0e0f1d8f9a01" target="_blank" rel="noopener">Pay it here</a>');
     expect(m.html).toContain('invoice for 1490.90 RUB (Warm blanket)');
     expect(m.html).toContain('valid until 2026-11-27 00:10 UTC');
   });

@@ -39,7 +39,9 @@ interface PendingEmail {
 /**
  * The payment link of one invoice: plain text, and the same as HTML with the link as a link
  * (a mailbox that shows text does not make it one). The HTML is built with kit's `html`
- * template, so the merchant's description is escaped and cannot become markup.
+ * template, so the merchant's description is escaped and cannot become markup. The link opens
+ * a new top-level tab (`target="_blank"`): a web mailbox shows the message in a frame, and the pay
+ * page refuses to be framed (`frame-ancestors 'none'`, against clickjacking).
  */
 export function paymentLinkEmail(e: PendingEmail, publicUrl: string): MailMessage {
   const amount = `${money(e.amount).toFixed(2)} ${e.currency}`;
@@ -49,7 +51,7 @@ export function paymentLinkEmail(e: PendingEmail, publicUrl: string): MailMessag
     to: e.to_address,
     subject: `Invoice for ${amount}`,
     text: `Hello,\n\nYou have an invoice for ${amount}${e.description ? ` (${e.description})` : ''}.\n\nPay it here: ${link}\n\nThe link is valid until ${until}.\n`,
-    html: html`<!doctype html><html><body><p>Hello,</p><p>You have an invoice for ${amount}${e.description ? html` (${e.description})` : ''}.</p><p><a href="${link}">Pay it here</a>: ${link}</p><p>The link is valid until ${until}.</p></body></html>`.value,
+    html: html`<!doctype html><html><body><p>Hello,</p><p>You have an invoice for ${amount}${e.description ? html` (${e.description})` : ''}.</p><p><a href="${link}" target="_blank" rel="noopener">Pay it here</a>: ${link}</p><p>The link is valid until ${until}.</p></body></html>`.value,
   };
 }
 
