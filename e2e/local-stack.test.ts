@@ -16,7 +16,17 @@ import { moscowDay, multipartBody, receiptPdf } from '../services/invoicing/test
  * upload is refused after its file was stored.
  */
 const ROOT = join(__dirname, '..');
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+/** A command's output; when it fails, the error names what it printed (stack.sh says which service did not start). */
+async function run(file: string, args: string[], options: Parameters<typeof execFileAsync>[2]): Promise<{ stdout: string }> {
+  try {
+    const { stdout } = await execFileAsync(file, args, { ...options, encoding: 'utf8' });
+    return { stdout: String(stdout) };
+  } catch (err) {
+    const e = err as Error & { stdout?: string; stderr?: string };
+    throw new Error(`${e.message}\n--- stdout:\n${e.stdout ?? ''}\n--- stderr:\n${e.stderr ?? ''}`);
+  }
+}
 
 let env: Record<string, string>;
 let urls: { invoicing: string; crypto: string; mailbox: string; s3: string };

@@ -44,7 +44,7 @@ running() { [ -f "$STATE/$1.pid" ] && kill -0 "$(cat "$STATE/$1.pid")" 2>/dev/nu
 stop() {
   for s in "${ALL[@]}"; do
     if running "$s"; then
-      kill -TERM "$(cat "$STATE/$s.pid")" && echo "stopping $s"
+      { kill -TERM "$(cat "$STATE/$s.pid")" 2>/dev/null && echo "stopping $s"; } || true
     fi
   done
   # Each service bounds its own shutdown by SHUTDOWN_TIMEOUT_MS; wait that long and 2 s more,
@@ -119,15 +119,16 @@ start() {
   echo $! >"$STATE/$1.pid"
 }
 
-# wait_ready NAME [PATH]: until http://127.0.0.1:<its port><PATH> (default /readyz) answers 2xx.
+# wait_ready NAME [PATH]: until http://127.0.0.1:<its port><PATH> (default /readyz) answers 2xx, for at
+# most STACK_READY_TIMEOUT seconds (90: a loaded machine takes a while to start a bundle).
 wait_ready() {
-  local url="http://127.0.0.1:${PORTS[$1]}${2:-/readyz}"
-  for _ in $(seq 1 100); do
-    curl -fsS "$url" >/dev/null 2>&1 && break
+  local url="http://127.0.0.1:${PORTS[$1]}${2:-/readyz}" deadline=$(( $(date +%s) + ${STACK_READY_TIMEOUT:-90} ))
+  while [ "$(date +%s)" -lt "$deadline" ]; do
+    curl -fsS --max-time 5 "$url" >/dev/null 2>&1 && return 0
     running "$1" || { echo "$1 failed to start; last log lines:"; tail -20 "$STATE/logs/$1.log"; stop; exit 1; }
     sleep 0.2
   done
-  curl -fsS "$url" >/dev/null 2>&1 || { echo "$1 is not ready; see $STATE/logs/$1.log"; stop; exit 1; }
+  curl -fsS --max-time 5 "$url" >/dev/null 2>&1 || { echo "$1 is not ready after ${STACK_READY_TIMEOUT:-90} s; see $STATE/logs/$1.log"; stop; exit 1; }
 }
 wait_ready maildev /healthz
 wait_ready s3rver /
