@@ -83,8 +83,9 @@ for (const { doc } of rendered) {
 const podSpecs = [...renderedOf('Deployment'), ...renderedOf('Job')].map((o) => ({ owner: `${o.kind}/${o.metadata.name}`, spec: o.spec?.template?.spec ?? {} }));
 /** What the images transform makes of each image it names: newName (or the name) with newTag or digest. */
 const transformed = (kustomization.images ?? []).map((i) => `${i.newName ?? i.name}${i.digest ? `@${i.digest}` : i.newTag ? `:${i.newTag}` : ''}`);
+const allContainers = (spec) => [...(spec.initContainers ?? []), ...(spec.containers ?? [])];
 for (const { owner, spec } of podSpecs) {
-  for (const c of spec.containers ?? []) {
+  for (const c of allContainers(spec)) {
     if (!transformed.includes(c.image)) problem(owner, `container ${c.name} runs image "${c.image}", which the kustomization's images transform does not set (${transformed.join(', ')})`);
   }
 }
@@ -123,6 +124,7 @@ const services = renderedOf('Service');
 for (const s of services) if (podsOf(s.spec?.selector).length === 0) problem(`Service/${s.metadata.name}`, 'selects no pods');
 for (const p of renderedOf('PodDisruptionBudget')) if (podsOf(p.spec?.selector?.matchLabels).length === 0) problem(`PodDisruptionBudget/${p.metadata.name}`, 'selects no pods');
 const hpas = renderedOf('HorizontalPodAutoscaler');
+const maxReplicasOf = (d) => Math.max(d.spec?.replicas ?? 1, ...hpas.filter((h) => h.spec?.scaleTargetRef?.name === d.metadata.name).map((h) => h.spec?.maxReplicas ?? 0));
 for (const h of hpas) {
   const t = h.spec?.scaleTargetRef;
   if (!deployments.some((d) => t?.kind === 'Deployment' && d.metadata.name === t.name)) problem(`HorizontalPodAutoscaler/${h.metadata.name}`, `targets ${t?.kind}/${t?.name}, which does not exist`);
@@ -130,7 +132,45 @@ for (const h of hpas) {
 for (const want of ['invoicing', 'crypto', 'webhook-worker']) {
   if (!deployments.some((d) => d.spec?.template?.spec?.containers?.some((c) => envOf(c).SERVICE === want))) problem('manifests', `no Deployment runs SERVICE=${want}`);
 }
-if (!renderedOf('Job').some((j) => JSON.stringify(j.spec?.template?.spec?.containers ?? []).includes('migrate'))) problem('manifests', 'no migration Job');
+// Migrations ordered before every process that needs them: an init container of each Deployment.
+const MIGRATE = ['node', 'packages/migrate/dist/cli.js', 'deploy'];
+for (const d of deployments) {
+  if (!(d.spec?.template?.spec?.initContainers ?? []).some((c) => JSON.stringify(c.command) === JSON.stringify(MIGRATE))) {
+    problem(`Deployment/${d.metadata.name}`, `has no init container running \`${MIGRATE.join(' ')}\`: its pods could start before the migrations they need`);
+  }
+}
+
+// --- the restricted Pod Security Standard, on every pod and container --------------------------
+for (const { owner, spec } of podSpecs) {
+  if (spec.automountServiceAccountToken !== false) problem(owner, 'mounts the service-account token (set automountServiceAccountToken: false: the processes never call the Kubernetes API)');
+  const pod = spec.securityContext ?? {};
+  const tmpVolumes = new Set((spec.volumes ?? []).filter((v) => v.emptyDir).map((v) => v.name));
+  for (const c of allContainers(spec)) {
+    const sc = { ...pod, ...(c.securityContext ?? {}) };
+    const where = `${owner} container ${c.name}`;
+    if (sc.runAsNonRoot !== true) problem(where, 'may run as root (runAsNonRoot: true)');
+    if (sc.allowPrivilegeEscalation !== false) problem(where, 'allows privilege escalation (allowPrivilegeEscalation: false)');
+    if (sc.readOnlyRootFilesystem !== true) problem(where, 'has a writable root filesystem (readOnlyRootFilesystem: true, with an emptyDir where it writes)');
+    if (!(c.securityContext?.capabilities?.drop ?? []).includes('ALL')) problem(where, 'keeps Linux capabilities (capabilities.drop: [ALL])');
+    if (sc.seccompProfile?.type !== 'RuntimeDefault' && sc.seccompProfile?.type !== 'Localhost') problem(where, 'has no seccomp profile (seccompProfile.type: RuntimeDefault)');
+    // A long-running process writes to /tmp (OCR's language data and work files): an emptyDir there.
+    if ((spec.containers ?? []).includes(c) && !(c.volumeMounts ?? []).some((m) => m.mountPath === '/tmp' && tmpVolumes.has(m.name))) problem(where, 'has no emptyDir mounted at /tmp, where its process writes');
+  }
+}
+
+// --- database connections: pods x DATABASE_POOL_MAX against Postgres' max_connections ------------
+// The budget README "Database connections" plans for: max_connections 250, less 40 for the
+// migrations' init containers, operators and monitoring.
+const POSTGRES_CONNECTION_BUDGET = 210;
+let connections = 0;
+for (const d of deployments) {
+  for (const c of d.spec?.template?.spec?.containers ?? []) {
+    const pool = Number(envOf(c).DATABASE_POOL_MAX);
+    if (!Number.isInteger(pool)) problem(`Deployment/${d.metadata.name}`, `container ${c.name} does not set DATABASE_POOL_MAX (each process would open up to 20 connections)`);
+    else connections += pool * maxReplicasOf(d);
+  }
+}
+if (connections > POSTGRES_CONNECTION_BUDGET) problem('manifests', `the Deployments can open ${connections} Postgres connections at their most replicas (DATABASE_POOL_MAX x maxReplicas), over the ${POSTGRES_CONNECTION_BUDGET} README "Database connections" plans for`);
 
 // The pods behind a Service answer requests: their workers (RUN_WORKERS defaults to true) run apart.
 const servedPods = new Set(services.flatMap((s) => podsOf(s.spec?.selector).map((d) => d.metadata.name)));
@@ -147,11 +187,70 @@ for (const d of deployments) {
   }
 }
 // Invoicing's WORKER_REPLICAS is the most worker replicas there can be: local receipt storage is refused above 1.
-const maxReplicasOf = (d) => Math.max(d.spec?.replicas ?? 1, ...hpas.filter((h) => h.spec?.scaleTargetRef?.name === d.metadata.name).map((h) => h.spec?.maxReplicas ?? 0));
 const invoicingPods = deployments.flatMap((d) => (d.spec?.template?.spec?.containers ?? []).filter((c) => envOf(c).SERVICE === 'invoicing').map((c) => ({ d, env: envOf(c) })));
 const workerMax = Math.max(0, ...invoicingPods.filter((p) => p.env.RUN_WORKERS !== 'false').map((p) => maxReplicasOf(p.d)));
 for (const { d, env } of invoicingPods) {
   if (Number(env.WORKER_REPLICAS ?? 1) < workerMax) problem(`Deployment/${d.metadata.name}`, `WORKER_REPLICAS is ${env.WORKER_REPLICAS ?? 'unset (1)'}, but invoicing workers can run ${workerMax} replicas`);
+}
+
+// --- scraping: a PodMonitor selects every Deployment's pods, on a port their container names -------
+const podMonitors = renderedOf('PodMonitor');
+for (const d of deployments) {
+  const labels = d.spec?.template?.metadata?.labels;
+  const ports = new Set((d.spec?.template?.spec?.containers ?? []).flatMap((c) => (c.ports ?? []).map((p) => p.name)));
+  const scraped = podMonitors.some((m) => matches(m.spec?.selector?.matchLabels, labels) && (m.spec?.podMetricsEndpoints ?? []).some((e) => ports.has(e.port)));
+  if (!scraped) problem(`Deployment/${d.metadata.name}`, 'no PodMonitor scrapes its pods (Prometheus ignores prometheus.io/* annotations): its metrics, alerts and autoscaling get no data');
+}
+
+// --- network: everything denied by default, the APIs reachable from the ingress controller only ----
+const policies = renderedOf('NetworkPolicy');
+const selects = (sel, labels) =>
+  matches(sel?.matchLabels, labels) &&
+  (sel?.matchExpressions ?? []).every((e) => (e.operator === 'In' ? e.values.includes(labels?.[e.key]) : e.operator === 'NotIn' ? !e.values.includes(labels?.[e.key]) : e.operator === 'Exists' ? e.key in (labels ?? {}) : !(e.key in (labels ?? {}))));
+for (const d of deployments) {
+  const labels = d.spec?.template?.metadata?.labels;
+  const mine = policies.filter((p) => selects(p.spec?.podSelector, labels));
+  for (const type of ['Ingress', 'Egress']) {
+    if (!mine.some((p) => (p.spec?.policyTypes ?? []).includes(type))) problem(`Deployment/${d.metadata.name}`, `no NetworkPolicy restricts its ${type.toLowerCase()}`);
+  }
+  const sources = mine.flatMap((p) => p.spec?.ingress ?? []).flatMap((r) => r.from ?? [{ any: true }]);
+  const open = sources.filter((f) => f.any || f.ipBlock || (!f.namespaceSelector && !f.podSelector));
+  if (open.length > 0) problem(`Deployment/${d.metadata.name}`, 'a NetworkPolicy lets any address in');
+}
+const ingresses = renderedOf('Ingress');
+const apiServices = new Set(ingresses.flatMap((i) => (i.spec?.rules ?? []).flatMap((r) => (r.http?.paths ?? []).map((p) => p.backend?.service?.name))));
+for (const name of apiServices) {
+  const svc = services.find((s) => s.metadata.name === name);
+  if (!svc) {
+    problem('Ingress', `routes to Service ${name}, which does not exist`);
+    continue;
+  }
+  for (const d of podsOf(svc.spec?.selector)) {
+    const fromIngress = policies
+      .filter((p) => selects(p.spec?.podSelector, d.spec?.template?.metadata?.labels))
+      .some((p) => (p.spec?.ingress ?? []).some((r) => (r.from ?? []).some((f) => f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'ingress-nginx')));
+    if (!fromIngress) problem(`Deployment/${d.metadata.name}`, 'serves an Ingress, but no NetworkPolicy lets the ingress controller in');
+  }
+}
+if (ingresses.length === 0) problem('manifests', 'no Ingress (the example routes the public base URLs to the API Services)');
+
+// --- runbooks: every alert links to a section of a page in docs/runbooks/ --------------------------
+const slug = (heading) => heading.toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-');
+for (const r of byKind('PrometheusRule')) {
+  for (const g of r.spec?.groups ?? []) {
+    for (const rule of (g.rules ?? []).filter((x) => x.alert)) {
+      const where = `PrometheusRule/${r.metadata.name} ${rule.alert}`;
+      const url = rule.annotations?.runbook_url;
+      const m = /\/docs\/runbooks\/([\w-]+\.md)#([\w-]+)$/.exec(url ?? '');
+      if (!m) {
+        problem(where, `has no runbook_url to a section of a page in docs/runbooks/ (got ${url ?? 'none'})`);
+        continue;
+      }
+      const page = path.join(ROOT, 'docs', 'runbooks', m[1]);
+      if (!existsSync(page)) problem(where, `runbook_url names docs/runbooks/${m[1]}, which does not exist`);
+      else if (!readFileSync(page, 'utf8').split('\n').some((l) => /^#{1,3} /.test(l) && slug(l.replace(/^#+ /, '')) === m[2])) problem(where, `runbook_url names the section #${m[2]}, which docs/runbooks/${m[1]} does not have`);
+    }
+  }
 }
 
 // --- metric names --------------------------------------------------------------------------------
@@ -205,6 +304,8 @@ function metricNamesIn(expr) {
 }
 
 const registered = await registeredNames();
+// Series Prometheus itself makes for every target it scrapes.
+for (const n of ['up', 'scrape_duration_seconds', 'scrape_samples_scraped']) registered.add(n);
 function checkExpr(where, expr) {
   const { names, error } = metricNamesIn(expr);
   if (error !== null) problem(where, `PromQL syntax error at character ${error}: ${expr.trim()}`);
@@ -216,13 +317,16 @@ for (const r of byKind('PrometheusRule')) {
   for (const g of r.spec?.groups ?? []) for (const rule of g.rules ?? []) checkExpr(`PrometheusRule/${r.metadata.name} ${rule.alert ?? rule.record}`, String(rule.expr));
 }
 // The Prometheus adapter's rules: the series they query and the names they serve to autoscalers.
+// They are the adapter's Helm values (monitoring/prometheus-adapter-values.yaml: rules.external, rules.custom).
 const adapterServes = new Set();
-for (const [name, data] of configMaps) {
-  for (const [key, text] of Object.entries(data)) {
-    if (!/\.ya?ml$/.test(key) || !/externalRules|^rules:/m.test(text)) continue;
-    const config = parseYaml(text) ?? {};
-    for (const rule of [...(config.rules ?? []), ...(config.externalRules ?? [])]) {
-      const where = `ConfigMap/${name} adapter rule ${rule.name?.as ?? rule.seriesQuery}`;
+const adapterValues = path.join(dir, 'monitoring', 'prometheus-adapter-values.yaml');
+if (!existsSync(adapterValues)) problem('monitoring/prometheus-adapter-values.yaml', 'missing: the HPAs External metrics come from the adapter rules it holds');
+{
+  const values = existsSync(adapterValues) ? (parseYaml(readFileSync(adapterValues, 'utf8')) ?? {}) : {};
+  if (values.rules?.default !== false && existsSync(adapterValues)) problem('monitoring/prometheus-adapter-values.yaml', 'rules.default must be false (the chart default rules serve every series under guessed names)');
+  {
+    for (const rule of [...(values.rules?.custom ?? []), ...(values.rules?.external ?? [])]) {
+      const where = `prometheus-adapter-values.yaml adapter rule ${rule.name?.as ?? rule.seriesQuery}`;
       // The adapter fills these Go-template slots in; the query around them is plain PromQL.
       const plain = (q) => String(q ?? '').replace(/,?\s*<<\.LabelMatchers>>/g, '').replace(/<<\.GroupBy>>/g, 'namespace').replace(/\{\s*\}/g, '');
       checkExpr(where, plain(rule.seriesQuery));

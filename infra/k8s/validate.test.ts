@@ -53,7 +53,7 @@ describe('Kubernetes manifests', () => {
 
   it('checks the rendered output: an image the images transform does not set and a key no ConfigMap has are refused', () => {
     const res = validateEdited({
-      'crypto.yaml': (text) => text.replace('image: payments\n          ports: [{ name: http, containerPort: 3002 }]', 'image: payments-typo\n          ports: [{ name: http, containerPort: 3002 }]'),
+      'crypto.yaml': (text) => text.replace('image: payments\n          securityContext: *restricted\n          volumeMounts: [{ name: tmp, mountPath: /tmp }]\n          ports: [{ name: http, containerPort: 3002 }]', 'image: payments-typo\n          securityContext: *restricted\n          volumeMounts: [{ name: tmp, mountPath: /tmp }]\n          ports: [{ name: http, containerPort: 3002 }]'),
       'config.yaml': (text) => text.replace('CRYPTO_PUBLIC_URL:', 'CRYPTO_PUBLIC_ULR:'),
     });
     expect(res.code).toBe(1);
@@ -77,7 +77,7 @@ describe('Kubernetes manifests', () => {
   it('refuses a metric no metrics module registers, in an alert, an adapter rule, an autoscaler and the dashboard, and a PromQL syntax error', () => {
     const res = validateEdited({
       'monitoring/alerts.yaml': (text) => text.replace('expr: max(outbox_lag_seconds) > 120', 'expr: max(outbox_lag_secs) > 120').replace('expr: max(webhook_endpoints_disabled) > 0', 'expr: max(webhook_endpoints_disabled > 0'),
-      'monitoring/adapter-rules.yaml': (text) => text.replace("metricsQuery: 'max(webhook_queue_depth{", "metricsQuery: 'max(webhook_deliveries_due{"),
+      'monitoring/prometheus-adapter-values.yaml': (text) => text.replace("metricsQuery: 'max(webhook_queue_depth{", "metricsQuery: 'max(webhook_deliveries_due{"),
       'webhook-worker.yaml': (text) => text.replace('name: webhook_deliveries_due', 'name: webhook_deliveries_pending'),
       'monitoring/dashboard.json': (text) => text.replace('"expr": "max(crypto_withdrawals_processing)"', '"expr": "max(crypto_withdrawals_in_processing)"'),
     });
@@ -87,5 +87,49 @@ describe('Kubernetes manifests', () => {
     expect(res.out).toMatch(/adapter rule webhook_deliveries_due: names the metric webhook_deliveries_due, which no metrics module registers/);
     expect(res.out).toMatch(/HorizontalPodAutoscaler\/webhook-worker: reads the metric webhook_deliveries_pending, which no Prometheus adapter rule serves/);
     expect(res.out).toMatch(/dashboard dashboard.json panel "Withdrawals in Processing": names the metric crypto_withdrawals_in_processing/);
+  });
+
+  it('refuses a container that loses its restricted security context, a pod that mounts the token, and no emptyDir at /tmp', () => {
+    const res = validateEdited({
+      'crypto.yaml': (text) => text.replace('          securityContext: *restricted\n          volumeMounts: [{ name: tmp, mountPath: /tmp }]\n          ports: [{ name: http, containerPort: 3002 }]', '          ports: [{ name: http, containerPort: 3002 }]'),
+      'webhook-worker.yaml': (text) =>
+        text.replace('      automountServiceAccountToken: false\n', '').replace('runAsGroup: 1000, seccompProfile: { type: RuntimeDefault } }', 'runAsGroup: 1000 }'),
+    });
+    expect(res.code).toBe(1);
+    expect(res.out).toMatch(/Deployment\/crypto container crypto: allows privilege escalation/);
+    expect(res.out).toMatch(/Deployment\/crypto container crypto: has a writable root filesystem/);
+    expect(res.out).toMatch(/Deployment\/crypto container crypto: keeps Linux capabilities/);
+    expect(res.out).toMatch(/Deployment\/crypto container crypto: has no emptyDir mounted at \/tmp/);
+    expect(res.out).toMatch(/Deployment\/webhook-worker: mounts the service-account token/);
+    expect(res.out).toMatch(/Deployment\/webhook-worker container webhook-worker: has no seccomp profile/);
+    expect(res.out).toMatch(/Deployment\/webhook-worker container migrate: has no seccomp profile/);
+  });
+
+  it('refuses an alert without a runbook_url, or with one to a page or section that does not exist', () => {
+    const res = validateEdited({
+      'monitoring/alerts.yaml': (text) =>
+        text
+          .replace(/ {12}runbook_url: \S+#outboxlagging\n/, '')
+          .replace('runbooks/http.md#http5xxratehigh', 'runbooks/htp.md#http5xxratehigh')
+          .replace('runbooks/chain.md#chainbehind', 'runbooks/chain.md#chain-behind'),
+    });
+    expect(res.code).toBe(1);
+    expect(res.out).toMatch(/PrometheusRule\/payments-alerts OutboxLagging: has no runbook_url/);
+    expect(res.out).toMatch(/Http5xxRateHigh: runbook_url names docs\/runbooks\/htp.md, which does not exist/);
+    expect(res.out).toMatch(/ChainBehind: runbook_url names the section #chain-behind, which docs\/runbooks\/chain.md does not have/);
+  });
+
+  it('refuses pods no PodMonitor scrapes, a Deployment without its migrations first, the APIs open to all, and more connections than Postgres takes', () => {
+    const res = validateEdited({
+      'monitoring/podmonitor.yaml': (text) => text.replace('matchLabels: { app.kubernetes.io/part-of: payments }', 'matchLabels: { app.kubernetes.io/name: crypto }'),
+      'invoicing.yaml': (text) => text.replace('command: ["node", "packages/migrate/dist/cli.js", "deploy"]', 'command: ["node", "packages/migrate/dist/cli.js", "check"]').replace('- { name: DATABASE_POOL_MAX, value: "6" }', '- { name: DATABASE_POOL_MAX, value: "20" }'),
+      'network-policies.yaml': (text) => text.replace('            matchLabels: { kubernetes.io/metadata.name: ingress-nginx }', '            matchLabels: { kubernetes.io/metadata.name: somewhere-else }'),
+    });
+    expect(res.code).toBe(1);
+    expect(res.out).toMatch(/Deployment\/webhook-worker: no PodMonitor scrapes its pods/);
+    expect(res.out).not.toMatch(/Deployment\/crypto: no PodMonitor/);
+    expect(res.out).toMatch(/Deployment\/invoicing: has no init container running `node packages\/migrate\/dist\/cli.js deploy`/);
+    expect(res.out).toMatch(/Deployment\/invoicing: serves an Ingress, but no NetworkPolicy lets the ingress controller in/);
+    expect(res.out).toMatch(/the Deployments can open \d+ Postgres connections at their most replicas/);
   });
 });

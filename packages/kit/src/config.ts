@@ -41,6 +41,13 @@ export const baseConfigProperties = {
     default: 'postgresql://root@127.0.0.1:5432/payments',
     description: 'PostgreSQL connection URL, postgresql://user@host:port/db',
   }),
+  DATABASE_POOL_MAX: Type.Integer({
+    minimum: 3,
+    maximum: 500,
+    default: 20,
+    description:
+      "the most Postgres connections this process opens, over all its pools (databasePools splits it: a quarter to each small schema's pool, the rest to the service's own); pods x this must stay below Postgres' max_connections",
+  }),
   REDIS_URL: Type.String({ pattern: '^rediss?://', format: 'parsable-url', default: 'redis://127.0.0.1:6379', description: 'redis://host:port' }),
   BODY_LIMIT: Type.String({ default: '100kb', pattern: '^[0-9]+(b|kb|mb)$', description: 'e.g. 100kb' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10000, description: 'bound on closing (listener, workers, pools) after the drain window' }),

@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import { watchDatabasePool } from './metrics';
 
 /**
  * A pg pool confined to one Postgres schema (search_path), shared by the schema's Prisma
@@ -20,7 +21,27 @@ export function pgPool(databaseUrl: string, schema: string, max = 10): pg.Pool {
   // 'error' on itself, which unheard ends the process. Heard here, it is merely broken: its
   // next statement fails (answered 503, the transaction rolled back) and the pool drops it on release.
   pool.on('connect', (client) => client.on('error', () => undefined));
+  // db_pool_connections: how full the pool is (an alert fires when queries wait for a connection).
+  const unwatch = watchDatabasePool(schema, pool);
+  const end = pool.end.bind(pool) as (...args: unknown[]) => unknown;
+  pool.end = ((...args: unknown[]) => {
+    unwatch();
+    return end(...args);
+  }) as typeof pool.end;
   return pool;
+}
+
+/**
+ * How a process's DATABASE_POOL_MAX connections are split between its pools: each of the
+ * `minor` pools (the accounts and webhooks schemas, used for key lookups and event writes) gets a
+ * quarter, at least one; the service's own schema gets the rest. The sizes add up to `total`, so
+ * pods x DATABASE_POOL_MAX is what a deployment can open against Postgres' max_connections.
+ */
+export function databasePools(total: number, minor: number): { main: number; minor: number } {
+  const small = Math.max(1, Math.floor(total / 4));
+  const main = total - minor * small;
+  if (main < 1) throw new Error(`DATABASE_POOL_MAX ${total} is too small for ${minor + 1} pools: set it to ${minor * small + 1} or more`);
+  return { main, minor: small };
 }
 
 /**

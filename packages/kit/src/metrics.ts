@@ -96,6 +96,34 @@ new Gauge({
   },
 });
 
+/** A pg pool's counts as pg reports them (pg.Pool's totalCount, idleCount, waitingCount) and its size. */
+export interface PoolCounts {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+  options: { max?: number };
+}
+const pools = scrapeSources<PoolCounts>();
+
+/** Reports a Postgres pool's connections at every scrape, by schema (pgPool registers each pool it makes). */
+export const watchDatabasePool = pools.watch;
+
+new Gauge({
+  name: 'db_pool_connections',
+  help: "Postgres connections of this process's pool for a schema: open (total), idle, the queries waiting for one (waiting), and the pool's size (max, DATABASE_POOL_MAX's share)",
+  labelNames: ['schema', 'state'] as const,
+  registers: [metricsRegistry],
+  collect() {
+    this.reset();
+    for (const [schema, p] of pools.sources) {
+      this.set({ schema, state: 'total' }, p.totalCount);
+      this.set({ schema, state: 'idle' }, p.idleCount);
+      this.set({ schema, state: 'waiting' }, p.waitingCount);
+      this.set({ schema, state: 'max' }, p.options.max ?? 10);
+    }
+  },
+});
+
 const readiness = scrapeSources<() => Promise<boolean>>();
 
 /** Reports whether the service would answer /readyz 200, evaluated at every scrape (healthRoutes registers it). */

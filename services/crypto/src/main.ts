@@ -1,6 +1,6 @@
 import { SecretBox } from '@pay/auth';
 import { accountKeys, accountsKeyResolver, createAccountsDb } from '@pay/accounts';
-import { closeRedis, createLogger, Lifecycle, listen, queueRedis, requestRedis, runMain, systemClock } from '@pay/kit';
+import { closeRedis, createLogger, databasePools, Lifecycle, listen, queueRedis, requestRedis, runMain, systemClock } from '@pay/kit';
 import { loadCryptoConfig } from './config';
 import { createCryptoDatabase } from './db';
 import { buildCryptoApp } from './app';
@@ -12,8 +12,10 @@ runMain(async () => {
   const config = loadCryptoConfig();
   const logger = createLogger('crypto', config.LOG_LEVEL);
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS, config.SHUTDOWN_DRAIN_MS);
-  const { db, tables, close: closeDb } = createCryptoDatabase(config.DATABASE_URL);
-  const accounts = createAccountsDb(config.DATABASE_URL);
+  // DATABASE_POOL_MAX connections in all: crypto's own schema and accounts.
+  const pools = databasePools(config.DATABASE_POOL_MAX, 1);
+  const { db, tables, close: closeDb } = createCryptoDatabase(config.DATABASE_URL, pools.main);
+  const accounts = createAccountsDb(config.DATABASE_URL, pools.minor);
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
   let kick: () => void = () => undefined;

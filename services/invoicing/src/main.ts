@@ -1,6 +1,6 @@
 import { SecretBox } from '@pay/auth';
 import { accountKeys, accountsKeyResolver, createAccountsDb } from '@pay/accounts';
-import { closeRedis, createLogger, Lifecycle, listen, queueRedis, requestRedis, runMain, systemClock } from '@pay/kit';
+import { closeRedis, createLogger, databasePools, Lifecycle, listen, queueRedis, requestRedis, runMain, systemClock } from '@pay/kit';
 import { createWebhooksDb } from '@pay/webhooks';
 import { loadInvoicingConfig } from './config';
 import { webhookWaker } from './console/wakes';
@@ -16,13 +16,15 @@ runMain(async () => {
   const config = loadInvoicingConfig();
   const logger = createLogger('invoicing', config.LOG_LEVEL);
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS, config.SHUTDOWN_DRAIN_MS);
-  const accounts = createAccountsDb(config.DATABASE_URL);
-  const { db, tables, sql, close: closeDb } = createInvoicingDb(config.DATABASE_URL);
+  // DATABASE_POOL_MAX connections in all: invoicing's own schema, accounts and webhooks.
+  const pools = databasePools(config.DATABASE_POOL_MAX, 2);
+  const accounts = createAccountsDb(config.DATABASE_URL, pools.minor);
+  const { db, tables, sql, close: closeDb } = createInvoicingDb(config.DATABASE_URL, pools.main);
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
   const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
-  const webhooks = createWebhooksDb(config.DATABASE_URL);
+  const webhooks = createWebhooksDb(config.DATABASE_URL, pools.minor);
   const waker = webhookWaker(queues, config.QUEUE_PREFIX, logger);
   const mailer = smtpMailer(config);
   let kick: () => void = () => undefined;

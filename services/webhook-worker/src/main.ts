@@ -11,7 +11,7 @@ runMain(async () => {
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS, config.SHUTDOWN_DRAIN_MS);
   // Plain pg, no Prisma client: every query of the worker is SQL over the webhooks tables and
   // the accounts package's merchant lookups, and a Prisma client would cost ~70 MB resident.
-  const db = pgSql(pgPool(config.DATABASE_URL, WEBHOOKS_SCHEMA, 10));
+  const db = pgSql(pgPool(config.DATABASE_URL, WEBHOOKS_SCHEMA, config.DATABASE_POOL_MAX));
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
   const delivery = await startDelivery({ config, logger, db, accounts: db, secrets: SecretBox.fromEnv(config.SECRETS_KEY), clock: systemClock, queueRedis: queues });
