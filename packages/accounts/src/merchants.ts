@@ -60,8 +60,9 @@ export async function getMerchant(db: AccountsDb, merchantId: string): Promise<M
   return merchant;
 }
 
-export async function setWebhookUrl(db: AccountsDb, merchantId: string, webhookUrl: string): Promise<Merchant> {
-  return db.merchant.update({ where: { id: merchantId }, data: { webhookUrl } });
+/** Sets the crypto `webhookUrl`; `testWebhookUrl` too when given (null: test events go to `webhookUrl` again). */
+export async function setWebhookUrl(db: AccountsDb, merchantId: string, webhookUrl: string, testWebhookUrl?: string | null): Promise<Merchant> {
+  return db.merchant.update({ where: { id: merchantId }, data: { webhookUrl, ...(testWebhookUrl !== undefined ? { testWebhookUrl } : {}) } });
 }
 
 /**
@@ -78,20 +79,29 @@ export async function regenerateHmacSecret(db: AccountsDb, box: SecretBox, keys:
   return { hmacSecret, rotatedAt: merchant.hmacSecretRotatedAt };
 }
 
-/** Of these merchants, those with a `webhookUrl` (crypto events go there). */
-export async function merchantsWithWebhookUrl(db: Sql, merchantIds: string[]): Promise<string[]> {
-  if (merchantIds.length === 0) return [];
-  const rows = await accountTables(db).selectFrom('merchants').select('id').where('id', 'in', merchantIds).where('webhook_url', 'is not', null).execute();
-  return rows.map((r) => r.id);
+/**
+ * Of these merchants, those with somewhere to send crypto events, per mode: live events go to
+ * `webhookUrl`, test events to `testWebhookUrl` when set, else to `webhookUrl`.
+ */
+export async function merchantsWithWebhookUrl(db: Sql, merchantIds: string[]): Promise<{ live: string[]; test: string[] }> {
+  if (merchantIds.length === 0) return { live: [], test: [] };
+  const rows = await accountTables(db).selectFrom('merchants').select(['id', 'webhook_url', 'test_webhook_url']).where('id', 'in', merchantIds).execute();
+  return { live: rows.filter((r) => r.webhook_url !== null).map((r) => r.id), test: rows.filter((r) => (r.test_webhook_url ?? r.webhook_url) !== null).map((r) => r.id) };
 }
+
+/** Where a crypto event of this mode goes: test events to `testWebhookUrl` when it is set. */
+export const webhookUrlFor = (m: { webhookUrl: string | null; testWebhookUrl: string | null }, isTest: boolean): string | null => (isTest ? (m.testWebhookUrl ?? m.webhookUrl) : m.webhookUrl);
 
 /**
  * Where and how crypto events of these merchants are sent, read at send time: the URL and the
  * sealed HMAC secret. Through the typed builder on any `Sql`, so the webhook worker can ask on
  * a plain pg pool.
  */
-export async function merchantWebhookTargets(db: Sql, merchantIds: string[]): Promise<Map<string, { webhookUrl: string | null; hmacSecretEnc: string }>> {
+export async function merchantWebhookTargets(
+  db: Sql,
+  merchantIds: string[],
+): Promise<Map<string, { webhookUrl: string | null; testWebhookUrl: string | null; hmacSecretEnc: string }>> {
   if (merchantIds.length === 0) return new Map();
-  const rows = await accountTables(db).selectFrom('merchants').select(['id', 'webhook_url', 'hmac_secret_enc']).where('id', 'in', merchantIds).execute();
-  return new Map(rows.map((r) => [r.id, { webhookUrl: r.webhook_url, hmacSecretEnc: r.hmac_secret_enc }]));
+  const rows = await accountTables(db).selectFrom('merchants').select(['id', 'webhook_url', 'test_webhook_url', 'hmac_secret_enc']).where('id', 'in', merchantIds).execute();
+  return new Map(rows.map((r) => [r.id, { webhookUrl: r.webhook_url, testWebhookUrl: r.test_webhook_url, hmacSecretEnc: r.hmac_secret_enc }]));
 }

@@ -78,7 +78,7 @@ describe('deliveries', () => {
     const other = await createEndpoint(sql, box, owner, { url: 'https://merchant.example/other', events: ['invoice.expired'] }, new Date());
     const eventId = await sql.$transaction((tx) => recordEvent(tx, paid(owner)));
     const now = new Date(Date.now() + 1000);
-    await dispatchEvents(sql, { limit: 10_000, now, merchantsWithUrl: async () => [] });
+    await dispatchEvents(sql, { limit: 10_000, now, merchantsWithUrl: async () => ({ live: [], test: [] }) });
     const written = await tables.selectFrom('deliveries').select(['endpoint_id', 'status']).where('event_id', '=', eventId).execute();
     expect(written).toEqual([{ endpoint_id: subscribed.id, status: 'pending' }]);
     expect(written.some((d) => d.endpoint_id === other.id)).toBe(false);

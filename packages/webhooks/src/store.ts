@@ -15,8 +15,9 @@ const anyOf = <T>(eb: ExpressionBuilder<DB, keyof DB>, values: readonly T[]) => 
  * Writes the deliveries of up to `limit` undispatched events, in one transaction, and marks
  * them dispatched; events are claimed with SKIP LOCKED, so several workers share the work.
  * - an event with a target endpoint (console test) or URL (v1 KYC session) goes there only;
- * - a crypto event goes to the merchant's `webhookUrl` endpoint, if the merchant has a URL
- *   (`merchantsWithUrl` asks the accounts package);
+ * - a crypto event goes to the merchant's endpoint of its mode, if the merchant has a URL for
+ *   that mode (`merchantsWithUrl` asks the accounts package: `webhookUrl`, or for test events
+ *   `testWebhookUrl` when set);
  * - an invoicing event goes to every console endpoint of its merchant and mode subscribed to
  *   its kind.
  * A delivery to a disabled endpoint is written `failed` without an attempt, so the endpoint's
@@ -26,7 +27,7 @@ const anyOf = <T>(eb: ExpressionBuilder<DB, keyof DB>, values: readonly T[]) => 
  */
 export async function dispatchEvents(
   db: SqlWithTransactions,
-  o: { limit: number; now: Date; merchantsWithUrl: (merchantIds: string[]) => Promise<string[]> },
+  o: { limit: number; now: Date; merchantsWithUrl: (merchantIds: string[]) => Promise<{ live: string[]; test: string[] }> },
 ): Promise<{ events: number; deliveries: number }> {
   return db.$transaction(async (tx) => {
     const t = webhookTables(tx);
@@ -42,7 +43,13 @@ export async function dispatchEvents(
     if (events.length === 0) return { events: 0, deliveries: 0 };
     const ids = events.map((e) => e.id);
     const cryptoMerchants = [...new Set(events.filter((e) => e.crypto).map((e) => e.merchant_id))];
-    const withUrl = cryptoMerchants.length > 0 ? await o.merchantsWithUrl(cryptoMerchants) : [];
+    const withUrl = cryptoMerchants.length > 0 ? await o.merchantsWithUrl(cryptoMerchants) : { live: [], test: [] };
+    // The event's merchant has a URL for the event's mode.
+    const hasUrl = (eb: ExpressionBuilder<DB & { ev: DB['events'] }, 'ev'>) =>
+      eb.or([
+        eb.and([eb('ev.is_test', '=', false), eb('ev.merchant_id', '=', anyOf(eb as never, withUrl.live))]),
+        eb.and([eb('ev.is_test', '=', true), eb('ev.merchant_id', '=', anyOf(eb as never, withUrl.test))]),
+      ]);
     const now = (eb: ExpressionBuilder<DB, keyof DB>) => eb.cast<Date>(eb.val(o.now), 'timestamptz');
     // Merchant and target endpoints have ids derived from what they stand for, so concurrent
     // dispatchers agree on one row each.
@@ -71,7 +78,7 @@ export async function dispatchEvents(
           ])
           .where((eb) => eb('ev.id', '=', anyOf(eb as never, ids)))
           .where('ev.target_endpoint_id', 'is', null)
-          .where((eb) => eb.or([eb('ev.target_url', 'is not', null), eb.and([eb('ev.source', '=', 'crypto'), eb('ev.merchant_id', '=', anyOf(eb as never, withUrl))])])),
+          .where((eb) => eb.or([eb('ev.target_url', 'is not', null), eb.and([eb('ev.source', '=', 'crypto'), hasUrl(eb as never)])])),
       )
       .onConflict((oc) => oc.column('id').doNothing())
       .execute();
@@ -102,7 +109,7 @@ export async function dispatchEvents(
               .when('ev.target_url', 'is not', null)
               .then(eb.and([eb('ep.kind', '=', 'target'), eb('ep.url', '=', eb.ref('ev.target_url'))]))
               .when('ev.source', '=', 'crypto')
-              .then(eb.and([eb('ep.kind', '=', 'merchant'), eb('ev.merchant_id', '=', anyOf(eb as never, withUrl))]))
+              .then(eb.and([eb('ep.kind', '=', 'merchant'), hasUrl(eb as never)]))
               .else(eb.and([eb('ep.kind', '=', 'console'), eb('ev.type', '=', eb.fn<string>('any', [eb.ref('ep.events')]))]))
               .end(),
           ),

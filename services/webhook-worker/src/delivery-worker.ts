@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import { merchantsWithWebhookUrl, merchantWebhookTargets } from '@pay/accounts';
+import { merchantsWithWebhookUrl, merchantWebhookTargets, webhookUrlFor } from '@pay/accounts';
 import type { SecretBox } from '@pay/auth';
 import { backoffDelay, type Clock, type Logger, type Sql } from '@pay/kit';
 import { wakeWebhookWorker } from '@pay/queue';
@@ -66,7 +66,7 @@ interface Held {
   d: ClaimedDelivery;
 }
 
-type MerchantRow = { webhookUrl: string | null; hmacSecretEnc: string };
+type MerchantRow = { webhookUrl: string | null; testWebhookUrl: string | null; hmacSecretEnc: string };
 
 /**
  * The delivery loop of one worker process. Postgres holds every delivery; this process:
@@ -200,7 +200,7 @@ export class DeliveryWorker {
       case 'target':
         return { url: endpoint.url, secret: open(merchant?.hmacSecretEnc), disabled: endpoint.disabled };
       case 'merchant':
-        return { url: merchant?.webhookUrl ?? null, secret: open(merchant?.hmacSecretEnc), disabled: endpoint.disabled };
+        return { url: merchant ? webhookUrlFor(merchant, d.isTest) : null, secret: open(merchant?.hmacSecretEnc), disabled: endpoint.disabled };
     }
   }
 

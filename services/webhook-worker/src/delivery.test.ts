@@ -110,7 +110,7 @@ describe('leases', () => {
     const eventId = await ctx.event(m.test, 'invoice.paid', paid());
     const w = ctx.worker();
     await heartbeat(ctx.db, w.id); // the worker is alive
-    await dispatchEvents(ctx.db, { limit: 100, now: ctx.clock.now(), merchantsWithUrl: async () => [] });
+    await dispatchEvents(ctx.db, { limit: 100, now: ctx.clock.now(), merchantsWithUrl: async () => ({ live: [], test: [] }) });
     // Claimed under the worker's id, but the worker never saw the answer.
     const lost = await claimDue(ctx.db, { workerId: w.id, now: ctx.clock.now(), limit: 100, perEndpoint: 100, skipEndpoints: [] });
     const [delivery] = await ctx.deliveriesOfEvent(eventId);

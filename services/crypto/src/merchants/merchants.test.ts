@@ -218,7 +218,7 @@ describe('GET /api/v1/merchants/profile', () => {
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
     expect(Object.keys(res.body.data).sort()).toEqual(
-      ['address', 'city', 'companyName', 'country', 'createdAt', 'email', 'feePercent', 'id', 'isTestMode', 'status', 'webhookUrl'].sort(),
+      ['address', 'city', 'companyName', 'country', 'createdAt', 'email', 'feePercent', 'id', 'isTestMode', 'status', 'testWebhookUrl', 'webhookUrl'].sort(),
     );
     expect(res.body.data).toMatchObject({
       id: m.merchantId,
@@ -228,6 +228,7 @@ describe('GET /api/v1/merchants/profile', () => {
       city: 'Oslo',
       country: null,
       webhookUrl: null,
+      testWebhookUrl: null,
       status: 'Active',
       feePercent: 1,
       isTestMode: false,
@@ -274,6 +275,21 @@ describe('PUT /api/v1/merchants/webhook', () => {
     expect(res.body).toEqual({ success: true, message: expect.any(String) });
     const profile = await request(ctx.app).get('/api/v1/merchants/profile').set('X-Api-Key', m.apiKey);
     expect(profile.body.data.webhookUrl).toBe('https://shop.test/wh');
+  });
+
+  it('sets a testWebhookUrl for test-mode events beside it; absent leaves it, null clears it; checked like webhookUrl', async () => {
+    const m = await registerMerchant(ctx.app);
+    const profile = async () => (await request(ctx.app).get('/api/v1/merchants/profile').set('X-Api-Key', m.apiKey)).body.data;
+    const put = (body: object) => signedRequest(ctx.app, m, 'put', '/api/v1/merchants/webhook', body);
+    expect((await put({ webhookUrl: 'https://shop.test/wh', testWebhookUrl: 'https://staging.shop.test/wh' })).status).toBe(200);
+    expect(await profile()).toMatchObject({ webhookUrl: 'https://shop.test/wh', testWebhookUrl: 'https://staging.shop.test/wh' });
+    expect((await put({ webhookUrl: 'https://shop.test/wh2' })).status).toBe(200);
+    expect(await profile()).toMatchObject({ webhookUrl: 'https://shop.test/wh2', testWebhookUrl: 'https://staging.shop.test/wh' });
+    expect((await put({ webhookUrl: 'https://shop.test/wh2', testWebhookUrl: null })).status).toBe(200);
+    expect(await profile()).toMatchObject({ testWebhookUrl: null });
+    const bad = await put({ webhookUrl: 'https://shop.test/wh2', testWebhookUrl: 'http://10.0.0.5/hook' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual([{ field: 'testWebhookUrl', message: 'must not point to a private, loopback or link-local address' }]);
   });
 
   it('is refused to a test key (live events use the URL), with 403', async () => {

@@ -11,9 +11,9 @@ import { merchantStats } from './stats';
 const tags = ['Merchants'];
 
 /** Webhooks must not reach our own network unless the operator allows it. */
-function assertWebhookUrl(deps: CryptoDeps, url: string): void {
+function assertWebhookUrl(deps: CryptoDeps, url: string, field = 'webhookUrl'): void {
   const problem = outboundUrlProblem(url, { allowPrivate: deps.config.ALLOW_PRIVATE_WEBHOOK_URLS });
-  if (problem) throw new ApiError('VALIDATION_ERROR', `webhookUrl ${problem}`, [{ field: 'webhookUrl', message: problem }]);
+  if (problem) throw new ApiError('VALIDATION_ERROR', `${field} ${problem}`, [{ field, message: problem }]);
 }
 
 export function merchantRoutes(api: Api, deps: CryptoDeps): void {
@@ -77,6 +77,7 @@ export function merchantRoutes(api: Api, deps: CryptoDeps): void {
             city: m.city,
             country: m.country,
             webhookUrl: m.webhookUrl,
+            testWebhookUrl: m.testWebhookUrl,
             status: m.status,
             feePercent: toJsonNumber(m.feePercent),
             isTestMode: auth.isTestMode,
@@ -105,8 +106,9 @@ export function merchantRoutes(api: Api, deps: CryptoDeps): void {
     operationId: 'setMerchantWebhook',
     summary: 'Set the webhook URL',
     description:
-      'Crypto events (transaction.confirmed, invoice.paid, withdrawal.completed, withdrawal.failed) are sent here, for live ' +
-      'and test mode alike. Live keys only.',
+      'Crypto events (transaction.confirmed, invoice.paid, withdrawal.completed, withdrawal.failed) are sent to `webhookUrl`, ' +
+      'live and test mode alike, unless `testWebhookUrl` is set: then test-mode events go there instead, and `webhookUrl` ' +
+      'takes live events only. Every event says `livemode`. `testWebhookUrl` absent leaves it as it is; null clears it. Live keys only.',
     tags,
     auth: 'signed',
     body: WebhookBody,
@@ -115,8 +117,10 @@ export function merchantRoutes(api: Api, deps: CryptoDeps): void {
     handler: async ({ auth, body }) => {
       assertLiveKey(auth, 'change the webhook URL, which live events use');
       assertWebhookUrl(deps, body.webhookUrl);
-      await setWebhookUrl(deps.accounts, auth.merchantId, body.webhookUrl);
-      return { body: { message: `Webhook URL updated to ${body.webhookUrl}` } };
+      if (body.testWebhookUrl) assertWebhookUrl(deps, body.testWebhookUrl, 'testWebhookUrl');
+      const m = await setWebhookUrl(deps.accounts, auth.merchantId, body.webhookUrl, body.testWebhookUrl);
+      const test = m.testWebhookUrl ? `; test-mode events go to ${m.testWebhookUrl}` : '';
+      return { body: { message: `Webhook URL updated to ${body.webhookUrl}${test}` } };
     },
   });
 }

@@ -43,6 +43,7 @@ export const Profile = Type.Object({
   city: Nullable(Type.String()),
   country: Nullable(Type.String()),
   webhookUrl: Nullable(Type.String()),
+  testWebhookUrl: { ...Nullable(Type.String()), description: 'Where test-mode events go instead of `webhookUrl`; null: they go to `webhookUrl` (with `livemode: false`)' },
   status: MerchantStatus,
   feePercent: Type.Number({ description: 'Percent taken from each confirmed incoming payment' }),
   isTestMode: Type.Boolean({ description: 'True when the calling key is a test key' }),
@@ -59,4 +60,12 @@ export const Stats = Type.Object({
   availableBalance: Type.Number(),
 });
 
-export const WebhookBody = Type.Object({ webhookUrl: HttpUrl }, { additionalProperties: false });
+export const WebhookBody = Type.Object(
+  {
+    webhookUrl: HttpUrl,
+    testWebhookUrl: Type.Optional(
+      Type.Union([HttpUrl, Type.Null()], { description: 'Where test-mode events go instead of `webhookUrl`; absent: unchanged; null: cleared (test events go to `webhookUrl` again)' }),
+    ),
+  },
+  { additionalProperties: false },
+);

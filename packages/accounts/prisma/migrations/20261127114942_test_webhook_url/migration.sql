@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "merchants" ADD COLUMN     "test_webhook_url" TEXT;
