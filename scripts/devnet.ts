@@ -79,6 +79,18 @@ function address(arg: string | undefined): `0x${string}` {
   return arg as `0x${string}`;
 }
 
+function stopAll(): void {
+  for (const pid of pids()) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(PID_FILE, { force: true });
+  rmSync(ENV_FILE, { force: true });
+}
+
 /**
  * A new devnet is a new chain: what the crypto service remembers of the last one (cursor,
  * block hashes, the hot wallet's nonce and signed payouts) would not match it.
@@ -107,13 +119,18 @@ async function main([verb, ...args]: string[]): Promise<void> {
       }
       mkdirSync(path.join(STATE, 'logs'), { recursive: true });
       const started: { net: (typeof NETWORKS)[number]; d: Devnet }[] = [];
-      for (const net of NETWORKS) {
-        const log = path.join(STATE, 'logs', `devnet-${net.network.toLowerCase()}.log`);
-        const node = await startDevnetNode({ port: net.port, chainId: net.chainId, detached: true, intervalMs: 1000, logFile: log });
-        writeFileSync(PID_FILE, [...pids(), node.pid].join(' '));
-        started.push({ net, d: await openDevnet(node.url, { decimals: net.decimals }) });
+      try {
+        for (const net of NETWORKS) {
+          const log = path.join(STATE, 'logs', `devnet-${net.network.toLowerCase()}.log`);
+          const node = await startDevnetNode({ port: net.port, chainId: net.chainId, detached: true, intervalMs: 1000, logFile: log });
+          writeFileSync(PID_FILE, [...pids(), node.pid].join(' '));
+          started.push({ net, d: await openDevnet(node.url, { decimals: net.decimals }) });
+        }
+        await forgetPreviousDevnet();
+      } catch (err) {
+        stopAll(); // half a devnet would be taken for a running one
+        throw err;
       }
-      await forgetPreviousDevnet();
       const d = started[0]!.d;
       writeFileSync(
         ENV_FILE,
@@ -161,15 +178,7 @@ async function main([verb, ...args]: string[]): Promise<void> {
       return;
     }
     case 'stop': {
-      for (const pid of pids()) {
-        try {
-          process.kill(pid, 'SIGTERM');
-        } catch {
-          // already gone
-        }
-      }
-      rmSync(PID_FILE, { force: true });
-      rmSync(ENV_FILE, { force: true });
+      stopAll();
       return;
     }
     default:
