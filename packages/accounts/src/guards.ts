@@ -33,7 +33,8 @@ export function merchantGuards(o: MerchantGuardOptions): { none: RequestHandler[
   const perKey: RateRule = { prefix: `rl:${o.service}:key`, limit: o.limits.perKeyPerSecond, windowMs: 1000 };
   const perAddress: RateRule = { prefix: `rl:${o.service}:ip`, limit: o.limits.anonymousPerMinute, windowMs: 60_000 };
   const perAddressPages: RateRule = { prefix: `rl:${o.service}:page`, limit: o.limits.pagesPerMinute, windowMs: 60_000 };
-  const address = (req: { socket: { remoteAddress?: string } }) => req.socket.remoteAddress ?? 'unknown';
+  // The client's address: `req.ip` follows X-Forwarded-For only as far as TRUST_PROXY trusts (else it is the socket's).
+  const address = (req: { ip?: string; socket: { remoteAddress?: string } }) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
   const authenticate = requireApiKey(o.resolver);
   return {
     none: [rateLimit({ redis: o.redis, rule: perAddress, identify: address, onError })],

@@ -61,6 +61,12 @@ export const baseConfigProperties = {
     default: false,
     description: 'let webhook URLs point to private, loopback or link-local addresses (local development only)',
   }),
+  TRUST_PROXY: Type.String({
+    default: '',
+    pattern: '^(|\\d+|[0-9A-Fa-f:.]+(/\\d+)?(\\s*,\\s*[0-9A-Fa-f:.]+(/\\d+)?)*)$',
+    description:
+      'behind a proxy or ingress: how many proxy hops to trust (a number), or the proxies’ addresses/CIDRs (comma-separated), so that rate limits key on the client’s address from X-Forwarded-For; empty (default): the socket’s address, X-Forwarded-For ignored',
+  }),
   RATE_LIMIT_PER_SECOND: Type.Integer({ minimum: 1, default: 100, description: 'requests per second per API key' }),
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: Type.Integer({ minimum: 1, default: 30, description: 'unauthenticated API requests (registration, console sign-in) per minute per client address' }),
   RATE_LIMIT_PAGES_PER_MINUTE: Type.Integer({

@@ -43,6 +43,7 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
     isShuttingDown: deps.isShuttingDown,
     envelopeFor: () => 'success',
     metricsToken: deps.config.METRICS_TOKEN,
+    trustProxy: deps.config.TRUST_PROXY,
     readiness: [
       { name: 'postgres', check: () => postgresReady(deps.tables) },
       { name: 'redis', check: () => redisReady(deps.redis) },

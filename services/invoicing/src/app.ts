@@ -75,6 +75,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
     isShuttingDown: deps.isShuttingDown,
     envelopeFor,
     metricsToken: deps.config.METRICS_TOKEN,
+    trustProxy: deps.config.TRUST_PROXY,
     readiness: [
       { name: 'postgres', check: () => postgresReady(deps.tables) },
       { name: 'redis', check: () => redisReady(deps.redis) },

@@ -16,6 +16,16 @@ export interface HttpAppOptions {
   envelopeFor: EnvelopeFor;
   /** A scrape of /metrics must send `Authorization: Bearer <token>`; open when unset. */
   metricsToken?: string;
+  /** TRUST_PROXY: a hop count or comma-separated proxy addresses/CIDRs; empty or absent trusts none. */
+  trustProxy?: string;
+}
+
+/** Express's `trust proxy` from TRUST_PROXY: `req.ip` is then the client's address from X-Forwarded-For, as far as the trusted proxies vouch. */
+export function trustProxySetting(value: string | undefined): boolean | number | string[] {
+  const v = (value ?? '').trim();
+  if (v === '') return false;
+  if (/^\d+$/.test(v)) return Number(v);
+  return v.split(',').map((s) => s.trim());
 }
 
 /**
@@ -29,7 +39,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   // No ETag: express would hash every answer (POSTs included) to offer 304s that API clients
   // do not ask for, and its Buffer copy of the body makes each answer two socket writes.
   app.disable('etag');
-  app.set('trust proxy', false);
+  app.set('trust proxy', trustProxySetting(opts.trustProxy));
   app.set('query parser', 'simple');
   app.use(...requestContext(opts.logger));
   app.use(refuseKeysInUrl());
