@@ -6,6 +6,7 @@ import type { InvoicingDeps } from '../deps';
 import { consolePages, consoleErrorPage } from './pages';
 import { consoleRoutes } from './routes';
 import { consoleKycPages, consoleKycRoutes } from './kyc';
+import { consoleReviewPages, consoleReviewRoutes } from './payment-reviews';
 import { queueDashboard } from './queues';
 
 /**
@@ -26,8 +27,10 @@ export function buildConsole(deps: InvoicingDeps, anonymous: RequestHandler[]): 
   const pages = new Api({ envelope: 'success', auth: { none: anonymous, session: guards.page }, errorPage: consoleErrorPage });
   consoleRoutes(api, deps);
   consoleKycRoutes(api, deps);
+  consoleReviewRoutes(api, deps);
   consolePages(pages, deps);
   consoleKycPages(pages, deps);
+  consoleReviewPages(pages, deps);
   return {
     routers: [api.router, pages.router, queueDashboard(deps, guards.page)],
     operations: api.operations,

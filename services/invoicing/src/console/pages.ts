@@ -30,7 +30,7 @@ ${f.session ? html`<meta name="csrf-token" content="${f.session.csrfToken}">` : 
 <header class="top"><a class="brand" href="/console/webhooks">Payments console</a>
 ${
   f.session
-    ? html`<nav><a href="/console/webhooks">Webhooks</a> <a href="/console/kyc" data-testid="nav-kyc">KYC review</a>${
+    ? html`<nav><a href="/console/webhooks">Webhooks</a> <a href="/console/kyc" data-testid="nav-kyc">KYC review</a> <a href="/console/payment-reviews" data-testid="nav-payment-reviews">Payment reviews</a>${
         f.session.operator ? html` <a href="${QUEUES_PATH}" data-testid="nav-queues">Queues</a>` : ''
       }</nav>`
     : ''

@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { TBankEmulator, acquirerToken, type EmulatedPayment } from '@pay/tbank-emulator';
 import { eventsOf } from '@pay/webhooks';
 import { eventually } from '@pay/testing';
@@ -133,7 +134,16 @@ describe('issue 28: the money paths of a live T-Bank invoice', () => {
     expect(events[0]!.review).toMatchObject({ reason: 'amount_mismatch', amount: 90 });
     const open = await v2Request(ctx.app, m, 'get', '/api/v2/reviews');
     expect(open.body.data.map((r: { invoiceId: string }) => r.invoiceId)).toContain(inv.id);
-    const refunded = await v2Request(ctx.app, m, 'post', `/api/v2/invoices/${inv.id}/review/refund`, {});
+    // The console lists it, with accept and refund; refunded there.
+    const agent = request.agent(ctx.app);
+    const session = await agent.post('/console/api/session').send({ apiKey: m.apiKey });
+    expect(session.status).toBe(200);
+    const listed = await agent.get('/console/api/payment-reviews');
+    expect(listed.body.data.find((r: { invoiceId: string }) => r.invoiceId === inv.id)).toMatchObject({ reason: 'amount_mismatch', amount: 90 });
+    const html = (await agent.get('/console/payment-reviews')).text;
+    expect(html).toContain(`data-payment-review="${inv.id}"`);
+    expect(html).toContain(`/console/api/payment-reviews/${inv.id}/refund`);
+    const refunded = await agent.post(`/console/api/payment-reviews/${inv.id}/refund`).set('X-CSRF-Token', session.body.csrfToken).send({});
     expect(refunded.status).toBe(200);
     expect(emulator.payments.get(p.paymentId)).toMatchObject({ status: 'REFUNDED', remaining: 0 });
     expect((await get(inv.id)).review).toBeNull();

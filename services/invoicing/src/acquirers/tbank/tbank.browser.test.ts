@@ -51,3 +51,63 @@ it('a live card invoice in Chromium: the hosted page sends the payer to the acqu
   await page.screenshot({ path: join(ARTIFACTS, 'live-card-2-paid.png'), fullPage: true });
   expect(problems).toEqual([]);
 }, 90_000);
+
+it('a live SBP invoice in Chromium: declined (try again opens a fresh QR), under review (another amount taken), refunded in part and in full', async () => {
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width: 390, height: 844 });
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(err.message));
+  const status = async () => (await page.locator('body').getAttribute('data-status')) ?? '';
+
+  // Declined, and the fresh payment could not be opened at once (its Init lost): the page offers to try again.
+  const declined = (await v2Request(ctx.app, m, 'post', '/api/v2/invoices', { amount: 1500, description: 'Declined first' })).body.invoice as { id: string; paymentLink: string; qrPayload: string };
+  const first = emulator.paymentsOfOrder(declined.id)[0]!;
+  emulator.faults.dropRequest.add('Init');
+  emulator.reject(first.paymentId);
+  await eventually(async () => expect((await ctx.deps.db.acquirerPayment.count({ where: { invoiceId: declined.id } }))).toBe(2));
+  await page.goto(declined.paymentLink);
+  await eventually(async () => {
+    await page.reload();
+    expect(await status()).toBe('declined');
+  });
+  expect(await page.getByTestId('declined').isVisible()).toBe(true);
+  expect(await page.getByTestId('qr').count()).toBe(0);
+  await page.screenshot({ path: join(ARTIFACTS, 'live-sbp-1-declined.png'), fullPage: true });
+  await page.getByTestId('retry').click();
+  await page.waitForSelector('[data-testid="qr"]');
+  expect(await status()).toBe('pending');
+  expect(await page.getByTestId('declined').isVisible()).toBe(true); // the last one was declined: this is a fresh QR
+  const fresh = emulator.paymentsOfOrder(declined.id).at(-1)!;
+  expect(fresh.paymentId).not.toBe(first.paymentId);
+  expect(await page.getByTestId('open-bank').getAttribute('href')).toBe(`${emulator.url}/sbp/${fresh.paymentId}`);
+  await page.screenshot({ path: join(ARTIFACTS, 'live-sbp-2-try-again.png'), fullPage: true });
+
+  // Another amount taken: under review, no QR to pay again.
+  const wrong = (await v2Request(ctx.app, m, 'post', '/api/v2/invoices', { amount: 1200 })).body.invoice as { id: string; paymentLink: string };
+  emulator.pay(emulator.paymentsOfOrder(wrong.id)[0]!.paymentId, { method: 'sbp', amount: 100000 });
+  await page.goto(wrong.paymentLink);
+  await eventually(async () => {
+    await page.reload();
+    expect(await status()).toBe('review');
+  });
+  expect(await page.getByTestId('under-review').isVisible()).toBe(true);
+  expect(await page.getByTestId('qr').count()).toBe(0);
+  await page.screenshot({ path: join(ARTIFACTS, 'live-sbp-3-review.png'), fullPage: true });
+
+  // Paid, then refunded in part, then in full.
+  const paid = (await v2Request(ctx.app, m, 'post', '/api/v2/invoices', { amount: 1000 })).body.invoice as { id: string; paymentLink: string };
+  emulator.pay(emulator.paymentsOfOrder(paid.id)[0]!.paymentId, { method: 'sbp', payerBank: 'Sber' });
+  await eventually(async () => expect((await ctx.deps.db.invoice.findUniqueOrThrow({ where: { id: paid.id } })).status).toBe('PAID'));
+  expect((await v2Request(ctx.app, m, 'post', `/api/v2/invoices/${paid.id}/refunds`, { amount: 250 })).status).toBe(201);
+  await page.goto(paid.paymentLink);
+  expect(await status()).toBe('partly_refunded');
+  expect(await page.getByTestId('status').textContent()).toBe('PARTLY REFUNDED');
+  await page.screenshot({ path: join(ARTIFACTS, 'live-sbp-4-partly-refunded.png'), fullPage: true });
+  expect((await v2Request(ctx.app, m, 'post', `/api/v2/invoices/${paid.id}/refunds`, {})).status).toBe(201);
+  await page.reload();
+  expect(await status()).toBe('refunded');
+  expect(await page.getByTestId('status').textContent()).toBe('REFUNDED');
+  expect(await page.content()).not.toContain('Payment received');
+  await page.screenshot({ path: join(ARTIFACTS, 'live-sbp-5-refunded.png'), fullPage: true });
+  expect(problems).toEqual([]);
+}, 120_000);
