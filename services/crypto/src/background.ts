@@ -5,6 +5,7 @@ import { trackTransfers } from './transactions/tracker';
 import { recordFoundTransfers } from './transactions/transfers';
 import { reconcileWithdrawals, startWithdrawalWorker } from './withdrawals/worker';
 import { watchWithdrawals } from './withdrawals/metrics';
+import { checkSolvency } from './solvency/solvency';
 
 /** How often expired idempotency answers and long-published outbox rows are deleted. */
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
@@ -30,7 +31,8 @@ export async function watchChains(deps: CryptoDeps): Promise<void> {
 /**
  * The crypto service's work outside requests: the outbox relay, the withdrawal worker, the
  * chain watcher (finds incoming transfers on a live chain), the chain tracker (confirmations,
- * invoice expiry), the withdrawal reconciler and housekeeping.
+ * invoice expiry), the withdrawal reconciler, housekeeping and, on a live chain, the solvency
+ * check (run by the replica that leads each network's watcher).
  * Ops can run it in the API processes (RUN_WORKERS=true) or in processes of its own.
  */
 export function startBackground(deps: CryptoDeps, lifecycle?: Lifecycle) {
@@ -55,12 +57,14 @@ export function startBackground(deps: CryptoDeps, lifecycle?: Lifecycle) {
     deps.logger,
   );
   const cleaner = every('housekeeping', HOUSEKEEPING_INTERVAL_MS, () => housekeeping(deps), deps.logger);
+  const holdings = deps.chains.live?.holdings;
+  const solvency = holdings ? every('solvency', deps.config.SOLVENCY_INTERVAL_MS, () => checkSolvency(deps, holdings), deps.logger) : null;
   const stop = async () => {
-    await Promise.all([tracker.stop(), testTracker.stop(), watcher.stop(), reconciler.stop(), cleaner.stop()]);
+    await Promise.all([tracker.stop(), testTracker.stop(), watcher.stop(), reconciler.stop(), cleaner.stop(), solvency?.stop()]);
     await worker.close();
     unwatch();
     await relay.stop();
   };
   lifecycle?.onShutdown('background', stop);
-  return { relay, worker, tracker, testTracker, watcher, reconciler, stop };
+  return { relay, worker, tracker, testTracker, watcher, reconciler, solvency, stop };
 }

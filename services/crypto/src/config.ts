@@ -38,6 +38,7 @@ export const CryptoConfigSchema = Type.Object({
   EVM_WATCH_INTERVAL_MS: Millis(2000, 'live watcher: how often each network is followed to its head'),
   EVM_LEASE_MS: Millis(15_000, 'live watcher: a leader that has not renewed its lease for this long is replaced by another replica'),
   EVM_DROPPED_AFTER_MS: Millis(3_600_000, 'a detected deposit missing from the chain this long after it was seen (reorganised away, never mined again) fails'),
+  SOLVENCY_INTERVAL_MS: Millis(300_000, 'live chain: how often the replica leading a network compares what is on chain with what the ledger owes (metrics crypto_solvency_*)'),
   PAYOUT_STUCK_AFTER_MS: Millis(600_000, 'a payout not mined this long after it was sent is replaced at the same nonce with a higher fee'),
   PAYOUT_GAS_LIMIT: Type.Integer({ minimum: 21_000, maximum: 10_000_000, default: 100_000, description: 'gas limit of a payout token transfer' }),
   RUN_WORKERS: Type.Boolean({ default: true, description: 'run the withdrawal worker, chain tracker and outbox relay in this process' }),

@@ -53,6 +53,28 @@ export interface PaymentToken {
 /** Records found transfers that pay an invoice (the rest are not ours); already recorded ones are skipped. */
 export type RecordTransfers = (found: FoundTransfer[]) => Promise<void>;
 
+/** What is on chain of one token at the head, for the solvency check; amounts in ledger units. */
+export interface TokenHoldings {
+  network: Network;
+  currency: Currency;
+  /** Each hot wallet registered on the network, with its token balance. */
+  hotWallets: { address: string; tokens: Money }[];
+  /** The deposit addresses asked about that hold the token, with their balances. */
+  deposits: { address: string; tokens: Money }[];
+  /** The hot wallets' native coin (ETH, BNB), and what one payout costs at today's fees. */
+  gas: { symbol: string; balance: Money; perPayout: Money };
+}
+
+/** A live chain's balances, as the solvency check reads them. */
+export interface ChainHoldings {
+  /** The tokens this connection carries, one per network and currency. */
+  tokens(): { network: Network; currency: Currency }[];
+  /** Whether this replica runs the network's periodic jobs now (one replica of all does). */
+  leads(network: Network): Promise<boolean>;
+  /** The balances of the hot wallets and of `depositAddresses`, read at the head. */
+  holdings(network: Network, currency: Currency, depositAddresses: string[]): Promise<TokenHoldings>;
+}
+
 /** Gives invoices their addresses and follows incoming transfers to them. */
 export interface ChainWatcher {
   /** The currencies this connection can take and pay out. */
@@ -63,6 +85,8 @@ export interface ChainWatcher {
    * chain id and decimals), or null where there is no real token to name: the sandbox.
    */
   paymentToken(currency: Currency): PaymentToken | null;
+  /** Its balances for the solvency check; absent on the sandbox (no real funds). */
+  readonly holdings?: ChainHoldings;
   /**
    * One pass over what the chain has that is new: incoming transfers are found and handed to
    * `record`. A live chain discovers them itself; the sandbox has no chain to search and is

@@ -177,6 +177,47 @@ export async function liveInvoicesByAddress(deps: CryptoDeps, network: Network, 
   return new Map(rows.map((r) => [r.address, { id: r.id, merchantId: r.merchant_id, currency: r.currency as Currency }]));
 }
 
+/**
+ * The deposit addresses of live invoices in `currency` that a transfer was recorded to: where
+ * the ledger's deposits sit until swept (solvency). An address with no recorded transfer is
+ * owed nothing, so leaving it out can only understate what is on chain.
+ */
+export async function fundedLiveAddresses(deps: Pick<CryptoDeps, 'tables'>, currency: Currency): Promise<string[]> {
+  const rows = await deps.tables
+    .selectFrom('invoices as i')
+    .select('i.address')
+    .where('i.currency', '=', currency)
+    .where('i.is_test', '=', false)
+    .where(({ exists, selectFrom }) => exists(selectFrom('transactions as t').select('t.id').whereRef('t.invoice_id', '=', 'i.id')))
+    .orderBy('i.address')
+    .execute();
+  return rows.map((r) => r.address);
+}
+
+/**
+ * Every live invoice's deposit address with its BIP-32 index (one index space for all EVM
+ * networks), and whether it may be swept now: not while its invoice is open or a transfer to it
+ * waits for confirmations (crediting may still read the address's balance at that block).
+ */
+export async function liveDepositAddresses(deps: Pick<CryptoDeps, 'tables'>): Promise<{ address: string; index: number; network: Network; settled: boolean }[]> {
+  const rows = await deps.tables
+    .selectFrom('invoices as i')
+    .select(['i.address', 'i.deposit_index', 'i.network', 'i.status'])
+    .select(({ exists, selectFrom }) =>
+      exists(selectFrom('transactions as t').select('t.id').whereRef('t.invoice_id', '=', 'i.id').where('t.status', '=', 'Pending')).as('confirming'),
+    )
+    .where('i.is_test', '=', false)
+    .where('i.deposit_index', 'is not', null)
+    .orderBy('i.deposit_index')
+    .execute();
+  return rows.map((r) => ({
+    address: r.address,
+    index: r.deposit_index!,
+    network: r.network,
+    settled: !r.confirming && r.status !== 'Pending' && r.status !== 'PartiallyPaid',
+  }));
+}
+
 /** What a confirmed transfer brings to its invoice: its amount, when it was seen, and whose it is. */
 export interface ConfirmedTransfer {
   invoiceId: string;

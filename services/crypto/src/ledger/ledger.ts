@@ -117,6 +117,22 @@ export async function sumOfKind(db: CryptoTables, owner: Owner, kind: LedgerEntr
   return sums.map((s) => ({ currency: s.currency, amount: money(s.amount ?? 0) }));
 }
 
+/**
+ * What the ledger owes every live merchant together in `currency`, by bucket (each balance is
+ * the sum of its entries): what must be on chain for them (solvency).
+ */
+export async function liveLedgerTotals(db: CryptoTables, currency: Currency): Promise<{ available: Money; pending: Money }> {
+  const rows = await db
+    .selectFrom('ledger_entries')
+    .select(['bucket', (eb) => eb.fn.sum<string>('amount').as('amount')])
+    .where('is_test', '=', false)
+    .where('currency', '=', currency)
+    .groupBy('bucket')
+    .execute();
+  const of = (bucket: LedgerBucket) => money(rows.find((r) => r.bucket === bucket)?.amount ?? 0);
+  return { available: of('available'), pending: of('pending') };
+}
+
 /** The amount one transaction's entry of `kind` posted (what a detected transfer put into pending). */
 export async function postedAmount(tx: Sql, kind: LedgerEntryKind, transactionId: string): Promise<Money> {
   const entry = await tablesIn(tx)

@@ -115,6 +115,21 @@ export async function withdrawalsOf(db: CryptoDb, owner: Owner, q: { page: numbe
 }
 
 /** Withdrawals not yet finished, oldest first (the reconciler puts a job back for each). */
+/**
+ * What live withdrawals not yet sent will pay out (their net amounts) in `currency`: the
+ * tokens are still in the hot wallet and owed to their recipients (solvency).
+ */
+export async function unsentLiveWithdrawals(db: CryptoTables, currency: Currency): Promise<string> {
+  const { sum } = await db
+    .selectFrom('withdrawals')
+    .select((eb) => eb.fn.sum<string | null>('net_amount').as('sum'))
+    .where('status', '=', 'Pending')
+    .where('is_test', '=', false)
+    .where('currency', '=', currency)
+    .executeTakeFirstOrThrow();
+  return sum ?? '0';
+}
+
 export async function openWithdrawalIds(db: CryptoTables, limit: number): Promise<string[]> {
   const rows = await db.selectFrom('withdrawals').select('id').where('status', 'in', ['Pending', 'Processing']).orderBy('created_at').limit(limit).execute();
   return rows.map((r) => r.id);

@@ -47,6 +47,22 @@ export class WatchCursor {
     return (created.numInsertedOrUpdatedRows ?? 0n) > 0n;
   }
 
+  /**
+   * Whether this replica holds an unexpired lease now, without taking or renewing it: the
+   * network's other periodic jobs (the solvency check) run where its watcher leads, so one
+   * replica of all runs them.
+   */
+  async leads(): Promise<boolean> {
+    const row = await tablesIn(this.db)
+      .selectFrom('chain_cursors')
+      .select('network')
+      .where('network', '=', this.network)
+      .where('leader', '=', this.holder)
+      .where('lease_until', '>', this.clock.now())
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** Gives the lease up (a clean shutdown), so another replica takes over at once. */
   async release(): Promise<void> {
     await tablesIn(this.db)

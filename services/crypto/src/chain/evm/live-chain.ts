@@ -5,12 +5,13 @@ import type { Clock, Logger } from '@pay/kit';
 import type { CryptoConfig } from '../../config';
 import type { CryptoDb } from '../../db';
 import type { Currency, Network } from '../../generated/prisma/client';
-import type { Chain, DepositAddress, PaymentToken, PayoutRef, PayoutRequest, PayoutSent, PayoutState, RecordTransfers, TransferRef, TransferState } from '../chain';
+import type { Chain, ChainHoldings, DepositAddress, PaymentToken, PayoutRef, PayoutRequest, PayoutSent, PayoutState, RecordTransfers, TransferRef, TransferState } from '../chain';
 import { money, type Money } from '../../money';
-import { connectEvmNetworks, EVM_NETWORKS, type EvmNetwork } from './config';
+import { connectEvmNetworks, EVM_NETWORKS, tokenOf, type EvmNetwork } from './config';
 import { DepositAddresses } from './deposit-addresses';
 import { depositState } from './deposits';
-import { EvmPayoutSigner, hasPayoutWallet } from './payout-signer';
+import { EvmPayoutSigner, hasPayoutWallet, payoutWallets } from './payout-signer';
+import { evmHoldings } from './holdings';
 import { EvmWatcher } from './watcher';
 
 export interface LiveChainOptions {
@@ -58,6 +59,17 @@ export class EvmChain implements Chain {
     }
     return null;
   }
+
+  /** The solvency check's view: the balances of the hot wallets and deposit addresses, asked of the network's first provider. */
+  readonly holdings: ChainHoldings = {
+    tokens: () => [...this.networks.values()].flatMap((n) => n.tokens.map((t) => ({ network: n.network, currency: t.currency }))),
+    // The network's watcher holds the lease: its periodic jobs run in the one replica that leads it.
+    leads: (network) => this.watchers.find((w) => w.network === network)?.cursor.leads() ?? Promise.resolve(false),
+    holdings: async (network, currency, depositAddresses) => {
+      const net = this.network(network);
+      return evmHoldings(net, tokenOf(net, currency), await payoutWallets(this.db, network), depositAddresses, this.config.PAYOUT_GAS_LIMIT);
+    },
+  };
 
   network(network: Network): EvmNetwork {
     const net = this.networks.get(network);

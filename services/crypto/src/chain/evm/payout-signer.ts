@@ -23,6 +23,11 @@ export async function hasPayoutWallet(db: CryptoDb, network: Network): Promise<b
   return (await db.payoutWallet.count({ where: { network } })) > 0;
 }
 
+/** Every hot wallet registered on `network` (a replaced key's old wallet may still hold funds). */
+export async function payoutWallets(db: CryptoDb, network: Network): Promise<string[]> {
+  return (await db.payoutWallet.findMany({ where: { network }, select: { address: true }, orderBy: { address: 'asc' } })).map((w) => w.address);
+}
+
 /**
  * The one owner of `payout_wallets` and `payout_transactions`.
  *

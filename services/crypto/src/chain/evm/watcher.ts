@@ -80,6 +80,10 @@ export class EvmWatcher {
     logRange.set({ network: net.network }, this.range);
   }
 
+  get network(): EvmNetwork['network'] {
+    return this.net.network;
+  }
+
   /**
    * One bounded step toward the head: at most the current range of blocks, from `from` (the
    * block after the cursor unless a pass in progress says where it stands).

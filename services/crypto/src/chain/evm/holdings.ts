@@ -1,0 +1,42 @@
+import { erc20Abi, formatEther, getAddress } from 'viem';
+import { money } from '../../money';
+import type { TokenHoldings } from '../chain';
+import { fromUnits } from './amounts';
+import type { EvmNetwork, EvmToken } from './config';
+
+const NATIVE: Record<string, string> = { Ethereum: 'ETH', BSC: 'BNB' };
+/** balanceOf calls in flight at once: the client batches them into JSON-RPC batches. */
+const CHUNK = 100;
+
+/**
+ * One token's balances on one network at one block (the head when asked, the same block for
+ * every call, so a transfer between two reads cannot be counted twice or missed): the hot
+ * wallets' tokens and native coin, and the deposit addresses that hold any of the token. A
+ * payout's gas is `gasLimit` at today's maxFeePerGas.
+ */
+export async function evmHoldings(net: EvmNetwork, token: EvmToken, hotWallets: string[], depositAddresses: string[], gasLimit: number): Promise<TokenHoldings> {
+  const blockNumber = await net.client.getBlockNumber();
+  const at = { blockNumber };
+  const balances = async (addresses: string[]) => {
+    const out: bigint[] = [];
+    for (let i = 0; i < addresses.length; i += CHUNK) {
+      const chunk = addresses.slice(i, i + CHUNK);
+      out.push(...(await Promise.all(chunk.map((a) => net.client.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [getAddress(a)], ...at })))));
+    }
+    return out;
+  };
+  const [hotTokens, depositTokens, natives, fees] = await Promise.all([
+    balances(hotWallets),
+    balances(depositAddresses),
+    Promise.all(hotWallets.map((a) => net.client.getBalance({ address: getAddress(a), ...at }))),
+    net.client.estimateFeesPerGas(),
+  ]);
+  const native = natives.reduce((a, b) => a + b, 0n);
+  return {
+    network: net.network,
+    currency: token.currency,
+    hotWallets: hotWallets.map((address, i) => ({ address, tokens: fromUnits(hotTokens[i]!, token.decimals) })),
+    deposits: depositAddresses.flatMap((address, i) => (depositTokens[i]! > 0n ? [{ address, tokens: fromUnits(depositTokens[i]!, token.decimals) }] : [])),
+    gas: { symbol: NATIVE[net.network] ?? 'native', balance: money(formatEther(native)), perPayout: money(formatEther(BigInt(gasLimit) * fees.maxFeePerGas)) },
+  };
+}
