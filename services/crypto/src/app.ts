@@ -5,7 +5,7 @@ import type { CryptoDeps } from './deps';
 import { merchantRoutes } from './merchants/routes';
 import { apiKeyRoutes } from './api-keys/routes';
 import { invoiceRoutes } from './invoices/routes';
-import { paymentPage } from './invoices/page';
+import { paymentPage } from './pay-page/page';
 import { transactionRoutes } from './transactions/routes';
 import { cryptoWebhookDocs } from './webhook-docs';
 import { withdrawalRoutes } from './withdrawals/routes';

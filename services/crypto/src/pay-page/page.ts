@@ -1,3 +1,5 @@
+// The crypto payment page (paymentUrl) sits in a folder of its own: it reads invoices and their
+// transfers, and neither domain depends on it.
 import { Router } from 'express';
 import QRCode from 'qrcode';
 import { html, PAGE_CSP, staticAssets, type SafeHtml } from '@pay/kit';
@@ -7,7 +9,7 @@ import { Money, money } from '../money';
 import { awaitingConfirmation } from '../transactions/transfers';
 import { ASSETS_PATH, assetUrl, PUBLIC_DIR } from '../assets';
 import { paymentUri } from './payment-uri';
-import { invoiceById } from './invoices';
+import { invoiceById } from '../invoices/invoices';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
