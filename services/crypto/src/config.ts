@@ -3,6 +3,7 @@ import { baseConfigProperties, ConfigError, loadConfig, publicUrlOf } from '@pay
 import { DEFAULT_LIVE_MINIMUMS, parseMinimums } from './withdrawals/minimums';
 
 const Count = (def: number, description: string) => Type.Integer({ minimum: 1, maximum: 1000, default: def, description });
+const Gwei = (def: string, description: string) => Type.String({ pattern: '^[0-9]+(\\.[0-9]{1,9})?$', default: def, description });
 const Millis = (def: number, description: string) => Type.Integer({ minimum: 1, maximum: 3_600_000, default: def, description });
 
 export const CryptoConfigSchema = Type.Object({
@@ -40,6 +41,8 @@ export const CryptoConfigSchema = Type.Object({
   EVM_DROPPED_AFTER_MS: Millis(3_600_000, 'a detected deposit missing from the chain this long after it was seen (reorganised away, never mined again) fails'),
   SOLVENCY_INTERVAL_MS: Millis(300_000, 'live chain: how often the replica leading a network compares what is on chain with what the ledger owes (metrics crypto_solvency_*)'),
   PAYOUT_STUCK_AFTER_MS: Millis(600_000, 'a payout not mined this long after it was sent is replaced at the same nonce with a higher fee'),
+  PAYOUT_MAX_FEE_GWEI_ETHEREUM: Gwei('3', 'fee ceiling of an Ethereum payout (maxFeePerGas, gwei): a replacement never goes above it; WITHDRAWAL_MINIMUMS are sized for it'),
+  PAYOUT_MAX_FEE_GWEI_BSC: Gwei('1', 'fee ceiling of a BSC payout (maxFeePerGas, gwei): a replacement never goes above it; WITHDRAWAL_MINIMUMS are sized for it'),
   PAYOUT_GAS_LIMIT: Type.Integer({ minimum: 21_000, maximum: 10_000_000, default: 100_000, description: 'gas limit of a payout token transfer' }),
   RUN_WORKERS: Type.Boolean({ default: true, description: 'run the withdrawal worker, chain tracker and outbox relay in this process' }),
   SERVE_API: Type.Boolean({

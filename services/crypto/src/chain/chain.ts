@@ -1,5 +1,5 @@
 import { ApiError } from '@pay/schemas';
-import type { Currency, Network } from '../generated/prisma/client';
+import type { Currency, Network, Prisma } from '../generated/prisma/client';
 import type { Money } from '../money';
 
 /** What the chain says about a transfer, incoming or outgoing. */
@@ -107,7 +107,13 @@ export interface PayoutRequest {
   amount: string;
 }
 
-export type PayoutSent = { state: 'sent'; txHash: string; fromAddress: string } | { state: 'refused'; reason: string };
+/**
+ * Sends signed bytes to the network. Called only once the step's transaction has committed
+ * what was signed: a crash before leaves nothing sent, a crash after leaves the bytes to send again.
+ */
+export type Broadcast = () => Promise<void>;
+
+export type PayoutSent = { state: 'sent'; txHash: string; fromAddress: string; broadcast?: Broadcast } | { state: 'refused'; reason: string };
 
 export interface PayoutRef {
   payoutId: string;
@@ -120,15 +126,27 @@ export interface PayoutRef {
 }
 
 /** What the chain says about a payout; `txHash` is the transaction that carries it, when it changed. */
-export type PayoutState = TransferState & { txHash?: string };
+export type PayoutState = TransferState & {
+  txHash?: string;
+  /** Pending: why the payout waits rather than being replaced (the fee ceiling, the hot wallet short of gas or tokens); null when it does not. */
+  held?: string | null;
+  broadcast?: Broadcast;
+};
+
+/**
+ * The transaction of one withdrawal step, holding the withdrawal's lock: a signer writes what
+ * it signs through it, so the signing, the withdrawal's move and any failure commit together.
+ */
+export type PayoutTx = Prisma.TransactionClient;
 
 /** Signs and sends outgoing transfers (withdrawals), then reports on them. */
 export interface PayoutSigner {
   /** Why a payout on `network` cannot be sent by this deployment (no signing key), or null. */
   payoutProblem(network: Network): Promise<string | null>;
   /** Sent, or refused for a reason the merchant can read (the hot wallet is short of funds…). */
-  send(req: PayoutRequest): Promise<PayoutSent>;
-  payoutState(ref: PayoutRef): Promise<PayoutState>;
+  send(req: PayoutRequest, tx: PayoutTx): Promise<PayoutSent>;
+  /** Confirmed or failed only when final at the required depth; a stuck payout may be replaced (written through `tx`). */
+  payoutState(ref: PayoutRef, tx: PayoutTx): Promise<PayoutState>;
 }
 
 /** A chain connection: follows deposits and sends payouts. */

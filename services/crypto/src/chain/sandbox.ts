@@ -3,7 +3,7 @@ import type { Clock } from '@pay/kit';
 import type { Network } from '../generated/prisma/client';
 import { CURRENCY_CODES } from '../currencies';
 import { generateAddress, toChecksumAddress } from './addresses';
-import type { ChainWatcher, DepositAddress, PayoutRef, PayoutRequest, PayoutSent, PayoutSigner, PayoutState, TransferRef, TransferState } from './chain';
+import type { ChainWatcher, DepositAddress, PayoutRef, PayoutRequest, PayoutSent, PayoutSigner, PayoutState, PayoutTx, TransferRef, TransferState } from './chain';
 
 /** The all-zero account of each network. Transfers to or from it fail in the sandbox. */
 export const ZERO_ADDRESS: Record<Network, string> = {
@@ -72,12 +72,12 @@ export class SandboxChain implements ChainWatcher, PayoutSigner {
   }
 
   /** Idempotent per payout id, as a custodian's API is: the same id always yields the same hash. */
-  async send(req: PayoutRequest): Promise<PayoutSent> {
+  async send(req: PayoutRequest, _tx?: PayoutTx): Promise<PayoutSent> {
     const hash = createHash('sha256').update(`payout:${req.payoutId}`).digest('hex');
     return { state: 'sent', txHash: req.network === 'Tron' ? hash : `0x${hash}`, fromAddress: this.hotWallet[req.network] };
   }
 
-  async payoutState(ref: PayoutRef): Promise<PayoutState> {
+  async payoutState(ref: PayoutRef, _tx?: PayoutTx): Promise<PayoutState> {
     return this.transferState({ ...ref, fromAddress: this.hotWallet[ref.network], seenAt: ref.sentAt });
   }
 }

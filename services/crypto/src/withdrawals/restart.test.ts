@@ -3,7 +3,7 @@ import { Queues } from '@pay/queue';
 import { eventually } from '@pay/testing';
 import { fund, signedRequest, startCryptoApp, testMerchant } from '../../test/test-support';
 import { advanceWithdrawal } from './processing';
-import type { Chain, PayoutRequest } from '../chain/chain';
+import type { Chain, PayoutRequest, PayoutTx } from '../chain/chain';
 import { eventsOf } from '@pay/webhooks';
 
 const TRON = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';
@@ -69,9 +69,9 @@ describe('withdrawal jobs across restarts', () => {
         ...ctx.deps.chains,
         // The sandbox, with its sends counted.
         test: Object.assign(Object.create(sandbox) as Chain, {
-          send: async (req: PayoutRequest) => {
+          send: async (req: PayoutRequest, tx: PayoutTx) => {
             sends.push(req.payoutId);
-            return sandbox.send(req);
+            return sandbox.send(req, tx);
           },
         }),
       };

@@ -146,9 +146,26 @@ export async function markSent(db: CryptoTables, id: string, txHash: string, at:
   return res.numUpdatedRows > 0n;
 }
 
-/** A Processing withdrawal's confirmations so far, and the hash of the transaction that carries it. */
-export async function recordProgress(db: CryptoTables, id: string, confirmations: number, txHash: string | null): Promise<void> {
-  await db.updateTable('withdrawals').set({ confirmations, tx_hash: txHash }).where('id', '=', id).where('status', '=', 'Processing').execute();
+/**
+ * Locks the withdrawal's row for the caller's transaction, and reads it under the lock: every
+ * decision of a withdrawal step (send, refuse, replace, complete, fail) is taken holding it, so
+ * two workers never decide on one withdrawal at once. 'busy' when another worker holds it (it is
+ * moving the withdrawal now; look again later), null when there is no such withdrawal.
+ */
+export async function lockWithdrawal(tx: Tx, id: string): Promise<Withdrawal | 'busy' | null> {
+  const locked = await tablesIn(tx).selectFrom('withdrawals').select('id').where('id', '=', id).forUpdate().skipLocked().executeTakeFirst();
+  if (!locked) return (await tx.withdrawal.count({ where: { id } })) > 0 ? 'busy' : null;
+  return tx.withdrawal.findUniqueOrThrow({ where: { id } });
+}
+
+/** A Processing withdrawal's confirmations so far, the hash of the transaction that carries it, and why it is held (null: it is not). */
+export async function recordProgress(db: CryptoTables, id: string, confirmations: number, txHash: string | null, heldReason: string | null): Promise<void> {
+  await db
+    .updateTable('withdrawals')
+    .set({ confirmations, tx_hash: txHash, held_reason: heldReason })
+    .where('id', '=', id)
+    .where('status', '=', 'Processing')
+    .execute();
 }
 
 export type Ending =
@@ -166,8 +183,8 @@ export async function endWithdrawal(tx: Tx, w: Withdrawal, from: 'Pending' | 'Pr
     .updateTable('withdrawals')
     .set(
       end.status === 'Completed'
-        ? { status: 'Completed', tx_hash: end.txHash, confirmations: end.confirmations, completed_at: end.at }
-        : { status: 'Failed', tx_hash: end.txHash, failure_reason: end.reason },
+        ? { status: 'Completed', tx_hash: end.txHash, confirmations: end.confirmations, completed_at: end.at, held_reason: null }
+        : { status: 'Failed', tx_hash: end.txHash, failure_reason: end.reason, held_reason: null },
     )
     .where('id', '=', w.id)
     .where('status', '=', from)

@@ -1,16 +1,17 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
+import { parseGwei } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Clock, Logger } from '@pay/kit';
 import type { CryptoConfig } from '../../config';
 import type { CryptoDb } from '../../db';
 import type { Currency, Network } from '../../generated/prisma/client';
-import type { Chain, ChainHoldings, DepositAddress, PaymentToken, PayoutRef, PayoutRequest, PayoutSent, PayoutState, RecordTransfers, TransferRef, TransferState } from '../chain';
+import type { Chain, ChainHoldings, DepositAddress, PaymentToken, PayoutRef, PayoutRequest, PayoutSent, PayoutState, PayoutTx, RecordTransfers, TransferRef, TransferState } from '../chain';
 import { money, type Money } from '../../money';
 import { connectEvmNetworks, EVM_NETWORKS, tokenOf, type EvmNetwork } from './config';
 import { DepositAddresses } from './deposit-addresses';
 import { depositState } from './deposits';
-import { EvmPayoutSigner, hasPayoutWallet, payoutWallets } from './payout-signer';
+import { EvmPayoutSigner, hasPayoutWallet, hasSignedPayout, payoutWallets } from './payout-signer';
 import { evmHoldings } from './holdings';
 import { EvmWatcher } from './watcher';
 
@@ -109,14 +110,18 @@ export class EvmChain implements Chain {
     return (await hasPayoutWallet(this.db, network)) ? null : missing;
   }
 
-  async send(req: PayoutRequest): Promise<PayoutSent> {
-    if (!this.signer) return { state: 'refused', reason: (await this.payoutProblem(req.network))! };
-    return this.signer.send(req);
+  async send(req: PayoutRequest, tx: PayoutTx): Promise<PayoutSent> {
+    if (!this.signer) {
+      // Refusing fails the withdrawal: never one that a process holding the key has signed.
+      if (await hasSignedPayout(tx, req.payoutId)) throw new Error(`withdrawal ${req.payoutId} was signed by a hot wallet whose key this process does not hold`);
+      return { state: 'refused', reason: (await this.payoutProblem(req.network))! };
+    }
+    return this.signer.send(req, tx);
   }
 
-  payoutState(ref: PayoutRef): Promise<PayoutState> {
+  payoutState(ref: PayoutRef, tx: PayoutTx): Promise<PayoutState> {
     if (!this.signer) throw new Error(`withdrawal ${ref.payoutId} was sent by a hot wallet whose key this process does not hold`);
-    return this.signer.payoutState(ref);
+    return this.signer.payoutState(ref, tx);
   }
 
   /** Gives up the watchers' leases, so another replica takes over at once. */
@@ -136,6 +141,10 @@ export async function connectLiveChain(config: CryptoConfig, db: CryptoDb, clock
     signer = new EvmPayoutSigner(db, clock, logger, new Map(networks.map((n) => [n.network, n])), account, {
       gasLimit: config.PAYOUT_GAS_LIMIT,
       stuckAfterMs: config.PAYOUT_STUCK_AFTER_MS,
+      feeCeiling: new Map([
+        ['Ethereum', parseGwei(config.PAYOUT_MAX_FEE_GWEI_ETHEREUM)],
+        ['BSC', parseGwei(config.PAYOUT_MAX_FEE_GWEI_BSC)],
+      ]),
     });
     await signer.register();
   }

@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { getAddress, parseUnits, type Address } from 'viem';
+import { formatGwei, getAddress, parseGwei, parseUnits, type Address } from 'viem';
+import { metricsRegistry } from '@pay/kit';
+import { startRpcProxy } from '@pay/testing';
 import { buildCryptoApp } from '../../app';
 import { watchChains } from '../../background';
 import { registerMerchant, signedRequest, startCryptoApp, type CryptoTestApp, type TestMerchant } from '../../../test/test-support';
 import { trackTransfers } from '../../transactions/tracker';
 import { advanceWithdrawal } from '../../withdrawals/processing';
+import { watchWithdrawals } from '../../withdrawals/metrics';
 import type { CryptoDeps } from '../../deps';
 import { startDevnet, type Devnet } from './devnet';
 import { connectLiveChain } from './live-chain';
@@ -28,6 +31,7 @@ beforeAll(async () => {
       PAYOUT_STUCK_AFTER_MS: '1',
       // Below the default (10): the amounts here are small. Not 1, so the live minimum shows apart from test mode's.
       WITHDRAWAL_MINIMUMS: 'USDT_BEP20=0.9',
+      PAYOUT_MAX_FEE_GWEI_BSC: '50', // far above the devnet's fees; the ceiling's own test sets one just above them
     },
     live: { runsPayouts: true, payoutKey: devnet.hotWalletKey },
   });
@@ -116,6 +120,100 @@ describe('live USDT on an EVM devnet: payouts', () => {
     } finally {
       await second?.close();
     }
+  });
+
+  it('finding 1: a worker that finds the hot wallet short after another worker’s transfer never fails the withdrawal it sent', async () => {
+    // The hot wallet holds exactly this payout: once it is sent, the wallet is short.
+    await devnet.transferUnits(devnet.hotWallet, devnet.deployer.address, await devnet.balanceOf(devnet.hotWallet.address));
+    await devnet.mint(devnet.hotWallet.address, '4.95');
+    const proxyA = await startRpcProxy(devnet.url);
+    const proxyB = await startRpcProxy(devnet.url);
+    const chainVia = (url: string) => connectLiveChain({ ...ctx.deps.config, EVM_RPC_URL_BSC: url }, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: true, payoutKey: devnet.hotWalletKey });
+    const [a, b] = [await chainVia(proxyA.url), await chainVia(proxyB.url)];
+    const depsA: CryptoDeps = { ...ctx.deps, chains: { ...ctx.deps.chains, live: a } };
+    const depsB: CryptoDeps = { ...ctx.deps, chains: { ...ctx.deps.chains, live: b } };
+    try {
+      const to = recipient();
+      const id = await withdraw(to, 5);
+      const before = await available();
+      // B's first call to the chain is answered only once A has sent (or A's step has ended);
+      // A's broadcast reaches the node at once (mined), and its answer comes only after B's step.
+      let sentByA!: () => void;
+      const aSent = new Promise<void>((r) => (sentByA = r));
+      let bStarted!: () => void;
+      const bCalling = new Promise<void>((r) => (bStarted = r));
+      let releaseA!: () => void;
+      const aReleased = new Promise<void>((r) => (releaseA = r));
+      proxyB.fault({ match: () => true, times: 1, action: { rewrite: async (result) => { bStarted(); await aSent; return result; } } });
+      proxyA.fault({ match: 'eth_sendRawTransaction', action: { rewrite: async (result) => { sentByA(); await aReleased; return result; } } });
+      const stepB = advanceWithdrawal(depsB, id);
+      await bCalling;
+      const stepA = advanceWithdrawal(depsA, id).finally(() => sentByA());
+      await stepB.finally(() => releaseA());
+      await stepA;
+      const w = await settle(id);
+      expect(w.status).toBe('Completed');
+      expect(await devnet.balanceOf(to)).toBe(parseUnits('4.95', 18));
+      expect(await ctx.deps.db.payoutTransaction.count({ where: { withdrawalId: id } })).toBe(1);
+      expect(await ctx.deps.db.ledgerEntry.count({ where: { withdrawalId: id, kind: 'withdrawal_release' } })).toBe(0);
+      expect(await available()).toBe(before);
+    } finally {
+      await Promise.all([a?.close(), b?.close(), proxyA.stop(), proxyB.stop()]);
+      await devnet.mint(devnet.hotWallet.address, '1000000');
+    }
+  });
+
+  it('finding 2: a payout that reverts is not failed before the required depth; mined again after a reorg, it completes, never released', async () => {
+    const to = recipient();
+    const before = await available();
+    await devnet.pause(); // every token transfer reverts
+    const fork = await devnet.snapshot();
+    const id = await withdraw(to, 3);
+    expect(await advanceWithdrawal(ctx.deps, id)).toBe('again'); // signed, sent, mined: reverted, 1 confirmation of 2
+    expect(await advanceWithdrawal(ctx.deps, id)).toBe('again');
+    const shallow = await ctx.deps.db.withdrawal.findUniqueOrThrow({ where: { id } });
+    expect(shallow.status).toBe('Processing');
+    // A reorganisation: the block with the reverted transfer is gone, the token works again, and the same nonce is mined anew.
+    await devnet.revert(fork);
+    await devnet.unpause();
+    const w = await settle(id);
+    expect(w.status).toBe('Completed');
+    expect(await devnet.balanceOf(to)).toBe(parseUnits('2.97', 18));
+    expect(await ctx.deps.db.ledgerEntry.count({ where: { withdrawalId: id, kind: 'withdrawal_release' } })).toBe(0);
+    expect(await available()).toBe(before - 3);
+  });
+
+  it('finding 3: a stuck payout is replaced up to the fee ceiling, then held (gauged, alerted), never failed; it completes once mined', async () => {
+    await devnet.setAutomine(false);
+    const to = recipient();
+    let id: string;
+    let capped: Awaited<ReturnType<typeof connectLiveChain>> = null;
+    const unwatch = watchWithdrawals(ctx.deps.db);
+    try {
+      id = await withdraw(to, 4);
+      expect(await advanceWithdrawal(ctx.deps, id)).toBe('again'); // signed and broadcast; not mined
+      const [first] = await ctx.deps.db.payoutTransaction.findMany({ where: { withdrawalId: id } });
+      // A ceiling twice the first fee: room for three replacements of +25%, never a fourth.
+      const ceiling = formatGwei(BigInt(first!.maxFeePerGas.toFixed()) * 2n);
+      capped = await connectLiveChain({ ...ctx.deps.config, PAYOUT_MAX_FEE_GWEI_BSC: ceiling }, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: true, payoutKey: devnet.hotWalletKey });
+      const cappedDeps: CryptoDeps = { ...ctx.deps, chains: { ...ctx.deps.chains, live: capped } };
+      for (let i = 0; i < 12; i++) expect(await advanceWithdrawal(cappedDeps, id)).toBe('again');
+      const sent = await ctx.deps.db.payoutTransaction.findMany({ where: { withdrawalId: id }, orderBy: { sentAt: 'asc' } });
+      expect(sent.length).toBeGreaterThan(1);
+      expect(sent.length).toBeLessThanOrEqual(5);
+      for (const t of sent) expect(BigInt(t.maxFeePerGas.toFixed())).toBeLessThanOrEqual(parseGwei(ceiling));
+      const held = await ctx.deps.db.withdrawal.findUniqueOrThrow({ where: { id } });
+      expect(held).toMatchObject({ status: 'Processing', heldReason: expect.stringMatching(/fee ceiling of [0-9.]+ gwei \(PAYOUT_MAX_FEE_GWEI_BSC\)/) });
+      expect(Number(/^crypto_payouts_held (\S+)$/m.exec(await metricsRegistry.metrics())?.[1])).toBeGreaterThanOrEqual(1);
+    } finally {
+      unwatch();
+      await devnet.setAutomine(true);
+      await capped?.close();
+    }
+    await devnet.mine(1);
+    const w = await settle(id);
+    expect(w).toMatchObject({ status: 'Completed', heldReason: null });
+    expect(await devnet.balanceOf(to)).toBe(parseUnits('3.96', 18));
   });
 
   it('a payout stuck unmined is replaced at the same nonce with a higher fee; the recipient is paid once', async () => {
