@@ -102,6 +102,7 @@ it('walks the v1 page on a phone from pending to a decision, back to redirectUrl
   expect(JSON.parse(got.body)).toEqual({
     event: 'kyc.passed',
     timestamp: expect.any(Number),
+    livemode: false,
     session: { id: session.id, level: 'basic', status: 'completed', metadata: { orderId: 'A-17' }, reason: null, updatedAt: expect.any(String) },
   });
   assertValid(EventPayloads['kyc.passed'], JSON.parse(got.body)); // the documented contract, v1 shape

@@ -91,6 +91,7 @@ describe('KYC verification flow', () => {
     expect(events[0]!.body).toEqual({
       event: 'kyc.passed',
       timestamp: expect.any(Number),
+      livemode: false,
       session: { id: created.id, sessionId: created.sessionId, status: 'APPROVED', invoiceId: inv.id, customerId: 'crm-1', customerEmail: 'Anna@Example.kz', customerPhone: null, reason: null, updatedAt: s.updatedAt.toISOString() },
     });
 
