@@ -139,7 +139,17 @@ export function assertSameOriginSignIn(req: Request, publicUrl: string): void {
   const origin = req.get('origin');
   const site = req.get('sec-fetch-site');
   const own = new URL(publicUrl).origin;
-  const crossSite = origin !== undefined ? origin !== own : site !== undefined && site !== 'same-origin' && site !== 'none';
+  // The console's own origin is PUBLIC_URL's, or the one the browser addressed (its Host): a
+  // page of another site cannot send an Origin naming our host, and a stack reached as
+  // localhost, or on a port PUBLIC_URL does not name, still signs in.
+  const addressed = (o: string) => {
+    try {
+      return new URL(o).host === req.get('host');
+    } catch {
+      return false;
+    }
+  };
+  const crossSite = origin !== undefined ? origin !== own && !addressed(origin) : site !== undefined && site !== 'same-origin' && site !== 'none';
   if (crossSite) {
     throw new ApiError('FORBIDDEN', `Sign-in refused: it was sent by another site (${origin ?? `Sec-Fetch-Site: ${site}`}); sign in on ${own}/console/sign-in`);
   }

@@ -360,7 +360,11 @@ export class Api {
     const handle: RequestHandler = async (req, res, next) => {
       res.setHeader('Content-Security-Policy', PAGE_CSP);
       res.setHeader('Cache-Control', 'no-store');
-      res.setHeader('Referrer-Policy', 'no-referrer');
+      // same-origin, not no-referrer: a page's links still tell no other site where the payer
+      // was (a pay link is a capability), but a browser then names our origin in `Origin` on the
+      // page's own form posts, where no-referrer sends `Origin: null`, which the console's
+      // sign-in must refuse (login CSRF).
+      res.setHeader('Referrer-Policy', 'same-origin');
       res.setHeader('X-Content-Type-Options', 'nosniff');
       try {
         const params = { ...req.params };

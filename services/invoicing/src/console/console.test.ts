@@ -59,6 +59,10 @@ describe('console sign-in', () => {
     expect([same.status, same.headers.location]).toEqual([303, '/console/webhooks']);
     expect((await api({ Origin: own })).status).toBe(200);
     expect((await api({})).status).toBe(200);
+    // A browser that reached the console at another address than PUBLIC_URL (localhost, a
+    // port PUBLIC_URL does not name) sends an Origin naming the host it addressed: that is ours.
+    expect((await api({ Origin: 'http://localhost:4999', Host: 'localhost:4999' })).status).toBe(200);
+    expect((await api({ Origin: 'http://localhost:4999', Host: 'localhost:5000' })).status).toBe(403);
   });
 
   it('refuses unknown, malformed, missing and revoked keys the way the API does', async () => {
