@@ -22,6 +22,7 @@ export function testEnv(workerId: string | number = process.env.JEST_WORKER_ID ?
     RATE_LIMIT_PER_SECOND: '100000',
     RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000',
     RATE_LIMIT_PAGES_PER_MINUTE: '100000',
+    RATE_LIMIT_PAGE_PER_INVOICE_PER_MINUTE: '100000',
     // A fixed key is fine for throwaway test databases; real deployments set their own.
     SECRETS_KEY: '0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0',
   };

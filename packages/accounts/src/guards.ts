@@ -14,7 +14,13 @@ export interface MerchantGuardOptions {
   redis: Redis;
   logger: Logger;
   clock: Clock;
-  limits: { perKeyPerSecond: number; anonymousPerMinute: number; pagesPerMinute: number };
+  limits: {
+    perKeyPerSecond: number;
+    anonymousPerMinute: number;
+    pagesPerMinute: number;
+    /** Requests to one invoice's pages (`:invoiceId` routes) per minute, every client together; unset: no such limit. */
+    pagesPerInvoicePerMinute?: number;
+  };
 }
 
 /**
@@ -23,7 +29,10 @@ export interface MerchantGuardOptions {
  * revoked key or a regenerated secret behaves the same everywhere.
  * - `none`: rate limited per client address (registration, console sign-in: a tight limit);
  * - `page`: hosted pages for customers, per client address with a limit of their own (a
- *   page polls its status, and a carrier's NAT puts many customers behind one address);
+ *   page polls its status, and a carrier's NAT puts many customers behind one address), and
+ *   then, on a route of one invoice (`:invoiceId`), per invoice across every client: many
+ *   clients (or forged addresses behind a trusted proxy) cannot hammer one invoice's page,
+ *   receipt upload or payment start;
  * - `key`: `X-Api-Key`, then rate limited per key (one Redis round trip);
  * - `signed`: `X-Api-Key`, then the request signature in this API's style, accepted once and
  *   counted against the same per-key limit in one Redis round trip.
@@ -33,12 +42,20 @@ export function merchantGuards(o: MerchantGuardOptions): { none: RequestHandler[
   const perKey: RateRule = { prefix: `rl:${o.service}:key`, limit: o.limits.perKeyPerSecond, windowMs: 1000 };
   const perAddress: RateRule = { prefix: `rl:${o.service}:ip`, limit: o.limits.anonymousPerMinute, windowMs: 60_000 };
   const perAddressPages: RateRule = { prefix: `rl:${o.service}:page`, limit: o.limits.pagesPerMinute, windowMs: 60_000 };
+  const perInvoicePages: RateRule | null = o.limits.pagesPerInvoicePerMinute
+    ? { prefix: `rl:${o.service}:page-invoice`, limit: o.limits.pagesPerInvoicePerMinute, windowMs: 60_000 }
+    : null;
+  // Lower case: a UUID's letters in another case name the same invoice, and must not buy a fresh budget.
+  const invoice = (req: { params: Record<string, unknown> }) => (typeof req.params.invoiceId === 'string' ? req.params.invoiceId.toLowerCase() : null);
   // The client's address: `req.ip` follows X-Forwarded-For only as far as TRUST_PROXY trusts (else it is the socket's).
   const address = (req: { ip?: string; socket: { remoteAddress?: string } }) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
   const authenticate = requireApiKey(o.resolver);
   return {
     none: [rateLimit({ redis: o.redis, rule: perAddress, identify: address, onError })],
-    page: [rateLimit({ redis: o.redis, rule: perAddressPages, identify: address, onError })],
+    page: [
+      rateLimit({ redis: o.redis, rule: perAddressPages, identify: address, onError }),
+      ...(perInvoicePages ? [rateLimit({ redis: o.redis, rule: perInvoicePages, identify: invoice, onError })] : []),
+    ],
     key: [authenticate, rateLimit({ redis: o.redis, rule: perKey, identify: (req) => req.auth?.keyId ?? null, onError })],
     signed: [
       authenticate,

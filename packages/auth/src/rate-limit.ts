@@ -11,10 +11,17 @@ export interface RateLimitOptions {
   onError?: (err: unknown) => void;
 }
 
-/** `X-RateLimit-*` on every counted answer, so clients can pace themselves before a 429. */
+/**
+ * `X-RateLimit-*` on every counted answer, so clients can pace themselves before a 429. A
+ * request counted under several limits (a page: its client's and its invoice's) shows the one
+ * with the fewest requests left.
+ */
 export function setRateHeaders(res: Response, rule: RateRule, result: GateResult): void {
+  const remaining = Math.max(0, rule.limit - result.count);
+  const shown = res.getHeader('X-RateLimit-Remaining');
+  if (shown !== undefined && Number(shown) <= remaining) return;
   res.setHeader('X-RateLimit-Limit', String(rule.limit));
-  res.setHeader('X-RateLimit-Remaining', String(Math.max(0, rule.limit - result.count)));
+  res.setHeader('X-RateLimit-Remaining', String(remaining));
 }
 
 /** 429 RATE_LIMITED with Retry-After (seconds until the window resets). */

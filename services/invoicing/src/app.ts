@@ -33,7 +33,7 @@ export interface InvoicingApis {
   v2: Api;
   /** `/api/v1/*`: key only, bare answers. */
   v1: Api;
-  /** Hosted pages for customers (payment, KYC): public, rate limited per client address (RATE_LIMIT_PAGES_PER_MINUTE). */
+  /** Hosted pages for customers (payment, KYC): public, rate limited per client address (RATE_LIMIT_PAGES_PER_MINUTE) and per invoice (RATE_LIMIT_PAGE_PER_INVOICE_PER_MINUTE). */
   pages: Api;
 }
 
@@ -45,7 +45,12 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
     redis: deps.redis,
     logger: deps.logger,
     clock: deps.clock,
-    limits: { perKeyPerSecond: deps.config.RATE_LIMIT_PER_SECOND, anonymousPerMinute: deps.config.RATE_LIMIT_ANONYMOUS_PER_MINUTE, pagesPerMinute: deps.config.RATE_LIMIT_PAGES_PER_MINUTE },
+    limits: {
+      perKeyPerSecond: deps.config.RATE_LIMIT_PER_SECOND,
+      anonymousPerMinute: deps.config.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+      pagesPerMinute: deps.config.RATE_LIMIT_PAGES_PER_MINUTE,
+      pagesPerInvoicePerMinute: deps.config.RATE_LIMIT_PAGE_PER_INVOICE_PER_MINUTE,
+    },
   });
   const idempotency = new PgIdempotencyStore(deps.accounts, deps.secrets, 'invoicing');
   const validateResponses = deps.config.NODE_ENV !== 'production';

@@ -19,6 +19,12 @@ export const InvoicingConfigSchema = Type.Object({
     description: 'where receipt files are kept: local disk (RECEIPTS_DIR, one process that serves and checks them all) or an S3-compatible bucket (S3_*)',
   }),
   RECEIPTS_DIR: Type.String({ default: 'data/receipts', description: 'receipt files on local disk (relative to the working directory)' }),
+  RATE_LIMIT_PAGE_PER_INVOICE_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    default: 300,
+    description:
+      'requests to one invoice’s hosted pages (page, status polls, card or SBP payment, retry, receipt upload) per minute, every client together: a payer’s tab polls 12 to 40 times a minute',
+  }),
   RECEIPT_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 50 * 1024 * 1024, default: 10 * 1024 * 1024, description: 'largest receipt file accepted, in bytes' }),
   S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://', description: 'S3-compatible endpoint, e.g. https://storage.yandexcloud.net' })),
   S3_BUCKET: Type.Optional(Type.String({ minLength: 3 })),

@@ -52,3 +52,67 @@ describe('behind a proxy (issue 28, finding 11)', () => {
     expect(statuses).toEqual([200, 200, 200, 200, 429]);
   });
 });
+
+/**
+ * The client's address is not enough (deliverable 10): many clients, or addresses forged behind
+ * a trusted proxy, could hammer one invoice's page, its receipt upload and its card payment.
+ * Each invoice has a budget of its own, across every client.
+ */
+describe('per invoice, across every client (issue 28, deliverable 10)', () => {
+  it('refuses one invoice’s page, status, card payment and receipt upload past its budget whatever the address, 429 with Retry-After, and leaves other invoices alone', async () => {
+    const app = await startInvoicingApp({ env: { TRUST_PROXY: '1', RATE_LIMIT_PAGE_PER_INVOICE_PER_MINUTE: '4' } });
+    try {
+      const signed = clockSigner(() => app.app, systemClock);
+      const m = await newMerchant(app.deps);
+      const create = async () => (await signed(m, 'post', '/api/v2/invoices', { amount: 100, paymentMethod: 'card', receiptRequired: true })).body.invoice.id as string;
+      const [target, other] = [await create(), await create()];
+      await withinOneWindow(60_000, 20_000);
+      // Each request from another client: the addresses' own budgets are far from spent.
+      let client = 0;
+      const from = (test: request.Test) => test.set('X-Forwarded-For', `203.0.113.${++client}`);
+      const page = (id: string) => from(request(app.app).get(`/pay/${id}`));
+      const allowed = [await page(target), await from(request(app.app).get(`/pay/${target}/status`)), await page(target), await page(target)];
+      expect(allowed.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      expect(allowed.map((r) => r.headers['x-ratelimit-remaining'])).toEqual(['3', '2', '1', '0']);
+
+      const html = await page(target);
+      expect(html.status).toBe(429);
+      expect(html.headers['content-type']).toMatch(/^text\/html/);
+      expect(html.text).toContain('Too many requests');
+      expect(Number(html.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(html.headers['retry-after'])).toBeLessThanOrEqual(60);
+      // The same invoice named with capital letters is the same invoice.
+      expect((await page(target.toUpperCase())).status).toBe(429);
+      const json = await from(request(app.app).get(`/pay/${target}/status`));
+      expect(json.status).toBe(429);
+      expect(json.body).toMatchObject({ success: false, error: { code: 'RATE_LIMITED' } });
+      expect(Number(json.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+
+      // A valid card and a receipt file are refused before anything is charged or stored.
+      const card = await from(request(app.app).post(`/pay/${target}/card`).type('form').send({ number: '4242 4242 4242 4242', expiry: '12/30', cvc: '123' }));
+      expect(card.status).toBe(429);
+      const upload = await from(request(app.app).post(`/pay/${target}/receipt`).attach('file', Buffer.from('%PDF-1.4 receipt'), 'r.pdf'));
+      expect(upload.status).toBe(429);
+      expect(upload.headers['content-type']).toMatch(/^text\/html/);
+      const stored = await app.deps.tables.selectFrom('invoices').select('status').where('id', '=', target).executeTakeFirstOrThrow();
+      expect(stored.status).toBe('PENDING');
+      expect(await app.deps.tables.selectFrom('receipts').select('id').where('invoice_id', '=', target).execute()).toEqual([]);
+
+      // Another invoice has its own budget, from the same clients.
+      client = 0;
+      expect([(await page(other)).status, (await from(request(app.app).get(`/pay/${other}/status`))).status]).toEqual([200, 200]);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+/**
+ * Fixed windows: a test counting up to a limit must not straddle a window's end, where the
+ * counters start again. Returns at once when `needMs` is left in the current window, else when
+ * the next one begins.
+ */
+async function withinOneWindow(windowMs: number, needMs: number): Promise<void> {
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < needMs) await new Promise((resolve) => setTimeout(resolve, left + 10));
+}
