@@ -8,7 +8,10 @@
  *   pnpm --filter crypto sweep [--dry-run] [--network Ethereum|BSC] [--to 0x…] [--path "m/44'/60'/0'"]
  *                                          moves settled deposits to the hot wallet, funding
  *                                          each address's gas first; reads from stdin the
- *                                          deposit seed phrase (or xprv), then the gas payer's key
+ *                                          deposit seed phrase (or xprv), then the gas payer's key.
+ *                                          Each transfer is recorded (sweep_transfers) before it
+ *                                          is broadcast; earlier ones not yet final are settled,
+ *                                          or sent again, first
  */
 import { readFileSync } from 'node:fs';
 import { getAddress, isAddress, type Address } from 'viem';
@@ -19,7 +22,8 @@ import { connectLiveChain } from './chain/evm/live-chain';
 import { tokenOf } from './chain/evm/config';
 import type { Network } from './generated/prisma/client';
 import { formatSolvency, solvencyReport } from './solvency/solvency';
-import { planSweep, readSweepSecrets, runSweep } from './solvency/sweep';
+import { finishSweeps, planSweep, readSweepSecrets, runSweep, type SweepDeps } from './solvency/sweep';
+import { requiredConfirmations } from './transactions/transfers';
 
 /** The tools decrypt nothing: SECRETS_KEY, which the service needs, is not asked of them. */
 const UNUSED_SECRETS_KEY = '0'.repeat(64);
@@ -52,7 +56,10 @@ async function main([command, ...args]: string[]): Promise<number> {
     const tokens = live.holdings.tokens().filter((t) => !only || t.network === only);
     if (only && tokens.length === 0) throw new Error(`--network ${only} is not configured here (live: ${live.holdings.tokens().map((t) => t.network).join(', ')})`);
     const networks = tokens.map((t) => ({ net: live.network(t.network), token: tokenOf(live.network(t.network), t.currency) }));
-    const items = await planSweep({ tables }, networks);
+    const deps: SweepDeps = { tables, db, clock: systemClock, logger };
+    const unsettled = await finishSweeps(deps, [...new Set(networks.map((n) => n.net))], (net) => requiredConfirmations({ config }, net.network));
+    for (const s of unsettled) console.log(`${s.network} ${s.currency} ${s.fromAddress}: the sweep ${s.txHash} is not final yet (sent again; its address is left this time)`);
+    const items = await planSweep(deps, networks);
     for (const i of items) console.log(`${i.network} ${i.currency} ${i.address} (index ${i.index}): ${i.amount.toFixed()}${i.skipped ? `: left, ${i.skipped}` : ''}`);
     const due = items.filter((i) => !i.skipped);
     if (args.includes('--dry-run') || due.length === 0) {
@@ -65,7 +72,7 @@ async function main([command, ...args]: string[]): Promise<number> {
     if (toArg !== undefined && !isAddress(toArg)) throw new Error(`--to must be an address (0x and 40 hex digits), got ${toArg}`);
     const to: Address = toArg ? getAddress(toArg) : secrets.gasPayer.address;
     console.log(`sweeping ${due.length} address(es) to ${to}; gas from ${secrets.gasPayer.address}`);
-    const swept = await runSweep(items, new Map(networks.map((n) => [n.token.currency, n])), secrets, to, config.PAYOUT_GAS_LIMIT, (s) =>
+    const swept = await runSweep(deps, items, new Map(networks.map((n) => [n.token.currency, n])), secrets, to, config.PAYOUT_GAS_LIMIT, (s) =>
       console.log(`swept ${s.item.amount.toFixed()} ${s.item.currency} from ${s.item.address}: ${s.tx}${s.fundTx ? ` (gas sent first: ${s.funded} wei, ${s.fundTx})` : ''}`),
     );
     console.log(`done: ${swept.length} address(es) swept`);

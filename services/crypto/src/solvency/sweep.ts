@@ -1,13 +1,16 @@
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
-import { bytesToHex, encodeFunctionData, erc20Abi, getAddress, type Address, type Hex } from 'viem';
+import { bytesToHex, erc20Abi, getAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import type { Currency, Network } from '../generated/prisma/client';
+import type { Clock, Logger } from '@pay/kit';
+import type { Currency, Network, SweepTransfer } from '../generated/prisma/client';
+import type { CryptoDb } from '../db';
 import type { CryptoDeps } from '../deps';
 import { liveDepositAddresses } from '../invoices/invoices';
 import { fromUnits } from '../chain/evm/amounts';
 import type { EvmNetwork, EvmToken } from '../chain/evm/config';
+import { broadcastSweep, settleSweep, signSweep, unsettledSweeps } from '../chain/evm/sweeps';
 import type { Money } from '../money';
 
 /** The secrets a sweep needs, as the operator types or pipes them on stdin (never from the environment). */
@@ -56,12 +59,38 @@ export interface SweepItem {
   skipped?: string;
 }
 
+/** What the sweep tool writes with: the sweep records (chain/evm/sweeps.ts) and its clock and log. */
+export type SweepDeps = Pick<CryptoDeps, 'tables'> & { db: CryptoDb; clock: Clock; logger: Logger };
+
+/**
+ * The sweeps of earlier runs that are not final yet (a crash, or not yet at `depth`): each is
+ * settled where the chain says so at depth, and one still unsettled is broadcast again (the same
+ * bytes, the same nonce: never a second transfer). Returns those still unsettled; their
+ * addresses are left out of this run's plan.
+ */
+export async function finishSweeps(deps: SweepDeps, nets: EvmNetwork[], depth: (net: EvmNetwork) => number): Promise<SweepTransfer[]> {
+  const open: SweepTransfer[] = [];
+  for (const net of nets) {
+    for (const s of await unsettledSweeps(deps.db, net)) {
+      // A token no longer configured here cannot be read: its sweep is left as it is.
+      const token = net.tokens.find((t) => t.currency === s.currency);
+      if (!token) continue;
+      const now = await settleSweep(deps.db, deps.clock, net, token, s, depth(net), deps.logger);
+      if (now.status !== 'Signed') continue;
+      await broadcastSweep(net, now, deps.logger);
+      open.push(now);
+    }
+  }
+  return open;
+}
+
 /**
  * Every live deposit address (of any EVM network: the same key serves them all) that holds the
  * network's token. One whose invoice is still open, or that has a transfer waiting for its
- * confirmations, is left for a later sweep: crediting may still read its balance.
+ * confirmations, is left for a later sweep: crediting may still read its balance. One with a
+ * sweep not yet final is left too: its nonce is taken until that sweep is settled.
  */
-export async function planSweep(deps: Pick<CryptoDeps, 'tables'>, tokens: { net: EvmNetwork; token: EvmToken }[]): Promise<SweepItem[]> {
+export async function planSweep(deps: SweepDeps, tokens: { net: EvmNetwork; token: EvmToken }[]): Promise<SweepItem[]> {
   const addresses = await liveDepositAddresses(deps);
   const settled = new Map<string, { index: number; settled: boolean }>();
   for (const a of addresses) {
@@ -70,6 +99,7 @@ export async function planSweep(deps: Pick<CryptoDeps, 'tables'>, tokens: { net:
   }
   const items: SweepItem[] = [];
   for (const { net, token } of tokens) {
+    const unsettled = new Set((await unsettledSweeps(deps.db, net)).map((s) => s.fromAddress));
     for (const [address, a] of settled) {
       const units = await net.client.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [getAddress(address)] });
       if (units === 0n) continue;
@@ -80,7 +110,11 @@ export async function planSweep(deps: Pick<CryptoDeps, 'tables'>, tokens: { net:
         index: a.index,
         units,
         amount: fromUnits(units, token.decimals),
-        ...(a.settled ? {} : { skipped: 'its invoice is open or a transfer to it waits for confirmations' }),
+        ...(unsettled.has(getAddress(address))
+          ? { skipped: 'a sweep of it is not final yet (run the sweep again once it is at depth)' }
+          : a.settled
+            ? {}
+            : { skipped: 'its invoice is open or a transfer to it waits for confirmations' }),
       });
     }
   }
@@ -100,7 +134,8 @@ async function mined(net: EvmNetwork, hash: Hex, what: string): Promise<void> {
   if (r.status !== 'success') throw new Error(`${what} reverted on ${net.network}: ${hash}`);
 }
 
-async function send(net: EvmNetwork, from: PrivateKeyAccount, tx: { to: Address; value?: bigint; data?: Hex; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Promise<Hex> {
+/** The gas payer's transfer of the coin an address needs for its sweep (the sweep's token transfers are recorded: ../chain/evm/sweeps.ts). */
+async function sendGas(net: EvmNetwork, from: PrivateKeyAccount, tx: { to: Address; value: bigint; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Promise<Hex> {
   const nonce = await net.client.getTransactionCount({ address: from.address, blockTag: 'pending' });
   const raw = await from.signTransaction({ type: 'eip1559', chainId: net.chainId, nonce, ...tx });
   return net.client.sendRawTransaction({ serializedTransaction: raw });
@@ -109,11 +144,14 @@ async function send(net: EvmNetwork, from: PrivateKeyAccount, tx: { to: Address;
 /**
  * Moves each item's tokens to `to`, one address at a time: first the gas the transfer needs
  * (`gasLimit` at today's maxFeePerGas, less what the address holds) from the gas payer, mined,
- * then the whole token balance, mined. An address is checked against its index's key before
- * anything is sent. A failure stops the sweep there: what was swept stays swept, and running it
- * again picks up the rest.
+ * then the whole token balance: signed and recorded in sweep_transfers before it is broadcast,
+ * then mined. It stays Signed until it is settled at depth (the next run, or a deposit check
+ * that needs it). An address is checked against its index's key before anything is sent. A
+ * failure stops the sweep there: what was swept stays swept, and running it again picks up
+ * the rest.
  */
 export async function runSweep(
+  deps: SweepDeps,
   items: SweepItem[],
   tokens: Map<Currency, { net: EvmNetwork; token: EvmToken }>,
   secrets: SweepSecrets,
@@ -134,11 +172,12 @@ export async function runSweep(
     let fundTx: Hex | undefined;
     const funded = has < need ? need - has : 0n;
     if (funded > 0n) {
-      fundTx = await send(net, secrets.gasPayer, { to: item.address, value: funded, gas: 21_000n, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas });
+      fundTx = await sendGas(net, secrets.gasPayer, { to: item.address, value: funded, gas: 21_000n, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas });
       await mined(net, fundTx, `funding ${item.address}'s gas`);
     }
-    const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, item.units] });
-    const tx = await send(net, owner, { to: token.address, data, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas });
+    const signed = await signSweep(deps.db, deps.clock, net, token, owner, to, item.units, { gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas });
+    await broadcastSweep(net, signed, deps.logger);
+    const tx = signed.txHash as Hex;
     await mined(net, tx, `the sweep of ${item.address}`);
     const swept = { item, funded, fundTx, tx };
     done.push(swept);

@@ -20,7 +20,7 @@ import { transactionDetailJson } from './views';
 
 type Tx = Prisma.TransactionClient;
 
-export function requiredConfirmations(deps: CryptoDeps, network: Network): number {
+export function requiredConfirmations(deps: Pick<CryptoDeps, 'config'>, network: Network): number {
   const c = deps.config;
   return network === 'Tron' ? c.CONFIRMATIONS_TRON : network === 'Ethereum' ? c.CONFIRMATIONS_ETHEREUM : c.CONFIRMATIONS_BSC;
 }

@@ -1,4 +1,4 @@
-import { erc20Abi, TransactionReceiptNotFoundError, type Hash, type PublicClient, type TransactionReceipt } from 'viem';
+import { erc20Abi } from 'viem';
 import type { Clock, Logger } from '@pay/kit';
 import { money, type Money } from '../../money';
 import type { TransferRef, TransferState } from '../chain';
@@ -6,19 +6,12 @@ import { fromUnits, toUnits } from './amounts';
 import { tokenOf, type EvmNetwork } from './config';
 import { rpcDisagreements, unbackedDeposits } from './metrics';
 import { askAll } from './rpc';
-import { tokenUnitsTo } from './receipts';
+import { receiptOn, tokenUnitsTo } from './receipts';
 
 /** What the deposit address has been credited in a token by block `block` (confirmed deposits, this one not included). */
 export type CreditedTo = (ref: TransferRef, block: number) => Promise<Money>;
-
-async function receiptOn(client: PublicClient, hash: string): Promise<TransactionReceipt | null> {
-  try {
-    return await client.getTransactionReceipt({ hash: hash as Hash });
-  } catch (err) {
-    if (err instanceof TransactionReceiptNotFoundError) return null;
-    throw err;
-  }
-}
+/** Token base units the operator's confirmed sweeps moved out of the deposit address in blocks up to `block` (./sweeps.ts). */
+export type SweptOut = (ref: TransferRef, block: number) => Promise<bigint>;
 
 const waiting = (confirmations = 0, blockNumber: number | null = null): TransferState => ({ state: 'pending', confirmations, blockNumber });
 
@@ -28,9 +21,9 @@ const waiting = (confirmations = 0, blockNumber: number | null = null): Transfer
  * providers' common head. It is credited only when
  * - every provider returns the same receipt (block hash, status, amount moved to the address),
  * - that block is canonical on every provider (its hash at that height) at the required depth,
- * - and the token's balanceOf(deposit address) at that block, on every provider, covers what
- *   the address has been credited with this transfer: a log a dishonest node made up moves no
- *   balance.
+ * - and the token's balanceOf(deposit address) at that block, on every provider, plus what
+ *   our confirmed sweeps moved out of the address by that block, covers what the address has
+ *   been credited with this transfer: a log a dishonest node made up moves no balance.
  * A provider that fails or differs makes it wait (Pending), never decides. A transfer whose
  * block was reorganised away has no receipt: it stays Pending (never credited) until it is
  * mined again, in which case it counts from its new block, or until `droppedAfterMs` has
@@ -43,6 +36,7 @@ export async function depositState(
   clock: Clock,
   droppedAfterMs: number,
   creditedTo: CreditedTo,
+  sweptOut: SweptOut,
   logger: Logger,
 ): Promise<TransferState> {
   const { network, providers } = net;
@@ -79,14 +73,17 @@ export async function depositState(
   if (!amount.eq(money(ref.amount))) {
     return { state: 'failed', reason: `the transaction now moves ${amount.toFixed()} to the deposit address, not the ${ref.amount} first seen`, blockNumber };
   }
-  const owed = toUnits((await creditedTo(ref, blockNumber)).add(money(ref.amount)), token.decimals);
+  const credited = toUnits((await creditedTo(ref, blockNumber)).add(money(ref.amount)), token.decimals);
+  // What left the address in our sweeps is not there to be read, and was counted when it arrived.
+  const swept = await sweptOut(ref, blockNumber);
+  const owed = credited - swept;
   const balances = await askAll(network, providers, 'balanceOf', (c) =>
     c.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [ref.toAddress as `0x${string}`], blockNumber: receipt.blockNumber }),
   );
   if (balances.some((b) => b < owed)) {
     unbackedDeposits.inc({ network, currency: ref.currency });
     logger.error(
-      { network, currency: ref.currency, txHash: ref.txHash, address: ref.toAddress, block: blockNumber, balances: balances.map((b) => fromUnits(b, token.decimals).toFixed()), owed: fromUnits(owed, token.decimals).toFixed() },
+      { network, currency: ref.currency, txHash: ref.txHash, address: ref.toAddress, block: blockNumber, balances: balances.map((b) => fromUnits(b, token.decimals).toFixed()), credited: fromUnits(credited, token.decimals).toFixed(), swept: fromUnits(swept, token.decimals).toFixed() },
       "a deposit's address holds less than it would have been credited: not credited (an invented log, or a dishonest provider?)",
     );
     return waiting(confirmations, blockNumber);

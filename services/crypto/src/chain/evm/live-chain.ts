@@ -13,6 +13,7 @@ import { DepositAddresses } from './deposit-addresses';
 import { depositState } from './deposits';
 import { EvmPayoutSigner, hasPayoutWallet, hasSignedPayout, payoutWallets } from './payout-signer';
 import { evmHoldings } from './holdings';
+import { sweptOutBy } from './sweeps';
 import { EvmWatcher } from './watcher';
 
 export interface LiveChainOptions {
@@ -91,7 +92,14 @@ export class EvmChain implements Chain {
   }
 
   transferState(ref: TransferRef): Promise<TransferState> {
-    return depositState(this.network(ref.network), ref, this.clock, this.config.EVM_DROPPED_AFTER_MS, (r, block) => this.creditedTo(r, block), this.logger);
+    return depositState(
+      this.network(ref.network),
+      ref,
+      this.clock,
+      this.config.EVM_DROPPED_AFTER_MS, (r, block) => this.creditedTo(r, block),
+      (r, block) => this.sweptOut(r, block),
+      this.logger,
+    );
   }
 
   /** What live deposits to the address in the token, confirmed in blocks up to `block`, have credited (the transfer itself aside). */
@@ -101,6 +109,12 @@ export class EvmChain implements Chain {
       _sum: { amount: true },
     });
     return money(sum._sum.amount?.toFixed() ?? '0');
+  }
+
+  /** What the operator's sweeps moved out of the transfer's address by `block`, confirmed at the transfer's own depth. */
+  private sweptOut(ref: TransferRef, block: number): Promise<bigint> {
+    const net = this.network(ref.network);
+    return sweptOutBy(this.db, this.clock, net, tokenOf(net, ref.currency), ref.toAddress, block, ref.requiredConfirmations, this.logger);
   }
 
   async payoutProblem(network: Network): Promise<string | null> {
