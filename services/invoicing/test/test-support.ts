@@ -7,6 +7,7 @@ import { SecretBox, signedHeaders } from '@pay/auth';
 import { apiClient, firstConnection, killHard, spawnBuiltService, startChaosStack, type ChaosStack, type RunningService } from '@pay/testing';
 import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type Logger } from '@pay/kit';
 import { randomUUID } from 'node:crypto';
+import { TBankEmulator, type EmulatorOptions } from '@pay/tbank-emulator';
 import { createWebhooksDb } from '@pay/webhooks';
 import { loadInvoicingConfig } from '../src/config';
 import { webhookWaker } from '../src/console/wakes';
@@ -151,6 +152,29 @@ export function invoicingAppForSuite(opts: Parameters<typeof startInvoicingApp>[
     await ctx.close?.();
   }, 180_000);
   return ctx;
+}
+
+/** The settings that point a live-mode app at an emulator's terminal. */
+export function tbankEnv(emulator: TBankEmulator, terminal: string, password: string): Record<string, string> {
+  return { LIVE_PAYMENT_PROVIDER: 'tbank', TBANK_API_URL: emulator.apiUrl, TBANK_TERMINAL_KEY: terminal, TBANK_PASSWORD: password };
+}
+
+/**
+ * A listening app whose live mode runs on the T-Bank protocol emulator on loopback (one
+ * terminal), both started before the file's tests and stopped after them.
+ */
+export function liveInvoicingForSuite(opts: { terminal: string; password: string; emulator?: Omit<EmulatorOptions, 'terminals'>; env?: Record<string, string> }) {
+  const emulator = new TBankEmulator({ ...opts.emulator, terminals: { [opts.terminal]: opts.password } });
+  const ctx = {} as Awaited<ReturnType<typeof startListeningInvoicingApp>>;
+  beforeAll(async () => {
+    await emulator.start();
+    Object.assign(ctx, await startListeningInvoicingApp({ env: { ...tbankEnv(emulator, opts.terminal, opts.password), TBANK_TIMEOUT_MS: '5000', ...opts.env } }));
+  }, 120_000);
+  afterAll(async () => {
+    await ctx.close?.();
+    await emulator.stop();
+  });
+  return { ctx, emulator };
 }
 
 export interface TestMerchant {

@@ -4,24 +4,9 @@
  * other bad row is, and the valid rows are still created.
  */
 import request from 'supertest';
-import { TBankEmulator } from '@pay/tbank-emulator';
-import { newMerchant, startListeningInvoicingApp, v1Request, type TestMerchant } from '../../test/test-support';
+import { liveInvoicingForSuite, newMerchant, v1Request, type TestMerchant } from '../../test/test-support';
 
-const TERMINAL = 'BatchTerminal';
-const PASSWORD = 'batch-secret-1';
-const emulator = new TBankEmulator({ terminals: { [TERMINAL]: PASSWORD } });
-let ctx: Awaited<ReturnType<typeof startListeningInvoicingApp>>;
-
-beforeAll(async () => {
-  await emulator.start();
-  ctx = await startListeningInvoicingApp({
-    env: { LIVE_PAYMENT_PROVIDER: 'tbank', TBANK_API_URL: emulator.apiUrl, TBANK_TERMINAL_KEY: TERMINAL, TBANK_PASSWORD: PASSWORD, TBANK_TIMEOUT_MS: '5000' },
-  });
-}, 120_000);
-afterAll(async () => {
-  await ctx?.close();
-  await emulator.stop();
-});
+const { ctx, emulator } = liveInvoicingForSuite({ terminal: 'BatchTerminal', password: 'batch-secret-1' });
 
 async function liveMerchantWith(...currencies: string[]): Promise<TestMerchant> {
   const m = await newMerchant(ctx.deps, 'live');

@@ -3,25 +3,14 @@
  * and mode, how, from which bank, and what was refunded. Live mode runs on the T-Bank
  * protocol emulator on loopback; test mode on the sandbox.
  */
-import { TBankEmulator } from '@pay/tbank-emulator';
 import { eventually } from '@pay/testing';
 import { EventPayloads, eventsOf, type StoredEvent } from '@pay/webhooks';
-import { newMerchant, startListeningInvoicingApp, v1Request, v2Request, type TestMerchant } from '../../test/test-support';
+import { liveInvoicingForSuite, newMerchant, v1Request, v2Request, type TestMerchant } from '../../test/test-support';
 
-const TERMINAL = 'ObjectsTerminal';
-const PASSWORD = 'objects-secret-1';
-const emulator = new TBankEmulator({ terminals: { [TERMINAL]: PASSWORD }, retryDelaysMs: [100, 200, 400, 800, 1600, 3200] });
-let ctx: Awaited<ReturnType<typeof startListeningInvoicingApp>>;
-
-beforeAll(async () => {
-  await emulator.start();
-  ctx = await startListeningInvoicingApp({
-    env: { LIVE_PAYMENT_PROVIDER: 'tbank', TBANK_API_URL: emulator.apiUrl, TBANK_TERMINAL_KEY: TERMINAL, TBANK_PASSWORD: PASSWORD, TBANK_TIMEOUT_MS: '5000' },
-  });
-}, 120_000);
-afterAll(async () => {
-  await ctx?.close();
-  await emulator.stop();
+const { ctx, emulator } = liveInvoicingForSuite({
+  terminal: 'ObjectsTerminal',
+  password: 'objects-secret-1',
+  emulator: { retryDelaysMs: [100, 200, 400, 800, 1600, 3200] },
 });
 
 const owner = (m: TestMerchant) => ({ merchantId: m.merchantId, isTest: m.isTest });
