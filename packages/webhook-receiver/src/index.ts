@@ -78,7 +78,7 @@ export interface WebhookPaymentAttempt {
 /** The review of `invoice.payment_review`: money the invoice did not simply take, awaiting the merchant's decision. */
 export interface WebhookPaymentReview {
   id: string;
-  reason: 'amount_mismatch' | 'paid_after_expiry' | 'paid_after_cancel' | 'duplicate_payment' | 'receipt_only' | 'invoice_refused';
+  reason: 'amount_mismatch' | 'paid_after_expiry' | 'paid_after_cancel' | 'duplicate_payment' | 'receipt_only' | 'receipt_missing' | 'invoice_refused';
   status: 'OPEN' | 'REFUNDING';
   /** Taken (receipt_only: what the receipt shows), in rubles. */
   amount: number;

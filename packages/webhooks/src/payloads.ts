@@ -108,10 +108,11 @@ const SettledRefund = Type.Object(
 export const PaymentReviewObject = Type.Object(
   {
     id: Uuid,
-    reason: StringEnum(['amount_mismatch', 'paid_after_expiry', 'paid_after_cancel', 'duplicate_payment', 'receipt_only', 'invoice_refused'] as const, {
+    reason: StringEnum(['amount_mismatch', 'paid_after_expiry', 'paid_after_cancel', 'duplicate_payment', 'receipt_only', 'receipt_missing', 'invoice_refused'] as const, {
       description:
         'amount_mismatch: the acquirer took another amount than the invoice’s; paid_after_expiry / paid_after_cancel: taken after the invoice expired or was cancelled; ' +
         'duplicate_payment: taken again for a paid invoice; receipt_only: a receipt was approved but the acquirer confirmed no payment (nothing taken there); ' +
+        'receipt_missing: the acquirer took the payment of a receiptRequired invoice, but no receipt was approved before it expired; ' +
         'invoice_refused: taken, but the invoice refused the payer (blocked customer, KYC missing)',
     }),
     status: StringEnum(['OPEN', 'REFUNDING'] as const, { description: 'OPEN: awaiting the merchant; REFUNDING: a refund was asked and the acquirer has not confirmed it yet' }),

@@ -20,6 +20,7 @@ const REASONS: Record<string, string> = {
   paid_after_cancel: 'Paid after the invoice was cancelled',
   duplicate_payment: 'Paid again',
   receipt_only: 'A receipt, but no payment confirmed by the acquirer',
+  receipt_missing: 'Paid, but no receipt approved before the invoice expired',
   invoice_refused: 'The invoice refused the payer',
 };
 

@@ -393,6 +393,15 @@ export function markPaid(
 }
 
 /**
+ * The acquirer's confirmation of a PENDING invoice that still waits for its receipt
+ * (invoices/proof.ts): how it was paid is shown now (paymentMethod, payerBank,
+ * sbpTransactionId), and is what the receipt's approval pays it with; the status stays PENDING.
+ */
+export function recordConfirmedPayment(tx: Sql, id: string, paid: { method: Tables.PaymentMethod; payerBank: string | null; sbpTransactionId: string | null }): Promise<InvoiceRow> {
+  return change(tx, id, { paid_method: paid.method, payer_bank: paid.payerBank, sbp_transaction_id: paid.sbpTransactionId });
+}
+
+/**
  * A fresh acquirer payment after a decline: the invoice now shows its QR (SBP) or form link
  * (card). Only while PENDING: a paid or closed invoice keeps what it showed.
  */

@@ -17,7 +17,11 @@ export function isKycVerified(i: InvoiceWithCustomer): boolean {
   return i.kyc_verified || i.c_kyc_status === 'VERIFIED';
 }
 
-/** How the invoice was paid once it is (the sandbox may pay a card invoice by SBP); before that, the method it was created for. */
+/**
+ * How the invoice was paid once it is (the sandbox may pay a card invoice by SBP), or once the
+ * acquirer confirmed the payment of one still awaiting its receipt; before that, the method it
+ * was created for.
+ */
 export const paymentMethodOf = (i: Pick<InvoiceRow, 'paid_method' | 'payment_method'>) => i.paid_method ?? i.payment_method;
 
 /**

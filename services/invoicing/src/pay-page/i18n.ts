@@ -27,6 +27,8 @@ export interface PayTexts {
   tryAgain: string;
   underReview: string;
   underReviewText: string;
+  paymentReceived: string;
+  paymentReceivedText: string;
   cardNumber: string;
   expiry: string;
   cvc: string;
@@ -74,6 +76,8 @@ const en: PayTexts = {
   tryAgain: 'Try again',
   underReview: 'UNDER REVIEW',
   underReviewText: 'Your payment is being checked by the merchant. You do not need to pay again; this page will change once it is decided.',
+  paymentReceived: 'PAYMENT RECEIVED',
+  paymentReceivedText: 'Your payment has been received. Do not pay again: upload the receipt from your bank app below, and the payment counts once it is checked.',
   cardNumber: 'Card number',
   expiry: 'Expiry',
   cvc: 'CVC',
@@ -121,6 +125,8 @@ const ru: PayTexts = {
   tryAgain: 'Попробовать ещё раз',
   underReview: 'НА ПРОВЕРКЕ',
   underReviewText: 'Продавец проверяет вашу оплату. Платить ещё раз не нужно; страница изменится, когда решение будет принято.',
+  paymentReceived: 'ОПЛАТА ПОЛУЧЕНА',
+  paymentReceivedText: 'Ваша оплата получена. Платить ещё раз не нужно: загрузите ниже чек из приложения банка, и оплата будет засчитана после его проверки.',
   cardNumber: 'Номер карты',
   expiry: 'Срок действия',
   cvc: 'CVC',
@@ -168,6 +174,8 @@ const kk: PayTexts = {
   tryAgain: 'Қайта көру',
   underReview: 'ТЕКСЕРІЛУДЕ',
   underReviewText: 'Сатушы төлеміңізді тексеріп жатыр. Қайта төлеудің қажеті жоқ; шешім қабылданғанда бұл бет өзгереді.',
+  paymentReceived: 'ТӨЛЕМ АЛЫНДЫ',
+  paymentReceivedText: 'Төлеміңіз алынды. Қайта төлемеңіз: төменде банк қосымшасынан түбіртекті жүктеңіз, төлем тексерілгеннен кейін есептеледі.',
   cardNumber: 'Карта нөмірі',
   expiry: 'Жарамдылық мерзімі',
   cvc: 'CVC',

@@ -6,11 +6,14 @@ import { LOCALES } from './i18n';
 
 /**
  * What the payer is shown: `declined` when the last payment was declined and no fresh one is
- * open yet (the page offers to try again); `review` while money awaits the merchant's decision
- * on an unpaid invoice; a paid invoice refunded in full or in part says so.
+ * open yet (the page offers to try again); `receipt_needed` when the acquirer has confirmed the
+ * payment of a receiptRequired invoice, which counts once a receipt is approved too
+ * (decisions.md §10: the invoice is still PENDING; the page asks for the receipt, not for
+ * money); `review` while money awaits the merchant's decision on an unpaid invoice; a paid
+ * invoice refunded in full or in part says so.
  */
-export type PageState = 'pending' | 'declined' | 'review' | 'paid' | 'partly_refunded' | 'refunded' | 'expired' | 'cancelled';
-export const PAGE_STATES = ['pending', 'declined', 'review', 'paid', 'partly_refunded', 'refunded', 'expired', 'cancelled'] as const;
+export type PageState = (typeof PAGE_STATES)[number];
+export const PAGE_STATES = ['pending', 'receipt_needed', 'declined', 'review', 'paid', 'partly_refunded', 'refunded', 'expired', 'cancelled'] as const;
 
 /** The acquirer's side of the page: a decline behind the current payment, or one with no fresh payment yet; a review open. */
 export interface PaymentNotices {
@@ -20,8 +23,10 @@ export interface PaymentNotices {
   needsRetry: boolean;
   /** Money (or a receipt) awaits the merchant's decision. */
   underReview: boolean;
+  /** The acquirer confirmed a payment of the invoice (not one sent to a review). */
+  paymentReceived: boolean;
 }
-export const NO_NOTICES: PaymentNotices = { declined: false, needsRetry: false, underReview: false };
+export const NO_NOTICES: PaymentNotices = { declined: false, needsRetry: false, underReview: false, paymentReceived: false };
 
 /** Everything the hosted page shows, assembled from the invoice in one place; the view only renders it. */
 export interface PaymentPageModel {
@@ -105,7 +110,9 @@ export function paymentPageModel(
             ? 'expired'
             : notices.needsRetry
               ? 'declined'
-              : 'pending';
+              : i.receipt_required && notices.paymentReceived
+                ? 'receipt_needed'
+                : 'pending';
   return {
     id: i.id,
     invoiceNumber: i.invoice_number,

@@ -87,6 +87,8 @@ function stateBlock(m: PaymentPageModel): SafeHtml {
       return html`<p class="state expired" data-testid="status">${t.expired}</p><p>${t.expiredText}</p>`;
     case 'cancelled':
       return html`<p class="state cancelled" data-testid="status">${t.cancelled}</p><p>${t.cancelledText}</p>`;
+    case 'receipt_needed':
+      return html`<p class="state pending" data-testid="status">${t.paymentReceived}</p><p class="notice" data-testid="payment-received">${t.paymentReceivedText}</p>`;
     case 'pending':
       return html`<p class="state pending" data-testid="status">${t.awaiting}</p>${m.declinedBefore ? html`<p class="notice" data-testid="declined">${t.declinedText}</p>` : ''}`;
   }
@@ -132,7 +134,9 @@ export function paymentPage(m: PaymentPageModel, problem?: FormProblem): SafeHtm
     html`${languageSwitch(m, `/pay/${m.id}`)}<header><p class="number">${m.invoiceNumber}${m.isTest ? html` <span class="badge" data-testid="test-mode">${t.testMode}</span>` : ''}</p>
 <h1 class="amount" data-testid="amount">${m.amountText}</h1>
 ${m.description ? html`<p class="description" data-testid="description">${m.description}</p>` : ''}</header>
-${stateBlock(m)}${m.state === 'pending' ? countdown(m) : ''}${problemBox(problem)}${action}${m.state === 'pending' && m.receiptRequired && !m.needsKyc ? receiptBlock(m) : ''}`,
+${stateBlock(m)}${m.state === 'pending' || m.state === 'receipt_needed' ? countdown(m) : ''}${problemBox(problem)}${action}${
+      (m.state === 'pending' || m.state === 'receipt_needed') && m.receiptRequired && !m.needsKyc ? receiptBlock(m) : ''
+    }`,
     { status: m.state, id: m.id, receipt: m.receipt?.state ?? 'none', lang: m.language },
   );
 }

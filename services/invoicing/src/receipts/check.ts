@@ -1,7 +1,9 @@
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
 import { payLockedInvoice } from '../invoices/payment';
+import { confirmedPaymentOf, needsReceiptAndConfirmation } from '../invoices/proof';
 import { lockInvoice } from '../invoices/store';
+import { paymentMethodOf } from '../invoices/views';
 import { tablesIn } from '../db';
 import { inTransaction, type Tx } from '../transactions';
 import { openReview } from '../reviews/open';
@@ -21,9 +23,11 @@ export type CheckOutcome = 'APPROVED' | 'REJECTED' | 'already checked';
  * invoice (expired, cancelled, blocked customer, KYC missing) is REJECTED with the reason,
  * since for such an invoice the receipt is the payment. Other invoices change no state.
  * That is the sandbox's rule (test mode, no acquirer takes money). An invoice an acquirer
- * collects is never paid by a receipt: an approved one opens a `receipt_only` review
- * (invoice.payment_review) for the merchant, who may accept it; the acquirer's confirmation
- * pays it as usual. A file whose bytes were uploaded earlier for another invoice is REJECTED.
+ * collects is never paid by a receipt alone (decisions.md §10, invoices/proof.ts): an approved
+ * receipt pays it only when the acquirer has already confirmed its payment (how it was paid is
+ * the acquirer's word); before that it opens a `receipt_only` review (invoice.payment_review)
+ * for the merchant, who may accept it, and the acquirer's confirmation then pays it.
+ * A file whose bytes were uploaded earlier for another invoice is REJECTED.
  * Safe to run twice: only a PENDING receipt is decided.
  */
 export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'receiptStorage' | 'logger'>, readers: ReceiptReaders, receiptId: string): Promise<CheckOutcome> {
@@ -44,8 +48,8 @@ export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'tables' | '
     if (decision.status === 'APPROVED' && (await uploadedEarlierForAnotherInvoice(tx, receiptId))) {
       decision = { status: 'REJECTED', rejectionReason: 'This file has already been uploaded for another invoice: one receipt proves one payment' };
     }
-    const acquirerCollects = invoice.provider !== 'sandbox';
-    if (decision.status === 'APPROVED' && invoice.receipt_required && invoice.status === 'PENDING' && acquirerCollects) {
+    const confirmed = needsReceiptAndConfirmation(invoice) && invoice.status === 'PENDING' ? await confirmedPaymentOf(tx, invoice.id) : null;
+    if (decision.status === 'APPROVED' && invoice.status === 'PENDING' && needsReceiptAndConfirmation(invoice) && !confirmed) {
       // Live money is the acquirer's to confirm: a receipt (anyone can type one) only asks the merchant to look.
       await openReview(tx, deps.clock, invoice, {
         reason: 'receipt_only',
@@ -57,8 +61,14 @@ export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'tables' | '
       });
     } else if (decision.status === 'APPROVED' && invoice.receipt_required && invoice.status !== 'PAID') {
       try {
-        const method = fields.paymentType === 'card' || fields.paymentType === 'sbp' ? fields.paymentType : invoice.payment_method;
-        const paid = await payLockedInvoice(tx, deps, invoice, { method, payerBank: fields.bank, sbpTransactionId: null });
+        const paid = confirmed
+          ? // The acquirer's word on how it was paid (recorded with its confirmation), not the receipt's; confirmed in time, as the acquirer's own confirmation would be.
+            await payLockedInvoice(tx, deps, invoice, { method: paymentMethodOf(invoice), payerBank: invoice.payer_bank, sbpTransactionId: invoice.sbp_transaction_id }, { confirmedInTime: true })
+          : await payLockedInvoice(tx, deps, invoice, {
+              method: fields.paymentType === 'card' || fields.paymentType === 'sbp' ? fields.paymentType : invoice.payment_method,
+              payerBank: fields.bank,
+              sbpTransactionId: null,
+            });
         // One moment for both: the receipt was verified when the invoice was paid.
         now = paid.paid_at ?? now;
       } catch (err) {

@@ -16,7 +16,8 @@ const ReviewListItem = Type.Object(
 
 const WHY =
   'A review is money the invoice did not simply take: the acquirer took another amount, or took it after the invoice expired or was cancelled, ' +
-  'or again for a paid invoice, or a receipt was approved without the acquirer confirming any payment (receipt_only). ' +
+  'or again for a paid invoice, or a receipt was approved without the acquirer confirming any payment (receipt_only), ' +
+  'or the acquirer took the payment of a receiptRequired invoice but no receipt was approved before it expired (receipt_missing). ' +
   'Each one opened sends `invoice.payment_review`, and shows as the invoice’s `review` (v2 and v1 GET) until it is decided.';
 
 /** The merchant's decisions on reviews (the console offers the same). */

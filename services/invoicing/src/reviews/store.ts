@@ -5,7 +5,7 @@ import type { Sql } from '@pay/kit';
 import { tablesIn, type InvoicingTables, type Tables } from '../db';
 
 /** Why money needs the merchant's decision (see docs/architecture.md, "Reviews"). */
-export type ReviewReason = 'amount_mismatch' | 'paid_after_expiry' | 'paid_after_cancel' | 'duplicate_payment' | 'receipt_only' | 'invoice_refused';
+export type ReviewReason = 'amount_mismatch' | 'paid_after_expiry' | 'paid_after_cancel' | 'duplicate_payment' | 'receipt_only' | 'receipt_missing' | 'invoice_refused';
 
 /** OPEN and REFUNDING await the merchant (or the acquirer's answer); the rest are settled. */
 export type ReviewStatus = 'OPEN' | 'REFUNDING' | 'ACCEPTED' | 'REFUNDED' | 'CLOSED';
@@ -22,7 +22,7 @@ export interface NewReview {
   amount: string;
   takenAt: Date;
   detail: string;
-  /** `invoiceId:attempt` of the acquirer payment that took the money, or null (receipt_only). */
+  /** `invoiceId:attempt` of the acquirer payment that took the money (receipt_missing: the confirmed payment whose receipt never came), or null (receipt_only). */
   paymentKey: string | null;
   receiptId: string | null;
 }

@@ -3,7 +3,8 @@ import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../../deps';
 import { emitInvoiceEvent } from '../../invoices/events';
 import { payLockedInvoice } from '../../invoices/payment';
-import { lockInvoice } from '../../invoices/store';
+import { needsReceiptAndConfirmation, hasApprovedReceipt } from '../../invoices/proof';
+import { lockInvoice, recordConfirmedPayment } from '../../invoices/store';
 import { openReview } from '../../reviews/open';
 import { closeReceiptReviews, type ReviewReason } from '../../reviews/store';
 import { inTransaction } from '../../transactions';
@@ -42,7 +43,9 @@ export async function applyAcquirerReport(deps: Deps, provider: TBankProvider, p
 /**
  * The first CONFIRMED of a payment decides what its money does, in one transaction under the
  * invoice's lock: it pays a PENDING invoice of the same amount (even past expiresAt: the
- * acquirer took it before RedirectDueDate, which is expiresAt), closing receipt-only reviews;
+ * acquirer took it before RedirectDueDate, which is expiresAt), closing receipt-only reviews,
+ * unless the invoice requires a receipt and none is approved yet (invoices/proof.ts): then
+ * the payment is recorded on the invoice, still PENDING, and the receipt's approval pays it;
  * anything else (another amount, an invoice already paid, cancelled, expired, or refusing the
  * payer) opens a review with invoice.payment_review, never a silent "already paid".
  */
@@ -68,8 +71,14 @@ async function confirmed(deps: Deps, provider: TBankProvider, payment: AcquirerP
     if (invoice.status === 'PAID') return review('duplicate_payment', `The invoice was already paid (${invoice.paid_at?.toISOString() ?? ''}); T-Bank took ${taken.toFixed(2)} RUB again`);
     if (invoice.status === 'CANCELLED') return review('paid_after_cancel', `T-Bank took ${taken.toFixed(2)} RUB after the invoice was cancelled`);
     if (invoice.status === 'EXPIRED') return review('paid_after_expiry', `T-Bank took ${taken.toFixed(2)} RUB after the invoice expired`);
+    const how = { method: current.method, payerBank: report.payerBank, sbpTransactionId: current.method === 'sbp' ? report.sbpTransactionId : null };
+    if (needsReceiptAndConfirmation(invoice) && !(await hasApprovedReceipt(tx, invoice.id))) {
+      // §10: the money is in, but this invoice counts once a receipt is approved too; shown meanwhile, paid by that approval.
+      await recordConfirmedPayment(tx, invoice.id, how);
+      return 'confirmed; awaiting the receipt';
+    }
     try {
-      await payLockedInvoice(tx, deps, invoice, { method: current.method, payerBank: report.payerBank, sbpTransactionId: current.method === 'sbp' ? report.sbpTransactionId : null }, { confirmedInTime: true });
+      await payLockedInvoice(tx, deps, invoice, how, { confirmedInTime: true });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       return review('invoice_refused', `T-Bank took ${taken.toFixed(2)} RUB but the invoice refused the payment: ${err.message}`);

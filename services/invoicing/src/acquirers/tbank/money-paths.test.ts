@@ -1,13 +1,13 @@
 import request from 'supertest';
-import { TBankEmulator, acquirerToken, type EmulatedPayment } from '@pay/tbank-emulator';
+import { acquirerToken, type EmulatedPayment } from '@pay/tbank-emulator';
 import { eventsOf } from '@pay/webhooks';
 import { eventually } from '@pay/testing';
 import { expireDueInvoices } from '../../invoices/expiry';
 import { reconcileRefunds, REFUND_STALE_MS } from '../../invoices/refunds';
 import { checkReceipt } from '../../receipts/check';
-import { ReceiptReaders } from '../../receipts/readers';
 import { moscowDay, multipartBody, receiptPdf } from '../../../test/receipts/test-fixtures';
-import { newMerchant, startListeningInvoicingApp, v1Request, v2Request, type TestMerchant } from '../../../test/test-support';
+import { v1Request, v2Request, type TestMerchant } from '../../../test/test-support';
+import { liveTBankSuite } from '../../../test/tbank-live';
 import { NOTIFICATION_PATH } from './notifications';
 
 /**
@@ -17,23 +17,13 @@ import { NOTIFICATION_PATH } from './notifications';
  */
 const TERMINAL = 'MoneyPathsTerminal';
 const PASSWORD = 'money-paths-secret';
-const emulator = new TBankEmulator({ terminals: { [TERMINAL]: PASSWORD }, retryDelaysMs: [100, 200, 400, 800, 1600, 3200] });
-const readers = new ReceiptReaders({ rusTrainedData: '/usr/share/tesseract-ocr/5/tessdata/rus.traineddata' });
-let ctx: Awaited<ReturnType<typeof startListeningInvoicingApp>>;
+const live = liveTBankSuite(TERMINAL, PASSWORD);
+const { emulator, readers } = live;
+let ctx: Awaited<ReturnType<typeof live.start>>['ctx'];
 let m: TestMerchant;
 
-beforeAll(async () => {
-  await emulator.start();
-  ctx = await startListeningInvoicingApp({
-    env: { LIVE_PAYMENT_PROVIDER: 'tbank', TBANK_API_URL: emulator.apiUrl, TBANK_TERMINAL_KEY: TERMINAL, TBANK_PASSWORD: PASSWORD, TBANK_TIMEOUT_MS: '3000', TBANK_RECONCILE_AFTER_MS: '0' },
-  });
-  m = await newMerchant(ctx.deps, 'live');
-});
-afterAll(async () => {
-  await ctx?.close();
-  await emulator.stop();
-  await readers.close();
-});
+beforeAll(async () => ({ ctx, m } = await live.start()));
+afterAll(() => live.stop());
 afterEach(() => {
   emulator.faults.muteNotifications = false;
   emulator.faults.dropRequest.clear();
@@ -95,10 +85,12 @@ describe('issue 28: the money paths of a live T-Bank invoice', () => {
     expect(last(a.id)).toMatchObject({ status: 'REFUNDED', remaining: 0 });
     expect((await invoice(a.id)).refundedAmount.toString()).toBe('0'); // the invoice's own payment is untouched
 
-    // Without a receipt review, the acquirer's confirmation pays a receiptRequired invoice.
+    // Nor does the acquirer's confirmation alone pay a receiptRequired invoice (decisions.md §10): it waits for its receipt (receipts/live-receipts.test.ts).
     const c = (await create({ amount: 1490.9, receiptRequired: true })).body.invoice;
     emulator.pay(last(c.id).paymentId, { method: 'sbp' });
-    await eventually(async () => expect((await invoice(c.id)).status).toBe('PAID'));
+    await eventually(async () => expect((await get(c.id)).attempts.map((x: { status: string }) => x.status)).toEqual(['CONFIRMED']));
+    expect((await invoice(c.id)).status).toBe('PENDING');
+    expect(await eventsFor('invoice.paid', c.id)).toHaveLength(0);
   });
 
   it('finding 2: a declined payment sends invoice.payment_failed; the invoice stays payable with a fresh Init and QR; attempts are listed; the retry pays', async () => {
