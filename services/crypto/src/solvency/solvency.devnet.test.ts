@@ -34,6 +34,7 @@ beforeAll(async () => {
     db.chainBlock.deleteMany({ where: { network: 'Ethereum' } }),
     db.payoutTransaction.deleteMany({ where: { network: 'Ethereum' } }),
     db.payoutWallet.deleteMany({ where: { network: 'Ethereum' } }),
+    db.sweepTransfer.deleteMany({ where: { network: 'Ethereum' } }),
   ]);
   await ctx.live!.signer!.register(); // this devnet's hot wallet
   m = await registerMerchant(ctx.app); // its first key is live

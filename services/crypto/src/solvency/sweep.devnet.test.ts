@@ -1,14 +1,19 @@
 import request from 'supertest';
-import type { Address } from 'viem';
+import { createTestClient, http, parseEther, toHex, type Address } from 'viem';
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
+import { startRpcProxy, type RpcProxy } from '@pay/testing';
 import { registerMerchant, startCryptoApp, type CryptoTestApp, type TestMerchant } from '../../test/test-support';
 import { watchChains } from '../background';
 import { trackTransfers } from '../transactions/tracker';
 import { tokenOf } from '../chain/evm/config';
+import { connectLiveChain } from '../chain/evm/live-chain';
+import { signSweep } from '../chain/evm/sweeps';
+import type { CryptoDeps } from '../deps';
 import { DEPOSIT_ACCOUNT_PATH, DEVNET_MNEMONIC, startDevnet, type Devnet } from '../chain/evm/devnet';
-import { planSweep, readSweepSecrets, runSweep } from './sweep';
+import { finishSweeps, planSweep, readSweepSecrets, runSweep } from './sweep';
 
 // Live USDT_ERC20 on a local devnet: deposits to an address after the operator swept it. The
-// Ethereum rows of the watcher's tables belong to whichever devnet file runs (they clean them first).
+// Ethereum rows of the watcher's and the sweep's tables belong to whichever devnet file runs (they clean them first).
 const REQUIRED = 2;
 let devnet: Devnet;
 let ctx: CryptoTestApp;
@@ -21,7 +26,11 @@ beforeAll(async () => {
     live: { runsPayouts: false },
   });
   const db = ctx.deps.db;
-  await db.$transaction([db.chainCursor.deleteMany({ where: { network: 'Ethereum' } }), db.chainBlock.deleteMany({ where: { network: 'Ethereum' } })]);
+  await db.$transaction([
+    db.chainCursor.deleteMany({ where: { network: 'Ethereum' } }),
+    db.chainBlock.deleteMany({ where: { network: 'Ethereum' } }),
+    db.sweepTransfer.deleteMany({ where: { network: 'Ethereum' } }), // an earlier devnet's sweeps
+  ]);
   m = await registerMerchant(ctx.app); // its first key is live
   await watchChains(ctx.deps); // the watcher starts following from here
 }, 60_000);
@@ -49,12 +58,57 @@ const usdt = () => {
   const net = ctx.live!.network('Ethereum');
   return { net, token: tokenOf(net, 'USDT_ERC20') };
 };
-/** The operator's sweep of every settled address to the hot wallet, in this process (the CLI's steps). */
+/** The operator's sweep of every settled address to the hot wallet, in this process (the CLI's steps: earlier sweeps finished, a plan, the transfers). */
 const sweep = async () => {
   const secrets = readSweepSecrets(`${DEVNET_MNEMONIC}\n${devnet.hotWalletKey}\n`, devnet.xpub, DEPOSIT_ACCOUNT_PATH);
+  const unsettled = await finishSweeps(ctx.deps, [usdt().net], () => REQUIRED);
   const items = await planSweep(ctx.deps, [usdt()]);
-  return runSweep(ctx.deps, items, new Map([['USDT_ERC20', usdt()]]), secrets, devnet.hotWallet.address, ctx.deps.config.PAYOUT_GAS_LIMIT);
+  return Object.assign(await runSweep(ctx.deps, items, new Map([['USDT_ERC20', usdt()]]), secrets, devnet.hotWallet.address, ctx.deps.config.PAYOUT_GAS_LIMIT), { unsettled, items });
 };
+/** A paid invoice: its deposit confirmed and credited. */
+const paid = async (amount: number) => {
+  const inv = await invoice(amount);
+  await devnet.transfer(devnet.payer, inv.address, String(amount));
+  await devnet.mine(REQUIRED);
+  await pass();
+  expect(await invoiceNow(inv.id)).toMatchObject({ status: 'Paid', amountReceived: amount });
+  return inv;
+};
+
+/** A second live connection to the devnet through a JSON-RPC proxy that can invent transfers, leading the watcher while a test runs. */
+async function throughProxy() {
+  const proxy: RpcProxy = await startRpcProxy(devnet.url);
+  await ctx.live!.close(); // gives the lease up
+  const config = { ...ctx.deps.config, EVM_RPC_URL_ETHEREUM: proxy.url };
+  const chain = (await connectLiveChain(config, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: false }))!;
+  const deps: CryptoDeps = { ...ctx.deps, config, chains: { ...ctx.deps.chains, live: chain } };
+  const pass = async () => {
+    await watchChains(deps);
+    await trackTransfers(deps);
+  };
+  const stop = async () => {
+    await chain.close();
+    await proxy.stop();
+  };
+  return { proxy, pass, stop };
+}
+
+/** A transfer a dishonest node makes up to `to` at the head, then deep enough to be credited: resolves with its record, if any. */
+async function invented(to: Address, amount: number) {
+  const t = await throughProxy();
+  try {
+    await t.pass();
+    await devnet.mine(1);
+    const units = BigInt(amount) * 10n ** BigInt(devnet.decimals);
+    const { txHash } = await t.proxy.inventTransfer({ token: devnet.token, from: devnet.payer.address, to, units, blockNumber: await devnet.client.getBlockNumber() });
+    await t.pass();
+    await devnet.mine(REQUIRED + 2);
+    for (let i = 0; i < 3; i++) await t.pass();
+    return ctx.deps.db.transaction.findFirst({ where: { network: 'Ethereum', txHash } });
+  } finally {
+    await t.stop();
+  }
+}
 
 describe('deposits to a swept address', () => {
   it('a payer who pays a swept address again is credited: what the sweep moved out is not held against the new deposit', async () => {
@@ -85,5 +139,65 @@ describe('deposits to a swept address', () => {
     const settled = await ctx.deps.db.sweepTransfer.findUniqueOrThrow({ where: { txHash: sweepTx } });
     expect(settled).toMatchObject({ status: 'Confirmed', blockNumber: (await devnet.client.getTransactionReceipt({ hash: sweepTx })).blockNumber });
     expect(settled.movedUnits!.toFixed()).toBe('10000000');
+  }, 120_000);
+
+  it('a dishonest node cannot invent a deposit to a swept address: what was swept counts once, against what was credited', async () => {
+    const inv = await paid(10);
+    await sweep();
+    expect(await devnet.balanceOf(inv.address)).toBe(0n);
+    const before = await available();
+    // Credited 10, swept 10 out, holds 0: an invented 10 would need 10 there.
+    const t = await invented(inv.address, 10);
+    if (t) expect(t.status).toBe('Pending'); // seen (one provider is all there is), never confirmed
+    expect(await invoiceNow(inv.id)).toMatchObject({ amountReceived: 10 });
+    expect(await available()).toBe(before);
+  }, 120_000);
+
+  it('a sweep that reverted moved nothing: it is Failed at depth and counts nothing, so an invented deposit beside the unswept tokens is not credited', async () => {
+    const inv = await paid(10);
+    await devnet.pause(); // every token transfer reverts
+    try {
+      await expect(sweep()).rejects.toThrow(/reverted/);
+    } finally {
+      await devnet.unpause();
+    }
+    const row = await ctx.deps.db.sweepTransfer.findFirstOrThrow({ where: { fromAddress: inv.address } });
+    expect(row.status).toBe('Signed'); // mined and reverted, not yet at depth
+    expect(await devnet.balanceOf(inv.address)).toBe(10_000_000n);
+    const before = await available();
+    // Counting the signed 10 as gone would leave 10 + 10 - 10 = 10 owed against the 10 still there: the invented 10 would pass.
+    const t = await invented(inv.address, 10);
+    if (t) expect(t.status).toBe('Pending');
+    expect(await available()).toBe(before);
+    expect(await ctx.deps.db.sweepTransfer.findUniqueOrThrow({ where: { txHash: row.txHash } })).toMatchObject({ status: 'Failed', reason: 'the token transfer reverted on chain' });
+  }, 120_000);
+
+  it('a sweep that crashed after it was recorded and before it was broadcast: the next run sends the same bytes, never a second transfer, and later deposits are credited', async () => {
+    const inv = await paid(7);
+    const index = (await ctx.deps.db.invoice.findUniqueOrThrow({ where: { id: inv.id } })).depositIndex!;
+    const owner = privateKeyToAccount(toHex(mnemonicToAccount(DEVNET_MNEMONIC, { accountIndex: 1, addressIndex: index }).getHdKey().privateKey!));
+    // The run's first steps: the address's gas, then the transfer signed and written; the process dies there.
+    await createTestClient({ mode: 'hardhat', transport: http(devnet.url) }).setBalance({ address: inv.address, value: parseEther('1') });
+    const { net, token } = usdt();
+    const fees = await net.client.estimateFeesPerGas();
+    const signed = await signSweep(ctx.deps.db, ctx.deps.clock, net, token, owner, devnet.hotWallet.address, 7_000_000n, { gas: 100_000n, ...fees });
+    expect(await devnet.balanceOf(inv.address)).toBe(7_000_000n);
+
+    const run = await sweep();
+    expect(run.unsettled.filter((s) => s.fromAddress === inv.address).map((s) => s.txHash)).toEqual([signed.txHash]); // sent again
+    expect(run.items.filter((i) => i.address === inv.address && !i.skipped)).toEqual([]); // and nothing new signed for it
+    expect(run.map((s) => s.item.address)).not.toContain(inv.address);
+    const receipt = await devnet.client.waitForTransactionReceipt({ hash: signed.txHash as `0x${string}` });
+    expect(receipt.status).toBe('success');
+    expect(await devnet.balanceOf(inv.address)).toBe(0n);
+    expect(await ctx.deps.db.sweepTransfer.count({ where: { fromAddress: inv.address } })).toBe(1);
+
+    const before = await available();
+    await devnet.transfer(devnet.payer, inv.address, '3');
+    await devnet.mine(REQUIRED + 1);
+    for (let i = 0; i < 2; i++) await pass();
+    expect(await invoiceNow(inv.id)).toMatchObject({ amountReceived: 10 });
+    expect(await available()).toBeCloseTo(before + 2.97, 6);
+    expect(await ctx.deps.db.sweepTransfer.findUniqueOrThrow({ where: { txHash: signed.txHash } })).toMatchObject({ status: 'Confirmed' });
   }, 120_000);
 });

@@ -40,6 +40,7 @@ beforeAll(async () => {
   ctx = await startCryptoApp({ env: envFor(devnet), live: { runsPayouts: false } });
   await ctx.deps.db.chainCursor.deleteMany({ where: { network: 'Ethereum' } });
   await ctx.deps.db.chainBlock.deleteMany({ where: { network: 'Ethereum' } });
+  await ctx.deps.db.sweepTransfer.deleteMany({ where: { network: 'Ethereum' } }); // an earlier devnet's sweeps (sweep.devnet.test.ts)
   m = await registerMerchant(ctx.app); // its first key is live
   await watchChains(ctx.deps); // the watcher starts following from here
 }, 60_000);
