@@ -16,6 +16,11 @@ export interface ConsoleEndpoint {
   events: string[];
   description: string | null;
   secret: string;
+  /**
+   * The events it receives: those of the mode it was made in (the console session's key). A
+   * live webhook never receives a test event (`livemode: false`), nor a test webhook a live one.
+   */
+  mode: 'live' | 'test';
   createdAt: Date;
   updatedAt: Date;
   /** Set when the endpoint failed every attempt for 3 days; nothing is sent until it is re-enabled. */
@@ -43,7 +48,7 @@ export function assertWebhookUrl(url: string, policy: UrlPolicy): void {
   if (problem) throw new ApiError('VALIDATION_ERROR', `url ${problem}`, [{ field: 'url', message: problem }]);
 }
 
-const COLUMNS = ['id', 'url', 'events', 'description', 'secret_enc', 'created_at', 'updated_at', 'disabled_at', 'disabled_reason', 'failing_since'] as const;
+const COLUMNS = ['id', 'url', 'events', 'description', 'secret_enc', 'is_test', 'created_at', 'updated_at', 'disabled_at', 'disabled_reason', 'failing_since'] as const;
 
 /** A console endpoint's row: console endpoints always have a URL and a sealed secret. */
 type EndpointRow = Omit<Pick<Selectable<WebhookEndpoint>, (typeof COLUMNS)[number]>, 'url' | 'secret_enc'> & { url: string; secret_enc: string };
@@ -62,6 +67,7 @@ function view(box: SecretBox, r: EndpointRow): ConsoleEndpoint {
     events: r.events,
     description: r.description,
     secret: box.open(r.secret_enc),
+    mode: r.is_test ? 'test' : 'live',
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     disabledAt: r.disabled_at,

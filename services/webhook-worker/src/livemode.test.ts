@@ -88,3 +88,35 @@ describe('crypto events of test mode', () => {
     expect(staging.received.map((r) => JSON.parse(r.body).livemode)).toEqual([false]);
   });
 });
+
+/**
+ * Issue 28, deliverable 8: console webhooks are limited to one mode, as Stripe's endpoints are.
+ * A webhook belongs to the mode of the console session that made it (the key's), and the
+ * dispatcher sends it that mode's events only: a merchant testing with a test key gets its
+ * test events at its test webhooks, and its live server never sees one.
+ */
+describe('console webhooks of each mode', () => {
+  it('a live webhook receives only live events and a test webhook only test events, each verified by the receiver library', async () => {
+    let liveSecret = '';
+    let testSecret = '';
+    const live = await merchantServer(() => liveSecret);
+    const staging = await merchantServer(() => testSecret, { acceptTestEvents: true });
+    const m = await ctx.merchant();
+    const liveHook = await ctx.endpoint(m.live, { url: `${live.url}/live`, events: ['invoice.paid'] });
+    const testHook = await ctx.endpoint(m.test, { url: `${staging.url}/test`, events: ['invoice.paid'] });
+    [liveSecret, testSecret] = [liveHook.secret, testHook.secret];
+    expect([liveHook.mode, testHook.mode]).toEqual(['live', 'test']);
+
+    const paid = (id: string, livemode: boolean) => ({ invoice: { id, amount: 100, currency: 'RUB', livemode } });
+    const testEvent = await ctx.event(m.test, 'invoice.paid', paid('inv-test', false));
+    const liveEvent = await ctx.event(m.live, 'invoice.paid', paid('inv-live', true));
+    await ctx.round(ctx.worker());
+
+    const seen = (r: Receiver) => r.received.map((x) => [x.path, JSON.parse(x.body).livemode, JSON.parse(x.body).invoice.id]);
+    expect(seen(live)).toEqual([['/live', true, 'inv-live']]);
+    expect(seen(staging)).toEqual([['/test', false, 'inv-test']]);
+    // Each event has one delivery, to its own mode's webhook; both were taken (200).
+    expect((await ctx.deliveriesOfEvent(testEvent)).map((d) => [d.endpointId, d.lastStatusCode])).toEqual([[testHook.id, 200]]);
+    expect((await ctx.deliveriesOfEvent(liveEvent)).map((d) => [d.endpointId, d.lastStatusCode])).toEqual([[liveHook.id, 200]]);
+  });
+});

@@ -164,3 +164,28 @@ it('signs in without script by posting the form, and never lets a key into a URL
   expect(app.service.logs()).not.toContain(m.apiKey);
   expect(app.service.logs()).not.toContain(m.apiKey.slice(8));
 }, 60_000);
+
+it('signed in with a live key, makes a webhook that receives live events only, and shows it so', async () => {
+  const m = await newMerchant(app.deps, 'live');
+  const page = await browser.context.newPage();
+  await page.goto(`${base}/console/sign-in`);
+  await page.fill('input[name=apiKey]', m.apiKey);
+  await Promise.all([page.waitForURL(`${base}/console/webhooks`), page.click('form[data-testid=sign-in] button')]);
+  expect(await page.textContent('[data-testid=mode]')).toBe('Live mode');
+  expect(await page.textContent('[data-testid=new-webhook-mode]')).toMatch(/^It will receive live events only/);
+
+  await page.fill('form[data-testid=create-webhook] input[name=url]', `${receiver.url}/live-hooks`);
+  await Promise.all([page.waitForURL(/\/console\/webhooks\/[0-9a-f-]{36}$/), page.click('form[data-testid=create-webhook] button')]);
+  expect(await page.textContent('[data-testid=webhook-url]')).toBe(`${receiver.url}/live-hooks`);
+  expect(await page.textContent('[data-testid=webhook-mode]')).toBe('Live events only');
+  const id = new URL(page.url()).pathname.split('/').pop()!;
+  await shot(page, '7-live-webhook');
+
+  await page.goto(`${base}/console/webhooks`);
+  const card = page.locator('[data-testid=webhooks] li', { has: page.locator(`a[href="/console/webhooks/${id}"]`) });
+  expect(await card.locator('[data-testid=webhook-mode]').textContent()).toBe('Live events only');
+  // Stored as a live webhook: the dispatcher sends it live events only.
+  const stored = await app.deps.webhooks.webhookEndpoint.findUniqueOrThrow({ where: { id } });
+  expect([stored.isTest, stored.kind]).toEqual([false, 'console']);
+  await page.close();
+}, 60_000);

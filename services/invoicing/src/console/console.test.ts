@@ -199,8 +199,21 @@ describe('console webhooks API', () => {
     const live = await signIn({ apiKey: m.liveKey });
     expect(live.res.body.merchant.mode).toBe('live');
     const other = await signIn(await newMerchant(ctx.deps));
-    const id = (await test.agent.post('/console/api/webhooks').set('X-CSRF-Token', test.csrf).send(hookBody)).body.id as string;
+    const made = await test.agent.post('/console/api/webhooks').set('X-CSRF-Token', test.csrf).send(hookBody);
+    const id = made.body.id as string;
+    expect(made.body.mode).toBe('test');
     expect((await live.agent.get('/console/api/webhooks')).body.data).toEqual([]);
+    // A webhook receives the events of the mode it was made in: the key's, never a body's choice.
+    const liveHook = await live.agent.post('/console/api/webhooks').set('X-CSRF-Token', live.csrf).send(hookBody);
+    expect([liveHook.status, liveHook.body.mode]).toEqual([201, 'live']);
+    expect((await live.agent.get(`/console/api/webhooks/${liveHook.body.id}`)).body.mode).toBe('live');
+    expect((await test.agent.get('/console/api/webhooks')).body.data.map((w: { mode: string }) => w.mode)).toEqual(['test']);
+    for (const mode of ['test', 'all', 'live']) {
+      const chosen = await live.agent.post('/console/api/webhooks').set('X-CSRF-Token', live.csrf).send({ ...hookBody, mode });
+      expect([chosen.status, chosen.body.error?.code]).toEqual([400, 'VALIDATION_ERROR']);
+      const changed = await live.agent.patch(`/console/api/webhooks/${liveHook.body.id}`).set('X-CSRF-Token', live.csrf).send({ mode });
+      expect([changed.status, changed.body.error?.code]).toEqual([400, 'VALIDATION_ERROR']);
+    }
     for (const s of [live, other]) {
       expect((await s.agent.get(`/console/api/webhooks/${id}`)).status).toBe(404);
       expect((await s.agent.get(`/console/api/webhooks/${id}/deliveries`)).status).toBe(404);

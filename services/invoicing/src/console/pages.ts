@@ -73,10 +73,15 @@ function statusBadge(status: string): SafeHtml {
   return html`<span class="status ${status}">${status}</span>`;
 }
 
+/** Which events a webhook receives: those of its mode only. */
+function modeBadge(mode: ConsoleEndpoint['mode']): SafeHtml {
+  return html`<span class="badge ${mode}" data-testid="webhook-mode">${mode === 'live' ? 'Live events only' : 'Test events only'}</span>`;
+}
+
 function webhookList(hooks: ConsoleEndpoint[]): SafeHtml {
   if (hooks.length === 0) return html`<p class="empty">No webhooks yet. Create one below to receive invoice and KYC events.</p>`;
   return html`<ul class="cards" data-testid="webhooks">${hooks.map(
-    (h) => html`<li><a href="/console/webhooks/${h.id}"><strong class="url">${h.url}</strong></a>
+    (h) => html`<li><a href="/console/webhooks/${h.id}"><strong class="url">${h.url}</strong></a> ${modeBadge(h.mode)}
 ${h.disabledAt ? html`<span class="status failed">disabled</span>` : ''}
 <div class="muted">${h.description ?? ''}</div><div class="muted">${h.events.join(', ')}</div></li>`,
   )}</ul>`;
@@ -151,14 +156,16 @@ export function consolePages(pages: Api, deps: ConsoleDeps): void {
     handler: async ({ req, auth }) => {
       const hooks = await listEndpoints(db, deps.secrets, ownerOf(auth!));
       const disabled = hooks.filter((h) => h.disabledAt);
+      const session = await frame(req, auth!);
       return {
         html: layout({
           title: 'Webhooks',
-          session: await frame(req, auth!),
+          session,
           body: html`<h1>Webhooks</h1>
 ${disabled.length > 0 ? html`<p class="warning" data-testid="disabled-warning">${disabled.length} webhook${disabled.length === 1 ? ' is' : 's are'} disabled after failing every delivery for 3 days. Open ${disabled.length === 1 ? 'it' : 'them'} to replay what was missed.</p>` : ''}
 ${webhookList(hooks)}
 <section class="panel"><h2>New webhook</h2>
+<p class="muted" data-testid="new-webhook-mode">It will receive ${session.mode === 'live' ? 'live' : 'test'} events only: those of the key you signed in with. A live webhook never receives a test event, nor a test webhook a live one; sign in with a ${session.mode === 'live' ? 'test' : 'live'} key to make a webhook for ${session.mode === 'live' ? 'test' : 'live'} events.</p>
 <form data-api="/console/api/webhooks" data-next="/console/webhooks/{id}" data-testid="create-webhook">
 <label>Endpoint URL <input name="url" type="url" placeholder="https://example.com/webhooks" required></label>
 <label>Description <input name="description" maxlength="500" placeholder="optional"></label>
@@ -196,6 +203,7 @@ ${eventChoices(['invoice.paid'])}
           session: await frame(req, auth!),
           body: html`<p><a href="/console/webhooks">← Webhooks</a></p>
 <h1 class="url" data-testid="webhook-url">${hook.url}</h1>
+<p>${modeBadge(hook.mode)}</p>
 ${hook.description ? html`<p>${hook.description}</p>` : ''}
 ${
   hook.disabledAt

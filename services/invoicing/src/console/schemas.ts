@@ -32,6 +32,10 @@ export const Webhook = Type.Object({
   events: Type.Array(Type.String()),
   description: Type.Union([Type.String(), Type.Null()]),
   secret: Type.String({ description: 'Signs X-SVC-Signature; rotate it to revoke' }),
+  mode: StringEnum(['live', 'test'] as const, {
+    description:
+      'The events it receives: those of the mode it was made in, the signed-in key’s (a live key makes live webhooks). A live webhook never receives a livemode: false event, nor a test webhook a live one',
+  }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   disabledAt: Type.Union([Timestamp, Type.Null()], { description: 'Set when every delivery failed for 3 days; replay to re-enable' }),

@@ -7,6 +7,7 @@ export function webhookJson(w: ConsoleEndpoint) {
     events: w.events,
     description: w.description,
     secret: w.secret,
+    mode: w.mode,
     createdAt: w.createdAt.toISOString(),
     updatedAt: w.updatedAt.toISOString(),
     disabledAt: w.disabledAt?.toISOString() ?? null,
