@@ -174,6 +174,8 @@ export interface BuiltEntry {
   externals: string[];
   /** Workspace projects whose code the bundle holds; their node_modules serve it at run time. */
   projects: Project[];
+  /** Our source files the bundle holds (absolute paths): what the process loads of the workspace. */
+  sources: string[];
 }
 
 /** Bundles one entry into `outDir` (default: the project's dist/). */
@@ -206,7 +208,7 @@ export async function buildEntry(entry: Entry, options: { outDir?: string; proje
   const inputs = Object.values(result.metafile.outputs).flatMap((output) => Object.keys(output.inputs));
   const files = inputs.filter((input) => !input.includes(':')).map((input) => path.resolve(input));
   const bundled = projects.filter((p) => p === entry.project || files.some((f) => f.startsWith(p.dir + path.sep)));
-  return { entry, outFile, bytes: statSync(outFile).size, ms: Date.now() - started, externals: externalsOf(inputs), projects: bundled };
+  return { entry, outFile, bytes: statSync(outFile).size, ms: Date.now() - started, externals: externalsOf(inputs), projects: bundled, sources: files };
 }
 
 /** From the output's own inputs: a package whose import was dropped as unused is not listed. */

@@ -7,16 +7,24 @@
 //   select, references that resolve (ConfigMap and Secret keys, autoscaler targets), API pods
 //   that run no workers, WORKER_REPLICAS against the workers' autoscaler;
 // - every metric an alert, an autoscaler (through the Prometheus adapter's rules) or the
-//   dashboard names is one the code registers: each PromQL expression is parsed
-//   (@prometheus-io/lezer-promql) and its metric names looked up in the process registry after
-//   importing every metrics module of the services and packages (`**/metrics.ts`).
+//   dashboard names is one a service's process exports: each PromQL expression is parsed
+//   (@prometheus-io/lezer-promql) and its metric names looked up among the names registered by
+//   the metrics modules (`metrics.ts`) each service's production bundle holds (scripts/build.ts);
+//   an alert with `labels.service` must name only metrics that service's process exports.
 // Usage: node --import tsx infra/k8s/validate.mjs [dir]   (exit 1 and one line per problem on failure)
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { parser as promql } from '@prometheus-io/lezer-promql';
 import { renderKustomization, readManifests } from './render.ts';
+import { buildEntry, entryPoints, workspaceProjects } from '../../scripts/build.ts';
+
+const run = promisify(execFile);
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.join(HERE, '..', '..');
@@ -254,37 +262,59 @@ for (const r of byKind('PrometheusRule')) {
 }
 
 // --- metric names --------------------------------------------------------------------------------
-/** Every metrics module of the services and packages, imported so their metrics register. */
-function metricsModules() {
-  const found = [];
-  for (const group of ['packages', 'services']) {
-    for (const name of readdirSync(path.join(ROOT, group))) {
-      const walk = (d) => {
-        if (!existsSync(d)) return;
-        for (const e of readdirSync(d, { withFileTypes: true })) {
-          if (e.isDirectory() && e.name !== 'generated' && e.name !== 'node_modules') walk(path.join(d, e.name));
-          else if (e.name === 'metrics.ts') found.push(path.join(d, e.name));
-        }
-      };
-      walk(path.join(ROOT, group, name, 'src'));
-    }
+/**
+ * The metric names each service's process exports on /metrics: the `metrics.ts` modules its
+ * production bundle holds (scripts/build.ts, built into a scratch folder), imported in a
+ * process of their own (metric-names.mjs). A metrics module no service's process loads
+ * exports nothing, so what it registers does not count.
+ */
+async function exportedNamesByService() {
+  const projects = workspaceProjects(ROOT);
+  const services = entryPoints(projects).filter((e) => e.outName === 'main.js' && path.basename(path.dirname(e.project.dir)) === 'services');
+  const scratch = mkdtempSync(path.join(tmpdir(), 'validate-bundles-'));
+  try {
+    return await Promise.all(
+      services.map(async (entry) => {
+        const built = await buildEntry(entry, { outDir: path.join(scratch, entry.project.folder), projects });
+        const modules = built.sources.filter((f) => path.basename(f) === 'metrics.ts');
+        const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(HERE, 'metric-names.mjs')], { env: { ...process.env, METRICS_MODULES: JSON.stringify(modules) }, cwd: ROOT });
+        return [entry.project.folder, JSON.parse(stdout)];
+      }),
+    );
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
   }
-  return found;
 }
 
-async function registeredNames() {
-  const modules = metricsModules();
-  const kit = modules.find((m) => m.endsWith(path.join('packages', 'kit', 'src', 'metrics.ts')));
-  for (const m of modules) await import(pathToFileURL(m).href);
-  const { metricsRegistry } = await import(pathToFileURL(kit).href);
-  const names = new Set();
-  for (const metric of metricsRegistry.getMetricsAsArray()) {
-    const { name, type } = metric;
-    if (type === 'histogram') for (const s of ['_bucket', '_sum', '_count']) names.add(name + s);
-    else if (type === 'summary') for (const s of ['', '_sum', '_count']) names.add(name + s);
-    else names.add(name);
+/**
+ * exportedNamesByService, kept in the temp folder under a digest of every project's sources
+ * and manifest (path, size, modification time): the same code gives the same names, and
+ * building three bundles and loading them takes most of a run on a loaded machine.
+ */
+async function exportedNamesCached() {
+  const hash = createHash('sha256');
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const at = path.join(d, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== 'node_modules' && e.name !== 'dist') walk(at);
+      } else if (/\.(ts|mts|mjs|js|json)$/.test(e.name)) {
+        const st = statSync(at);
+        hash.update(`${at}\0${st.size}\0${st.mtimeMs}\n`);
+      }
+    }
+  };
+  for (const project of workspaceProjects(ROOT)) {
+    hash.update(readFileSync(path.join(project.dir, 'package.json')));
+    if (existsSync(path.join(project.dir, 'src'))) walk(path.join(project.dir, 'src'));
   }
-  return names;
+  for (const f of ['pnpm-lock.yaml', path.join('scripts', 'build.ts'), path.join('infra', 'k8s', 'metric-names.mjs')]) hash.update(readFileSync(path.join(ROOT, f)));
+  const cache = path.join(tmpdir(), `payments-metric-names-${hash.digest('hex').slice(0, 32)}.json`);
+  if (existsSync(cache)) return JSON.parse(readFileSync(cache, 'utf8'));
+  const found = await exportedNamesByService();
+  writeFileSync(`${cache}.${process.pid}`, JSON.stringify(found));
+  renameSync(`${cache}.${process.pid}`, cache);
+  return found;
 }
 
 /** The metric names a PromQL expression selects, or the position of its first syntax error. */
@@ -303,18 +333,26 @@ function metricNamesIn(expr) {
   return { names, error };
 }
 
-const registered = await registeredNames();
-// Series Prometheus itself makes for every target it scrapes.
-for (const n of ['up', 'scrape_duration_seconds', 'scrape_samples_scraped']) registered.add(n);
-function checkExpr(where, expr) {
+// Series Prometheus itself makes for every target it scrapes, beside each service's own.
+const exportedBy = new Map((await exportedNamesCached()).map(([service, names]) => [service, new Set([...names, 'up', 'scrape_duration_seconds', 'scrape_samples_scraped'])]));
+const registered = new Set([...exportedBy.values()].flatMap((names) => [...names]));
+/** Each metric `expr` names must be exported by a service's process; by `service`'s own when the rule names one (labels.service). */
+function checkExpr(where, expr, service) {
   const { names, error } = metricNamesIn(expr);
   if (error !== null) problem(where, `PromQL syntax error at character ${error}: ${expr.trim()}`);
-  for (const n of names) if (!registered.has(n)) problem(where, `names the metric ${n}, which no metrics module registers`);
+  if (service !== undefined && !exportedBy.has(service)) {
+    problem(where, `labels.service is ${service}, which is no service (${[...exportedBy.keys()].join(', ')})`);
+    return;
+  }
+  for (const n of names) {
+    if (!registered.has(n)) problem(where, `names the metric ${n}, which no metrics module registers in a service's process`);
+    else if (service !== undefined && !exportedBy.get(service).has(n)) problem(where, `names the metric ${n}, which the ${service} process does not export (its labels.service)`);
+  }
 }
 
 // Alerts and recording rules.
 for (const r of byKind('PrometheusRule')) {
-  for (const g of r.spec?.groups ?? []) for (const rule of g.rules ?? []) checkExpr(`PrometheusRule/${r.metadata.name} ${rule.alert ?? rule.record}`, String(rule.expr));
+  for (const g of r.spec?.groups ?? []) for (const rule of g.rules ?? []) checkExpr(`PrometheusRule/${r.metadata.name} ${rule.alert ?? rule.record}`, String(rule.expr), rule.labels?.service);
 }
 // The Prometheus adapter's rules: the series they query and the names they serve to autoscalers.
 // They are the adapter's Helm values (monitoring/prometheus-adapter-values.yaml: rules.external, rules.custom).
@@ -367,4 +405,6 @@ if (problems.length > 0) {
   console.error(`${problems.length} problem(s) in ${dir}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   process.exit(1);
 }
-console.log(`${objects.length} Kubernetes objects valid (${dir}, rendered by kubectl kustomize); ${registered.size} metric names registered in code`);
+console.log(
+  `${objects.length} Kubernetes objects valid (${dir}, rendered by kubectl kustomize); ${registered.size} metric names registered in code and exported by the services' processes (${[...exportedBy].map(([s, n]) => `${s} ${n.size}`).join(', ')})`,
+);

@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const DIR = __dirname;
+// A first run builds the three services' bundles and loads their metrics modules (then kept by
+// content in the temp folder): about 30 s on this loaded machine, beyond the default 30 s.
+jest.setTimeout(120_000);
 const validate = (dir: string) => {
   try {
     return { code: 0, out: execFileSync(process.execPath, ['--import', 'tsx', path.join(DIR, 'validate.mjs'), dir], { encoding: 'utf8', stdio: 'pipe' }) };
@@ -87,6 +90,23 @@ describe('Kubernetes manifests', () => {
     expect(res.out).toMatch(/adapter rule webhook_deliveries_due: names the metric webhook_deliveries_due, which no metrics module registers/);
     expect(res.out).toMatch(/HorizontalPodAutoscaler\/webhook-worker: reads the metric webhook_deliveries_pending, which no Prometheus adapter rule serves/);
     expect(res.out).toMatch(/dashboard dashboard.json panel "Withdrawals in Processing": names the metric crypto_withdrawals_in_processing/);
+  });
+
+  it("refuses an alert naming a metric its labels.service's process does not export (each service's metrics are the metrics modules its bundle loads), and an unknown service", () => {
+    const res = validateEdited({
+      'monitoring/alerts.yaml': (text) =>
+        text
+          .replace(
+            'labels: { severity: critical, service: invoicing }\n          annotations:\n            runbook_url: https://git.example.com/payments/-/blob/main/docs/runbooks/acquirer.md#acquirerreconciliationbacklog',
+            'labels: { severity: critical, service: crypto }\n          annotations:\n            runbook_url: https://git.example.com/payments/-/blob/main/docs/runbooks/acquirer.md#acquirerreconciliationbacklog',
+          )
+          .replace(/(- alert: AcquirerNotificationsFailing\n(?:.*\n){4}.*)service: invoicing/, '$1service: invoicng'),
+    });
+    expect(res.code).toBe(1);
+    expect(res.out).toMatch(/AcquirerReconciliationBacklog: names the metric invoicing_acquirer_payment_oldest_unheard_seconds, which the crypto process does not export/);
+    expect(res.out).toMatch(/AcquirerNotificationsFailing: labels.service is invoicng, which is no service \(crypto, invoicing, webhook-worker\)/);
+    // The acquirer alerts are invoicing's, and their metrics come from its process.
+    expect(res.out).not.toMatch(/AcquirerCallsFailing/);
   });
 
   it('refuses a container that loses its restricted security context, a pod that mounts the token, and no emptyDir at /tmp', () => {

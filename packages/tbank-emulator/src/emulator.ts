@@ -230,6 +230,15 @@ export class TBankEmulator {
     json(res, { TerminalKey: terminal, ...answer });
   }
 
+  /**
+   * No fault any more (tests call it between cases): answers, requests and notifications go
+   * through again. What is already held back stays held until releaseHeld / releaseNotifications.
+   */
+  clearFaults(): void {
+    Object.assign(this.faults, { down: false, muteNotifications: false, holdNotifications: false });
+    for (const methods of [this.faults.dropAnswer, this.faults.holdAnswer, this.faults.dropRequest]) methods.clear();
+  }
+
   /** Sends the answers held back by faults.holdAnswer (to callers still listening). */
   releaseHeld(): void {
     for (const answer of this.held.splice(0)) answer();

@@ -6,6 +6,9 @@ import type { InvoicingDeps } from './deps';
 import { expireDueInvoices } from './invoices/expiry';
 import { reconcileRefunds } from './invoices/refunds';
 import { tbankReconcilers } from './acquirers/tbank/reconciler-loop';
+import { watchAcquirerBacklog } from './acquirers/metrics';
+import { tbankProvidersOf } from './acquirers/from-config';
+import { acquirerBacklog } from './acquirers/tbank/payments-store';
 import { expireDueKycSessions } from './kyc/expiry';
 import { declineUnretriedKycSessions } from './kyc/decision';
 import { FaceModel } from './vision/face-model';
@@ -53,7 +56,12 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
     every('housekeeping', HOUSEKEEPING_INTERVAL_MS, () => housekeeping(deps), deps.logger),
     ...tbankReconcilers(deps),
   ];
+  // Where the reconcilers run, /metrics reports their backlog (one statement per scrape).
+  const terminals = tbankProvidersOf(deps.providers).map((p) => ({ provider: p.name, isTest: p.payments.isTest }));
+  const unwatchBacklog =
+    terminals.length > 0 ? watchAcquirerBacklog({ terminals, read: () => acquirerBacklog(deps.tables, deps.clock.now(), deps.config.TBANK_RECONCILE_AFTER_MS) }) : () => undefined;
   const stop = async () => {
+    unwatchBacklog();
     await Promise.all(loops.map((l) => l.stop()));
     // The engines first: they abort what is in flight (a KYC check or a receipt's OCR takes a
     // minute and more on a loaded machine), so closing the workers, which waits for their

@@ -17,7 +17,7 @@ import { TBankProvider } from './tbank/provider';
 export function paymentProvidersFrom(config: InvoicingConfig, deps: { db: InvoicingDb; clock: Clock; logger: Logger }): PaymentProviders {
   const tbank = (terminalKey: string, password: string, isTest: boolean) =>
     new TBankProvider(
-      new TBankClient({ apiUrl: config.TBANK_API_URL, terminalKey, password, timeoutMs: config.TBANK_TIMEOUT_MS }),
+      new TBankClient({ apiUrl: config.TBANK_API_URL, terminalKey, password, timeoutMs: config.TBANK_TIMEOUT_MS, mode: isTest ? 'test' : 'live' }),
       new AcquirerPayments(deps.db, 'tbank', isTest),
       `${config.PUBLIC_URL}${NOTIFICATION_PATH}`,
       deps.clock,

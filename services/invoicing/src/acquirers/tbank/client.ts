@@ -1,8 +1,13 @@
+import { acquirerCalls, type CallOutcome } from '../metrics';
 import { signed, type TBankParams } from './token';
 
 /** The acquirer could not be asked: unreachable, timed out, or it answered no readable JSON. Safe to retry. */
 export class AcquirerUnavailable extends Error {
-  constructor(method: string, cause: string) {
+  constructor(
+    method: string,
+    cause: string,
+    readonly outcome: Exclude<CallOutcome, 'ok' | 'refused'>,
+  ) {
     super(`T-Bank ${method}: ${cause}`);
     this.name = 'AcquirerUnavailable';
   }
@@ -27,6 +32,8 @@ export interface TBankClientOptions {
   terminalKey: string;
   password: string;
   timeoutMs: number;
+  /** The terminal's mode, as its calls are counted (invoicing_acquirer_calls_total). */
+  mode: 'live' | 'test';
 }
 
 /** A successful answer: `Success: true`, `ErrorCode` "0", and the method's own fields. */
@@ -47,7 +54,20 @@ export class TBankClient {
     return this.opts.password;
   }
 
+  /** Calls `method`, counting how the call ended (invoicing_acquirer_calls_total). */
   async call(method: string, params: TBankParams): Promise<TBankAnswer> {
+    const labels = { provider: 'tbank', mode: this.opts.mode, method };
+    try {
+      const answer = await this.send(method, params);
+      acquirerCalls.inc({ ...labels, outcome: 'ok' });
+      return answer;
+    } catch (err) {
+      acquirerCalls.inc({ ...labels, outcome: err instanceof AcquirerUnavailable ? err.outcome : 'refused' });
+      throw err;
+    }
+  }
+
+  private async send(method: string, params: TBankParams): Promise<TBankAnswer> {
     const body = JSON.stringify(signed({ TerminalKey: this.opts.terminalKey, ...params }, this.opts.password));
     let res: Response;
     try {
@@ -58,15 +78,18 @@ export class TBankClient {
         signal: AbortSignal.timeout(this.opts.timeoutMs),
       });
     } catch (err) {
-      throw new AcquirerUnavailable(method, (err as Error).name === 'TimeoutError' ? `no answer in ${this.opts.timeoutMs} ms` : `unreachable (${(err as Error).message})`);
+      const timedOut = (err as Error).name === 'TimeoutError';
+      throw new AcquirerUnavailable(method, timedOut ? `no answer in ${this.opts.timeoutMs} ms` : `unreachable (${(err as Error).message})`, timedOut ? 'timeout' : 'unreachable');
     }
-    const text = await res.text().catch(() => '');
-    if (!res.ok) throw new AcquirerUnavailable(method, `HTTP ${res.status}`);
+    const text = await res.text().catch(() => null);
+    if (!res.ok) throw new AcquirerUnavailable(method, `HTTP ${res.status}`, 'http_error');
+    // The connection died while the body came (or the timeout struck then): no answer.
+    if (text === null) throw new AcquirerUnavailable(method, 'the answer was cut off', 'unreachable');
     let answer: Record<string, unknown>;
     try {
       answer = JSON.parse(text) as Record<string, unknown>;
     } catch {
-      throw new AcquirerUnavailable(method, 'the answer is not JSON');
+      throw new AcquirerUnavailable(method, 'the answer is not JSON', 'bad_answer');
     }
     if (answer.Success !== true || String(answer.ErrorCode ?? '0') !== '0') {
       throw new AcquirerRefused(method, String(answer.ErrorCode ?? ''), String(answer.Message ?? ''), String(answer.Details ?? ''));

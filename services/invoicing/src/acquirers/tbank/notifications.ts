@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import { jsonMemberText } from '@pay/kit';
 import type { InvoicingDeps } from '../../deps';
+import { acquirerNotifications, type NotificationOutcome } from '../metrics';
 import { applyAcquirerReport } from './apply-state';
 import type { TBankProvider } from './provider';
 import { rankOf } from './payments-store';
@@ -30,19 +31,23 @@ const ASK_STATE = new Set(['CONFIRMED', 'PARTIAL_REFUNDED', 'REFUNDED']);
  * applied: `Data` (outside the Token) is never taken from the notification itself, so the
  * payer's bank is GetState's. Applied (applyAcquirerReport), logged, and only then answered
  * `OK`, so the acquirer keeps sending any notification whose change was not committed.
+ * Every answer is counted by its outcome (invoicing_acquirer_notifications_total).
  */
 export function tbankNotificationRoutes(deps: Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'logger'>, providers: TBankProvider[]): Router {
   const byTerminal = new Map(providers.map((p) => [p.client.terminalKey, p]));
   const router = express.Router();
   router.post(NOTIFICATION_PATH, async (req: Request, res: Response) => {
-    const reply = (status: number, text: string) => res.status(status).type('text/plain').send(text);
+    const reply = (outcome: NotificationOutcome, status: number, text: string) => {
+      acquirerNotifications.inc({ provider: 'tbank', outcome });
+      return res.status(status).type('text/plain').send(text);
+    };
     const body = req.body as Record<string, unknown> | undefined;
     const raw = (req as Request & { rawBody?: Buffer }).rawBody?.toString('utf8') ?? '';
-    if (!body || typeof body !== 'object' || Array.isArray(body)) return reply(400, 'Expected a JSON object');
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return reply('malformed', 400, 'Expected a JSON object');
     const provider = byTerminal.get(String(body.TerminalKey ?? ''));
     if (!provider || !hasValidToken(body, provider.client.password, (key) => literal(raw, key))) {
       deps.logger.warn({ terminalKey: body.TerminalKey, paymentId: body.PaymentId, status: body.Status }, 'T-Bank notification refused: bad Token or unknown terminal');
-      return reply(403, 'Invalid Token');
+      return reply(provider ? 'bad_token' : 'unknown_terminal', 403, 'Invalid Token');
     }
     const paymentId = literal(raw, 'PaymentId')?.replace(/^"|"$/g, '') ?? String(body.PaymentId);
     const status = String(body.Status ?? '');
@@ -51,11 +56,11 @@ export function tbankNotificationRoutes(deps: Pick<InvoicingDeps, 'db' | 'tables
       if (!payment) {
         // Not (yet) known here: not OK, so the acquirer sends it again.
         deps.logger.warn({ paymentId, status }, 'T-Bank notification for an unknown payment; not acknowledged');
-        return reply(404, 'Unknown PaymentId');
+        return reply('unknown_payment', 404, 'Unknown PaymentId');
       }
       if (String(body.OrderId ?? '') !== payment.invoiceId) {
         deps.logger.error({ paymentId, orderId: body.OrderId, invoiceId: payment.invoiceId, status }, 'T-Bank notification refused: its OrderId is not its payment’s invoice');
-        return reply(400, 'OrderId does not match the payment');
+        return reply('order_mismatch', 400, 'OrderId does not match the payment');
       }
       const report = ASK_STATE.has(status) ? await provider.stateOf(payment) : { status, amountKopecks: Number(body.Amount), payerBank: null, sbpTransactionId: null };
       let outcome = '';
@@ -65,10 +70,10 @@ export function tbankNotificationRoutes(deps: Pick<InvoicingDeps, 'db' | 'tables
       }
       outcome += await applyAcquirerReport(deps, provider, (await provider.payments.byPaymentId(paymentId)) ?? payment, report);
       await provider.payments.logNotification({ paymentId, status, body, outcome }, randomUUID(), deps.clock.now());
-      return reply(200, 'OK');
+      return reply('applied', 200, 'OK');
     } catch (err) {
       deps.logger.error({ err, paymentId, status }, 'T-Bank notification not applied; the acquirer will send it again');
-      return reply(500, 'ERROR');
+      return reply('error', 500, 'ERROR');
     }
   });
   return router;

@@ -1,4 +1,5 @@
-import type { InvoicingDb } from '../../db';
+import { sql } from 'kysely';
+import type { InvoicingDb, InvoicingTables } from '../../db';
 import type { PaymentMethod } from '../../payments/provider';
 import { existingInvoiceIds } from '../../invoices/store';
 import type { Tx } from '../../transactions';
@@ -59,6 +60,13 @@ const RANK: Record<string, number> = {
 
 export { DECLINED_STATUSES, SETTLED_STATUSES };
 
+/**
+ * Statuses in which a payment may still move at the acquirer (paid, declined, expired): after
+ * Init, before a final state. Listed rather than "not final", so a query on them is a range of
+ * the (status, created_at) index instead of a pass over every payment ever made.
+ */
+export const OPEN_STATUSES = Object.keys(RANK).filter((s) => s !== INIT_STATUS && !SETTLED_STATUSES.includes(s));
+
 export function rankOf(status: string): number {
   return RANK[status] ?? 0;
 }
@@ -84,7 +92,7 @@ export class AcquirerPayments {
   constructor(
     private readonly db: InvoicingDb | Tx,
     private readonly provider: string,
-    private readonly isTest: boolean,
+    readonly isTest: boolean,
   ) {}
 
   /** The same view inside the caller's transaction, for a change that must commit with the invoice's. */
@@ -182,7 +190,7 @@ export class AcquirerPayments {
   /** Payments the payer may still be paying (or may have paid unheard), older than `before`: the reconciler's work. */
   open(before: Date, limit: number): Promise<AcquirerPaymentRow[]> {
     return this.db.acquirerPayment.findMany({
-      where: { provider: this.provider, isTest: this.isTest, paymentId: { not: null }, status: { notIn: [INIT_STATUS, ...SETTLED_STATUSES] }, createdAt: { lt: before } },
+      where: { provider: this.provider, isTest: this.isTest, paymentId: { not: null }, status: { in: OPEN_STATUSES }, createdAt: { lt: before } },
       orderBy: { updatedAt: 'asc' },
       take: limit,
     });
@@ -228,4 +236,41 @@ export class AcquirerPayments {
   async logNotification(n: { paymentId: string; status: string; body: object; outcome: string }, id: string, now: Date): Promise<void> {
     await this.db.acquirerNotification.create({ data: { id, provider: this.provider, paymentId: n.paymentId, status: n.status, body: n.body, outcome: n.outcome, receivedAt: now } });
   }
+}
+
+/** The reconciler's work of one provider and mode, as the metrics report it. */
+export interface AcquirerBacklog {
+  provider: string;
+  isTest: boolean;
+  /** Payments the reconciler asks about: a PaymentId, an open status, created more than `afterMs` ago. */
+  open: number;
+  /** When the oldest of them was created. */
+  oldestCreatedAt: Date;
+  /** The longest any of them has gone unheard: since it became due (created + afterMs) or was last heard of (updated_at), whichever is later. */
+  unheardSince: Date;
+}
+
+/**
+ * The reconciliation backlog per provider and mode, in one statement on the (status,
+ * created_at) index: the payments `open()` would hand the reconciler. The reconciler marks
+ * each payment it asks (`touch`, or the change it applies), so `unheardSince` stays within a
+ * few runs of now while it works, and falls behind when the acquirer cannot be asked or no
+ * process leads the reconciler.
+ */
+export async function acquirerBacklog(tables: InvoicingTables, now: Date, afterMs: number): Promise<AcquirerBacklog[]> {
+  const due = new Date(now.getTime() - afterMs);
+  const rows = await tables
+    .selectFrom('acquirer_payments')
+    .select(['provider', 'is_test'])
+    .select((eb) => [
+      eb.fn.countAll<string>().as('open'),
+      eb.fn.min('created_at').as('oldest_created_at'),
+      sql<Date>`min(greatest(updated_at, created_at + ${afterMs} * interval '1 millisecond'))`.as('unheard_since'),
+    ])
+    .where('payment_id', 'is not', null)
+    .where('status', 'in', OPEN_STATUSES)
+    .where('created_at', '<', due)
+    .groupBy(['provider', 'is_test'])
+    .execute();
+  return rows.map((r) => ({ provider: r.provider, isTest: r.is_test, open: Number(r.open), oldestCreatedAt: new Date(r.oldest_created_at), unheardSince: new Date(r.unheard_since) }));
 }

@@ -45,11 +45,7 @@ afterAll(async () => {
   await ctx?.close();
   await emulator.stop();
 });
-afterEach(() => {
-  emulator.faults.down = false;
-  emulator.faults.muteNotifications = false;
-  emulator.faults.dropAnswer.clear();
-});
+afterEach(() => emulator.clearFaults());
 
 const provider = () => tbankProvidersOf(ctx.deps.providers).find((p) => p.client.terminalKey === TERMINAL)!;
 const create = (body: Record<string, unknown>, headers: Record<string, string> = {}) => v2Request(ctx.app, m, 'post', '/api/v2/invoices', body, { headers });
