@@ -17,7 +17,7 @@ import { kycPageRoutes } from './kyc/page';
 import { errorPage } from './pay-page/view';
 import { ASSETS_PATH, PUBLIC_DIR } from './assets';
 import { tbankProvidersOf } from './acquirers/from-config';
-import { tbankNotificationRoutes } from './acquirers/tbank/notifications';
+import { countUnreadableNotifications, NOTIFICATION_PATH, tbankNotificationRoutes } from './acquirers/tbank/notifications';
 
 /** v1 answers bare objects, v2 the `success` envelope. */
 export const envelopeFor = (req: Request | string): Envelope =>
@@ -103,6 +103,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
   );
   app.use(staticAssets(ASSETS_PATH, PUBLIC_DIR));
   // The acquirer's notifications: signed by its own Token, answered in its own plain-text `OK`.
+  app.use(NOTIFICATION_PATH, countUnreadableNotifications);
   app.use(tbankNotificationRoutes(deps, tbankProvidersOf(deps.providers)));
   app.use(apis.v2.router, apis.v1.router, apis.pages.router, ...webConsole.routers);
   finishHttpApp(app, envelopeFor);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { jsonMemberText } from '@pay/kit';
 import type { InvoicingDeps } from '../../deps';
 import { acquirerNotifications, type NotificationOutcome } from '../metrics';
@@ -77,4 +77,14 @@ export function tbankNotificationRoutes(deps: Pick<InvoicingDeps, 'db' | 'tables
     }
   });
   return router;
+}
+
+/**
+ * Counts a notification whose body the app's JSON parser refused before the route (answered 400
+ * by the app's error handler, as every bad body is). Mounted on the app at NOTIFICATION_PATH:
+ * a router's own error handlers never see an error raised before it.
+ */
+export function countUnreadableNotifications(err: unknown, _req: Request, _res: Response, next: NextFunction): void {
+  acquirerNotifications.inc({ provider: 'tbank', outcome: 'malformed' });
+  next(err);
 }
