@@ -1,6 +1,7 @@
 /** One jest run over every package and service; tests sit beside the code as *.test.ts. */
 module.exports = {
-  testEnvironment: 'node',
+  // Node, stopping what a file left running when it ends (packages/testing/src/file-end.ts).
+  testEnvironment: '<rootDir>/jest/environment.ts',
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },

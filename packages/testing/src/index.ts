@@ -13,3 +13,4 @@ export * from './crypto-merchant';
 export * from './packed';
 export * from './idle-stack';
 export * from './rpc-proxy';
+export * from './file-end';

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { stopWhenFileEnds } from './file-end';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -60,6 +61,15 @@ export function spawnService(
   child.stdout!.on('data', scanOut).once('end', () => scanOut(null));
   child.stderr!.on('data', scanErr).once('end', () => scanErr(null));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // A process the test never stopped (its beforeAll timed out before it had the handle) is
+  // stopped when the file ends: SIGTERM, and SIGKILL if it has not exited 30 s later.
+  const forget = stopWhenFileEnds(async () => {
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(killer);
+  });
+  void exited.then(forget);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { SecretBox, signedHeaders } from '@pay/auth';
 import { accountKeys, accountsKeyResolver, createAccountsDb } from '@pay/accounts';
-import { eventually, firstConnection } from '@pay/testing';
+import { closedWithTheFile, eventually, firstConnection } from '@pay/testing';
 import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type ManualClock } from '@pay/kit';
 import { SandboxChain } from '../src/chain/sandbox';
 import { connectLiveChain, type LiveChainOptions } from '../src/chain/evm/live-chain';
@@ -26,9 +26,14 @@ registerEventPayloads('crypto', CryptoEventPayloads);
  * `background`, the relay, withdrawal worker and tracker run too, on a queue prefix of this
  * test file's own so parallel test files never take each other's jobs.
  */
-export async function startCryptoApp(
-  opts: { clock?: Clock; env?: Record<string, string>; background?: boolean; live?: LiveChainOptions } = {},
-) {
+export function startCryptoApp(opts: CryptoAppOptions = {}) {
+  // Closed when the test file ends if the test did not close it.
+  return closedWithTheFile(startApp(opts));
+}
+
+type CryptoAppOptions = { clock?: Clock; env?: Record<string, string>; background?: boolean; live?: LiveChainOptions };
+
+async function startApp(opts: CryptoAppOptions) {
   const config = loadCryptoConfig({ ...process.env, QUEUE_PREFIX: `test-${randomUUID()}`, ...opts.env });
   const clock = opts.clock ?? systemClock;
   const chain = new SandboxChain(clock, config.SANDBOX_BLOCK_MS);

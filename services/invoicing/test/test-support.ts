@@ -4,7 +4,7 @@ import { PNG } from 'pngjs';
 import type { Express } from 'express';
 import { accountKeys, accountsKeyResolver, createApiKey, createAccountsDb, registerMerchant } from '@pay/accounts';
 import { SecretBox, signedHeaders } from '@pay/auth';
-import { apiClient, firstConnection, killHard, spawnBuiltService, startChaosStack, type ChaosStack, type RunningService } from '@pay/testing';
+import { apiClient, closedWithTheFile, firstConnection, killHard, spawnBuiltService, startChaosStack, type ChaosStack, type RunningService } from '@pay/testing';
 import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type Logger } from '@pay/kit';
 import { randomUUID } from 'node:crypto';
 import { TBankEmulator, type EmulatorOptions } from '@pay/tbank-emulator';
@@ -37,8 +37,15 @@ export interface TestAppOptions {
   poolSize?: number;
 }
 
-/** The invoicing app on the real test database and Redis, as main.ts builds it. */
-export async function startInvoicingApp(opts: TestAppOptions = {}) {
+/**
+ * The invoicing app on the real test database and Redis, as main.ts builds it; closed when the
+ * test file ends if the test did not close it (@pay/testing closedWithTheFile).
+ */
+export function startInvoicingApp(opts: TestAppOptions = {}) {
+  return closedWithTheFile(startApp(opts));
+}
+
+async function startApp(opts: TestAppOptions) {
   // Receipt files of a test app go to a directory of its own, never into the work tree.
   const receiptsDir = mkdtempSync(join(tmpdir(), 'pay-receipts-'));
   const config = loadInvoicingConfig({ ...process.env, RECEIPTS_DIR: receiptsDir, ...opts.env });
@@ -101,7 +108,11 @@ export type InvoicingTestApp = Awaited<ReturnType<typeof startInvoicingApp>>;
  * The app listening on a loopback port, with PUBLIC_URL set to it first, so the links it
  * hands out (paymentLink, qrPayload) lead to this very listener: for browser tests.
  */
-export async function startListeningInvoicingApp(opts: TestAppOptions = {}) {
+export function startListeningInvoicingApp(opts: TestAppOptions = {}) {
+  return closedWithTheFile(startListening(opts));
+}
+
+async function startListening(opts: TestAppOptions) {
   const server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -123,7 +134,11 @@ export async function startListeningInvoicingApp(opts: TestAppOptions = {}) {
  * takes either); `deps` are this process's own (no background) on the same database and
  * Redis, to set up and check what the pages did. Receipt files go to a folder of its own.
  */
-export async function startBuiltInvoicing(opts: { env?: Record<string, string> } = {}) {
+export function startBuiltInvoicing(opts: { env?: Record<string, string> } = {}) {
+  return closedWithTheFile(startBuilt(opts));
+}
+
+async function startBuilt(opts: { env?: Record<string, string> }) {
   const receiptsDir = mkdtempSync(join(tmpdir(), 'pay-receipts-'));
   const env = { RECEIPTS_DIR: receiptsDir, ...opts.env };
   const [service, local] = await Promise.all([spawnBuiltService('invoicing', env), startInvoicingApp({ env })]);
