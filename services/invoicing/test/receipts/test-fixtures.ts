@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import request from 'supertest';
 import type { Express } from 'express';
 import { PNG } from 'pngjs';
@@ -23,6 +23,16 @@ export function moscowDay(days = 0, now = new Date()): string {
   return `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)}`;
 }
 
+/**
+ * A document number of its own for every receipt made, as a bank prints on each: the service
+ * refuses a file uploaded before for another invoice (by its bytes), and two receipts a test
+ * makes with the same text would otherwise be the same file, in one run (another test file on
+ * the same database) or the next (the database is kept): REJECTED, "already been uploaded".
+ */
+function documentNumber(): string {
+  return `${randomInt(1e9, 1e10 - 1)}${randomInt(1e6, 1e7 - 1)}`;
+}
+
 /** A bank-app receipt as HTML, in Russian, the way Sberbank's app lays one out. */
 export function receiptHtml(r: ReceiptText): string {
   return `<!doctype html><html><head><meta charset="utf-8"></head>
@@ -37,6 +47,7 @@ export function receiptHtml(r: ReceiptText): string {
 <div style="font-size:26px;font-weight:bold">${r.amount}</div>
 <div>Комиссия 0,00 ₽</div>
 <div>Статус: Выполнено</div>
+<div>Номер документа: ${documentNumber()}</div>
 </div></body></html>`;
 }
 
@@ -71,6 +82,7 @@ export async function receiptPdf(r: ReceiptText): Promise<Buffer> {
     [`Amount: ${r.amount}`, 16, bold],
     ['Fee: 0.00 RUB', 12, font],
     ['Status: Completed', 12, font],
+    [`Document No: ${documentNumber()}`, 12, font],
   ];
   let y = 520;
   for (const [text, size, f] of lines) {
