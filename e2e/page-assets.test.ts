@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { spawnBuiltService, type RunningService } from '@pay/testing';
+import { spawnBuiltService, type RunningService, BUILT_START_MS } from '@pay/testing';
 import { newMerchantIn, startBuiltInvoicing, v1Request, v2Request, type TestMerchant } from '../services/invoicing/test/test-support';
 
 /**
@@ -14,7 +14,7 @@ let m: TestMerchant;
 
 beforeAll(async () => {
   [invoicing, crypto, m] = await Promise.all([startBuiltInvoicing(), spawnBuiltService('crypto'), newMerchantIn(process.env.DATABASE_URL!)]);
-}, 120_000);
+}, BUILT_START_MS);
 afterAll(async () => {
   await crypto?.stop();
   await invoicing?.close();

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnBuiltService, type RunningService } from '@pay/testing';
+import { spawnBuiltService, type RunningService, BUILT_START_MS } from '@pay/testing';
 
 /**
  * The README's shell sessions, run as written (bash, `set -u`: a variable no session defines
@@ -32,7 +32,7 @@ let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pay-readme-'));
   [crypto, invoicing, worker] = await Promise.all([spawnBuiltService('crypto'), spawnBuiltService('invoicing'), spawnBuiltService('webhook-worker')]);
-}, 120_000);
+}, BUILT_START_MS);
 afterAll(async () => {
   await Promise.all([crypto?.stop(), invoicing?.stop(), worker?.stop()]);
   rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import { createConfig, lint } from '@redocly/openapi-core';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { spawnBuiltService } from '@pay/testing';
+import { spawnBuiltService, BUILT_START_MS } from '@pay/testing';
 import { committedText, documentEnv, documentPath, DOCUMENTED_APIS, readCommitted, servedDocument, type DocumentedApi } from '../../../scripts/openapi';
 
 const SERVICES = Object.keys(DOCUMENTED_APIS) as DocumentedApi[];
@@ -30,7 +30,7 @@ it.each(SERVICES)('docs/openapi/%s.json is what the service serves (run `pnpm op
   } finally {
     await svc.stop();
   }
-}, 120_000);
+}, BUILT_START_MS);
 
 it.each(SERVICES)('docs/openapi/%s.json names every operation uniquely and says who may call it', (service) => {
   const ops = operationsOf(JSON.parse(readCommitted(service)) as Doc);

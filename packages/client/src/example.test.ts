@@ -8,7 +8,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { installPackedLibrary, readmeCodeBlock, spawnBuiltService, typeCheckIn, type PackedInstall, type RunningService } from '@pay/testing';
+import { installPackedLibrary, readmeCodeBlock, spawnBuiltService, typeCheckIn, type PackedInstall, type RunningService, BUILT_START_MS } from '@pay/testing';
 
 const PACKAGE = path.resolve(__dirname, '..');
 const EXAMPLE = path.join(PACKAGE, 'examples', 'first-session.mjs');
@@ -30,7 +30,7 @@ describe('installed alone from the packed build into a plain Node project', () =
       spawnBuiltService('crypto', { SANDBOX_BLOCK_MS: '100' }),
       spawnBuiltService('invoicing'),
     ]);
-  }, 240_000);
+  }, BUILT_START_MS);
   afterAll(async () => {
     packed?.remove();
     await Promise.all([crypto?.stop(), invoicing?.stop()]);

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { spawnBuiltService, type RunningService } from '@pay/testing';
+import { spawnBuiltService, type RunningService, BUILT_START_MS } from '@pay/testing';
 import { PayApiError, PayClient } from './index';
 import { recordingFetch } from './recording-fetch';
 
@@ -31,7 +31,7 @@ beforeAll(async () => {
   const live = new PayClient({ apiKey: reg.data.apiKey.apiKey, cryptoUrl: crypto.url });
   const test = await live.crypto.createApiKey({ body: { name: 'sdk tests', isTestKey: true } });
   merchant = { liveKey: reg.data.apiKey.apiKey, testKey: test.data.apiKey, hmacSecret: reg.data.apiKey.hmacSecret };
-}, 120_000);
+}, BUILT_START_MS);
 afterAll(async () => {
   await Promise.all([crypto?.stop(), invoicing?.stop(), limited?.stop()]);
   rmSync(receiptsDir, { recursive: true, force: true });

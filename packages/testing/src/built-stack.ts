@@ -13,6 +13,14 @@ const STALE_LOCK_MS = 5 * 60_000;
 let builtHere: Promise<unknown> | undefined;
 
 /**
+ * The bound for a hook or test that starts built services: the run's one build of every bundle
+ * (the first file to need it builds, the others wait on the lock), then each start under
+ * plain node. Minutes on this 2-core machine when others load it: a hook that gives up
+ * earlier fails every test of its file (CI saw 60 s run out).
+ */
+export const BUILT_START_MS = 300_000;
+
+/**
  * `pnpm build` into the checkout's own `dist/` folders, once per test run: jest's global
  * setup names the run (PAY_TEST_RUN), and the first test process to need the bundles builds
  * them while the others wait on a lock folder. Outside jest, once per process.

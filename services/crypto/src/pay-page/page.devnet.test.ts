@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { eventually, openBrowser, registerCryptoMerchant, spawnBuiltService, type RunningService } from '@pay/testing';
+import { eventually, openBrowser, registerCryptoMerchant, spawnBuiltService, type RunningService, BUILT_START_MS } from '@pay/testing';
 import { decodeQrDataUri } from '../../../invoicing/test/test-support';
 import { createCryptoDatabase } from '../db';
 import { startDevnetNode, openDevnet, type Devnet, type DevnetNode } from '../chain/evm/devnet';
@@ -29,7 +29,7 @@ beforeAll(async () => {
     EVM_WATCH_INTERVAL_MS: '200',
     TRACKER_INTERVAL_MS: '200',
   });
-}, 180_000);
+}, BUILT_START_MS);
 
 afterAll(async () => {
   await browser?.close();

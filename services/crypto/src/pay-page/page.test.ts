@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { eventually, openBrowser, registerCryptoMerchant, spawnBuiltService, type RunningService } from '@pay/testing';
+import { eventually, openBrowser, registerCryptoMerchant, spawnBuiltService, type RunningService, BUILT_START_MS } from '@pay/testing';
 import { paymentUri } from './payment-uri';
 import { money } from '../money';
 
@@ -8,7 +8,7 @@ let svc: RunningService;
 let browser: Awaited<ReturnType<typeof openBrowser>>;
 beforeAll(async () => {
   [svc, browser] = await Promise.all([spawnBuiltService('crypto'), openBrowser()]);
-}, 120_000);
+}, BUILT_START_MS);
 afterAll(async () => {
   await browser?.close();
   await svc?.stop();

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { eventually, openBrowser, spawnBuiltService, startReceiver, type Receiver, type RunningService } from '@pay/testing';
+import { eventually, openBrowser, spawnBuiltService, startReceiver, type Receiver, type RunningService, BUILT_START_MS } from '@pay/testing';
 import { newMerchant, newMerchantIn, startBuiltInvoicing, type TestMerchant } from '../../test/test-support';
 
 /** Screenshots are kept as test artefacts (gitignored). */
@@ -27,7 +27,7 @@ beforeAll(async () => {
     openBrowser(),
   ]);
   base = app.base;
-}, 120_000);
+}, BUILT_START_MS);
 
 afterAll(async () => {
   await browser?.close();

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { eventsOf } from '@pay/webhooks';
-import { eventually, openBrowser } from '@pay/testing';
+import { eventually, openBrowser, BUILT_START_MS } from '@pay/testing';
 import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../test/test-support';
 import { documentForm, idCard, postDocuments } from '../../test/kyc/fixtures';
 
@@ -18,7 +18,7 @@ beforeAll(async () => {
   mkdirSync(ARTEFACTS, { recursive: true });
   [ctx, browser] = await Promise.all([startBuiltInvoicing(), openBrowser()]);
   base = ctx.base;
-}, 120_000);
+}, BUILT_START_MS);
 afterAll(async () => {
   await browser?.close();
   await ctx?.close();

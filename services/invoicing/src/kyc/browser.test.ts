@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { assertValid } from '@pay/schemas';
 import { EventPayloads } from '@pay/webhooks';
-import { eventually, openBrowser, phonePage, spawnBuiltService, startReceiver, type Receiver, type RunningService } from '@pay/testing';
+import { eventually, openBrowser, phonePage, spawnBuiltService, startReceiver, type Receiver, type RunningService, BUILT_START_MS } from '@pay/testing';
 import { newMerchant, startBuiltInvoicing, v1Request, v2Request } from '../../test/test-support';
 import { documentForm, idCard, passportMrz, postDocuments, selfie } from '../../test/kyc/fixtures';
 
@@ -29,7 +29,7 @@ beforeAll(async () => {
     openBrowser(),
   ]);
   base = ctx.base;
-}, 120_000);
+}, BUILT_START_MS);
 afterAll(async () => {
   await browser?.close();
   await receiver?.close();

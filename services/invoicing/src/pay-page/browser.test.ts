@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { eventually, openBrowser, phonePage } from '@pay/testing';
+import { eventually, openBrowser, phonePage, BUILT_START_MS } from '@pay/testing';
 import { decodeQrDataUri, newMerchant, startBuiltInvoicing, v1Request, v2Request, type TestMerchant } from '../../test/test-support';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
@@ -15,7 +15,7 @@ beforeAll(async () => {
   ctx = await startBuiltInvoicing();
   browser = await openBrowser();
   m = await newMerchant(ctx.deps);
-}, 60_000);
+}, BUILT_START_MS);
 afterAll(async () => {
   await browser?.close();
   await ctx?.close();

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { openBrowser, phonePage } from '@pay/testing';
+import { openBrowser, phonePage, BUILT_START_MS } from '@pay/testing';
 import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../test/test-support';
 import { countOf } from '../../test/tables';
 import { moscowDay, receiptPdf, receiptPng } from '../../test/receipts/test-fixtures';
@@ -19,7 +19,7 @@ beforeAll(async () => {
   ctx = await startBuiltInvoicing();
   browser = await openBrowser();
   m = await newMerchant(ctx.deps);
-}, 60_000);
+}, BUILT_START_MS);
 afterAll(async () => {
   await browser?.close();
   await ctx?.close();

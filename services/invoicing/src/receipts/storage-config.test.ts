@@ -1,4 +1,4 @@
-import { spawnBuiltService } from '@pay/testing';
+import { spawnBuiltService, BUILT_START_MS } from '@pay/testing';
 import { loadInvoicingConfig } from '../config';
 
 const s3 = { RECEIPTS_STORAGE: 's3', S3_ENDPOINT: 'http://127.0.0.1:9', S3_BUCKET: 'receipts', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret' };
@@ -20,5 +20,5 @@ describe('where receipt files go, as configured', () => {
 
   it('the service refuses to start with local storage and two worker replicas, saying why', async () => {
     await expect(spawnBuiltService('invoicing', { RECEIPTS_STORAGE: 'local', WORKER_REPLICAS: '2' })).rejects.toThrow(/exited with 1 before listening[\s\S]*RECEIPTS_STORAGE=local cannot serve WORKER_REPLICAS=2/);
-  }, 120_000);
+  }, BUILT_START_MS);
 });

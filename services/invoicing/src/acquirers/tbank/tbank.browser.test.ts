@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { TBankEmulator } from '@pay/tbank-emulator';
-import { eventually, openBrowser } from '@pay/testing';
+import { eventually, openBrowser, BUILT_START_MS } from '@pay/testing';
 import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../../test/test-support';
 
 const ARTIFACTS = join(__dirname, '..', '..', '..', '..', '..', 'artefacts', 'pay-page');
@@ -23,7 +23,7 @@ beforeAll(async () => {
     openBrowser(),
   ]);
   m = await newMerchant(ctx.deps, 'live');
-}, 120_000);
+}, BUILT_START_MS);
 afterAll(async () => {
   await browser?.close();
   await ctx?.close();
