@@ -396,14 +396,22 @@ describe('service edges', () => {
 });
 
 describe('rate limits', () => {
-  const limited = cryptoAppForSuite({ env: { RATE_LIMIT_PER_SECOND: '3', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '2' } });
+  const limited = cryptoAppForSuite({ env: { RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '2' } });
 
   it('answer 429 RATE_LIMITED with Retry-After past the per-key limit, counting each key apart', async () => {
     const a = await registerMerchant(ctx.app);
     const b = await registerMerchant(ctx.app);
-    const burst = await Promise.all(Array.from({ length: 10 }, () => request(limited.app).get('/api/v1/merchants/profile').set('X-Api-Key', a.apiKey)));
+    // A loaded machine serves a burst over several one-second windows (CI: 10 requests over
+    // four): each window passes at most one, whatever the spread, the rest are refused.
+    const firstWindow = Math.floor(Date.now() / 1000);
+    const burst = await Promise.all(Array.from({ length: 20 }, () => request(limited.app).get('/api/v1/merchants/profile').set('X-Api-Key', a.apiKey)));
+    const windows = Math.floor(Date.now() / 1000) - firstWindow + 1;
+    const passed = burst.filter((r) => r.status === 200);
     const refused = burst.filter((r) => r.status === 429);
-    expect(refused.length).toBeGreaterThanOrEqual(4); // at most 3 per one-second window, two windows at most
+    expect(passed.length).toBeGreaterThanOrEqual(1);
+    expect(passed.length).toBeLessThanOrEqual(windows);
+    expect(refused).toHaveLength(20 - passed.length);
+    expect(refused.length).toBeGreaterThan(0);
     for (const r of refused) {
       expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(r.body.error.code).toBe('RATE_LIMITED');
