@@ -11,6 +11,22 @@ const ctx = cryptoAppForSuite({ background: true, env: { WITHDRAWAL_DAILY_LIMIT:
 const TRON = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';
 const ETH = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 const withdraw = (m: TestMerchant, body: object) => signedRequest(ctx.app, m, 'post', '/api/v1/withdrawals', body);
+
+/**
+ * Sent as a careful client sends: a 503 SERVICE_UNAVAILABLE (on a loaded machine the replay
+ * check's Redis or a database connection did not answer in time; nothing was done) is sent
+ * again after its Retry-After, signed afresh, under the same Idempotency-Key. Any other
+ * answer is final.
+ */
+async function untilFinal(send: () => PromiseLike<request.Response>, deadlineMs = 60_000): Promise<request.Response> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const res = await send();
+    if (res.status !== 503 || Date.now() > deadline) return res;
+    expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
+    await new Promise((r) => setTimeout(r, Number(res.headers['retry-after'] ?? 1) * 1000));
+  }
+}
 const get = (m: TestMerchant, path: string) => request(ctx.app).get(path).set('X-Api-Key', m.apiKey);
 const balanceOf = async (m: TestMerchant, currency: string) =>
   (await get(m, '/api/v1/withdrawals/balance')).body.data.balances.find((b: { currency: string }) => b.currency === currency);
@@ -157,7 +173,8 @@ describe('POST /api/v1/withdrawals', () => {
       const results = await Promise.all(
         Array.from({ length: 30 }, (_, i) => {
           const toAddress = i % 2 === 0 ? own[i % own.length]! : `0x${randomUUID().replace(/-/g, '').padEnd(40, '0')}`;
-          return withdraw(n, { toAddress: i % 4 === 0 ? toAddress.toLowerCase() : toAddress, amount: 10 + i, currency: 'USDT_ERC20' });
+          const key = randomUUID();
+          return untilFinal(() => withdraw(n, { toAddress: i % 4 === 0 ? toAddress.toLowerCase() : toAddress, amount: 10 + i, currency: 'USDT_ERC20' }).set('Idempotency-Key', key));
         }),
       );
       const made = results.filter((_, i) => i % 2 === 1);
