@@ -21,6 +21,13 @@ function workspace(files: Record<string, string>, links: Record<string, string> 
 const manifest = (name: string) => JSON.stringify({ name, main: 'src/index.ts' });
 const pkg = (name: string, body: string) => ({ [`${name}/package.json`]: JSON.stringify({ name: path.basename(name), main: 'index.js' }), [`${name}/index.js`]: body });
 
+/**
+ * A library's build runs the TypeScript compiler for its declarations (two passes, CommonJS and
+ * ESM): seconds on an idle core, over the default 30 s on this 2-core machine when others load
+ * it (CI, fresh-ci 13:45).
+ */
+const LIBRARY_BUILD_MS = 180_000;
+
 describe('scripts/build.ts', () => {
   const roots: string[] = [];
   afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
@@ -131,7 +138,7 @@ describe('scripts/build.ts', () => {
     expect(execFileSync(process.execPath, ['--input-type=module', '-e', esm], { encoding: 'utf8' })).toMatch(/^ca978112/);
     expect(readFileSync(path.join(dist, 'index.d.ts'), 'utf8')).toContain('export declare const sha: (s: string) => string;');
     await expect(buildLibrary(projects.find((p) => p.folder === 'bad')!)).rejects.toThrow(/imports 'dep': a published library may use Node's builtins only/);
-  });
+  }, LIBRARY_BUILD_MS);
 
   it("runs a library's generate.mjs first, and writes a module the entry re-exports into its one declaration file", async () => {
     const root = workspace({
@@ -153,5 +160,5 @@ describe('scripts/build.ts', () => {
     expect(declarations).not.toMatch(/from '\.\//);
     const run = `const m = require(${JSON.stringify(path.join(dist, 'index.js'))}); console.log(m.pathOf(), m.SPEC.path)`;
     expect(execFileSync(process.execPath, ['-e', run], { encoding: 'utf8' })).toBe('/x /x\n');
-  });
+  }, LIBRARY_BUILD_MS);
 });
