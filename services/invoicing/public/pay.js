@@ -75,8 +75,9 @@
   // checked: reload when either changes; sooner while a receipt is being checked.
   var body = document.body;
   var shown = body.getAttribute('data-status');
-  // Pending, declined (a fresh payment may open) and under review (the merchant decides) can change.
-  if ((shown === 'pending' || shown === 'declined' || shown === 'review') && body.getAttribute('data-invoice')) {
+  // Pending, receipt needed (its receipt is being checked), declined (a fresh payment may open)
+  // and under review (the merchant decides) can change.
+  if ((shown === 'pending' || shown === 'receipt_needed' || shown === 'declined' || shown === 'review') && body.getAttribute('data-invoice')) {
     var receipt = body.getAttribute('data-receipt');
     var every = receipt === 'pending' ? 1500 : 5000;
     var poll = function () {

@@ -39,6 +39,8 @@ export interface PayTexts {
   verifyIdentity: string;
   receiptTitle: string;
   receiptAsk: string;
+  /** The same once the payment is received: only the receipt is missing. */
+  receiptAskPaid: string;
   receiptChecking: string;
   receiptRejected: string;
   receiptAnother: string;
@@ -88,6 +90,7 @@ const en: PayTexts = {
   verifyIdentity: 'Verify your identity',
   receiptTitle: 'Payment receipt',
   receiptAsk: 'After paying, upload the receipt from your bank app (a screenshot or PDF): the payment counts once it is checked.',
+  receiptAskPaid: 'Upload the receipt from your bank app (a screenshot or PDF).',
   receiptChecking: 'Your receipt is being checked…',
   receiptRejected: 'Your receipt was not accepted:',
   receiptAnother: 'Upload another one.',
@@ -137,6 +140,7 @@ const ru: PayTexts = {
   verifyIdentity: 'Подтвердить личность',
   receiptTitle: 'Чек об оплате',
   receiptAsk: 'После оплаты загрузите чек из приложения банка (скриншот или PDF): оплата засчитывается после его проверки.',
+  receiptAskPaid: 'Загрузите чек из приложения банка (скриншот или PDF).',
   receiptChecking: 'Проверяем ваш чек…',
   receiptRejected: 'Чек не принят:',
   receiptAnother: 'Загрузите другой.',
@@ -186,6 +190,7 @@ const kk: PayTexts = {
   verifyIdentity: 'Жеке басты растау',
   receiptTitle: 'Төлем түбіртегі',
   receiptAsk: 'Төлегеннен кейін банк қосымшасынан түбіртекті жүктеңіз (скриншот немесе PDF): төлем тексерілгеннен кейін есептеледі.',
+  receiptAskPaid: 'Банк қосымшасынан түбіртекті жүктеңіз (скриншот немесе PDF).',
   receiptChecking: 'Түбіртегіңіз тексерілуде…',
   receiptRejected: 'Түбіртек қабылданбады:',
   receiptAnother: 'Басқасын жүктеңіз.',

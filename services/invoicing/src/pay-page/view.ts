@@ -103,7 +103,7 @@ function receiptBlock(m: PaymentPageModel): SafeHtml {
   const t = textsOf(m);
   const r = m.receipt;
   const status = !r
-    ? html`<p data-testid="receipt-status" data-state="none">${t.receiptAsk}</p>`
+    ? html`<p data-testid="receipt-status" data-state="none">${m.state === 'receipt_needed' ? t.receiptAskPaid : t.receiptAsk}</p>`
     : r.state === 'pending'
       ? html`<p class="state pending" data-testid="receipt-status" data-state="pending">${t.receiptChecking}</p>`
       : r.state === 'rejected'

@@ -4,8 +4,8 @@ import { eventually } from '@pay/testing';
 import { expireDueInvoices } from '../invoices/expiry';
 import { checkReceipt } from './check';
 import { moscowDay, multipartBody, receiptPdf } from '../../test/receipts/test-fixtures';
-import { v2Request, type TestMerchant } from '../../test/test-support';
-import { liveTBankSuite } from '../../test/tbank-live';
+import { ReceiptReaders } from './readers';
+import { liveInvoicingForSuite, newMerchant, v2Request, type TestMerchant } from '../../test/test-support';
 
 /**
  * decisions.md §10 for an invoice the acquirer collects (live, T-Bank, against its emulator):
@@ -13,13 +13,17 @@ import { liveTBankSuite } from '../../test/tbank-live';
  * is APPROVED, whichever comes second; neither alone pays it. A confirmed payment whose
  * receipt never came is not lost at expiry: it is a receipt_missing review.
  */
-const live = liveTBankSuite('LiveReceiptsTerminal', 'live-receipts-secret');
-const { emulator, readers } = live;
-let ctx: Awaited<ReturnType<typeof live.start>>['ctx'];
+const TERMINAL = 'LiveReceiptsTerminal';
+const PASSWORD = 'live-receipts-secret';
+const live = liveInvoicingForSuite({ terminal: TERMINAL, password: PASSWORD, emulator: { retryDelaysMs: [100, 200, 400, 800, 1600, 3200] }, env: { TBANK_TIMEOUT_MS: '3000', TBANK_RECONCILE_AFTER_MS: '0' } });
+const { ctx, emulator } = live;
+const readers = new ReceiptReaders({ rusTrainedData: '/usr/share/tesseract-ocr/5/tessdata/rus.traineddata' });
 let m: TestMerchant;
 
-beforeAll(async () => ({ ctx, m } = await live.start()));
-afterAll(() => live.stop());
+beforeAll(async () => {
+  m = await newMerchant(ctx.deps, 'live');
+});
+afterAll(() => readers.close());
 
 const AMOUNT = 1490.9;
 const create = async (email: string) => {

@@ -6,8 +6,8 @@ import { expireDueInvoices } from '../../invoices/expiry';
 import { reconcileRefunds, REFUND_STALE_MS } from '../../invoices/refunds';
 import { checkReceipt } from '../../receipts/check';
 import { moscowDay, multipartBody, receiptPdf } from '../../../test/receipts/test-fixtures';
-import { v1Request, v2Request, type TestMerchant } from '../../../test/test-support';
-import { liveTBankSuite } from '../../../test/tbank-live';
+import { ReceiptReaders } from '../../receipts/readers';
+import { liveInvoicingForSuite, newMerchant, v1Request, v2Request, type TestMerchant } from '../../../test/test-support';
 import { NOTIFICATION_PATH } from './notifications';
 
 /**
@@ -17,13 +17,15 @@ import { NOTIFICATION_PATH } from './notifications';
  */
 const TERMINAL = 'MoneyPathsTerminal';
 const PASSWORD = 'money-paths-secret';
-const live = liveTBankSuite(TERMINAL, PASSWORD);
-const { emulator, readers } = live;
-let ctx: Awaited<ReturnType<typeof live.start>>['ctx'];
+const live = liveInvoicingForSuite({ terminal: TERMINAL, password: PASSWORD, emulator: { retryDelaysMs: [100, 200, 400, 800, 1600, 3200] }, env: { TBANK_TIMEOUT_MS: '3000', TBANK_RECONCILE_AFTER_MS: '0' } });
+const { ctx, emulator } = live;
+const readers = new ReceiptReaders({ rusTrainedData: '/usr/share/tesseract-ocr/5/tessdata/rus.traineddata' });
 let m: TestMerchant;
 
-beforeAll(async () => ({ ctx, m } = await live.start()));
-afterAll(() => live.stop());
+beforeAll(async () => {
+  m = await newMerchant(ctx.deps, 'live');
+});
+afterAll(() => readers.close());
 afterEach(() => {
   emulator.faults.muteNotifications = false;
   emulator.faults.dropRequest.clear();

@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { TBankEmulator } from '@pay/tbank-emulator';
-import { eventually, openBrowser, BUILT_START_MS } from '@pay/testing';
+import { eventually, openBrowser, phonePage, BUILT_START_MS } from '@pay/testing';
 import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../../test/test-support';
+import { moscowDay, receiptPng } from '../../../test/receipts/test-fixtures';
 
 const ARTIFACTS = join(__dirname, '..', '..', '..', '..', '..', 'artefacts', 'pay-page');
 const TERMINAL = 'BrowserTerminal';
@@ -111,3 +112,35 @@ it('a live SBP invoice in Chromium: declined (try again opens a fresh QR), under
   await page.screenshot({ path: join(ARTIFACTS, 'live-sbp-5-refunded.png'), fullPage: true });
   expect(problems).toEqual([]);
 }, 120_000);
+
+it('a live receiptRequired SBP invoice in Chromium: paid at the acquirer, the page turns to "payment received, upload your receipt"; the approved receipt makes it PAID', async () => {
+  const { page, problems } = await phonePage(browser.context);
+  const status = async () => (await page.locator('body').getAttribute('data-status')) ?? '';
+  // A receipt of its own (one file proves one payment, in this database across runs too): its amount and time vary.
+  const rubles = 1700 + Math.floor(Math.random() * 200);
+  const inv = (await v2Request(ctx.app, m, 'post', '/api/v2/invoices', { amount: rubles, receiptRequired: true, description: 'Receipt required' })).body.invoice as { id: string; paymentLink: string };
+  const receipt = await receiptPng(browser.context, { amount: `1 ${String(rubles).slice(1)},00 ₽`, date: `${moscowDay(0)} ${new Date().toISOString().slice(11, 16)}`, bank: 'Сбербанк' });
+
+  await page.goto(inv.paymentLink);
+  expect(await status()).toBe('pending');
+  expect(await page.getByTestId('qr').isVisible()).toBe(true);
+  await page.screenshot({ path: join(ARTIFACTS, 'live-receipt-1-pay.png'), fullPage: true });
+
+  // The payer pays in the bank app; the open page learns it by polling and reloads itself.
+  emulator.pay(emulator.paymentsOfOrder(inv.id)[0]!.paymentId, { method: 'sbp', payerBank: 'Sber' });
+  await page.waitForSelector('body[data-status="receipt_needed"]', { timeout: 30_000 });
+  expect(await page.getByTestId('payment-received').textContent()).toMatch(/payment has been received\. Do not pay again: upload the receipt/);
+  expect(await page.getByTestId('qr').count()).toBe(0);
+  expect(await page.locator('[data-receipt-form]').count()).toBe(1);
+  expect((await ctx.deps.db.invoice.findUniqueOrThrow({ where: { id: inv.id } })).status).toBe('PENDING');
+  await page.screenshot({ path: join(ARTIFACTS, 'live-receipt-2-payment-received.png'), fullPage: true });
+
+  await page.getByTestId('receipt-file').setInputFiles({ name: 'IMG_2001.png', mimeType: 'image/png', buffer: receipt });
+  await Promise.all([page.waitForURL(inv.paymentLink), page.getByTestId('upload-receipt').click()]);
+  await page.waitForSelector('[data-testid="status"]:text("PAID")', { timeout: 90_000 });
+  const paid = await ctx.deps.db.invoice.findUniqueOrThrow({ where: { id: inv.id } });
+  expect(paid).toMatchObject({ status: 'PAID', payerBank: 'Sber' });
+  expect(await page.locator('[data-receipt-form]').count()).toBe(0);
+  await page.screenshot({ path: join(ARTIFACTS, 'live-receipt-3-paid.png'), fullPage: true });
+  expect(problems).toEqual([]);
+}, 150_000);
