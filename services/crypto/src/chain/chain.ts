@@ -61,6 +61,12 @@ export interface TokenHoldings {
   hotWallets: { address: string; tokens: Money }[];
   /** The deposit addresses asked about that hold the token, with their balances. */
   deposits: { address: string; tokens: Money }[];
+  /**
+   * Other addresses the operator's sweeps sent the token to (a cold wallet named with --to),
+   * with their balances: swept funds are still the platform's. Empty when every sweep went to
+   * a hot wallet.
+   */
+  sweptTo: { address: string; tokens: Money }[];
   /** The hot wallets' native coin (ETH, BNB), and what one payout costs at today's fees. */
   gas: { symbol: string; balance: Money; perPayout: Money };
 }

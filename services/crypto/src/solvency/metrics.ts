@@ -12,8 +12,8 @@ import type { SolvencyLine } from './solvency';
 const byToken = ['network', 'currency'] as const;
 const gauge = (name: string, help: string, labelNames: readonly string[] = byToken) => new Gauge({ name, help, labelNames, registers: [metricsRegistry] });
 
-const gap = gauge('crypto_solvency_gap', 'On chain (hot wallets + deposit addresses) minus what the ledger owes (available + pending + live withdrawals not yet sent), in tokens: below zero, the platform cannot pay everyone');
-const onChain = gauge('crypto_solvency_on_chain', 'Tokens on chain: the hot wallets plus the deposit addresses that received a recorded transfer');
+const gap = gauge('crypto_solvency_gap', 'On chain (hot wallets + deposit addresses + other addresses sweeps sent tokens to) minus what the ledger owes (available + pending + live withdrawals not yet sent), in tokens: below zero, the platform cannot pay everyone');
+const onChain = gauge('crypto_solvency_on_chain', 'Tokens on chain: the hot wallets, the deposit addresses that received a recorded transfer, and other addresses sweeps sent tokens to');
 const owed = gauge('crypto_solvency_owed', 'Tokens the ledger owes live merchants and recipients: available + pending balances + live withdrawals not yet sent');
 const hotTokens = gauge('crypto_hot_wallet_token_balance', "The hot wallets' token balance (what payouts are paid from)");
 const gasBalance = gauge('crypto_hot_wallet_gas_balance', "The hot wallets' native coin (ETH, BNB) that pays payouts' gas", ['network']);

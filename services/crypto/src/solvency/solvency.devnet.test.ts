@@ -182,7 +182,26 @@ describe('solvency on an EVM devnet', () => {
     expect(await devnet.balanceOf(devnet.hotWallet.address)).toBe(hotBefore + parseUnits('150', 18));
     const after = await line();
     expect(delta(after, before)).toMatchObject({ hotWallets: 150, deposits: -150, depositAddresses: -2, available: 0, pending: 0, unsentWithdrawals: 0, gap: 0 });
+    expect(after.sweptTo).toEqual([]); // to the hot wallet: counted there, once
     expect(after.gas.balance.lt(before.gas.balance)).toBe(true);
+    // Each token transfer was recorded before it was broadcast (chain/evm/sweeps.ts); mined, settled at depth later.
+    const rows = await ctx.deps.db.sweepTransfer.findMany({ where: { network: 'Ethereum' }, orderBy: { units: 'desc' } });
+    expect(rows.map((r) => [r.fromAddress, r.toAddress, r.units.toFixed(), r.status])).toEqual([
+      [paid[0]!.address, devnet.hotWallet.address, parseUnits('100', 18).toString(), 'Signed'],
+      [paid[1]!.address, devnet.hotWallet.address, parseUnits('50', 18).toString(), 'Signed'],
+    ]);
+    // The periodic check's metric after the sweep: the same gap as the line.
+    await watchChains(ctx.deps);
+    const [checked] = await checkSolvency(ctx.deps, ctx.live!.holdings);
+    expect(checked!.gap.toFixed()).toBe(after.gap.toFixed());
+    expect(await gauge('crypto_solvency_gap')).toEqual([{ labels: { network: 'Ethereum', currency: 'USDT_ERC20' }, value: after.gap.toNumber() }]);
+
+    // A second run: the earlier sweeps are settled at depth, and nothing is left to sweep but the open invoice's address.
+    await devnet.mine(REQUIRED);
+    const rerun = await cli(['sweep', '--path', DEPOSIT_ACCOUNT_PATH], `${DEVNET_MNEMONIC}\n${devnet.hotWalletKey}\n`);
+    expect([rerun.code, rerun.err]).toEqual([0, '']);
+    expect(rerun.out).toContain('nothing to sweep');
+    expect(await ctx.deps.db.sweepTransfer.count({ where: { network: 'Ethereum', status: 'Confirmed' } })).toBe(2);
   }, 120_000);
 
   it('a shortfall and a hot wallet low on gas: the gap goes negative and the gas covers few payouts, in the metrics and the report (exit 2)', async () => {

@@ -12,13 +12,15 @@ import { forgetSolvency, reportSolvency } from './metrics';
 export interface SolvencyLine {
   network: Network;
   currency: Currency;
-  onChain: { hotWallets: Money; deposits: Money; depositAddresses: number; total: Money };
+  /** sweptTo: what sits at addresses sweeps sent the token to that are not hot wallets (a cold wallet). */
+  onChain: { hotWallets: Money; deposits: Money; depositAddresses: number; sweptTo: Money; total: Money };
   owed: { available: Money; pending: Money; unsentWithdrawals: Money; total: Money };
   /** onChain.total - owed.total: the platform's own tokens (fees) when positive, a shortfall when negative. */
   gap: Money;
   /** The hot wallets' native coin, what one payout's gas costs now, and how many payouts it covers. */
   gas: { symbol: string; balance: Money; perPayout: Money; payouts: number };
   hotWallets: { address: string; tokens: Money }[];
+  sweptTo: { address: string; tokens: Money }[];
 }
 
 type Reads = Pick<CryptoDeps, 'tables'>;
@@ -39,9 +41,9 @@ export async function solvencyOf(deps: Reads, holdings: ChainHoldings, network: 
   ]);
   const chain = await holdings.holdings(network, currency, addresses);
   const sum = (xs: { tokens: Money }[]) => xs.reduce((a, x) => a.add(x.tokens), money(0));
-  const onChain = { hotWallets: sum(chain.hotWallets), deposits: sum(chain.deposits), depositAddresses: chain.deposits.length };
+  const onChain = { hotWallets: sum(chain.hotWallets), deposits: sum(chain.deposits), depositAddresses: chain.deposits.length, sweptTo: sum(chain.sweptTo) };
   const owed = { available: ledger.available, pending: ledger.pending, unsentWithdrawals: money(unsent) };
-  const onChainTotal = onChain.hotWallets.add(onChain.deposits);
+  const onChainTotal = onChain.hotWallets.add(onChain.deposits).add(onChain.sweptTo);
   const owedTotal = owed.available.add(owed.pending).add(owed.unsentWithdrawals);
   const payouts = chain.gas.perPayout.gt(0) ? chain.gas.balance.div(chain.gas.perPayout).floor().toNumber() : Number.POSITIVE_INFINITY;
   return {
@@ -52,6 +54,7 @@ export async function solvencyOf(deps: Reads, holdings: ChainHoldings, network: 
     gap: onChainTotal.sub(owedTotal),
     gas: { ...chain.gas, payouts },
     hotWallets: chain.hotWallets,
+    sweptTo: chain.sweptTo,
   };
 }
 
@@ -101,11 +104,14 @@ export function formatSolvency(lines: SolvencyLine[], at: Date): string {
     out.push(
       '',
       `${l.network} ${l.currency}: ${l.gap.lt(0) ? 'SHORT' : 'solvent'}`,
-      `  on chain   ${fmt(l.onChain.total)}  = hot wallets ${fmt(l.onChain.hotWallets)} + deposits ${fmt(l.onChain.deposits)} at ${l.onChain.depositAddresses} address(es)`,
+      `  on chain   ${fmt(l.onChain.total)}  = hot wallets ${fmt(l.onChain.hotWallets)} + deposits ${fmt(l.onChain.deposits)} at ${l.onChain.depositAddresses} address(es)${
+        l.sweptTo.length > 0 ? ` + swept elsewhere ${fmt(l.onChain.sweptTo)}` : ''
+      }`,
       `  owed       ${fmt(l.owed.total)}  = available ${fmt(l.owed.available)} + pending ${fmt(l.owed.pending)} + withdrawals not yet sent ${fmt(l.owed.unsentWithdrawals)}`,
       `  gap        ${fmt(l.gap)}  (on chain - owed)`,
       `  gas        ${fmt(l.gas.balance)} ${l.gas.symbol} in the hot wallet(s); a payout costs ${fmt(l.gas.perPayout)} ${l.gas.symbol} now: covers ${l.gas.payouts} payouts`,
       ...l.hotWallets.map((w) => `  hot wallet ${w.address}: ${fmt(w.tokens)}`),
+      ...l.sweptTo.map((w) => `  swept to   ${w.address}: ${fmt(w.tokens)}`),
     );
   }
   return out.join('\n');

@@ -11,6 +11,8 @@ import { signSweep } from '../chain/evm/sweeps';
 import type { CryptoDeps } from '../deps';
 import { DEPOSIT_ACCOUNT_PATH, DEVNET_MNEMONIC, startDevnet, type Devnet } from '../chain/evm/devnet';
 import { finishSweeps, planSweep, readSweepSecrets, runSweep } from './sweep';
+import { solvencyOf } from './solvency';
+import { money } from '../money';
 
 // Live USDT_ERC20 on a local devnet: deposits to an address after the operator swept it. The
 // Ethereum rows of the watcher's and the sweep's tables belong to whichever devnet file runs (they clean them first).
@@ -59,11 +61,11 @@ const usdt = () => {
   return { net, token: tokenOf(net, 'USDT_ERC20') };
 };
 /** The operator's sweep of every settled address to the hot wallet, in this process (the CLI's steps: earlier sweeps finished, a plan, the transfers). */
-const sweep = async () => {
+const sweep = async (to: Address = devnet.hotWallet.address) => {
   const secrets = readSweepSecrets(`${DEVNET_MNEMONIC}\n${devnet.hotWalletKey}\n`, devnet.xpub, DEPOSIT_ACCOUNT_PATH);
   const unsettled = await finishSweeps(ctx.deps, [usdt().net], () => REQUIRED);
   const items = await planSweep(ctx.deps, [usdt()]);
-  return Object.assign(await runSweep(ctx.deps, items, new Map([['USDT_ERC20', usdt()]]), secrets, devnet.hotWallet.address, ctx.deps.config.PAYOUT_GAS_LIMIT), { unsettled, items });
+  return Object.assign(await runSweep(ctx.deps, items, new Map([['USDT_ERC20', usdt()]]), secrets, to, ctx.deps.config.PAYOUT_GAS_LIMIT), { unsettled, items });
 };
 /** A paid invoice: its deposit confirmed and credited. */
 const paid = async (amount: number) => {
@@ -199,5 +201,23 @@ describe('deposits to a swept address', () => {
     expect(await invoiceNow(inv.id)).toMatchObject({ amountReceived: 10 });
     expect(await available()).toBeCloseTo(before + 2.97, 6);
     expect(await ctx.deps.db.sweepTransfer.findUniqueOrThrow({ where: { txHash: signed.txHash } })).toMatchObject({ status: 'Confirmed' });
+  }, 120_000);
+
+  it('solvency after a sweep to another address than the hot wallet (a cold wallet, --to): the swept tokens are still counted, the gap does not move', async () => {
+    await paid(12);
+    const line = () => solvencyOf(ctx.deps, ctx.live!.holdings, 'Ethereum', 'USDT_ERC20');
+    const before = await line();
+    const cold = devnet.deployer.address;
+    const swept = await sweep(cold);
+    const moved = swept.reduce((sum, s) => sum.add(s.item.amount), money(0));
+    expect(moved.gte(12)).toBe(true);
+    const after = await line();
+    expect(after.onChain.deposits.sub(before.onChain.deposits).toFixed()).toBe(moved.neg().toFixed());
+    expect(after.onChain.hotWallets.toFixed()).toBe(before.onChain.hotWallets.toFixed());
+    // (This file registers no hot wallet, so its earlier sweeps' destination is listed too.)
+    const sweptTo = (l: typeof after) => l.sweptTo.reduce((sum, w) => sum.add(w.tokens), money(0));
+    expect(after.sweptTo.find((w) => w.address === cold)?.tokens.toFixed()).toBe(money(String(await devnet.balanceOf(cold))).div(1e6).toFixed());
+    expect(sweptTo(after).sub(sweptTo(before)).toFixed()).toBe(moved.toFixed());
+    expect(after.gap.toFixed()).toBe(before.gap.toFixed());
   }, 120_000);
 });

@@ -10,11 +10,19 @@ const CHUNK = 100;
 
 /**
  * One token's balances on one network at one block (the head when asked, the same block for
- * every call, so a transfer between two reads cannot be counted twice or missed): the hot
- * wallets' tokens and native coin, and the deposit addresses that hold any of the token. A
- * payout's gas is `gasLimit` at today's maxFeePerGas.
+ * every call, so a transfer between two reads cannot be counted twice or missed; a sweep is
+ * seen either at its deposit address or where it went, never both nor neither): the hot
+ * wallets' tokens and native coin, the deposit addresses that hold any of the token, and the
+ * other addresses sweeps sent it to. A payout's gas is `gasLimit` at today's maxFeePerGas.
  */
-export async function evmHoldings(net: EvmNetwork, token: EvmToken, hotWallets: string[], depositAddresses: string[], gasLimit: number): Promise<TokenHoldings> {
+export async function evmHoldings(
+  net: EvmNetwork,
+  token: EvmToken,
+  hotWallets: string[],
+  depositAddresses: string[],
+  sweptTo: string[],
+  gasLimit: number,
+): Promise<TokenHoldings> {
   const blockNumber = await net.client.getBlockNumber();
   const at = { blockNumber };
   const balances = async (addresses: string[]) => {
@@ -25,9 +33,10 @@ export async function evmHoldings(net: EvmNetwork, token: EvmToken, hotWallets: 
     }
     return out;
   };
-  const [hotTokens, depositTokens, natives, fees] = await Promise.all([
+  const [hotTokens, depositTokens, sweptTokens, natives, fees] = await Promise.all([
     balances(hotWallets),
     balances(depositAddresses),
+    balances(sweptTo),
     Promise.all(hotWallets.map((a) => net.client.getBalance({ address: getAddress(a), ...at }))),
     net.client.estimateFeesPerGas(),
   ]);
@@ -37,6 +46,7 @@ export async function evmHoldings(net: EvmNetwork, token: EvmToken, hotWallets: 
     currency: token.currency,
     hotWallets: hotWallets.map((address, i) => ({ address, tokens: fromUnits(hotTokens[i]!, token.decimals) })),
     deposits: depositAddresses.flatMap((address, i) => (depositTokens[i]! > 0n ? [{ address, tokens: fromUnits(depositTokens[i]!, token.decimals) }] : [])),
+    sweptTo: sweptTo.map((address, i) => ({ address, tokens: fromUnits(sweptTokens[i]!, token.decimals) })),
     gas: { symbol: NATIVE[net.network] ?? 'native', balance: money(formatEther(native)), perPayout: money(formatEther(BigInt(gasLimit) * fees.maxFeePerGas)) },
   };
 }

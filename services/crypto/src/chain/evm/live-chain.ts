@@ -13,7 +13,7 @@ import { DepositAddresses } from './deposit-addresses';
 import { depositState } from './deposits';
 import { EvmPayoutSigner, hasPayoutWallet, hasSignedPayout, payoutWallets } from './payout-signer';
 import { evmHoldings } from './holdings';
-import { sweptOutBy } from './sweeps';
+import { sweepDestinations, sweptOutBy } from './sweeps';
 import { EvmWatcher } from './watcher';
 
 export interface LiveChainOptions {
@@ -69,7 +69,9 @@ export class EvmChain implements Chain {
     leads: (network) => this.watchers.find((w) => w.network === network)?.cursor.leads() ?? Promise.resolve(false),
     holdings: async (network, currency, depositAddresses) => {
       const net = this.network(network);
-      return evmHoldings(net, tokenOf(net, currency), await payoutWallets(this.db, network), depositAddresses, this.config.PAYOUT_GAS_LIMIT);
+      const token = tokenOf(net, currency);
+      const hot = await payoutWallets(this.db, network);
+      return evmHoldings(net, token, hot, depositAddresses, await sweepDestinations(this.db, net, token, hot), this.config.PAYOUT_GAS_LIMIT);
     },
   };
 

@@ -142,6 +142,18 @@ export async function sweptOutBy(db: CryptoDb, clock: Clock, net: EvmNetwork, to
   return confirmed.reduce((sum, s) => sum + BigInt(s.movedUnits!.toFixed()), 0n);
 }
 
+/** Where sweeps of the token on the network sent it (not counting sweeps that moved nothing), other than `hotWallets`. */
+export async function sweepDestinations(db: CryptoDb, net: EvmNetwork, token: EvmToken, hotWallets: string[]): Promise<string[]> {
+  const hot = new Set(hotWallets.map((a) => getAddress(a)));
+  const rows = await db.sweepTransfer.findMany({
+    where: { network: net.network, currency: token.currency, status: { not: 'Failed' } },
+    distinct: ['toAddress'],
+    select: { toAddress: true },
+    orderBy: { toAddress: 'asc' },
+  });
+  return rows.map((r) => r.toAddress).filter((a) => !hot.has(getAddress(a)));
+}
+
 /** The sweeps of a network not yet final, oldest first. */
 export function unsettledSweeps(db: CryptoDb, net: EvmNetwork): Promise<SweepTransfer[]> {
   return db.sweepTransfer.findMany({ where: { network: net.network, status: 'Signed' }, orderBy: { signedAt: 'asc' } });
