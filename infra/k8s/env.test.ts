@@ -5,7 +5,7 @@ import { buildOncePerRun, eventually, freePort, idleStackEnv } from '@pay/testin
 import { CryptoConfigSchema } from '../../services/crypto/src/config';
 import { InvoicingConfigSchema } from '../../services/invoicing/src/config';
 import { WorkerConfigSchema } from '../../services/webhook-worker/src/config';
-import { containerEnv, readManifests, renderKustomization, type Container, type Manifest } from './render';
+import { containerEnv, metricNamesIn, readManifests, renderKustomization, rulesOf, type Container, type Manifest } from './render';
 
 /**
  * Each Deployment's container started with exactly the environment the manifests give it: the
@@ -31,6 +31,24 @@ const secrets = dataOf('Secret');
 const containers = rendered.objects
   .filter((o): o is Manifest & { spec: { template: { spec: { containers: Container[] } } } } => o.kind === 'Deployment')
   .flatMap((d) => d.spec.template.spec.containers.map((c) => ({ deployment: d.metadata!.name!, env: containerEnv(c, configMaps, secrets) })));
+
+/** The metrics the alerts labelled `service: <name>` select, by service: that service's processes must export each one. */
+const alertMetrics = new Map<string, Set<string>>();
+for (const { rule } of rulesOf(rendered.objects)) {
+  const service = rule.labels?.service;
+  if (service) alertMetrics.set(service, new Set([...(alertMetrics.get(service) ?? []), ...metricNamesIn(String(rule.expr)).names]));
+}
+
+/** The metric names a /metrics text declares (`# TYPE`), as PromQL selects them: a histogram's `_bucket`, `_sum`, `_count`. */
+function exportedNames(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const [, name, type] of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
+    if (type === 'histogram') for (const s of ['_bucket', '_sum', '_count']) names.add(name + s);
+    else if (type === 'summary') for (const s of ['', '_sum', '_count']) names.add(name + s);
+    else names.add(name!);
+  }
+  return names;
+}
 
 function fill(env: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -64,6 +82,10 @@ describe('each Deployment with exactly the environment of the ConfigMap and Secr
   beforeAll(async () => {
     [idle] = await Promise.all([idleStackEnv('k8s_env'), buildOncePerRun()]);
   }, 180_000);
+
+  it('knows the alerts labelled with a service, whose metrics each Deployment of it is checked to export', () => {
+    expect([...(alertMetrics.get('invoicing') ?? [])]).toEqual(expect.arrayContaining(['invoicing_acquirer_notifications_total', 'invoicing_acquirer_calls_total', 'invoicing_acquirer_payment_oldest_unheard_seconds']));
+  });
 
   it('covers every Deployment that runs a service', () => {
     expect(containers.map((c) => `${c.deployment}:${c.env.SERVICE}`).sort()).toEqual([
@@ -117,6 +139,9 @@ describe('each Deployment with exactly the environment of the ConfigMap and Secr
       ).catch((err: Error) => {
         throw new Error(`${err.message}\n--- ${deployment} output ---\n${proc.output()}`);
       });
+      // Every metric its service's alerts name is on its /metrics (validate.mjs checks the same from the bundles).
+      const exported = exportedNames(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
+      expect({ deployment, missing: [...(alertMetrics.get(env.SERVICE!) ?? [])].filter((n) => !exported.has(n)) }).toEqual({ deployment, missing: [] });
       // What the Deployment says it runs: the API pods no workers, the worker pods theirs (the
       // production logger writes in blocks, so its line may come a moment after readiness).
       if (env.SERVICE !== 'webhook-worker') {

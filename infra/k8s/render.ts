@@ -2,6 +2,7 @@
 // the kustomization (images, labels, generators applied), and its YAML is read as Kubernetes
 // reads it. Shared by validate.mjs (run under tsx) and env.test.ts.
 import { execFileSync } from 'node:child_process';
+import { parser as promql } from '@prometheus-io/lezer-promql';
 import { parseAllDocuments, type Tags } from 'yaml';
 
 /** The rendered YAML text; throws with kubectl's own message when it cannot render. */
@@ -58,4 +59,36 @@ export interface Container {
   name?: string;
   env?: { name: string; value?: string; valueFrom?: { configMapKeyRef?: { name: string; key: string }; secretKeyRef?: { name: string; key: string } } }[];
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
+}
+
+/** The metric names a PromQL expression selects, and the position of its first syntax error (null when none). */
+export function metricNamesIn(expr: string): { names: string[]; error: number | null } {
+  const names: string[] = [];
+  let error: number | null = null;
+  promql.parse(expr).iterate({
+    enter: (n) => {
+      if (n.type.isError && error === null) error = n.from;
+      if (n.name === 'VectorSelector') {
+        const id = n.node.getChild('Identifier');
+        if (id) names.push(expr.slice(id.from, id.to));
+      }
+    },
+  });
+  return { names, error };
+}
+
+interface Rule {
+  alert?: string;
+  record?: string;
+  expr?: unknown;
+  labels?: Record<string, string>;
+}
+
+/** Every alerting and recording rule of the PrometheusRules among `objects`, with where it is (`PrometheusRule/<name> <alert>`). */
+export function rulesOf(objects: Manifest[]): { where: string; rule: Rule }[] {
+  return objects
+    .filter((o) => o.kind === 'PrometheusRule')
+    .flatMap((r) =>
+      ((r.spec as { groups?: { rules?: Rule[] }[] } | undefined)?.groups ?? []).flatMap((g) => (g.rules ?? []).map((rule) => ({ where: `PrometheusRule/${r.metadata?.name} ${rule.alert ?? rule.record}`, rule }))),
+    );
 }

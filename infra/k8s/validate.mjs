@@ -20,8 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
-import { parser as promql } from '@prometheus-io/lezer-promql';
-import { renderKustomization, readManifests } from './render.ts';
+import { metricNamesIn, renderKustomization, readManifests, rulesOf } from './render.ts';
 import { buildEntry, entryPoints, workspaceProjects } from '../../scripts/build.ts';
 
 const run = promisify(execFile);
@@ -317,22 +316,6 @@ async function exportedNamesCached() {
   return found;
 }
 
-/** The metric names a PromQL expression selects, or the position of its first syntax error. */
-function metricNamesIn(expr) {
-  const names = [];
-  let error = null;
-  promql.parse(expr).iterate({
-    enter: (n) => {
-      if (n.type.isError && error === null) error = n.from;
-      if (n.name === 'VectorSelector') {
-        const id = n.node.getChild('Identifier');
-        if (id) names.push(expr.slice(id.from, id.to));
-      }
-    },
-  });
-  return { names, error };
-}
-
 // Series Prometheus itself makes for every target it scrapes, beside each service's own.
 const exportedBy = new Map((await exportedNamesCached()).map(([service, names]) => [service, new Set([...names, 'up', 'scrape_duration_seconds', 'scrape_samples_scraped'])]));
 const registered = new Set([...exportedBy.values()].flatMap((names) => [...names]));
@@ -351,9 +334,7 @@ function checkExpr(where, expr, service) {
 }
 
 // Alerts and recording rules.
-for (const r of byKind('PrometheusRule')) {
-  for (const g of r.spec?.groups ?? []) for (const rule of g.rules ?? []) checkExpr(`PrometheusRule/${r.metadata.name} ${rule.alert ?? rule.record}`, String(rule.expr), rule.labels?.service);
-}
+for (const { where, rule } of rulesOf(objects.map((o) => o.doc))) checkExpr(where, String(rule.expr), rule.labels?.service);
 // The Prometheus adapter's rules: the series they query and the names they serve to autoscalers.
 // They are the adapter's Helm values (monitoring/prometheus-adapter-values.yaml: rules.external, rules.custom).
 const adapterServes = new Set();
