@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -35,8 +36,8 @@ let state: string;
 
 beforeAll(async () => {
   state = mkdtempSync(join(tmpdir(), 'stack-'));
-  const [idle, ports] = await Promise.all([idleStackEnv('local_stack'), Promise.all([1, 2, 3, 4, 5, 6].map(() => freePort())), buildOncePerRun()]);
-  const [invoicing, crypto, worker, mailWeb, mailSmtp, s3] = ports;
+  const [idle, ports] = await Promise.all([idleStackEnv('local_stack'), Promise.all([1, 2, 3, 4, 5, 6, 7].map(() => freePort())), buildOncePerRun()]);
+  const [invoicing, crypto, worker, mailWeb, mailSmtp, s3, cryptoWorkers] = ports;
   env = {
     ...(process.env as Record<string, string>),
     ...idle,
@@ -45,6 +46,7 @@ beforeAll(async () => {
     STACK_STATE: state,
     INVOICING_PORT: String(invoicing),
     CRYPTO_PORT: String(crypto),
+    CRYPTO_WORKERS_PORT: String(cryptoWorkers),
     WORKER_PORT: String(worker),
     MAILDEV_WEB_PORT: String(mailWeb),
     MAILDEV_SMTP_PORT: String(mailSmtp),
@@ -194,8 +196,8 @@ describe('a second stack, with the devnet and the T-Bank emulator, beside the fi
 
   beforeAll(async () => {
     state2 = mkdtempSync(join(tmpdir(), 'stack2-'));
-    const [idle, ports] = await Promise.all([idleStackEnv('local_stack_2'), Promise.all([1, 2, 3, 4, 5, 6, 7, 8, 9].map(() => freePort()))]);
-    const [invoicing, crypto, worker, mailWeb, mailSmtp, s3, emulator, devnet, devnetBsc] = ports;
+    const [idle, ports] = await Promise.all([idleStackEnv('local_stack_2'), Promise.all([1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(() => freePort()))]);
+    const [invoicing, crypto, worker, mailWeb, mailSmtp, s3, emulator, devnet, devnetBsc, cryptoWorkers] = ports;
     // Redis db 8 above this jest worker's own (workers use the low dbs): the second stack's queues apart from the first's.
     const redis = new URL(idle.REDIS_URL);
     redis.pathname = `/${Number(redis.pathname.slice(1) || 0) + 8}`;
@@ -207,6 +209,7 @@ describe('a second stack, with the devnet and the T-Bank emulator, beside the fi
       STACK_STATE: state2,
       INVOICING_PORT: String(invoicing),
       CRYPTO_PORT: String(crypto),
+      CRYPTO_WORKERS_PORT: String(cryptoWorkers),
       WORKER_PORT: String(worker),
       MAILDEV_WEB_PORT: String(mailWeb),
       MAILDEV_SMTP_PORT: String(mailSmtp),
@@ -232,23 +235,66 @@ describe('a second stack, with the devnet and the T-Bank emulator, beside the fi
     const settings = readFileSync(join(state2, 'devnet.env'), 'utf8');
     expect(settings).toContain(`EVM_RPC_URL_ETHEREUM=${urls2.devnet}`);
     expect(settings).toContain(`EVM_RPC_URL_BSC=${urls2.devnetBsc}`);
-    for (const name of ['invoicing', 'crypto', 'webhook-worker', 'tbank-emulator', 'maildev', 's3rver', 'devnet']) expect(existsSync(join(state2, `${name}.pid`))).toBe(true);
+    for (const name of ['invoicing', 'crypto', 'crypto-workers', 'webhook-worker', 'tbank-emulator', 'maildev', 's3rver', 'devnet']) expect(existsSync(join(state2, `${name}.pid`))).toBe(true);
     // The first stack's folder holds no devnet: the second wrote nothing there.
     expect(existsSync(join(state, 'devnet.env'))).toBe(false);
   });
 
+  let second: RegisteredMerchant;
   it('runs while the first stack runs, on a database of its own, and takes live USDT on its devnet', async () => {
     for (const url of [urls.invoicing, urls.crypto, urls2.invoicing, urls2.crypto]) expect((await fetch(`${url}/readyz`)).status).toBe(200);
-    const second = await registerCryptoMerchant(urls2.crypto, 'Second stack');
+    second = await registerCryptoMerchant(urls2.crypto, 'Second stack');
     // Unknown to the first stack: another database.
     expect((await apiClient(urls.crypto, { apiKey: second.liveKey }).keyed('GET', '/api/v1/merchants/profile')).status).toBe(401);
     const live = apiClient(urls2.crypto, { apiKey: second.liveKey });
-    const invoice = expectStatus(await live.keyed('POST', '/api/v1/invoices', { amount: 25, currency: 'USDT_ERC20' }), 201, 'live USDT invoice').data;
+    // Above the live minimum withdrawal of USDT_ERC20 (100 by default), which the next test takes out.
+    const invoice = expectStatus(await live.keyed('POST', '/api/v1/invoices', { amount: 150, currency: 'USDT_ERC20' }), 201, 'live USDT invoice').data;
     // pnpm and tsx start slowly on a loaded machine: minutes are allowed, not seconds.
-    await run('pnpm', ['--silent', 'devnet:pay', invoice.address, '25'], { cwd: ROOT, env: env2, timeout: 240_000 });
+    await run('pnpm', ['--silent', 'devnet:pay', invoice.address, '150'], { cwd: ROOT, env: env2, timeout: 240_000 });
     await eventually(async () => expect(expectStatus(await live.keyed('GET', `/api/v1/invoices/${invoice.id}`), 200, 'invoice').data.status).toBe('Paid'), 90_000, 500);
     // The emulator answers the protocol on its port.
     expect((await fetch(`${urls2.emulator}/v2/GetState`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBeLessThan(500);
+  }, 420_000);
+
+  /** The environment a stack process started with, as the kernel keeps it (/proc/<pid>/environ). */
+  const environOf = (name: string) => readFileSync(`/proc/${readFileSync(join(state2, `${name}.pid`), 'utf8').trim()}/environ`, 'utf8').split('\0');
+
+  it('keeps the hot wallet’s key in a 0600 file that crypto-workers alone is given, in no process’s environment', () => {
+    const keyFile = join(state2, 'devnet-payout-key');
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    const key = readFileSync(keyFile, 'utf8').trim().replace(/^0x/, '');
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    expect(readFileSync(join(state2, 'devnet.env'), 'utf8')).not.toContain(key);
+    expect(environOf('crypto-workers')).toEqual(expect.arrayContaining([`PAYOUT_PRIVATE_KEY_FILE=${keyFile}`, 'SERVE_API=false']));
+    for (const name of ['crypto', 'crypto-workers', 'invoicing', 'webhook-worker', 'tbank-emulator']) {
+      const environ = environOf(name);
+      expect({ name, key: environ.some((v) => v.includes(key)), variable: environ.some((v) => v.startsWith('PAYOUT_PRIVATE_KEY=')) }).toEqual({ name, key: false, variable: false });
+      if (name !== 'crypto-workers') expect({ name, file: environ.some((v) => v.startsWith('PAYOUT_PRIVATE_KEY_FILE=')) }).toEqual({ name, file: false });
+    }
+  });
+
+  it('pays a live withdrawal on its devnet from the hot wallet whose key crypto-workers read from its file', async () => {
+    const live = apiClient(urls2.crypto, { apiKey: second.liveKey, hmacSecret: second.hmacSecret }, 'crypto');
+    const usdt = async () => (expectStatus(await live.keyed('GET', '/api/v1/withdrawals/balance'), 200, 'balance').data.balances as { currency: string; available: number }[]).find((b) => b.currency === 'USDT_ERC20')!;
+    expect((await usdt()).available).toBe(148.5); // 150 less the 1% fee
+    const to = `0x${randomBytes(20).toString('hex')}`;
+    const created = expectStatus(await live.signed('POST', '/api/v1/withdrawals', { toAddress: to, amount: 120, currency: 'USDT_ERC20' }), 201, 'live withdrawal').data;
+    expect((await usdt()).available).toBe(28.5);
+    const done = await eventually(
+      async () => {
+        const w = expectStatus(await live.keyed('GET', `/api/v1/withdrawals/${created.id}`), 200, 'withdrawal').data;
+        if (w.status === 'Failed') throw new Error(`the withdrawal failed: ${JSON.stringify(w)}`);
+        expect(w.status).toBe('Completed');
+        return w;
+      },
+      180_000,
+      500,
+    );
+    expect(done.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    // On chain, as `pnpm devnet:balance` reads it: the net amount arrived from the hot wallet.
+    const balance = await run('pnpm', ['--silent', 'devnet:balance', to], { cwd: ROOT, env: env2, timeout: 240_000 });
+    expect(balance.stdout.trim()).toBe(`118.8 USDT_ERC20 at ${to}`);
+    expect((await usdt()).available).toBe(28.5);
   }, 420_000);
 
   it('stops alone: the first stack keeps running', async () => {

@@ -2,7 +2,8 @@
  * Local EVM devnets for trying live crypto end to end (see README, "Going live on
  * Ethereum/BSC"): two Hardhat nodes, one standing for Ethereum (chain id 31337, USDT and USDC
  * with 6 decimals) and one for BSC (chain id 31338, both with 18), so all four EVM currencies
- * are live. The crypto service's settings for them are written to <state>/devnet.env, where
+ * are live. The crypto service's settings for them are written to <state>/devnet.env (the hot
+ * wallet's key apart, in <state>/devnet-payout-key, mode 0600, for crypto-workers alone), where
  * <state> is STACK_STATE (as scripts/stack.sh reads it: a folder, relative to the checkout's
  * root unless absolute) or .stack.
  *
@@ -12,7 +13,7 @@
  *   tsx scripts/devnet.ts balance <address> [currency]   the token balance of an address (pnpm devnet:balance)
  *   tsx scripts/devnet.ts stop                          stop them
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openDevnet, startDevnetNode, type Devnet } from '../services/crypto/src/chain/evm/devnet';
 import { fromUnits } from '../services/crypto/src/chain/evm/amounts';
@@ -22,6 +23,8 @@ import { createCryptoDatabase } from '../services/crypto/src/db';
 // The same folder as scripts/stack.sh's, so a second stack (STACK_STATE=/x stack.sh devnet) has its own devnet.
 const STATE = path.resolve(__dirname, '..', process.env.STACK_STATE || '.stack');
 const ENV_FILE = path.join(STATE, 'devnet.env');
+// The hot wallet's key, apart from the settings every process reads: stack.sh names it to crypto-workers alone.
+const KEY_FILE = path.join(STATE, 'devnet-payout-key');
 const PID_FILE = path.join(STATE, 'devnet.pid');
 
 function saved(): Record<string, string> {
@@ -89,6 +92,7 @@ function stopAll(): void {
   }
   rmSync(PID_FILE, { force: true });
   rmSync(ENV_FILE, { force: true });
+  rmSync(KEY_FILE, { force: true });
 }
 
 /**
@@ -145,17 +149,19 @@ async function main([verb, ...args]: string[]): Promise<void> {
             `CONFIRMATIONS_${net.suffix}=3`,
           ]),
           `DEPOSIT_XPUB=${d.xpub}`,
-          `PAYOUT_PRIVATE_KEY=${d.hotWalletKey}`,
           '',
         ].join('\n'),
       );
+      // Its owner alone may read it (crypto refuses a key file open to others); chmod too, for a file left from before.
+      writeFileSync(KEY_FILE, `${d.hotWalletKey}\n`, { mode: 0o600 });
+      chmodSync(KEY_FILE, 0o600);
       for (const { net, d } of started) {
         console.log(
           `devnet ${net.network}: ${d.url} (chain id ${d.chainId}), USDT ${d.tokens.USDT.address} and USDC ${d.tokens.USDC.address} with ${net.decimals} decimals, a block a second`,
         );
       }
       console.log(`  payer account:  ${d.payer.address}  holds 1000000 of each; pay with: pnpm devnet:pay <address> <amount> [USDT_ERC20|USDC_ERC20|USDT_BEP20|USDC_BEP20]`);
-      console.log(`  hot wallet:     ${d.hotWallet.address}  holds 1000000 of each (PAYOUT_PRIVATE_KEY)`);
+      console.log(`  hot wallet:     ${d.hotWallet.address}  holds 1000000 of each; its key in ${KEY_FILE} (crypto-workers' PAYOUT_PRIVATE_KEY_FILE)`);
       console.log(`  settings:       ${ENV_FILE}`);
       return;
     }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Brings the whole stack up on this machine and prints its URLs:
-#   bash scripts/stack.sh          install, migrate, build, start invoicing, crypto and the webhook worker
+#   bash scripts/stack.sh          install, migrate, build, start invoicing, crypto (its API and its
+#                                  workers, two processes as in Kubernetes) and the webhook worker
 #   bash scripts/stack.sh devnet   the same, with live USDT and USDC on local Ethereum and BSC devnets (started
 #                                  first; settings in .stack/devnet.env; see README "Going live on Ethereum/BSC")
 #   bash scripts/stack.sh stop     stop them (and the devnets)
@@ -12,8 +13,10 @@
 # S3-compatible server (s3rver) holding receipt files (RECEIPTS_STORAGE=s3), as in Kubernetes.
 # It runs what the image runs: the compiled bundles (`pnpm build`, services/*/dist/main.js) under
 # plain node, not tsx. Logs go to .stack/logs/<service>.log. Settings come from the environment
-# (see README); the live chain's (EVM_RPC_URL_*, USDT_CONTRACT_*, USDC_CONTRACT_*, DEPOSIT_XPUB, PAYOUT_PRIVATE_KEY,
-# CONFIRMATIONS_*) pass through to crypto like any other.
+# (see README); the live chain's (EVM_RPC_URL_*, USDT_CONTRACT_*, USDC_CONTRACT_*, DEPOSIT_XPUB,
+# CONFIRMATIONS_*) pass through to crypto like any other. The hot wallet's key is the exception: a
+# file (PAYOUT_PRIVATE_KEY_FILE; with `devnet`, the devnet's key in $STACK_STATE/devnet-payout-key,
+# mode 0600) named to crypto-workers alone, never to the crypto API, invoicing or the webhook worker.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Node 24: the project's own (.tools/node, from bootstrap.sh) where the machine's is older.
@@ -31,9 +34,14 @@ for arg in "$@"; do
   esac
 done
 
-SERVICES=(invoicing crypto webhook-worker)
+SERVICES=(invoicing crypto crypto-workers webhook-worker)
 declare -A PORTS=([invoicing]=${INVOICING_PORT:-3001} [crypto]=${CRYPTO_PORT:-3002} [webhook-worker]=${WORKER_PORT:-3003} [tbank-emulator]=${TBANK_EMULATOR_PORT:-3004}
-  [maildev]=${MAILDEV_WEB_PORT:-1080} [s3rver]=${S3RVER_PORT:-4568})
+  [crypto-workers]=${CRYPTO_WORKERS_PORT:-3005} [maildev]=${MAILDEV_WEB_PORT:-1080} [s3rver]=${S3RVER_PORT:-4568})
+# crypto-workers runs crypto's bundle: the workers-only process (SERVE_API=false), as Kubernetes runs it.
+declare -A BUNDLES=([crypto-workers]=crypto)
+# The hot wallet's key file, taken out of the environment every process inherits: crypto-workers alone is given it.
+PAYOUT_KEY_FILE=${PAYOUT_PRIVATE_KEY_FILE:-}
+unset PAYOUT_PRIVATE_KEY_FILE
 MAILDEV_SMTP_PORT=${MAILDEV_SMTP_PORT:-1025}
 # stop and status look after the emulator too, whichever flags they were given; up waits for it when started.
 ALL=("${SERVICES[@]}" tbank-emulator maildev s3rver)
@@ -78,6 +86,8 @@ stop >/dev/null
 if [ "$CMD" = devnet ]; then
   DEVNET_OUT=$(pnpm --silent exec tsx scripts/devnet.ts start) || { echo "$DEVNET_OUT"; echo "devnet failed to start; see $STATE/logs/devnet-*.log"; exit 1; }
   set -a; . "$STATE/devnet.env"; set +a
+  # The devnet's hot wallet key, written by devnet.ts beside its settings (0600), unless the environment named another.
+  PAYOUT_KEY_FILE=${PAYOUT_KEY_FILE:-$(cd "$STATE" && pwd)/devnet-payout-key}
 fi
 # Always rebuilt (a fraction of a second), so the stack never runs stale bundles.
 [ "${STACK_SKIP_PREPARE:-}" = 1 ] || pnpm --silent build >"$STATE/logs/build.log" 2>&1 || { cat "$STATE/logs/build.log"; echo "build failed"; exit 1; }
@@ -114,9 +124,11 @@ if [ -n "$TBANK_EMULATOR" ]; then
   echo $! >"$STATE/tbank-emulator.pid"
 fi
 
+# start NAME [VAR=value ...]: its bundle on its port, with these settings over the environment's.
 start() {
-  PORT=${PORTS[$1]} nohup node "services/$1/dist/main.js" >"$STATE/logs/$1.log" 2>&1 &
-  echo $! >"$STATE/$1.pid"
+  local name=$1; shift
+  env PORT="${PORTS[$name]}" "$@" nohup node "services/${BUNDLES[$name]:-$name}/dist/main.js" >"$STATE/logs/$name.log" 2>&1 &
+  echo $! >"$STATE/$name.pid"
 }
 
 # wait_ready NAME [PATH]: until http://127.0.0.1:<its port><PATH> (default /readyz) answers 2xx, for at
@@ -146,9 +158,14 @@ ensure_operator() {
     node -e 'let s="";process.stdin.on("data",(c)=>(s+=c)).on("end",()=>{const d=JSON.parse(s).data;const fs=require("fs");fs.writeFileSync(process.argv[1]+"/operator-id",d.merchantId);fs.writeFileSync(process.argv[1]+"/operator-key",d.apiKey.apiKey,{mode:0o600})})' "$STATE"
 }
 
-# crypto first: the operator merchant is registered through it before invoicing starts.
-start crypto
+# crypto first: the operator merchant is registered through it before invoicing starts. Its API
+# runs no workers and never sees the hot wallet's key (it would refuse to start with it); the
+# workers-only process serves probes and metrics alone and holds the key, when there is one.
+start crypto RUN_WORKERS=false
+# Its PUBLIC_URL is the API's: the links in what it sends (webhook events) name the API, not this process.
+start crypto-workers SERVE_API=false RUN_WORKERS=true PUBLIC_URL="${PUBLIC_URL:-http://127.0.0.1:${PORTS[crypto]}}" ${PAYOUT_KEY_FILE:+PAYOUT_PRIVATE_KEY_FILE=$PAYOUT_KEY_FILE}
 wait_ready crypto
+wait_ready crypto-workers
 if [ -z "${CONSOLE_OPERATORS:-}" ]; then
   ensure_operator
   export CONSOLE_OPERATORS=$(cat "$STATE/operator-id")
@@ -160,11 +177,14 @@ for s in invoicing webhook-worker; do start "$s"; done
 for s in invoicing webhook-worker; do wait_ready "$s"; done
 [ -z "$TBANK_EMULATOR" ] || wait_ready tbank-emulator
 
+KEY_NOTE="no hot wallet key"
+[ -z "$PAYOUT_KEY_FILE" ] || KEY_NOTE="the hot wallet's key from $PAYOUT_KEY_FILE"
 cat <<URLS
 
 The stack is up:
   invoicing       http://127.0.0.1:${PORTS[invoicing]}       (base_url; docs at /docs; web console at /console)
   crypto          http://127.0.0.1:${PORTS[crypto]}       (crypto_base_url; docs at /docs)
+  crypto-workers  http://127.0.0.1:${PORTS[crypto-workers]}/readyz   (withdrawals, chain watcher, outbox; $KEY_NOTE)
   webhook-worker  http://127.0.0.1:${PORTS[webhook-worker]}/readyz   (metrics at /metrics)
   queue dashboard http://127.0.0.1:${PORTS[invoicing]}/console/queues: $OPERATOR_NOTE
   mailbox         http://127.0.0.1:${PORTS[maildev]}       (batch e-mails: SMTP 127.0.0.1:$MAILDEV_SMTP_PORT; open one, click its payment link)

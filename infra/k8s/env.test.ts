@@ -15,12 +15,12 @@ import { containerEnv, metricNamesIn, readManifests, renderKustomization, rulesO
  *   waits to be sent to the example SMTP or S3 hosts, which are never contacted);
  * - PORT and HOST: a free port on loopback;
  * - values the operator fills (`<...>` in secret.example.yaml): SECRETS_KEY gets the tests' key;
- *   the live chain's (EVM RPC URLs, the deposit xpub, the payout key) are left out, because an
- *   RPC URL connects to its chain at start (the devnet tests cover that path). Any other
- *   placeholder fails the test.
+ *   the live chain's (EVM RPC URLs, the deposit xpub) are left out, because an RPC URL connects
+ *   to its chain at start (the devnet tests cover that path; the payout key's file, which only
+ *   crypto-workers names, is read only there). Any other placeholder fails the test.
  */
 const ROOT = path.join(__dirname, '..', '..');
-const LIVE_CHAIN = new Set(['EVM_RPC_URL_ETHEREUM', 'EVM_RPC_URL_BSC', 'DEPOSIT_XPUB', 'PAYOUT_PRIVATE_KEY']);
+const LIVE_CHAIN = new Set(['EVM_RPC_URL_ETHEREUM', 'EVM_RPC_URL_BSC', 'DEPOSIT_XPUB']);
 
 const rendered = readManifests(renderKustomization(__dirname));
 const examples = readManifests(readFileSync(path.join(__dirname, 'secret.example.yaml'), 'utf8'));
@@ -103,9 +103,8 @@ describe('each Deployment with exactly the environment of the ConfigMap and Secr
       crypto: new Set(Object.keys(CryptoConfigSchema.properties)),
       'webhook-worker': new Set(Object.keys(WorkerConfigSchema.properties)),
     };
-    // Read outside the config schemas: the image's entry point picks the service by SERVICE; crypto's
-    // main reads PAYOUT_PRIVATE_KEY itself and deletes it from the environment.
-    const alsoRead: Record<string, string[]> = { invoicing: ['SERVICE'], crypto: ['SERVICE', 'PAYOUT_PRIVATE_KEY'], 'webhook-worker': ['SERVICE'] };
+    // Read outside the config schemas: the image's entry point picks the service by SERVICE.
+    const alsoRead: Record<string, string[]> = { invoicing: ['SERVICE'], crypto: ['SERVICE'], 'webhook-worker': ['SERVICE'] };
     // One ConfigMap and one Secret serve every service (envFrom): a key must be read by one of them,
     // or be one a Deployment maps onto a variable (INVOICING_PUBLIC_URL → PUBLIC_URL).
     const deployments = rendered.objects.filter((o) => o.kind === 'Deployment') as (Manifest & { spec: { template: { spec: { containers: Container[] } } } })[];
@@ -122,6 +121,16 @@ describe('each Deployment with exactly the environment of the ConfigMap and Secr
       }
     }
   });
+
+  it('crypto-workers alone names the payout key’s file, and the crypto API given it refuses to start, saying what to fix', async () => {
+    const holders = containers.filter((c) => 'PAYOUT_PRIVATE_KEY_FILE' in c.env || 'PAYOUT_PRIVATE_KEY' in c.env).map((c) => c.deployment);
+    expect(holders).toEqual(['crypto-workers']);
+    const workers = containers.find((c) => c.deployment === 'crypto-workers')!.env;
+    const api = containers.find((c) => c.deployment === 'crypto')!.env;
+    const proc = start({ ...fill(api), ...idle, PAYOUT_PRIVATE_KEY_FILE: workers.PAYOUT_PRIVATE_KEY_FILE!, PORT: String(await freePort()), HOST: '127.0.0.1' });
+    const code = await new Promise<number | null>((r) => proc.child.once('exit', r));
+    expect({ code, output: proc.output() }).toEqual({ code: 1, output: expect.stringMatching(/PAYOUT_PRIVATE_KEY_FILE is set on a process that serves the API \(SERVE_API is true\)/) });
+  }, 120_000);
 
   it.each(containers.map((c) => [c.deployment, c.env] as const))('%s starts and answers /readyz 200', async (deployment, env) => {
     const port = await freePort();

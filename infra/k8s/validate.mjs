@@ -5,7 +5,8 @@
 //   download);
 // - what a schema cannot check: probes and resource requests on every container, selectors that
 //   select, references that resolve (ConfigMap and Secret keys, autoscaler targets), API pods
-//   that run no workers, WORKER_REPLICAS against the workers' autoscaler;
+//   that run no workers, the hot wallet's key only as a 0400 read-only file in workers-only pods,
+//   WORKER_REPLICAS against the workers' autoscaler;
 // - every metric an alert, an autoscaler (through the Prometheus adapter's rules) or the
 //   dashboard names is one a service's process exports: each PromQL expression is parsed
 //   (@prometheus-io/lezer-promql) and its metric names looked up among the names registered by
@@ -187,9 +188,46 @@ for (const d of deployments) {
     if (servedPods.has(d.metadata.name) && ['invoicing', 'crypto'].includes(env.SERVICE) && env.RUN_WORKERS !== 'false') {
       problem(`Deployment/${d.metadata.name}`, `serves the ${env.SERVICE} API but does not set RUN_WORKERS=false: its pods would run the workers too`);
     }
-    // The hot wallet's key only in pods that serve nothing a merchant could call.
-    if ((c.env ?? []).some((e) => e.name === 'PAYOUT_PRIVATE_KEY') && env.SERVE_API !== 'false') {
-      problem(`Deployment/${d.metadata.name}`, `holds PAYOUT_PRIVATE_KEY but does not set SERVE_API=false: the pods with the hot wallet's key would serve the API`);
+  }
+}
+// The hot wallet's key: the Secret payments-payout-key, mounted as a file (readOnly, mode 0400) into
+// the workers-only crypto container alone, which names it in PAYOUT_PRIVATE_KEY_FILE. Never an
+// environment variable (it would stay in /proc/<pid>/environ), never in a pod that serves the API.
+const PAYOUT_SECRET = 'payments-payout-key';
+for (const d of deployments) {
+  const where = `Deployment/${d.metadata.name}`;
+  const spec = d.spec?.template?.spec ?? {};
+  const keyVolumes = new Map(
+    (spec.volumes ?? [])
+      .filter((v) => v.secret?.secretName === PAYOUT_SECRET || (v.projected?.sources ?? []).some((s) => s.secret?.name === PAYOUT_SECRET))
+      .map((v) => [v.name, v]),
+  );
+  for (const c of allContainers(spec)) {
+    const env = envOf(c);
+    const asVariable = [
+      ...(c.env ?? []).filter((e) => e.name === 'PAYOUT_PRIVATE_KEY' || e.valueFrom?.secretKeyRef?.name === PAYOUT_SECRET).map((e) => `env ${e.name}`),
+      ...(c.envFrom ?? []).filter((f) => f.secretRef?.name === PAYOUT_SECRET).map(() => `envFrom ${PAYOUT_SECRET}`),
+    ];
+    for (const ref of asVariable) problem(where, `container ${c.name} takes the hot wallet's key as an environment variable (${ref}): mount Secret ${PAYOUT_SECRET} as a file and set PAYOUT_PRIVATE_KEY_FILE`);
+    const mounts = (c.volumeMounts ?? []).filter((m) => keyVolumes.has(m.name));
+    const holds = mounts.length > 0 || 'PAYOUT_PRIVATE_KEY_FILE' in env || asVariable.length > 0;
+    if (!holds) continue;
+    if (env.SERVE_API !== 'false' || servedPods.has(d.metadata.name)) {
+      problem(where, `container ${c.name} holds the hot wallet's key (Secret ${PAYOUT_SECRET}) but serves the API (SERVE_API=false unset, or a Service selects its pods): the key belongs to the workers-only crypto-workers alone`);
+    }
+    for (const m of mounts) {
+      if (m.readOnly !== true) problem(where, `container ${c.name} mounts the hot wallet's key (volume ${m.name}) without readOnly: true`);
+      const v = keyVolumes.get(m.name);
+      const modes = [v.secret?.defaultMode ?? v.projected?.defaultMode ?? 0o644, ...(v.secret?.items ?? []).map((i) => i.mode).filter((x) => x !== undefined)];
+      if (modes.some((mode) => mode !== 0o400)) problem(where, `volume ${m.name} gives the hot wallet's key mode ${modes.map((x) => `0${x.toString(8)}`).join(', ')}: set defaultMode: 0400 (its owner alone reads it)`);
+    }
+    const file = env.PAYOUT_PRIVATE_KEY_FILE;
+    if (file !== undefined && !mounts.some((m) => file.startsWith(`${m.mountPath.replace(/\/$/, '')}/`))) problem(where, `container ${c.name} sets PAYOUT_PRIVATE_KEY_FILE=${file}, which is not in a mount of Secret ${PAYOUT_SECRET}`);
+    if (mounts.length > 0 && file === undefined) problem(where, `container ${c.name} mounts the hot wallet's key but does not set PAYOUT_PRIVATE_KEY_FILE to it`);
+    // The kubelet writes a Secret's files as root: a non-root process reads a 0400 one only through fsGroup (0440, its own group).
+    const sc = { ...(spec.securityContext ?? {}), ...(c.securityContext ?? {}) };
+    if (mounts.length > 0 && (spec.securityContext?.fsGroup === undefined || spec.securityContext.fsGroup !== sc.runAsGroup)) {
+      problem(where, `the pod's securityContext.fsGroup (${spec.securityContext?.fsGroup ?? 'unset'}) is not its runAsGroup (${sc.runAsGroup ?? 'unset'}): the non-root process could not read the hot wallet's key`);
     }
   }
 }

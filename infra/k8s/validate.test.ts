@@ -64,7 +64,7 @@ describe('Kubernetes manifests', () => {
     expect(res.out).toMatch(/env PUBLIC_URL reads CRYPTO_PUBLIC_URL, which ConfigMap payments-config does not define/);
   });
 
-  it('refuses API pods that run workers, a payout key in pods that serve the API, and a WORKER_REPLICAS below what the workers autoscaler may reach', () => {
+  it('refuses API pods that run workers, and a WORKER_REPLICAS below what the workers autoscaler may reach', () => {
     const apiRunsWorkers = validateEdited({ 'invoicing.yaml': (text) => text.replace('            - { name: RUN_WORKERS, value: "false" }\n', '') });
     expect(apiRunsWorkers.code).toBe(1);
     expect(apiRunsWorkers.out).toMatch(/Deployment\/invoicing: serves the invoicing API but does not set RUN_WORKERS=false/);
@@ -72,9 +72,39 @@ describe('Kubernetes manifests', () => {
     expect(moreWorkers.code).toBe(1);
     expect(moreWorkers.out).toMatch(/Deployment\/invoicing: WORKER_REPLICAS is 6, but invoicing workers can run 9 replicas/);
     expect(moreWorkers.out).toMatch(/Deployment\/invoicing-workers: WORKER_REPLICAS is 6, but invoicing workers can run 9 replicas/);
-    const keyServesApi = validateEdited({ 'crypto.yaml': (text) => text.replace('            - { name: SERVE_API, value: "false" }\n', '') });
-    expect(keyServesApi.code).toBe(1);
-    expect(keyServesApi.out).toMatch(/Deployment\/crypto-workers: holds PAYOUT_PRIVATE_KEY but does not set SERVE_API=false/);
+  });
+
+  it('refuses the hot wallet’s key given to the API, as a variable, or as a file open to others', () => {
+    const KEY_FILE = '            - { name: PAYOUT_PRIVATE_KEY_FILE, value: /var/run/secrets/payout/PAYOUT_PRIVATE_KEY }\n';
+    const toApi = validateEdited({
+      // The API Deployment (the first RUN_WORKERS=false in crypto.yaml) given the workers' key mount and file.
+      'crypto.yaml': (text) =>
+        text
+          .replace('            - { name: RUN_WORKERS, value: "false" }\n', `            - { name: RUN_WORKERS, value: "false" }\n${KEY_FILE}`)
+          .replace('      volumes: [{ name: tmp, emptyDir: { sizeLimit: 64Mi } }]\n', '      volumes: [{ name: tmp, emptyDir: { sizeLimit: 64Mi } }, { name: payout-key, secret: { secretName: payments-payout-key, defaultMode: 0400 } }]\n')
+          .replace('          volumeMounts: [{ name: tmp, mountPath: /tmp }]\n', '          volumeMounts: [{ name: tmp, mountPath: /tmp }, { name: payout-key, mountPath: /var/run/secrets/payout, readOnly: true }]\n'),
+    });
+    expect(toApi.code).toBe(1);
+    expect(toApi.out).toMatch(/Deployment\/crypto: container crypto holds the hot wallet's key \(Secret payments-payout-key\) but serves the API/);
+    expect(toApi.out).not.toMatch(/Deployment\/crypto-workers/);
+    // The workers Deployment made to serve the API too.
+    const workersServe = validateEdited({ 'crypto.yaml': (text) => text.replace('            - { name: SERVE_API, value: "false" }\n', '') });
+    expect(workersServe.code).toBe(1);
+    expect(workersServe.out).toMatch(/Deployment\/crypto-workers: container crypto-workers holds the hot wallet's key \(Secret payments-payout-key\) but serves the API/);
+    // The key as a variable, and its file made readable by all, writable, and unreadable to the non-root process.
+    const loose = validateEdited({
+      'crypto.yaml': (text) =>
+        text
+          .replace(KEY_FILE, `${KEY_FILE}            - name: PAYOUT_PRIVATE_KEY\n              valueFrom: { secretKeyRef: { name: payments-payout-key, key: PAYOUT_PRIVATE_KEY } }\n`)
+          .replace('defaultMode: 0400', 'defaultMode: 0644')
+          .replace('mountPath: /var/run/secrets/payout, readOnly: true', 'mountPath: /var/run/secrets/payout')
+          .replace('runAsGroup: 1000, fsGroup: 1000,', 'runAsGroup: 1000,'),
+    });
+    expect(loose.code).toBe(1);
+    expect(loose.out).toMatch(/Deployment\/crypto-workers: container crypto-workers takes the hot wallet's key as an environment variable \(env PAYOUT_PRIVATE_KEY\)/);
+    expect(loose.out).toMatch(/Deployment\/crypto-workers: volume payout-key gives the hot wallet's key mode 0644: set defaultMode: 0400/);
+    expect(loose.out).toMatch(/Deployment\/crypto-workers: container crypto-workers mounts the hot wallet's key \(volume payout-key\) without readOnly: true/);
+    expect(loose.out).toMatch(/Deployment\/crypto-workers: the pod's securityContext.fsGroup \(unset\) is not its runAsGroup \(1000\)/);
   });
 
   it('refuses a metric no metrics module registers, in an alert, an adapter rule, an autoscaler and the dashboard, and a PromQL syntax error', () => {

@@ -44,10 +44,17 @@ export const CryptoConfigSchema = Type.Object({
   PAYOUT_MAX_FEE_GWEI_ETHEREUM: Gwei('3', 'fee ceiling of an Ethereum payout (maxFeePerGas, gwei): a replacement never goes above it; WITHDRAWAL_MINIMUMS are sized for it'),
   PAYOUT_MAX_FEE_GWEI_BSC: Gwei('1', 'fee ceiling of a BSC payout (maxFeePerGas, gwei): a replacement never goes above it; WITHDRAWAL_MINIMUMS are sized for it'),
   PAYOUT_GAS_LIMIT: Type.Integer({ minimum: 21_000, maximum: 10_000_000, default: 100_000, description: 'gas limit of a payout token transfer' }),
+  PAYOUT_PRIVATE_KEY_FILE: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        "a file holding the hot wallet's key (32 bytes hex), readable by its owner alone: live withdrawals are sent from it. Only on the workers-only process (SERVE_API=false); read at start where a live network is configured",
+    }),
+  ),
   RUN_WORKERS: Type.Boolean({ default: true, description: 'run the withdrawal worker, chain tracker and outbox relay in this process' }),
   SERVE_API: Type.Boolean({
     default: true,
-    description: 'serve the merchant API and pages here; false: only /healthz, /readyz and /metrics, for a workers-only process (the one holding PAYOUT_PRIVATE_KEY)',
+    description: 'serve the merchant API and pages here; false: only /healthz, /readyz and /metrics, for a workers-only process (the one holding PAYOUT_PRIVATE_KEY_FILE)',
   }),
 });
 
@@ -55,9 +62,21 @@ export type CryptoConfig = ReturnType<typeof loadCryptoConfig>;
 
 export function loadCryptoConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = loadConfig(CryptoConfigSchema, env);
-  if (!config.SERVE_API && !config.RUN_WORKERS) {
-    throw new ConfigError(['SERVE_API=false with RUN_WORKERS=false leaves this process nothing to do: set one of them to true']);
+  const problems: string[] = [];
+  if (!config.SERVE_API && !config.RUN_WORKERS) problems.push('SERVE_API=false with RUN_WORKERS=false leaves this process nothing to do: set one of them to true');
+  // The hot wallet's key never sits in a process that serves the API (a bug or an exposed
+  // route there would be one step from it), and never in the environment (/proc/<pid>/environ).
+  if (env.PAYOUT_PRIVATE_KEY) {
+    problems.push(
+      "PAYOUT_PRIVATE_KEY is not read: a variable stays in /proc/<pid>/environ and in every child process. Unset it, put the key in a file readable by its owner alone (chmod 600), and set PAYOUT_PRIVATE_KEY_FILE to that file's path on the workers-only process (SERVE_API=false)",
+    );
   }
+  if (config.PAYOUT_PRIVATE_KEY_FILE && config.SERVE_API) {
+    problems.push(
+      "PAYOUT_PRIVATE_KEY_FILE is set on a process that serves the API (SERVE_API is true): the hot wallet's key belongs to the workers-only process alone. Unset it here and give it to a process with SERVE_API=false and RUN_WORKERS=true (Kubernetes: the crypto-workers Deployment; scripts/stack.sh: crypto-workers)",
+    );
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
   let minimums;
   try {
     minimums = parseMinimums(config.WITHDRAWAL_MINIMUMS);

@@ -6,6 +6,7 @@ import { createCryptoDatabase } from './db';
 import { buildCryptoApp } from './app';
 import { startBackground } from './background';
 import { SandboxChain } from './chain/sandbox';
+import { readPayoutKeyFile } from './chain/evm/payout-key';
 import { stablecoinRates } from './rates';
 
 runMain(async () => {
@@ -20,15 +21,16 @@ runMain(async () => {
   const queues = queueRedis(config.REDIS_URL, logger);
   let kick: () => void = () => undefined;
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
-  // The hot wallet's key is read by the process that runs withdrawal processing only, and
-  // taken out of the environment so nothing this process starts or dumps carries it.
-  const payoutKey = config.RUN_WORKERS ? process.env.PAYOUT_PRIVATE_KEY : undefined;
-  delete process.env.PAYOUT_PRIVATE_KEY;
   // Loaded only where a live network is configured: viem and its curves stay out of a sandbox-only process.
-  const live =
-    config.EVM_RPC_URL_ETHEREUM || config.EVM_RPC_URL_BSC
-      ? await (await import('./chain/evm/live-chain')).connectLiveChain(config, db, systemClock, logger, { runsPayouts: config.RUN_WORKERS, payoutKey })
-      : null;
+  // The hot wallet's key is read from its file there, and only by the workers-only process
+  // (loadCryptoConfig refuses PAYOUT_PRIVATE_KEY_FILE on a process that serves the API).
+  let live = null;
+  if (config.EVM_RPC_URL_ETHEREUM || config.EVM_RPC_URL_BSC) {
+    const keyFile = config.PAYOUT_PRIVATE_KEY_FILE;
+    const payoutKey = keyFile ? readPayoutKeyFile(keyFile) : null;
+    if (keyFile && !payoutKey) logger.warn({ file: keyFile }, "PAYOUT_PRIVATE_KEY_FILE does not exist: live withdrawals are refused until the hot wallet's key is there and the process restarts");
+    live = await (await import('./chain/evm/live-chain')).connectLiveChain(config, db, systemClock, logger, { runsPayouts: config.RUN_WORKERS, payoutKey: payoutKey ?? undefined });
+  }
   const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
   const deps = {
     config,

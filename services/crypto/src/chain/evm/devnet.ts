@@ -41,7 +41,7 @@ export interface Devnet {
   deployer: HDAccount;
   payer: HDAccount;
   hotWallet: HDAccount;
-  /** The private key of the hot wallet, as PAYOUT_PRIVATE_KEY takes it. */
+  /** The private key of the hot wallet, as the file PAYOUT_PRIVATE_KEY_FILE names holds it. */
   hotWalletKey: Hex;
   /** The extended public key of DEPOSIT_ACCOUNT_PATH, as DEPOSIT_XPUB takes it. */
   xpub: string;

@@ -11,6 +11,7 @@ import { money, type Money } from '../../money';
 import { connectEvmNetworks, EVM_NETWORKS, tokenOf, type EvmNetwork } from './config';
 import { DepositAddresses } from './deposit-addresses';
 import { depositState } from './deposits';
+import { parsePayoutKey } from './payout-key';
 import { EvmPayoutSigner, hasPayoutWallet, hasSignedPayout, payoutWallets } from './payout-signer';
 import { evmHoldings } from './holdings';
 import { sweepDestinations, sweptOutBy } from './sweeps';
@@ -19,7 +20,7 @@ import { EvmWatcher } from './watcher';
 export interface LiveChainOptions {
   /** Whether this process runs withdrawal processing (RUN_WORKERS): only then is a payout key read. */
   runsPayouts: boolean;
-  /** The hot wallet's key (PAYOUT_PRIVATE_KEY), given only to a process that runs payouts. */
+  /** The hot wallet's key (main.ts reads it from PAYOUT_PRIVATE_KEY_FILE), given only to the workers-only process. */
   payoutKey?: string;
 }
 
@@ -120,7 +121,7 @@ export class EvmChain implements Chain {
   }
 
   async payoutProblem(network: Network): Promise<string | null> {
-    const missing = `Live withdrawals on ${network} need the hot wallet's key: PAYOUT_PRIVATE_KEY is not set on the process that runs withdrawal processing`;
+    const missing = `Live withdrawals on ${network} need the hot wallet's key: PAYOUT_PRIVATE_KEY_FILE is not set on the workers-only process (SERVE_API=false) that runs withdrawal processing`;
     if (this.runsPayouts) return this.signer ? null : missing;
     // An API-only process holds no key: a withdrawal worker that holds one has registered its wallet.
     return (await hasPayoutWallet(this.db, network)) ? null : missing;
@@ -153,7 +154,7 @@ export async function connectLiveChain(config: CryptoConfig, db: CryptoDb, clock
   const addresses = new DepositAddresses(config.DEPOSIT_XPUB!);
   let signer: EvmPayoutSigner | null = null;
   if (opts.runsPayouts && opts.payoutKey) {
-    const account = privateKeyToAccount(normalizeKey(opts.payoutKey));
+    const account = privateKeyToAccount(parsePayoutKey(opts.payoutKey));
     signer = new EvmPayoutSigner(db, clock, logger, new Map(networks.map((n) => [n.network, n])), account, {
       gasLimit: config.PAYOUT_GAS_LIMIT,
       stuckAfterMs: config.PAYOUT_STUCK_AFTER_MS,
@@ -177,10 +178,4 @@ export async function connectLiveChain(config: CryptoConfig, db: CryptoDb, clock
     'live chain connected',
   );
   return new EvmChain(db, clock, config, networks, addresses, signer, opts.runsPayouts, logger);
-}
-
-function normalizeKey(key: string): `0x${string}` {
-  const hex = key.trim().replace(/^0x/, '');
-  if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new Error('PAYOUT_PRIVATE_KEY must be 32 bytes of hex (64 digits, 0x optional)');
-  return `0x${hex}`;
 }

@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import request from 'supertest';
 import { formatGwei, getAddress, parseGwei, parseUnits, type Address } from 'viem';
 import { metricsRegistry } from '@pay/kit';
-import { startRpcProxy } from '@pay/testing';
+import { eventually, spawnService, startRpcProxy } from '@pay/testing';
 import { buildCryptoApp } from '../../app';
 import { watchChains } from '../../background';
 import { registerMerchant, signedRequest, startCryptoApp, type CryptoTestApp, type TestMerchant } from '../../../test/test-support';
@@ -16,6 +19,7 @@ import { connectLiveChain } from './live-chain';
 // Live USDT_BEP20 payouts on a real local chain, BSC's settings pointed at it. The BSC rows
 // of the watcher's and signer's tables are this file's alone (deposits.devnet.test.ts uses Ethereum).
 const REQUIRED = 2;
+const STARTUP_MS = 120_000;
 let devnet: Devnet;
 let ctx: CryptoTestApp;
 let m: TestMerchant;
@@ -77,16 +81,64 @@ describe('live USDT on an EVM devnet: payouts', () => {
     expect(await available()).toBe(198);
   });
 
-  it('a withdrawal arrives on chain: the recipient gains the net amount, in the token’s own 18 decimals', async () => {
-    const to = recipient();
-    const id = await withdraw(to, 10);
-    const w = await settle(id);
-    expect(w).toMatchObject({ status: 'Completed', confirmations: REQUIRED });
-    expect(await devnet.balanceOf(to)).toBe(parseUnits('9.9', 18));
-    const receipt = await devnet.client.getTransactionReceipt({ hash: w.txHash as `0x${string}` });
-    expect(receipt.from.toLowerCase()).toBe(devnet.hotWallet.address.toLowerCase());
-    expect(await available()).toBe(188);
-  });
+  it('a withdrawal arrives on chain, sent by the workers-only process (main.ts) with the key read from its 0600 file: the recipient gains the net amount, in the token’s own 18 decimals', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'payout-key-'));
+    const keyFile = path.join(dir, 'payout-key');
+    writeFileSync(keyFile, `${devnet.hotWalletKey}\n`, { mode: 0o600 });
+    // This file's settings, on its queue prefix, database and Redis: the process takes this test's withdrawal jobs.
+    const workersEnv = {
+      SERVE_API: 'false',
+      RUN_WORKERS: 'true',
+      PAYOUT_PRIVATE_KEY_FILE: keyFile,
+      QUEUE_PREFIX: ctx.deps.config.QUEUE_PREFIX,
+      EVM_RPC_URL_BSC: devnet.url,
+      USDT_CONTRACT_BSC: devnet.token,
+      DEPOSIT_XPUB: devnet.xpub,
+      CONFIRMATIONS_BSC: String(REQUIRED),
+      WITHDRAWAL_MINIMUMS: 'USDT_BEP20=0.9',
+      PAYOUT_MAX_FEE_GWEI_BSC: '50',
+      WITHDRAWAL_POLL_MS: '200',
+    };
+    try {
+      // The same file open to every user: the process refuses to start, naming its mode.
+      chmodSync(keyFile, 0o644);
+      // Started from TypeScript with viem on a loaded machine: up to two minutes to start (or refuse).
+      const refused = await spawnService('crypto', workersEnv, STARTUP_MS).then(
+        async (svc) => (await svc.stop(), 'started'),
+        (err: Error) => err.message,
+      );
+      expect(refused).toMatch(/exited with 1 before listening:[\s\S]*PAYOUT_PRIVATE_KEY_FILE \S+ is open to every user of this machine \(mode 0644\): chmod 600 it/);
+      expect(refused).not.toContain(devnet.hotWalletKey.slice(2));
+      chmodSync(keyFile, 0o600);
+      const workers = await spawnService('crypto', workersEnv, STARTUP_MS);
+      try {
+        expect(workers.logs()).toMatch(new RegExp(`"hotWallet":"${devnet.hotWallet.address}".*"msg":"live chain connected"`, 'i'));
+        const to = recipient();
+        const id = await withdraw(to, 10);
+        // Blocks come as the test mines them: one every half second until the worker has the withdrawal at depth.
+        const w = await eventually(
+          async () => {
+            await devnet.mine(1);
+            const row = await ctx.deps.db.withdrawal.findUniqueOrThrow({ where: { id } });
+            expect(row.status).toBe('Completed');
+            return row;
+          },
+          90_000,
+          500,
+        );
+        expect(w.confirmations).toBeGreaterThanOrEqual(REQUIRED);
+        expect(await devnet.balanceOf(to)).toBe(parseUnits('9.9', 18));
+        const receipt = await devnet.client.getTransactionReceipt({ hash: w.txHash as `0x${string}` });
+        expect(receipt.from.toLowerCase()).toBe(devnet.hotWallet.address.toLowerCase());
+        expect(await available()).toBe(188);
+        expect(workers.problems()).toEqual([]);
+      } finally {
+        expect(await workers.stop()).toBe(0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 3 * STARTUP_MS + 90_000);
 
   it('a payout that reverts on chain fails with its reason, and the amount is back in the balance', async () => {
     await devnet.pause(); // every token transfer reverts
@@ -294,13 +346,13 @@ describe('live USDT on an EVM devnet: payouts', () => {
     expect(await available()).toBe(before);
   });
 
-  it('without PAYOUT_PRIVATE_KEY, live withdrawals are refused up front with a clear error', async () => {
+  it('without PAYOUT_PRIVATE_KEY_FILE, live withdrawals are refused up front with a clear error', async () => {
     const keyless = await connectLiveChain(ctx.deps.config, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: true });
     try {
       const { app } = buildCryptoApp({ ...ctx.deps, chains: { ...ctx.deps.chains, live: keyless } });
       const res = await signedRequest(app, m, 'post', '/api/v1/withdrawals', { toAddress: recipient(), amount: 5, currency: 'USDT_BEP20' });
       expect(res.status).toBe(422);
-      expect(res.body.error).toMatchObject({ code: 'CURRENCY_NOT_ENABLED', message: expect.stringMatching(/PAYOUT_PRIVATE_KEY is not set/) });
+      expect(res.body.error).toMatchObject({ code: 'CURRENCY_NOT_ENABLED', message: expect.stringMatching(/PAYOUT_PRIVATE_KEY_FILE is not set on the workers-only process/) });
     } finally {
       await keyless?.close();
     }
