@@ -6,6 +6,7 @@ import { webhookSuite } from './webhooks';
 import { receiptSuite } from './receipts';
 import { memorySuite } from './memory';
 import { chainSuite } from './chain';
+import { payoutSuite } from './payouts';
 
 /** Every suite, in the order the bench runs them. Register a new scenario file here (one line). */
 export const suites: AnySuite[] = [
@@ -19,5 +20,6 @@ export const measured: MeasuredSuite[] = [
   receiptSuite,
   batchSuite,
   chainSuite,
+  payoutSuite,
   memorySuite,
 ];
