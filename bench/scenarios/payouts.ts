@@ -55,10 +55,10 @@ export const payoutSuite: MeasuredSuite = {
       WITHDRAWAL_POLL_MS: '50',
     };
     const api = await startService('crypto', { ...common, RUN_WORKERS: 'false' }, config.serviceNodeArgs);
-    const workers = await startService('crypto', { ...common, SERVE_API: 'false', RUN_WORKERS: 'true', PAYOUT_PRIVATE_KEY_FILE: keyFile }, config.serviceNodeArgs);
+    const workers = await startService('crypto', { ...common, SERVE_API: 'false', RUN_WORKERS: 'true', PAYOUT_PRIVATE_KEY: devnet.hotWalletKey }, config.serviceNodeArgs);
     try {
       const m = await registerCryptoMerchant(api.url);
-      const live = apiClient(api.url, { apiKey: m.liveKey, hmacSecret: m.hmacSecret });
+      const live = apiClient(api.url, { apiKey: m.liveKey, hmacSecret: m.hmacSecret }, 'crypto');
       // Funds the way a merchant gets them: a live invoice paid on chain.
       const total = (PAYOUTS + SINGLES + 1) * AMOUNT * 2;
       const inv = (await live.keyed('POST', '/api/v1/invoices', { amount: total, currency: 'USDT_ERC20', expiresInMinutes: 600 })).body.data;
