@@ -448,6 +448,8 @@ export async function expireDue(tx: Sql, now: Date, limit: number): Promise<Invo
         .where('expires_at', '<=', now)
         // An acquirer payment still open may have been paid in time: asked first (settleDueTBankPayments).
         .where(({ not, exists, selectFrom }) => not(exists(openAcquirerPayments(selectFrom))))
+        // A receipt uploaded in time is decided first (the receipt worker, or its giveUp): it may be the half that pays (invoices/proof.ts).
+        .where(({ not, exists, selectFrom }) => not(exists(receiptsInCheck(selectFrom))))
         .orderBy('expires_at')
         .limit(limit)
         .forUpdate()
@@ -468,6 +470,10 @@ const openAcquirerPayments = (selectFrom: ExpressionBuilder<Tables.DB, 'invoices
     .whereRef('ap.invoice_id', '=', 'invoices.id')
     .where('ap.payment_id', 'is not', null)
     .where('ap.status', 'not in', ['INIT', ...SETTLED_STATUSES]);
+
+/** Receipts of the outer invoice uploaded before its `expiresAt` and not decided yet. */
+const receiptsInCheck = (selectFrom: ExpressionBuilder<Tables.DB, 'invoices'>['selectFrom']) =>
+  selectFrom('receipts as r').select('r.id').whereRef('r.invoice_id', '=', 'invoices.id').where('r.status', '=', 'PENDING').whereRef('r.created_at', '<=', 'invoices.expires_at');
 
 /** PENDING invoices past `expiresAt` whose acquirer payment is still open: their acquirer is asked before they may expire. */
 export async function dueWithOpenAcquirerPayment(db: Db, now: Date, limit: number): Promise<string[]> {

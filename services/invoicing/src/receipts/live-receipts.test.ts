@@ -43,12 +43,15 @@ const page = (id: string) => fetch(`${ctx.base}/pay/${id}`).then((r) => r.text()
 /** Each receipt is its own file (a second upload of the same bytes is refused as another invoice's). */
 const receipt = (amount: string, n: number) => receiptPdf({ amount, date: `${moscowDay(0)} 12:${String(n % 60).padStart(2, '0')}` });
 let receipts = 0;
-const uploadAndCheck = async (id: string, amount = '1490.90 RUB') => {
+const upload = async (id: string, amount = '1490.90 RUB') => {
   const form = multipartBody('file', 'receipt.pdf', 'application/pdf', await receipt(amount, ++receipts));
   const res = await fetch(`${ctx.base}/pay/${id}/receipt`, { method: 'POST', headers: { 'Content-Type': form.contentType }, body: form.body, redirect: 'manual' });
   expect(res.status).toBe(303);
-  const row = await ctx.deps.db.receipt.findFirstOrThrow({ where: { invoiceId: id }, orderBy: { createdAt: 'desc' } });
-  return { id: row.id, outcome: await checkReceipt(ctx.deps, readers, row.id) };
+  return (await ctx.deps.db.receipt.findFirstOrThrow({ where: { invoiceId: id }, orderBy: { createdAt: 'desc' } })).id;
+};
+const uploadAndCheck = async (id: string, amount = '1490.90 RUB') => {
+  const receiptId = await upload(id, amount);
+  return { id: receiptId, outcome: await checkReceipt(ctx.deps, readers, receiptId) };
 };
 /** The acquirer confirms the invoice's payment and we have heard it (the attempt shows CONFIRMED). */
 const acquirerConfirms = async (id: string) => {
@@ -161,5 +164,22 @@ describe('decisions.md §10: a live receiptRequired invoice is paid by the acqui
     expect(refunded.status).toBe(200);
     expect(refunded.body.invoice).toMatchObject({ status: 'EXPIRED', review: null, refundedAmount: 0 });
     expect(emulator.payments.get(p.paymentId)).toMatchObject({ status: 'REFUNDED', remaining: 0 });
+  });
+
+  it('confirmed, a receipt uploaded in time but checked after expiresAt: the expiry waits for the check, which pays the invoice', async () => {
+    const inv = await create('late-check@example.ru');
+    await acquirerConfirms(inv.id);
+    const receiptId = await upload(inv.id);
+    // expiresAt passes just after the upload, before the check.
+    const uploadedAt = (await ctx.deps.db.receipt.findUniqueOrThrow({ where: { id: receiptId } })).createdAt;
+    await ctx.deps.db.invoice.update({ where: { id: inv.id }, data: { expiresAt: new Date(uploadedAt.getTime() + 1) } });
+    await expireDueInvoices(ctx.deps);
+    expect((await invoice(inv.id)).status).toBe('PENDING');
+    expect(await eventsFor('invoice.payment_review', inv.id)).toHaveLength(0);
+    expect(await checkReceipt(ctx.deps, readers, receiptId)).toBe('APPROVED');
+    expect((await invoice(inv.id)).status).toBe('PAID');
+    await expireDueInvoices(ctx.deps);
+    expect(await eventsFor('invoice.expired', inv.id)).toHaveLength(0);
+    expect(await eventsFor('invoice.paid', inv.id)).toHaveLength(1);
   });
 });
