@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createTestClient, http, parseEther, toHex, type Address } from 'viem';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
-import { startRpcProxy, type RpcProxy } from '@pay/testing';
+import { eventually, startRpcProxy, type RpcProxy } from '@pay/testing';
 import { registerMerchant, startCryptoApp, type CryptoTestApp, type TestMerchant } from '../../test/test-support';
 import { watchChains } from '../background';
 import { trackTransfers } from '../transactions/tracker';
@@ -24,7 +24,8 @@ let m: TestMerchant;
 beforeAll(async () => {
   devnet = await startDevnet({ decimals: 6 });
   ctx = await startCryptoApp({
-    env: { EVM_RPC_URL_ETHEREUM: devnet.url, USDT_CONTRACT_ETHEREUM: devnet.token, DEPOSIT_XPUB: devnet.xpub, CONFIRMATIONS_ETHEREUM: String(REQUIRED) },
+    // A made-up transfer fails soon once its liar is gone, so this file leaves no live transfer Pending for the next file's tracker.
+    env: { EVM_RPC_URL_ETHEREUM: devnet.url, USDT_CONTRACT_ETHEREUM: devnet.token, DEPOSIT_XPUB: devnet.xpub, CONFIRMATIONS_ETHEREUM: String(REQUIRED), EVM_DROPPED_AFTER_MS: '2000' },
     live: { runsPayouts: false },
   });
   const db = ctx.deps.db;
@@ -106,9 +107,14 @@ async function invented(to: Address, amount: number) {
     await t.pass();
     await devnet.mine(REQUIRED + 2);
     for (let i = 0; i < 3; i++) await t.pass();
-    return ctx.deps.db.transaction.findFirst({ where: { network: 'Ethereum', txHash } });
+    return await ctx.deps.db.transaction.findFirst({ where: { network: 'Ethereum', txHash } });
   } finally {
     await t.stop();
+    // The honest node has no such transaction: once EVM_DROPPED_AFTER_MS has passed it fails, and is never credited.
+    await eventually(async () => {
+      await trackTransfers(ctx.deps);
+      expect((await ctx.deps.db.transaction.findMany({ where: { network: 'Ethereum', toAddress: to, status: 'Pending' } })).length).toBe(0);
+    }, 30_000, 250);
   }
 }
 
