@@ -55,7 +55,7 @@ export const payoutSuite: MeasuredSuite = {
       WITHDRAWAL_POLL_MS: '50',
     };
     const api = await startService('crypto', { ...common, RUN_WORKERS: 'false' }, config.serviceNodeArgs);
-    const workers = await startService('crypto', { ...common, SERVE_API: 'false', RUN_WORKERS: 'true', PAYOUT_PRIVATE_KEY: devnet.hotWalletKey }, config.serviceNodeArgs);
+    const workers = await startService('crypto', { ...common, SERVE_API: 'false', RUN_WORKERS: 'true', PAYOUT_PRIVATE_KEY_FILE: keyFile }, config.serviceNodeArgs);
     try {
       const m = await registerCryptoMerchant(api.url);
       const live = apiClient(api.url, { apiKey: m.liveKey, hmacSecret: m.hmacSecret }, 'crypto');

@@ -40,7 +40,9 @@ async function main([command, ...args]: string[]): Promise<number> {
   if (command !== 'solvency' && command !== 'sweep') {
     throw new Error('usage: cli.ts solvency | sweep [--dry-run] [--network Ethereum|BSC] [--to 0x…] [--path "m/44\'/60\'/0\'"]');
   }
-  const config = loadCryptoConfig({ SECRETS_KEY: UNUSED_SECRETS_KEY, ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'error' });
+  // SERVE_API=false: these tools serve nothing, so an operator's shell that exports the
+  // workers' PAYOUT_PRIVATE_KEY_FILE must not trip the API process's refusal of the key.
+  const config = loadCryptoConfig({ SECRETS_KEY: UNUSED_SECRETS_KEY, ...process.env, SERVE_API: 'false', LOG_LEVEL: process.env.LOG_LEVEL ?? 'error' });
   const logger = createLogger('crypto-cli', config.LOG_LEVEL, process.stderr);
   const { db, tables, close } = createCryptoDatabase(config.DATABASE_URL, 2);
   // Read-only here: no payout key, no watcher run; the chain is only asked for balances.

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { createTestClient, http, parseEther, parseUnits, type Address } from 'viem';
@@ -68,12 +70,18 @@ const delta = (after: SolvencyLine, before: SolvencyLine) => ({
 });
 const gauge = async (name: string) => (await metricsRegistry.getSingleMetric(name)!.get()).values;
 
-/** The operator's CLI (src/cli.ts) as `pnpm --filter crypto <command>` runs it, stdin given. */
+/**
+ * The operator's CLI (src/cli.ts) as `pnpm --filter crypto <command>` runs it, stdin given,
+ * from a shell holding the workers' settings, their payout key file included: a tool that
+ * serves nothing is not the API process that must refuse the key.
+ */
 function cli(args: string[], stdin = ''): Promise<{ code: number | null; out: string; err: string }> {
+  const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'payout-key-')), 'key');
+  writeFileSync(keyFile, devnet.hotWalletKey, { mode: 0o600 });
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'cli.ts'), ...args], {
       cwd: path.join(__dirname, '..', '..'),
-      env: { ...process.env, ...envFor(devnet) },
+      env: { ...process.env, ...envFor(devnet), PAYOUT_PRIVATE_KEY_FILE: keyFile },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let out = '';
