@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signedHeaders } from '@pay/auth';
@@ -20,12 +21,30 @@ afterAll(async () => {
   await ctx.close();
 });
 
-/** A signed request over the socket; `body` differs per request, so no two signatures are alike. */
+/**
+ * A signed request over the socket; `body` differs per request, so no two signatures are alike.
+ * Sent as a careful client sends: a 503 SERVICE_UNAVAILABLE (on a loaded machine a database
+ * connection or the replay check's Redis did not answer in time; nothing was done), or a 409
+ * IDEMPOTENCY_IN_PROGRESS behind it, is sent again after its Retry-After, signed afresh, under
+ * the same Idempotency-Key. Any other answer is final.
+ */
 async function post(m: TestMerchant, path: string, body: Record<string, unknown>) {
   const raw = JSON.stringify(body);
-  const headers = signedHeaders('v2', m.hmacSecret, { method: 'POST', path, body: raw });
-  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, 'x-api-key': m.apiKey, 'Content-Type': 'application/json' }, body: raw });
-  return { status: res.status, body: (await res.json()) as { error?: { code: string }; refund?: { amount: number } } };
+  const key = randomUUID();
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const headers = signedHeaders('v2', m.hmacSecret, { method: 'POST', path, body: raw });
+    const res = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { ...headers, 'x-api-key': m.apiKey, 'Content-Type': 'application/json', 'Idempotency-Key': key },
+      body: raw,
+    });
+    const answer = { status: res.status, body: (await res.json()) as { error?: { code: string }; refund?: { amount: number } } };
+    const retry = res.status === 503 || (res.status === 409 && answer.body.error?.code === 'IDEMPOTENCY_IN_PROGRESS');
+    if (!retry || Date.now() > deadline) return answer;
+    if (res.status === 503) expect(answer.body.error?.code).toBe('SERVICE_UNAVAILABLE');
+    await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
+  }
 }
 
 async function paidInvoice(m: TestMerchant, body: Record<string, unknown>) {
