@@ -57,11 +57,13 @@ describe('GET /api/v1/withdrawals/balance', () => {
 
 describe('POST /api/v1/withdrawals', () => {
   let m: TestMerchant;
+  // A registration and two sandbox deposits tracked to confirmation: a dozen requests and
+  // tracker passes, over the default 30 s when the machine is loaded twentyfold (seen here).
   beforeAll(async () => {
     m = await testMerchant(ctx.app);
     await fund(ctx, m, 'USDT_TRC20', 400);
     await fund(ctx, m, 'USDT_ERC20', 100);
-  });
+  }, 120_000);
 
   it('creates a withdrawal: 1% fee, exact create shape, held from available, then Completed by the worker', async () => {
     const res = await withdraw(m, { toAddress: TRON, amount: 100, currency: 'USDT_TRC20' });
