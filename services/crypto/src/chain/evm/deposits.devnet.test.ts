@@ -43,7 +43,10 @@ beforeAll(async () => {
   await ctx.deps.db.sweepTransfer.deleteMany({ where: { network: 'Ethereum' } }); // an earlier devnet's sweeps (sweep.devnet.test.ts)
   m = await registerMerchant(ctx.app); // its first key is live
   await watchChains(ctx.deps); // the watcher starts following from here
-}, 60_000);
+  // A Hardhat node and its token contracts deployed, then the app: as page.devnet.test gives
+  // its devnet and service, 180 s on this loaded machine. A hook that gave up early left its
+  // start running into the next file (now stopped when this file ends: jest/environment.ts).
+}, 180_000);
 
 afterAll(async () => {
   await ctx?.close();
