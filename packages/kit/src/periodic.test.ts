@@ -3,6 +3,34 @@ import { createLogger } from './logger';
 import { backoffDelay, every, MAX_BACKOFF_MS } from './periodic';
 
 describe('every', () => {
+  it('nextRun waits for a run that starts after it is asked, not for the one already running', async () => {
+    const seen: number[] = [];
+    let value = 0;
+    let release: () => void = () => undefined;
+    const p = every(
+      't',
+      60_000,
+      async () => {
+        seen.push(value);
+        await new Promise<void>((r) => (release = r));
+      },
+      createLogger('t', 'silent'),
+    );
+    const first = p.runNow(); // running, having read 0
+    await eventually(() => expect(seen).toEqual([0]));
+    let done = false;
+    const next = p.nextRun().then(() => (done = true));
+    value = 1;
+    release();
+    await first;
+    expect(done).toBe(false); // the run in progress read the old value: not the one waited for
+    void p.runNow();
+    await eventually(() => expect(seen).toEqual([0, 1]));
+    release();
+    await next;
+    await p.stop();
+  });
+
   it('runs on schedule, one run at a time', async () => {
     let running = 0;
     let overlap = false;

@@ -5,6 +5,11 @@ export interface Periodic {
   runNow(): Promise<void>;
   /** Stops scheduling and waits for a run in progress. */
   stop(): Promise<void>;
+  /**
+   * Resolves when a run that starts after this call has ended, scheduled or asked for: a test
+   * waits on the schedule itself, not on the wall clock, which load stretches.
+   */
+  nextRun(): Promise<void>;
 }
 
 /** Longest wait between runs while the task keeps failing (e.g. the database is down). */
@@ -25,14 +30,19 @@ export function every(name: string, intervalMs: number, task: () => Promise<unkn
   let timer: NodeJS.Timeout | null = null;
   let failures = 0;
   let current: Promise<void> = Promise.resolve();
+  let waiting: (() => void)[] = [];
   const run = () => {
     current = current.then(async () => {
+      const served = waiting;
+      waiting = [];
       try {
         await task();
         failures = 0;
       } catch (err) {
         failures++;
         logger.error({ err, task: name, failures }, 'periodic task failed; backing off');
+      } finally {
+        for (const done of served) done();
       }
     });
     return current;
@@ -45,6 +55,7 @@ export function every(name: string, intervalMs: number, task: () => Promise<unkn
   schedule();
   return {
     runNow: run,
+    nextRun: () => new Promise<void>((resolve) => waiting.push(resolve)),
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);

@@ -25,6 +25,7 @@ export function tbankReconcilers(deps: PaymentsDeps): Periodic[] {
     );
     return {
       runNow: loop.runNow,
+      nextRun: loop.nextRun,
       async stop() {
         await loop.stop();
         await releaseLease(deps.db, lease, holder).catch(() => undefined);
