@@ -15,9 +15,9 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { openDevnet, startDevnetNode, type Devnet } from '../services/crypto/src/chain/evm/devnet';
-import { fromUnits } from '../services/crypto/src/chain/evm/amounts';
-import { isEvmAddress } from '../services/crypto/src/chain/addresses';
+import { openDevnet, startDevnetNode, type Devnet } from '../services/crypto/src/chains/evm/devnet';
+import { fromUnits } from '../services/crypto/src/chains/evm/amounts';
+import { isEvmAddress } from '../services/crypto/src/chains/addresses';
 import { createCryptoDatabase } from '../services/crypto/src/db';
 
 // The same folder as scripts/stack.sh's, so a second stack (STACK_STATE=/x stack.sh devnet) has its own devnet.

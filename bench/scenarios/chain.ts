@@ -9,8 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { apiClient, registerCryptoMerchant } from '@pay/testing';
-import { startDevnet } from '../../services/crypto/src/chain/evm/devnet';
-import { toChecksumAddress } from '../../services/crypto/src/chain/addresses';
+import { startDevnet } from '../../services/crypto/src/chains/evm/devnet';
+import { toChecksumAddress } from '../../services/crypto/src/chains/addresses';
 import { startService } from '../lib/service';
 import type { MeasuredSuite, Measurement } from '../lib/types';
 

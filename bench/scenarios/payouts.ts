@@ -13,8 +13,8 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { apiClient, registerCryptoMerchant } from '@pay/testing';
-import { startDevnet } from '../../services/crypto/src/chain/evm/devnet';
-import { toChecksumAddress } from '../../services/crypto/src/chain/addresses';
+import { startDevnet } from '../../services/crypto/src/chains/evm/devnet';
+import { toChecksumAddress } from '../../services/crypto/src/chains/addresses';
 import { startService } from '../lib/service';
 import type { MeasuredSuite, Measurement } from '../lib/types';
 

@@ -6,6 +6,7 @@ import { recordFoundTransfers } from './transactions/transfers';
 import { reconcileWithdrawals, startWithdrawalWorker } from './withdrawals/worker';
 import { watchWithdrawals } from './withdrawals/metrics';
 import { checkSolvency } from './solvency/solvency';
+import { everyChain } from './chains/registry';
 
 /** How often expired idempotency answers and long-published outbox rows are deleted. */
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
@@ -24,8 +25,7 @@ export async function watchChains(deps: CryptoDeps): Promise<void> {
   const record = async (found: Parameters<typeof recordFoundTransfers>[1]) => {
     await recordFoundTransfers(deps, found);
   };
-  await deps.chains.test.discover(record);
-  await deps.chains.live?.discover(record);
+  for (const chain of everyChain(deps.chains)) await chain.discover(record);
 }
 
 /**
@@ -57,8 +57,11 @@ export function startBackground(deps: CryptoDeps, lifecycle?: Lifecycle) {
     deps.logger,
   );
   const cleaner = every('housekeeping', HOUSEKEEPING_INTERVAL_MS, () => housekeeping(deps), deps.logger);
-  const holdings = deps.chains.live?.holdings;
-  const solvency = holdings ? every('solvency', deps.config.SOLVENCY_INTERVAL_MS, () => checkSolvency(deps, holdings), deps.logger) : null;
+  const holdings = everyChain(deps.chains).flatMap((c) => (c.holdings ? [c.holdings] : []));
+  const solvency =
+    holdings.length > 0
+      ? every('solvency', deps.config.SOLVENCY_INTERVAL_MS, async () => (await Promise.all(holdings.map((h) => checkSolvency(deps, h)))).flat(), deps.logger)
+      : null;
   const stop = async () => {
     await Promise.all([tracker.stop(), testTracker.stop(), watcher.stop(), reconciler.stop(), cleaner.stop(), solvency?.stop()]);
     await worker.close();

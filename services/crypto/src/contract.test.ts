@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import type { Operation } from '@pay/kit';
 import { fund, signedRequest, startCryptoApp, type CryptoTestApp, testMerchant, type TestMerchant } from '../test/test-support';
-import { generateAddress } from './chain/addresses';
+import { generateAddress } from './chains/addresses';
 import { CURRENCY_CODES } from './currencies';
 
 /**

@@ -4,7 +4,7 @@ import type { SecretBox } from '@pay/auth';
 import type { Clock, Logger } from '@pay/kit';
 import type { CryptoConfig } from './config';
 import type { CryptoDatabase, CryptoDb } from './db';
-import type { Chains } from './chain/chain';
+import type { Chains } from './chains/registry';
 import type { UsdRates } from './rates';
 
 /** Everything the crypto service's domains need, built once in main.ts (or by a test). */

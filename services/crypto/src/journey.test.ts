@@ -5,7 +5,7 @@ import { assertValid } from '@pay/schemas';
 import { CryptoEventPayloads } from './webhook-docs';
 import type { CryptoEvent } from './events/events';
 import { registerMerchant, signedRequest, startCryptoApp, type CryptoTestApp, testKeyFor } from '../test/test-support';
-import { ZERO_ADDRESS } from './chain/sandbox';
+import { ZERO_ADDRESS } from './chains/sandbox/sandbox';
 
 /**
  * The whole crypto path a merchant walks, over HTTP only: the relay, chain tracker and

@@ -5,8 +5,8 @@ import { loadCryptoConfig } from './config';
 import { createCryptoDatabase } from './db';
 import { buildCryptoApp } from './app';
 import { startBackground } from './background';
-import { SandboxChain } from './chain/sandbox';
-import { readPayoutKeyFile } from './chain/evm/payout-key';
+import { SandboxChain } from './chains/sandbox/sandbox';
+import { connectLiveChains, liveChainMap } from './chains/registry';
 import { stablecoinRates } from './rates';
 
 runMain(async () => {
@@ -21,16 +21,8 @@ runMain(async () => {
   const queues = queueRedis(config.REDIS_URL, logger);
   let kick: () => void = () => undefined;
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
-  // Loaded only where a live network is configured: viem and its curves stay out of a sandbox-only process.
-  // The hot wallet's key is read from its file there, and only by the workers-only process
-  // (loadCryptoConfig refuses PAYOUT_PRIVATE_KEY_FILE on a process that serves the API).
-  let live = null;
-  if (config.EVM_RPC_URL_ETHEREUM || config.EVM_RPC_URL_BSC) {
-    const keyFile = config.PAYOUT_PRIVATE_KEY_FILE;
-    const payoutKey = keyFile ? readPayoutKeyFile(keyFile) : null;
-    if (keyFile && !payoutKey) logger.warn({ file: keyFile }, "PAYOUT_PRIVATE_KEY_FILE does not exist: live withdrawals are refused until the hot wallet's key is there and the process restarts");
-    live = await (await import('./chain/evm/live-chain')).connectLiveChain(config, db, systemClock, logger, { runsPayouts: config.RUN_WORKERS, payoutKey: payoutKey ?? undefined });
-  }
+  // Each registered live chain that the configuration enables (chains/registry.ts).
+  const live = await connectLiveChains(config, { db, clock: systemClock, logger });
   const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
   const deps = {
     config,
@@ -43,8 +35,8 @@ runMain(async () => {
     keys,
     secrets,
     clock: systemClock,
-    // Test mode runs on the sandbox chain; live mode on the EVM networks configured (or none).
-    chains: { test: new SandboxChain(systemClock, config.SANDBOX_BLOCK_MS), live },
+    // Test mode runs on the sandbox chain; live mode on the networks configured (or none).
+    chains: { test: new SandboxChain(systemClock, config.SANDBOX_BLOCK_MS), live: liveChainMap(...live) },
     rates: stablecoinRates,
     kickOutbox: () => kick(),
     isShuttingDown: () => lifecycle.isShuttingDown,
@@ -55,7 +47,7 @@ runMain(async () => {
     const background = startBackground(deps, lifecycle);
     kick = () => void background.relay.kick();
   }
-  if (live) lifecycle.onShutdown('chain', () => live.close());
+  if (live.length > 0) lifecycle.onShutdown('chain', () => Promise.all(live.map((c) => c.close())));
   lifecycle.onShutdown('postgres', async () => {
     await Promise.all([closeDb(), accounts.$disconnect()]);
   });

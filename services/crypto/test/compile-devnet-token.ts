@@ -1,5 +1,5 @@
 /**
- * Compiles src/chain/evm/devnet-token.sol into devnet-token.json (ABI and bytecode), offline,
+ * Compiles src/chains/evm/devnet-token.sol into devnet-token.json (ABI and bytecode), offline,
  * with solc-js and OpenZeppelin's sources from node_modules: `pnpm --filter @pay/crypto devnet:token`.
  * The devnet deploys the committed JSON, so tests need no compiler.
  */
@@ -8,7 +8,7 @@ import path from 'node:path';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const solc = require('solc');
 
-const dir = path.join(__dirname, '..', 'src', 'chain', 'evm');
+const dir = path.join(__dirname, '..', 'src', 'chains', 'evm');
 const input = {
   language: 'Solidity',
   sources: { 'devnet-token.sol': { content: readFileSync(path.join(dir, 'devnet-token.sol'), 'utf8') } },

@@ -5,8 +5,9 @@ import { SecretBox, signedHeaders } from '@pay/auth';
 import { accountKeys, accountsKeyResolver, createAccountsDb } from '@pay/accounts';
 import { closedWithTheFile, eventually, firstConnection } from '@pay/testing';
 import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type ManualClock } from '@pay/kit';
-import { SandboxChain } from '../src/chain/sandbox';
-import { connectLiveChain, type LiveChainOptions } from '../src/chain/evm/live-chain';
+import { SandboxChain } from '../src/chains/sandbox/sandbox';
+import { connectLiveChain, type LiveChainOptions } from '../src/chains/evm/live-chain';
+import { liveChainMap } from '../src/chains/registry';
 import { stablecoinRates } from '../src/rates';
 import { loadCryptoConfig } from '../src/config';
 import { createCryptoDatabase } from '../src/db';
@@ -57,7 +58,7 @@ async function startApp(opts: CryptoAppOptions) {
     keys,
     secrets,
     clock,
-    chains: { test: chain, live },
+    chains: { test: chain, live: liveChainMap(live) },
     rates: stablecoinRates,
     kickOutbox: () => undefined,
     isShuttingDown: () => false,

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { randomUUID } from 'node:crypto';
 import { ManualClock } from '@pay/kit';
-import { isEvmAddress, isTronAddress } from '../chain/addresses';
+import { isEvmAddress, isTronAddress } from '../chains/addresses';
 import { registerMerchant, cryptoAppForSuite, testKeyFor } from '../../test/test-support';
 
 const clock = new ManualClock(Date.parse('2026-11-21T10:00:00.000Z'));

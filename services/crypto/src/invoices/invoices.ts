@@ -9,7 +9,7 @@ import type { CryptoDeps } from '../deps';
 import { tablesIn, type CryptoTables } from '../db';
 import { currencyInfo } from '../currencies';
 import { money, parseAmount } from '../money';
-import { requireChain } from '../chain/chain';
+import { requireChain } from '../chains/registry';
 import { emitEvent } from '../events/events';
 
 /**

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { eventually, openBrowser, registerCryptoMerchant, spawnBuiltService, type RunningService, BUILT_START_MS } from '@pay/testing';
 import { decodeQrDataUri } from '../../../invoicing/test/test-support';
 import { createCryptoDatabase } from '../db';
-import { startDevnetNode, openDevnet, type Devnet, type DevnetNode } from '../chain/evm/devnet';
+import { startDevnetNode, openDevnet, type Devnet, type DevnetNode } from '../chains/evm/devnet';
 
 // The payment page of the built crypto service, as scripts/stack.sh runs it, with live
 // USDT_ERC20 on a local devnet (its own chain id, its own token contract, 18 decimals): the QR

@@ -59,7 +59,7 @@ export function paymentPage(deps: CryptoDeps): Router {
     const open = (invoice.status === 'Pending' || invoice.status === 'PartiallyPaid') && remainingMs > 0;
     const awaiting = open ? await awaitingConfirmation(deps, invoice) : money(0);
     const due = Money.max(0, amount.sub(received).sub(awaiting));
-    const token = invoice.isTest ? null : (deps.chains.live?.paymentToken(invoice.currency) ?? null);
+    const token = invoice.isTest ? null : (deps.chains.live.get(info.network)?.paymentToken(invoice.currency) ?? null);
     const uri = open && token && due.gt(0) ? paymentUri(token, invoice.address, due) : null;
     const qr = uri ? await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }) : null;
     const state =

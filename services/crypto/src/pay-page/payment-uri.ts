@@ -1,4 +1,4 @@
-import type { PaymentToken } from '../chain/chain';
+import type { PaymentToken } from '../chains/port';
 import { Money, money } from '../money';
 
 /**
@@ -8,7 +8,7 @@ import { Money, money } from '../money';
  * deployment is configured with and watches (contract, chain id, decimals: see
  * Chain.paymentToken), never a table of well-known contracts: on a devnet or testnet a
  * mainnet contract would name a token nobody watches. (Decimal arithmetic here rather than
- * chain/evm/amounts: the page is served by sandbox-only processes too, which never load viem.)
+ * chains/evm/amounts: the page is served by sandbox-only processes too, which never load viem.)
  */
 export function paymentUri(token: PaymentToken, address: string, amount: Money): string {
   // Rounded up where a token counts coarser than the ledger: the payment must cover the amount.

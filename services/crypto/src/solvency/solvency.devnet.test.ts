@@ -8,8 +8,8 @@ import { metricsRegistry } from '@pay/kit';
 import { registerMerchant, signedRequest, startCryptoApp, type CryptoTestApp, type TestMerchant } from '../../test/test-support';
 import { watchChains } from '../background';
 import { trackTransfers } from '../transactions/tracker';
-import { connectLiveChain } from '../chain/evm/live-chain';
-import { DEPOSIT_ACCOUNT_PATH, DEVNET_MNEMONIC, startDevnet, type Devnet } from '../chain/evm/devnet';
+import { connectLiveChain } from '../chains/evm/live-chain';
+import { DEPOSIT_ACCOUNT_PATH, DEVNET_MNEMONIC, startDevnet, type Devnet } from '../chains/evm/devnet';
 import { money } from '../money';
 import { checkSolvency, solvencyOf, type SolvencyLine } from './solvency';
 
@@ -192,7 +192,7 @@ describe('solvency on an EVM devnet', () => {
     expect(delta(after, before)).toMatchObject({ hotWallets: 150, deposits: -150, depositAddresses: -2, available: 0, pending: 0, unsentWithdrawals: 0, gap: 0 });
     expect(after.sweptTo).toEqual([]); // to the hot wallet: counted there, once
     expect(after.gas.balance.lt(before.gas.balance)).toBe(true);
-    // Each token transfer was recorded before it was broadcast (chain/evm/sweeps.ts); mined, settled at depth later.
+    // Each token transfer was recorded before it was broadcast (chains/evm/sweeps.ts); mined, settled at depth later.
     const rows = await ctx.deps.db.sweepTransfer.findMany({ where: { network: 'Ethereum' }, orderBy: { units: 'desc' } });
     expect(rows.map((r) => [r.fromAddress, r.toAddress, r.units.toFixed(), r.status])).toEqual([
       [paid[0]!.address, devnet.hotWallet.address, parseUnits('100', 18).toString(), 'Signed'],

@@ -1,6 +1,6 @@
 import type { Clock, Logger } from '@pay/kit';
 import type { CryptoDeps } from '../deps';
-import type { ChainHoldings } from '../chain/chain';
+import type { ChainHoldings } from '../chains/port';
 import type { Currency, Network } from '../generated/prisma/client';
 import { fundedLiveAddresses } from '../invoices/invoices';
 import { liveLedgerTotals } from '../ledger/ledger';

@@ -5,14 +5,15 @@ import { eventually, startRpcProxy, type RpcProxy } from '@pay/testing';
 import { registerMerchant, startCryptoApp, type CryptoTestApp, type TestMerchant } from '../../test/test-support';
 import { watchChains } from '../background';
 import { trackTransfers } from '../transactions/tracker';
-import { tokenOf } from '../chain/evm/config';
-import { connectLiveChain } from '../chain/evm/live-chain';
-import { signSweep } from '../chain/evm/sweeps';
+import { tokenOf } from '../chains/evm/config';
+import { connectLiveChain } from '../chains/evm/live-chain';
+import { signSweep } from '../chains/evm/sweeps';
 import type { CryptoDeps } from '../deps';
-import { DEPOSIT_ACCOUNT_PATH, DEVNET_MNEMONIC, startDevnet, type Devnet } from '../chain/evm/devnet';
+import { DEPOSIT_ACCOUNT_PATH, DEVNET_MNEMONIC, startDevnet, type Devnet } from '../chains/evm/devnet';
 import { finishSweeps, planSweep, readSweepSecrets, runSweep } from './sweep';
 import { solvencyOf } from './solvency';
 import { money } from '../money';
+import { liveChainMap } from '../chains/registry';
 
 // Live USDT_ERC20 on a local devnet: deposits to an address after the operator swept it. The
 // Ethereum rows of the watcher's and the sweep's tables belong to whichever devnet file runs (they clean them first).
@@ -84,7 +85,7 @@ async function throughProxy() {
   await ctx.live!.close(); // gives the lease up
   const config = { ...ctx.deps.config, EVM_RPC_URL_ETHEREUM: proxy.url };
   const chain = (await connectLiveChain(config, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: false }))!;
-  const deps: CryptoDeps = { ...ctx.deps, config, chains: { ...ctx.deps.chains, live: chain } };
+  const deps: CryptoDeps = { ...ctx.deps, config, chains: { ...ctx.deps.chains, live: liveChainMap(chain) } };
   const pass = async () => {
     await watchChains(deps);
     await trackTransfers(deps);

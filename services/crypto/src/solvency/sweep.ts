@@ -8,9 +8,9 @@ import type { Currency, Network, SweepTransfer } from '../generated/prisma/clien
 import type { CryptoDb } from '../db';
 import type { CryptoDeps } from '../deps';
 import { liveDepositAddresses } from '../invoices/invoices';
-import { fromUnits } from '../chain/evm/amounts';
-import type { EvmNetwork, EvmToken } from '../chain/evm/config';
-import { broadcastSweep, settleSweep, signSweep, unsettledSweeps } from '../chain/evm/sweeps';
+import { fromUnits } from '../chains/evm/amounts';
+import type { EvmNetwork, EvmToken } from '../chains/evm/config';
+import { broadcastSweep, settleSweep, signSweep, unsettledSweeps } from '../chains/evm/sweeps';
 import type { Money } from '../money';
 
 /** The secrets a sweep needs, as the operator types or pipes them on stdin (never from the environment). */
@@ -59,7 +59,7 @@ export interface SweepItem {
   skipped?: string;
 }
 
-/** What the sweep tool writes with: the sweep records (chain/evm/sweeps.ts) and its clock and log. */
+/** What the sweep tool writes with: the sweep records (chains/evm/sweeps.ts) and its clock and log. */
 export type SweepDeps = Pick<CryptoDeps, 'tables'> & { db: CryptoDb; clock: Clock; logger: Logger };
 
 /**
@@ -134,7 +134,7 @@ async function mined(net: EvmNetwork, hash: Hex, what: string): Promise<void> {
   if (r.status !== 'success') throw new Error(`${what} reverted on ${net.network}: ${hash}`);
 }
 
-/** The gas payer's transfer of the coin an address needs for its sweep (the sweep's token transfers are recorded: ../chain/evm/sweeps.ts). */
+/** The gas payer's transfer of the coin an address needs for its sweep (the sweep's token transfers are recorded: ../chains/evm/sweeps.ts). */
 async function sendGas(net: EvmNetwork, from: PrivateKeyAccount, tx: { to: Address; value: bigint; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Promise<Hex> {
   const nonce = await net.client.getTransactionCount({ address: from.address, blockTag: 'pending' });
   const raw = await from.signTransaction({ type: 'eip1559', chainId: net.chainId, nonce, ...tx });

@@ -4,8 +4,8 @@ import { ManualClock } from '@pay/kit';
 import { eventsOf } from '@pay/webhooks';
 import { registerMerchant, cryptoAppForSuite, testMerchant, type TestMerchant } from '../../test/test-support';
 import { trackTransfers } from './tracker';
-import { ZERO_ADDRESS } from '../chain/sandbox';
-import type { Chain, TransferRef } from '../chain/chain';
+import { ZERO_ADDRESS } from '../chains/sandbox/sandbox';
+import type { Chain, TransferRef } from '../chains/port';
 
 const clock = new ManualClock(Date.parse('2026-11-21T10:00:00.000Z'));
 const ctx = cryptoAppForSuite({ clock });

@@ -3,7 +3,7 @@ import type { CryptoDeps } from '../deps';
 import type { Transaction } from '../generated/prisma/client';
 import { expireDueInvoices } from '../invoices/invoices';
 import { applyTransferState, pendingTransfers } from './transfers';
-import { chainFor } from '../chain/chain';
+import { chainOf } from '../chains/registry';
 
 /** Older transfers first; the rest wait for the next pass. */
 const BATCH = 500;
@@ -34,12 +34,14 @@ export async function trackTransfers(deps: CryptoDeps, mode?: TrackedMode): Prom
 }
 
 async function trackMode(deps: CryptoDeps, isTest: boolean): Promise<number> {
-  const chain = chainFor(deps.chains, isTest);
-  if (!chain) return 0;
+  // Live mode without a live chain has nothing to follow (and no live transfer to follow).
+  if (!isTest && deps.chains.live.size === 0) return 0;
   const pending = await pendingTransfers(deps, isTest, BATCH);
   let updated = 0;
   for (const t of pending) {
     try {
+      const chain = chainOf(deps.chains, isTest, t.network);
+      if (!chain) throw new Error(`no live ${t.network} connection: the transfer waits until one is configured`);
       const state = await chain.transferState(refOf(t));
       if (state.state === 'pending' && state.confirmations === t.confirmations) continue;
       if (await deps.db.$transaction((tx) => applyTransferState(deps, tx, t, state), TRANSACTION_OPTIONS)) updated++;

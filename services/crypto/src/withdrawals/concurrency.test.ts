@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signedHeaders } from '@pay/auth';
-import { generateAddress } from '../chain/addresses';
+import { generateAddress } from '../chains/addresses';
 import { fund, startCryptoApp, type CryptoTestApp, testMerchant } from '../../test/test-support';
 
 let ctx: CryptoTestApp;

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { ManualClock } from '@pay/kit';
 import { fund, signedRequest, cryptoAppForSuite, testMerchant, type TestMerchant } from '../../test/test-support';
-import { ZERO_ADDRESS } from '../chain/sandbox';
+import { ZERO_ADDRESS } from '../chains/sandbox/sandbox';
 import { advanceWithdrawal } from './processing';
 
 const TRON = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';

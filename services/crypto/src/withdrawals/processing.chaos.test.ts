@@ -11,8 +11,8 @@ import {
   untilAnswered,
   type HttpAnswer,
 } from '@pay/testing';
-import { generateAddress } from '../chain/addresses';
-import { ZERO_ADDRESS } from '../chain/sandbox';
+import { generateAddress } from '../chains/addresses';
+import { ZERO_ADDRESS } from '../chains/sandbox/sandbox';
 
 const MERCHANTS = 4;
 const PER_MERCHANT = 20;

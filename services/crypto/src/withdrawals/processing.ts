@@ -7,7 +7,8 @@ import { emitEvent } from '../events/events';
 import { requiredConfirmations } from '../transactions/transfers';
 import { withdrawalJson } from './views';
 import { endWithdrawal, lockWithdrawal, markSent, recordProgress } from './store';
-import { chainFor, type Broadcast, type PayoutState, type PayoutTx } from '../chain/chain';
+import type { Broadcast, PayoutState, PayoutTx } from '../chains/port';
+import { chainOf } from '../chains/registry';
 
 export type Step = 'done' | 'again';
 
@@ -48,8 +49,8 @@ export async function advanceWithdrawal(deps: CryptoDeps, withdrawalId: string):
 
 /** The chain of the withdrawal's mode; a live withdrawal cannot exist without one (see createWithdrawal). */
 function signerOf(deps: CryptoDeps, w: Withdrawal) {
-  const chain = chainFor(deps.chains, w.isTest);
-  if (!chain) throw new Error(`withdrawal ${w.id}: no chain connection for ${w.isTest ? 'test' : 'live'} mode`);
+  const chain = chainOf(deps.chains, w.isTest, w.network);
+  if (!chain) throw new Error(`withdrawal ${w.id}: no chain connection for ${w.isTest ? 'test' : 'live'} mode on ${w.network}`);
   return chain;
 }
 

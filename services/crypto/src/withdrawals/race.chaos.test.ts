@@ -1,5 +1,5 @@
 import { apiClient, fundCryptoMerchant, recordChaos, raceRequests, registerCryptoMerchant, serverFailures, startChaosStack } from '@pay/testing';
-import { generateAddress } from '../chain/addresses';
+import { generateAddress } from '../chains/addresses';
 
 const WITHDRAWALS = 100;
 

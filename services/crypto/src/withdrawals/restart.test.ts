@@ -3,7 +3,7 @@ import { Queues } from '@pay/queue';
 import { eventually } from '@pay/testing';
 import { fund, signedRequest, startCryptoApp, testMerchant } from '../../test/test-support';
 import { advanceWithdrawal } from './processing';
-import type { Chain, PayoutRequest, PayoutTx } from '../chain/chain';
+import type { Chain, PayoutRequest, PayoutTx } from '../chains/port';
 import { eventsOf } from '@pay/webhooks';
 
 const TRON = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';

@@ -3,7 +3,7 @@ import crypto, { randomUUID } from 'node:crypto';
 import { eventually } from '@pay/testing';
 import { eventsOf } from '@pay/webhooks';
 import { fund, registerMerchant, signedRequest, cryptoAppForSuite, testMerchant, type TestMerchant } from '../../test/test-support';
-import { ZERO_ADDRESS } from '../chain/sandbox';
+import { ZERO_ADDRESS } from '../chains/sandbox/sandbox';
 
 // Background on: the real outbox relay and BullMQ withdrawal worker process what is created.
 const ctx = cryptoAppForSuite({ background: true, env: { WITHDRAWAL_DAILY_LIMIT: '500' } });

@@ -9,8 +9,8 @@ import type { CryptoDeps } from '../deps';
 import { currencyInfo } from '../currencies';
 import { Money, money, parseAmount, withdrawalFee } from '../money';
 import type { Owner } from '@pay/auth';
-import { addressProblem, canonicalAddress } from '../chain/addresses';
-import { requireChain, requirePayouts } from '../chain/chain';
+import { addressProblem, canonicalAddress } from '../chains/addresses';
+import { requireChain, requirePayouts } from '../chains/registry';
 
 export interface CreateWithdrawalInput {
   toAddress: string;

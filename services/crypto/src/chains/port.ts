@@ -1,6 +1,8 @@
-import { ApiError } from '@pay/schemas';
+import type { Static, TObject, TProperties } from '@sinclair/typebox';
+import type { Clock, Logger } from '@pay/kit';
 import type { Currency, Network, Prisma } from '../generated/prisma/client';
 import type { Money } from '../money';
+import type { CryptoDb } from '../db';
 
 /** What the chain says about a transfer, incoming or outgoing. */
 export type TransferState =
@@ -158,41 +160,41 @@ export interface PayoutSigner {
 /** A chain connection: follows deposits and sends payouts. */
 export type Chain = ChainWatcher & PayoutSigner;
 
+/** A live chain connection: what the registry keeps for the networks it carries, closed at shutdown. */
+export interface LiveChain extends Chain {
+  close(): Promise<void>;
+}
+
+/** What a live chain may read of the service's own settings, beside its own (LiveChainModule.settings). */
+export interface ChainServiceConfig {
+  CONFIRMATIONS_TRON: number;
+  CONFIRMATIONS_ETHEREUM: number;
+  CONFIRMATIONS_BSC: number;
+  /** The hot wallet's key file; set only on the workers-only process (config.ts refuses it elsewhere). */
+  PAYOUT_PRIVATE_KEY_FILE?: string;
+  /** Whether this process runs withdrawal processing: only then does a chain read a payout key. */
+  RUN_WORKERS: boolean;
+}
+
+/** What a live chain is connected with. */
+export interface LiveChainContext {
+  db: CryptoDb;
+  clock: Clock;
+  logger: Logger;
+}
+
 /**
- * One chain connection per mode. Test mode always has the sandbox; live mode has one only
- * where a real connection is configured (an EVM JSON-RPC endpoint, see chain/evm), and only
- * for the currencies it carries. Elsewhere live invoices and withdrawals are refused: an
- * address nobody watches would lose the money.
+ * One live chain implementation, as chains/registry.ts lists it: a new chain is a folder
+ * beside chains/evm/ exporting one of these, and one line in the registry.
  */
-export interface Chains {
-  test: Chain;
-  live: Chain | null;
-}
-
-export function requireChain(chains: Chains, isTest: boolean, what: string, currency: Currency): Chain {
-  const chain = chainFor(chains, isTest);
-  if (!chain) {
-    throw new ApiError(
-      'CURRENCY_NOT_ENABLED',
-      `Live ${what} need a live chain connection, which this deployment does not have; use a test key (sk_test_…) for the sandbox`,
-    );
-  }
-  if (!chain.currencies.includes(currency)) {
-    throw new ApiError(
-      'CURRENCY_NOT_ENABLED',
-      `Live ${what} in ${currency} are not enabled on this deployment (live: ${chain.currencies.join(', ') || 'none'}); use a test key (sk_test_…) for the sandbox`,
-      [{ field: 'currency', message: `live mode takes ${chain.currencies.join(', ') || 'no currency'}` }],
-    );
-  }
-  return chain;
-}
-
-export function chainFor(chains: Chains, isTest: boolean): Chain | null {
-  return isTest ? chains.test : chains.live;
-}
-
-/** Refuses a live withdrawal up front when no payout can be signed for its network. */
-export async function requirePayouts(chain: Chain, network: Network): Promise<void> {
-  const problem = await chain.payoutProblem(network);
-  if (problem) throw new ApiError('CURRENCY_NOT_ENABLED', problem);
+export interface LiveChainModule<S extends TProperties = TProperties> {
+  /** Its name in logs and errors. */
+  name: string;
+  /** Its settings (environment variables), merged into the service's configuration by config.ts. */
+  settings: S;
+  /**
+   * The chain these settings configure, or null where they configure none (no RPC URL set). It
+   * loads its libraries only then, so a sandbox-only process never loads them.
+   */
+  connect(config: Static<TObject<S>> & ChainServiceConfig, ctx: LiveChainContext): Promise<LiveChain | null>;
 }

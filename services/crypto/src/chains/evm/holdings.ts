@@ -1,6 +1,6 @@
 import { erc20Abi, formatEther, getAddress } from 'viem';
 import { money } from '../../money';
-import type { TokenHoldings } from '../chain';
+import type { TokenHoldings } from '../port';
 import { fromUnits } from './amounts';
 import type { EvmNetwork, EvmToken } from './config';
 

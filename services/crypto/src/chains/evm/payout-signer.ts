@@ -3,7 +3,7 @@ import type { Clock, Logger } from '@pay/kit';
 import { tablesIn, type CryptoDb } from '../../db';
 import type { Network, PayoutTransaction } from '../../generated/prisma/client';
 import { money } from '../../money';
-import type { PayoutRef, PayoutRequest, PayoutSent, PayoutState, PayoutTx } from '../chain';
+import type { PayoutRef, PayoutRequest, PayoutSent, PayoutState, PayoutTx } from '../port';
 import { fromUnits, toUnits } from './amounts';
 import { tokenAt, tokenOf, type EvmNetwork, type EvmToken } from './config';
 import { confirmationsOf, receiptOf } from './receipts';

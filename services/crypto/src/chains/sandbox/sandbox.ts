@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '@pay/kit';
-import type { Network } from '../generated/prisma/client';
-import { CURRENCY_CODES } from '../currencies';
-import { generateAddress, toChecksumAddress } from './addresses';
-import type { ChainWatcher, DepositAddress, PayoutRef, PayoutRequest, PayoutSent, PayoutSigner, PayoutState, PayoutTx, TransferRef, TransferState } from './chain';
+import type { Network } from '../../generated/prisma/client';
+import { CURRENCY_CODES } from '../../currencies';
+import { generateAddress, toChecksumAddress } from '../addresses';
+import type { ChainWatcher, DepositAddress, PayoutRef, PayoutRequest, PayoutSent, PayoutSigner, PayoutState, PayoutTx, TransferRef, TransferState } from '../port';
 
 /** The all-zero account of each network. Transfers to or from it fail in the sandbox. */
 export const ZERO_ADDRESS: Record<Network, string> = {

@@ -1,7 +1,7 @@
 import { erc20Abi } from 'viem';
 import type { Clock, Logger } from '@pay/kit';
 import { money, type Money } from '../../money';
-import type { TransferRef, TransferState } from '../chain';
+import type { TransferRef, TransferState } from '../port';
 import { fromUnits, toUnits } from './amounts';
 import { tokenOf, type EvmNetwork } from './config';
 import { rpcDisagreements, unbackedDeposits } from './metrics';

@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { parseGwei } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Clock, Logger } from '@pay/kit';
-import type { CryptoConfig } from '../../config';
+import type { EvmConfig } from './settings';
 import type { CryptoDb } from '../../db';
 import type { Currency, Network } from '../../generated/prisma/client';
-import type { Chain, ChainHoldings, DepositAddress, PaymentToken, PayoutRef, PayoutRequest, PayoutSent, PayoutState, PayoutTx, RecordTransfers, TransferRef, TransferState } from '../chain';
+import type { LiveChain, ChainHoldings, DepositAddress, PaymentToken, PayoutRef, PayoutRequest, PayoutSent, PayoutState, PayoutTx, RecordTransfers, TransferRef, TransferState } from '../port';
 import { money, type Money } from '../../money';
 import { connectEvmNetworks, EVM_NETWORKS, tokenOf, type EvmNetwork } from './config';
 import { DepositAddresses } from './deposit-addresses';
@@ -30,7 +30,7 @@ export interface LiveChainOptions {
  * discovered by a watcher per network (one replica leads each), and payouts are signed by
  * the hot wallet where this process holds its key.
  */
-export class EvmChain implements Chain {
+export class EvmChain implements LiveChain {
   readonly currencies: readonly Currency[];
   readonly watchers: EvmWatcher[];
   private readonly networks: Map<Network, EvmNetwork>;
@@ -38,7 +38,7 @@ export class EvmChain implements Chain {
   constructor(
     private readonly db: CryptoDb,
     private readonly clock: Clock,
-    private readonly config: CryptoConfig,
+    private readonly config: EvmConfig,
     networks: EvmNetwork[],
     private readonly addresses: DepositAddresses,
     readonly signer: EvmPayoutSigner | null,
@@ -148,7 +148,7 @@ export class EvmChain implements Chain {
 }
 
 /** The live chain this configuration describes, or null where no EVM network is configured. */
-export async function connectLiveChain(config: CryptoConfig, db: CryptoDb, clock: Clock, logger: Logger, opts: LiveChainOptions): Promise<EvmChain | null> {
+export async function connectLiveChain(config: EvmConfig, db: CryptoDb, clock: Clock, logger: Logger, opts: LiveChainOptions): Promise<EvmChain | null> {
   const networks = await connectEvmNetworks(config);
   if (networks.length === 0) return null;
   const addresses = new DepositAddresses(config.DEPOSIT_XPUB!);

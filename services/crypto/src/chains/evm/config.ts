@@ -1,6 +1,6 @@
 import { erc20Abi, getAddress, type Address, type PublicClient } from 'viem';
 import { ConfigError } from '@pay/kit';
-import type { CryptoConfig } from '../../config';
+import type { EvmConfig } from './settings';
 import type { Currency, Network } from '../../generated/prisma/client';
 import { askAll, parseRpcUrls, rpcProviders, type RpcProvider } from './rpc';
 
@@ -21,7 +21,7 @@ export const EVM_NETWORKS = {
     tokens: { USDT_BEP20: 'USDT_CONTRACT_BSC', USDC_BEP20: 'USDC_CONTRACT_BSC' },
   },
 } as const satisfies Partial<
-  Record<Network, { rpc: keyof CryptoConfig; confirmations: keyof CryptoConfig; tokens: Partial<Record<Currency, keyof CryptoConfig>> }>
+  Record<Network, { rpc: keyof EvmConfig; confirmations: keyof EvmConfig; tokens: Partial<Record<Currency, keyof EvmConfig>> }>
 >;
 
 export type EvmNetworkName = keyof typeof EVM_NETWORKS;
@@ -72,14 +72,14 @@ export interface ConfiguredEvmNetwork {
 }
 
 /** The networks whose RPC URL is set, checked for the rest of their settings. */
-export function configuredEvmNetworks(config: CryptoConfig): ConfiguredEvmNetwork[] {
+export function configuredEvmNetworks(config: EvmConfig): ConfiguredEvmNetwork[] {
   const out: ConfiguredEvmNetwork[] = [];
   for (const [network, names] of Object.entries(EVM_NETWORKS) as [EvmNetworkName, (typeof EVM_NETWORKS)[EvmNetworkName]][]) {
     const value = config[names.rpc];
     if (!value) continue;
     const rpcUrls = parseRpcUrls(names.rpc, value);
     const tokens = Object.entries(names.tokens).flatMap(([currency, setting]) => {
-      const address = config[setting as keyof CryptoConfig] as string | undefined;
+      const address = config[setting as keyof EvmConfig] as string | undefined;
       return address ? [{ currency: currency as Currency, address: getAddress(address) }] : [];
     });
     if (tokens.length === 0) {
@@ -99,7 +99,7 @@ export function configuredEvmNetworks(config: CryptoConfig): ConfiguredEvmNetwor
  * wrong contract address, an unreachable node or providers on different chains stop the
  * start with a message naming the setting (and never the URL, which holds an API key).
  */
-export async function connectEvmNetworks(config: CryptoConfig): Promise<EvmNetwork[]> {
+export async function connectEvmNetworks(config: EvmConfig): Promise<EvmNetwork[]> {
   return Promise.all(
     configuredEvmNetworks(config).map(async (n) => {
       const names = EVM_NETWORKS[n.network];

@@ -1,7 +1,7 @@
 import { erc20Abi, getAbiItem, HttpRequestError, TimeoutError, type PublicClient } from 'viem';
 import type { Clock, Logger } from '@pay/kit';
 import type { CryptoDb } from '../../db';
-import type { FoundTransfer, RecordTransfers } from '../chain';
+import type { FoundTransfer, RecordTransfers } from '../port';
 import { fromUnits } from './amounts';
 import { tokenAt, type EvmNetwork } from './config';
 import { WatchCursor } from './cursor';

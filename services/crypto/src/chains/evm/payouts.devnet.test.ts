@@ -15,6 +15,7 @@ import { watchWithdrawals } from '../../withdrawals/metrics';
 import type { CryptoDeps } from '../../deps';
 import { startDevnet, type Devnet } from './devnet';
 import { connectLiveChain } from './live-chain';
+import { liveChainMap } from '../registry';
 
 // Live USDT_BEP20 payouts on a real local chain, BSC's settings pointed at it. The BSC rows
 // of the watcher's and signer's tables are this file's alone (deposits.devnet.test.ts uses Ethereum).
@@ -158,7 +159,7 @@ describe('live USDT on an EVM devnet: payouts', () => {
 
   it('two workers racing one withdrawal sign and send one transaction', async () => {
     const second = await connectLiveChain(ctx.deps.config, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: true, payoutKey: devnet.hotWalletKey });
-    const other: CryptoDeps = { ...ctx.deps, chains: { ...ctx.deps.chains, live: second } };
+    const other: CryptoDeps = { ...ctx.deps, chains: { ...ctx.deps.chains, live: liveChainMap(second) } };
     try {
       const nonceBefore = await devnet.client.getTransactionCount({ address: devnet.hotWallet.address });
       const to = recipient();
@@ -182,8 +183,8 @@ describe('live USDT on an EVM devnet: payouts', () => {
     const proxyB = await startRpcProxy(devnet.url);
     const chainVia = (url: string) => connectLiveChain({ ...ctx.deps.config, EVM_RPC_URL_BSC: url }, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: true, payoutKey: devnet.hotWalletKey });
     const [a, b] = [await chainVia(proxyA.url), await chainVia(proxyB.url)];
-    const depsA: CryptoDeps = { ...ctx.deps, chains: { ...ctx.deps.chains, live: a } };
-    const depsB: CryptoDeps = { ...ctx.deps, chains: { ...ctx.deps.chains, live: b } };
+    const depsA: CryptoDeps = { ...ctx.deps, chains: { ...ctx.deps.chains, live: liveChainMap(a) } };
+    const depsB: CryptoDeps = { ...ctx.deps, chains: { ...ctx.deps.chains, live: liveChainMap(b) } };
     try {
       const to = recipient();
       const id = await withdraw(to, 5);
@@ -248,7 +249,7 @@ describe('live USDT on an EVM devnet: payouts', () => {
       // A ceiling twice the first fee: room for three replacements of +25%, never a fourth.
       const ceiling = formatGwei(BigInt(first!.maxFeePerGas.toFixed()) * 2n);
       capped = await connectLiveChain({ ...ctx.deps.config, PAYOUT_MAX_FEE_GWEI_BSC: ceiling }, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: true, payoutKey: devnet.hotWalletKey });
-      const cappedDeps: CryptoDeps = { ...ctx.deps, chains: { ...ctx.deps.chains, live: capped } };
+      const cappedDeps: CryptoDeps = { ...ctx.deps, chains: { ...ctx.deps.chains, live: liveChainMap(capped) } };
       for (let i = 0; i < 12; i++) expect(await advanceWithdrawal(cappedDeps, id)).toBe('again');
       const sent = await ctx.deps.db.payoutTransaction.findMany({ where: { withdrawalId: id }, orderBy: { sentAt: 'asc' } });
       expect(sent.length).toBeGreaterThan(1);
@@ -306,7 +307,7 @@ describe('live USDT on an EVM devnet: payouts', () => {
     const config = { ...ctx.deps.config, PAYOUT_STUCK_AFTER_MS: 3_600_000 };
     const restarted = await connectLiveChain(config, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: true, payoutKey: devnet.hotWalletKey });
     try {
-      const w = await settle(id, { ...ctx.deps, config, chains: { ...ctx.deps.chains, live: restarted } });
+      const w = await settle(id, { ...ctx.deps, config, chains: { ...ctx.deps.chains, live: liveChainMap(restarted) } });
       const sent = await ctx.deps.db.payoutTransaction.findMany({ where: { withdrawalId: id } });
       expect(sent).toHaveLength(1);
       expect(w).toMatchObject({ status: 'Completed', txHash: sent[0]!.txHash });
@@ -349,7 +350,7 @@ describe('live USDT on an EVM devnet: payouts', () => {
   it('without PAYOUT_PRIVATE_KEY_FILE, live withdrawals are refused up front with a clear error', async () => {
     const keyless = await connectLiveChain(ctx.deps.config, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: true });
     try {
-      const { app } = buildCryptoApp({ ...ctx.deps, chains: { ...ctx.deps.chains, live: keyless } });
+      const { app } = buildCryptoApp({ ...ctx.deps, chains: { ...ctx.deps.chains, live: liveChainMap(keyless) } });
       const res = await signedRequest(app, m, 'post', '/api/v1/withdrawals', { toAddress: recipient(), amount: 5, currency: 'USDT_BEP20' });
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code: 'CURRENCY_NOT_ENABLED', message: expect.stringMatching(/PAYOUT_PRIVATE_KEY_FILE is not set on the workers-only process/) });

@@ -14,6 +14,7 @@ import { DEVNET_MNEMONIC, startDevnet, type Devnet } from './devnet';
 import { connectLiveChain } from './live-chain';
 import { money } from '../../money';
 import type { CryptoDeps } from '../../deps';
+import { liveChainMap } from '../registry';
 
 // Live USDT_ERC20 and USDC_ERC20 on a real local chain (a Hardhat node, tokens of 6 decimals as on Ethereum), Ethereum's settings pointed at it.
 // The Ethereum rows of the watcher's tables are this file's alone (payouts.devnet.test.ts uses BSC).
@@ -247,7 +248,7 @@ describe('live USDT on an EVM devnet: deposits', () => {
     try {
       const leader = async () => (await ctx.deps.db.chainCursor.findUniqueOrThrow({ where: { network: 'Ethereum' } })).leader;
       const dead = await leader();
-      const deps = { ...ctx.deps, chains: { ...ctx.deps.chains, live: restarted } };
+      const deps = { ...ctx.deps, chains: { ...ctx.deps.chains, live: liveChainMap(restarted) } };
       await watchChains(deps); // the dead one's lease still runs: nothing happens
       expect(await leader()).toBe(dead);
       await eventually(async () => {
@@ -282,7 +283,7 @@ async function through(urls: string[], overrides: Partial<CryptoDeps['config']> 
   await ctx.live!.close(); // gives the lease up
   const config = { ...ctx.deps.config, EVM_RPC_URL_ETHEREUM: urls.join(','), ...overrides };
   const chain = (await connectLiveChain(config, ctx.deps.db, ctx.deps.clock, logger, { runsPayouts: false }))!;
-  const deps: CryptoDeps = { ...ctx.deps, config, logger, chains: { ...ctx.deps.chains, live: chain } };
+  const deps: CryptoDeps = { ...ctx.deps, config, logger, chains: { ...ctx.deps.chains, live: liveChainMap(chain) } };
   const pass = async () => {
     await watchChains(deps);
     await trackTransfers(deps);
