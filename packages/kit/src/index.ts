@@ -19,7 +19,6 @@ export * from './main';
 export * from './periodic';
 export * from './outbound-url';
 export * from './http/exact-json';
-export * from './money';
 export * from './retention';
 export * from './redis';
 export * from './readable-number';

@@ -1,3 +1,4 @@
 export * from './errors';
 export * from './ajv';
 export * from './common';
+export * from './money-input';

@@ -1,7 +1,8 @@
 import Decimal from 'decimal.js';
-import { Money, parseMoney } from '@pay/kit';
+import { Money } from '@pay/money';
+import { parseMoney } from '@pay/schemas';
 
-export { Money, MAX_AMOUNT, money, toJsonNumber } from '@pay/kit';
+export { Money, MAX_AMOUNT, money, toJsonNumber } from '@pay/money';
 
 export const CRYPTO_DECIMALS = 6;
 

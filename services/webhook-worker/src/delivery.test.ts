@@ -50,7 +50,7 @@ describe('a delivery', () => {
   it('keeps decimal digits and key order exactly as recorded', async () => {
     const m = await ctx.merchant();
     await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
-    const { JsonDecimal } = await import('@pay/kit');
+    const { JsonDecimal } = await import('@pay/money');
     await ctx.event(m.test, 'invoice.paid', { invoice: { zeta: 1, amount: new JsonDecimal('12345678901234567.89'), alpha: 2 } });
     await ctx.round(ctx.worker());
     expect(receiver.received[0]!.body).toMatch(/"invoice":\{"zeta":1,"amount":12345678901234567\.89,"alpha":2\}\}$/);

@@ -1,11 +1,17 @@
 import fc from 'fast-check';
-import { exactBodyMember, jsonMemberText, JsonDecimal, RawJson, stringifyExact } from './exact-json';
+import { money, toJsonNumber, JsonDecimal } from '@pay/money';
+import { exactBodyMember, jsonMemberText, RawJson, stringifyExact } from './exact-json';
 
 describe('stringifyExact', () => {
   it('writes decimals digit for digit, beyond what a double holds', () => {
     const body = { a: new JsonDecimal('8910000000.296992'), b: [new JsonDecimal('-0.000001')], c: 'text', d: 1.5 };
     expect(stringifyExact(body)).toBe('{"a":8910000000.296992,"b":[-0.000001],"c":"text","d":1.5}');
     expect(JSON.stringify({ a: Number('8910000000.296992') })).toBe('{"a":8910000000.296991}'); // why this exists
+  });
+
+  it('writes Money as the digits it holds (toJsonNumber)', () => {
+    expect(stringifyExact({ a: toJsonNumber(money('0.1').add('0.2')) })).toBe('{"a":0.3}');
+    expect(stringifyExact({ a: toJsonNumber('1234.50') })).toBe('{"a":1234.5}');
   });
 
   it('leaves strings that look like the marker alone', () => {

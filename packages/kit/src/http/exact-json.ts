@@ -1,20 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '@pay/schemas';
-
-/**
- * A decimal that must reach the client exactly as written. `JSON.stringify` can only emit
- * binary doubles, which misprint amounts beyond 15 significant digits, so `stringifyExact`
- * writes these as the bare decimal text instead.
- */
-export class JsonDecimal {
-  constructor(readonly text: string) {
-    if (!/^-?\d+(\.\d+)?$/.test(text)) throw new Error(`not a plain decimal: ${text}`);
-  }
-  /** Anything serialised without stringifyExact still gets the nearest number. */
-  toJSON(): number {
-    return Number(this.text);
-  }
-}
+import { JsonDecimal } from '@pay/money';
 
 /**
  * A JSON value that must reach the client as the very text it was given: digits past a

@@ -1,4 +1,4 @@
-import { money, toJsonNumber } from '@pay/kit';
+import { money, toJsonNumber } from '@pay/money';
 import type { InvoicingTables } from '../db';
 import { DECLINED_STATUSES } from './tbank/payments-store';
 

@@ -1,5 +1,6 @@
 import type { Owner } from '@pay/auth';
-import { toJsonNumber, type Clock } from '@pay/kit';
+import { type Clock } from '@pay/kit';
+import { toJsonNumber } from '@pay/money';
 import { ApiError } from '@pay/schemas';
 import { sql, type Expression, type ExpressionBuilder, type QueryCreator } from 'kysely';
 import type { InvoicingTables, Tables } from '../db';

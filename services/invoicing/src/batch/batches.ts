@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Owner } from '@pay/auth';
-import { money, pgSql, readableNumber, type Sql } from '@pay/kit';
+import { pgSql, readableNumber, type Sql } from '@pay/kit';
+import { money } from '@pay/money';
 import { sql } from 'kysely';
 import { outboxMessage, writeOutbox } from '@pay/queue';
 import { ApiError } from '@pay/schemas';

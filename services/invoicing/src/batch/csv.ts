@@ -1,6 +1,6 @@
 import Papa from 'papaparse';
-import { ApiError, compile, Email, HttpUrl } from '@pay/schemas';
-import { parseMoney, type Money } from '@pay/kit';
+import { ApiError, compile, Email, HttpUrl, parseMoney } from '@pay/schemas';
+import { type Money } from '@pay/money';
 import { FIAT_DECIMALS, type Currency } from '../invoices/invoices';
 import { CURRENCIES } from '../invoices/currencies';
 

@@ -1,4 +1,5 @@
-import { html, money } from '@pay/kit';
+import { html } from '@pay/kit';
+import { money } from '@pay/money';
 import type { InvoicingTables } from '../db';
 import type { BatchDeps } from '../deps';
 import { invoicesForEmails } from '../invoices/store';

@@ -1,6 +1,6 @@
 import Papa from 'papaparse';
 import type { Owner } from '@pay/auth';
-import { money } from '@pay/kit';
+import { money } from '@pay/money';
 import type { BatchDeps } from '../deps';
 import { paymentLinkOf } from '../invoices/views';
 import { v1Status } from '../v1/views';

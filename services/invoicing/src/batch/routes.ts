@@ -1,5 +1,6 @@
 import { ownerOf } from '@pay/auth';
-import { toJsonNumber, type Api } from '@pay/kit';
+import { type Api } from '@pay/kit';
+import { toJsonNumber } from '@pay/money';
 import type { BatchDeps } from '../deps';
 import { paymentLinkOf } from '../invoices/views';
 import { assertKnownIdShape } from '../v1/invoices';

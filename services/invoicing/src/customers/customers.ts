@@ -1,5 +1,5 @@
 import type { Owner } from '@pay/auth';
-import { toJsonNumber } from '@pay/kit';
+import { toJsonNumber } from '@pay/money';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
 import type { CustomerRow } from './payers';

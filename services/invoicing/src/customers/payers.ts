@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
-import type { Money, Sql } from '@pay/kit';
+import type { Sql } from '@pay/kit';
+import type { Money } from '@pay/money';
 import { tablesIn, type Tables } from '../db';
 import { trustLevelOf } from './trust';
 

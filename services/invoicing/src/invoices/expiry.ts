@@ -1,4 +1,4 @@
-import { money } from '@pay/kit';
+import { money } from '@pay/money';
 import type { InvoicingDeps } from '../deps';
 import { inTransaction, type Tx } from '../transactions';
 import { emitInvoiceEvent } from './events';

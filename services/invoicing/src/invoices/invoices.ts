@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { Owner } from '@pay/auth';
-import { IDEMPOTENCY_TTL_MS, parseMoney, readableNumber, type IdempotentRun, type Money, type RawJson } from '@pay/kit';
-import { ApiError } from '@pay/schemas';
+import { IDEMPOTENCY_TTL_MS, readableNumber, type IdempotentRun, type RawJson } from '@pay/kit';
+import { type Money } from '@pay/money';
+import { ApiError, parseMoney } from '@pay/schemas';
 import type { InvoicingDeps, InvoicesDeps } from '../deps';
 import type { PaymentMethod, PaymentProvider } from '../payments/provider';
 import { assertCurrencyEnabled, type Currency } from './currencies';

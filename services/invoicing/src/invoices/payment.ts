@@ -1,5 +1,5 @@
 import type { Owner } from '@pay/auth';
-import { money } from '@pay/kit';
+import { money } from '@pay/money';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../deps';
 import type { ProviderPayment } from '../payments/provider';

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import type { Owner } from '@pay/auth';
-import { IDEMPOTENCY_TTL_MS, money, parseMoney, toJsonNumber, type IdempotentRun, type Money } from '@pay/kit';
-import { ApiError } from '@pay/schemas';
+import { IDEMPOTENCY_TTL_MS, type IdempotentRun } from '@pay/kit';
+import { money, toJsonNumber, type Money } from '@pay/money';
+import { ApiError, parseMoney } from '@pay/schemas';
 import type { InvoicesDeps } from '../deps';
 import type { RefundResult } from '../payments/provider';
 import { countRefund } from '../customers/payers';

@@ -1,4 +1,5 @@
-import { money, RawJson, toJsonNumber } from '@pay/kit';
+import { RawJson } from '@pay/kit';
+import { money, toJsonNumber } from '@pay/money';
 import type { CreatedInvoiceRow, InvoiceRow, InvoiceWithCustomer } from './store';
 
 /** The hosted payment page of an invoice. */

@@ -1,4 +1,4 @@
-import { toJsonNumber } from '@pay/kit';
+import { toJsonNumber } from '@pay/money';
 import type { KycSession } from '../generated/prisma/client';
 import { V1_STATUS } from './schemas';
 import { attemptsRemainingOf, awaitsRetry, declineReasonOf } from './decline-reasons';

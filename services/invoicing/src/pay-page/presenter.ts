@@ -1,4 +1,4 @@
-import { money } from '@pay/kit';
+import { money } from '@pay/money';
 import type { InvoiceWithCustomer } from '../invoices/store';
 import { isKycVerified } from '../invoices/views';
 import type { Language } from '../kyc/schemas';

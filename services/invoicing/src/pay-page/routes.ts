@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { money, type Api, type Money } from '@pay/kit';
+import { type Api } from '@pay/kit';
+import { money, type Money } from '@pay/money';
 import { ApiError, StringEnum, Uuid } from '@pay/schemas';
 import type { PayPageDeps } from '../deps';
 import { assertPayable, payInvoice } from '../invoices/payment';

@@ -1,4 +1,4 @@
-import type { Money } from '@pay/kit';
+import type { Money } from '@pay/money';
 import type { Card } from './card';
 
 export type PaymentMethod = 'sbp' | 'card';

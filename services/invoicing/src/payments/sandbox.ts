@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Card } from './card';
-import type { Money } from '@pay/kit';
+import type { Money } from '@pay/money';
 import type { CancelOrderResult, ChargeResult, OrderRequest, PaymentProvider, ProviderOrder, RefundResult, VoidResult } from './provider';
 
 /** Stripe's convention: this number is always declined, every other valid card is approved. */

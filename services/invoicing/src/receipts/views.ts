@@ -1,4 +1,4 @@
-import { toJsonNumber } from '@pay/kit';
+import { toJsonNumber } from '@pay/money';
 import type { ReceiptRow } from './store';
 
 /** Where the merchant downloads a receipt's file (a signed GET of the v2 API). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Owner } from '@pay/auth';
-import { money } from '@pay/kit';
+import { money } from '@pay/money';
 import { ApiError } from '@pay/schemas';
 import type { InvoicesDeps } from '../deps';
 import { providerFor } from '../invoices/invoices';

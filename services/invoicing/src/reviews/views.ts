@@ -1,4 +1,4 @@
-import { toJsonNumber } from '@pay/kit';
+import { toJsonNumber } from '@pay/money';
 import type { InvoicingTables } from '../db';
 import { unsettledReviewOf, type ReviewRow } from './store';
 

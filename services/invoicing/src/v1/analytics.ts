@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Owner } from '@pay/auth';
-import { toJsonNumber } from '@pay/kit';
+import { toJsonNumber } from '@pay/money';
 import { ApiError } from '@pay/schemas';
 import { asInt, assertAnalyticsRange, bucketOf, bucketsOf, keptOf } from '../analytics/analytics';
 import type { InvoicingTables, Tables } from '../db';

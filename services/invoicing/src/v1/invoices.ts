@@ -1,6 +1,6 @@
 import type { Owner } from '@pay/auth';
-import { parseMoney, type IdempotentRun, type RawJson } from '@pay/kit';
-import { ApiError } from '@pay/schemas';
+import { type IdempotentRun, type RawJson } from '@pay/kit';
+import { ApiError, parseMoney } from '@pay/schemas';
 import type { Static } from '@sinclair/typebox';
 import type { V1Deps } from '../deps';
 import { FIAT_DECIMALS, openInvoice } from '../invoices/invoices';

@@ -1,4 +1,4 @@
-import { toJsonNumber } from '@pay/kit';
+import { toJsonNumber } from '@pay/money';
 import type { InvoiceRow } from '../invoices/store';
 import { metadataJson, paymentLinkOf, paymentMethodOf } from '../invoices/views';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { money } from '@pay/kit';
+import { money } from '@pay/money';
 import type { InvoicingDeps } from '../../deps';
 import { recordRefundMadeElsewhere } from '../../invoices/refunds';
 import { lockInvoice } from '../../invoices/store';

@@ -1,4 +1,4 @@
-import { money } from '@pay/kit';
+import { money } from '@pay/money';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../../deps';
 import { emitInvoiceEvent } from '../../invoices/events';

@@ -1,4 +1,5 @@
-import { IDEMPOTENCY_TTL_MS, money, type Clock, type Logger, type Money } from '@pay/kit';
+import { IDEMPOTENCY_TTL_MS, type Clock, type Logger } from '@pay/kit';
+import { money, type Money } from '@pay/money';
 import type { InvoicingTables } from '../../db';
 import { ApiError } from '@pay/schemas';
 import type { CancelOrderResult, ChargeResult, OrderRequest, PaymentProvider, ProviderOrder, RefundResult, VoidResult } from '../../payments/provider';

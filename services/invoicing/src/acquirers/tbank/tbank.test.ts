@@ -1,5 +1,5 @@
 import { TBankEmulator, acquirerToken, type EmulatedPayment } from '@pay/tbank-emulator';
-import { money } from '@pay/kit';
+import { money } from '@pay/money';
 import { eventsOf } from '@pay/webhooks';
 import { loadInvoicingConfig } from '../../config';
 import { reconcileRefunds, REFUND_STALE_MS } from '../../invoices/refunds';

@@ -1,6 +1,5 @@
 import Decimal from 'decimal.js';
-import { ApiError } from '@pay/schemas';
-import { JsonDecimal } from './http/exact-json';
+import { JsonDecimal } from './json-decimal';
 
 /**
  * Money in every service: decimal.js, never binary floating point, from the
@@ -14,15 +13,13 @@ export type Money = Decimal;
 export const MAX_AMOUNT = new Money('1000000000');
 
 /**
- * A JSON number from the client → an exact decimal. The number's shortest decimal form is
- * what the client wrote (100.1 stays 100.1); more than `decimals` places, zero, negatives and
- * absurd sizes are refused with the field named.
+ * Why an amount a client sent is refused, or null: not finite, zero or less, more than
+ * `decimals` places, or not below `max`. `parseMoney` (@pay/schemas) turns the reason into
+ * the 400 that names the field.
  */
-export function parseMoney(value: number, opts: { field?: string; decimals: number; max?: Money }): Money {
-  const field = opts.field ?? 'amount';
+export function amountProblem(amount: Money, opts: { decimals: number; max?: Money }): string | null {
   const max = opts.max ?? MAX_AMOUNT;
-  const amount = new Money(String(value));
-  const problem = !amount.isFinite()
+  return !amount.isFinite()
     ? 'must be a finite number'
     : amount.lte(0)
       ? 'must be greater than 0'
@@ -31,8 +28,6 @@ export function parseMoney(value: number, opts: { field?: string; decimals: numb
         : amount.gte(max)
           ? `must be less than ${max.toString()}`
           : null;
-  if (problem) throw new ApiError('VALIDATION_ERROR', `${field} ${problem}`, [{ field, message: problem }]);
-  return amount;
 }
 
 /** A `numeric` read from Postgres (Prisma Decimal, pg text) or a literal → Money. */
