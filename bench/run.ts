@@ -6,9 +6,9 @@ import { deploy, dropDatabase, parseDatabaseUrl } from '@pay/migrate';
 import { startBaseline, type BaselineProcess } from './lib/baseline-process';
 import { connectionsFor, readConfig, type BenchConfig } from './lib/config';
 import { cpuMs } from './lib/cpu';
-import { load, type LoadOptions } from './lib/load';
+import { load } from './lib/load';
 import { measurementTable, mode, ms, rps, textTable, writeResults } from './lib/report';
-import type { AnySuite, Comparison, Figures, Measurement, RunningSuite, Scenario } from './lib/types';
+import type { AnySuite, Comparison, Figures, LoadOptions, Measurement, RunningSuite, Scenario } from './lib/types';
 import { measured, suites } from './scenarios';
 
 const fmt = (f: Figures) => `${rps(f.rps)} req/s, p50 ${ms(f.p50)} ms, p99 ${ms(f.p99)} ms, ${f.errors} errors`;

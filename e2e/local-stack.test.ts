@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { signedHeaders } from '@pay/auth';
 import { apiClient, buildOncePerRun, eventually, expectStatus, freePort, idleStackEnv, openBrowser, registerCryptoMerchant, type RegisteredMerchant } from '@pay/testing';
-import { moscowDay, multipartBody, receiptPdf } from '../services/invoicing/test/receipts/test-fixtures';
+import { moscowDay, multipartBody, receiptPdf } from '@pay/invoicing/test';
 
 /**
  * The local stack as a developer starts it (`bash scripts/stack.sh`, issue 21), on a database

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { spawnBuiltService, type RunningService, BUILT_START_MS } from '@pay/testing';
-import { newMerchantIn, startBuiltInvoicing, v1Request, v2Request, type TestMerchant } from '../services/invoicing/test/test-support';
+import { newMerchantIn, startBuiltInvoicing, v1Request, v2Request, type TestMerchant } from '@pay/invoicing/test';
 
 /**
  * Every page of the built stack, as scripts/stack.sh starts it, and every stylesheet, script

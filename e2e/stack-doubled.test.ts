@@ -11,14 +11,14 @@ import {
   registerCryptoMerchant,
   spawnService,
   startReceiver,
+  startTestSmtp,
   startThrowawayPostgres,
   startThrowawayRedis,
   type ApiClient,
   type RegisteredMerchant,
   type RunningService,
 } from '@pay/testing';
-import { buildServiceProcess } from '../scripts/build';
-import { startTestSmtp } from '../services/invoicing/test/batch/test-smtp';
+import { buildServiceProcess } from '@pay/build';
 
 /**
  * The whole stack doubled (issue 12): two processes of each service, compiled as production

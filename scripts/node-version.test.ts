@@ -34,5 +34,5 @@ it('the image, engines, CI, the test command, the stack and the bench are on Nod
   expect(manifest.scripts.test).toMatch(/^bash scripts\/node-path\.sh /);
   expect(manifest.scripts.bench).toMatch(/^bash scripts\/node-path\.sh /);
   for (const script of ['.ci/run', 'scripts/test.sh', 'scripts/stack.sh']) expect(`${script}: ${read(script)}`).toMatch(/\n\. scripts\/node-path\.sh\n/);
-  expect(read('scripts/build.ts')).toContain("target: 'node24'");
+  expect(read('packages/build/src/index.ts')).toContain("target: 'node24'");
 });

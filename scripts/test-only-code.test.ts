@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { workspaceProjects } from './build';
+import { workspaceProjects } from '@pay/build';
 
 /**
  * Test support lives in each project's `test/` folder, beside `src/`: what ships is built from
- * `src/` (scripts/build.ts bundles from `src/main.ts`), so production code must never reach
+ * `src/` (@pay/build bundles from `src/main.ts`), so production code must never reach
  * `test/`, nor a package the project only declares for its tests (devDependencies).
  * Tests (`*.test.ts`) may import both.
  */

@@ -1,18 +1,6 @@
 import autocannon from 'autocannon';
 import { paced } from './paced';
-import type { BenchRequest, Figures } from './types';
-
-export interface LoadOptions {
-  /** Base URL of the process under load. */
-  url: string;
-  /** Put before every path (the baseline mounts each route under its name). */
-  prefix?: string;
-  connections: number;
-  seconds: number;
-  /** Offered req/s over all connections; saturation (as fast as answers come) when absent. */
-  rate?: number;
-  next: () => BenchRequest;
-}
+import type { Figures, LoadOptions } from './types';
 
 /**
  * Runs the load from this process for `seconds`: at saturation with autocannon (each

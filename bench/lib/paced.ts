@@ -1,7 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { Figures } from './types';
-import type { LoadOptions } from './load';
+import type { Figures, LoadOptions } from './types';
 
 /** A request not answered this long after the last planned send counts as a timeout (autocannon's default). */
 const TIMEOUT_MS = 10_000;

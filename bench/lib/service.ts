@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnService, type RunningService } from '@pay/testing';
-import { buildServiceProcess } from '../../scripts/build';
+import { buildServiceProcess } from '@pay/build';
 
 const built = new Map<string, Promise<string>>();
 

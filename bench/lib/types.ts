@@ -9,6 +9,19 @@ export interface BenchRequest {
   body?: string;
 }
 
+/** How `load` (lib/load.ts) runs, and `paced` at a fixed rate. */
+export interface LoadOptions {
+  /** Base URL of the process under load. */
+  url: string;
+  /** Put before every path (the baseline mounts each route under its name). */
+  prefix?: string;
+  connections: number;
+  seconds: number;
+  /** Offered req/s over all connections; saturation (as fast as answers come) when absent. */
+  rate?: number;
+  next: () => BenchRequest;
+}
+
 /** One measured request shape, run against the real service and against its bare baseline. */
 export interface Scenario<D> {
   /** `<suite>.<what>`: the name the table shows and BENCH_ONLY selects. */

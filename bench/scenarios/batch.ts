@@ -3,7 +3,7 @@
  * local smtp-server): the upload's answer, the batch `completed` (written by the queue
  * worker), and every payment-link e-mail received by the SMTP server.
  */
-import { startTestSmtp } from '../../services/invoicing/test/batch/test-smtp';
+import { startTestSmtp } from '@pay/testing';
 import { startService } from '../lib/service';
 import type { MeasuredSuite, Measurement } from '../lib/types';
 import { invoicingEnv, merchant } from './invoicing';

@@ -16,12 +16,11 @@ import { startService } from '../lib/service';
 import type { AnySuite, MeasuredSuite, Measurement } from '../lib/types';
 import { apiClient, eventually, openBrowser, spawnBuiltService, expectStatus } from '@pay/testing';
 import { signedHeaders } from '@pay/auth';
-import { moscowDay, multipartBody, receiptPdf, receiptPng } from '../../services/invoicing/test/receipts/test-fixtures';
-import { documentForm, postDocuments } from '../../services/invoicing/test/kyc/fixtures';
 import { invoicingEnv, merchant } from './invoicing';
 import { cryptoSuite } from './crypto';
 import { invoicingSuite } from './invoicing';
 import { ENDPOINTS, receiver, record, subscribedMerchant, workerEnv } from './webhooks';
+import { moscowDay, multipartBody, receiptPdf, receiptPng, documentForm, postDocuments } from '@pay/invoicing/test';
 
 const IDLE_GOAL_MB = 150;
 /** How long a process sits untouched before its idle figure is read: start-up garbage is collected by then. */

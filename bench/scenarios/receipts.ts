@@ -12,12 +12,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openBrowser } from '@pay/testing';
-import { newMerchant, startInvoicingApp, v2Request } from '../../services/invoicing/test/test-support';
 import { ImageOcr } from '../../services/invoicing/src/vision/ocr';
 import { PdfTextReader } from '../../services/invoicing/src/receipts/pdf-text';
-import { moscowDay, receiptPdf, receiptPng, uploadReceiptRequest } from '../../services/invoicing/test/receipts/test-fixtures';
 import type { BenchConfig } from '../lib/config';
 import type { MeasuredSuite, Measurement } from '../lib/types';
+import { newMerchant, startInvoicingApp, v2Request, moscowDay, receiptPdf, receiptPng, uploadReceiptRequest } from '@pay/invoicing/test';
 
 const RECEIPTS = Number(process.env.BENCH_RECEIPTS ?? 30);
 const WARM_RUNS = Number(process.env.BENCH_OCR_RUNS ?? 10);

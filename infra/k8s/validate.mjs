@@ -10,7 +10,7 @@
 // - every metric an alert, an autoscaler (through the Prometheus adapter's rules) or the
 //   dashboard names is one a service's process exports: each PromQL expression is parsed
 //   (@prometheus-io/lezer-promql) and its metric names looked up among the names registered by
-//   the metrics modules (`metrics.ts`) each service's production bundle holds (scripts/build.ts);
+//   the metrics modules (`metrics.ts`) each service's production bundle holds (@pay/build);
 //   an alert with `labels.service` must name only metrics that service's process exports.
 // Usage: node --import tsx infra/k8s/validate.mjs [dir]   (exit 1 and one line per problem on failure)
 import { execFile } from 'node:child_process';
@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { metricNamesIn, renderKustomization, readManifests, rulesOf } from './render.ts';
-import { buildEntry, entryPoints, workspaceProjects } from '../../scripts/build.ts';
+import { buildEntry, entryPoints, workspaceProjects } from '../../packages/build/src/index.ts';
 
 const run = promisify(execFile);
 
@@ -301,7 +301,7 @@ for (const r of byKind('PrometheusRule')) {
 // --- metric names --------------------------------------------------------------------------------
 /**
  * The metric names each service's process exports on /metrics: the `metrics.ts` modules its
- * production bundle holds (scripts/build.ts, built into a scratch folder), imported in a
+ * production bundle holds (@pay/build, built into a scratch folder), imported in a
  * process of their own (metric-names.mjs). A metrics module no service's process loads
  * exports nothing, so what it registers does not count.
  */
@@ -345,7 +345,7 @@ async function exportedNamesCached() {
     hash.update(readFileSync(path.join(project.dir, 'package.json')));
     if (existsSync(path.join(project.dir, 'src'))) walk(path.join(project.dir, 'src'));
   }
-  for (const f of ['pnpm-lock.yaml', path.join('scripts', 'build.ts'), path.join('infra', 'k8s', 'metric-names.mjs')]) hash.update(readFileSync(path.join(ROOT, f)));
+  for (const f of ['pnpm-lock.yaml', path.join('packages', 'build', 'src', 'index.ts'), path.join('infra', 'k8s', 'metric-names.mjs')]) hash.update(readFileSync(path.join(ROOT, f)));
   const cache = path.join(tmpdir(), `payments-metric-names-${hash.digest('hex').slice(0, 32)}.json`);
   if (existsSync(cache)) return JSON.parse(readFileSync(cache, 'utf8'));
   const found = await exportedNamesByService();

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildWorkspace } from '../../../scripts/build';
+import { buildWorkspace } from '@pay/build';
 import { spawnService, type RunningService } from './spawn-service';
 import { freePort } from './throwaway';
 

@@ -14,3 +14,4 @@ export * from './packed';
 export * from './idle-stack';
 export * from './rpc-proxy';
 export * from './file-end';
+export * from './smtp';

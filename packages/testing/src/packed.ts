@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { workspaceProjects } from '../../../scripts/build';
+import { workspaceProjects } from '@pay/build';
 
 const ROOT = path.join(__dirname, '..', '..', '..');
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildServiceProcess } from '../../../scripts/build';
+import { buildServiceProcess } from '@pay/build';
 import { eventually } from './eventually';
 import { idleStackEnv } from './idle-stack';
 import { spawnService, type RunningService } from './spawn-service';

@@ -1,6 +1,6 @@
 /**
  * The /docs page: Swagger UI reading /openapi.json. A TypeScript constant rather than an
- * .html file beside the code, so the compiled bundle (scripts/build.ts) carries it.
+ * .html file beside the code, so the compiled bundle (@pay/build) carries it.
  */
 export const docsPage = (title: string): string => `<!doctype html>
 <html lang="en">

@@ -1,7 +1,7 @@
 import { Gauge } from 'prom-client';
 import { metricsRegistry } from '@pay/kit';
 import type { Network } from '../generated/prisma/client';
-import type { SolvencyLine } from './solvency';
+import type { SolvencyLine } from './line';
 
 /**
  * The solvency check's findings, set by the replica that runs it (the network's watcher

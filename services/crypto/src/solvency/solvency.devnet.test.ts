@@ -11,7 +11,8 @@ import { trackTransfers } from '../transactions/tracker';
 import { connectLiveChain } from '../chains/evm/live-chain';
 import { DEPOSIT_ACCOUNT_PATH, DEVNET_MNEMONIC, startDevnet, type Devnet } from '../chains/evm/devnet';
 import { money } from '../money';
-import { checkSolvency, solvencyOf, type SolvencyLine } from './solvency';
+import type { SolvencyLine } from './line';
+import { checkSolvency, solvencyOf } from './solvency';
 
 // Live USDT_ERC20 on a local devnet: the solvency check, its metrics, the operator's report
 // and sweep (the CLI, as an operator runs it). The Ethereum rows of the watcher's and signer's

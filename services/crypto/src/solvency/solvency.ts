@@ -6,22 +6,8 @@ import { fundedLiveAddresses } from '../invoices/invoices';
 import { liveLedgerTotals } from '../ledger/ledger';
 import { unsentLiveWithdrawals } from '../withdrawals/store';
 import { Money, money } from '../money';
+import type { SolvencyLine } from './line';
 import { forgetSolvency, reportSolvency } from './metrics';
-
-/** One token on one network: what is on chain against what the ledger owes. Token amounts in tokens. */
-export interface SolvencyLine {
-  network: Network;
-  currency: Currency;
-  /** sweptTo: what sits at addresses sweeps sent the token to that are not hot wallets (a cold wallet). */
-  onChain: { hotWallets: Money; deposits: Money; depositAddresses: number; sweptTo: Money; total: Money };
-  owed: { available: Money; pending: Money; unsentWithdrawals: Money; total: Money };
-  /** onChain.total - owed.total: the platform's own tokens (fees) when positive, a shortfall when negative. */
-  gap: Money;
-  /** The hot wallets' native coin, what one payout's gas costs now, and how many payouts it covers. */
-  gas: { symbol: string; balance: Money; perPayout: Money; payouts: number };
-  hotWallets: { address: string; tokens: Money }[];
-  sweptTo: { address: string; tokens: Money }[];
-}
 
 type Reads = Pick<CryptoDeps, 'tables'>;
 

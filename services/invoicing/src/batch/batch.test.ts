@@ -1,7 +1,6 @@
 import request from 'supertest';
 import Papa from 'papaparse';
-import { eventually } from '@pay/testing';
-import { startTestSmtp } from '../../test/batch/test-smtp';
+import { eventually, startTestSmtp } from '@pay/testing';
 import { MAX_EMAIL_ATTEMPTS } from './emails';
 import { decodeQrDataUri, startInvoicingApp, newMerchant, v1Request, type InvoicingTestApp, type TestMerchant } from '../../test/test-support';
 import { countOf } from '../../test/tables';

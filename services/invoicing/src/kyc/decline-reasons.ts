@@ -1,26 +1,6 @@
 import type { KycSession } from '../generated/prisma/client';
 import type { KycCheck } from './provider';
-
-/**
- * Why a session was declined, as a code: for the merchant (`declineReason` of its GET) and,
- * in words fit for the customer, on the verification page. The check's own detail (scores,
- * what the zone read) stays with the merchant (`reason`); the customer learns only what to
- * do better, which says nothing of how the check works.
- */
-export const DECLINE_REASONS = [
-  'DOCUMENT_EXPIRED',
-  'DOCUMENT_DATA_INVALID',
-  'DOCUMENT_DATA_MISMATCH',
-  'UNDERAGE',
-  'IMAGE_UNREADABLE',
-  'IMAGE_QUALITY',
-  'SAME_IMAGE_TWICE',
-  'FACE_NOT_FOUND',
-  'FACE_MISMATCH',
-  'DECLINED_BY_REVIEWER',
-  'OTHER',
-] as const;
-export type DeclineReason = (typeof DECLINE_REASONS)[number];
+import type { DeclineReason } from './schemas';
 
 /** The first failed hard check names the reason; the check names are the rule-based provider's. */
 function reasonOfCheck(name: string): DeclineReason {

@@ -1,5 +1,4 @@
-import type { Language } from './schemas';
-import type { DeclineReason } from './decline-reasons';
+import type { DeclineReason, Language } from './schemas';
 
 /** Every text of the verification page, in the session's language (v2 `language`, v1 `locale`). */
 export interface KycTexts {

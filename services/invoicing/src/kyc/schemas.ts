@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Email, HttpUrl, OffsetQuery, StringEnum, Timestamp, Uuid } from '@pay/schemas';
 import { RussianPhone } from '../invoices/schemas';
-import { DECLINE_REASONS } from './decline-reasons';
 
 export const KYC_STATUSES = ['NOT_STARTED', 'IN_PROGRESS', 'APPROVED', 'DECLINED', 'EXPIRED'] as const;
 export type KycStatus = (typeof KYC_STATUSES)[number];
@@ -13,6 +12,27 @@ export const LEVELS = ['basic', 'advanced'] as const;
 export type KycLevel = (typeof LEVELS)[number];
 export const DOCUMENT_TYPES = ['passport', 'id_card'] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+
+/**
+ * Why a session was declined, as a code: for the merchant (`declineReason` of its GET) and,
+ * in words fit for the customer, on the verification page. The check's own detail (scores,
+ * what the zone read) stays with the merchant (`reason`); the customer learns only what to
+ * do better, which says nothing of how the check works.
+ */
+export const DECLINE_REASONS = [
+  'DOCUMENT_EXPIRED',
+  'DOCUMENT_DATA_INVALID',
+  'DOCUMENT_DATA_MISMATCH',
+  'UNDERAGE',
+  'IMAGE_UNREADABLE',
+  'IMAGE_QUALITY',
+  'SAME_IMAGE_TWICE',
+  'FACE_NOT_FOUND',
+  'FACE_MISMATCH',
+  'DECLINED_BY_REVIEWER',
+  'OTHER',
+] as const;
+export type DeclineReason = (typeof DECLINE_REASONS)[number];
 
 /** The two vocabularies of one state machine (documented in the OpenAPI and docs/architecture.md). */
 export const V1_STATUS: Record<KycStatus, V1KycStatus> = {

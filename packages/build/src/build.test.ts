@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildEntry, buildLibrary, buildWorkspace, copyRuntimeTree, entryPoints, isLibrary, workspaceProjects } from './build';
+import { buildEntry, buildLibrary, buildWorkspace, copyRuntimeTree, entryPoints, isLibrary, workspaceProjects } from '.';
 
 /** A throwaway workspace: files by path, plus symlinks standing in for pnpm's node_modules links. */
 function workspace(files: Record<string, string>, links: Record<string, string> = {}): string {
@@ -28,7 +28,7 @@ const pkg = (name: string, body: string) => ({ [`${name}/package.json`]: JSON.st
  */
 const LIBRARY_BUILD_MS = 180_000;
 
-describe('scripts/build.ts', () => {
+describe('@pay/build', () => {
   const roots: string[] = [];
   afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
 

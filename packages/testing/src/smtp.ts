@@ -8,7 +8,8 @@ export interface ReceivedMail {
 }
 
 /**
- * A real SMTP server on loopback (the `smtp-server` package) that keeps what it receives.
+ * A real SMTP server on loopback (the `smtp-server` package) that keeps what it receives: the
+ * mailbox of invoicing's batch e-mails in its tests, e2e and the bench.
  * `refuse(address)` makes the server refuse that recipient (a 550) until `accept` is called.
  */
 export async function startTestSmtp() {
