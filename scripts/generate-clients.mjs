@@ -28,3 +28,6 @@ for (const schema of targets) {
 // The merchant SDK's types and operation table, from the committed OpenAPI documents.
 const { generate: generateSdk } = await import('../packages/client/generate.mjs');
 console.log(`generated ${(await generateSdk()).slice(root.length + 1)}`);
+// The webhook receiver's event types, from the same documents' `webhooks` sections.
+const { generate: generateEvents } = await import('../packages/webhook-receiver/generate.mjs');
+console.log(`generated ${generateEvents().slice(root.length + 1)}`);

@@ -1,18 +1,36 @@
 /**
- * The receiver's event types against the platform's own JSON Schemas of every webhook body
- * (packages/webhooks/src/payloads.ts for console events, services/crypto/src/webhook-docs.ts
- * for crypto ones). Two checks, so drift on either side fails here:
+ * The receiver's event types against the platform's own JSON Schemas of every webhook body:
+ * the `webhooks` sections of the committed OpenAPI documents (docs/openapi/*.json), which each
+ * service builds from its event catalogue (services/<service>/src/event-catalogue.ts; the
+ * services' openapi tests fail when a committed document differs from what they serve). The
+ * types are generated from those documents (generate.mjs); two checks, so the generator and
+ * the documents cannot drift apart:
  * - the TypeScript union (read with the compiler, as a merchant's editor sees it) and each
  *   schema describe the same properties, optionality and value types, kind by kind;
- * - a real example body of each kind, valid against its schema, signed with the platform's
- *   signer, comes back from verifyWebhook unchanged and holds exactly the typed properties.
+ * - the document's example body of each kind (and the v1 KYC shapes), valid against its schema,
+ *   signed with the platform's signer, comes back from verifyWebhook unchanged and holds
+ *   exactly the typed properties.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { assertValid } from '@pay/schemas';
-import { EventPayloads, INVOICING_EVENT_KINDS, sampleObject, webhookHeaders } from '@pay/webhooks';
-import { CryptoEventPayloads } from '../../../services/crypto/src/webhook-docs';
-import { verifyWebhook, type CryptoWebhookEvent, type InvoicingWebhookEvent, type WebhookEvent, type WebhookEventOf } from './index';
+import { webhookHeaders } from '@pay/webhooks';
+import {
+  verifyWebhook,
+  type CryptoCurrency,
+  type CryptoNetwork,
+  type CryptoWebhookEvent,
+  type InvoicingWebhookEvent,
+  type WebhookEvent,
+  type WebhookEventOf,
+  type WebhookInvoice,
+  type WebhookKycSession,
+  type WebhookKycSessionV1,
+  type WebhookPaymentAttempt,
+  type WebhookPaymentReview,
+  type WebhookRefund,
+} from './index';
 
 type Json = Record<string, unknown>;
 
@@ -155,9 +173,18 @@ const program = (() => {
 /** A JSON Schema as @pay/schemas validates it (a TypeBox schema). */
 type TSchema = Parameters<typeof assertValid>[0];
 
-const families: { name: string; schemas: Record<string, TSchema> }[] = [
-  { name: 'InvoicingWebhookEvent', schemas: EventPayloads },
-  { name: 'CryptoWebhookEvent', schemas: CryptoEventPayloads },
+/** A document's webhooks: each kind's body schema and example body. */
+function webhooksOf(service: 'invoicing' | 'crypto'): { schemas: Record<string, TSchema>; examples: Record<string, Json> } {
+  const doc = JSON.parse(readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'openapi', `${service}.json`), 'utf8')) as {
+    webhooks: Record<string, { post: { requestBody: { content: { 'application/json': { schema: TSchema; example: Json } } } } }>;
+  };
+  const bodies = Object.entries(doc.webhooks).map(([kind, w]) => [kind, w.post.requestBody.content['application/json']] as const);
+  return { schemas: Object.fromEntries(bodies.map(([k, b]) => [k, b.schema])), examples: Object.fromEntries(bodies.map(([k, b]) => [k, b.example])) };
+}
+
+const families: { name: 'InvoicingWebhookEvent' | 'CryptoWebhookEvent'; schemas: Record<string, TSchema>; examples: Record<string, Json> }[] = [
+  { name: 'InvoicingWebhookEvent', ...webhooksOf('invoicing') },
+  { name: 'CryptoWebhookEvent', ...webhooksOf('crypto') },
 ];
 
 describe('the event types match the JSON Schemas of the bodies the platform sends', () => {
@@ -204,75 +231,14 @@ describe('the event types match the JSON Schemas of the bodies the platform send
 
 const at = new Date('2026-11-24T09:00:00.000Z');
 const iso = at.toISOString();
-const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const v1Session = (status: string) => ({ id: '00000000-0000-4000-8000-000000000004', level: 'basic', status, metadata: { orderId: 'A-1' }, reason: status === 'completed' ? null : 'Document expired', updatedAt: iso });
 
-const cryptoInvoice = {
-  id: uuid(1),
-  amount: 150.25,
-  currency: 'USDT_TRC20',
-  network: 'Tron',
-  address: 'TQ4hV3m1Yt1sB7Xn9oZr8kq5C2yP6wL3dE',
-  status: 'Paid',
-  expiresAt: '2026-11-24T10:00:00.000Z',
-  paymentUrl: 'https://pay.example.com/invoices/00000000-0000-4000-8000-000000000001',
-  description: 'Order 42',
-  amountReceived: 150.25,
-  paidAt: iso,
-  createdAt: '2026-11-24T08:30:00.000Z',
-};
-const withdrawal = (state: 'Completed' | 'Failed') => ({
-  id: uuid(3),
-  withdrawalNumber: 'WD-20261124-7K2Q',
-  toAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
-  amount: 100,
-  fee: 1,
-  netAmount: 99,
-  currency: 'USDC_ERC20',
-  network: 'Ethereum',
-  status: state,
-  createdAt: '2026-11-24T08:00:00.000Z',
-  txHash: state === 'Completed' ? `0x${'ab'.repeat(32)}` : null,
-  confirmations: state === 'Completed' ? 12 : 0,
-  processedAt: '2026-11-24T08:01:00.000Z',
-  completedAt: state === 'Completed' ? iso : null,
-  failureReason: state === 'Failed' ? 'Hot wallet balance too low' : null,
-});
-const v1Session = (status: string) => ({ id: uuid(4), level: 'basic', status, metadata: { orderId: 'A-1' }, reason: status === 'completed' ? null : 'Document expired', updatedAt: iso });
-
-/** [label, family, body]: every kind, the invoicing ones as the console's test event builds them, KYC in both session shapes. */
+/** [label, family, body]: every kind, as its document's example shows it, and KYC's v1 session shape (sent to a v1 session's own webhookUrl), which the examples do not show. */
 const examples: [string, 'InvoicingWebhookEvent' | 'CryptoWebhookEvent', Json][] = [
-  ...INVOICING_EVENT_KINDS.map((kind) => [kind, 'InvoicingWebhookEvent', { event: kind, timestamp: at.getTime(), livemode: true, ...sampleObject(kind, at, true) }] as [string, 'InvoicingWebhookEvent', Json]),
+  ...families.flatMap(({ name, examples }) => Object.entries(examples).map(([kind, body]) => [`${kind} (${name})`, name, body] as [string, typeof name, Json])),
   ['kyc.passed (v1 session)', 'InvoicingWebhookEvent', { event: 'kyc.passed', timestamp: at.getTime(), livemode: false, session: v1Session('completed') }],
   ['kyc.rejected (v1 session)', 'InvoicingWebhookEvent', { event: 'kyc.rejected', timestamp: at.getTime(), livemode: false, session: v1Session('failed') }],
   ['kyc.manual_review (v1 session)', 'InvoicingWebhookEvent', { event: 'kyc.manual_review', timestamp: at.getTime(), livemode: false, session: v1Session('in_progress') }],
-  ['invoice.paid (crypto)', 'CryptoWebhookEvent', { event: 'invoice.paid', timestamp: at.getTime(), invoice: cryptoInvoice, livemode: true }],
-  [
-    'transaction.confirmed',
-    'CryptoWebhookEvent',
-    {
-      event: 'transaction.confirmed',
-      timestamp: at.getTime(),
-      transaction: {
-        id: uuid(2),
-        invoiceId: uuid(1),
-        txHash: 'f'.repeat(64),
-        fromAddress: 'TJRyWwFs9wTFGZg3JbrVriFbNfCug5tDeC',
-        toAddress: cryptoInvoice.address,
-        amount: 150.25,
-        currency: 'USDT_TRC20',
-        network: 'Tron',
-        status: 'Confirmed',
-        confirmations: 19,
-        requiredConfirmations: 19,
-        createdAt: '2026-11-24T08:55:00.000Z',
-        confirmedAt: iso,
-        blockNumber: 67_000_123,
-      },
-      livemode: false,
-    },
-  ],
-  ['withdrawal.completed', 'CryptoWebhookEvent', { event: 'withdrawal.completed', timestamp: at.getTime(), withdrawal: withdrawal('Completed'), livemode: true }],
-  ['withdrawal.failed', 'CryptoWebhookEvent', { event: 'withdrawal.failed', timestamp: at.getTime(), withdrawal: withdrawal('Failed'), livemode: false }],
 ];
 
 describe('verifyWebhook on a real body of every kind', () => {
@@ -310,5 +276,13 @@ export function typedAccess(e: WebhookEvent, inv: InvoicingWebhookEvent, cry: Cr
   if (cry.event === 'transaction.confirmed') out.push(cry.transaction.blockNumber, cry.transaction.currency satisfies `${string}_${string}`);
   if (e.event === 'invoice.paid') out.push('network' in e.invoice ? e.invoice.amountReceived : e.invoice.invoiceNumber);
   const only: WebhookEventOf<'withdrawal.completed'>['withdrawal']['completedAt'] = null;
-  return [...out, only];
+  // The named object types merchants import, derived from the generated event types.
+  const paidAt: WebhookInvoice<'PAID'>['paidAt'] = iso;
+  // @ts-expect-error a paid invoice's paidAt is never null
+  const neverNull: WebhookInvoice<'PAID'>['paidAt'] = null;
+  const pending: WebhookInvoice['paidAt'] = null;
+  const v2: WebhookKycSession<'DECLINED'>['status'] = 'DECLINED';
+  const v1: WebhookKycSessionV1<'failed'>['status'] = 'failed';
+  const money: [CryptoCurrency, CryptoNetwork, WebhookRefund['status'], WebhookPaymentReview['status'], WebhookPaymentAttempt['acquirerStatus']] = ['USDT_TRC20', 'Tron', 'SUCCEEDED', 'OPEN', 'REJECTED'];
+  return [...out, only, paidAt, neverNull, pending, v2, v1, money];
 }

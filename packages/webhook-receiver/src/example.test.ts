@@ -8,7 +8,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { sampleObject, webhookHeaders } from '@pay/webhooks';
+import { webhookHeaders } from '@pay/webhooks';
 import { installPackedLibrary, readmeCodeBlock, typeCheckIn, type PackedInstall } from '@pay/testing';
 
 const PACKAGE = path.resolve(__dirname, '..');
@@ -84,7 +84,9 @@ describe('installed from the packed build into a plain Node project', () => {
     const res = await fetch(url, { method: 'POST', headers, body });
     return { status: res.status, text: await res.text() };
   };
-  const invoicePaid = (livemode = true) => JSON.stringify({ event: 'invoice.paid', timestamp: Date.now(), livemode, ...sampleObject('invoice.paid', new Date(), livemode) });
+  /** The console's invoice.paid as invoicing's document shows it (its example body), in the mode asked. */
+  const paidExample = JSON.parse(readFileSync(path.resolve(PACKAGE, '..', '..', 'docs', 'openapi', 'invoicing.json'), 'utf8')).webhooks['invoice.paid'].post.requestBody.content['application/json'].example;
+  const invoicePaid = (livemode = true) => JSON.stringify({ ...paidExample, timestamp: Date.now(), livemode, invoice: { ...paidExample.invoice, livemode } });
   const signed = (body: string, over: { timestamp?: number; deliveryId?: string } = {}) =>
     webhookHeaders({ secret: SECRET, deliveryId: over.deliveryId ?? randomUUID(), event: JSON.parse(body).event, timestamp: over.timestamp ?? Date.now(), body });
   /**

@@ -4,236 +4,56 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export const WEBHOOK_TOLERANCE_MS: number = 5 * 60 * 1000;
 
 /*
- * The event bodies, exactly as the platform's JSON Schemas describe them (the `webhooks`
- * section of each service's /openapi.json): packages/webhooks/src/payloads.ts for console
- * (invoicing) events, services/crypto/src/webhook-docs.ts for crypto events.
- * src/events.test.ts fails when these types and those schemas differ. Timestamps are
- * ISO 8601 UTC strings; amounts are JSON numbers.
+ * The event bodies are typed from the platform's own description of them: each service's
+ * OpenAPI document (docs/openapi/*.json, its `webhooks` section, which the service builds from
+ * its event catalogue) is turned into ./generated/events.ts by generate.mjs, one interface per
+ * kind (`InvoicePaidEvent`, `WithdrawalFailedEvent`, ...) and one union per service
+ * (`InvoicingWebhookEvent`, `CryptoWebhookEvent`). src/events.test.ts checks the types against
+ * the documents' schemas. Timestamps are ISO 8601 UTC strings; amounts are JSON numbers.
  */
-
-interface Envelope<E extends string> {
-  event: E;
-  /** Unix ms when the event happened. */
-  timestamp: number;
-  /**
-   * false for an event of test mode (a test key, the sandbox), true for live mode. Every event
-   * carries it; verifyWebhook refuses `false` unless `acceptTestEvents` is set.
-   */
-  livemode: boolean;
-}
+export * from './generated/events';
+import type {
+  CryptoInvoicePaidEvent,
+  CryptoWebhookEvent,
+  InvoicePaymentFailedEvent,
+  InvoicePaymentReviewEvent,
+  InvoiceRefundedEvent,
+  InvoicingWebhookEvent,
+  TransactionConfirmedEvent,
+  WithdrawalCompletedEvent,
+} from './generated/events';
 
 // --- Console webhooks (invoicing): signed with the endpoint's `whsec_…` secret -------------
 
-export type WebhookInvoiceStatus = 'PENDING' | 'PAID' | 'EXPIRED' | 'CANCELLED';
-
+type InvoiceEvents = Extract<InvoicingWebhookEvent, { invoice: unknown }>;
+export type WebhookInvoiceStatus = InvoiceEvents['invoice']['status'];
 /** The invoice of `invoice.*` console events; amounts in `currency`'s main unit (rubles, dollars), not kopecks or cents. */
-export interface WebhookInvoice<S extends WebhookInvoiceStatus = WebhookInvoiceStatus> {
-  id: string;
-  /** `INV-<digits>-<suffix>` */
-  invoiceNumber: string;
-  amount: number;
-  /** `RUB` for v2 invoices; a v1 or batch invoice's own. */
-  currency: 'USD' | 'EUR' | 'RUB' | 'KZT';
-  /** false for a test-mode invoice. */
-  livemode: boolean;
-  status: S;
-  /** How it was paid once it is; before that, the method it was created for. */
-  paymentMethod: 'sbp' | 'card';
-  /** The payer's bank, once the payment reports it (SBP); null until then. */
-  payerBank: string | null;
-  /** Refunded so far, in `currency`. */
-  refundedAmount: number;
-  paidAt: S extends 'PAID' ? string : string | null;
-  /** The object given at creation. */
-  metadata: Record<string, unknown>;
-  customerEmail: string | null;
-  customerPhone: string | null;
-}
-
+export type WebhookInvoice<S extends WebhookInvoiceStatus = WebhookInvoiceStatus> = Extract<InvoiceEvents['invoice'], { status: S }>;
 /** The refund of `invoice.refunded`: this refund's record as the refunds API answers it, settled. */
-export interface WebhookRefund {
-  id: string;
-  invoiceId: string;
-  /** Refunded by this refund, in rubles. */
-  amount: number;
-  currency: string;
-  status: 'SUCCEEDED';
-  /** The merchant's reason, as given. */
-  reason: string | null;
-  failureReason: string | null;
-  createdAt: string;
-  settledAt: string;
-}
-
+export type WebhookRefund = InvoiceRefundedEvent['refund'];
 /** The declined acquirer payment of `invoice.payment_failed`. */
-export interface WebhookPaymentAttempt {
-  /** 1 for the payment opened with the invoice; one more for each fresh payment after a decline. */
-  attempt: number;
-  method: 'sbp' | 'card';
-  status: 'PENDING' | 'DECLINED' | 'CONFIRMED' | 'PARTIALLY_REFUNDED' | 'REFUNDED' | 'CLOSED';
-  /** The acquirer's own status (REJECTED, AUTH_FAIL, ...). */
-  acquirerStatus: string;
-}
-
+export type WebhookPaymentAttempt = InvoicePaymentFailedEvent['attempt'];
 /** The review of `invoice.payment_review`: money the invoice did not simply take, awaiting the merchant's decision. */
-export interface WebhookPaymentReview {
-  id: string;
-  reason: 'amount_mismatch' | 'paid_after_expiry' | 'paid_after_cancel' | 'duplicate_payment' | 'receipt_only' | 'receipt_missing' | 'invoice_refused';
-  status: 'OPEN' | 'REFUNDING';
-  /** Taken (receipt_only: what the receipt shows), in rubles. */
-  amount: number;
-  currency: string;
-  takenAt: string;
-  detail: string;
-  createdAt: string;
-}
+export type WebhookPaymentReview = InvoicePaymentReviewEvent['review'];
 
-export type WebhookKycStatus = 'APPROVED' | 'DECLINED' | 'IN_PROGRESS';
-
+type KycSessions = Extract<InvoicingWebhookEvent, { session: unknown }>['session'];
+export type WebhookKycStatus = Extract<KycSessions, { sessionId: string }>['status'];
 /** A KYC session (v2 API) in `kyc.*` events. */
-export interface WebhookKycSession<S extends WebhookKycStatus = WebhookKycStatus> {
-  id: string;
-  sessionId: string;
-  status: S;
-  invoiceId: string | null;
-  customerId: string | null;
-  customerEmail: string | null;
-  customerPhone: string | null;
-  /** Why the session was declined or sent to review; null when passed. */
-  reason?: string | null;
-  updatedAt: string;
-}
-
-export type WebhookKycStatusV1 = 'completed' | 'failed' | 'in_progress';
-
+export type WebhookKycSession<S extends WebhookKycStatus = WebhookKycStatus> = Extract<KycSessions, { sessionId: string; status: S }>;
+export type WebhookKycStatusV1 = Exclude<KycSessions, { sessionId: string }>['status'];
 /** A v1 KYC session (POST /api/v1/kyc/sessions) in `kyc.*` events sent to the session's webhookUrl. */
-export interface WebhookKycSessionV1<S extends WebhookKycStatusV1 = WebhookKycStatusV1> {
-  id: string;
-  level: 'basic' | 'advanced';
-  status: S;
-  metadata: Record<string, unknown>;
-  reason: string | null;
-  updatedAt: string;
-}
-
-export interface InvoicePaidEvent extends Envelope<'invoice.paid'> {
-  invoice: WebhookInvoice<'PAID'>;
-}
-export interface InvoiceExpiredEvent extends Envelope<'invoice.expired'> {
-  invoice: WebhookInvoice<'EXPIRED'>;
-}
-export interface InvoiceCancelledEvent extends Envelope<'invoice.cancelled'> {
-  invoice: WebhookInvoice<'CANCELLED'>;
-}
-export interface InvoiceRefundedEvent extends Envelope<'invoice.refunded'> {
-  invoice: WebhookInvoice<'PAID'>;
-  refund: WebhookRefund;
-}
-export interface InvoicePaymentFailedEvent extends Envelope<'invoice.payment_failed'> {
-  invoice: WebhookInvoice<'PENDING'>;
-  attempt: WebhookPaymentAttempt;
-}
-export interface InvoicePaymentReviewEvent extends Envelope<'invoice.payment_review'> {
-  invoice: WebhookInvoice;
-  review: WebhookPaymentReview;
-}
-export interface KycPassedEvent extends Envelope<'kyc.passed'> {
-  session: WebhookKycSession<'APPROVED'> | WebhookKycSessionV1<'completed'>;
-}
-export interface KycRejectedEvent extends Envelope<'kyc.rejected'> {
-  session: WebhookKycSession<'DECLINED'> | WebhookKycSessionV1<'failed'>;
-}
-export interface KycManualReviewEvent extends Envelope<'kyc.manual_review'> {
-  session: WebhookKycSession<'IN_PROGRESS'> | WebhookKycSessionV1<'in_progress'>;
-}
-
-/** Console webhook events (and v1 KYC session results). */
-export type InvoicingWebhookEvent =
-  | InvoicePaidEvent
-  | InvoiceExpiredEvent
-  | InvoiceCancelledEvent
-  | InvoiceRefundedEvent
-  | InvoicePaymentFailedEvent
-  | InvoicePaymentReviewEvent
-  | KycPassedEvent
-  | KycRejectedEvent
-  | KycManualReviewEvent;
+export type WebhookKycSessionV1<S extends WebhookKycStatusV1 = WebhookKycStatusV1> = Extract<Exclude<KycSessions, { sessionId: string }>, { status: S }>;
 
 // --- Crypto events: sent to the merchant's webhookUrl, signed with the `hs_…` HMAC secret ----
 
-export type CryptoCurrency = 'USDT_TRC20' | 'USDT_ERC20' | 'USDC_ERC20' | 'USDT_BEP20' | 'USDC_BEP20';
-export type CryptoNetwork = 'Tron' | 'Ethereum' | 'BSC';
-
 /** A crypto invoice, as GET /api/v1/invoices/:id answers it. */
-export interface CryptoInvoice {
-  id: string;
-  amount: number;
-  currency: CryptoCurrency;
-  network: CryptoNetwork;
-  /** Deposit address of this invoice alone. */
-  address: string;
-  status: 'Pending' | 'PartiallyPaid' | 'Paid' | 'Underpaid' | 'Expired';
-  expiresAt: string;
-  paymentUrl: string;
-  description: string | null;
-  amountReceived: number;
-  paidAt: string | null;
-  createdAt: string;
-}
-
+export type CryptoInvoice = CryptoInvoicePaidEvent['invoice'];
 /** An incoming transfer, as GET /api/v1/transactions/:id answers it. */
-export interface CryptoTransaction {
-  id: string;
-  invoiceId: string;
-  txHash: string;
-  fromAddress: string;
-  toAddress: string;
-  amount: number;
-  currency: CryptoCurrency;
-  network: CryptoNetwork;
-  status: 'Pending' | 'Confirmed' | 'Failed';
-  confirmations: number;
-  requiredConfirmations: number;
-  createdAt: string;
-  confirmedAt: string | null;
-  blockNumber: number | null;
-}
-
+export type CryptoTransaction = TransactionConfirmedEvent['transaction'];
 /** A withdrawal, as GET /api/v1/withdrawals/:id answers it. */
-export interface CryptoWithdrawal {
-  id: string;
-  /** `WD-<8 digits>-<suffix>` */
-  withdrawalNumber: string;
-  toAddress: string;
-  amount: number;
-  fee: number;
-  netAmount: number;
-  currency: CryptoCurrency;
-  network: CryptoNetwork;
-  status: 'Pending' | 'Processing' | 'Completed' | 'Failed';
-  createdAt: string;
-  txHash: string | null;
-  confirmations: number;
-  processedAt: string | null;
-  completedAt: string | null;
-  failureReason: string | null;
-}
-
-export interface CryptoInvoicePaidEvent extends Envelope<'invoice.paid'> {
-  invoice: CryptoInvoice;
-}
-export interface TransactionConfirmedEvent extends Envelope<'transaction.confirmed'> {
-  transaction: CryptoTransaction;
-}
-export interface WithdrawalCompletedEvent extends Envelope<'withdrawal.completed'> {
-  withdrawal: CryptoWithdrawal;
-}
-export interface WithdrawalFailedEvent extends Envelope<'withdrawal.failed'> {
-  withdrawal: CryptoWithdrawal;
-}
-
-/** Crypto events. */
-export type CryptoWebhookEvent = CryptoInvoicePaidEvent | TransactionConfirmedEvent | WithdrawalCompletedEvent | WithdrawalFailedEvent;
+export type CryptoWithdrawal = WithdrawalCompletedEvent['withdrawal'];
+export type CryptoCurrency = CryptoInvoice['currency'];
+export type CryptoNetwork = CryptoInvoice['network'];
 
 /**
  * Every event the platform sends. `invoice.paid` is both a console event (`WebhookInvoice`,

@@ -6,7 +6,7 @@ import { webhookTables, type Sql, type SqlWithTransactions } from './db';
 import type { WebhookDelivery } from './generated/kysely/tables';
 import { consoleEndpoint, ownEndpoint } from './endpoints';
 import { insertEvent } from './events';
-import { sampleObject, type InvoicingEventKind } from './payloads';
+import type { EventCatalogue } from './catalogue';
 
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -154,15 +154,16 @@ export async function requestResend(db: Sql, owner: Owner, deliveryId: string, n
 
 /**
  * The console's test action: a sample event of `kind` (by default the first the endpoint
- * subscribed to) with a dummy payload, for this endpoint only, delivered like any other.
+ * subscribed to, else the catalogue's first) with the dummy payload its catalogue gives, for
+ * this endpoint only, delivered like any other.
  */
-export async function sendTestEvent(db: SqlWithTransactions, owner: Owner, endpointId: string, now: Date, kind?: InvoicingEventKind): Promise<DeliveryView> {
+export async function sendTestEvent<K extends string>(db: SqlWithTransactions, events: EventCatalogue<K>, owner: Owner, endpointId: string, now: Date, kind?: K): Promise<DeliveryView> {
   return db.$transaction(async (tx) => {
     const endpoint = await webhookTables(tx).selectFrom('endpoints').select('events').where(consoleEndpoint(owner, endpointId)).executeTakeFirst();
     if (!endpoint) throw new ApiError('NOT_FOUND', `Webhook ${endpointId} not found`);
-    const type = kind ?? ((endpoint.events[0] ?? 'invoice.paid') as InvoicingEventKind);
+    const type = kind ?? ((endpoint.events[0] ?? events.kinds[0]) as K);
     const eventId = randomUUID();
-    await insertEvent(tx, { id: eventId, source: 'invoicing', owner, type, object: sampleObject(type, now, !owner.isTest), at: now.getTime(), targetEndpointId: endpointId, dispatchedAt: now });
+    await insertEvent(tx, { id: eventId, source: events.source, owner, type, object: events.sample(type, now, !owner.isTest), at: now.getTime(), targetEndpointId: endpointId, dispatchedAt: now });
     const row = await webhookTables(tx)
       .insertInto('deliveries')
       .values({ id: randomUUID(), event_id: eventId, endpoint_id: endpointId, event_type: type, status: 'pending', attempts: 0, next_attempt_at: now, created_at: now })

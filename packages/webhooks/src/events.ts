@@ -4,11 +4,15 @@ import { stringifyExact } from '@pay/kit';
 import { compile, toDetails } from '@pay/schemas';
 import type { TSchema } from '@sinclair/typebox';
 import { webhookTables, type Sql } from './db';
-import { EventPayloads } from './payloads';
 
 /** The channel a trigger on the events table NOTIFYs at each commit that recorded events (migration notify_on_event). */
 export const EVENTS_CHANNEL = 'webhooks_events';
 
+/**
+ * Which service recorded an event, which decides where it goes (dispatchEvents): `invoicing`
+ * events to the console webhooks subscribed to their kind, `crypto` events to the merchant's
+ * `webhookUrl`. The kinds and bodies are the service's own (its catalogue, defineEvents).
+ */
 export type EventSource = 'crypto' | 'invoicing';
 
 export interface NewEvent {
@@ -83,12 +87,12 @@ export interface StoredEvent {
 }
 
 /**
- * The documented body schema of each event kind, by source: invoicing's are this package's
- * (payloads.ts); a service whose event schemas are its own registers them
- * (registerEventPayloads), as crypto's test support does.
+ * The documented body schema of each event kind, by source: each service's event catalogue
+ * hands its own here when it is defined (defineEvents), so this package knows no kind itself.
  */
-const documentedPayloads = new Map<EventSource, Record<string, TSchema>>([['invoicing', EventPayloads]]);
+const documentedPayloads = new Map<EventSource, Record<string, TSchema>>();
 
+/** Called by defineEvents; not a second way to declare events. */
 export function registerEventPayloads(source: EventSource, payloads: Record<string, TSchema>): void {
   documentedPayloads.set(source, payloads);
 }
@@ -96,7 +100,7 @@ export function registerEventPayloads(source: EventSource, payloads: Record<stri
 /** Throws unless `body` (a fresh copy: validation may fill defaults) matches its kind's documented schema. */
 function assertDocumented(source: EventSource, type: string, body: unknown): void {
   const schema = documentedPayloads.get(source)?.[type];
-  if (!schema) throw new Error(`${source} event ${type} has no documented body schema (payloads.ts or registerEventPayloads)`);
+  if (!schema) throw new Error(`${source} event ${type} has no documented body schema: declare it in its service's event catalogue (defineEvents)`);
   const validate = compile(schema);
   if (!validate(body)) {
     const problems = toDetails(validate.errors, '(body)').map((d) => `${d.field} ${d.message}`);

@@ -3,8 +3,9 @@ import { SecretBox } from '@pay/auth';
 import { pgPool, pgSql } from '@pay/kit';
 import { ApiError } from '@pay/schemas';
 import { webhookTables, WEBHOOKS_SCHEMA } from './db';
+import { Type } from '@sinclair/typebox';
 import { eventsOf, recordEvent } from './events';
-import { sampleObject } from './payloads';
+import { defineEvents } from './catalogue';
 import { assertWebhookUrl, createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateEndpointSecret } from './endpoints';
 import { claimDue, dispatchEvents, heartbeat, retireWorker } from './store';
 
@@ -15,8 +16,16 @@ const box = SecretBox.fromEnv(process.env.SECRETS_KEY);
 afterAll(() => sql.end());
 
 const ownerOf = () => ({ merchantId: randomUUID(), isTest: true });
+/** A service's catalogue as this package sees one (the real ones are the services'; a package imports none). */
+const events = defineEvents('invoicing', 'Sent in tests.', {
+  'invoice.paid': {
+    summary: 'Paid.',
+    fields: { invoice: Type.Object({ id: Type.String(), amount: Type.Number() }, { additionalProperties: false }) },
+    sample: () => ({ invoice: { id: 'inv-1', amount: 1500.5 } }),
+  },
+});
 const paid = (owner: ReturnType<typeof ownerOf>) =>
-  ({ source: 'invoicing', owner, type: 'invoice.paid', object: sampleObject('invoice.paid', new Date(), !owner.isTest), at: Date.now() }) as const;
+  ({ source: events.source, owner, type: 'invoice.paid', object: events.sample('invoice.paid', new Date(), !owner.isTest), at: Date.now() }) as const;
 
 describe('events', () => {
   it('exist exactly when the transaction that records them commits, with the envelope as sent', async () => {
@@ -34,6 +43,15 @@ describe('events', () => {
     expect(more).toEqual([]);
     expect(stored).toMatchObject({ id, source: 'invoicing', merchantId: owner.merchantId, isTest: true, type: 'invoice.paid', targetUrl: null });
     expect(stored!.rawBody).toBe(JSON.stringify({ event: 'invoice.paid', timestamp: e.at, livemode: false, ...e.object }));
+  });
+
+  it('are read back only when their body is the one their service declared for the kind', async () => {
+    const drifted = ownerOf();
+    await sql.$transaction((tx) => recordEvent(tx, { ...paid(drifted), object: { invoice: { id: 'inv-2', amount: '10.00' } } }));
+    await expect(eventsOf(sql, drifted)).rejects.toThrow(/invoicing event invoice.paid does not match its documented schema: \(body\)\.invoice\.amount must be number/);
+    const undeclared = ownerOf();
+    await sql.$transaction((tx) => recordEvent(tx, { ...paid(undeclared), type: 'invoice.undeclared' }));
+    await expect(eventsOf(sql, undeclared)).rejects.toThrow(/invoicing event invoice.undeclared has no documented body schema/);
   });
 });
 

@@ -7,7 +7,7 @@ import { apiKeyRoutes } from './api-keys/routes';
 import { invoiceRoutes } from './invoices/routes';
 import { paymentPage } from './pay-page/page';
 import { transactionRoutes } from './transactions/routes';
-import { cryptoWebhookDocs } from './webhook-docs';
+import { cryptoEvents } from './event-catalogue';
 import { withdrawalRoutes } from './withdrawals/routes';
 
 const SIGNING_DOC =
@@ -63,7 +63,7 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
             signing: SIGNING_DOC,
           },
           api.operations,
-          cryptoWebhookDocs(),
+          cryptoEvents.webhookDocs(),
         ),
       ),
     );

@@ -2,8 +2,7 @@ import request from 'supertest';
 import { eventually } from '@pay/testing';
 import { eventsOf } from '@pay/webhooks';
 import { assertValid } from '@pay/schemas';
-import { CryptoEventPayloads } from './webhook-docs';
-import type { CryptoEvent } from './events/events';
+import { cryptoEvents, type CryptoEvent } from './event-catalogue';
 import { registerMerchant, signedRequest, startCryptoApp, type CryptoTestApp, testKeyFor } from '../test/test-support';
 import { ZERO_ADDRESS } from './chains/sandbox/sandbox';
 
@@ -62,7 +61,7 @@ it('register → test key → invoice → transfer → confirmed → withdraw �
   for (const e of events) {
     expect(e).toMatchObject({ source: 'crypto', isTest: true, body: { event: e.type, timestamp: expect.any(Number) } });
     // The body is exactly what the OpenAPI webhooks section documents for its kind.
-    expect(() => assertValid(CryptoEventPayloads[e.type as CryptoEvent], e.body, { what: e.type })).not.toThrow();
+    expect(() => assertValid(cryptoEvents.bodies[e.type as CryptoEvent], e.body, { what: e.type })).not.toThrow();
   }
   const doc = (await request(ctx.app).get('/openapi.json')).body;
   expect(Object.keys(doc.webhooks).sort()).toEqual(['invoice.paid', 'transaction.confirmed', 'withdrawal.completed', 'withdrawal.failed']);

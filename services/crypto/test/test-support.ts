@@ -15,11 +15,6 @@ import { buildCryptoApp } from '../src/app';
 import { startBackground } from '../src/background';
 import { trackTransfers } from '../src/transactions/tracker';
 import type { CryptoDeps } from '../src/deps';
-import { registerEventPayloads } from '@pay/webhooks';
-import { CryptoEventPayloads } from '../src/webhook-docs';
-
-// Tests read recorded crypto events through eventsOf, which checks each body against its documented schema.
-registerEventPayloads('crypto', CryptoEventPayloads);
 
 /**
  * The crypto app on the real test database and Redis, as main.ts builds it. With `live`,

@@ -3,7 +3,7 @@ import { merchantGuards } from '@pay/accounts';
 import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, postgresReady, redisReady, staticAssets, type Envelope } from '@pay/kit';
 import type { InvoicingDeps } from './deps';
 import { buildConsole } from './console';
-import { webhookDocs } from './console/openapi';
+import { invoicingEvents } from './event-catalogue';
 import { invoiceRoutes } from './invoices/routes';
 import { reviewRoutes } from './reviews/routes';
 import { customerRoutes } from './customers/routes';
@@ -97,7 +97,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
           signing: SIGNING_DOC,
         },
         [...apis.v2.operations, ...apis.v1.operations],
-        webhookDocs(),
+        invoicingEvents.webhookDocs(),
       ),
     ),
   );

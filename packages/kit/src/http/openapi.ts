@@ -92,6 +92,8 @@ export interface OutgoingWebhook {
   summary: string;
   description?: string;
   body: TSchema;
+  /** A body as sent (with sample values), shown beside the schema. */
+  example?: unknown;
   /** Request headers the receiver gets, with their meaning. */
   headers: Record<string, string>;
 }
@@ -187,7 +189,7 @@ function webhooksSection(webhooks: Record<string, OutgoingWebhook>) {
           summary: w.summary,
           description: w.description,
           parameters: Object.entries(w.headers).map(([header, description]) => ({ name: header, in: 'header', required: true, description, schema: { type: 'string' } })),
-          requestBody: { required: true, content: { 'application/json': { schema: plain(w.body) } } },
+          requestBody: { required: true, content: { 'application/json': { schema: plain(w.body), ...(w.example === undefined ? {} : { example: w.example }) } } },
           // The platform calls the merchant: no credential of ours is asked of anyone.
           security: [],
           responses: { '2XX': { description: 'Any 2xx answer within 10 s marks the delivery succeeded; anything else is retried' } },

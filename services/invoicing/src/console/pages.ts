@@ -4,7 +4,8 @@ import { assertSameOriginSignIn, consoleSessionFrom, getMerchant, setSessionCook
 import { ownerOf, type AuthContext } from '@pay/auth';
 import { html, type Api, type SafeHtml } from '@pay/kit';
 import { ApiError, MAX_OFFSET } from '@pay/schemas';
-import { attemptsOf, getEndpoint, INVOICING_EVENT_KINDS, listDeliveries, listEndpoints, type AttemptView, type ConsoleEndpoint, type DeliveryView } from '@pay/webhooks';
+import { attemptsOf, getEndpoint, listDeliveries, listEndpoints, type AttemptView, type ConsoleEndpoint, type DeliveryView } from '@pay/webhooks';
+import { INVOICING_EVENT_KINDS } from '../event-catalogue';
 import type { ConsoleDeps } from '../deps';
 import { DeliveryQuery, IdParams, SignInBody } from './schemas';
 import { isSecure } from './routes';

@@ -15,6 +15,7 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from '@pay/webhooks';
+import { invoicingEvents } from '../event-catalogue';
 import type { ConsoleDeps } from '../deps';
 import { CreateWebhookBody, Deliveries, Delivery, DeliveryQuery, IdParams, SignedIn, SignInBody, TestBody, UpdateWebhookBody, Webhook } from './schemas';
 import { deliveryJson, webhookJson } from './views';
@@ -176,7 +177,7 @@ export function consoleRoutes(api: Api, deps: ConsoleDeps): void {
     response: { status: 202, schema: Delivery },
     errors: ['NOT_FOUND'],
     handler: async ({ auth, params, body }) => {
-      const d = await sendTestEvent(db, ownerOf(auth), params.id, clock.now(), body?.event);
+      const d = await sendTestEvent(db, invoicingEvents, ownerOf(auth), params.id, clock.now(), body?.event);
       deps.wakeWebhooks('test');
       return { status: 202, body: deliveryJson(d) };
     },

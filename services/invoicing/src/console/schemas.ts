@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { HttpUrl, NullableTimestamp, OffsetPage, OffsetQuery, StringEnum, Timestamp, Uuid } from '@pay/schemas';
-import { INVOICING_EVENT_KINDS } from '@pay/webhooks';
+import { INVOICING_EVENT_KINDS } from '../event-catalogue';
 
 const EventKind = StringEnum(INVOICING_EVENT_KINDS, { description: 'An invoicing event kind' });
 const Events = Type.Array(EventKind, { minItems: 1, uniqueItems: true, description: 'Event kinds this webhook receives' });

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { CURRENCIES } from './currencies';
 import { Amount, Email, NullableTimestamp, OffsetQuery, StringEnum, Timestamp, Uuid } from '@pay/schemas';
-import { PaymentAttemptObject, PaymentReviewObject, RefundObject } from '@pay/webhooks';
+import { PaymentAttemptObject, PaymentReviewObject, RefundObject } from './event-objects';
 import { KycStatusName } from '../customers/schemas';
 
 export const INVOICE_STATUSES = ['PENDING', 'PAID', 'EXPIRED', 'CANCELLED'] as const;

@@ -93,7 +93,7 @@ export function invoiceJson(i: InvoiceWithCustomer, publicUrl: string) {
 }
 
 /**
- * The `invoice` object of every invoice event (`invoiceObject` of @pay/webhooks, the OpenAPI
+ * The `invoice` object of every invoice event (`invoiceObject` of event-objects.ts, the OpenAPI
  * `webhooks` section): amount in `currency`, `metadata` as given (`{}` when none was).
  */
 export function invoiceEventJson(i: InvoiceRow) {

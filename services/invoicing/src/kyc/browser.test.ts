@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { assertValid } from '@pay/schemas';
-import { EventPayloads } from '@pay/webhooks';
+import { invoicingEvents } from '../event-catalogue';
 import { eventually, openBrowser, phonePage, spawnBuiltService, startReceiver, type Receiver, type RunningService, BUILT_START_MS } from '@pay/testing';
 import { newMerchant, startBuiltInvoicing, v1Request, v2Request } from '../../test/test-support';
 import { documentForm, idCard, passportMrz, postDocuments, selfie } from '../../test/kyc/fixtures';
@@ -105,7 +105,7 @@ it('walks the v1 page on a phone from pending to a decision, back to redirectUrl
     livemode: false,
     session: { id: session.id, level: 'basic', status: 'completed', metadata: { orderId: 'A-17' }, reason: null, updatedAt: expect.any(String) },
   });
-  assertValid(EventPayloads['kyc.passed'], JSON.parse(got.body)); // the documented contract, v1 shape
+  assertValid(invoicingEvents.bodies['kyc.passed'], JSON.parse(got.body)); // the documented contract, v1 shape
   expect(pageProblems).toEqual([]);
   await page.close();
 }, 240_000);

@@ -11,8 +11,10 @@ import { boundCustomerOf, markKycVerified } from '../invoices/store';
 import { fullNameOf, kycEventSessionJson } from './views';
 import type { KycCheck } from './provider';
 import { declineReasonOf, FINAL_DECLINE_REASONS } from './decline-reasons';
+import { invoicingEvents, type InvoicingEventKind } from '../event-catalogue';
 
-export type KycEventKind = 'kyc.passed' | 'kyc.rejected' | 'kyc.manual_review';
+/** The KYC kinds of invoicing's event catalogue. */
+export type KycEventKind = Extract<InvoicingEventKind, `kyc.${string}`>;
 
 export interface KycDecision {
   outcome: 'approve' | 'decline' | 'review';
@@ -31,7 +33,7 @@ export interface KycDecision {
  */
 export async function emitKycEvent(tx: Tx, clock: Clock, s: KycSession, type: KycEventKind): Promise<void> {
   await recordEvent(tx, {
-    source: 'invoicing',
+    source: invoicingEvents.source,
     owner: { merchantId: s.merchantId, isTest: s.isTest },
     type,
     object: { session: kycEventSessionJson(s) },

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { systemClock } from '@pay/kit';
-import { EventPayloads, eventsOf } from '@pay/webhooks';
+import { eventsOf } from '@pay/webhooks';
+import { invoicingEvents } from '../event-catalogue';
 import { assertValid } from '@pay/schemas';
 import { eventually } from '@pay/testing';
 import { clockSigner, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../../test/test-support';
@@ -98,7 +99,7 @@ describe('KYC verification flow', () => {
       session: { id: created.id, sessionId: created.sessionId, status: 'APPROVED', invoiceId: inv.id, customerId: 'crm-1', customerEmail: 'Anna@Example.kz', customerPhone: null, reason: null, updatedAt: s.updatedAt.toISOString() },
     });
 
-    assertValid(EventPayloads['kyc.passed'], events[0]!.body); // the documented contract
+    assertValid(invoicingEvents.bodies['kyc.passed'], events[0]!.body); // the documented contract
 
     // The page shows the outcome and the way back; a second submission is refused.
     const after = await request(ctx.app).get(`/kyc/${created.sessionId}`);
@@ -127,7 +128,7 @@ describe('KYC verification flow', () => {
     expect(customer).toMatchObject({ phone: '+77010000001', kycStatus: 'REJECTED', trustLevel: 'LEVEL_2', totalPayments: 3 });
     const events = await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.rejected');
     expect(events.map((e) => (e.body.session as { status: string; reason: string }).status)).toEqual(['DECLINED']);
-    assertValid(EventPayloads['kyc.rejected'], events[0]!.body);
+    assertValid(invoicingEvents.bodies['kyc.rejected'], events[0]!.body);
     expect((await request(ctx.app).get(`/kyc/${created.sessionId}`)).text).toContain('Not verified');
   });
 
@@ -230,7 +231,7 @@ describe('KYC verification flow', () => {
     expect((await call(m, 'get', `/api/v2/kyc/sessions/${created.id}`)).body.session).toMatchObject({ declineReason: 'DOCUMENT_EXPIRED', attemptsRemaining: 0 });
     const events = await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.rejected');
     expect(events).toHaveLength(1);
-    assertValid(EventPayloads['kyc.rejected'], events[0]!.body);
+    assertValid(invoicingEvents.bodies['kyc.rejected'], events[0]!.body);
     expect((await request(ctx.app).get(`/kyc/${created.sessionId}`)).text).toContain('data-reason="DOCUMENT_EXPIRED"');
   });
 

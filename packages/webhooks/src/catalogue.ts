@@ -1,0 +1,110 @@
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
+import type { OutgoingWebhook } from '@pay/kit';
+import { registerEventPayloads, type EventSource } from './events';
+
+/**
+ * `livemode` of every event, of both services: recordEvent writes it from the event's mode,
+ * so no event (a kind added later included) can leave it out, and a receiver can refuse test
+ * events at a live endpoint (@pay/webhook-receiver does unless told to accept them).
+ */
+export const Livemode = Type.Boolean({ description: 'false for an event of test mode (a test key, the sandbox), true for live mode' });
+
+/**
+ * `{ event, timestamp, livemode, ...fields }`: the envelope of every event around the
+ * object(s) that changed, e.g. `{ invoice }`, or `{ invoice, refund }` for invoice.refunded.
+ */
+export function eventEnvelope(kind: string, fields: Record<string, TSchema>): TObject {
+  return Type.Object(
+    {
+      event: Type.Literal(kind),
+      timestamp: Type.Integer({ description: 'Unix time in milliseconds when the event happened' }),
+      livemode: Livemode,
+      ...fields,
+    },
+    { additionalProperties: false },
+  );
+}
+
+/** The headers of every webhook request, as the OpenAPI `webhooks` sections describe them. */
+export const WEBHOOK_HEADERS = {
+  'Content-Type': 'application/json',
+  'X-SVC-Event': 'The event kind, e.g. invoice.paid',
+  'X-SVC-Signature': 'Lower-case hex HMAC-SHA256(secret, X-SVC-Timestamp + raw body). Verify before processing',
+  'X-SVC-Timestamp': 'Unix time in milliseconds when this attempt was sent; refuse it if more than 5 minutes from your clock',
+  'X-SVC-Delivery': 'UUID of the delivery, the same on every retry and resend: deduplicate on it',
+};
+
+/** One kind of event, as the service that emits it declares it: the one place it is described. */
+export interface EventKind {
+  /** What happened, for the merchant: the OpenAPI webhook's summary. */
+  summary: string;
+  /** The body's fields beside the envelope (`event`, `timestamp`, `livemode`), e.g. `{ invoice: InvoiceObject }`. */
+  fields: Record<string, TSchema>;
+  /**
+   * Those fields with values that cannot be mistaken for real ones: the console's test event
+   * ("a sample request with a dummy payload") and the document's example body.
+   */
+  sample(at: Date, livemode: boolean): Record<string, unknown>;
+}
+
+/**
+ * Every event kind one service emits, each with its body schema, summary and sample: defined
+ * once, by that service (`defineEvents`), and handed to this package, which knows no kind of
+ * its own. From it come the body schemas recorded events are checked against (eventsOf), the
+ * OpenAPI `webhooks` section (`webhookDocs`), the console's test events (sendTestEvent) and,
+ * through the committed documents, the types of @pay/webhook-receiver and @pay/client. The
+ * service records its events with recordEvent, `type` typed by the catalogue's kinds.
+ */
+export interface EventCatalogue<K extends string = string> {
+  readonly source: EventSource;
+  /** The kinds in the order they are declared (the document's, the console's). */
+  readonly kinds: readonly K[];
+  /** The whole body schema of each kind: the envelope with its fields. */
+  readonly bodies: Readonly<Record<K, TObject>>;
+  /** A kind's sample fields (EventKind.sample), recorded as `object` by the console's test event. */
+  sample(kind: K, at: Date, livemode: boolean): Record<string, unknown>;
+  /** The service's OpenAPI `webhooks` section, one entry per kind, an example body each. */
+  webhookDocs(): Record<string, OutgoingWebhook>;
+}
+
+/** When the document's example events happen: fixed, so the committed documents do not change from run to run. */
+const EXAMPLE_AT = new Date('2026-01-15T09:30:00.000Z');
+
+/**
+ * Defines a service's event catalogue and hands it to this package (eventsOf validates that
+ * source's recorded bodies against it). `sentTo` says, for the document, where the events go
+ * and which secret signs them; the delivery rules are the same for every event, from one worker.
+ */
+export function defineEvents<K extends string>(
+  source: EventSource,
+  sentTo: string,
+  kinds: Record<K, EventKind>,
+): EventCatalogue<K> {
+  const names = Object.keys(kinds) as K[];
+  const bodies = Object.fromEntries(names.map((k) => [k, eventEnvelope(k, kinds[k].fields)])) as Record<K, TObject>;
+  const sample = (kind: K, at: Date, livemode: boolean) => kinds[kind].sample(at, livemode);
+  const catalogue: EventCatalogue<K> = {
+    source,
+    kinds: names,
+    bodies,
+    sample,
+    webhookDocs: () =>
+      Object.fromEntries(
+        names.map((k) => [
+          k,
+          {
+            summary: kinds[k].summary,
+            description:
+              `${sentTo} Timeout 10 s; any 2xx is success. ` +
+              'Otherwise retried 1 min, 5 min, 15 min, 1 h and 4 h after the previous attempt; after the 6th failed attempt the delivery is failed. ' +
+              'At least once: the same X-SVC-Delivery may arrive more than once.',
+            body: bodies[k],
+            example: { event: k, timestamp: EXAMPLE_AT.getTime(), livemode: true, ...sample(k, EXAMPLE_AT, true) },
+            headers: WEBHOOK_HEADERS,
+          },
+        ]),
+      ),
+  };
+  registerEventPayloads(source, bodies);
+  return catalogue;
+}
