@@ -258,6 +258,10 @@ describe("a module's tables are named only in its store", () => {
       'bench/reset.ts': "await pool.query('TRUNCATE s.invoices, p.things');\n",
       'packages/p/src/store.ts': "db.withSchema('p').selectFrom('things');\n",
       'packages/p/src/other.ts': "db.withSchema('p').updateTable('things as t');\n",
+      // A stored function beside its module: its own table, and another owner's (any case, comments left out).
+      'services/s/src/invoices/store/mark_paid.sql': 'create function mark_paid() returns void as $$\n  update invoices set paid = true; -- from customers\n  insert into p.things values (1);\n$$ language sql;\n',
+      // Migrations are the schema owner's, generated from its schema.prisma.
+      'services/s/prisma/migrations/1_init/migration.sql': 'CREATE TABLE "customers" (id text); INSERT INTO p.things VALUES (1);\n',
     });
     try {
       const found = tableViolations(dir, sourcesUnder(dir, ['services', 'packages', 'bench']), workspaceTables(dir)).map(show);
@@ -268,6 +272,7 @@ describe("a module's tables are named only in its store", () => {
         'services/s/src/analytics/stats.ts → s.invoices: services/s/src/analytics/stats.ts names s.invoices (Prisma invoice.findMany), owned by services/s: invoices; only its store may',
         'services/s/src/channels/console/kyc.ts → s.invoices: services/s/src/channels/console/kyc.ts names s.invoices (SQL text), owned by services/s: invoices; only its store may',
         "services/s/src/invoices/store.ts → s.customers: services/s/src/invoices/store.ts names s.customers (innerJoin('customers as c')), owned by services/s: customers; only its store may",
+        'services/s/src/invoices/store/mark_paid.sql → p.things: services/s/src/invoices/store/mark_paid.sql names p.things (SQL text), owned by packages/p; only its store may',
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -14,7 +14,8 @@ import path from 'node:path';
  * A module's store is every file, under the module's folder (`src/<module>/` today,
  * `src/modules/<module>/` in the layout being moved to) or under the project's `test/<module>/`
  * (its test helpers), that is itself a store (`store.ts`, `store.test.ts`, `payments-store.ts`)
- * or sits in a `store/` folder.
+ * or sits in a `store/` folder. A table is named by a Kysely call, a Prisma model call, or SQL
+ * text (in a string or template, or in a .sql file outside migrations: a stored function).
  */
 
 export interface Table {
@@ -144,6 +145,11 @@ const PRISMA_CALL = /\.\s*([a-z]\w*)\s*\.\s*(findMany|findUnique|findUniqueOrThr
 /** SQL keywords (upper case, as this code base writes SQL) followed by one table, or TRUNCATE's list. */
 const SQL_TABLE = /\b(?:FROM|JOIN|INTO|UPDATE|REFERENCES|TABLE)\s+(?:ONLY\s+)?((?:"?\w+"?\.)?"?\w+"?)/g;
 const SQL_TRUNCATE = /\bTRUNCATE\s+(?:TABLE\s+)?(?:ONLY\s+)?((?:"?[\w.]+"?\s*,\s*)*"?[\w.]+"?)/g;
+/** In a .sql file the keywords may be in any case: it holds nothing but SQL. */
+const anyCase = (re: RegExp) => new RegExp(re.source, 'gi');
+
+/** A .sql file's text without its comments (`-- …`, `/* … *\/`). */
+const sqlWithoutComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/--[^\n]*/g, ' ');
 
 export interface Naming {
   file: string;
@@ -154,7 +160,8 @@ export interface Naming {
 
 /** The tables one file names (`file` relative to the root), each once per way it names it. */
 export function tablesNamedIn(file: string, text: string, tables: Table[]): Naming[] {
-  const { code, literals } = lex(text);
+  const isSql = file.endsWith('.sql');
+  const { code, literals } = isSql ? { code: '', literals: [sqlWithoutComments(text)] } : lex(text);
   const byName = new Map<string, Table[]>();
   for (const t of tables) byName.set(t.name, [...(byName.get(t.name) ?? []), t]);
   const byQualified = new Map(tables.map((t) => [qualified(t), t]));
@@ -198,8 +205,8 @@ export function tablesNamedIn(file: string, text: string, tables: Table[]): Nami
   }
   for (const m of code.matchAll(PRISMA_CALL)) add(pick(byDelegate.get(m[1]!) ?? []), `Prisma ${m[1]}.${m[2]}`);
   for (const literal of literals) {
-    for (const m of literal.matchAll(SQL_TABLE)) add(resolve(m[1]!), 'SQL text');
-    for (const m of literal.matchAll(SQL_TRUNCATE)) for (const name of m[1]!.split(',')) add(resolve(name), 'SQL text');
+    for (const m of literal.matchAll(isSql ? anyCase(SQL_TABLE) : SQL_TABLE)) add(resolve(m[1]!), 'SQL text');
+    for (const m of literal.matchAll(isSql ? anyCase(SQL_TRUNCATE) : SQL_TRUNCATE)) for (const name of m[1]!.split(',')) add(resolve(name), 'SQL text');
     for (const m of literal.matchAll(/\b(\w+)\.(\w+)\b/g)) {
       const t = byQualified.get(`${m[1]}.${m[2]}`);
       if (t) add([t], 'SQL text');
@@ -208,13 +215,17 @@ export function tablesNamedIn(file: string, text: string, tables: Table[]): Nami
   return [...found.values()];
 }
 
-/** The TypeScript and JavaScript sources under `dirs` (relative to the root), generated code and dependencies left out. */
+/**
+ * The TypeScript, JavaScript and SQL files under `dirs` (relative to the root), generated code,
+ * dependencies and migrations left out (a migration is its schema's owner's, generated from
+ * its schema.prisma; a stored function's .sql file beside its module is scanned).
+ */
 export function sourcesUnder(root: string, dirs: string[]): string[] {
   const walk = (rel: string): string[] =>
     readdirSync(path.join(root, rel), { withFileTypes: true }).flatMap((entry) => {
       const child = `${rel}/${entry.name}`;
-      if (entry.isDirectory()) return ['node_modules', 'generated', 'dist', '.tools'].includes(entry.name) ? [] : walk(child);
-      return /\.(ts|mts|cts|js|mjs|cjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [child] : [];
+      if (entry.isDirectory()) return ['node_modules', 'generated', 'dist', '.tools', 'migrations'].includes(entry.name) ? [] : walk(child);
+      return /\.(ts|mts|cts|js|mjs|cjs|sql)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [child] : [];
     });
   return dirs.filter((dir) => existsSync(path.join(root, dir))).flatMap(walk);
 }
