@@ -13,7 +13,7 @@ const HOUR_MS = 60 * 60_000;
 const QR_CODE = qrPngDataUri(`https://pay.test/${randomUUID()}/sbp`);
 
 /**
- * The customer join of the service's invoice read (services/invoicing/src/invoices/store.ts
+ * The customer join of the service's invoice read (services/invoicing/src/modules/invoices/store.ts
  * CUSTOMER_JOIN): the baseline does the same SQL, so the figure compares the request path,
  * not the query.
  */

@@ -2,22 +2,23 @@ import type { Express, Request } from 'express';
 import { merchantGuards } from '@pay/accounts';
 import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, postgresReady, redisReady, staticAssets, type Envelope } from '@pay/kit';
 import type { InvoicingDeps } from './deps';
-import { buildConsole } from './console';
+import { buildConsole } from './channels/console';
 import { invoicingEvents } from './event-catalogue';
-import { invoiceRoutes } from './invoices/routes';
-import { reviewRoutes } from './reviews/routes';
-import { customerRoutes } from './customers/routes';
-import { analyticsRoutes } from './analytics/routes';
-import { receiptRoutes } from './receipts/routes';
-import { v1AnalyticsRoutes, v1InvoiceRoutes } from './v1/routes';
-import { batchRoutes } from './batch/routes';
-import { paymentPageRoutes } from './pay-page/routes';
-import { kycV1Routes, kycV2Routes } from './kyc/routes';
-import { kycPageRoutes } from './kyc/page';
-import { errorPage } from './pay-page/view';
+import { invoiceRoutes } from './modules/invoices/routes';
+import { reviewRoutes } from './modules/reviews/routes';
+import { customerRoutes } from './modules/customers/routes';
+import { analyticsRoutes } from './modules/analytics/routes';
+import { receiptRoutes } from './modules/receipts/routes';
+import { v1InvoiceRoutes } from './modules/invoices/v1/routes';
+import { v1AnalyticsRoutes } from './modules/analytics/v1/routes';
+import { batchRoutes } from './modules/batch/routes';
+import { paymentPageRoutes } from './channels/pay-page/routes';
+import { kycV1Routes, kycV2Routes } from './modules/kyc/routes';
+import { kycPageRoutes } from './modules/kyc/page';
+import { errorPage } from './channels/pay-page/view';
 import { ASSETS_PATH, PUBLIC_DIR } from './assets';
-import { tbankProvidersOf } from './acquirers/from-config';
-import { countUnreadableNotifications, NOTIFICATION_PATH, tbankNotificationRoutes } from './acquirers/tbank/notifications';
+import { tbankProvidersOf } from './payments/from-config';
+import { countUnreadableNotifications, NOTIFICATION_PATH, tbankNotificationRoutes } from './payments/tbank/notifications';
 
 /** v1 answers bare objects, v2 the `success` envelope. */
 export const envelopeFor = (req: Request | string): Envelope =>

@@ -1,22 +1,22 @@
 import { pruneConsoleSessions } from '@pay/accounts';
 import { every, pruneIdempotencyKeys, type Lifecycle } from '@pay/kit';
 import { OutboxRelay, pruneOutbox, Queues } from '@pay/queue';
-import { reconcileBatches, startBatchWorkers } from './batch/worker';
+import { reconcileBatches, startBatchWorkers } from './modules/batch/worker';
 import type { InvoicingDeps } from './deps';
-import { expireDueInvoices } from './invoices/expiry';
-import { reconcileRefunds } from './invoices/refunds';
-import { tbankReconcilers } from './acquirers/tbank/reconciler-loop';
-import { watchAcquirerBacklog } from './acquirers/metrics';
-import { tbankProvidersOf } from './acquirers/from-config';
-import { acquirerBacklog } from './acquirers/tbank/payments-store';
-import { expireDueKycSessions } from './kyc/expiry';
-import { declineUnretriedKycSessions } from './kyc/decision';
-import { FaceModel } from './vision/face-model';
-import { MrzReader } from './vision/mrz-reader';
-import { RuleBasedKycProvider } from './kyc/rules';
-import { reconcileKycChecks, startKycWorker } from './kyc/worker';
-import { ReceiptReaders } from './receipts/readers';
-import { reconcileReceipts, startReceiptWorker } from './receipts/worker';
+import { expireDueInvoices } from './modules/invoices/expiry';
+import { reconcileRefunds } from './modules/refunds/refunds';
+import { tbankReconcilers } from './payments/tbank/reconciler-loop';
+import { watchAcquirerBacklog } from './payments/metrics';
+import { tbankProvidersOf } from './payments/from-config';
+import { acquirerBacklog } from './payments/tbank/payments-store';
+import { expireDueKycSessions } from './modules/kyc/expiry';
+import { declineUnretriedKycSessions } from './modules/kyc/decision';
+import { FaceModel } from './engines/vision/face-model';
+import { MrzReader } from './engines/vision/mrz-reader';
+import { RuleBasedKycProvider } from './modules/kyc/rules';
+import { reconcileKycChecks, startKycWorker } from './modules/kyc/worker';
+import { ReceiptReaders } from './modules/receipts/readers';
+import { reconcileReceipts, startReceiptWorker } from './modules/receipts/worker';
 
 /** How often expired idempotency answers, console sessions and published outbox rows are deleted. */
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;

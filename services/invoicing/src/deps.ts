@@ -8,8 +8,8 @@ import type { WebhooksDb } from '@pay/webhooks';
 import type { InvoicingConfig } from './config';
 import type { InvoicingDb, InvoicingTables } from './db';
 import type { PaymentProviders } from './payments/provider';
-import type { ReceiptStorage } from './receipts/storage';
-import type { Mailer } from './batch/mailer';
+import type { ReceiptStorage } from './modules/receipts/storage';
+import type { Mailer } from './modules/batch/mailer';
 
 /** Everything the invoicing service's domains need, built once in main.ts (or by a test). */
 export interface InvoicingDeps {

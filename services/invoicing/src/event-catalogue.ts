@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineEvents } from '@pay/webhooks';
-import { invoiceObject, PaymentAttemptObject, PaymentReviewObject, SettledRefund } from './invoices/event-objects';
-import { kycSession } from './kyc/event-objects';
+import { invoiceObject, PaymentAttemptObject, PaymentReviewObject, SettledRefund } from './modules/invoices/event-objects';
+import { kycSession } from './modules/kyc/event-objects';
 
 const SENT_TO = "Sent to every console webhook subscribed to the kind, in the mode (test or live) of the event, signed with that webhook's secret.";
 

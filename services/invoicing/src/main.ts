@@ -3,14 +3,14 @@ import { accountKeys, accountsKeyResolver, createAccountsDb } from '@pay/account
 import { closeRedis, createLogger, databasePools, Lifecycle, listen, queueRedis, requestRedis, runMain, systemClock } from '@pay/kit';
 import { createWebhooksDb } from '@pay/webhooks';
 import { loadInvoicingConfig } from './config';
-import { webhookWaker } from './console/wakes';
+import { webhookWaker } from './channels/console/wakes';
 import { buildInvoicingApp } from './app';
 import { startBackground } from './background';
 import { createInvoicingDb } from './db';
-import { paymentProvidersFrom } from './acquirers/from-config';
-import { smtpMailer } from './batch/mailer';
+import { paymentProvidersFrom } from './payments/from-config';
+import { smtpMailer } from './modules/batch/mailer';
 import type { InvoicingDeps } from './deps';
-import { receiptStorageFrom } from './receipts/storage-from-config';
+import { receiptStorageFrom } from './modules/receipts/storage-from-config';
 
 runMain(async () => {
   const config = loadInvoicingConfig();

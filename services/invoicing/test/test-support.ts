@@ -10,20 +10,20 @@ import { randomUUID } from 'node:crypto';
 import { TBankEmulator, type EmulatorOptions } from '@pay/tbank-emulator';
 import { createWebhooksDb } from '@pay/webhooks';
 import { loadInvoicingConfig } from '../src/config';
-import { webhookWaker } from '../src/console/wakes';
+import { webhookWaker } from '../src/channels/console/wakes';
 import { buildInvoicingApp } from '../src/app';
 import { startBackground } from '../src/background';
 import { createInvoicingDb } from '../src/db';
 import { SandboxProvider } from '../src/payments/sandbox';
-import { paymentProvidersFrom } from '../src/acquirers/from-config';
-import { smtpMailer } from '../src/batch/mailer';
+import { paymentProvidersFrom } from '../src/payments/from-config';
+import { smtpMailer } from '../src/modules/batch/mailer';
 import type { InvoicingDeps } from '../src/deps';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { receiptStorageFrom } from '../src/receipts/storage-from-config';
+import { receiptStorageFrom } from '../src/modules/receipts/storage-from-config';
 import { idempotencyKeysOf } from './tables';
 
 export interface TestAppOptions {

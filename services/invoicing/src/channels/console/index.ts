@@ -1,0 +1,38 @@
+import type { Router } from 'express';
+import { consoleGuards } from '@pay/accounts';
+import { Api, type Operation } from '@pay/kit';
+import type { RequestHandler } from 'express';
+import type { InvoicingDeps } from '../../deps';
+import { consolePages, consoleErrorPage } from './pages';
+import { consoleRoutes } from './routes';
+import { consoleKycPages, consoleKycRoutes } from './kyc';
+import { consoleReviewPages, consoleReviewRoutes } from './payment-reviews';
+import { queueDashboard } from './queues';
+
+/**
+ * The merchant web console at /console: its JSON API (`session` auth: cookie, CSRF on
+ * changes) and its pages (their CSS and JS are the service's public assets, see
+ * assets.ts). `anonymous` is the rate limit for sign-in, the same as for other
+ * unauthenticated calls.
+ */
+export function buildConsole(deps: InvoicingDeps, anonymous: RequestHandler[]): { routers: Router[]; operations: Operation[] } {
+  const guards = consoleGuards({
+    accounts: deps.accounts,
+    redis: deps.redis,
+    logger: deps.logger,
+    clock: deps.clock,
+    perKeyPerSecond: deps.config.RATE_LIMIT_PER_SECOND,
+  });
+  const api = new Api({ envelope: 'success', auth: { none: anonymous, session: guards.api }, validateResponses: deps.config.NODE_ENV !== 'production' });
+  const pages = new Api({ envelope: 'success', auth: { none: anonymous, session: guards.page }, errorPage: consoleErrorPage });
+  consoleRoutes(api, deps);
+  consoleKycRoutes(api, deps);
+  consoleReviewRoutes(api, deps);
+  consolePages(pages, deps);
+  consoleKycPages(pages, deps);
+  consoleReviewPages(pages, deps);
+  return {
+    routers: [api.router, pages.router, queueDashboard(deps, guards.page)],
+    operations: api.operations,
+  };
+}

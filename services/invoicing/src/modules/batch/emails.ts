@@ -1,0 +1,132 @@
+import { html } from '@pay/kit';
+import { money } from '@pay/money';
+import type { InvoicingTables } from '../../db';
+import type { BatchDeps } from '../../deps';
+import { invoicesForEmails } from '../invoices/store';
+import { paymentLinkOf } from '../invoices/views';
+import type { MailMessage } from './mailer';
+
+/**
+ * Sends an e-mail gets in all: a job retries with backoff (Queues.batchEmails), and the
+ * reconciler gives a batch whose job gave up a new one, until each row has had this many.
+ * A row that still fails then stays `failed`, with its last SMTP error, for the merchant to see.
+ */
+export const MAX_EMAIL_ATTEMPTS = 20;
+
+/** A batch's e-mails by outcome, for its GET: `retrying` while a failed one has attempts left, `lastError` the SMTP error of one that failed. */
+export async function batchEmailCounts(tables: InvoicingTables, batchId: string) {
+  return tables
+    .selectFrom('invoice_emails')
+    .select((eb) => [
+      eb.cast<number>(eb.fn.countAll().filterWhere('status', '=', 'sent'), 'integer').as('sent'),
+      eb.cast<number>(eb.fn.countAll().filterWhere('status', '=', 'failed'), 'integer').as('failed'),
+      eb.cast<number>(eb.fn.countAll().filterWhere('status', '=', 'pending'), 'integer').as('pending'),
+      eb.fn.agg<boolean | null>('bool_or', [eb.and([eb('status', '=', 'failed'), eb('attempts', '<', MAX_EMAIL_ATTEMPTS)])]).as('retrying'),
+      eb.fn.max('last_error').filterWhere('status', '=', 'failed').as('lastError'),
+    ])
+    .where('batch_id', '=', batchId)
+    .executeTakeFirstOrThrow();
+}
+
+interface PendingEmail {
+  invoice_id: string;
+  to_address: string;
+  amount: string;
+  currency: string;
+  description: string | null;
+  expires_at: Date;
+}
+
+/**
+ * The payment link of one invoice: plain text, and the same as HTML with the link as a link
+ * (a mailbox that shows text does not make it one). The HTML is built with kit's `html`
+ * template, so the merchant's description is escaped and cannot become markup. The link opens
+ * a new top-level tab (`target="_blank"`): a web mailbox shows the message in a frame, and the pay
+ * page refuses to be framed (`frame-ancestors 'none'`, against clickjacking).
+ */
+export function paymentLinkEmail(e: PendingEmail, publicUrl: string): MailMessage {
+  const amount = `${money(e.amount).toFixed(2)} ${e.currency}`;
+  const link = paymentLinkOf(publicUrl, e.invoice_id);
+  const until = `${e.expires_at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return {
+    to: e.to_address,
+    subject: `Invoice for ${amount}`,
+    text: `Hello,\n\nYou have an invoice for ${amount}${e.description ? ` (${e.description})` : ''}.\n\nPay it here: ${link}\n\nThe link is valid until ${until}.\n`,
+    html: html`<!doctype html><html><body><p>Hello,</p><p>You have an invoice for ${amount}${e.description ? html` (${e.description})` : ''}.</p><p><a href="${link}" target="_blank" rel="noopener">Pay it here</a>: ${link}</p><p>The link is valid until ${until}.</p></body></html>`.value,
+  };
+}
+
+/** Runs `fn` over `items`, at most `limit` at a time. */
+async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  });
+  await Promise.all(lanes);
+}
+
+/**
+ * Sends every e-mail of the batch not yet sent, over the pooled SMTP transport, and records
+ * each outcome on its row (sent, or failed with the SMTP error and the attempt count). If any
+ * failed it throws, so the queue runs the job again with backoff; after the last attempt the
+ * failures stay recorded on their rows, never dropped.
+ */
+export async function sendBatchEmails(deps: BatchDeps, batchId: string): Promise<{ sent: number; failed: number }> {
+  const unsent = await deps.tables
+    .selectFrom('invoice_emails')
+    .select(['invoice_id', 'to_address'])
+    .where('batch_id', '=', batchId)
+    .where('status', '<>', 'sent')
+    .where('attempts', '<', MAX_EMAIL_ATTEMPTS)
+    .orderBy('invoice_id')
+    .execute();
+  const invoices = new Map((await invoicesForEmails(deps.tables, unsent.map((e) => e.invoice_id))).map((i) => [i.id, i]));
+  const rows: PendingEmail[] = unsent.map((e) => {
+    const i = invoices.get(e.invoice_id)!;
+    return { ...e, amount: i.amount, currency: i.currency, description: i.description, expires_at: i.expires_at };
+  });
+  const sent: string[] = [];
+  const failed: { id: string; error: string }[] = [];
+  await eachLimited(rows, deps.mailer.concurrency, async (e) => {
+    try {
+      await deps.mailer.send(paymentLinkEmail(e, deps.config.PUBLIC_URL));
+      sent.push(e.invoice_id);
+    } catch (err) {
+      failed.push({ id: e.invoice_id, error: (err as Error).message.slice(0, 500) });
+    }
+  });
+  const now = deps.clock.now();
+  if (sent.length) {
+    await deps.tables
+      .updateTable('invoice_emails')
+      .set((eb) => ({ status: 'sent', sent_at: now, attempts: eb('attempts', '+', 1), last_error: null }))
+      .where('invoice_id', 'in', sent)
+      .execute();
+  }
+  if (failed.length) {
+    await deps.tables
+      .updateTable('invoice_emails')
+      .set((eb) => {
+        // One statement: CASE invoice_id WHEN … THEN its error … END.
+        const [first, ...rest] = failed;
+        let error = eb.case('invoice_id').when(first!.id).then(first!.error);
+        for (const f of rest) error = error.when(f.id).then(f.error);
+        return { status: 'failed', attempts: eb('attempts', '+', 1), last_error: error.end() };
+      })
+      .where('invoice_id', 'in', failed.map((f) => f.id))
+      .execute();
+    deps.logger.warn({ batchId, sent: sent.length, failed: failed.length, firstError: failed[0]!.error }, 'batch e-mails failed; the job will retry');
+    throw new Error(`${failed.length} of ${rows.length} e-mails of batch ${batchId} failed (first: ${failed[0]!.error})`);
+  }
+  return { sent: sent.length, failed: 0 };
+}
+
+/**
+ * Batches with e-mails not sent and attempts left: never tried (their job lost with Redis),
+ * or failed after a job gave up. The reconciler gives each a job again (same id, so a job still
+ * queued or in its backoff is not doubled).
+ */
+export async function batchesWithUnsentEmails(deps: BatchDeps): Promise<string[]> {
+  const rows = await deps.tables.selectFrom('invoice_emails').select('batch_id').distinct().where('status', '<>', 'sent').where('attempts', '<', MAX_EMAIL_ATTEMPTS).limit(100).execute();
+  return rows.map((r) => r.batch_id);
+}

@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Selectable } from 'kysely';
+import type { Sql } from '@pay/kit';
+import type { Money } from '@pay/money';
+import { tablesIn, type Tables } from '../../db';
+import { trustLevelOf } from './trust';
+
+/** An e-mail as customers store it: lower-cased by Postgres (`lower`), as every comparison does. */
+const lowered = (email: string | null) => sql<string | null>`lower(${email})`;
+
+export type CustomerRow = Selectable<Tables.Customer>;
+
+/** Who pays an invoice, as the invoice names them (its bound customer, e-mail, phone) in the merchant's mode. */
+export interface PayerRef {
+  merchant_id: string;
+  is_test: boolean;
+  customer_id: string | null;
+  customer_email: string | null;
+  customer_phone: string | null;
+}
+
+/**
+ * The customer who pays this invoice, locked for the payment: the one bound to it, else the
+ * merchant's customer (same mode) with its e-mail (compared lower-case), else its phone.
+ * Null when the invoice names nobody known. A KYC decision finds its customer the same way.
+ */
+export async function lockPayer(tx: Sql, i: PayerRef): Promise<CustomerRow | null> {
+  if (!i.customer_id && !i.customer_email && !i.customer_phone) return null;
+  const email = lowered(i.customer_email);
+  const row = await tablesIn(tx)
+    .selectFrom('customers')
+    .selectAll()
+    .where('merchant_id', '=', i.merchant_id)
+    .where('is_test', '=', i.is_test)
+    .where((eb) => eb.or([eb('id', '=', i.customer_id), eb('email', '=', email), eb('phone', '=', i.customer_phone)]))
+    .orderBy((eb) => eb('id', '=', i.customer_id), (o) => o.desc().nullsLast())
+    .orderBy((eb) => eb('email', '=', email), (o) => o.desc().nullsLast())
+    .limit(1)
+    .forUpdate()
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/**
+ * Counts a payment for the invoice's customer: creates the customer from the invoice's fields,
+ * or updates the locked one (name to the latest given, e-mail and phone filled in when missing
+ * and not another customer's), with totals and trust level. Returns the customer's id, or
+ * null when the invoice names no e-mail or phone. When a concurrent first payment of the same
+ * new customer wins the insert, the unique index refuses this one and the caller's
+ * transaction is run again (`inTransaction`), which then finds that customer.
+ */
+export async function countPayment(tx: Sql, i: PayerRef & { customer_name: string | null }, payer: CustomerRow | null, amount: Money, at: Date): Promise<string | null> {
+  const db = tablesIn(tx);
+  const email = lowered(i.customer_email);
+  if (!payer) {
+    if (!i.customer_email && !i.customer_phone) return null;
+    const id = randomUUID();
+    await db
+      .insertInto('customers')
+      .values({
+        id,
+        merchant_id: i.merchant_id,
+        is_test: i.is_test,
+        full_name: i.customer_name,
+        email,
+        phone: i.customer_phone,
+        trust_level: trustLevelOf(1, false),
+        total_payments: 1,
+        total_amount: amount.toFixed(),
+        last_payment_at: at,
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
+    return id;
+  }
+  const payments = payer.total_payments + 1;
+  // Another customer of the merchant may hold this e-mail or phone already: then it is not copied.
+  const other = () => db.selectFrom('customers as o').select('o.id').where('o.merchant_id', '=', payer.merchant_id).where('o.is_test', '=', payer.is_test);
+  const [emailTaken, phoneTaken] = await Promise.all([
+    i.customer_email && !payer.email ? other().where('o.email', '=', email).executeTakeFirst() : undefined,
+    i.customer_phone && !payer.phone ? other().where('o.phone', '=', i.customer_phone).executeTakeFirst() : undefined,
+  ]);
+  await db
+    .updateTable('customers')
+    .set((eb) => ({
+      full_name: i.customer_name ?? payer.full_name,
+      email: payer.email ?? (emailTaken ? null : email),
+      phone: payer.phone ?? (phoneTaken ? null : i.customer_phone),
+      total_payments: payments,
+      total_amount: eb('total_amount', '+', eb.cast<string>(eb.val(amount.toFixed()), 'numeric')),
+      last_payment_at: at,
+      trust_level: trustLevelOf(payments, payer.kyc_status === 'VERIFIED'),
+      updated_at: at,
+    }))
+    .where('id', '=', payer.id)
+    .execute();
+  return payer.id;
+}
+
+/** A refund lowers the customer's `totalAmount` (money kept); payments counted and trust stay. */
+export async function countRefund(tx: Sql, customerId: string, amount: Money, at: Date): Promise<void> {
+  await tablesIn(tx)
+    .updateTable('customers')
+    .set((eb) => ({ total_amount: eb('total_amount', '-', eb.cast<string>(eb.val(amount.toFixed()), 'numeric')), updated_at: at }))
+    .where('id', '=', customerId)
+    .execute();
+}
+
+/** A KYC decision on a known customer: its status, trust level, and the name the session gave when it had none. */
+export async function setCustomerKyc(tx: Sql, id: string, d: { status: Tables.KycStatus; trustLevel: Tables.TrustLevel; fullName: string | null; at: Date }): Promise<void> {
+  await tablesIn(tx)
+    .updateTable('customers')
+    .set((eb) => ({ kyc_status: d.status, trust_level: d.trustLevel, full_name: eb.fn.coalesce('full_name', eb.val(d.fullName)), updated_at: d.at }))
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * A customer first known by an approved KYC session, so their next invoices are kycVerified
+ * from creation. A concurrent first payment may create them first: the unique index refuses
+ * this insert and `inTransaction` runs the decision again, which then finds and updates them.
+ */
+export async function createVerifiedCustomer(tx: Sql, c: { merchantId: string; isTest: boolean; fullName: string | null; email: string | null; phone: string | null; at: Date }): Promise<void> {
+  await tablesIn(tx)
+    .insertInto('customers')
+    .values({
+      id: randomUUID(),
+      merchant_id: c.merchantId,
+      is_test: c.isTest,
+      full_name: c.fullName,
+      email: lowered(c.email),
+      phone: c.phone,
+      kyc_status: 'VERIFIED',
+      trust_level: trustLevelOf(0, true),
+      created_at: c.at,
+      updated_at: c.at,
+    })
+    .execute();
+}

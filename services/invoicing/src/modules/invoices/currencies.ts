@@ -1,0 +1,45 @@
+import { sql } from 'kysely';
+import { ApiError } from '@pay/schemas';
+import type { InvoicingTables, Tables } from '../../db';
+
+export type Currency = Tables.Currency;
+
+/** Every currency an invoice can be in (the v1 invoice's `currency`). */
+export const CURRENCIES = ['RUB', 'USD', 'EUR', 'KZT'] as const satisfies readonly Currency[];
+/** A merchant who never chose invoices in rubles only. */
+export const DEFAULT_CURRENCIES: readonly Currency[] = ['RUB'];
+
+/** The merchant's enabled currencies (no settings row: the default), one primary-key probe. */
+export async function enabledCurrencies(db: InvoicingTables, merchantId: string): Promise<Currency[]> {
+  const row = await db
+    .selectFrom('merchant_settings')
+    // As text[]: pg parses arrays of the types it knows, and an enum's array is not one of them.
+    .select((eb) => eb.cast<Currency[]>('enabled_currencies', sql`text[]`).as('enabled_currencies'))
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirst();
+  return row?.enabled_currencies ?? [...DEFAULT_CURRENCIES];
+}
+export function currencyNotEnabled(currency: string, enabled: readonly string[]): ApiError {
+  return new ApiError(
+    'CURRENCY_NOT_ENABLED',
+    `Currency ${currency} is not enabled for this merchant (enabled: ${enabled.join(', ')}); enable it with PUT /api/v1/settings/currencies`,
+    [{ field: 'currency', message: `must be one of the enabled currencies: ${enabled.join(', ')}` }],
+  );
+}
+
+export async function assertCurrencyEnabled(db: InvoicingTables, merchantId: string, currency: Currency): Promise<void> {
+  const enabled = await enabledCurrencies(db, merchantId);
+  if (!enabled.includes(currency)) throw currencyNotEnabled(currency, enabled);
+}
+
+/** Replaces the merchant's set (kept in the service's order, without repeats). */
+export async function setEnabledCurrencies(db: InvoicingTables, merchantId: string, currencies: readonly Currency[], now: Date): Promise<Currency[]> {
+  const set = CURRENCIES.filter((c) => currencies.includes(c));
+  await db
+    .insertInto('merchant_settings')
+    // An enum array is written, and typed by the generated tables, as its Postgres literal.
+    .values({ merchant_id: merchantId, enabled_currencies: `{${set.join(',')}}`, updated_at: now })
+    .onConflict((oc) => oc.column('merchant_id').doUpdateSet((eb) => ({ enabled_currencies: eb.ref('excluded.enabled_currencies'), updated_at: eb.ref('excluded.updated_at') })))
+    .execute();
+  return set;
+}

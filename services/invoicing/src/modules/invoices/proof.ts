@@ -1,0 +1,47 @@
+import type { Sql } from '@pay/kit';
+import { tablesIn } from '../../db';
+import type { InvoiceRow } from './store';
+
+/**
+ * decisions.md §10, the one statement of what pays an invoice that an acquirer collects and
+ * that requires a receipt: the acquirer's confirmation of the payment AND an APPROVED receipt,
+ * whichever comes second (the acquirer's confirmation, `acquirers/`, or the receipt check,
+ * `receipts/check.ts`, each asks here for the other half). Neither alone pays it: a receipt
+ * without a confirmation is a receipt_only review; a confirmation without a receipt leaves the
+ * invoice PENDING, the payment shown (attempts, paymentMethod, payerBank), until a receipt is
+ * approved or, at expiry, a receipt_missing review. The sandbox (test mode, where no acquirer
+ * takes money) is paid by an approved receipt alone.
+ *
+ * The two reads are here, not in receipts/ or acquirers/, because both of those settle
+ * invoices: the acquirer may not import receipts/ (receipts/ imports invoices/, which imports
+ * the acquirer), so the rule and the facts it needs live with the invoice.
+ */
+export const needsReceiptAndConfirmation = (i: Pick<InvoiceRow, 'receipt_required' | 'provider'>): boolean => i.receipt_required && i.provider !== 'sandbox';
+
+/** An APPROVED receipt of the invoice: the receipt half of the proof. */
+export async function hasApprovedReceipt(tx: Sql, invoiceId: string): Promise<boolean> {
+  const row = await tablesIn(tx).selectFrom('receipts').select('id').where('invoice_id', '=', invoiceId).where('status', '=', 'APPROVED').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The acquirer's half: the payment it confirmed for the invoice's amount that went to no review (the newest), or null. */
+export interface ConfirmedPayment {
+  /** `invoiceId:attempt`, the key a review of this payment's money carries. */
+  key: string;
+  paidKopecks: bigint;
+  confirmedAt: Date;
+}
+
+export async function confirmedPaymentOf(tx: Sql, invoiceId: string): Promise<ConfirmedPayment | null> {
+  const row = await tablesIn(tx)
+    .selectFrom('acquirer_payments')
+    .select(['attempt', 'paid_kopecks', 'confirmed_at'])
+    .where('invoice_id', '=', invoiceId)
+    .where('confirmed_at', 'is not', null)
+    .where('review_reason', 'is', null)
+    .orderBy('attempt', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!row || row.confirmed_at === null || row.paid_kopecks === null) return null;
+  return { key: `${invoiceId}:${row.attempt}`, paidKopecks: BigInt(row.paid_kopecks), confirmedAt: row.confirmed_at };
+}

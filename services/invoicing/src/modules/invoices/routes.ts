@@ -1,0 +1,174 @@
+import { Type } from '@sinclair/typebox';
+import { ownerOf } from '@pay/auth';
+import { exactBodyMember, paginationOf, type Api } from '@pay/kit';
+import { OffsetPage } from '@pay/schemas';
+import type { InvoicesDeps } from '../../deps';
+import { cancelInvoice } from './cancel';
+import { createInvoice, listInvoices } from './invoices';
+import { sandboxPay } from './sandbox-pay';
+import { listRefunds, refundedInvoiceJson, refundInvoice, refundJson } from '../refunds/refunds';
+import {
+  CreatedInvoice,
+  CreateInvoiceBody,
+  InvoiceDetail,
+  InvoiceListItem,
+  InvoiceParams,
+  ListInvoicesQuery,
+  RefundBody,
+  RefundedInvoice,
+  RefundRecord,
+  SandboxPayBody,
+} from './schemas';
+import { createdInvoiceJson, invoiceListItemJson } from './views';
+import { invoiceDetailJson } from './detail';
+
+const tags = ['Invoices'];
+
+const LIFECYCLE =
+  'States: PENDING → PAID (payment; `paidAt`, event `invoice.paid`), PENDING → EXPIRED (at `expiresAt`, within 5 s; `invoice.expired`), ' +
+  'PENDING → CANCELLED (merchant; `invoice.cancelled`). A PAID invoice stays PAID after refunds, full or partial (`invoice.refunded` each). ' +
+  'An invoice past `expiresAt` cannot be paid or cancelled even before it shows EXPIRED.';
+
+const EVENT_BODY =
+  'Every invoice event has the body `{ event, timestamp (ms), livemode, invoice: { id, invoiceNumber, amount, currency, livemode, status, paymentMethod, payerBank, refundedAmount, paidAt, metadata, customerEmail, customerPhone } }` ' +
+  '(amount in `currency`: rubles for v2 invoices); `invoice.refunded` adds `refund` (the refund record).';
+
+export function invoiceRoutes(api: Api, deps: InvoicesDeps): void {
+  const url = deps.config.PUBLIC_URL;
+  const detail = (owner: ReturnType<typeof ownerOf>, id: string) => invoiceDetailJson(deps, owner, id);
+
+  api.route({
+    method: 'post',
+    path: '/api/v2/invoices',
+    operationId: 'createInvoice',
+    summary: 'Create an invoice',
+    description:
+      'Amount in rubles with kopecks kept exactly (at most 2 decimal places). SBP by default: the answer carries `qrCode` (PNG data URI, made once) ' +
+      'and `qrPayload` (the link it encodes); `paymentMethod: "card"` gives `originalPaymentUrl` instead. Both have `paymentLink`, the hosted page. ' +
+      '`expiresAt` = now + `expiresInHours` (default 1, from 1/60 (one minute) to 720). `customer` is always null here. ' +
+      'A customer is found or created from customerEmail / customerPhone when the invoice is paid. ' +
+      'Test keys create test invoices (sandbox provider); live invoices need a live payment provider (LIVE_PAYMENT_PROVIDER=tbank), else 422 PAYMENT_METHOD_NOT_ENABLED. ' +
+      'When the provider cannot be reached: 503 with Retry-After and nothing created; when it refuses: 422 ACQUIRER_REFUSED with its code in `details`. ' +
+      LIFECYCLE,
+    tags,
+    auth: 'signed',
+    idempotent: true,
+    body: CreateInvoiceBody,
+    response: { status: 201, schema: Type.Object({ invoice: CreatedInvoice }) },
+    errors: ['PAYMENT_METHOD_NOT_ENABLED', 'CURRENCY_NOT_ENABLED', 'ACQUIRER_REFUSED', 'SERVICE_UNAVAILABLE'],
+    handler: async ({ req, auth, body, idempotency }) => {
+      const created = await createInvoice(deps, ownerOf(auth), { ...body, metadata: exactBodyMember(req, 'metadata') }, idempotency);
+      return { status: 201, body: { invoice: createdInvoiceJson(created, url) } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/v2/invoices/:invoiceId',
+    operationId: 'getInvoice',
+    summary: 'Get an invoice',
+    description: 'Every field, with `customer` (`{ id, fullName, email, kycStatus }`, the customer with the invoice’s e-mail or phone; bound when paid) or null.',
+    tags,
+    auth: 'signed',
+    params: InvoiceParams,
+    response: { status: 200, schema: Type.Object({ invoice: InvoiceDetail }) },
+    errors: ['NOT_FOUND'],
+    handler: async ({ auth, params }) => ({ body: { invoice: await detail(ownerOf(auth), params.invoiceId) } }),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/v2/invoices',
+    operationId: 'listInvoices',
+    summary: 'List invoices',
+    description: 'Newest first. `limit` default 50, at most 1000. Items omit `receiptRequired`, `customer`, `customerPhone` and `originalPaymentUrl`.',
+    tags,
+    auth: 'signed',
+    query: ListInvoicesQuery,
+    response: { status: 200, schema: OffsetPage(InvoiceListItem) },
+    handler: async ({ auth, query }) => {
+      const { rows, total } = await listInvoices(deps, ownerOf(auth), query);
+      return { body: { data: rows.map((r) => invoiceListItemJson(r, url)), pagination: paginationOf(total, query) } };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/api/v2/invoices/:invoiceId/cancel',
+    operationId: 'cancelInvoice',
+    summary: 'Cancel an invoice',
+    description: 'Only a PENDING invoice not yet past `expiresAt`; records `invoice.cancelled`. Answers the invoice as GET does. ' + EVENT_BODY,
+    tags,
+    auth: 'signed',
+    params: InvoiceParams,
+    response: { status: 200, schema: Type.Object({ invoice: InvoiceDetail }) },
+    errors: ['NOT_FOUND', 'INVOICE_ALREADY_PAID', 'INVOICE_EXPIRED', 'INVOICE_CANCELLED'],
+    handler: async ({ auth, params }) => {
+      await cancelInvoice(deps, ownerOf(auth), params.invoiceId);
+      return { body: { invoice: await detail(ownerOf(auth), params.invoiceId) } };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/api/v2/invoices/:invoiceId/refunds',
+    operationId: 'createRefund',
+    summary: 'Refund a paid invoice, fully or in part',
+    description:
+      'Without `amount`, refunds all that is not refunded yet. Refunds of one invoice never add up to more than its amount, however many ' +
+      'arrive at once (they queue on the invoice). The refund record is `{ id, invoiceId, amount, currency, status, reason, failureReason, ' +
+      'createdAt, settledAt }`; status is SUCCEEDED once the provider confirms (at once in the sandbox), PENDING while it has not answered ' +
+      '(finished in the background), FAILED if it refused (the amount can be refunded again). The invoice stays PAID after any refund, ' +
+      'full included; `invoice.refundedAmount` and `refundableAmount` show where it stands. Each SUCCEEDED refund lowers the customer’s ' +
+      '`totalAmount` (payments counted and trust level stay) and records `invoice.refunded` with the `refund`. ' +
+      EVENT_BODY,
+    tags,
+    auth: 'signed',
+    idempotent: true,
+    params: InvoiceParams,
+    body: RefundBody,
+    response: { status: 201, schema: Type.Object({ refund: RefundRecord, invoice: RefundedInvoice }) },
+    errors: ['NOT_FOUND', 'INVOICE_NOT_PAID', 'REFUND_EXCEEDS_PAID'],
+    handler: async ({ auth, params, body, idempotency }) => {
+      const { refund, invoice } = await refundInvoice(deps, ownerOf(auth), params.invoiceId, body, idempotency);
+      return { status: 201, body: { refund: refundJson(refund, invoice.currency), invoice: refundedInvoiceJson(invoice) } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/v2/invoices/:invoiceId/refunds',
+    operationId: 'listRefunds',
+    summary: 'List the refunds of an invoice',
+    description: 'Oldest first.',
+    tags,
+    auth: 'signed',
+    params: InvoiceParams,
+    response: { status: 200, schema: Type.Object({ data: Type.Array(RefundRecord) }) },
+    errors: ['NOT_FOUND'],
+    handler: async ({ auth, params }) => ({ body: { data: (await listRefunds(deps, ownerOf(auth), params.invoiceId)).map((r) => refundJson(r, r.currency)) } }),
+  });
+
+  api.route({
+    method: 'post',
+    path: '/api/v2/sandbox/invoices/:invoiceId/pay',
+    operationId: 'sandboxPayInvoice',
+    summary: 'Pay an invoice in the sandbox (test mode)',
+    description:
+      'Test keys only. Does what the provider’s success notification does: PAID with `paidAt`, the customer found or created and counted, ' +
+      '`invoice.paid` recorded. Refused, with nothing written, for an invoice already paid, expired (or past `expiresAt`), cancelled, ' +
+      'of a blocked customer (`CUSTOMER_BLOCKED`), or needing KYC not yet done (`KYC_REQUIRED`). ' +
+      EVENT_BODY,
+    tags: ['Sandbox'],
+    auth: 'signed',
+    idempotent: true,
+    params: InvoiceParams,
+    body: SandboxPayBody,
+    response: { status: 200, schema: Type.Object({ invoice: InvoiceDetail }) },
+    errors: ['FORBIDDEN', 'NOT_FOUND', 'INVOICE_ALREADY_PAID', 'INVOICE_EXPIRED', 'INVOICE_CANCELLED', 'CUSTOMER_BLOCKED', 'KYC_REQUIRED'],
+    handler: async ({ auth, params, body }) => {
+      await sandboxPay(deps, auth, params.invoiceId, body);
+      return { body: { invoice: await detail(ownerOf(auth), params.invoiceId) } };
+    },
+  });
+}

@@ -1,0 +1,542 @@
+import type { Owner } from '@pay/auth';
+import { ApiError } from '@pay/schemas';
+import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
+import { sql } from 'kysely';
+import { tablesIn, type InvoicingTables, type Tables } from '../../db';
+import { prepared, type Sql } from '@pay/kit';
+import { qrPngDataUri } from '../../payments/qr';
+import { SETTLED_STATUSES } from '../../payments/statuses';
+
+/**
+ * The one owner of `invoicing.invoices`: every statement that reads or writes the table is
+ * here, typed by the generated tables (prisma/schema.prisma). Other domains call the named
+ * functions below; analytics keeps its read-only aggregates in its own module.
+ */
+
+export type InvoiceStatus = Tables.InvoiceStatus;
+
+/**
+ * An invoice as every statement here reads it: the generated row, with `metadata` as the
+ * exact JSON text stored (pg would parse the json column, losing digits past a double's and
+ * trailing zeros).
+ */
+export type InvoiceRow = Omit<Selectable<Tables.Invoice>, 'metadata'> & { metadata: string | null };
+
+/** The customer an invoice belongs to, joined onto reads that show it. */
+export interface JoinedCustomer {
+  c_id: string | null;
+  c_full_name: string | null;
+  c_email: string | null;
+  c_kyc_status: Tables.KycStatus | null;
+  c_is_blocked: boolean | null;
+}
+
+export type InvoiceWithCustomer = InvoiceRow & JoinedCustomer;
+
+/** A new invoice as written, with whether its customer (if known) has passed KYC. */
+export type CreatedInvoiceRow = InvoiceRow & { customer_kyc_verified: boolean };
+
+/** What `insertInvoice(s)` writes: every column but the ones the table fills itself. */
+export type NewInvoiceRow = Required<Omit<Insertable<Tables.Invoice>, 'status' | 'kyc_verified' | 'refunded_amount' | 'customer_id' | 'paid_method' | 'payer_bank' | 'sbp_transaction_id' | 'paid_at' | 'expired_at' | 'cancelled_at'>>;
+
+type Db = InvoicingTables;
+type Eb = ExpressionBuilder<Tables.DB & { i: Tables.Invoice }, 'i'>;
+
+/** Every column of `i`, `metadata` as its text: of two columns with one name, pg keeps the later. */
+const invoiceColumns = (eb: Eb) => [eb.cast<string | null>('i.metadata', 'text').as('metadata')] as const;
+
+const selectRow = (db: Db) => db.selectFrom('invoices as i').selectAll('i').select(invoiceColumns);
+
+/** Whether the merchant's customer with the invoice's e-mail or phone has passed KYC. */
+const customerKycVerified = (eb: Eb) =>
+  eb
+    .exists(
+      eb
+        .selectFrom('customers as c')
+        .select(sql.lit(1).as('one'))
+        .whereRef('c.merchant_id', '=', 'i.merchant_id')
+        .whereRef('c.is_test', '=', 'i.is_test')
+        .where('c.kyc_status', '=', 'VERIFIED')
+        .where((w) => w.or([w('c.email', '=', w.fn<string>('lower', ['i.customer_email'])), w.eb('c.phone', '=', w.ref('i.customer_phone'))])),
+    )
+    .$castTo<boolean>()
+    .as('customer_kyc_verified');
+
+/**
+ * The invoice's customer: the one bound at payment, or before that the merchant's customer
+ * with the invoice's e-mail (stored lower-case), else its phone. Three index probes at most,
+ * in one statement with the read.
+ */
+function withCustomer(db: Db, from: 'invoices' | ReturnType<typeof pageOf>) {
+  const base = from === 'invoices' ? db.selectFrom('invoices as i') : db.selectFrom(from);
+  return base
+    .leftJoinLateral(
+      (eb) => {
+        const customer = () => eb.selectFrom('customers as c').select(['c.id', 'c.full_name', 'c.email', 'c.kyc_status', 'c.is_blocked']);
+        const unbound = () => customer().where('i.customer_id', 'is', null).whereRef('c.merchant_id', '=', 'i.merchant_id').whereRef('c.is_test', '=', 'i.is_test');
+        return customer()
+          .whereRef('c.id', '=', 'i.customer_id')
+          .unionAll(unbound().where((w) => w('c.email', '=', w.fn<string>('lower', ['i.customer_email']))))
+          .unionAll(unbound().whereRef('c.phone', '=', 'i.customer_phone'))
+          .limit(1)
+          .as('c');
+      },
+      (join) => join.onTrue(),
+    )
+    .selectAll('i')
+    .select((eb) => [
+      eb.cast<string | null>('i.metadata', 'text').as('metadata'),
+      'c.id as c_id',
+      'c.full_name as c_full_name',
+      'c.email as c_email',
+      'c.kyc_status as c_kyc_status',
+      'c.is_blocked as c_is_blocked',
+    ]);
+}
+
+/** The owner's invoices page, picked by the index before the customer is joined onto its rows. */
+function pageOf(db: Db, owner: Owner, q: { limit: number; offset: number; status?: InvoiceStatus }) {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('merchant_id', '=', owner.merchantId)
+    .where('is_test', '=', owner.isTest)
+    .$if(q.status !== undefined, (s) => s.where('status', '=', q.status!))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(q.limit)
+    .offset(q.offset)
+    .as('i');
+}
+
+/** Postgres types of the inserted columns: `insertInvoice` writes them from a SELECT, whose parameters carry no column type. */
+const INSERT_TYPES: { [K in keyof NewInvoiceRow]: Parameters<Eb['cast']>[1] } = {
+  id: 'uuid',
+  merchant_id: 'uuid',
+  is_test: 'boolean',
+  api: sql.id('ApiVersion'),
+  invoice_number: 'text',
+  amount: 'numeric',
+  currency: sql.id('Currency'),
+  description: 'text',
+  payment_method: sql.id('PaymentMethod'),
+  customer_email: 'text',
+  customer_name: 'text',
+  customer_phone: 'text',
+  kyc_required: 'boolean',
+  receipt_required: 'boolean',
+  provider: 'text',
+  external_order_id: 'uuid',
+  qr_code: 'text',
+  qr_payload: 'text',
+  original_payment_url: 'text',
+  metadata: 'json',
+  redirect_url: 'text',
+  success_url: 'text',
+  external_id: 'text',
+  batch_id: 'uuid',
+  expires_at: 'timestamptz',
+  created_at: 'timestamptz',
+  idempotency_key: 'text',
+};
+const INSERT_COLUMNS = Object.keys(INSERT_TYPES) as (keyof NewInvoiceRow)[];
+
+/**
+ * One statement, one round trip: the row is written only in a currency enabled for the
+ * merchant (RUB when it never chose), checked in the same statement, and answered with
+ * whether its customer has passed KYC (the customer's own KYC makes a new invoice kycVerified
+ * at once). Returns null when the invoice number is taken or the currency is not enabled (the
+ * caller tells which); any other conflict is an error.
+ */
+const INSERT = prepared((db: Db, row: NewInvoiceRow) =>
+  db
+    .with('i', (w) =>
+      w
+        .insertInto('invoices')
+        .columns(INSERT_COLUMNS)
+        .expression(
+          w
+            .selectNoFrom((eb) => INSERT_COLUMNS.map((c) => eb.cast(eb.val(row[c]), INSERT_TYPES[c]).as(c)))
+            .where((eb) =>
+              eb(
+                eb.cast(eb.val(row.currency), INSERT_TYPES.currency),
+                '=',
+                eb.fn('any', [
+                  eb.fn.coalesce(
+                    eb.selectFrom('merchant_settings').select('enabled_currencies').where('merchant_id', '=', row.merchant_id),
+                    sql<Tables.Currency[]>`'{RUB}'`,
+                  ),
+                ]),
+              ),
+            ),
+        )
+        .onConflict((oc) => oc.column('invoice_number').doNothing())
+        .returningAll(),
+    )
+    .selectFrom('i')
+    .selectAll('i')
+    .select((eb) => [...invoiceColumns(eb as unknown as Eb), customerKycVerified(eb as unknown as Eb)]),
+);
+
+export async function insertInvoice(db: Db, row: NewInvoiceRow): Promise<CreatedInvoiceRow | null> {
+  const [created] = await INSERT(db, row);
+  return created ?? null;
+}
+
+/**
+ * The invoice an earlier request made with this Idempotency-Key since `since`, as its create
+ * answered it; null if none. Rare (a retry resuming a request that died), so it has no index
+ * of its own: it reads the owner's invoices since `since` through (merchant, mode, createdAt).
+ */
+export async function selectCreatedByKey(db: Db, owner: Owner, api: 'v1' | 'v2', key: string, since: Date): Promise<CreatedInvoiceRow | null> {
+  const made = await selectRow(db)
+    .select(customerKycVerified)
+    .where('i.merchant_id', '=', owner.merchantId)
+    .where('i.is_test', '=', owner.isTest)
+    .where('i.created_at', '>', since)
+    .where('i.api', '=', api)
+    .where('i.idempotency_key', '=', key)
+    .orderBy('i.created_at')
+    .limit(1)
+    .executeTakeFirst();
+  return made ?? null;
+}
+
+/**
+ * Many invoices in one statement (1,000 rows cost one round trip). A row that clashes with a
+ * unique value (its id again, its number, its externalId) is skipped, not an error: the
+ * caller compares the ids returned with its own.
+ */
+export async function insertInvoices(tx: Sql, rows: NewInvoiceRow[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const inserted = await tablesIn(tx).insertInto('invoices').values(rows).onConflict((oc) => oc.doNothing()).returning('id').execute();
+  return new Set(inserted.map((r) => r.id));
+}
+
+/** Which of these invoice ids exist. */
+export async function existingInvoiceIds(tx: Sql, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await tablesIn(tx).selectFrom('invoices').select('id').where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** The merchant's externalIds already taken (by any earlier invoice of theirs in this mode). */
+export async function takenExternalIds(db: Db, owner: Owner, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('invoices')
+    .select('external_id')
+    .where('merchant_id', '=', owner.merchantId)
+    .where('is_test', '=', owner.isTest)
+    .where('external_id', 'in', ids)
+    .execute();
+  return new Set(rows.map((r) => r.external_id!));
+}
+
+/** How many invoices a batch has written. */
+export async function countBatchInvoices(tx: Sql, batchId: string): Promise<number> {
+  const { n } = await tablesIn(tx)
+    .selectFrom('invoices')
+    .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
+    .where('batch_id', '=', batchId)
+    .executeTakeFirstOrThrow();
+  return n;
+}
+
+/** The batch's invoices that have an e-mail address: who its payment links go to. */
+export async function batchRecipients(tx: Sql, batchId: string): Promise<{ id: string; customer_email: string }[]> {
+  const rows = await tablesIn(tx).selectFrom('invoices').select(['id', 'customer_email']).where('batch_id', '=', batchId).where('customer_email', 'is not', null).execute();
+  return rows as { id: string; customer_email: string }[];
+}
+
+/** What the batch's paid invoices brought in, now. */
+export async function batchPaidTotals(db: Db, batchId: string): Promise<{ paid_count: number; volume: string }> {
+  return db
+    .selectFrom('invoices')
+    .select((eb) => [eb.cast<number>(eb.fn.countAll(), 'integer').as('paid_count'), eb.cast<string>(eb.fn.coalesce(eb.fn.sum('amount'), sql.lit(0)), 'text').as('volume')])
+    .where('batch_id', '=', batchId)
+    .where('status', '=', 'PAID')
+    .executeTakeFirstOrThrow();
+}
+
+/** The fields of a payment-link e-mail, per invoice. */
+export async function invoicesForEmails(db: Db, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db.selectFrom('invoices').select(['id', 'amount', 'currency', 'description', 'expires_at']).where('id', 'in', ids).execute();
+}
+
+/** The batch's invoices, in the order they were created, for its export; the caller checked the batch is the owner's. */
+export async function batchInvoices(db: Db, owner: Owner, batchId: string) {
+  return db
+    .selectFrom('invoices')
+    .select(['id', 'external_id', 'amount', 'currency', 'status', 'description', 'customer_email', 'created_at', 'paid_at'])
+    .where('batch_id', '=', batchId)
+    .where('merchant_id', '=', owner.merchantId)
+    .where('is_test', '=', owner.isTest)
+    .orderBy('created_at')
+    .orderBy('external_id')
+    .orderBy('id')
+    .execute();
+}
+
+/** QR images drawn per statement by drawBatchQrCodes: ~0.25 ms of CPU each, so ~50 ms a chunk. */
+const QR_CHUNK = 200;
+
+/**
+ * Draws and stores the QR image of every SBP invoice of a batch that has none yet, in chunks
+ * (batch rows are written without it, so a 1,000-row batch completes in a fraction of a
+ * second). Called once the batch is completed, before its job ends, and again by the batch
+ * reconciler for a batch whose process stopped in between; reads never draw one.
+ */
+export async function drawBatchQrCodes(db: Db, batchId: string): Promise<number> {
+  let drawn = 0;
+  for (;;) {
+    const rows = await db
+      .selectFrom('invoices')
+      .select(['id', 'qr_payload'])
+      .where('batch_id', '=', batchId)
+      .where('qr_code', 'is', null)
+      .where('qr_payload', 'is not', null)
+      .limit(QR_CHUNK)
+      .execute();
+    if (rows.length === 0) return drawn;
+    const drawnNow = rows.map((r) => ({ id: r.id, qr: qrPngDataUri(r.qr_payload!) }));
+    await db
+      .updateTable('invoices')
+      .set((eb) => {
+        // One statement per chunk: CASE id WHEN … THEN its image … END.
+        const [first, ...rest] = drawnNow;
+        let image = eb.case('id').when(first!.id).then(first!.qr);
+        for (const d of rest) image = image.when(d.id).then(d.qr);
+        return { qr_code: image.end() };
+      })
+      .where('id', 'in', drawnNow.map((d) => d.id))
+      .where('qr_code', 'is', null)
+      .execute();
+    drawn += rows.length;
+  }
+}
+
+/** Batches with SBP invoices still without their QR image (a process stopped between completing a batch and drawing them). */
+export async function batchesMissingQrCodes(db: Db, batchIds: string[]): Promise<string[]> {
+  if (batchIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('invoices')
+    .select('batch_id')
+    .distinct()
+    .where('batch_id', 'in', batchIds)
+    .where('qr_code', 'is', null)
+    .where('qr_payload', 'is not', null)
+    .execute();
+  return rows.map((r) => r.batch_id!);
+}
+
+const GET = prepared((db: Db, p: { id: string; merchantId: string; isTest: boolean }) =>
+  withCustomer(db, 'invoices').where('i.id', '=', p.id).where('i.merchant_id', '=', p.merchantId).where('i.is_test', '=', p.isTest),
+);
+
+/** One of the owner's invoices with its customer, in one statement; null when it is not theirs. */
+export async function selectInvoice(db: Db, owner: Owner, id: string): Promise<InvoiceWithCustomer | null> {
+  const [row] = await GET(db, { id, merchantId: owner.merchantId, isTest: owner.isTest });
+  return row ?? null;
+}
+
+const PUBLIC_GET = prepared((db: Db, p: { id: string }) => withCustomer(db, 'invoices').where('i.id', '=', p.id));
+
+/** Any invoice by id, for its hosted page (the id in the link is the capability). */
+export async function selectInvoiceById(db: Db, id: string): Promise<InvoiceWithCustomer | null> {
+  const [row] = await PUBLIC_GET(db, { id });
+  return row ?? null;
+}
+
+/** Newest first; the page is picked by the index, the customer joined onto its rows only. */
+export async function selectInvoices(db: Db, owner: Owner, q: { limit: number; offset: number; status?: InvoiceStatus }): Promise<{ rows: InvoiceWithCustomer[]; total: number }> {
+  const [rows, count] = await Promise.all([
+    withCustomer(db, pageOf(db, owner, q)).orderBy('i.created_at', 'desc').orderBy('i.id', 'desc').execute(),
+    db
+      .selectFrom('invoices')
+      .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('total'))
+      .where('merchant_id', '=', owner.merchantId)
+      .where('is_test', '=', owner.isTest)
+      .$if(q.status !== undefined, (s) => s.where('status', '=', q.status!))
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: count.total };
+}
+
+/** Locks one invoice for a state change; `owner` narrows it to the caller's (API), pages pass none. */
+export async function lockInvoice(tx: Sql, id: string, owner?: Owner): Promise<InvoiceRow> {
+  const row = await selectRow(tablesIn(tx))
+    .where('i.id', '=', id)
+    .$if(owner !== undefined, (s) => s.where('i.merchant_id', '=', owner!.merchantId).where('i.is_test', '=', owner!.isTest))
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) throw new ApiError('NOT_FOUND', `Invoice ${id} not found`);
+  return row;
+}
+
+/** The columns a state change may set. */
+type Change = Pick<Updateable<Tables.Invoice>, 'status' | 'paid_at' | 'customer_id' | 'paid_method' | 'payer_bank' | 'sbp_transaction_id' | 'cancelled_at'>;
+
+/** Sets some columns of an invoice locked by the caller (`lockInvoice`), and answers the row as it is now. */
+async function change(tx: Sql, id: string, set: Change): Promise<InvoiceRow> {
+  return tablesIn(tx).updateTable('invoices as i').set(set).where('i.id', '=', id).returningAll('i').returning(invoiceColumns).executeTakeFirstOrThrow();
+}
+
+/** PAID, with how and by whom it was paid. */
+export function markPaid(
+  tx: Sql,
+  id: string,
+  paid: { at: Date; customerId: string | null; method: Tables.PaymentMethod; payerBank: string | null; sbpTransactionId: string | null },
+): Promise<InvoiceRow> {
+  return change(tx, id, { status: 'PAID', paid_at: paid.at, customer_id: paid.customerId, paid_method: paid.method, payer_bank: paid.payerBank, sbp_transaction_id: paid.sbpTransactionId });
+}
+
+/**
+ * The acquirer's confirmation of a PENDING invoice that still waits for its receipt
+ * (invoices/proof.ts): how it was paid is shown now (paymentMethod, payerBank,
+ * sbpTransactionId), and is what the receipt's approval pays it with; the status stays PENDING.
+ */
+export function recordConfirmedPayment(tx: Sql, id: string, paid: { method: Tables.PaymentMethod; payerBank: string | null; sbpTransactionId: string | null }): Promise<InvoiceRow> {
+  return change(tx, id, { paid_method: paid.method, payer_bank: paid.payerBank, sbp_transaction_id: paid.sbpTransactionId });
+}
+
+/**
+ * A fresh acquirer payment after a decline: the invoice now shows its QR (SBP) or form link
+ * (card). Only while PENDING: a paid or closed invoice keeps what it showed.
+ */
+export async function setPaymentTarget(db: Db, id: string, target: { qrPayload: string; qrCode: string } | { originalPaymentUrl: string }): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set('qrPayload' in target ? { qr_payload: target.qrPayload, qr_code: target.qrCode } : { original_payment_url: target.originalPaymentUrl })
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .execute();
+}
+
+/** CANCELLED by the merchant. */
+export function markCancelled(tx: Sql, id: string, at: Date): Promise<InvoiceRow> {
+  return change(tx, id, { status: 'CANCELLED', cancelled_at: at });
+}
+
+/** A SUCCEEDED refund adds to what the invoice has given back. */
+export function addRefunded(tx: Sql, id: string, amount: string): Promise<InvoiceRow> {
+  return tablesIn(tx)
+    .updateTable('invoices as i')
+    .set((eb) => ({ refunded_amount: eb('i.refunded_amount', '+', eb.cast<string>(eb.val(amount), 'numeric')) }))
+    .where('i.id', '=', id)
+    .returningAll('i')
+    .returning(invoiceColumns)
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Expires up to `limit` PENDING invoices past `expiresAt`, claimed with FOR UPDATE SKIP LOCKED
+ * and re-checked as PENDING, so several processes share the work and an invoice being paid at
+ * that moment is left to its payment. Returns the rows it expired.
+ */
+export async function expireDue(tx: Sql, now: Date, limit: number): Promise<InvoiceRow[]> {
+  const db = tablesIn(tx);
+  return db
+    .updateTable('invoices as i')
+    .set({ status: 'EXPIRED', expired_at: now })
+    .from(
+      db
+        .selectFrom('invoices')
+        .select('id')
+        .where('status', '=', 'PENDING')
+        .where('expires_at', '<=', now)
+        // An acquirer payment still open may have been paid in time: asked first (settleDueTBankPayments).
+        .where(({ not, exists, selectFrom }) => not(exists(openAcquirerPayments(selectFrom))))
+        // A receipt uploaded in time is decided first (the receipt worker, or its giveUp): it may be the half that pays (invoices/proof.ts).
+        .where(({ not, exists, selectFrom }) => not(exists(receiptsInCheck(selectFrom))))
+        .orderBy('expires_at')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked()
+        .as('due'),
+    )
+    .whereRef('i.id', '=', 'due.id')
+    .where('i.status', '=', 'PENDING')
+    .returningAll('i')
+    .returning(invoiceColumns)
+    .execute();
+}
+
+/** The acquirer payments of the outer invoice that the payer may still pay (Init answered, not settled). */
+const openAcquirerPayments = (selectFrom: ExpressionBuilder<Tables.DB, 'invoices'>['selectFrom']) =>
+  selectFrom('acquirer_payments as ap')
+    .select('ap.attempt')
+    .whereRef('ap.invoice_id', '=', 'invoices.id')
+    .where('ap.payment_id', 'is not', null)
+    .where('ap.status', 'not in', ['INIT', ...SETTLED_STATUSES]);
+
+/** Receipts of the outer invoice uploaded before its `expiresAt` and not decided yet. */
+const receiptsInCheck = (selectFrom: ExpressionBuilder<Tables.DB, 'invoices'>['selectFrom']) =>
+  selectFrom('receipts as r').select('r.id').whereRef('r.invoice_id', '=', 'invoices.id').where('r.status', '=', 'PENDING').whereRef('r.created_at', '<=', 'invoices.expires_at');
+
+/** PENDING invoices past `expiresAt` whose acquirer payment is still open: their acquirer is asked before they may expire. */
+export async function dueWithOpenAcquirerPayment(db: Db, now: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('invoices')
+    .select('id')
+    .where('status', '=', 'PENDING')
+    .where('expires_at', '<=', now)
+    .where(({ exists, selectFrom }) => exists(openAcquirerPayments(selectFrom)))
+    .orderBy('expires_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The invoice bound to an approved KYC session becomes `kycVerified`. Returns its bound
+ * customer (null when unbound, or when the invoice is not the owner's).
+ */
+export async function markKycVerified(tx: Sql, owner: Owner, id: string): Promise<string | null> {
+  const row = await tablesIn(tx)
+    .updateTable('invoices')
+    .set({ kyc_verified: true })
+    .where('id', '=', id)
+    .where('merchant_id', '=', owner.merchantId)
+    .where('is_test', '=', owner.isTest)
+    .returning('customer_id')
+    .executeTakeFirst();
+  return row?.customer_id ?? null;
+}
+
+/** The customer bound to one of the owner's invoices, if any. */
+export async function boundCustomerOf(tx: Sql, owner: Owner, id: string): Promise<string | null> {
+  const row = await tablesIn(tx)
+    .selectFrom('invoices')
+    .select('customer_id')
+    .where('id', '=', id)
+    .where('merchant_id', '=', owner.merchantId)
+    .where('is_test', '=', owner.isTest)
+    .executeTakeFirst();
+  return row?.customer_id ?? null;
+}
+
+/** What an upload of a receipt needs to know of an invoice before storing the file; null when it is not there (or not the owner's). */
+export async function receiptTargetOf(db: Db, id: string, owner?: Owner) {
+  const row = await db
+    .selectFrom('invoices')
+    .select(['merchant_id', 'is_test', 'receipt_required', 'status', 'expires_at'])
+    .where('id', '=', id)
+    .$if(owner !== undefined, (s) => s.where('merchant_id', '=', owner!.merchantId).where('is_test', '=', owner!.isTest))
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** The currency and provider order of invoices, by id (refunds answer in their invoice's currency). */
+export async function currencyOf(db: Db, owner: Owner, id: string): Promise<Tables.Currency | null> {
+  const row = await db.selectFrom('invoices').select('currency').where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('is_test', '=', owner.isTest).executeTakeFirst();
+  return row?.currency ?? null;
+}
+
+/** The provider's order of each invoice (refunds left PENDING are asked again by it). */
+export async function externalOrdersOf(db: Db, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('invoices').select(['id', 'external_order_id']).where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, r.external_order_id]));
+}

@@ -1,0 +1,81 @@
+import { Type } from '@sinclair/typebox';
+import type { Api } from '@pay/kit';
+import { ApiError, StringEnum, Uuid } from '@pay/schemas';
+import type { KycDeps } from '../../deps';
+import { kycPage, kycPageStateOf, type KycPageState } from './page-view';
+import { kycSessionByPageId, verificationForInvoice } from './sessions';
+import { KYC_UPLOAD, KycDocumentForm, submitKycDocuments } from './submission';
+
+const Params = Type.Object({ sessionId: Type.String({ pattern: '^kyc_[A-Za-z0-9_-]{24}$' }) });
+const PAGE_STATES: readonly KycPageState[] = ['form', 'checking', 'review', 'retry', 'approved', 'declined', 'expired'];
+/**
+ * `retry=1`: the customer chose "Try again" after a declined attempt (the form instead of the
+ * reason alone). Other parameters are let through: links get tracking parameters appended.
+ */
+const PageQuery = Type.Object({ retry: Type.Optional(Type.String({ maxLength: 8 })) });
+
+/**
+ * The hosted verification page (`verificationUrl` = /kyc/{sessionId}): public, the random
+ * session id in the link is the capability. The customer sends the document photo, a selfie
+ * (and a proof of address at the advanced level) with the document data in one multipart
+ * form; files are limited in size and typed by their bytes. The page then waits for the
+ * check (kyc.js polls the state) and sends the customer back to the merchant; after a declined
+ * attempt with attempts left it shows the reason and lets the customer try again.
+ */
+export function kycPageRoutes(pages: Api, deps: KycDeps): void {
+  pages.page({
+    method: 'get',
+    path: '/kyc/:sessionId',
+    summary: 'Hosted KYC verification page (verificationUrl)',
+    auth: 'none',
+    params: Params,
+    query: PageQuery,
+    handler: async ({ params, query }) => ({ html: kycPage(await kycSessionByPageId(deps, params.sessionId), deps.clock.now(), { retry: query.retry === '1' }) }),
+  });
+
+  pages.page({
+    method: 'post',
+    path: '/kyc/:sessionId',
+    summary: 'Send the documents of a KYC session',
+    auth: 'none',
+    params: Params,
+    upload: KYC_UPLOAD,
+    form: KycDocumentForm,
+    handler: async ({ params, form, files }) => {
+      try {
+        await submitKycDocuments(deps, params.sessionId, form, files);
+        return { redirect: `/kyc/${params.sessionId}` };
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.code === 'NOT_FOUND') throw err;
+        // The form again with what was typed (files are chosen again), the reason, and the refusal's status.
+        const s = await kycSessionByPageId(deps, params.sessionId);
+        return { status: err.status, html: kycPage(s, deps.clock.now(), { problem: { message: err.message, details: err.details }, values: form }) };
+      }
+    },
+  });
+
+  pages.page({
+    method: 'post',
+    path: '/pay/:invoiceId/kyc',
+    summary: 'From the payment page of a kycRequired invoice to its verification page',
+    auth: 'none',
+    params: Type.Object({ invoiceId: Uuid }),
+    form: Type.Object({}, { additionalProperties: false }),
+    handler: async ({ params }) => {
+      const s = await verificationForInvoice(deps, params.invoiceId);
+      return { redirect: s ? `/kyc/${s.sessionId}` : `/pay/${params.invoiceId}` };
+    },
+  });
+
+  pages.route({
+    method: 'get',
+    path: '/kyc/:sessionId/state',
+    operationId: 'kycPageState',
+    summary: 'The state the verification page polls for',
+    auth: 'none',
+    params: Params,
+    response: { status: 200, schema: Type.Object({ state: StringEnum(PAGE_STATES) }, { additionalProperties: false }) },
+    errors: ['NOT_FOUND'],
+    handler: async ({ params }) => ({ body: { state: kycPageStateOf(await kycSessionByPageId(deps, params.sessionId), deps.clock.now()) } }),
+  });
+}

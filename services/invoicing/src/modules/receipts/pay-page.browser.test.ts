@@ -1,0 +1,89 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import request from 'supertest';
+import { openBrowser, phonePage, BUILT_START_MS } from '@pay/testing';
+import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../../test/test-support';
+import { countOf } from '../../../test/tables';
+import { moscowDay, receiptPdf, receiptPng } from '../../../test/receipts/test-fixtures';
+
+/** Screenshots of every step, kept as test artefacts (gitignored). */
+const ARTIFACTS = join(__dirname, '..', '..', '..', '..', '..', 'artefacts', 'pay-page');
+
+let ctx: Awaited<ReturnType<typeof startBuiltInvoicing>>;
+let browser: Awaited<ReturnType<typeof openBrowser>>;
+let m: TestMerchant;
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  // With the background: the outbox relay and the receipt worker check what the page uploads.
+  ctx = await startBuiltInvoicing();
+  browser = await openBrowser();
+  m = await newMerchant(ctx.deps);
+}, BUILT_START_MS);
+afterAll(async () => {
+  await browser?.close();
+  await ctx?.close();
+});
+
+const statusOf = async (id: string) =>
+  (await ctx.deps.tables.selectFrom('invoices').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+
+describe('a receipt uploaded from the hosted payment page, in Chromium', () => {
+  it(
+    'a receiptRequired invoice: a wrong receipt is rejected with its reason on the page, a matching one makes the invoice PAID',
+    async () => {
+      const res = await v2Request(ctx.app, m, 'post', '/api/v2/invoices', { amount: 2750, receiptRequired: true, description: 'Лампа <i>x</i>' });
+      expect(res.status).toBe(201);
+      const inv = res.body.invoice as { id: string; paymentLink: string };
+      const wrong = await receiptPng(browser.context, { amount: '2 570,00 ₽', date: `${moscowDay(0)} 09:41` });
+      const right = await receiptPng(browser.context, { amount: '2 750,00 ₽', date: `${moscowDay(0)} 09:43`, bank: 'Т-Банк' });
+
+      const { page, problems } = await phonePage(browser.context);
+      await page.goto(inv.paymentLink);
+      expect(await page.getByTestId('receipt-status').getAttribute('data-state')).toBe('none');
+      await page.screenshot({ path: join(ARTIFACTS, 'receipt-1-asked.png'), fullPage: true });
+
+      await page.getByTestId('receipt-file').setInputFiles({ name: 'IMG_0412.png', mimeType: 'image/png', buffer: wrong });
+      await Promise.all([page.waitForURL(inv.paymentLink), page.getByTestId('upload-receipt').click()]);
+      // The page polls and reloads itself when the check decides.
+      await page.waitForSelector('[data-testid="receipt-status"][data-state="rejected"]', { timeout: 90_000 });
+      expect(await page.getByTestId('receipt-status').textContent()).toMatch(/not accepted: Amount mismatch: the receipt shows 2570\.00, the invoice is for 2750\.00/);
+      expect(await statusOf(inv.id)).toBe('PENDING');
+      await page.screenshot({ path: join(ARTIFACTS, 'receipt-2-rejected.png'), fullPage: true });
+
+      await page.getByTestId('receipt-file').setInputFiles({ name: 'IMG_0413.png', mimeType: 'image/png', buffer: right });
+      await Promise.all([page.waitForURL(inv.paymentLink), page.getByTestId('upload-receipt').click()]);
+      await page.waitForSelector('[data-testid="status"]:text("PAID")', { timeout: 90_000 });
+      expect(await statusOf(inv.id)).toBe('PAID');
+      await page.screenshot({ path: join(ARTIFACTS, 'receipt-3-paid.png'), fullPage: true });
+      expect(await page.locator('[data-receipt-form]').count()).toBe(0);
+      expect(problems).toEqual([]);
+      await page.close();
+
+      const list = await v2Request(ctx.app, m, 'get', `/api/v2/receipts?invoiceId=${inv.id}`);
+      expect(list.body.data.map((r: { status: string }) => r.status)).toEqual(['APPROVED', 'REJECTED']);
+      const sources = await ctx.deps.tables.selectFrom('receipts').select('source').distinct().where('invoice_id', '=', inv.id).execute();
+      expect(sources).toEqual([{ source: 'page' }]);
+    },
+    200_000,
+  );
+
+  it('the page takes receipts only for a receiptRequired invoice still awaiting payment, and only real PNG/JPEG/PDF', async () => {
+    const plain = (await v2Request(ctx.app, m, 'post', '/api/v2/invoices', { amount: 10 })).body.invoice as { id: string; paymentLink: string };
+    const page = await browser.context.newPage();
+    await page.goto(plain.paymentLink);
+    expect(await page.locator('[data-receipt-form]').count()).toBe(0);
+    await page.close();
+    const pdf = await receiptPdf({ amount: '10.00 RUB', date: moscowDay(0) });
+    const refused = await request(ctx.app).post(`/pay/${plain.id}/receipt`).attach('file', pdf, 'r.pdf');
+    expect(refused.status).toBe(422);
+    expect(refused.headers['content-type']).toMatch(/^text\/html/);
+    expect(refused.text).toContain('does not take a receipt now');
+
+    const required = (await v2Request(ctx.app, m, 'post', '/api/v2/invoices', { amount: 10, receiptRequired: true })).body.invoice as { id: string };
+    const html = await request(ctx.app).post(`/pay/${required.id}/receipt`).attach('file', Buffer.from('<svg onload=alert(1)>'), { filename: 'r.png', contentType: 'image/png' });
+    expect(html.status).toBe(400);
+    expect(html.text).toContain('must be one of: image/png, image/jpeg, application/pdf');
+    expect(await countOf(ctx.deps.tables.selectFrom('receipts').select((e) => e.fn.countAll().as('n')).where('invoice_id', 'in', [plain.id, required.id]))).toBe(0);
+  });
+});

@@ -1,0 +1,104 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Owner } from '@pay/auth';
+import type { UploadedFile } from '@pay/kit';
+import { outboxMessage, writeOutbox } from '@pay/queue';
+import { ApiError } from '@pay/schemas';
+import type { InvoicingDeps, ReceiptsDeps } from '../../deps';
+import { lockInvoice, receiptTargetOf } from '../invoices/store';
+import { inTransaction } from '../../transactions';
+import { tablesIn } from '../../db';
+import { selectReceipt, selectReceipts, type ReceiptFilter, type ReceiptRow } from './store';
+
+/** Receipts one invoice may collect: room for retries after rejections, not a file store for anyone holding the link. */
+export const MAX_RECEIPTS_PER_INVOICE = 20;
+
+export interface UploadTarget {
+  invoiceId: string;
+  /** The merchant (API); the hosted page passes none and may upload only while the invoice awaits its receipt. */
+  owner?: Owner;
+  source: 'api' | 'page';
+}
+
+/**
+ * Stores the file, then in one transaction writes the PENDING receipt and its check job to
+ * the outbox (so the check exists exactly when the receipt does), then wakes the relay.
+ * The file goes first: a crash between leaves an unreferenced file, never a receipt without one;
+ * an upload refused or failed after the file was stored deletes the file again.
+ */
+export async function uploadReceipt(deps: Pick<ReceiptsDeps, 'clock' | 'db' | 'kickOutbox' | 'logger' | 'receiptStorage' | 'tables'>, target: UploadTarget, file: UploadedFile): Promise<ReceiptRow> {
+  const id = randomUUID();
+  const now = deps.clock.now();
+  const found = await receiptTargetOf(deps.tables, target.invoiceId, target.owner);
+  if (!found) throw new ApiError('NOT_FOUND', `Invoice ${target.invoiceId} not found`);
+  // Refused before anything is stored; checked again under the lock below.
+  if (target.source === 'page' && !canUploadFromPage(found, now)) throw pageRefusal();
+  const key = `${found.merchant_id}/${id}`;
+  await deps.receiptStorage.put(key, file.bytes, file.type);
+  await recordReceipt(deps, target, file, { id, key, now }).catch(async (err: unknown) => {
+    await deps.receiptStorage.delete(key).catch((cleanup: unknown) => deps.logger.warn({ err: cleanup, key }, 'could not delete the file of a refused receipt upload'));
+    throw err;
+  });
+  deps.kickOutbox();
+  const owner = target.owner ?? { merchantId: found.merchant_id, isTest: found.is_test };
+  return (await selectReceipt(deps.tables, owner, id))!;
+}
+
+/** The PENDING receipt and its check job, in one transaction under the invoice's lock. */
+async function recordReceipt(deps: Pick<ReceiptsDeps, 'db' | 'tables'>, target: UploadTarget, file: UploadedFile, r: { id: string; key: string; now: Date }): Promise<void> {
+  const { id, key, now } = r;
+  await inTransaction(deps.db, async (tx) => {
+    // Under the invoice's lock, so concurrent uploads cannot pass the count together.
+    const invoice = await lockInvoice(tx, target.invoiceId, target.owner);
+    if (target.source === 'page' && !canUploadFromPage(invoice, now)) {
+      throw pageRefusal();
+    }
+    const count = await tablesIn(tx)
+      .selectFrom('receipts')
+      .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
+      .where('invoice_id', '=', invoice.id)
+      .executeTakeFirstOrThrow();
+    if (count.n >= MAX_RECEIPTS_PER_INVOICE) {
+      throw new ApiError('INVALID_STATE', `Invoice ${invoice.id} already has ${MAX_RECEIPTS_PER_INVOICE} receipts, the most one invoice takes`);
+    }
+    await tablesIn(tx)
+      .insertInto('receipts')
+      .values({
+        id,
+        invoice_id: invoice.id,
+        merchant_id: invoice.merchant_id,
+        is_test: invoice.is_test,
+        status: 'PENDING',
+        storage_key: key,
+        content_type: file.type,
+        size_bytes: file.bytes.length,
+        source: target.source,
+        created_at: now,
+        content_sha256: createHash('sha256').update(file.bytes).digest('hex'),
+      })
+      .execute();
+    await writeOutbox(tx, outboxMessage('receiptChecks', id, { receiptId: id }));
+  });
+}
+
+const pageRefusal = () => new ApiError('INVALID_STATE', 'This invoice does not take a receipt now: it is not awaiting one, or it is no longer payable');
+
+/** The hosted page takes a receipt for a receiptRequired invoice still payable (until it expires). */
+export function canUploadFromPage(invoice: { receipt_required: boolean; status: string; expires_at: Date }, now: Date): boolean {
+  return invoice.receipt_required && invoice.status === 'PENDING' && invoice.expires_at.getTime() > now.getTime();
+}
+
+export async function getReceipt(deps: Pick<InvoicingDeps, 'tables'>, owner: Owner, id: string): Promise<ReceiptRow> {
+  const receipt = await selectReceipt(deps.tables, owner, id);
+  if (!receipt) throw new ApiError('NOT_FOUND', `Receipt ${id} not found`);
+  return receipt;
+}
+
+export function listReceipts(deps: Pick<InvoicingDeps, 'tables'>, owner: Owner, q: ReceiptFilter) {
+  return selectReceipts(deps.tables, owner, q);
+}
+
+/** The stored file of a receipt, for its merchant. */
+export async function receiptFile(deps: Pick<InvoicingDeps, 'tables' | 'receiptStorage'>, owner: Owner, id: string) {
+  const receipt = await getReceipt(deps, owner, id);
+  return { receipt, bytes: await deps.receiptStorage.get(receipt.storage_key) };
+}

@@ -1,0 +1,59 @@
+import type { Queue, Worker } from 'bullmq';
+import { Queues, startWorker } from '@pay/queue';
+import type { InvoicingDeps, ReceiptsDeps } from '../../deps';
+import { checkReceipt } from './check';
+import type { ReceiptReaders } from './readers';
+
+/**
+ * Consumes receipt checks. OCR takes a core while it runs, so one check at a time per process
+ * by default (RECEIPT_WORKER_CONCURRENCY); more processes check more. A check that failed
+ * every attempt (its file gone from storage, say) marks the receipt REJECTED with the reason,
+ * rather than leaving it PENDING for ever.
+ */
+export function startReceiptWorker(deps: ReceiptsDeps, readers: ReceiptReaders): Worker {
+  return startWorker({
+    queue: 'receiptChecks',
+    connection: deps.queueRedis,
+    prefix: deps.config.QUEUE_PREFIX,
+    logger: deps.logger,
+    concurrency: deps.config.RECEIPT_WORKER_CONCURRENCY,
+    // OCR of a large image can hold the event loop's attention for a while; keep the lock.
+    options: { lockDuration: 120_000 },
+    process: async ({ receiptId }) => {
+      await checkReceipt(deps, readers, receiptId);
+    },
+    exhausted: ({ receiptId }, err) => giveUp(deps, receiptId, err.message),
+  });
+}
+
+async function giveUp(deps: ReceiptsDeps, receiptId: string, why: string): Promise<void> {
+  await deps.tables
+    .updateTable('receipts')
+    .set({ status: 'REJECTED', rejection_reason: `Unreadable: the receipt could not be checked (${why.slice(0, 200)})`, verified_at: deps.clock.now() })
+    .where('id', '=', receiptId)
+    .where('status', '=', 'PENDING')
+    .execute();
+}
+
+/** Receipts PENDING longer than this without a job are given one again. */
+const STALE_MS = 120_000;
+
+/**
+ * Redis keeps nothing on disk: after a Redis loss a PENDING receipt could have no job. This
+ * adds one for each receipt PENDING for over two minutes; the job id is the receipt id, so a
+ * receipt whose job is still queued is skipped by BullMQ.
+ */
+export async function reconcileReceipts(deps: Pick<InvoicingDeps, 'tables' | 'clock'>, queue: Queue): Promise<number> {
+  const rows = await deps.tables
+    .selectFrom('receipts')
+    .select('id')
+    .where('status', '=', 'PENDING')
+    .where('created_at', '<', new Date(deps.clock.now().getTime() - STALE_MS))
+    .orderBy('created_at')
+    .limit(1000)
+    .execute();
+  if (rows.length === 0) return 0;
+  const spec = Queues.receiptChecks;
+  await queue.addBulk(rows.map((r) => ({ name: spec.name, data: { receiptId: r.id }, opts: { ...spec.jobOptions, jobId: r.id } })));
+  return rows.length;
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { Owner } from '@pay/auth';
+import type { Sql } from '@pay/kit';
+import { tablesIn, type InvoicingTables, type Tables } from '../../db';
+
+/** Why money needs the merchant's decision (see docs/architecture.md, "Reviews"). */
+export type ReviewReason = 'amount_mismatch' | 'paid_after_expiry' | 'paid_after_cancel' | 'duplicate_payment' | 'receipt_only' | 'receipt_missing' | 'invoice_refused';
+
+/** OPEN and REFUNDING await the merchant (or the acquirer's answer); the rest are settled. */
+export type ReviewStatus = 'OPEN' | 'REFUNDING' | 'ACCEPTED' | 'REFUNDED' | 'CLOSED';
+export const UNSETTLED: ReviewStatus[] = ['OPEN', 'REFUNDING'];
+
+export type ReviewRow = Selectable<Tables.PaymentReview>;
+
+export interface NewReview {
+  invoiceId: string;
+  merchantId: string;
+  isTest: boolean;
+  reason: ReviewReason;
+  /** Rubles, exact. */
+  amount: string;
+  takenAt: Date;
+  detail: string;
+  /** `invoiceId:attempt` of the acquirer payment that took the money (receipt_missing: the confirmed payment whose receipt never came), or null (receipt_only). */
+  paymentKey: string | null;
+  receiptId: string | null;
+}
+
+/** The one place payment_reviews is written or read. Opens a review once per payment and per receipt (unique keys): null when it exists. */
+export async function insertReview(tx: Sql, r: NewReview, now: Date): Promise<ReviewRow | null> {
+  const row = await tablesIn(tx)
+    .insertInto('payment_reviews')
+    .values({
+      id: randomUUID(),
+      invoice_id: r.invoiceId,
+      merchant_id: r.merchantId,
+      is_test: r.isTest,
+      reason: r.reason,
+      amount: r.amount,
+      taken_at: r.takenAt,
+      detail: r.detail,
+      payment_id: r.paymentKey,
+      receipt_id: r.receiptId,
+      status: 'OPEN',
+      created_at: now,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** The invoice's review awaiting a decision (the oldest first), or null when all is well. */
+export async function unsettledReviewOf(db: InvoicingTables, invoiceId: string): Promise<ReviewRow | null> {
+  const row = await db.selectFrom('payment_reviews').selectAll().where('invoice_id', '=', invoiceId).where('status', 'in', UNSETTLED).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+  return row ?? null;
+}
+
+/** The same, locked, for a decision. */
+export async function lockUnsettledReview(tx: Sql, invoiceId: string): Promise<ReviewRow | null> {
+  const row = await tablesIn(tx)
+    .selectFrom('payment_reviews')
+    .selectAll()
+    .where('invoice_id', '=', invoiceId)
+    .where('status', 'in', UNSETTLED)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(1)
+    .forUpdate()
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+export async function settleReview(tx: Sql, id: string, status: ReviewStatus, now: Date, refundId?: string): Promise<ReviewRow> {
+  return tablesIn(tx)
+    .updateTable('payment_reviews')
+    .set({ status, resolved_at: status === 'REFUNDING' ? null : now, ...(refundId ? { refund_id: refundId } : {}) })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Receipt-only reviews of an invoice the acquirer's own confirmation has now paid: nothing left to decide. */
+export async function closeReceiptReviews(tx: Sql, invoiceId: string, now: Date): Promise<number> {
+  const rows = await tablesIn(tx)
+    .updateTable('payment_reviews')
+    .set({ status: 'CLOSED', resolved_at: now })
+    .where('invoice_id', '=', invoiceId)
+    .where('reason', '=', 'receipt_only')
+    .where('status', '=', 'OPEN')
+    .returning('id')
+    .execute();
+  return rows.length;
+}
+
+/** The owner's reviews awaiting a decision, oldest first (the console's list and GET /api/v2/reviews). */
+export async function selectUnsettledReviews(db: InvoicingTables, owner: Owner, q: { limit: number; offset: number }): Promise<{ rows: (ReviewRow & { currency: Tables.Currency; invoice_number: string })[]; total: number }> {
+  const base = db.selectFrom('payment_reviews as r').where('r.merchant_id', '=', owner.merchantId).where('r.is_test', '=', owner.isTest).where('r.status', 'in', UNSETTLED);
+  const [rows, count] = await Promise.all([
+    base.innerJoin('invoices as i', 'i.id', 'r.invoice_id').selectAll('r').select(['i.currency', 'i.invoice_number']).orderBy('r.created_at').orderBy('r.id').limit(q.limit).offset(q.offset).execute(),
+    base.select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: count.total };
+}
