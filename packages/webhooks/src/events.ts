@@ -92,7 +92,7 @@ export interface StoredEvent {
  */
 const documentedPayloads = new Map<EventSource, Record<string, TSchema>>();
 
-/** Called by defineEvents; not a second way to declare events. */
+/** Called by defineEvents (the package's index does not export it): not a second way to declare events. */
 export function registerEventPayloads(source: EventSource, payloads: Record<string, TSchema>): void {
   documentedPayloads.set(source, payloads);
 }

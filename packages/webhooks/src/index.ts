@@ -1,5 +1,6 @@
 export * from './db';
-export * from './events';
+// Not registerEventPayloads: a service hands its bodies over by defining its catalogue (defineEvents), the one way.
+export { EVENTS_CHANNEL, eventsOf, insertEvent, recordEvent, type EventSource, type NewEvent, type StoredEvent } from './events';
 export * from './schedule';
 export * from './signing';
 export * from './catalogue';
