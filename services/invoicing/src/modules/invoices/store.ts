@@ -6,6 +6,7 @@ import { tablesIn, type InvoicingTables, type Tables } from '../../db';
 import { prepared, type Sql } from '@pay/kit';
 import { qrPngDataUri } from '../../payments/qr';
 import { SETTLED_STATUSES } from '../../payments/statuses';
+import { InvoiceTransitionRefused, statusesBefore } from './transitions';
 
 /**
  * The one owner of `invoicing.invoices`: every statement that reads or writes the table is
@@ -375,12 +376,29 @@ export async function lockInvoice(tx: Sql, id: string, owner?: Owner): Promise<I
   return row;
 }
 
-/** The columns a state change may set. */
-type Change = Pick<Updateable<Tables.Invoice>, 'status' | 'paid_at' | 'customer_id' | 'paid_method' | 'payer_bank' | 'sbp_transaction_id' | 'cancelled_at'>;
+/** The columns a state change may set besides the status (which only `move` writes). */
+type Change = Pick<Updateable<Tables.Invoice>, 'paid_at' | 'customer_id' | 'paid_method' | 'payer_bank' | 'sbp_transaction_id' | 'cancelled_at'>;
 
 /** Sets some columns of an invoice locked by the caller (`lockInvoice`), and answers the row as it is now. */
 async function change(tx: Sql, id: string, set: Change): Promise<InvoiceRow> {
   return tablesIn(tx).updateTable('invoices as i').set(set).where('i.id', '=', id).returningAll('i').returning(invoiceColumns).executeTakeFirstOrThrow();
+}
+
+/**
+ * Moves an invoice to `to` (with `set`) only from a status transitions.ts allows, as the
+ * UPDATE's own condition: a forbidden move writes nothing and throws InvoiceTransitionRefused.
+ */
+async function move(tx: Sql, id: string, to: InvoiceStatus, set: Change): Promise<InvoiceRow> {
+  const row = await tablesIn(tx)
+    .updateTable('invoices as i')
+    .set({ ...set, status: to })
+    .where('i.id', '=', id)
+    .where('i.status', 'in', statusesBefore(to))
+    .returningAll('i')
+    .returning(invoiceColumns)
+    .executeTakeFirst();
+  if (!row) throw new InvoiceTransitionRefused(id, to);
+  return row;
 }
 
 /** PAID, with how and by whom it was paid. */
@@ -389,7 +407,7 @@ export function markPaid(
   id: string,
   paid: { at: Date; customerId: string | null; method: Tables.PaymentMethod; payerBank: string | null; sbpTransactionId: string | null },
 ): Promise<InvoiceRow> {
-  return change(tx, id, { status: 'PAID', paid_at: paid.at, customer_id: paid.customerId, paid_method: paid.method, payer_bank: paid.payerBank, sbp_transaction_id: paid.sbpTransactionId });
+  return move(tx, id, 'PAID', { paid_at: paid.at, customer_id: paid.customerId, paid_method: paid.method, payer_bank: paid.payerBank, sbp_transaction_id: paid.sbpTransactionId });
 }
 
 /**
@@ -416,7 +434,7 @@ export async function setPaymentTarget(db: Db, id: string, target: { qrPayload: 
 
 /** CANCELLED by the merchant. */
 export function markCancelled(tx: Sql, id: string, at: Date): Promise<InvoiceRow> {
-  return change(tx, id, { status: 'CANCELLED', cancelled_at: at });
+  return move(tx, id, 'CANCELLED', { cancelled_at: at });
 }
 
 /** A SUCCEEDED refund adds to what the invoice has given back. */
@@ -457,7 +475,7 @@ export async function expireDue(tx: Sql, now: Date, limit: number): Promise<Invo
         .as('due'),
     )
     .whereRef('i.id', '=', 'due.id')
-    .where('i.status', '=', 'PENDING')
+    .where('i.status', 'in', statusesBefore('EXPIRED'))
     .returningAll('i')
     .returning(invoiceColumns)
     .execute();
