@@ -16,6 +16,8 @@ const targets = ['packages', 'services'].flatMap((group) =>
     // A package that only runs raw SQL over its tables declares no generator: nothing to generate.
     .filter((schema) => /^\s*generator\s+\w+\s*\{/m.test(readFileSync(schema, 'utf8'))),
 );
+// @pay/db's test table: generated like the others, never migrated (packages/migrate reads prisma/ folders only).
+targets.push(join(root, 'packages', 'db', 'test', 'schema.prisma'));
 for (const schema of targets) {
   execFileSync(prisma, ['generate', '--schema', schema], {
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { databasePools } from '@pay/db';
 import { ConfigError, loadConfig, baseConfigProperties } from './config';
 
 const Schema = Type.Object({
@@ -41,4 +42,25 @@ describe('loadConfig', () => {
   it('treats an empty variable as unset', () => {
     expect(loadConfig(Schema, { SECRETS_KEY: KEY, PORT: '' }).PORT).toBe(3002);
   });
+});
+
+describe('DATABASE_POOL_MAX', () => {
+  it('is read from the environment (20 by default) and refused below 3', () => {
+    const Schema = Type.Object(baseConfigProperties);
+    const KEY = '0'.repeat(64);
+    expect(loadConfig(Schema, { SECRETS_KEY: KEY }).DATABASE_POOL_MAX).toBe(20);
+    expect(loadConfig(Schema, { SECRETS_KEY: KEY, DATABASE_POOL_MAX: '6' }).DATABASE_POOL_MAX).toBe(6);
+    expect(() => loadConfig(Schema, { SECRETS_KEY: KEY, DATABASE_POOL_MAX: '2' })).toThrow(/DATABASE_POOL_MAX/);
+  });
+
+  it("is split between a process's pools, adding up to it", () => {
+    expect(databasePools(20, 2)).toEqual({ main: 10, minor: 5 });
+    expect(databasePools(6, 1)).toEqual({ main: 5, minor: 1 });
+    expect(databasePools(3, 2)).toEqual({ main: 1, minor: 1 });
+    for (const [total, minor] of [[3, 2], [7, 2], [20, 1], [41, 2]] as const) {
+      const p = databasePools(total, minor);
+      expect(p.main + minor * p.minor).toBe(total);
+    }
+  });
+
 });

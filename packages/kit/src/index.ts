@@ -1,6 +1,6 @@
 export * from './config';
 export * from './logger';
-export * from './db';
+export * from '@pay/db';
 export * from './clock';
 export * from './lifecycle';
 export * from './http/app';
@@ -23,4 +23,3 @@ export * from './retention';
 export * from './redis';
 export * from './readable-number';
 export * from './metrics';
-export * from './typed-sql';

@@ -1,6 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { openPools } from '@pay/db';
 
 /**
  * The process's Prometheus metrics, served at /metrics by every service (`createHttpApp`).
@@ -96,18 +97,6 @@ new Gauge({
   },
 });
 
-/** A pg pool's counts as pg reports them (pg.Pool's totalCount, idleCount, waitingCount) and its size. */
-export interface PoolCounts {
-  totalCount: number;
-  idleCount: number;
-  waitingCount: number;
-  options: { max?: number };
-}
-const pools = scrapeSources<PoolCounts>();
-
-/** Reports a Postgres pool's connections at every scrape, by schema (pgPool registers each pool it makes). */
-export const watchDatabasePool = pools.watch;
-
 new Gauge({
   name: 'db_pool_connections',
   help: "Postgres connections of this process's pool for a schema: open (total), idle, the queries waiting for one (waiting), and the pool's size (max, DATABASE_POOL_MAX's share)",
@@ -115,7 +104,7 @@ new Gauge({
   registers: [metricsRegistry],
   collect() {
     this.reset();
-    for (const [schema, p] of pools.sources) {
+    for (const [schema, p] of openPools()) {
       this.set({ schema, state: 'total' }, p.totalCount);
       this.set({ schema, state: 'idle' }, p.idleCount);
       this.set({ schema, state: 'waiting' }, p.waitingCount);

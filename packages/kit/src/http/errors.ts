@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { ApiError } from '@pay/schemas';
-import { isDatabaseUnavailable } from '../db';
+import { isDatabaseUnavailable } from '@pay/db';
 import { sendJson } from './json-reply';
 
 /**

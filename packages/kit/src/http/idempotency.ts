@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ApiError } from '@pay/schemas';
 import { sql } from 'kysely';
-import { isDatabaseUnavailable } from '../db';
+import { isDatabaseUnavailable } from '@pay/db';
 import { deleteInBatches } from '../retention';
-import { prepared, typedSqlIn, type Kysely, type Sql } from '../typed-sql';
+import { prepared, typedSqlIn, type Kysely, type Sql } from '@pay/db';
 import type { DB } from '../generated/kysely/tables';
 
 /** Stripe semantics: same key + same request within 24 h → first answer. */

@@ -1,7 +1,6 @@
 import pg from 'pg';
-import { Type } from '@sinclair/typebox';
-import { baseConfigProperties, loadConfig } from './config';
-import { databasePools, isDatabaseUnavailable, isUniqueViolation, pgPool } from './db';
+import { isDatabaseUnavailable, isUniqueViolation } from './errors';
+import { pgPool } from './pool';
 
 /** Hot paths query the pg pool directly; its errors must be read like Prisma's. */
 describe('pg pool errors', () => {
@@ -59,25 +58,7 @@ describe('pgPool', () => {
 });
 
 
-describe('DATABASE_POOL_MAX', () => {
-  it('is read from the environment (20 by default) and refused below 3', () => {
-    const Schema = Type.Object(baseConfigProperties);
-    const KEY = '0'.repeat(64);
-    expect(loadConfig(Schema, { SECRETS_KEY: KEY }).DATABASE_POOL_MAX).toBe(20);
-    expect(loadConfig(Schema, { SECRETS_KEY: KEY, DATABASE_POOL_MAX: '6' }).DATABASE_POOL_MAX).toBe(6);
-    expect(() => loadConfig(Schema, { SECRETS_KEY: KEY, DATABASE_POOL_MAX: '2' })).toThrow(/DATABASE_POOL_MAX/);
-  });
-
-  it("is split between a process's pools, adding up to it", () => {
-    expect(databasePools(20, 2)).toEqual({ main: 10, minor: 5 });
-    expect(databasePools(6, 1)).toEqual({ main: 5, minor: 1 });
-    expect(databasePools(3, 2)).toEqual({ main: 1, minor: 1 });
-    for (const [total, minor] of [[3, 2], [7, 2], [20, 1], [41, 2]] as const) {
-      const p = databasePools(total, minor);
-      expect(p.main + minor * p.minor).toBe(total);
-    }
-  });
-
+describe('pgPool size', () => {
   it('a pool of n opens at most n connections to Postgres, however many queries wait', async () => {
     const pool = pgPool(process.env.DATABASE_URL!, 'public', 3);
     const tag = `pool-max-${process.pid}-${Date.now()}`;

@@ -10,11 +10,49 @@ import {
   type DatabaseConnection,
   type Dialect,
   type Driver,
-  type QueryExecutorProvider,
   type QueryResult,
-  sql,
 } from 'kysely';
+import { PrismaPg } from '@prisma/adapter-pg';
 import type pg from 'pg';
+import { keepPrismaCompilerOnLiftoff } from './client';
+
+// THE OLD BRIDGE, kept until the services have moved to `createDb` (client.ts) and their
+// `$kysely`; delete each piece once nothing imports it.
+
+/**
+ * How a process's DATABASE_POOL_MAX connections are split between its pools: each of the
+ * `minor` pools (the accounts and webhooks schemas, used for key lookups and event writes) gets a
+ * quarter, at least one; the service's own schema gets the rest. The sizes add up to `total`, so
+ * pods x DATABASE_POOL_MAX is what a deployment can open against Postgres' max_connections.
+ */
+export function databasePools(total: number, minor: number): { main: number; minor: number } {
+  const small = Math.max(1, Math.floor(total / 4));
+  const main = total - minor * small;
+  if (main < 1) throw new Error(`DATABASE_POOL_MAX ${total} is too small for ${minor + 1} pools: set it to ${minor * small + 1} or more`);
+  return { main, minor: small };
+}
+
+/**
+ * Driver adapter for a Prisma client confined to one Postgres schema. The `schema` option
+ * qualifies Prisma's own queries; the pool's search_path makes the typed builder's statements land in the same
+ * schema. The client's `$disconnect` ends the pool once the client has connected; close a
+ * client whose pool also serves the typed builder with `disconnectWithPool`.
+ */
+export function pgAdapter(pool: pg.Pool, schema: string): PrismaPg {
+  keepPrismaCompilerOnLiftoff();
+  return new PrismaPg(pool, { schema, disposeExternalPool: true });
+}
+
+/**
+ * Ends a Prisma client and the pool under it. The adapter disposes of the pool only when the
+ * client itself ever connected: a process that ran nothing but the typed builder on the pool (the hot
+ * paths) would keep its idle connections open after `$disconnect`, and with them its event loop.
+ */
+export async function disconnectWithPool(client: { $disconnect(): Promise<void> }, pool: pg.Pool): Promise<void> {
+  await client.$disconnect();
+  if (!pool.ended) await pool.end();
+}
+
 
 /**
  * The one way hand-written SQL is written: Kysely, typed by the tables generated from the
@@ -212,13 +250,3 @@ export function prepared<DB, P extends object, O>(build: (db: Kysely<DB>, params
 }
 
 let statements = 0;
-
-/**
- * The readiness probe's question to Postgres: a statement with no table, through the typed
- * builder like every other one.
- */
-export async function postgresReady(db: QueryExecutorProvider): Promise<void> {
-  await sql`SELECT 1`.execute(db);
-}
-
-export type { Kysely } from 'kysely';

@@ -1,0 +1,8 @@
+export { createDb, postgresReady, poolUnder, TRANSACTION_OPTIONS, WASM_TIERING_BUDGET, type Db, type DbOptions, type PrismaClientClass, type Queries, type Transactions, type Tx } from './client';
+export { tablesOf } from './tables';
+export { preparedStatement } from './prepared';
+export { isDatabaseUnavailable, isUniqueViolation } from './errors';
+export { openPools, pgPool, type PoolCounts } from './pool';
+export { PgRows } from './rows';
+export * from './bridge';
+export type { Kysely } from 'kysely';

@@ -1,0 +1,47 @@
+import pg from 'pg';
+
+/** A pg pool's counts as pg reports them (pg.Pool's totalCount, idleCount, waitingCount) and its size. */
+export interface PoolCounts {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+  options: { max?: number };
+}
+
+const open = new Map<string, PoolCounts>();
+
+/**
+ * The pools this process has open, by schema: the `db_pool_connections` gauge (kit's metrics)
+ * reads them at every scrape. A later pool of the same schema replaces the earlier one.
+ */
+export function openPools(): ReadonlyMap<string, PoolCounts> {
+  return open;
+}
+
+/**
+ * A pg pool confined to one Postgres schema (search_path). `createDb` makes the one pool of a
+ * process on it and puts its Prisma client there; nothing else should call it but code that
+ * has not moved to `createDb` yet.
+ */
+export function pgPool(databaseUrl: string, schema: string, max = 10): pg.Pool {
+  // A request never waits more than 5 s for a connection: an unreachable database, or a pool
+  // exhausted for that long, fails the query (answered 503) instead of hanging it.
+  const pool = new pg.Pool({ connectionString: databaseUrl, options: `-c search_path=${schema}`, max, connectionTimeoutMillis: 5_000 });
+  // An idle connection that breaks (Postgres restarted) is dropped by the pool; unheard, its
+  // 'error' would crash the process. The next query opens a new one, and /readyz reports the
+  // outage meanwhile.
+  pool.on('error', () => undefined);
+  // A checked-out connection has no pool listener: one that breaks between two statements (a
+  // transaction's connection between statements) emits 'error' on itself, which unheard ends
+  // the process. Heard here, it is merely broken: its next statement fails (answered 503, the
+  // transaction rolled back) and the pool drops it on release.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  // db_pool_connections: how full the pool is (an alert fires when queries wait for a connection).
+  open.set(schema, pool);
+  const end = pool.end.bind(pool) as (...args: unknown[]) => unknown;
+  pool.end = ((...args: unknown[]) => {
+    if (open.get(schema) === pool) open.delete(schema);
+    return end(...args);
+  }) as typeof pool.end;
+  return pool;
+}
