@@ -51,10 +51,11 @@ module.exports = {
       name: 'test-support-through-its-entry',
       severity: 'error',
       comment:
-        "A service's test/ folder is its own tests' business; what others (the bench, e2e, other projects) may use of it " +
-        'is what its test/index.ts exports (`@pay/<service>/test`).',
-      from: { path: '^(bench|e2e|scripts|packages|infra|jest)/' },
-      to: { path: '^services/[^/]+/test/', pathNot: '^services/[^/]+/test/index\\.ts$' },
+        "A service's test/ folder is its own tests' business; what others (the bench, e2e, other services and projects) " +
+        'may use of it is what its test/index.ts exports (`@pay/<service>/test`).',
+      // $1: the project a file is in (`services/crypto`, `packages/kit`) or its top folder (`bench`, `e2e`).
+      from: { path: '^((?:services|packages)/[^/]+|[^/]+)/' },
+      to: { path: '^services/[^/]+/test/', pathNot: '^(?:$1/test/|services/[^/]+/test/index\\.ts$)' },
     },
   ],
   options: {

@@ -192,6 +192,8 @@ describe('each import rule fires on a planted violation, and only it', () => {
       'services/s/test/fixtures.ts': 'export const fixture = 1;\n',
       'bench/uses-fixture.ts': "import { fixture } from '../services/s/test/fixtures';\nexport const f = fixture;\n",
       'bench/uses-entry.ts': "import { fixture } from '../services/s/test';\nexport const f = fixture;\n",
+      'services/s/src/modules/invoices/service.test.ts': "import { fixture } from '../../../test/fixtures';\ntest('x', () => fixture);\n",
+      'services/t/src/other.test.ts': "import { fixture } from '../../s/test/fixtures';\ntest('x', () => fixture);\n",
     });
     try {
       expect(importViolations(cruise(dir, ['packages', 'services', 'scripts', 'bench']))).toEqual([
@@ -203,6 +205,7 @@ describe('each import rule fires on a planted violation, and only it', () => {
         'no-cycles: packages/p/src/cycle-a.ts → packages/p/src/cycle-b.ts',
         'packages-stay-below: packages/p/src/uses-script.ts → scripts/tool.ts',
         'test-support-through-its-entry: bench/uses-fixture.ts → services/s/test/fixtures.ts',
+        'test-support-through-its-entry: services/t/src/other.test.ts → services/s/test/fixtures.ts',
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

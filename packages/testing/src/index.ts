@@ -15,3 +15,4 @@ export * from './idle-stack';
 export * from './rpc-proxy';
 export * from './file-end';
 export * from './smtp';
+export * from './qr';

@@ -1,6 +1,4 @@
 import request from 'supertest';
-import jsQR from 'jsqr';
-import { PNG } from 'pngjs';
 import type { Express } from 'express';
 import { accountKeys, accountsKeyResolver, createApiKey, createAccountsDb, registerMerchant } from '@pay/accounts';
 import { SecretBox, signedHeaders } from '@pay/auth';
@@ -309,12 +307,6 @@ export function clockSigner(app: () => Express, clock: Clock) {
     last = Math.max(clock.now().getTime(), last + 1);
     return v2Request(app(), m, method, path, body, { ...opts, now: last });
   };
-}
-
-/** Decodes a QR data URI the way a phone camera reads the image: pixels in, text out. */
-export function decodeQrDataUri(uri: string): string | null {
-  const png = PNG.sync.read(Buffer.from(uri.replace(/^data:image\/png;base64,/, ''), 'base64'));
-  return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data ?? null;
 }
 
 /**

@@ -1,6 +1,5 @@
 import request from 'supertest';
-import { eventually, openBrowser, registerCryptoMerchant, spawnBuiltService, type RunningService, BUILT_START_MS } from '@pay/testing';
-import { decodeQrDataUri } from '../../../invoicing/test/test-support';
+import { eventually, openBrowser, registerCryptoMerchant, spawnBuiltService, type RunningService, BUILT_START_MS, decodeQrDataUri } from '@pay/testing';
 import { createCryptoDatabase } from '../db';
 import { startDevnetNode, openDevnet, type Devnet, type DevnetNode } from '../chains/evm/devnet';
 

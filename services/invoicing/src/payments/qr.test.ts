@@ -1,5 +1,5 @@
 import { PNG } from 'pngjs';
-import { decodeQrDataUri } from '../../test/test-support';
+import { decodeQrDataUri } from '@pay/testing';
 import { qrPngDataUri } from './qr';
 
 describe('QR codes', () => {

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { eventually, openBrowser, phonePage, BUILT_START_MS } from '@pay/testing';
-import { decodeQrDataUri, newMerchant, startBuiltInvoicing, v1Request, v2Request, type TestMerchant } from '../../../test/test-support';
+import { eventually, openBrowser, phonePage, BUILT_START_MS, decodeQrDataUri } from '@pay/testing';
+import { newMerchant, startBuiltInvoicing, v1Request, v2Request, type TestMerchant } from '../../../test/test-support';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
 const ARTIFACTS = join(__dirname, '..', '..', '..', '..', '..', 'artefacts', 'pay-page');

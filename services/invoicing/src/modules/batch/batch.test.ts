@@ -1,8 +1,8 @@
 import request from 'supertest';
 import Papa from 'papaparse';
-import { eventually, startTestSmtp } from '@pay/testing';
+import { eventually, startTestSmtp, decodeQrDataUri } from '@pay/testing';
 import { MAX_EMAIL_ATTEMPTS } from './emails';
-import { decodeQrDataUri, startInvoicingApp, newMerchant, v1Request, type InvoicingTestApp, type TestMerchant } from '../../../test/test-support';
+import { startInvoicingApp, newMerchant, v1Request, type InvoicingTestApp, type TestMerchant } from '../../../test/test-support';
 import { countOf } from '../../../test/tables';
 
 let smtp: Awaited<ReturnType<typeof startTestSmtp>>;

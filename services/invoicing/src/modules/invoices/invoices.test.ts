@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { ManualClock } from '@pay/kit';
-import { abandonIdempotencyClaim, clockSigner, decodeQrDataUri, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../../test/test-support';
+import { decodeQrDataUri } from '@pay/testing';
+import { abandonIdempotencyClaim, clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../../test/test-support';
 import { countOf } from '../../../test/tables';
 
 const clock = new ManualClock(new Date('2026-11-23T10:00:00.000Z'));

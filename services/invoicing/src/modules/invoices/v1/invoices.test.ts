@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { ManualClock } from '@pay/kit';
 import { eventsOf } from '@pay/webhooks';
-import { clockSigner, decodeQrDataUri, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../../../../test/test-support';
+import { decodeQrDataUri } from '@pay/testing';
+import { clockSigner, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../../../../test/test-support';
 import { countOf } from '../../../../test/tables';
 
 const clock = new ManualClock(new Date('2026-11-23T10:00:00.000Z'));
