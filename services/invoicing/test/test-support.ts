@@ -1,27 +1,20 @@
 import request from 'supertest';
 import type { Express } from 'express';
-import { accountKeys, accountsKeyResolver, createApiKey, createAccountsDb, registerMerchant } from '@pay/accounts';
+import { createApiKey, createAccountsDb, registerMerchant } from '@pay/accounts';
 import { SecretBox, signedHeaders } from '@pay/auth';
 import { apiClient, closedWithTheFile, firstConnection, killHard, spawnBuiltService, startChaosStack, type ChaosStack, type RunningService } from '@pay/testing';
-import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type Logger } from '@pay/kit';
+import type { Clock, Logger } from '@pay/kit';
 import { randomUUID } from 'node:crypto';
 import { TBankEmulator, type EmulatorOptions } from '@pay/tbank-emulator';
-import { createWebhooksDb } from '@pay/webhooks';
 import { loadInvoicingConfig } from '../src/config';
-import { webhookWaker } from '../src/channels/console/wakes';
-import { buildInvoicingApp } from '../src/app';
-import { startBackground } from '../src/background';
-import { createInvoicingDb } from '../src/db';
+import { composeInvoicing } from '../src/compose';
 import { SandboxProvider } from '../src/payments/sandbox';
-import { paymentProvidersFrom } from '../src/payments/from-config';
-import { smtpMailer } from '../src/modules/batch/mailer';
 import type { InvoicingDeps } from '../src/deps';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { receiptStorageFrom } from '../src/modules/receipts/storage-from-config';
 import { idempotencyKeysOf } from './tables';
 
 export interface TestAppOptions {
@@ -47,54 +40,26 @@ async function startApp(opts: TestAppOptions) {
   // Receipt files of a test app go to a directory of its own, never into the work tree.
   const receiptsDir = mkdtempSync(join(tmpdir(), 'pay-receipts-'));
   const config = loadInvoicingConfig({ ...process.env, RECEIPTS_DIR: receiptsDir, ...opts.env });
-  const logger = opts.logger ?? createLogger('invoicing', config.LOG_LEVEL);
-  const accounts = createAccountsDb(config.DATABASE_URL, 4);
-  const { db, tables, sql, close: closeDb } = createInvoicingDb(config.DATABASE_URL, opts.poolSize ?? 4);
-  const redis = requestRedis(config.REDIS_URL, logger);
-  const queues = queueRedis(config.REDIS_URL, logger);
-  const webhooks = createWebhooksDb(config.DATABASE_URL, 3);
-  const waker = webhookWaker(queues, config.QUEUE_PREFIX, logger);
-  await firstConnection(redis);
-  const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
-  const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
-  const clock = opts.clock ?? systemClock;
-  // The configured providers (env: LIVE_PAYMENT_PROVIDER=tbank at an emulator, say), else the sandbox.
-  const configured = paymentProvidersFrom(config, { db, clock, logger });
-  const sandbox = configured.test instanceof SandboxProvider ? configured.test : new SandboxProvider(config.PUBLIC_URL);
-  let kick = () => undefined as void;
-  const deps: InvoicingDeps = {
-    config,
-    logger,
-    accounts,
-    db,
-    tables,
-    sql,
-    providers: { test: configured.test, live: configured.live ?? (opts.liveSandbox ? sandbox : null) },
-    redis,
-    queueRedis: queues,
-    keys,
-    secrets,
-    receiptStorage: receiptStorageFrom(config),
-    webhooks,
-    wakeWebhooks: waker.wake,
-    clock,
-    mailer: smtpMailer(config),
-    kickOutbox: () => kick(),
-    isShuttingDown: () => false,
-  };
-  const { app, apis } = buildInvoicingApp(deps);
-  const background = opts.background ? startBackground(deps) : null;
-  if (background) kick = () => void background.relay.kick();
+  const invoicing = composeInvoicing(config, {
+    logger: opts.logger,
+    clock: opts.clock,
+    pools: { invoicing: opts.poolSize ?? 4, accounts: 4, webhooks: 3 },
+    // The configured providers (env: LIVE_PAYMENT_PROVIDER=tbank at an emulator, say), else the sandbox.
+    providers: (configured) => {
+      const sandbox = configured.test instanceof SandboxProvider ? configured.test : new SandboxProvider(config.PUBLIC_URL);
+      return { test: configured.test, live: configured.live ?? (opts.liveSandbox ? sandbox : null) };
+    },
+  });
+  await firstConnection(invoicing.deps.redis);
+  const background = opts.background ? invoicing.startBackground() : null;
   return {
-    app,
-    apis,
-    deps,
+    app: invoicing.app,
+    apis: invoicing.apis,
+    deps: invoicing.deps,
     background,
     async close() {
       await background?.stop();
-      await waker.close();
-      deps.mailer.close();
-      await Promise.all([accounts.$disconnect(), webhooks.$disconnect(), closeDb(), keys.close(), closeRedis(redis), closeRedis(queues)]);
+      await invoicing.close();
       rmSync(receiptsDir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,111 @@
+import type { Express } from 'express';
+import { SecretBox } from '@pay/auth';
+import { accountKeys, accountsKeyResolver, createAccountsDb } from '@pay/accounts';
+import { closeRedis, createLogger, databasePools, queueRedis, requestRedis, systemClock, type Clock, type Lifecycle, type Logger } from '@pay/kit';
+import { createWebhooksDb } from '@pay/webhooks';
+import type { InvoicingConfig } from './config';
+import { webhookWaker } from './channels/console/wakes';
+import { buildInvoicingApp, type InvoicingApis } from './app';
+import { startBackground } from './background';
+import { createInvoicingDb } from './db';
+import { paymentProvidersFrom } from './payments/from-config';
+import type { PaymentProviders } from './payments/provider';
+import { smtpMailer } from './modules/batch/mailer';
+import { receiptStorageFrom } from './modules/receipts/storage-from-config';
+import type { InvoicingDeps } from './deps';
+
+/** What a caller may set differently from production; everything else is built from the config. */
+export interface ComposeOptions {
+  logger?: Logger;
+  clock?: Clock;
+  /** Connections per pool. By default DATABASE_POOL_MAX split between invoicing's own schema and the accounts and webhooks ones. */
+  pools?: { invoicing: number; accounts: number; webhooks: number };
+  /** Adjusts the providers the config gives (a test gives live mode the sandbox). */
+  providers?: (configured: PaymentProviders) => PaymentProviders;
+  /** Whether the process is draining (main.ts: its Lifecycle's); never, by default. */
+  isShuttingDown?: () => boolean;
+}
+
+export type InvoicingBackground = ReturnType<typeof startBackground>;
+
+export interface ComposedInvoicing {
+  deps: InvoicingDeps;
+  app: Express;
+  apis: InvoicingApis;
+  /** Starts the background work (what RUN_WORKERS runs) and points `deps.kickOutbox` at its relay. */
+  startBackground(lifecycle?: Lifecycle): InvoicingBackground;
+  /** What to close at shutdown, in order (after the background and the listener): for a Lifecycle, one step each. */
+  closers: ReadonlyArray<readonly [name: string, close: () => Promise<unknown>]>;
+  /** Runs `closers` in order (a test's close). */
+  close(): Promise<void>;
+}
+
+/**
+ * The invoicing service's one composition root: databases, Redis, keys, providers, storage,
+ * mailer and the app, wired once. main.ts and the tests build the same object graph here; a
+ * test passes only its overrides (ComposeOptions) and its own config.
+ */
+export function composeInvoicing(config: InvoicingConfig, opts: ComposeOptions = {}): ComposedInvoicing {
+  const logger = opts.logger ?? createLogger('invoicing', config.LOG_LEVEL);
+  const clock = opts.clock ?? systemClock;
+  const pools = opts.pools ?? defaultPools(config);
+  const accounts = createAccountsDb(config.DATABASE_URL, pools.accounts);
+  const { db, tables, sql, close: closeDb } = createInvoicingDb(config.DATABASE_URL, pools.invoicing);
+  const redis = requestRedis(config.REDIS_URL, logger);
+  const queues = queueRedis(config.REDIS_URL, logger);
+  const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
+  const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
+  const webhooks = createWebhooksDb(config.DATABASE_URL, pools.webhooks);
+  const waker = webhookWaker(queues, config.QUEUE_PREFIX, logger);
+  const mailer = smtpMailer(config);
+  // Test mode pays through the sandbox (or T-Bank's demo terminal); live mode through T-Bank when configured, else live invoices are refused.
+  const configured = paymentProvidersFrom(config, { db, clock, logger });
+  let kick: () => void = () => undefined;
+  const deps: InvoicingDeps = {
+    config,
+    logger,
+    accounts,
+    db,
+    tables,
+    sql,
+    providers: opts.providers ? opts.providers(configured) : configured,
+    redis,
+    queueRedis: queues,
+    keys,
+    secrets,
+    receiptStorage: receiptStorageFrom(config),
+    webhooks,
+    wakeWebhooks: waker.wake,
+    clock,
+    mailer,
+    kickOutbox: () => kick(),
+    isShuttingDown: opts.isShuttingDown ?? (() => false),
+  };
+  const { app, apis } = buildInvoicingApp(deps);
+  const closers = [
+    ['mailer', async () => mailer.close()],
+    ['webhook wakes', waker.close],
+    ['postgres', () => Promise.all([accounts.$disconnect(), webhooks.$disconnect(), closeDb()])],
+    ['redis', () => Promise.all([keys.close(), closeRedis(redis), closeRedis(queues)])],
+  ] as const;
+  return {
+    deps,
+    app,
+    apis,
+    startBackground(lifecycle) {
+      const background = startBackground(deps, lifecycle);
+      kick = () => void background.relay.kick();
+      return background;
+    },
+    closers,
+    async close() {
+      for (const [, close] of closers) await close();
+    },
+  };
+}
+
+/** DATABASE_POOL_MAX connections in all: invoicing's own schema, and a minor share for accounts and one for webhooks. */
+function defaultPools(config: InvoicingConfig) {
+  const pools = databasePools(config.DATABASE_POOL_MAX, 2);
+  return { invoicing: pools.main, accounts: pools.minor, webhooks: pools.minor };
+}
