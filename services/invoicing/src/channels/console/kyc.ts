@@ -5,6 +5,7 @@ import { Uuid } from '@pay/schemas';
 import type { ConsoleDeps } from '../../deps';
 import type { KycSession } from '../../generated/prisma/client';
 import { reviewKycSession } from '../../modules/kyc/decision';
+import { kycFilesForReview, kycSessionsInReview } from '../../modules/kyc/sessions';
 import { loadSharp } from '../../engines/vision/images';
 import type { KycCheck } from '../../modules/kyc/provider';
 import { fullNameOf, maskDocumentNumber } from '../../modules/kyc/views';
@@ -33,13 +34,7 @@ const Review = Type.Object(
   { additionalProperties: false },
 );
 
-function inReview(deps: ConsoleDeps, owner: Owner) {
-  return deps.db.kycSession.findMany({
-    where: { merchantId: owner.merchantId, isTest: owner.isTest, status: 'IN_PROGRESS', checkState: 'MANUAL_REVIEW' },
-    orderBy: { submittedAt: 'asc' },
-    take: REVIEW_PAGE,
-  });
-}
+const inReview = (deps: ConsoleDeps, owner: Owner) => kycSessionsInReview(deps, owner, REVIEW_PAGE);
 
 const score = (d: { toString(): string } | null) => (d === null ? null : Number(d.toString()));
 
@@ -127,7 +122,7 @@ function checkList(checks: unknown): SafeHtml {
 }
 
 async function reviewCard(deps: ConsoleDeps, s: KycSession): Promise<SafeHtml> {
-  const files = await deps.db.kycFile.findMany({ where: { sessionId: s.id }, orderBy: { kind: 'asc' } });
+  const files = await kycFilesForReview(deps, s.id);
   const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : '—');
   return html`<li class="panel" data-review="${s.id}"><h2>${fullNameOf(s)} <span class="muted">${s.sessionId} · ${s.level}</span></h2>
 <p class="warning">${s.reason ?? ''}</p>

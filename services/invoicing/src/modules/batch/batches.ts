@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Owner } from '@pay/auth';
 import { pgSql, readableNumber, type Sql } from '@pay/kit';
 import { money } from '@pay/money';
-import { sql } from 'kysely';
 import { outboxMessage, writeOutbox } from '@pay/queue';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps, BatchDeps } from '../../deps';
@@ -12,7 +11,7 @@ import { tablesIn } from '../../db';
 import { batchPaidTotals, batchRecipients, countBatchInvoices, drawBatchQrCodes, existingInvoiceIds, insertInvoices, takenExternalIds } from '../invoices/store';
 import { V1_DEFAULT_VALIDITY_HOURS } from '../invoices/v1/schemas';
 import { parseBatchCsv, type BatchDefaults, type BatchRow, type RowError } from './csv';
-import { batchEmailCounts } from './emails';
+import { batchEmailCounts, batchForWork, insertBatch, markBatchCompleted, ownedBatch, processingBatchIds, queueBatchEmails, recordBatchClashes, setBatchCreated } from './store';
 
 const HOUR_MS = 3_600_000;
 /** Rows written per transaction by the worker: each chunk moves the progress the GET shows. */
@@ -98,51 +97,16 @@ async function writeRows(deps: BatchDeps, tx: Sql, owner: Owner, batchId: string
 }
 
 /**
- * Rows that turned out to clash are moved from the valid count to the errors, each once: a
- * retried chunk finds the same clashes again and adds nothing.
- */
-async function recordClashes(tx: Sql, batchId: string, clashes: RowError[]): Promise<void> {
-  if (clashes.length === 0) return;
-  const db = tablesIn(tx);
-  const batch = await db.selectFrom('batches').select('errors').where('id', '=', batchId).forUpdate().executeTakeFirstOrThrow();
-  const recorded = new Set((batch.errors as RowError[]).map((e) => e.row));
-  const fresh = clashes.filter((c) => !recorded.has(c.row));
-  if (fresh.length === 0) return;
-  await db
-    .updateTable('batches')
-    .set((eb) => ({
-      errors: sql`${eb.ref('errors')} || ${JSON.stringify(fresh)}::jsonb`,
-      failed: eb('failed', '+', fresh.length),
-      valid: eb('valid', '-', fresh.length),
-    }))
-    .where('id', '=', batchId)
-    .execute();
-}
-
-/**
  * Marks the batch completed (once: conditional on `processing`), with its e-mails queued when
  * asked for: a row per invoice with an address, and one job that sends them. Says whether it
  * queued any.
  */
 async function completeBatch(tx: Sql, batchId: string, now: Date): Promise<boolean> {
-  const db = tablesIn(tx);
-  const created = await countBatchInvoices(tx, batchId);
-  const done = await db
-    .updateTable('batches')
-    .set({ status: 'completed', completed_at: now, pending_rows: null, created })
-    .where('id', '=', batchId)
-    .where('status', '=', 'processing')
-    .returning('send_emails')
-    .executeTakeFirst();
+  const done = await markBatchCompleted(tx, batchId, await countBatchInvoices(tx, batchId), now);
   if (!done?.send_emails) return false;
   const recipients = await batchRecipients(tx, batchId);
   if (recipients.length === 0) return false;
-  const queued = await db
-    .insertInto('invoice_emails')
-    .values(recipients.map((r) => ({ invoice_id: r.id, batch_id: batchId, to_address: r.customer_email, created_at: now })))
-    .onConflict((oc) => oc.column('invoice_id').doNothing())
-    .executeTakeFirst();
-  if (Number(queued.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+  if ((await queueBatchEmails(tx, batchId, recipients, now)) === 0) return false;
   await writeOutbox(tx, outboxMessage('batchEmails', `batch-emails-${batchId}`, { batchId }));
   return true;
 }
@@ -178,26 +142,22 @@ export async function createBatch(deps: BatchDeps, owner: Owner, input: BatchInp
   const inline = rows.length <= deps.config.BATCH_INLINE_ROWS;
   const errors = [...parsed.errors];
   await pgSql(deps.sql).$transaction(async (tx) => {
-    await tablesIn(tx)
-      .insertInto('batches')
-      .values({
-        id: batchId,
-        merchant_id: owner.merchantId,
-        is_test: owner.isTest,
-        status: 'processing',
-        total: parsed.total,
-        valid: rows.length,
-        failed: parsed.errors.length,
-        send_emails: input.sendEmails,
-        errors: JSON.stringify(parsed.errors),
-        pending_rows: inline ? null : JSON.stringify(rows),
-        created_at: now,
-      })
-      .execute();
+    await insertBatch(tx, {
+      id: batchId,
+      merchant_id: owner.merchantId,
+      is_test: owner.isTest,
+      total: parsed.total,
+      valid: rows.length,
+      failed: parsed.errors.length,
+      send_emails: input.sendEmails,
+      errors: parsed.errors,
+      pending_rows: inline ? null : rows,
+      created_at: now,
+    });
     if (inline) {
       // Written in the request: drawn now, as a single create's QR (a request is never resumed to draw them later).
       const clashes = await writeRows(deps, tx, owner, batchId, rows, now, false);
-      await recordClashes(tx, batchId, clashes);
+      await recordBatchClashes(tx, batchId, clashes);
       errors.push(...clashes);
       await completeBatch(tx, batchId, now);
     } else {
@@ -224,7 +184,7 @@ export async function createBatch(deps: BatchDeps, owner: Owner, input: BatchInp
  */
 export async function processBatch(deps: BatchDeps, batchId: string): Promise<void> {
   const sql = pgSql(deps.sql);
-  const batch = await deps.tables.selectFrom('batches').select(['merchant_id', 'is_test', 'status', 'pending_rows']).where('id', '=', batchId).executeTakeFirst();
+  const batch = await batchForWork(deps.tables, batchId);
   if (!batch) return;
   // Completed by an earlier run of this job that stopped before drawing its QR images: draw what is missing.
   if (batch.status !== 'processing') return void (await drawQrCodesOf(deps, batchId));
@@ -233,8 +193,8 @@ export async function processBatch(deps: BatchDeps, batchId: string): Promise<vo
   for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
     await sql.$transaction(async (tx) => {
       const clashes = await writeRows(deps, tx, owner, batchId, rows.slice(i, i + CHUNK_ROWS), deps.clock.now(), true);
-      await recordClashes(tx, batchId, clashes);
-      await tablesIn(tx).updateTable('batches').set({ created: await countBatchInvoices(tx, batchId) }).where('id', '=', batchId).execute();
+      await recordBatchClashes(tx, batchId, clashes);
+      await setBatchCreated(tx, batchId, await countBatchInvoices(tx, batchId));
     });
   }
   const mailing = await sql.$transaction((tx) => completeBatch(tx, batchId, deps.clock.now()));
@@ -279,13 +239,7 @@ export function emailOutcome(c: { sent: number; failed: number; pending: number 
 
 /** GET /api/v1/batch/invoices/{batchId}: progress and, live, what its invoices brought in and whether its e-mails went out. */
 export async function batchSummary(deps: BatchDeps, owner: Owner, batchId: string): Promise<BatchSummary> {
-  const b = await deps.tables
-    .selectFrom('batches')
-    .select(['status', 'total', 'created', 'failed', 'created_at'])
-    .where('id', '=', batchId)
-    .where('merchant_id', '=', owner.merchantId)
-    .where('is_test', '=', owner.isTest)
-    .executeTakeFirst();
+  const b = await ownedBatch(deps.tables, owner, batchId);
   if (!b) throw new ApiError('NOT_FOUND', `Batch ${batchId} not found`);
   const [paid, e] = await Promise.all([batchPaidTotals(deps.tables, batchId), batchEmailCounts(deps.tables, batchId)]);
   const counts = { sent: e.sent, failed: e.failed, pending: e.pending };
@@ -298,6 +252,5 @@ export async function batchSummary(deps: BatchDeps, owner: Owner, batchId: strin
 
 /** Batches still `processing` (their job may have been lost with Redis): the reconciler re-adds their jobs. */
 export async function openBatches(deps: BatchDeps): Promise<string[]> {
-  const rows = await deps.tables.selectFrom('batches').select('id').where('status', '=', 'processing').orderBy('created_at').limit(100).execute();
-  return rows.map((r) => r.id);
+  return processingBatchIds(deps.tables);
 }

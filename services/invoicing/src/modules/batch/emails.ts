@@ -1,32 +1,18 @@
 import { html } from '@pay/kit';
 import { money } from '@pay/money';
-import type { InvoicingTables } from '../../db';
 import type { BatchDeps } from '../../deps';
 import { invoicesForEmails } from '../invoices/store';
 import { paymentLinkOf } from '../invoices/views';
 import type { MailMessage } from './mailer';
+import { batchIdsWithUnsentEmails, markEmailsFailed, markEmailsSent, unsentBatchEmails } from './store';
 
 /**
  * Sends an e-mail gets in all: a job retries with backoff (Queues.batchEmails), and the
  * reconciler gives a batch whose job gave up a new one, until each row has had this many.
  * A row that still fails then stays `failed`, with its last SMTP error, for the merchant to see.
  */
-export const MAX_EMAIL_ATTEMPTS = 20;
+export { MAX_EMAIL_ATTEMPTS } from './store';
 
-/** A batch's e-mails by outcome, for its GET: `retrying` while a failed one has attempts left, `lastError` the SMTP error of one that failed. */
-export async function batchEmailCounts(tables: InvoicingTables, batchId: string) {
-  return tables
-    .selectFrom('invoice_emails')
-    .select((eb) => [
-      eb.cast<number>(eb.fn.countAll().filterWhere('status', '=', 'sent'), 'integer').as('sent'),
-      eb.cast<number>(eb.fn.countAll().filterWhere('status', '=', 'failed'), 'integer').as('failed'),
-      eb.cast<number>(eb.fn.countAll().filterWhere('status', '=', 'pending'), 'integer').as('pending'),
-      eb.fn.agg<boolean | null>('bool_or', [eb.and([eb('status', '=', 'failed'), eb('attempts', '<', MAX_EMAIL_ATTEMPTS)])]).as('retrying'),
-      eb.fn.max('last_error').filterWhere('status', '=', 'failed').as('lastError'),
-    ])
-    .where('batch_id', '=', batchId)
-    .executeTakeFirstOrThrow();
-}
 
 interface PendingEmail {
   invoice_id: string;
@@ -72,14 +58,7 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
  * failures stay recorded on their rows, never dropped.
  */
 export async function sendBatchEmails(deps: BatchDeps, batchId: string): Promise<{ sent: number; failed: number }> {
-  const unsent = await deps.tables
-    .selectFrom('invoice_emails')
-    .select(['invoice_id', 'to_address'])
-    .where('batch_id', '=', batchId)
-    .where('status', '<>', 'sent')
-    .where('attempts', '<', MAX_EMAIL_ATTEMPTS)
-    .orderBy('invoice_id')
-    .execute();
+  const unsent = await unsentBatchEmails(deps.tables, batchId);
   const invoices = new Map((await invoicesForEmails(deps.tables, unsent.map((e) => e.invoice_id))).map((i) => [i.id, i]));
   const rows: PendingEmail[] = unsent.map((e) => {
     const i = invoices.get(e.invoice_id)!;
@@ -97,24 +76,10 @@ export async function sendBatchEmails(deps: BatchDeps, batchId: string): Promise
   });
   const now = deps.clock.now();
   if (sent.length) {
-    await deps.tables
-      .updateTable('invoice_emails')
-      .set((eb) => ({ status: 'sent', sent_at: now, attempts: eb('attempts', '+', 1), last_error: null }))
-      .where('invoice_id', 'in', sent)
-      .execute();
+    await markEmailsSent(deps.tables, sent, now);
   }
   if (failed.length) {
-    await deps.tables
-      .updateTable('invoice_emails')
-      .set((eb) => {
-        // One statement: CASE invoice_id WHEN … THEN its error … END.
-        const [first, ...rest] = failed;
-        let error = eb.case('invoice_id').when(first!.id).then(first!.error);
-        for (const f of rest) error = error.when(f.id).then(f.error);
-        return { status: 'failed', attempts: eb('attempts', '+', 1), last_error: error.end() };
-      })
-      .where('invoice_id', 'in', failed.map((f) => f.id))
-      .execute();
+    await markEmailsFailed(deps.tables, failed);
     deps.logger.warn({ batchId, sent: sent.length, failed: failed.length, firstError: failed[0]!.error }, 'batch e-mails failed; the job will retry');
     throw new Error(`${failed.length} of ${rows.length} e-mails of batch ${batchId} failed (first: ${failed[0]!.error})`);
   }
@@ -127,6 +92,5 @@ export async function sendBatchEmails(deps: BatchDeps, batchId: string): Promise
  * queued or in its backoff is not doubled).
  */
 export async function batchesWithUnsentEmails(deps: BatchDeps): Promise<string[]> {
-  const rows = await deps.tables.selectFrom('invoice_emails').select('batch_id').distinct().where('status', '<>', 'sent').where('attempts', '<', MAX_EMAIL_ATTEMPTS).limit(100).execute();
-  return rows.map((r) => r.batch_id);
+  return batchIdsWithUnsentEmails(deps.tables);
 }

@@ -6,6 +6,7 @@ import { paymentLinkOf } from '../invoices/views';
 import { v1Status } from '../invoices/v1/views';
 import { batchInvoices } from '../invoices/store';
 import { batchSummary } from './batches';
+import { emailsOfBatch } from './store';
 
 /**
  * The e-mail columns are the row's payment-link e-mail as recorded by sendBatchEmails, so a
@@ -34,7 +35,7 @@ export async function batchInvoicesCsv(deps: BatchDeps, owner: Owner, batchId: s
   await batchSummary(deps, owner, batchId); // 404 unless it is the caller's
   const invoices = await batchInvoices(deps.tables, owner, batchId);
   const emails = new Map(
-    (await deps.tables.selectFrom('invoice_emails').select(['invoice_id', 'status', 'attempts', 'last_error']).where('batch_id', '=', batchId).execute()).map((e) => [e.invoice_id, e]),
+    (await emailsOfBatch(deps.tables, batchId)).map((e) => [e.invoice_id, e]),
   );
   const rows = invoices.map((i) => {
     const e = emails.get(i.id);

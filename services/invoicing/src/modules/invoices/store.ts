@@ -7,6 +7,8 @@ import { prepared, type Sql } from '@pay/kit';
 import { qrPngDataUri } from '../../payments/qr';
 import { SETTLED_STATUSES } from '../../payments/statuses';
 import { InvoiceTransitionRefused, statusesBefore } from './transitions';
+// The customer joined onto an invoice read: the customers module's published fragments (one statement, as before).
+import { customerKycVerifiedOf, invoiceCustomer } from '../customers/payers';
 
 /**
  * The one owner of `invoicing.invoices`: every statement that reads or writes the table is
@@ -48,21 +50,6 @@ const invoiceColumns = (eb: Eb) => [eb.cast<string | null>('i.metadata', 'text')
 
 const selectRow = (db: Db) => db.selectFrom('invoices as i').selectAll('i').select(invoiceColumns);
 
-/** Whether the merchant's customer with the invoice's e-mail or phone has passed KYC. */
-const customerKycVerified = (eb: Eb) =>
-  eb
-    .exists(
-      eb
-        .selectFrom('customers as c')
-        .select(sql.lit(1).as('one'))
-        .whereRef('c.merchant_id', '=', 'i.merchant_id')
-        .whereRef('c.is_test', '=', 'i.is_test')
-        .where('c.kyc_status', '=', 'VERIFIED')
-        .where((w) => w.or([w('c.email', '=', w.fn<string>('lower', ['i.customer_email'])), w.eb('c.phone', '=', w.ref('i.customer_phone'))])),
-    )
-    .$castTo<boolean>()
-    .as('customer_kyc_verified');
-
 /**
  * The invoice's customer: the one bound at payment, or before that the merchant's customer
  * with the invoice's e-mail (stored lower-case), else its phone. Three index probes at most,
@@ -71,19 +58,7 @@ const customerKycVerified = (eb: Eb) =>
 function withCustomer(db: Db, from: 'invoices' | ReturnType<typeof pageOf>) {
   const base = from === 'invoices' ? db.selectFrom('invoices as i') : db.selectFrom(from);
   return base
-    .leftJoinLateral(
-      (eb) => {
-        const customer = () => eb.selectFrom('customers as c').select(['c.id', 'c.full_name', 'c.email', 'c.kyc_status', 'c.is_blocked']);
-        const unbound = () => customer().where('i.customer_id', 'is', null).whereRef('c.merchant_id', '=', 'i.merchant_id').whereRef('c.is_test', '=', 'i.is_test');
-        return customer()
-          .whereRef('c.id', '=', 'i.customer_id')
-          .unionAll(unbound().where((w) => w('c.email', '=', w.fn<string>('lower', ['i.customer_email']))))
-          .unionAll(unbound().whereRef('c.phone', '=', 'i.customer_phone'))
-          .limit(1)
-          .as('c');
-      },
-      (join) => join.onTrue(),
-    )
+    .leftJoinLateral(invoiceCustomer, (join) => join.onTrue())
     .selectAll('i')
     .select((eb) => [
       eb.cast<string | null>('i.metadata', 'text').as('metadata'),
@@ -176,7 +151,7 @@ const INSERT = prepared((db: Db, row: NewInvoiceRow) =>
     )
     .selectFrom('i')
     .selectAll('i')
-    .select((eb) => [...invoiceColumns(eb as unknown as Eb), customerKycVerified(eb as unknown as Eb)]),
+    .select((eb) => [...invoiceColumns(eb as unknown as Eb), customerKycVerifiedOf(eb as unknown as Eb)]),
 );
 
 export async function insertInvoice(db: Db, row: NewInvoiceRow): Promise<CreatedInvoiceRow | null> {
@@ -191,7 +166,7 @@ export async function insertInvoice(db: Db, row: NewInvoiceRow): Promise<Created
  */
 export async function selectCreatedByKey(db: Db, owner: Owner, api: 'v1' | 'v2', key: string, since: Date): Promise<CreatedInvoiceRow | null> {
   const made = await selectRow(db)
-    .select(customerKycVerified)
+    .select(customerKycVerifiedOf)
     .where('i.merchant_id', '=', owner.merchantId)
     .where('i.is_test', '=', owner.isTest)
     .where('i.created_at', '>', since)

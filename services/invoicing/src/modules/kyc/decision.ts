@@ -6,9 +6,9 @@ import type { KycSession, Prisma } from '../../generated/prisma/client';
 import { createVerifiedCustomer, lockPayer, setCustomerKyc } from '../customers/payers';
 import { trustLevelOf } from '../customers/trust';
 import { inTransaction, type Tx } from '../../transactions';
-import { tablesIn } from '../../db';
 import { boundCustomerOf, markKycVerified } from '../invoices/store';
 import { fullNameOf, kycEventSessionJson } from './views';
+import { lockKycSession, ownsKycSession, unretriedKycSessionsDue, updateKycSession } from './store';
 import type { KycCheck } from './provider';
 import { declineReasonOf, FINAL_DECLINE_REASONS } from './decline-reasons';
 import { invoicingEvents, type InvoicingEventKind } from '../../event-catalogue';
@@ -47,15 +47,8 @@ export type DecidableState = 'CHECKING' | 'MANUAL_REVIEW' | 'RETRY';
 
 /** Locks a session for a decision; `expect` is the check state the decision is for. */
 async function lockForDecision(tx: Tx, id: string, expect: DecidableState, owner?: { merchantId: string; isTest: boolean }): Promise<KycSession | null> {
-  const locked = await tablesIn(tx)
-    .selectFrom('kyc_sessions')
-    .select('id')
-    .where('id', '=', id)
-    .$if(owner !== undefined, (s) => s.where('merchant_id', '=', owner!.merchantId).where('is_test', '=', owner!.isTest))
-    .forUpdate()
-    .executeTakeFirst();
-  if (!locked) return null;
-  const s = await tx.kycSession.findUniqueOrThrow({ where: { id } });
+  const s = await lockKycSession(tx, id, owner);
+  if (!s) return null;
   return s.status === 'IN_PROGRESS' && s.checkState === expect ? s : null;
 }
 
@@ -123,20 +116,17 @@ export async function decideKycSession(
     const now = deps.clock.now();
     const retry = endsOnlyTheAttempt(s, expect, d);
     const final = d.outcome !== 'review' && !retry;
-    const updated = await tx.kycSession.update({
-      where: { id },
-      data: {
-        status: !final ? 'IN_PROGRESS' : d.outcome === 'approve' ? 'APPROVED' : 'DECLINED',
-        checkState: final ? 'DECIDED' : retry ? 'RETRY' : 'MANUAL_REVIEW',
-        reason: d.reason,
-        ...(d.scores ? { faceMatchScore: d.scores.faceMatchScore, imageQualityScore: d.scores.imageQualityScore } : {}),
-        ...(d.checks ? { checks: d.checks as unknown as Prisma.InputJsonValue } : {}),
-        ...(d.outcome === 'approve' ? { verifiedAt: now } : {}),
-        // A declined attempt keeps who declined it (the page and the GET name its reason from it).
-        ...(final || retry ? { decidedBy: d.by } : {}),
-        ...(final ? { decidedAt: now } : {}),
-        updatedAt: now,
-      },
+    const updated = await updateKycSession(tx, id, {
+      status: !final ? 'IN_PROGRESS' : d.outcome === 'approve' ? 'APPROVED' : 'DECLINED',
+      checkState: final ? 'DECIDED' : retry ? 'RETRY' : 'MANUAL_REVIEW',
+      reason: d.reason,
+      ...(d.scores ? { faceMatchScore: d.scores.faceMatchScore, imageQualityScore: d.scores.imageQualityScore } : {}),
+      ...(d.checks ? { checks: d.checks as unknown as Prisma.InputJsonValue } : {}),
+      ...(d.outcome === 'approve' ? { verifiedAt: now } : {}),
+      // A declined attempt keeps who declined it (the page and the GET name its reason from it).
+      ...(final || retry ? { decidedBy: d.by } : {}),
+      ...(final ? { decidedAt: now } : {}),
+      updatedAt: now,
     });
     if (retry) return updated;
     if (final) await applyToCustomer(tx, updated, d.outcome === 'approve', now);
@@ -151,12 +141,7 @@ export async function decideKycSession(
  * attempt. Returns how many ended.
  */
 export async function declineUnretriedKycSessions(deps: Pick<InvoicingDeps, 'db' | 'clock'>): Promise<number> {
-  const due = await deps.db.kycSession.findMany({
-    where: { status: 'IN_PROGRESS', checkState: 'RETRY', expiresAt: { lte: deps.clock.now() } },
-    select: { id: true, reason: true, decidedBy: true },
-    orderBy: { expiresAt: 'asc' },
-    take: 100,
-  });
+  const due = await unretriedKycSessionsDue(deps.db, deps.clock.now());
   let ended = 0;
   for (const s of due) {
     if (await decideKycSession(deps, s.id, 'RETRY', { outcome: 'decline', reason: s.reason, by: s.decidedBy ?? 'auto' })) ended += 1;
@@ -173,7 +158,6 @@ export async function reviewKycSession(
 ): Promise<KycSession> {
   const s = await decideKycSession(deps, id, 'MANUAL_REVIEW', { outcome: d.approve ? 'approve' : 'decline', reason: d.reason, by: d.reviewer }, owner);
   if (s) return s;
-  const exists = await deps.db.kycSession.count({ where: { id, merchantId: owner.merchantId, isTest: owner.isTest } });
-  if (!exists) throw new ApiError('NOT_FOUND', `KYC session ${id} not found`);
+  if (!(await ownsKycSession(deps.db, owner, id))) throw new ApiError('NOT_FOUND', `KYC session ${id} not found`);
   throw new ApiError('INVALID_STATE', `KYC session ${id} is not waiting for a review`);
 }

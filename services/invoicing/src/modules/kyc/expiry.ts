@@ -1,4 +1,5 @@
 import type { InvoicingDeps } from '../../deps';
+import { expireNotStartedKycSessions } from './store';
 
 /** Sessions expired per statement; a backlog drains in a loop. */
 const KYC_EXPIRY_BATCH = 500;
@@ -13,24 +14,7 @@ const KYC_EXPIRY_BATCH = 500;
 export async function expireDueKycSessions(deps: Pick<InvoicingDeps, 'tables' | 'clock'>): Promise<number> {
   let total = 0;
   for (;;) {
-    const now = deps.clock.now();
-    const due = deps.tables
-      .selectFrom('kyc_sessions')
-      .select('id')
-      .where('status', '=', 'NOT_STARTED')
-      .where('expires_at', '<=', now)
-      .orderBy('expires_at')
-      .limit(KYC_EXPIRY_BATCH)
-      .forUpdate()
-      .skipLocked();
-    const res = await deps.tables
-      .updateTable('kyc_sessions as s')
-      .set({ status: 'EXPIRED', updated_at: now })
-      .from(due.as('due'))
-      .whereRef('s.id', '=', 'due.id')
-      .where('s.status', '=', 'NOT_STARTED')
-      .executeTakeFirst();
-    const n = Number(res.numUpdatedRows);
+    const n = await expireNotStartedKycSessions(deps.tables, deps.clock.now(), KYC_EXPIRY_BATCH);
     total += n;
     if (n < KYC_EXPIRY_BATCH) return total;
   }

@@ -5,6 +5,7 @@ import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps, KycDeps } from '../../deps';
 import type { KycSession, Prisma } from '../../generated/prisma/client';
 import { selectInvoice, selectInvoiceById } from '../invoices/store';
+import { filesOfSession, insertKycSession, kycSessionBySessionId, listOwnedKycSessions, openKycSessionOfInvoice, ownedKycSession, sessionsInManualReview } from './store';
 import { isKycVerified, paymentLinkOf } from '../invoices/views';
 import { DEFAULT_KYC_ATTEMPTS, type KycLevel, type KycStatus, type Language } from './schemas';
 
@@ -57,33 +58,31 @@ export async function createKycSession(deps: KycDeps, owner: Owner, input: NewKy
     phone ??= invoice.customer_phone;
   }
   const now = deps.clock.now();
-  return deps.db.kycSession.create({
-    data: {
-      id: randomUUID(),
-      merchantId: owner.merchantId,
-      isTest: owner.isTest,
-      api: input.api,
-      sessionId: newSessionId(),
-      level: input.level,
-      language: input.language,
-      invoiceId: input.invoiceId ?? null,
-      customerEmail: email,
-      customerPhone: phone,
-      customerRef: input.customerRef ?? null,
-      returnUrl: input.returnUrl ?? null,
-      webhookUrl: input.webhookUrl ?? null,
-      metadata: (input.metadata ?? undefined) as Prisma.InputJsonValue | undefined,
-      maxAttempts: input.maxAttempts ?? DEFAULT_KYC_ATTEMPTS,
-      expiresAt: new Date(now.getTime() + KYC_SESSION_TTL_MS),
-      createdAt: now,
-      updatedAt: now,
-    },
+  return insertKycSession(deps.db, {
+    id: randomUUID(),
+    merchantId: owner.merchantId,
+    isTest: owner.isTest,
+    api: input.api,
+    sessionId: newSessionId(),
+    level: input.level,
+    language: input.language,
+    invoiceId: input.invoiceId ?? null,
+    customerEmail: email,
+    customerPhone: phone,
+    customerRef: input.customerRef ?? null,
+    returnUrl: input.returnUrl ?? null,
+    webhookUrl: input.webhookUrl ?? null,
+    metadata: (input.metadata ?? undefined) as Prisma.InputJsonValue | undefined,
+    maxAttempts: input.maxAttempts ?? DEFAULT_KYC_ATTEMPTS,
+    expiresAt: new Date(now.getTime() + KYC_SESSION_TTL_MS),
+    createdAt: now,
+    updatedAt: now,
   });
 }
 
 /** One of the owner's sessions (of either API generation); 404 otherwise. */
 export async function getKycSession(deps: Pick<InvoicingDeps, 'db'>, owner: Owner, id: string): Promise<KycSession> {
-  const s = await deps.db.kycSession.findFirst({ where: { id, merchantId: owner.merchantId, isTest: owner.isTest } });
+  const s = await ownedKycSession(deps.db, owner, id);
   if (!s) throw new ApiError('NOT_FOUND', `KYC session ${id} not found`);
   return s;
 }
@@ -94,22 +93,12 @@ export async function listKycSessions(
   owner: Owner,
   q: { limit: number; offset: number; status?: KycStatus; invoiceId?: string },
 ): Promise<{ rows: KycSession[]; total: number }> {
-  const where = {
-    merchantId: owner.merchantId,
-    isTest: owner.isTest,
-    ...(q.status ? { status: q.status } : {}),
-    ...(q.invoiceId ? { invoiceId: q.invoiceId } : {}),
-  };
-  const [rows, total] = await Promise.all([
-    deps.db.kycSession.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: q.limit, skip: q.offset }),
-    deps.db.kycSession.count({ where }),
-  ]);
-  return { rows, total };
+  return listOwnedKycSessions(deps.db, owner, q);
 }
 
 /** A session by its page capability (the public page has no other credential). */
 export async function kycSessionByPageId(deps: Pick<InvoicingDeps, 'db'>, sessionId: string): Promise<KycSession> {
-  const s = await deps.db.kycSession.findUnique({ where: { sessionId } });
+  const s = await kycSessionBySessionId(deps.db, sessionId);
   if (!s) throw new ApiError('NOT_FOUND', 'This verification link does not lead to a session');
   return s;
 }
@@ -125,10 +114,7 @@ export async function verificationForInvoice(deps: KycDeps, invoiceId: string): 
   if (!invoice) throw new ApiError('NOT_FOUND', 'This payment link does not lead to an invoice');
   const now = deps.clock.now();
   if (!invoice.kyc_required || isKycVerified(invoice) || invoice.status !== 'PENDING' || invoice.expires_at <= now) return null;
-  const open = await deps.db.kycSession.findFirst({
-    where: { invoiceId, OR: [{ status: 'NOT_STARTED', expiresAt: { gt: now } }, { status: 'IN_PROGRESS' }] },
-    orderBy: { createdAt: 'desc' },
-  });
+  const open = await openKycSessionOfInvoice(deps.db, invoiceId, now);
   if (open) return open;
   return createKycSession(deps, { merchantId: invoice.merchant_id, isTest: invoice.is_test }, {
     api: 'v2',
@@ -137,4 +123,14 @@ export async function verificationForInvoice(deps: KycDeps, invoiceId: string): 
     invoiceId,
     returnUrl: paymentLinkOf(deps.config.PUBLIC_URL, invoiceId),
   });
+}
+
+/** The owner's sessions waiting for a manual review (the console's queue), oldest first, at most `limit`. */
+export function kycSessionsInReview(deps: Pick<InvoicingDeps, 'db'>, owner: Owner, limit: number): Promise<KycSession[]> {
+  return sessionsInManualReview(deps.db, owner, limit);
+}
+
+/** The pictures a reviewer compares: the session's uploaded files, by kind. */
+export function kycFilesForReview(deps: Pick<InvoicingDeps, 'db'>, sessionId: string) {
+  return filesOfSession(deps.db, sessionId);
 }

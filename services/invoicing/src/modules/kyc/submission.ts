@@ -1,15 +1,14 @@
-import { createHash, randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { UploadedFiles, UploadSpec } from '@pay/kit';
 import { outboxMessage, writeOutbox } from '@pay/queue';
 import { ApiError, StringEnum, type ErrorDetail } from '@pay/schemas';
-import { tablesIn } from '../../db';
 import type { InvoicingDeps } from '../../deps';
 import { Prisma, type KycSession } from '../../generated/prisma/client';
 import { inTransaction } from '../../transactions';
 import type { KycSubmission } from './provider';
 import { DOCUMENT_TYPES } from './schemas';
 import { awaitsRetry } from './decline-reasons';
+import { filesOfSession, lockKycSessionBySessionId, replaceKycFiles, updateKycSession } from './store';
 
 /** Phone photos are 2–6 MB; 8 MB leaves room and bounds what Postgres keeps per file. */
 export const MAX_KYC_FILE_BYTES = 8 * 1024 * 1024;
@@ -111,9 +110,8 @@ export async function submitKycDocuments(
   const read = readDocumentForm(form);
   if ('problems' in read) throw new ApiError('VALIDATION_ERROR', 'Check the document data', read.problems);
   const session = await inTransaction(deps.db, async (tx) => {
-    const locked = await tablesIn(tx).selectFrom('kyc_sessions').select('id').where('session_id', '=', sessionId).forUpdate().executeTakeFirst();
-    if (!locked) throw new ApiError('NOT_FOUND', 'This verification link does not lead to a session');
-    const s = await tx.kycSession.findUniqueOrThrow({ where: { id: locked.id } });
+    const s = await lockKycSessionBySessionId(tx, sessionId);
+    if (!s) throw new ApiError('NOT_FOUND', 'This verification link does not lead to a session');
     const now = deps.clock.now();
     const refusal = notOpenError(s, now);
     if (refusal) throw refusal;
@@ -121,46 +119,37 @@ export async function submitKycDocuments(
       throw new ApiError('VALIDATION_ERROR', 'A proof of address is required', [{ field: 'addressProof', message: 'is required' }]);
     }
     const kinds = { document: files.document, selfie: files.selfie, address_proof: files.addressProof };
-    await tx.kycFile.deleteMany({ where: { sessionId: s.id } });
-    await tx.kycFile.createMany({
-      data: Object.entries(kinds)
+    await replaceKycFiles(
+      tx,
+      s.id,
+      Object.entries(kinds)
         .filter(([, f]) => f !== undefined)
-        .map(([kind, f]) => ({
-          id: randomUUID(),
-          sessionId: s.id,
-          kind,
-          type: f!.type,
-          sha256: createHash('sha256').update(f!.bytes).digest('hex'),
-          bytes: new Uint8Array(f!.bytes),
-          createdAt: now,
-        })),
-    });
+        .map(([kind, f]) => ({ kind, type: f!.type, bytes: f!.bytes })),
+      now,
+    );
     const d = read.document;
     const day = (v: string | null) => (v ? new Date(`${v}T00:00:00Z`) : null);
-    const updated = await tx.kycSession.update({
-      where: { id: s.id },
-      data: {
-        status: 'IN_PROGRESS',
-        checkState: 'CHECKING',
-        documentType: d.type,
-        documentNumber: d.number,
-        documentCountry: d.country,
-        firstName: d.firstName,
-        lastName: d.lastName,
-        middleName: d.middleName,
-        dateOfBirth: day(d.dateOfBirth),
-        documentIssuedAt: day(d.issuedAt),
-        documentExpiresAt: day(d.expiresAt),
-        mrz: d.mrz,
-        attempts: { increment: 1 },
-        reason: null,
-        checks: Prisma.DbNull,
-        faceMatchScore: null,
-        imageQualityScore: null,
-        decidedBy: null,
-        submittedAt: now,
-        updatedAt: now,
-      },
+    const updated = await updateKycSession(tx, s.id, {
+      status: 'IN_PROGRESS',
+      checkState: 'CHECKING',
+      documentType: d.type,
+      documentNumber: d.number,
+      documentCountry: d.country,
+      firstName: d.firstName,
+      lastName: d.lastName,
+      middleName: d.middleName,
+      dateOfBirth: day(d.dateOfBirth),
+      documentIssuedAt: day(d.issuedAt),
+      documentExpiresAt: day(d.expiresAt),
+      mrz: d.mrz,
+      attempts: { increment: 1 },
+      reason: null,
+      checks: Prisma.DbNull,
+      faceMatchScore: null,
+      imageQualityScore: null,
+      decidedBy: null,
+      submittedAt: now,
+      updatedAt: now,
     });
     await writeOutbox(tx, outboxMessage('kycChecks', kycCheckJobId(updated), { sessionId: s.id }));
     return updated;
@@ -174,7 +163,7 @@ export const kycCheckJobId = (s: { id: string; attempts: number }) => `${s.id}-$
 
 /** The stored submission of a session, as the provider takes it. */
 export async function loadSubmission(deps: Pick<InvoicingDeps, 'db'>, s: KycSession): Promise<KycSubmission> {
-  const files = await deps.db.kycFile.findMany({ where: { sessionId: s.id } });
+  const files = await filesOfSession(deps.db, s.id);
   const file = (kind: string) => {
     const f = files.find((x) => x.kind === kind);
     return f ? { type: f.type as KycSubmission['files']['document']['type'], bytes: Buffer.from(f.bytes) } : undefined;

@@ -5,6 +5,7 @@ import type { InvoicingDeps, KycDeps } from '../../deps';
 import { decideKycSession } from './decision';
 import type { KycProvider } from './provider';
 import { kycCheckJobId, loadSubmission } from './submission';
+import { kycSessionById, staleCheckingKycSessions } from './store';
 
 /** A CHECKING session older than this without a decision has lost its job (Redis restarted): it is queued again. */
 export const KYC_CHECK_STALE_MS = 30_000;
@@ -15,7 +16,7 @@ export const KYC_CHECK_STALE_MS = 30_000;
  * that runs twice decides once.
  */
 export async function runKycCheck(deps: Pick<InvoicingDeps, 'db' | 'clock' | 'logger'>, provider: KycProvider, id: string): Promise<void> {
-  const s = await deps.db.kycSession.findUnique({ where: { id } });
+  const s = await kycSessionById(deps.db, id);
   if (!s || s.status !== 'IN_PROGRESS' || s.checkState !== 'CHECKING') return;
   const verdict = await provider.verify(await loadSubmission(deps, s), deps.clock.now());
   const decided = await decideKycSession(deps, id, 'CHECKING', {
@@ -47,12 +48,7 @@ export function startKycWorker(deps: KycDeps, provider: KycProvider, lifecycle?:
  * every session CHECKING for longer than KYC_CHECK_STALE_MS.
  */
 export async function reconcileKycChecks(deps: Pick<InvoicingDeps, 'db' | 'clock'>, queue: Queue): Promise<number> {
-  const stale = await deps.db.kycSession.findMany({
-    where: { checkState: 'CHECKING', submittedAt: { lt: new Date(deps.clock.now().getTime() - KYC_CHECK_STALE_MS) } },
-    select: { id: true, attempts: true },
-    orderBy: { submittedAt: 'asc' },
-    take: 1000,
-  });
+  const stale = await staleCheckingKycSessions(deps.db, new Date(deps.clock.now().getTime() - KYC_CHECK_STALE_MS));
   if (stale.length === 0) return 0;
   await queue.addBulk(stale.map((s) => ({ name: Queues.kycChecks.name, data: { sessionId: s.id }, opts: { ...Queues.kycChecks.jobOptions, jobId: kycCheckJobId(s) } })));
   return stale.length;
