@@ -2,13 +2,13 @@ import type { Express } from 'express';
 import { merchantGuards } from '@pay/accounts';
 import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, postgresReady, redisReady } from '@pay/kit';
 import type { CryptoDeps } from './deps';
-import { merchantRoutes } from './merchants/routes';
-import { apiKeyRoutes } from './api-keys/routes';
-import { invoiceRoutes } from './invoices/routes';
-import { paymentPage } from './pay-page/page';
-import { transactionRoutes } from './transactions/routes';
+import { merchantRoutes } from './modules/merchants/routes';
+import { apiKeyRoutes } from './modules/api-keys/routes';
+import { invoiceRoutes } from './modules/invoices/routes';
+import { paymentPage } from './channels/pay-page/page';
+import { transactionRoutes } from './modules/transactions/routes';
 import { cryptoEvents } from './event-catalogue';
-import { withdrawalRoutes } from './withdrawals/routes';
+import { withdrawalRoutes } from './modules/withdrawals/routes';
 
 const SIGNING_DOC =
   'HMAC operations: X-Timestamp = Unix seconds; X-Signature = Base64(HMAC-SHA256(hmacSecret, `${timestamp}.${METHOD}.${path}${rawBody}`)), ' +

@@ -1,11 +1,11 @@
 import { Queues, OutboxRelay, pruneOutbox } from '@pay/queue';
 import { every, pruneIdempotencyKeys, type Lifecycle } from '@pay/kit';
 import type { CryptoDeps } from './deps';
-import { trackTransfers } from './transactions/tracker';
-import { recordFoundTransfers } from './transactions/transfers';
-import { reconcileWithdrawals, startWithdrawalWorker } from './withdrawals/worker';
-import { watchWithdrawals } from './withdrawals/metrics';
-import { checkSolvency } from './solvency/solvency';
+import { trackTransfers } from './modules/transactions/tracker';
+import { recordFoundTransfers } from './modules/transactions/transfers';
+import { reconcileWithdrawals, startWithdrawalWorker } from './modules/withdrawals/worker';
+import { watchWithdrawals } from './modules/withdrawals/metrics';
+import { checkSolvency } from './modules/solvency/solvency';
 import { everyChain } from './chains/registry';
 
 /** How often expired idempotency answers and long-published outbox rows are deleted. */

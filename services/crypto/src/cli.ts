@@ -21,9 +21,9 @@ import { createCryptoDatabase } from './db';
 import { connectLiveChain } from './chains/evm/live-chain';
 import { tokenOf } from './chains/evm/config';
 import type { Network } from './generated/prisma/client';
-import { formatSolvency, solvencyReport } from './solvency/solvency';
-import { finishSweeps, planSweep, readSweepSecrets, runSweep, type SweepDeps } from './solvency/sweep';
-import { requiredConfirmations } from './transactions/transfers';
+import { formatSolvency, solvencyReport } from './modules/solvency/solvency';
+import { finishSweeps, planSweep, readSweepSecrets, runSweep, type SweepDeps } from './modules/solvency/sweep';
+import { requiredConfirmations } from './modules/transactions/transfers';
 
 /** The tools decrypt nothing: SECRETS_KEY, which the service needs, is not asked of them. */
 const UNUSED_SECRETS_KEY = '0'.repeat(64);

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { baseConfigProperties, ConfigError, loadConfig, publicUrlOf } from '@pay/kit';
-import { DEFAULT_LIVE_MINIMUMS, parseMinimums } from './withdrawals/minimums';
+import { DEFAULT_LIVE_MINIMUMS, parseMinimums } from './modules/withdrawals/minimums';
 import { liveChainSettings } from './chains/registry';
 
 const Count = (def: number, description: string) => Type.Integer({ minimum: 1, maximum: 1000, default: def, description });

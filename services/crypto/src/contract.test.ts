@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { Operation } from '@pay/kit';
 import { fund, signedRequest, startCryptoApp, type CryptoTestApp, testMerchant, type TestMerchant } from '../test/test-support';
 import { generateAddress } from './chains/addresses';
-import { CURRENCY_CODES } from './currencies';
+import { CURRENCY_CODES } from './shared/currencies';
 
 /**
  * Every operation, fed arbitrary and almost-valid input by a properly authenticated caller,

@@ -5,7 +5,7 @@ import type { Clock, Logger } from '@pay/kit';
 import type { CryptoConfig } from './config';
 import type { CryptoDatabase, CryptoDb } from './db';
 import type { Chains } from './chains/registry';
-import type { UsdRates } from './rates';
+import type { UsdRates } from './shared/rates';
 
 /** Everything the crypto service's domains need, built once in main.ts (or by a test). */
 export interface CryptoDeps {

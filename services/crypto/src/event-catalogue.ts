@@ -1,7 +1,7 @@
 import { defineEvents } from '@pay/webhooks';
-import { InvoiceDetail } from './invoices/schemas';
-import { TransactionDetail } from './transactions/schemas';
-import { WithdrawalDetail } from './withdrawals/schemas';
+import { InvoiceDetail } from './modules/invoices/schemas';
+import { TransactionDetail } from './modules/transactions/schemas';
+import { WithdrawalDetail } from './modules/withdrawals/schemas';
 
 const SENT_TO = "Sent to the merchant's webhookUrl (PUT /api/v1/merchants/webhook), in the mode of the event, signed with the merchant's HMAC secret.";
 

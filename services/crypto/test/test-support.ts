@@ -1,23 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { Express } from 'express';
-import { SecretBox, signedHeaders } from '@pay/auth';
-import { accountKeys, accountsKeyResolver, createAccountsDb } from '@pay/accounts';
+import { signedHeaders } from '@pay/auth';
 import { closedWithTheFile, eventually, firstConnection } from '@pay/testing';
-import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type ManualClock } from '@pay/kit';
-import { SandboxChain } from '../src/chains/sandbox/sandbox';
-import { connectLiveChain, type LiveChainOptions } from '../src/chains/evm/live-chain';
-import { liveChainMap } from '../src/chains/registry';
-import { stablecoinRates } from '../src/rates';
+import { createLogger, systemClock, type Clock, type ManualClock } from '@pay/kit';
+import { connectLiveChain, type EvmChain, type LiveChainOptions } from '../src/chains/evm/live-chain';
 import { loadCryptoConfig } from '../src/config';
-import { createCryptoDatabase } from '../src/db';
-import { buildCryptoApp } from '../src/app';
-import { startBackground } from '../src/background';
-import { trackTransfers } from '../src/transactions/tracker';
-import type { CryptoDeps } from '../src/deps';
+import { composeCrypto } from '../src/compose';
+import { trackTransfers } from '../src/modules/transactions/tracker';
 
 /**
- * The crypto app on the real test database and Redis, as main.ts builds it. With `live`,
+ * The crypto app on the real test database and Redis, built by compose.ts as main.ts builds it. With `live`,
  * the live chain its env configures (EVM_RPC_URL_…) is connected as main.ts connects it. With
  * `background`, the relay, withdrawal worker and tracker run too, on a queue prefix of this
  * test file's own so parallel test files never take each other's jobs.
@@ -31,48 +24,23 @@ type CryptoAppOptions = { clock?: Clock; env?: Record<string, string>; backgroun
 
 async function startApp(opts: CryptoAppOptions) {
   const config = loadCryptoConfig({ ...process.env, QUEUE_PREFIX: `test-${randomUUID()}`, ...opts.env });
-  const clock = opts.clock ?? systemClock;
-  const chain = new SandboxChain(clock, config.SANDBOX_BLOCK_MS);
-  const { db, tables, close: closeDb } = createCryptoDatabase(config.DATABASE_URL, 4);
-  const accounts = createAccountsDb(config.DATABASE_URL, 4);
-  const logger = createLogger('crypto', config.LOG_LEVEL);
-  const redis = requestRedis(config.REDIS_URL, logger);
-  const queues = queueRedis(config.REDIS_URL, logger);
-  await firstConnection(redis);
-  const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
-  const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
-  const live = opts.live ? await connectLiveChain(config, db, clock, logger, opts.live) : null;
-  const deps: CryptoDeps = {
+  const liveOptions = opts.live;
+  let live: EvmChain | null = null;
+  const crypto = await composeCrypto({
     config,
-    logger,
-    db,
-    tables,
-    accounts,
-    redis,
-    queueRedis: queues,
-    keys,
-    secrets,
-    clock,
-    chains: { test: chain, live: liveChainMap(live) },
-    rates: stablecoinRates,
-    kickOutbox: () => undefined,
+    logger: createLogger('crypto', config.LOG_LEVEL),
+    clock: opts.clock ?? systemClock,
+    pools: { main: 4, minor: 4 },
     isShuttingDown: () => false,
-  };
-  const { app, api } = buildCryptoApp(deps);
-  const background = opts.background ? startBackground(deps) : null;
-  if (background) deps.kickOutbox = () => void background.relay.kick();
-  return {
-    app,
-    api,
-    deps,
-    background,
-    live,
-    async close() {
-      await background?.stop();
-      await live?.close();
-      await Promise.all([closeDb(), accounts.$disconnect(), keys.close(), closeRedis(redis), closeRedis(queues)]);
+    // Tests connect the EVM chain themselves, with the payout key they hold (main.ts reads it from its file).
+    connectLive: async ({ db, clock, logger }) => {
+      live = liveOptions ? await connectLiveChain(config, db, clock, logger, liveOptions) : null;
+      return live ? [live] : [];
     },
-  };
+  });
+  await firstConnection(crypto.deps.redis);
+  const background = opts.background ? crypto.startBackground() : null;
+  return { app: crypto.app, api: crypto.api, deps: crypto.deps, background, live: live as EvmChain | null, close: () => crypto.close() };
 }
 
 export type CryptoTestApp = Awaited<ReturnType<typeof startCryptoApp>>;

@@ -1,7 +1,7 @@
 import type { Static, TObject, TProperties } from '@sinclair/typebox';
 import type { Clock, Logger } from '@pay/kit';
 import type { Currency, Network, Prisma } from '../generated/prisma/client';
-import type { Money } from '../money';
+import type { Money } from '../shared/money';
 import type { CryptoDb } from '../db';
 
 /** What the chain says about a transfer, incoming or outgoing. */

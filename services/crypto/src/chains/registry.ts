@@ -1,7 +1,7 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import { ApiError } from '@pay/schemas';
 import type { Currency, Network } from '../generated/prisma/client';
-import { currencyInfo } from '../currencies';
+import { currencyInfo } from '../shared/currencies';
 import type { Chain, ChainServiceConfig, LiveChain, LiveChainContext } from './port';
 import { evmChain } from './evm';
 

@@ -1,4 +1,4 @@
-import { money } from '../../money';
+import { money } from '../../shared/money';
 import { fromUnits, toUnits } from './amounts';
 
 describe('token amounts', () => {

@@ -1,5 +1,5 @@
 import { formatUnits, parseUnits } from 'viem';
-import { CRYPTO_DECIMALS, Money, money } from '../../money';
+import { CRYPTO_DECIMALS, Money, money } from '../../shared/money';
 
 /**
  * Token amounts between the ledger (decimal, six places) and the chain (integer base units of

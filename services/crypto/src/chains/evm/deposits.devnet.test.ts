@@ -7,12 +7,12 @@ import { eventually, startRpcProxy, type RpcCall, type RpcProxy } from '@pay/tes
 import { createLogger, metricsRegistry } from '@pay/kit';
 import { Writable } from 'node:stream';
 import { registerMerchant, startCryptoApp, testKeyFor, type CryptoTestApp, type TestMerchant } from '../../../test/test-support';
-import { trackTransfers } from '../../transactions/tracker';
+import { trackTransfers } from '../../modules/transactions/tracker';
 import { watchChains } from '../../background';
-import { recordFoundTransfers } from '../../transactions/transfers';
+import { recordFoundTransfers } from '../../modules/transactions/transfers';
 import { DEVNET_MNEMONIC, startDevnet, type Devnet } from './devnet';
 import { connectLiveChain } from './live-chain';
-import { money } from '../../money';
+import { money } from '../../shared/money';
 import type { CryptoDeps } from '../../deps';
 import { liveChainMap } from '../registry';
 

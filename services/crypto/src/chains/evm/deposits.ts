@@ -1,6 +1,6 @@
 import { erc20Abi } from 'viem';
 import type { Clock, Logger } from '@pay/kit';
-import { money, type Money } from '../../money';
+import { money, type Money } from '../../shared/money';
 import type { TransferRef, TransferState } from '../port';
 import { fromUnits, toUnits } from './amounts';
 import { tokenOf, type EvmNetwork } from './config';

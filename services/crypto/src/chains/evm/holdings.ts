@@ -1,5 +1,5 @@
 import { erc20Abi, formatEther, getAddress } from 'viem';
-import { money } from '../../money';
+import { money } from '../../shared/money';
 import type { TokenHoldings } from '../port';
 import { fromUnits } from './amounts';
 import type { EvmNetwork, EvmToken } from './config';

@@ -7,7 +7,7 @@ import type { EvmConfig } from './settings';
 import type { CryptoDb } from '../../db';
 import type { Currency, Network } from '../../generated/prisma/client';
 import type { LiveChain, ChainHoldings, DepositAddress, PaymentToken, PayoutRef, PayoutRequest, PayoutSent, PayoutState, PayoutTx, RecordTransfers, TransferRef, TransferState } from '../port';
-import { money, type Money } from '../../money';
+import { money, type Money } from '../../shared/money';
 import { connectEvmNetworks, EVM_NETWORKS, tokenOf, type EvmNetwork } from './config';
 import { DepositAddresses } from './deposit-addresses';
 import { depositState } from './deposits';

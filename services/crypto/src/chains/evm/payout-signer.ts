@@ -2,7 +2,7 @@ import { decodeFunctionData, encodeFunctionData, erc20Abi, formatEther, formatGw
 import type { Clock, Logger } from '@pay/kit';
 import { tablesIn, type CryptoDb } from '../../db';
 import type { Network, PayoutTransaction } from '../../generated/prisma/client';
-import { money } from '../../money';
+import { money } from '../../shared/money';
 import type { PayoutRef, PayoutRequest, PayoutSent, PayoutState, PayoutTx } from '../port';
 import { fromUnits, toUnits } from './amounts';
 import { tokenAt, tokenOf, type EvmNetwork, type EvmToken } from './config';

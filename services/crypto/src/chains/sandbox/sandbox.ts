@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '@pay/kit';
 import type { Network } from '../../generated/prisma/client';
-import { CURRENCY_CODES } from '../../currencies';
+import { CURRENCY_CODES } from '../../shared/currencies';
 import { generateAddress, toChecksumAddress } from '../addresses';
 import type { ChainWatcher, DepositAddress, PayoutRef, PayoutRequest, PayoutSent, PayoutSigner, PayoutState, PayoutTx, TransferRef, TransferState } from '../port';
 

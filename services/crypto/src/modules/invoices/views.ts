@@ -1,0 +1,34 @@
+import type { Invoice } from '../../generated/prisma/client';
+import { toJsonNumber } from '../../shared/money';
+
+/** An invoice as Prisma or a hot-path query returns it: amounts as Decimal or as numeric text. */
+export type InvoiceRecord = Omit<Invoice, 'amount' | 'amountReceived'> & { amount: { toString(): string }; amountReceived: { toString(): string } };
+
+export function paymentUrl(publicUrl: string, id: string): string {
+  return `${publicUrl}/pay/${id}`;
+}
+
+/** The create response: exactly the fields of `CreatedInvoice` (schemas.ts, as /openapi.json documents it). */
+export function createdInvoiceJson(i: InvoiceRecord, publicUrl: string) {
+  return {
+    id: i.id,
+    amount: toJsonNumber(i.amount),
+    currency: i.currency,
+    network: i.network,
+    address: i.address,
+    status: i.status,
+    expiresAt: i.expiresAt.toISOString(),
+    paymentUrl: paymentUrl(publicUrl, i.id),
+  };
+}
+
+/** GET, list and events: the create fields plus what happened since. */
+export function invoiceJson(i: InvoiceRecord, publicUrl: string) {
+  return {
+    ...createdInvoiceJson(i, publicUrl),
+    description: i.description,
+    amountReceived: toJsonNumber(i.amountReceived),
+    paidAt: i.paidAt?.toISOString() ?? null,
+    createdAt: i.createdAt.toISOString(),
+  };
+}
