@@ -1,5 +1,5 @@
 import { money } from '@pay/money';
-import type { InvoiceWithCustomer } from '../../modules/invoices/store';
+import type { InvoiceWithCustomer } from '../../modules/invoices/invoices';
 import { isKycVerified } from '../../modules/invoices/views';
 import type { Language } from '../../modules/kyc/schemas';
 import { LOCALES } from './i18n';

@@ -4,7 +4,7 @@ import { money, type Money } from '@pay/money';
 import { ApiError, StringEnum, Uuid } from '@pay/schemas';
 import type { PayPageDeps } from '../../deps';
 import { assertPayable, payInvoice } from '../../payments/payment';
-import { selectInvoiceById, type InvoiceWithCustomer } from '../../modules/invoices/store';
+import { invoiceForPayPage, type InvoiceWithCustomer } from '../../modules/invoices/invoices';
 import { readCard } from '../../payments/card';
 import type { PaymentProvider } from '../../payments/provider';
 import { sandboxSbpTransactionId } from '../../payments/sandbox';
@@ -13,9 +13,8 @@ import { paymentNoticesOf } from './notices';
 import { TBankProvider, asApiError } from '../../payments/tbank/provider';
 import { requestLanguage } from './i18n';
 import type { Request } from 'express';
-import { uploadReceipt } from '../../modules/receipts/receipts';
 import { receiptFileSpec } from '../../modules/receipts/routes';
-import { selectLatestReceipt } from '../../modules/receipts/store';
+import { latestReceiptOf, uploadReceipt } from '../../modules/receipts/receipts';
 import { paymentPage, sandboxBankPage, type FormProblem } from './view';
 
 const Params = Type.Object({ invoiceId: Uuid });
@@ -40,12 +39,12 @@ const SbpForm = Type.Object({ payerBank: StringEnum(SANDBOX_BANKS) }, { addition
  */
 export function paymentPageRoutes(pages: Api, deps: PayPageDeps): void {
   const load = async (id: string): Promise<InvoiceWithCustomer> => {
-    const invoice = await selectInvoiceById(deps.tables, id);
+    const invoice = await invoiceForPayPage(deps, id);
     if (!invoice) throw new ApiError('NOT_FOUND', 'This payment link does not lead to an invoice');
     return invoice;
   };
   const model = async (id: string, req: Request) => {
-    const [invoice, receipt, notices] = await Promise.all([load(id), selectLatestReceipt(deps.tables, id), paymentNoticesOf(deps.tables, id)]);
+    const [invoice, receipt, notices] = await Promise.all([load(id), latestReceiptOf(deps, id), paymentNoticesOf(deps.tables, id)]);
     return paymentPageModel(invoice, deps.clock.now(), receipt, requestLanguage(req), notices);
   };
   /** A refusal the payer can act on: the page again, with the reason, and the refusal's status. */
@@ -64,7 +63,7 @@ export function paymentPageRoutes(pages: Api, deps: PayPageDeps): void {
       auth: 'none',
       params: Params,
       handler: async ({ params, req }) => {
-        const [invoice, receipt, notices] = await Promise.all([load(params.invoiceId), selectLatestReceipt(deps.tables, params.invoiceId), paymentNoticesOf(deps.tables, params.invoiceId)]);
+        const [invoice, receipt, notices] = await Promise.all([load(params.invoiceId), latestReceiptOf(deps, params.invoiceId), paymentNoticesOf(deps.tables, params.invoiceId)]);
         // A paid invoice with a successUrl sends the payer on at once (after paying here, or when the poll sees it paid).
         const success = successRedirectOf(invoice);
         return success ? { redirect: success } : { html: paymentPage(paymentPageModel(invoice, deps.clock.now(), receipt, requestLanguage(req), notices)) };
@@ -124,7 +123,7 @@ export function paymentPageRoutes(pages: Api, deps: PayPageDeps): void {
   ): Promise<unknown> => {
     const ids = { invoiceId: id, chargeId: charge.chargeId, provider: provider.name };
     if (!(err instanceof ApiError)) {
-      const now = await selectInvoiceById(deps.tables, id).catch(() => null);
+      const now = await invoiceForPayPage(deps, id).catch(() => null);
       if (!now || now.status === 'PAID') {
         deps.logger.error({ ...ids, err: { message: (err as Error).message } }, 'card charged but its payment write failed and the invoice state is unknown or PAID; charge not voided: reconcile');
         return err;

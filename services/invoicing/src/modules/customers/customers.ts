@@ -2,7 +2,7 @@ import type { Owner } from '@pay/auth';
 import { toJsonNumber } from '@pay/money';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../../deps';
-import { listOwnedCustomers, setOwnedCustomerBlocked, type CustomerRow } from './store';
+import { customerNames, listOwnedCustomers, setOwnedCustomerBlocked, type CustomerRow } from './store';
 import type { TrustLevel } from './trust';
 
 export function customerJson(c: CustomerRow) {
@@ -48,4 +48,9 @@ export async function setBlocked(deps: Pick<InvoicingDeps, 'tables' | 'clock'>, 
   const row = await setOwnedCustomerBlocked(deps.tables, owner, id, blocked, deps.clock.now());
   if (!row) throw new ApiError('NOT_FOUND', `Customer ${id} not found`);
   return row;
+}
+
+/** Customers' names by id, for the analytics module's top payers. */
+export function customerNamesOf(tables: InvoicingDeps['tables'], ids: string[]): Promise<Map<string, string | null>> {
+  return customerNames(tables, ids);
 }

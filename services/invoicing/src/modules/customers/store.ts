@@ -223,3 +223,10 @@ export const invoiceCustomer = (eb: InvoiceEb) => {
     .limit(1)
     .as('c');
 };
+
+/** The names of customers by id (analytics' top payers). */
+export async function customerNames(db: InvoicingTables, ids: string[]): Promise<Map<string, string | null>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('customers').select(['id', 'full_name']).where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, r.full_name]));
+}

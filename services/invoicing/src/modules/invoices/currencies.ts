@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingTables, Tables } from '../../db';
+import { merchantCurrencies, saveMerchantCurrencies } from './store';
 
 export type Currency = Tables.Currency;
 
@@ -11,13 +11,7 @@ export const DEFAULT_CURRENCIES: readonly Currency[] = ['RUB'];
 
 /** The merchant's enabled currencies (no settings row: the default), one primary-key probe. */
 export async function enabledCurrencies(db: InvoicingTables, merchantId: string): Promise<Currency[]> {
-  const row = await db
-    .selectFrom('merchant_settings')
-    // As text[]: pg parses arrays of the types it knows, and an enum's array is not one of them.
-    .select((eb) => eb.cast<Currency[]>('enabled_currencies', sql`text[]`).as('enabled_currencies'))
-    .where('merchant_id', '=', merchantId)
-    .executeTakeFirst();
-  return row?.enabled_currencies ?? [...DEFAULT_CURRENCIES];
+  return (await merchantCurrencies(db, merchantId)) ?? [...DEFAULT_CURRENCIES];
 }
 export function currencyNotEnabled(currency: string, enabled: readonly string[]): ApiError {
   return new ApiError(
@@ -35,11 +29,6 @@ export async function assertCurrencyEnabled(db: InvoicingTables, merchantId: str
 /** Replaces the merchant's set (kept in the service's order, without repeats). */
 export async function setEnabledCurrencies(db: InvoicingTables, merchantId: string, currencies: readonly Currency[], now: Date): Promise<Currency[]> {
   const set = CURRENCIES.filter((c) => currencies.includes(c));
-  await db
-    .insertInto('merchant_settings')
-    // An enum array is written, and typed by the generated tables, as its Postgres literal.
-    .values({ merchant_id: merchantId, enabled_currencies: `{${set.join(',')}}`, updated_at: now })
-    .onConflict((oc) => oc.column('merchant_id').doUpdateSet((eb) => ({ enabled_currencies: eb.ref('excluded.enabled_currencies'), updated_at: eb.ref('excluded.updated_at') })))
-    .execute();
+  await saveMerchantCurrencies(db, merchantId, set, now);
   return set;
 }

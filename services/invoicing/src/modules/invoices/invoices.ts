@@ -9,7 +9,7 @@ import type { PaymentMethod, PaymentProvider } from '../../payments/provider';
 import { assertCurrencyEnabled, type Currency } from './currencies';
 import { qrPngDataUri } from '../../payments/qr';
 import { EXPIRES_IN_HOURS, type CreateInvoiceBody } from './schemas';
-import { insertInvoice, selectCreatedByKey, selectInvoice, selectInvoices, type CreatedInvoiceRow, type InvoiceStatus, type InvoiceWithCustomer } from './store';
+import { insertInvoice, selectCreatedByKey, selectInvoice, selectInvoiceById, selectInvoices, type CreatedInvoiceRow, type InvoiceStatus, type InvoiceWithCustomer } from './store';
 
 /** Rubles and the other fiat currencies have kopecks (cents): two places. */
 export const FIAT_DECIMALS = 2;
@@ -31,7 +31,7 @@ export function providerFor(deps: Pick<InvoicingDeps, 'providers'>, owner: Owner
 
 /** The create body, `metadata` as the exact JSON text the merchant sent (`exactBodyMember`). */
 export type CreateInvoiceInput = Omit<Static<typeof CreateInvoiceBody>, 'metadata'> & { metadata?: RawJson };
-export type { Currency };
+export type { Currency, InvoiceWithCustomer };
 
 /**
  * An invoice to open, whichever API asked: v2 (rubles, `expiresInHours`), v1 (a currency,
@@ -168,4 +168,9 @@ export async function getInvoice(deps: InvoicesDeps, owner: Owner, id: string): 
 
 export function listInvoices(deps: InvoicesDeps, owner: Owner, q: { limit: number; offset: number; status?: InvoiceStatus }) {
   return selectInvoices(deps.tables, owner, q);
+}
+
+/** An invoice by id alone, with its customer, for the hosted payment page (its id is the page's capability); null when there is none. */
+export function invoiceForPayPage(deps: Pick<InvoicingDeps, 'tables'>, id: string): Promise<InvoiceWithCustomer | null> {
+  return selectInvoiceById(deps.tables, id);
 }

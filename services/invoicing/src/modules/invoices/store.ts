@@ -533,3 +533,24 @@ export async function externalOrdersOf(db: Db, ids: string[]): Promise<Map<strin
   const rows = await db.selectFrom('invoices').select(['id', 'external_order_id']).where('id', 'in', ids).execute();
   return new Map(rows.map((r) => [r.id, r.external_order_id]));
 }
+
+/** The merchant's enabled currencies from its settings row (one primary-key probe); null when it has none. */
+export async function merchantCurrencies(db: Db, merchantId: string): Promise<Tables.Currency[] | null> {
+  const row = await db
+    .selectFrom('merchant_settings')
+    // As text[]: pg parses arrays of the types it knows, and an enum's array is not one of them.
+    .select((eb) => eb.cast<Tables.Currency[]>('enabled_currencies', sql`text[]`).as('enabled_currencies'))
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirst();
+  return row?.enabled_currencies ?? null;
+}
+
+/** Replaces the merchant's enabled currencies. */
+export async function saveMerchantCurrencies(db: Db, merchantId: string, set: readonly Tables.Currency[], now: Date): Promise<void> {
+  await db
+    .insertInto('merchant_settings')
+    // An enum array is written, and typed by the generated tables, as its Postgres literal.
+    .values({ merchant_id: merchantId, enabled_currencies: `{${set.join(',')}}`, updated_at: now })
+    .onConflict((oc) => oc.column('merchant_id').doUpdateSet((eb) => ({ enabled_currencies: eb.ref('excluded.enabled_currencies'), updated_at: eb.ref('excluded.updated_at') })))
+    .execute();
+}

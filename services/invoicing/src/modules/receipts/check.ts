@@ -4,13 +4,12 @@ import { payLockedInvoice } from '../../payments/payment';
 import { confirmedPaymentOf, needsReceiptAndConfirmation } from '../invoices/proof';
 import { lockInvoice } from '../invoices/store';
 import { paymentMethodOf } from '../invoices/views';
-import { tablesIn } from '../../db';
-import { inTransaction, type Tx } from '../../transactions';
+import { inTransaction } from '../../transactions';
 import { openReview } from '../reviews/open';
 import { decideReceipt, type Decision } from './decision';
 import { extractReceiptFields } from './extract';
 import type { ReceiptReaders } from './readers';
-import type { ReceiptRow } from './store';
+import { receiptInCheck, receiptToCheck, recordReceiptCheck, uploadedEarlierForAnotherInvoice, type ReceiptRow } from './store';
 
 export type CheckOutcome = 'APPROVED' | 'REJECTED' | 'already checked';
 
@@ -31,7 +30,7 @@ export type CheckOutcome = 'APPROVED' | 'REJECTED' | 'already checked';
  * Safe to run twice: only a PENDING receipt is decided.
  */
 export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'receiptStorage' | 'logger'>, readers: ReceiptReaders, receiptId: string): Promise<CheckOutcome> {
-  const receipt = await deps.tables.selectFrom('receipts').select(['id', 'storage_key', 'content_type', 'status']).where('id', '=', receiptId).executeTakeFirst();
+  const receipt = await receiptToCheck(deps.tables, receiptId);
   if (!receipt || receipt.status !== 'PENDING') return 'already checked';
   const bytes = await deps.receiptStorage.get(receipt.storage_key);
   const started = Date.now();
@@ -40,7 +39,7 @@ export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'tables' | '
   deps.logger.debug({ receiptId, ms: Date.now() - started, confidence: reading.confidence }, 'receipt read');
 
   return inTransaction(deps.db, async (tx) => {
-    const current = await tablesIn(tx).selectFrom('receipts').select(['invoice_id', 'status', 'created_at']).where('id', '=', receiptId).executeTakeFirst();
+    const current = await receiptInCheck(tx, receiptId);
     if (!current || current.status !== 'PENDING') return 'already checked';
     const invoice = await lockInvoice(tx, current.invoice_id);
     let now = deps.clock.now();
@@ -77,37 +76,17 @@ export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'tables' | '
       }
     }
     const approved = decision.status === 'APPROVED';
-    await tablesIn(tx)
-      .updateTable('receipts')
-      .set({
-        status: decision.status,
-        extracted_amount: fields.amount?.toFixed(2) ?? null,
-        extracted_date: fields.date,
-        confidence: reading.confidence,
-        bank: fields.bank,
-        payment_type: fields.paymentType,
-        rejection_reason: decision.rejectionReason,
-        verified_amount: approved ? fields.amount!.toFixed(2) : null,
-        verified_at: now,
-      })
-      .where('id', '=', receiptId)
-      .execute();
+    await recordReceiptCheck(tx, receiptId, {
+      status: decision.status,
+      extracted_amount: fields.amount?.toFixed(2) ?? null,
+      extracted_date: fields.date,
+      confidence: reading.confidence,
+      bank: fields.bank,
+      payment_type: fields.paymentType,
+      rejection_reason: decision.rejectionReason,
+      verified_amount: approved ? fields.amount!.toFixed(2) : null,
+      verified_at: now,
+    });
     return decision.status;
   });
-}
-
-/** The same bytes were uploaded before (by creation order) for another invoice: one file proves one payment. */
-async function uploadedEarlierForAnotherInvoice(tx: Tx, receiptId: string): Promise<boolean> {
-  const db = tablesIn(tx);
-  const me = await db.selectFrom('receipts').select(['invoice_id', 'content_sha256', 'created_at', 'id']).where('id', '=', receiptId).executeTakeFirstOrThrow();
-  if (me.content_sha256 === null) return false;
-  const earlier = await db
-    .selectFrom('receipts')
-    .select('id')
-    .where('content_sha256', '=', me.content_sha256)
-    .where('invoice_id', '<>', me.invoice_id)
-    .where((eb) => eb.or([eb('created_at', '<', me.created_at), eb.and([eb('created_at', '=', me.created_at), eb('id', '<', me.id)])]))
-    .limit(1)
-    .executeTakeFirst();
-  return earlier !== undefined;
 }

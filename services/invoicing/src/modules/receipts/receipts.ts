@@ -6,8 +6,7 @@ import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps, ReceiptsDeps } from '../../deps';
 import { lockInvoice, receiptTargetOf } from '../invoices/store';
 import { inTransaction } from '../../transactions';
-import { tablesIn } from '../../db';
-import { selectReceipt, selectReceipts, type ReceiptFilter, type ReceiptRow } from './store';
+import { insertReceipt, receiptCountOf, selectLatestReceipt, selectReceipt, selectReceipts, type ReceiptFilter, type ReceiptRow } from './store';
 
 /** Receipts one invoice may collect: room for retries after rejections, not a file store for anyone holding the link. */
 export const MAX_RECEIPTS_PER_INVOICE = 20;
@@ -52,30 +51,21 @@ async function recordReceipt(deps: Pick<ReceiptsDeps, 'db' | 'tables'>, target: 
     if (target.source === 'page' && !canUploadFromPage(invoice, now)) {
       throw pageRefusal();
     }
-    const count = await tablesIn(tx)
-      .selectFrom('receipts')
-      .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
-      .where('invoice_id', '=', invoice.id)
-      .executeTakeFirstOrThrow();
-    if (count.n >= MAX_RECEIPTS_PER_INVOICE) {
+    if ((await receiptCountOf(tx, invoice.id)) >= MAX_RECEIPTS_PER_INVOICE) {
       throw new ApiError('INVALID_STATE', `Invoice ${invoice.id} already has ${MAX_RECEIPTS_PER_INVOICE} receipts, the most one invoice takes`);
     }
-    await tablesIn(tx)
-      .insertInto('receipts')
-      .values({
-        id,
-        invoice_id: invoice.id,
-        merchant_id: invoice.merchant_id,
-        is_test: invoice.is_test,
-        status: 'PENDING',
-        storage_key: key,
-        content_type: file.type,
-        size_bytes: file.bytes.length,
-        source: target.source,
-        created_at: now,
-        content_sha256: createHash('sha256').update(file.bytes).digest('hex'),
-      })
-      .execute();
+    await insertReceipt(tx, {
+      id,
+      invoice_id: invoice.id,
+      merchant_id: invoice.merchant_id,
+      is_test: invoice.is_test,
+      storage_key: key,
+      content_type: file.type,
+      size_bytes: file.bytes.length,
+      source: target.source,
+      created_at: now,
+      content_sha256: createHash('sha256').update(file.bytes).digest('hex'),
+    });
     await writeOutbox(tx, outboxMessage('receiptChecks', id, { receiptId: id }));
   });
 }
@@ -101,4 +91,9 @@ export function listReceipts(deps: Pick<InvoicingDeps, 'tables'>, owner: Owner, 
 export async function receiptFile(deps: Pick<InvoicingDeps, 'tables' | 'receiptStorage'>, owner: Owner, id: string) {
   const receipt = await getReceipt(deps, owner, id);
   return { receipt, bytes: await deps.receiptStorage.get(receipt.storage_key) };
+}
+
+/** The newest receipt of an invoice, for the hosted page: its state and, when rejected, why. */
+export function latestReceiptOf(deps: Pick<InvoicingDeps, 'tables'>, invoiceId: string) {
+  return selectLatestReceipt(deps.tables, invoiceId);
 }

@@ -1,5 +1,10 @@
-import type { Selectable, SelectQueryBuilder } from 'kysely';
-import type { InvoicingTables, Tables } from '../../db';
+import type { Insertable, Selectable, SelectQueryBuilder, Updateable } from 'kysely';
+import type { Sql } from '@pay/kit';
+import { tablesIn, type InvoicingTables, type Tables } from '../../db';
+
+/*
+ * The statements on the receipts module's table (`receipts`): the only file that names it.
+ */
 import type { Owner } from '@pay/auth';
 
 export type ReceiptStatus = Tables.ReceiptStatus;
@@ -52,4 +57,69 @@ export async function selectReceipts(db: InvoicingTables, owner: Owner, q: Recei
     matching(db.selectFrom('receipts').select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('total'))).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: count.total };
+}
+
+/** What the check reads of a receipt before reading its file; undefined when there is none. */
+export function receiptToCheck(db: InvoicingTables, id: string) {
+  return db.selectFrom('receipts').select(['id', 'storage_key', 'content_type', 'status']).where('id', '=', id).executeTakeFirst();
+}
+
+/** The receipt's invoice, state and upload time, read in the check's transaction. */
+export function receiptInCheck(tx: Sql, id: string) {
+  return tablesIn(tx).selectFrom('receipts').select(['invoice_id', 'status', 'created_at']).where('id', '=', id).executeTakeFirst();
+}
+
+/** Records the check's outcome on the receipt. */
+export async function recordReceiptCheck(tx: Sql, id: string, outcome: Pick<Updateable<Tables.Receipt>, 'status' | 'extracted_amount' | 'extracted_date' | 'confidence' | 'bank' | 'payment_type' | 'rejection_reason' | 'verified_amount' | 'verified_at'>): Promise<void> {
+  await tablesIn(tx).updateTable('receipts').set(outcome).where('id', '=', id).execute();
+}
+
+/** The same bytes were uploaded before (by creation order) for another invoice. */
+export async function uploadedEarlierForAnotherInvoice(tx: Sql, receiptId: string): Promise<boolean> {
+  const db = tablesIn(tx);
+  const me = await db.selectFrom('receipts').select(['invoice_id', 'content_sha256', 'created_at', 'id']).where('id', '=', receiptId).executeTakeFirstOrThrow();
+  if (me.content_sha256 === null) return false;
+  const earlier = await db
+    .selectFrom('receipts')
+    .select('id')
+    .where('content_sha256', '=', me.content_sha256)
+    .where('invoice_id', '<>', me.invoice_id)
+    .where((eb) => eb.or([eb('created_at', '<', me.created_at), eb.and([eb('created_at', '=', me.created_at), eb('id', '<', me.id)])]))
+    .limit(1)
+    .executeTakeFirst();
+  return earlier !== undefined;
+}
+
+/** How many receipts the invoice has. */
+export async function receiptCountOf(tx: Sql, invoiceId: string): Promise<number> {
+  const count = await tablesIn(tx)
+    .selectFrom('receipts')
+    .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
+    .where('invoice_id', '=', invoiceId)
+    .executeTakeFirstOrThrow();
+  return count.n;
+}
+
+/** A new PENDING receipt. */
+export async function insertReceipt(tx: Sql, r: Omit<Insertable<Tables.Receipt>, 'status'>): Promise<void> {
+  await tablesIn(tx)
+    .insertInto('receipts')
+    .values({ ...r, status: 'PENDING' })
+    .execute();
+}
+
+/** A PENDING receipt the check gave up on: REJECTED as unreadable (once). */
+export async function rejectUnreadableReceipt(db: InvoicingTables, id: string, why: string, at: Date): Promise<void> {
+  await db
+    .updateTable('receipts')
+    .set({ status: 'REJECTED', rejection_reason: `Unreadable: the receipt could not be checked (${why.slice(0, 200)})`, verified_at: at })
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .execute();
+}
+
+/** Receipts PENDING since before `createdBefore`, oldest first (at most 1000). */
+export async function pendingReceiptIdsBefore(db: InvoicingTables, createdBefore: Date): Promise<string[]> {
+  const rows = await db.selectFrom('receipts').select('id').where('status', '=', 'PENDING').where('created_at', '<', createdBefore).orderBy('created_at').limit(1000).execute();
+  return rows.map((r) => r.id);
 }

@@ -3,6 +3,7 @@ import { Queues, startWorker } from '@pay/queue';
 import type { InvoicingDeps, ReceiptsDeps } from '../../deps';
 import { checkReceipt } from './check';
 import type { ReceiptReaders } from './readers';
+import { pendingReceiptIdsBefore, rejectUnreadableReceipt } from './store';
 
 /**
  * Consumes receipt checks. OCR takes a core while it runs, so one check at a time per process
@@ -27,12 +28,7 @@ export function startReceiptWorker(deps: ReceiptsDeps, readers: ReceiptReaders):
 }
 
 async function giveUp(deps: ReceiptsDeps, receiptId: string, why: string): Promise<void> {
-  await deps.tables
-    .updateTable('receipts')
-    .set({ status: 'REJECTED', rejection_reason: `Unreadable: the receipt could not be checked (${why.slice(0, 200)})`, verified_at: deps.clock.now() })
-    .where('id', '=', receiptId)
-    .where('status', '=', 'PENDING')
-    .execute();
+  await rejectUnreadableReceipt(deps.tables, receiptId, why, deps.clock.now());
 }
 
 /** Receipts PENDING longer than this without a job are given one again. */
@@ -44,16 +40,9 @@ const STALE_MS = 120_000;
  * receipt whose job is still queued is skipped by BullMQ.
  */
 export async function reconcileReceipts(deps: Pick<InvoicingDeps, 'tables' | 'clock'>, queue: Queue): Promise<number> {
-  const rows = await deps.tables
-    .selectFrom('receipts')
-    .select('id')
-    .where('status', '=', 'PENDING')
-    .where('created_at', '<', new Date(deps.clock.now().getTime() - STALE_MS))
-    .orderBy('created_at')
-    .limit(1000)
-    .execute();
-  if (rows.length === 0) return 0;
+  const ids = await pendingReceiptIdsBefore(deps.tables, new Date(deps.clock.now().getTime() - STALE_MS));
+  if (ids.length === 0) return 0;
   const spec = Queues.receiptChecks;
-  await queue.addBulk(rows.map((r) => ({ name: spec.name, data: { receiptId: r.id }, opts: { ...spec.jobOptions, jobId: r.id } })));
-  return rows.length;
+  await queue.addBulk(ids.map((id) => ({ name: spec.name, data: { receiptId: id }, opts: { ...spec.jobOptions, jobId: id } })));
+  return ids.length;
 }

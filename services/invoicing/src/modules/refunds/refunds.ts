@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
 import type { Owner } from '@pay/auth';
 import { IDEMPOTENCY_TTL_MS, type IdempotentRun } from '@pay/kit';
 import { money, toJsonNumber, type Money } from '@pay/money';
@@ -10,10 +8,10 @@ import { countRefund } from '../customers/payers';
 import { inTransaction, type Tx } from '../../transactions';
 import { emitInvoiceEvent } from '../invoices/events';
 import { FIAT_DECIMALS, providerFor } from '../invoices/invoices';
-import { tablesIn, type Tables } from '../../db';
 import { addRefunded, currencyOf, externalOrdersOf, lockInvoice, type InvoiceRow } from '../invoices/store';
+import { heldByRefunds, insertRefund, refundById, refundOfIdempotencyKey, refundsOfInvoice, settlePendingRefund, stalePendingRefunds, type RefundRow } from './store';
 
-export type RefundRow = Selectable<Tables.Refund>;
+export type { RefundRow };
 
 /** A PENDING refund older than this has lost its request (a crash mid-way): the reconciler finishes it. */
 export const REFUND_STALE_MS = 30_000;
@@ -62,23 +60,11 @@ async function reserveRefund(
     if (idempotency?.resumed) {
       // The request this one resumes died after its claim: it may have reserved the refund and
       // never stored the answer. Then that refund is this request's, not a second one.
-      const made = await tablesIn(tx)
-        .selectFrom('refunds')
-        .selectAll()
-        .where('invoice_id', '=', invoice.id)
-        .where('idempotency_key', '=', idempotency.key)
-        .where('created_at', '>', new Date(deps.clock.now().getTime() - IDEMPOTENCY_TTL_MS))
-        .executeTakeFirst();
+      const made = await refundOfIdempotencyKey(tx, invoice.id, idempotency.key, new Date(deps.clock.now().getTime() - IDEMPOTENCY_TTL_MS));
       if (made) return { refund: made, invoice, resumed: true };
     }
     if (invoice.status !== 'PAID') throw new ApiError('INVOICE_NOT_PAID', `Cannot refund: invoice ${invoice.id} is ${invoice.status}, not PAID`);
-    const held = await tablesIn(tx)
-      .selectFrom('refunds')
-      .select((eb) => eb.cast<string>(eb.fn.coalesce(eb.fn.sum('amount'), sql.lit(0)), 'text').as('sum'))
-      .where('invoice_id', '=', invoice.id)
-      .where('status', '<>', 'FAILED')
-      .executeTakeFirstOrThrow();
-    const left = money(invoice.amount).sub(money(held.sum));
+    const left = money(invoice.amount).sub(money(await heldByRefunds(tx, invoice.id)));
     if (left.lte(0)) throw new ApiError('REFUND_EXCEEDS_PAID', `Invoice ${invoice.id} is already refunded in full`);
     const amount = requested ?? left;
     if (amount.gt(left)) {
@@ -86,21 +72,17 @@ async function reserveRefund(
         { field: 'amount', message: `must be at most ${left.toFixed()}` },
       ]);
     }
-    const refund = await tablesIn(tx)
-      .insertInto('refunds')
-      .values({
-        id: randomUUID(),
-        invoice_id: invoice.id,
-        merchant_id: invoice.merchant_id,
-        is_test: invoice.is_test,
-        amount: amount.toFixed(),
-        status: 'PENDING',
-        reason: input.reason ?? null,
-        created_at: deps.clock.now(),
-        idempotency_key: idempotency?.key ?? null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const refund = await insertRefund(tx, {
+      invoice_id: invoice.id,
+      merchant_id: invoice.merchant_id,
+      is_test: invoice.is_test,
+      amount: amount.toFixed(),
+      status: 'PENDING',
+      reason: input.reason ?? null,
+      created_at: deps.clock.now(),
+      settled_at: null,
+      idempotency_key: idempotency?.key ?? null,
+    });
     return { refund, invoice, resumed: false };
   });
 }
@@ -115,16 +97,10 @@ async function settleRefund(deps: InvoicesDeps, refund: RefundRow, outcome: Sett
   return inTransaction(deps.db, async (tx) => {
     const invoice = await lockInvoice(tx, refund.invoice_id);
     const now = deps.clock.now();
-    const settled = await tablesIn(tx)
-      .updateTable('refunds')
-      .set({ status: ok ? 'SUCCEEDED' : 'FAILED', failure_reason: outcome.outcome === 'failed' ? outcome.reason : null, settled_at: now })
-      .where('id', '=', refund.id)
-      .where('status', '=', 'PENDING')
-      .returningAll()
-      .executeTakeFirst();
+    const settled = await settlePendingRefund(tx, refund.id, { status: ok ? 'SUCCEEDED' : 'FAILED', failure_reason: outcome.outcome === 'failed' ? outcome.reason : null, settled_at: now });
     if (!settled) {
       // Settled already by the other side: report what it recorded.
-      const current = await tablesIn(tx).selectFrom('refunds').selectAll().where('id', '=', refund.id).executeTakeFirstOrThrow();
+      const current = await refundById(tx, refund.id);
       return { refund: current, invoice };
     }
     if (!ok) return { refund: settled, invoice };
@@ -151,11 +127,7 @@ export async function recordRefundMadeElsewhere(tx: Tx, deps: Pick<InvoicesDeps,
   const take = amount.gt(left) ? left : amount;
   if (take.lte(0)) return null;
   const now = deps.clock.now();
-  const refund = await tablesIn(tx)
-    .insertInto('refunds')
-    .values({ id: randomUUID(), invoice_id: invoice.id, merchant_id: invoice.merchant_id, is_test: invoice.is_test, amount: take.toFixed(), status: 'SUCCEEDED', reason, created_at: now, settled_at: now, idempotency_key: null })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const refund = await insertRefund(tx, { invoice_id: invoice.id, merchant_id: invoice.merchant_id, is_test: invoice.is_test, amount: take.toFixed(), status: 'SUCCEEDED', reason, created_at: now, settled_at: now, idempotency_key: null });
   const updated = await addRefunded(tx, invoice.id, take.toFixed());
   if (updated.customer_id) await countRefund(tx, updated.customer_id, take, now);
   await emitInvoiceEvent(tx, deps.clock, updated, 'invoice.refunded', { refund: refundJson(refund, updated.currency) });
@@ -191,7 +163,7 @@ export async function refundInvoice(deps: InvoicesDeps, owner: Owner, invoiceId:
 /** Finishes refunds whose request died between reserving and settling. Safe in several processes. */
 export async function reconcileRefunds(deps: InvoicesDeps): Promise<number> {
   const before = new Date(deps.clock.now().getTime() - REFUND_STALE_MS);
-  const stale = await deps.tables.selectFrom('refunds').selectAll().where('status', '=', 'PENDING').where('created_at', '<', before).orderBy('created_at').limit(100).execute();
+  const stale = await stalePendingRefunds(deps.tables, before);
   const orders = await externalOrdersOf(deps.tables, [...new Set(stale.map((r) => r.invoice_id))]);
   let settled = 0;
   for (const r of stale) {
@@ -207,6 +179,6 @@ export async function reconcileRefunds(deps: InvoicesDeps): Promise<number> {
 export async function listRefunds(deps: InvoicesDeps, owner: Owner, invoiceId: string): Promise<(RefundRow & { currency: string })[]> {
   const currency = await currencyOf(deps.tables, owner, invoiceId);
   if (currency === null) throw new ApiError('NOT_FOUND', `Invoice ${invoiceId} not found`);
-  const rows = await deps.tables.selectFrom('refunds').selectAll().where('invoice_id', '=', invoiceId).orderBy('created_at').orderBy('id').execute();
+  const rows = await refundsOfInvoice(deps.tables, invoiceId);
   return rows.map((r) => ({ ...r, currency }));
 }

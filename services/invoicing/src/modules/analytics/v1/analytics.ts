@@ -1,8 +1,8 @@
-import { sql, type ExpressionBuilder } from 'kysely';
 import type { Owner } from '@pay/auth';
 import { toJsonNumber } from '@pay/money';
 import { ApiError } from '@pay/schemas';
-import { asInt, assertAnalyticsRange, bucketOf, bucketsOf, keptOf } from '../analytics';
+import { assertAnalyticsRange } from '../analytics';
+import { cohortAnalyticsOf } from '../../invoices/analytics';
 import type { InvoicingTables, Tables } from '../../../db';
 import { ANALYTICS_MAX_DAYS } from '../schemas';
 import { HOURLY_MAX_DAYS, type V1GroupBy } from './schemas';
@@ -41,88 +41,15 @@ export function v1PeriodOf(q: { from: string; to: string; groupBy: V1GroupBy }):
   return { start, stop };
 }
 
-type Db = InvoicingTables;
 type Period = { start: Date; stop: Date };
-
-/** The owner's invoices created in the period, of one currency when asked. */
-function cohort(db: Db, owner: Owner, p: Period, currency: Tables.Currency | undefined) {
-  return db
-    .selectFrom('invoices')
-    .where('merchant_id', '=', owner.merchantId)
-    .where('is_test', '=', owner.isTest)
-    .where('created_at', '>=', p.start)
-    .where('created_at', '<', p.stop)
-    .$if(currency !== undefined, (q) => q.where('currency', '=', currency!));
-}
-
-type InvoicesEb = ExpressionBuilder<Tables.DB, 'invoices'>;
-const paidCount = (eb: InvoicesEb) => eb.fn.countAll().filterWhere('status', '=', 'PAID');
-/** What the paid invoices brought: their amounts less their refunds. */
-const keptSum = (eb: InvoicesEb) => eb.fn.coalesce(eb.fn.sum<string>(keptOf(eb)).filterWhere('status', '=', 'PAID'), sql<string>`0`);
-
-/** One row per currency and the grand total (GROUPING = 1), in one scan. */
-function byCurrency(db: Db, owner: Owner, p: Period, currency: Tables.Currency | undefined) {
-  return cohort(db, owner, p, currency)
-    .select((eb) => [
-      sql<boolean>`GROUPING(${eb.ref('currency')}) = 1`.as('total'),
-      'currency',
-      asInt(eb.fn.countAll()).as('count'),
-      asInt(paidCount(eb)).as('paid_count'),
-      asInt(eb.fn.countAll().filterWhere('status', '=', 'EXPIRED')).as('expired_count'),
-      asInt(eb.fn.countAll().filterWhere('status', '=', 'CANCELLED')).as('cancelled_count'),
-      keptSum(eb).as('volume'),
-      sql<string>`COALESCE(round(${keptSum(eb)} / NULLIF(${paidCount(eb)}, 0), 2), 0)`.as('average_amount'),
-      sql<string>`COALESCE(round(100.0 * ${paidCount(eb)} / NULLIF(${eb.fn.countAll()}, 0), 2), 0)`.as('conversion_rate'),
-    ])
-    .groupBy((eb) => sql`ROLLUP (${eb.ref('currency')})`);
-}
-
-/** Every bucket of the period (UTC, ISO weeks), empty ones with zeros. */
-function byPeriod(db: Db, owner: Owner, p: Period, currency: Tables.Currency | undefined, groupBy: V1GroupBy) {
-  return db
-    .with('buckets', bucketsOf(groupBy, STEP[groupBy], p))
-    .with('agg', () =>
-      cohort(db, owner, p, currency)
-        .select((eb) => [bucketOf(eb, groupBy, 'created_at').as('bucket'), asInt(eb.fn.countAll()).as('count'), asInt(paidCount(eb)).as('paid_count'), keptSum(eb).as('volume')])
-        .groupBy(sql`1`),
-    )
-    .selectFrom('buckets as b')
-    .leftJoin('agg as a', 'a.bucket', 'b.bucket')
-    .select((eb) => [
-      sql<string>`to_char(${eb.ref('b.bucket')}, 'YYYY-MM-DD"T"HH24:MI:SS".000Z"')`.as('date'),
-      eb.fn.coalesce('a.volume', sql<string>`0`).as('volume'),
-      eb.fn.coalesce('a.count', sql<number>`0`).as('count'),
-      eb.fn.coalesce('a.paid_count', sql<number>`0`).as('paid_count'),
-    ])
-    .orderBy('b.bucket');
-}
-
-/** Paid SBP payments by the payer's bank (cards have none), with each bank's share of them. */
-function byBank(db: Db, owner: Owner, p: Period, currency: Tables.Currency | undefined) {
-  return cohort(db, owner, p, currency)
-    .where('status', '=', 'PAID')
-    .where('payer_bank', 'is not', null)
-    .select((eb) => [
-      'payer_bank as bank',
-      asInt(eb.fn.countAll()).as('count'),
-      eb.fn.sum<string>(keptOf(eb)).as('volume'),
-      sql<string>`round(100.0 * count(*) / sum(count(*)) OVER (), 2)`.as('percentage'),
-    ])
-    .groupBy('payer_bank')
-    .orderBy((eb) => eb.fn.countAll(), 'desc')
-    .orderBy('payer_bank');
-}
 
 /**
  * Analytics v1, aggregated by Postgres over the invoices created in the period (a cohort):
- * counts by their status now, money of those paid, net of refunds. Three statements side by side.
+ * counts by their status now, money of those paid, net of refunds. Three reads the invoices
+ * module publishes, side by side.
  */
-export async function v1AnalyticsOf(db: Db, owner: Owner, period: Period, q: { groupBy: V1GroupBy; currency?: Tables.Currency }) {
-  const [currencies, periods, banks] = await Promise.all([
-    byCurrency(db, owner, period, q.currency).execute(),
-    byPeriod(db, owner, period, q.currency, q.groupBy).execute(),
-    byBank(db, owner, period, q.currency).execute(),
-  ]);
+export async function v1AnalyticsOf(db: InvoicingTables, owner: Owner, period: Period, q: { groupBy: V1GroupBy; currency?: Tables.Currency }) {
+  const [currencies, periods, banks] = await cohortAnalyticsOf(db, owner, period, q.currency, q.groupBy, STEP[q.groupBy]);
   // ROLLUP gives the grand-total row even when nothing matched.
   const all = currencies.find((r) => r.total)!;
   return {
