@@ -125,7 +125,7 @@ describe('the import rules (.dependency-cruiser.cjs) over the workspace', () => 
 
   it('covers services, packages, bench, scripts and e2e, and resolves every import', () => {
     const sources = result.modules.map((m) => m.source);
-    for (const dir of ['services/invoicing/src/', 'services/crypto/src/', 'packages/kit/src/', 'bench/', 'scripts/', 'e2e/']) {
+    for (const dir of ['services/invoicing/src/', 'services/crypto/src/', 'packages/http/src/', 'bench/', 'scripts/', 'e2e/']) {
       expect(sources.filter((s) => s.startsWith(dir)).length).toBeGreaterThan(0);
     }
     // A specifier the cruiser could not resolve would hide its edge: none may be left.
@@ -378,8 +378,8 @@ const KNOWN_TABLE_NAMINGS: readonly string[] = [
   'packages/accounts/src/console-sessions.ts → accounts.console_sessions',
   'packages/accounts/src/merchants.ts → accounts.merchants',
   'packages/client/src/postgres-restart.chaos.test.ts → invoicing.invoices',
-  'packages/kit/src/http/idempotency.test.ts → kit.idempotency_keys',
-  'packages/kit/src/http/idempotency.ts → kit.idempotency_keys',
+  'packages/http/src/idempotency.test.ts → kit.idempotency_keys',
+  'packages/http/src/idempotency.ts → kit.idempotency_keys',
   'packages/migrate/src/deploy.test.ts → accounts.merchants',
   'packages/queue/src/metrics.test.ts → queue.outbox',
   'packages/queue/src/metrics.ts → queue.outbox',

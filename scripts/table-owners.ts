@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { postgresSchemaOf } from '@pay/migrate';
 
 /**
  * Who owns each table, and who else names it: the source scan behind the rule "a module's
@@ -8,8 +9,8 @@ import path from 'node:path';
  *
  * Ownership comes from the Prisma schemas (`services/*\/prisma/schema.prisma`,
  * `packages/*\/prisma/schema.prisma`): each model is a table (`@@map`, else the model's name) in
- * the Postgres schema `@@schema` names, else the one named after its project (`services/crypto` →
- * `crypto`). In a service, the model also says which module owns it, with a line
+ * the Postgres schema `@@schema` names, else the one its package.json pins (`postgresSchema`:
+ * packages/http's is `kit`), else the one named after its project (`services/crypto` → `crypto`). In a service, the model also says which module owns it, with a line
  * `// owner: <module>` inside the model; a package is one module, so its models need none.
  * A module's store is every file, under the module's folder (`src/<module>/` today,
  * `src/modules/<module>/` in the layout being moved to) or under the project's `test/<module>/`
@@ -37,14 +38,14 @@ export const qualified = (table: Pick<Table, 'schema' | 'name'>) => `${table.sch
 export const ownerOf = (table: Table) => (table.module ? `${table.project}: ${table.module}` : table.project);
 
 /** The tables of one schema.prisma text (`project` is its folder, relative to the root). */
-export function tablesInSchema(text: string, project: string): Table[] {
+export function tablesInSchema(text: string, project: string, projectSchema = path.basename(project)): Table[] {
   const tables: Table[] = [];
   for (const match of text.matchAll(/^model\s+(\w+)\s*\{([\s\S]*?)^\}/gm)) {
     const [, model, body] = match as unknown as [string, string, string];
     const map = /@@map\(\s*"([^"]+)"\s*\)/.exec(body);
     const schema = /@@schema\(\s*"([^"]+)"\s*\)/.exec(body);
     const owner = /^\s*\/\/\s*owner:\s*([\w/-]+)/m.exec(body);
-    tables.push({ schema: schema?.[1] ?? path.basename(project), name: map?.[1] ?? model, model, project, module: owner?.[1] ?? null });
+    tables.push({ schema: schema?.[1] ?? projectSchema, name: map?.[1] ?? model, model, project, module: owner?.[1] ?? null });
   }
   return tables;
 }
@@ -54,7 +55,7 @@ export function workspaceTables(root: string): Table[] {
   return ['services', 'packages'].flatMap((top) =>
     readdirSync(path.join(root, top)).flatMap((name) => {
       const file = path.join(root, top, name, 'prisma', 'schema.prisma');
-      return existsSync(file) ? tablesInSchema(readFileSync(file, 'utf8'), `${top}/${name}`) : [];
+      return existsSync(file) ? tablesInSchema(readFileSync(file, 'utf8'), `${top}/${name}`, postgresSchemaOf(path.join(root, top, name)) ?? name) : [];
     }),
   );
 }

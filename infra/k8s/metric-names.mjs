@@ -6,8 +6,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const modules = JSON.parse(process.env.METRICS_MODULES ?? '[]');
-const kit = modules.find((m) => m.endsWith(path.join('packages', 'kit', 'src', 'metrics.ts')));
-if (!kit) throw new Error('packages/kit/src/metrics.ts (the registry /metrics serves) is not among the modules');
+const kit = modules.find((m) => m.endsWith(path.join('packages', 'runtime', 'src', 'metrics.ts')));
+if (!kit) throw new Error('packages/runtime/src/metrics.ts (the registry /metrics serves) is not among the modules');
 for (const m of modules) await import(pathToFileURL(m).href);
 const { metricsRegistry } = await import(pathToFileURL(kit).href);
 const names = [];

@@ -1,4 +1,4 @@
-import { TRANSACTION_OPTIONS } from '@pay/kit';
+import { TRANSACTION_OPTIONS } from '@pay/db';
 import { ApiError } from '@pay/schemas';
 import { generateApiKey } from '@pay/auth';
 import { accountTables, type AccountsDb, type ApiKey, type Prisma } from './db';

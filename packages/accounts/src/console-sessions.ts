@@ -3,7 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { ApiError } from '@pay/schemas';
 import { rateLimit, requireApiKey, type AuthContext, type SecretBox } from '@pay/auth';
-import type { Clock, Logger } from '@pay/kit';
+import type { Clock, Logger } from '@pay/runtime';
 import type { AccountsDb } from './db';
 import { accountsKeyResolver } from './key-resolver';
 

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { rateLimit, ReplayGuard, requireApiKey, requireSignature, SIGNATURE_WINDOW_MS, type KeyResolver, type RateRule, type SigningStyle } from '@pay/auth';
-import type { Clock, Logger } from '@pay/kit';
+import type { Clock, Logger } from '@pay/runtime';
 
 export interface MerchantGuardOptions {
   /** Names the Redis keys (`rl:<service>:…`, `replay:<service>:…`). */

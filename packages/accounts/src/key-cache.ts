@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { KeyResolver, ResolvedKey } from '@pay/auth';
-import type { Logger } from '@pay/kit';
+import type { Logger } from '@pay/runtime';
 
 /**
  * How long a process may answer from a cached key: a revoked key may work

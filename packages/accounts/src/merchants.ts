@@ -1,6 +1,6 @@
 import { ApiError } from '@pay/schemas';
 import { generateHmacSecret, type SecretBox } from '@pay/auth';
-import { isUniqueViolation, TRANSACTION_OPTIONS, type Sql } from '@pay/kit';
+import { isUniqueViolation, TRANSACTION_OPTIONS, type Sql } from '@pay/db';
 import { accountTables, type AccountsDb, type ApiKey, type Merchant } from './db';
 import type { AccountKeys } from './key-cache';
 import { createApiKey } from './api-keys';

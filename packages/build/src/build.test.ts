@@ -47,7 +47,7 @@ describe('@pay/build', () => {
     });
     roots.push(root);
     const found = entryPoints(workspaceProjects(root)).map((e) => `${path.relative(root, e.source)} -> ${e.outName}`);
-    // packages/k/src/main.ts is a library module (like kit's runMain), not a process.
+    // packages/k/src/main.ts is a library module (like @pay/runtime's runMain), not a process.
     expect(found).toEqual(['packages/tool/src/cli.ts -> cli.js', 'services/a/src/main.ts -> main.js', 'services/b/src/main.ts -> main.js']);
   });
 

@@ -7,8 +7,8 @@
  * - Workspace packages (`@pay/*`, consumed as TypeScript source) are inlined, so a process
  *   reads one file of our code instead of a hundred, and needs no TypeScript at run time.
  * - Everything from node_modules stays external and is resolved at run time from the
- *   workspace project that imports it, exactly as under tsx: kit's `ajv` is found through
- *   packages/kit/node_modules, whatever service kit is bundled into. So the bundles run in
+ *   workspace project that imports it, exactly as under tsx: @pay/http's `express` is found through
+ *   packages/http/node_modules, whatever service it is bundled into. So the bundles run in
  *   the checkout (scripts/stack.sh) and in the image, whose runtime stage keeps each
  *   project's manifest and production node_modules (infra/Dockerfile).
  * - The Prisma query compiler is written beside the bundle as a binary `.wasm` and read from
@@ -34,7 +34,7 @@ import { build, type Plugin } from 'esbuild';
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
 
 /**
- * Which files are entry points: a service's `src/main.ts` (its process; packages/kit has a
+ * Which files are entry points: a service's `src/main.ts` (its process; packages/runtime has a
  * main.ts too, a library module) and any project's `src/cli.ts` (a tool, e.g. migrations).
  */
 function entryNamesOf(project: Project): string[] {
@@ -136,7 +136,7 @@ function dependencyPlugin(projects: Project[], outDir: string): Plugin {
         const wasm = PRISMA_WASM.exec(args.path);
         const from = `${args.path} from ${path.relative(ROOT, project.dir)}`;
         if (wasm) return { path: from, namespace: 'prisma-wasm', pluginData: { projectDir: project.dir, name: wasm[1] } };
-        // A package none of whose imports is used is not loaded at all (e.g. kit's Prisma
+        // A package none of whose imports is used is not loaded at all (e.g. @pay/db's Prisma
         // adapter in a process without Prisma). A bare `import 'x'` kept for its side effects
         // would be dropped too, so esbuild's warning about it fails the build.
         return { path: from, namespace: 'dependency', sideEffects: false, pluginData: { projectDir: project.dir } };

@@ -163,7 +163,7 @@ function transactionDialect(tx: Sql): Dialect {
 }
 
 /**
- * What a package that owns tables (queue, webhooks, kit's idempotency, accounts) needs of the
+ * What a package that owns tables (queue, webhooks, @pay/http's idempotency, accounts) needs of the
  * caller's client to run its typed statements there: any service's Prisma client or
  * interactive transaction satisfies it, and so does `pgSql(pool)`, for processes that load no
  * Prisma client at all. `typedSqlIn` hands them what the builder compiled as a tagged

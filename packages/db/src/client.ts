@@ -48,7 +48,7 @@ export type Db<C, DB> = Omit<C, '$transaction' | '$extends'> & {
 };
 
 /**
- * What a package that owns tables in its own Postgres schema (queue, webhooks, accounts, kit's
+ * What a package that owns tables in its own Postgres schema (queue, webhooks, accounts, @pay/http's
  * idempotency) takes of its caller: the caller's client or transaction, of which it uses only
  * `$kysely`, so its statements run on the caller's connection (inside the caller's
  * transaction when it passes `tx`). The package names its tables with its schema

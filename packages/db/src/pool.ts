@@ -11,7 +11,7 @@ export interface PoolCounts {
 const open = new Map<string, PoolCounts>();
 
 /**
- * The pools this process has open, by schema: the `db_pool_connections` gauge (kit's metrics)
+ * The pools this process has open, by schema: the `db_pool_connections` gauge (@pay/runtime's metrics)
  * reads them at every scrape. A later pool of the same schema replaces the earlier one.
  */
 export function openPools(): ReadonlyMap<string, PoolCounts> {

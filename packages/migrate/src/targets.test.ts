@@ -22,6 +22,13 @@ test('folder dashes become underscores in the Postgres schema name', () => {
   expect(() => targetFromDir('/x/Bad Name')).toThrow(/plain Postgres schema name/);
 });
 
+test("a project's package.json may pin its Postgres schema (packages/http keeps kit's)", () => {
+  const http = discoverTargets(root).find((t) => t.name === 'http');
+  expect(http).toMatchObject({ name: 'http', schema: 'kit', dir: path.join(root, 'packages', 'http') });
+  expect(selectTargets(root, ['kit'])).toEqual([http]);
+  expect(discoverTargets(root).filter((t) => t.schema === 'kit')).toHaveLength(1);
+});
+
 test('an unknown target name is refused with the known ones listed', () => {
   expect(() => selectTargets(root, ['nope'])).toThrow(/unknown target "nope"; known targets: .*accounts/);
 });

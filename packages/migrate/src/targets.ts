@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 /** One Prisma schema and the Postgres schema (namespace) it owns. */
@@ -28,9 +28,21 @@ export function findRepoRoot(start: string): string {
   }
 }
 
+/**
+ * The Postgres schema a project's package.json pins (`"postgresSchema"`), if any: a project
+ * that was moved or renamed keeps the schema its tables live in, since renaming that is a
+ * data migration, not a code move (packages/http keeps `kit`).
+ */
+export function postgresSchemaOf(dir: string): string | undefined {
+  const manifest = path.join(dir, 'package.json');
+  if (!existsSync(manifest)) return undefined;
+  const pinned: unknown = JSON.parse(readFileSync(manifest, 'utf8')).postgresSchema;
+  if (pinned !== undefined && typeof pinned !== 'string') throw new Error(`${manifest}: postgresSchema must be a string`);
+  return pinned;
+}
+
 /** A target for any folder holding `prisma/schema.prisma` (tests use temp copies). */
-export function targetFromDir(dir: string, name = path.basename(dir)): Target {
-  const schema = name.replace(/-/g, '_');
+export function targetFromDir(dir: string, name = path.basename(dir), schema = name.replace(/-/g, '_')): Target {
   if (!SCHEMA_NAME.test(schema)) {
     throw new Error(`target "${name}" does not map to a plain Postgres schema name (got "${schema}")`);
   }
@@ -55,7 +67,7 @@ export function discoverTargets(root: string): Target[] {
       .sort();
     for (const name of names) {
       const dir = path.join(parentDir, name);
-      if (existsSync(path.join(dir, 'prisma', 'schema.prisma'))) targets.push(targetFromDir(dir));
+      if (existsSync(path.join(dir, 'prisma', 'schema.prisma'))) targets.push(targetFromDir(dir, name, postgresSchemaOf(dir)));
     }
   }
   const seen = new Map<string, Target>();

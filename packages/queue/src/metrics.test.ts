@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { metricsRegistry, pgPool, pgSql, typedSqlIn } from '@pay/kit';
+import { pgPool, pgSql, typedSqlIn } from '@pay/db';
+import { metricsRegistry } from '@pay/runtime';
 import { eventually } from '@pay/testing';
 import { writeOutbox } from './outbox';
 import { watchOutbox } from './metrics';

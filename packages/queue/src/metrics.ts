@@ -1,4 +1,5 @@
-import { oncePerScrape, scrapedGauge, typedSqlIn, type Sql } from '@pay/kit';
+import { typedSqlIn, type Sql } from '@pay/db';
+import { oncePerScrape, scrapedGauge } from '@pay/runtime';
 import type { DB } from './generated/kysely/tables';
 
 /** The outbox databases this process relays from (every running OutboxRelay adds its own). */

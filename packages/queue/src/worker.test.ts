@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { createLogger, metricsRegistry, ShutdownAbort } from '@pay/kit';
+import { createLogger, metricsRegistry, ShutdownAbort } from '@pay/runtime';
 import { eventually } from '@pay/testing';
 import { Queues } from './jobs';
 import { startWorker } from './worker';

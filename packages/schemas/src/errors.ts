@@ -1,5 +1,5 @@
 /**
- * The one error type every layer throws. The HTTP edge (packages/kit) renders it in the
+ * The one error type every layer throws. The HTTP edge (packages/http) renders it in the
  * envelope of the API version being served, so domain code never builds
  * response bodies for failures.
  */

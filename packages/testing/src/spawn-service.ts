@@ -105,7 +105,7 @@ export function spawnService(
 
 const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 
-/** The pino level of a JSON log line, labelled (as @pay/kit logs) or numeric; 0 for anything else, e.g. a stack trace on stderr. */
+/** The pino level of a JSON log line, labelled (as @pay/runtime's logger writes) or numeric; 0 for anything else, e.g. a stack trace on stderr. */
 export function logLevelOf(line: string): number {
   const m = /^\{"level":(?:(\d+)|"(\w+)")/.exec(line);
   if (!m) return 0;

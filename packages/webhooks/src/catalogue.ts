@@ -1,5 +1,5 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
-import type { OutgoingWebhook } from '@pay/kit';
+import type { OutgoingWebhook } from '@pay/http';
 import { registerEventPayloads, type EventSource } from './events';
 
 /**

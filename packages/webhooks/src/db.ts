@@ -1,4 +1,4 @@
-import { pgAdapter, pgPool, typedSqlIn, type Kysely, type Sql } from '@pay/kit';
+import { pgAdapter, pgPool, typedSqlIn, type Kysely, type Sql } from '@pay/db';
 import type { DB } from './generated/kysely/tables';
 import { PrismaClient } from './generated/prisma/client';
 
@@ -12,7 +12,7 @@ export function createWebhooksDb(databaseUrl: string, poolSize = 5): PrismaClien
 export type WebhooksDb = PrismaClient;
 
 /** Any service's Prisma client or transaction, or `pgSql(pool)`: every table is named with its schema. */
-export type { Sql, SqlWithTransactions } from '@pay/kit';
+export type { Sql, SqlWithTransactions } from '@pay/db';
 
 /**
  * This package's tables through the typed builder, on the caller's client or transaction

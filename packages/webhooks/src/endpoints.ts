@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ApiError } from '@pay/schemas';
 import type { Owner, SecretBox } from '@pay/auth';
-import { outboundUrlProblem } from '@pay/kit';
+import { outboundUrlProblem } from '@pay/http';
 import type { ExpressionBuilder, Selectable } from 'kysely';
 import { webhookTables, type Sql } from './db';
 import type { DB, WebhookEndpoint } from './generated/kysely/tables';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Owner } from '@pay/auth';
-import { stringifyExact } from '@pay/kit';
+import { stringifyExact } from '@pay/http';
 import { compile, toDetails } from '@pay/schemas';
 import type { TSchema } from '@sinclair/typebox';
 import { webhookTables, type Sql } from './db';

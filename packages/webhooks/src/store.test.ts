@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SecretBox } from '@pay/auth';
-import { pgPool, pgSql } from '@pay/kit';
+import { pgPool, pgSql } from '@pay/db';
 import { ApiError } from '@pay/schemas';
 import { webhookTables, WEBHOOKS_SCHEMA } from './db';
 import { Type } from '@sinclair/typebox';

@@ -1,6 +1,8 @@
 import type { Express } from 'express';
 import { merchantGuards } from '@pay/accounts';
-import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, postgresReady, redisReady } from '@pay/kit';
+import { postgresReady } from '@pay/db';
+import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore } from '@pay/http';
+import { redisReady } from '@pay/runtime';
 import type { CryptoDeps } from './deps';
 import { merchantRoutes } from './modules/merchants/routes';
 import { apiKeyRoutes } from './modules/api-keys/routes';

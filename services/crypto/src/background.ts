@@ -1,5 +1,6 @@
 import { Queues, OutboxRelay, pruneOutbox } from '@pay/queue';
-import { every, pruneIdempotencyKeys, type Lifecycle } from '@pay/kit';
+import { pruneIdempotencyKeys } from '@pay/http';
+import { every, type Lifecycle } from '@pay/runtime';
 import type { CryptoDeps } from './deps';
 import { trackTransfers } from './modules/transactions/tracker';
 import { recordFoundTransfers } from './modules/transactions/transfers';

@@ -15,7 +15,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { getAddress, isAddress, type Address } from 'viem';
-import { createLogger, systemClock } from '@pay/kit';
+import { createLogger, systemClock } from '@pay/runtime';
 import { loadCryptoConfig } from './config';
 import { createCryptoDatabase } from './db';
 import { connectLiveChain } from './chains/evm/live-chain';

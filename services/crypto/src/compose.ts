@@ -1,7 +1,8 @@
 import type { Express } from 'express';
 import { SecretBox } from '@pay/auth';
 import { accountKeys, accountsKeyResolver, createAccountsDb } from '@pay/accounts';
-import { closeRedis, queueRedis, requestRedis, type Api, type Clock, type Lifecycle, type Logger } from '@pay/kit';
+import { type Api } from '@pay/http';
+import { closeRedis, queueRedis, requestRedis, type Clock, type Lifecycle, type Logger } from '@pay/runtime';
 import type { CryptoConfig } from './config';
 import type { CryptoDeps } from './deps';
 import { createCryptoDatabase } from './db';

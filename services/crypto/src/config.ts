@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { baseConfigProperties, ConfigError, loadConfig, publicUrlOf } from '@pay/kit';
+import { baseConfigProperties, ConfigError, loadConfig, publicUrlOf } from '@pay/runtime';
 import { DEFAULT_LIVE_MINIMUMS, parseMinimums } from './modules/withdrawals/minimums';
 import { liveChainSettings } from './chains/registry';
 

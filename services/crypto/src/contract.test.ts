@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import request from 'supertest';
-import type { Operation } from '@pay/kit';
+import type { Operation } from '@pay/http';
 import { fund, signedRequest, startCryptoApp, type CryptoTestApp, testMerchant, type TestMerchant } from '../test/test-support';
 import { generateAddress } from './chains/addresses';
 import { CURRENCY_CODES } from './shared/currencies';

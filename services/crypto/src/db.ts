@@ -1,4 +1,4 @@
-import { disconnectWithPool, pgAdapter, pgPool, typedSql, typedSqlIn, type Kysely, type Sql } from '@pay/kit';
+import { disconnectWithPool, pgAdapter, pgPool, typedSql, typedSqlIn, type Kysely, type Sql } from '@pay/db';
 import type { DB } from './generated/kysely/tables';
 import { PrismaClient } from './generated/prisma/client';
 

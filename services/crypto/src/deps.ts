@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { AccountKeys, AccountsDb } from '@pay/accounts';
 import type { SecretBox } from '@pay/auth';
-import type { Clock, Logger } from '@pay/kit';
+import type { Clock, Logger } from '@pay/runtime';
 import type { CryptoConfig } from './config';
 import type { CryptoDatabase, CryptoDb } from './db';
 import type { Chains } from './chains/registry';

@@ -1,4 +1,6 @@
-import { createLogger, databasePools, Lifecycle, listen, runMain, systemClock } from '@pay/kit';
+import { databasePools } from '@pay/db';
+import { listen } from '@pay/http';
+import { createLogger, Lifecycle, runMain, systemClock } from '@pay/runtime';
 import { loadCryptoConfig } from './config';
 import { composeCrypto } from './compose';
 

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { REQUEST_REDIS_TIMEOUT_MS } from '@pay/kit';
+import { REQUEST_REDIS_TIMEOUT_MS } from '@pay/runtime';
 import { cryptoAppForSuite, registerMerchant, signedRequest } from '../test/test-support';
 
 // A dependency unreachable (nothing listens on port 1): the API must answer promptly, in

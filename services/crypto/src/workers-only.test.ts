@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { ConfigError } from '@pay/kit';
+import { ConfigError } from '@pay/runtime';
 import { spawnService } from '@pay/testing';
 import { loadCryptoConfig } from './config';
 import { cryptoAppForSuite, registerMerchant } from '../test/test-support';

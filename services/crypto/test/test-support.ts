@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { signedHeaders } from '@pay/auth';
 import { closedWithTheFile, eventually, firstConnection } from '@pay/testing';
-import { createLogger, systemClock, type Clock, type ManualClock } from '@pay/kit';
+import { createLogger, systemClock, type Clock, type ManualClock } from '@pay/runtime';
 import { connectLiveChain, type EvmChain, type LiveChainOptions } from '../src/chains/evm/live-chain';
 import { loadCryptoConfig } from '../src/config';
 import { composeCrypto } from '../src/compose';

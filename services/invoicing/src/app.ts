@@ -1,6 +1,8 @@
 import type { Express, Request } from 'express';
 import { merchantGuards } from '@pay/accounts';
-import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, postgresReady, redisReady, staticAssets, type Envelope } from '@pay/kit';
+import { postgresReady } from '@pay/db';
+import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, staticAssets, type Envelope } from '@pay/http';
+import { redisReady } from '@pay/runtime';
 import type { InvoicingDeps } from './deps';
 import { buildConsole } from './channels/console';
 import { invoicingEvents } from './event-catalogue';

@@ -1,5 +1,6 @@
 import { pruneConsoleSessions } from '@pay/accounts';
-import { every, pruneIdempotencyKeys, type Lifecycle } from '@pay/kit';
+import { pruneIdempotencyKeys } from '@pay/http';
+import { every, type Lifecycle } from '@pay/runtime';
 import { OutboxRelay, pruneOutbox, Queues } from '@pay/queue';
 import { reconcileBatches, startBatchWorkers } from './modules/batch/worker';
 import type { InvoicingDeps } from './deps';

@@ -1,7 +1,8 @@
 import type { Express } from 'express';
 import { SecretBox } from '@pay/auth';
 import { accountKeys, accountsKeyResolver, createAccountsDb } from '@pay/accounts';
-import { closeRedis, createLogger, databasePools, queueRedis, requestRedis, systemClock, type Clock, type Lifecycle, type Logger } from '@pay/kit';
+import { databasePools } from '@pay/db';
+import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type Lifecycle, type Logger } from '@pay/runtime';
 import { createWebhooksDb } from '@pay/webhooks';
 import type { InvoicingConfig } from './config';
 import { webhookWaker } from './channels/console/wakes';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { baseConfigProperties, ConfigError, loadConfig, publicUrlOf } from '@pay/kit';
+import { baseConfigProperties, ConfigError, loadConfig, publicUrlOf } from '@pay/runtime';
 import { StringEnum } from '@pay/schemas';
 
 export const InvoicingConfigSchema = Type.Object({

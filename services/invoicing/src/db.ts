@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { disconnectWithPool, pgAdapter, pgPool, typedSql, typedSqlIn, type Kysely, type Sql } from '@pay/kit';
+import { disconnectWithPool, pgAdapter, pgPool, typedSql, typedSqlIn, type Kysely, type Sql } from '@pay/db';
 import type { DB } from './generated/kysely/tables';
 import { PrismaClient } from './generated/prisma/client';
 

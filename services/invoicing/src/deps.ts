@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import type { Redis } from 'ioredis';
 import type { AccountKeys, AccountsDb } from '@pay/accounts';
 import type { SecretBox } from '@pay/auth';
-import type { Clock, Logger } from '@pay/kit';
+import type { Clock, Logger } from '@pay/runtime';
 import type { WebhookWakeJob } from '@pay/queue';
 import type { WebhooksDb } from '@pay/webhooks';
 import type { InvoicingConfig } from './config';

@@ -1,5 +1,5 @@
 import { signInToConsole, consoleSessionOf } from '@pay/accounts';
-import { ManualClock } from '@pay/kit';
+import { ManualClock } from '@pay/runtime';
 import { housekeeping } from './background';
 import { invoicingAppForSuite, newMerchant } from '../test/test-support';
 

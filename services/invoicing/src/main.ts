@@ -1,4 +1,5 @@
-import { createLogger, Lifecycle, listen, runMain } from '@pay/kit';
+import { listen } from '@pay/http';
+import { createLogger, Lifecycle, runMain } from '@pay/runtime';
 import { loadInvoicingConfig } from './config';
 import { composeInvoicing } from './compose';
 

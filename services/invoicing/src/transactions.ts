@@ -1,5 +1,5 @@
 import type { InvoicingDb, Prisma } from './db';
-import { isUniqueViolation, TRANSACTION_OPTIONS } from '@pay/kit';
+import { isUniqueViolation, TRANSACTION_OPTIONS } from '@pay/db';
 
 export type Tx = Prisma.TransactionClient;
 

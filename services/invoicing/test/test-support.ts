@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import { createApiKey, createAccountsDb, registerMerchant } from '@pay/accounts';
 import { SecretBox, signedHeaders } from '@pay/auth';
 import { apiClient, closedWithTheFile, firstConnection, killHard, spawnBuiltService, startChaosStack, type ChaosStack, type RunningService } from '@pay/testing';
-import type { Clock, Logger } from '@pay/kit';
+import type { Clock, Logger } from '@pay/runtime';
 import { randomUUID } from 'node:crypto';
 import { TBankEmulator, type EmulatorOptions } from '@pay/tbank-emulator';
 import { loadInvoicingConfig } from '../src/config';

@@ -1,6 +1,8 @@
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
-import { createHttpApp, finishHttpApp, type Logger, postgresReady, redisReady, typedSqlIn, type Sql } from '@pay/kit';
+import { postgresReady, typedSqlIn, type Sql } from '@pay/db';
+import { createHttpApp, finishHttpApp } from '@pay/http';
+import { type Logger, redisReady } from '@pay/runtime';
 import type { WorkerConfig } from './config';
 import type { DeliveryMetrics } from './metrics';
 

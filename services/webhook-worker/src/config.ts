@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { baseConfigProperties, loadConfig } from '@pay/kit';
+import { baseConfigProperties, loadConfig } from '@pay/runtime';
 import { DELIVERY_TIMEOUT_MS, DEFAULT_WORKER_TTL_MS } from '@pay/webhooks';
 
 export const WorkerConfigSchema = Type.Object({

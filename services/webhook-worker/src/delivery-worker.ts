@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { merchantsWithWebhookUrl, merchantWebhookTargets, webhookUrlFor } from '@pay/accounts';
 import type { SecretBox } from '@pay/auth';
-import { backoffDelay, type Clock, type Logger, type Sql } from '@pay/kit';
+import { type Sql } from '@pay/db';
+import { backoffDelay, type Clock, type Logger } from '@pay/runtime';
 import { wakeWebhookWorker } from '@pay/queue';
 import {
   afterOutcome,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { createLogger, typedSqlIn } from '@pay/kit';
+import { typedSqlIn } from '@pay/db';
+import { createLogger } from '@pay/runtime';
 import { eventually } from '@pay/testing';
 import { createWebhooksDb, EVENTS_CHANNEL, recordEvent } from '@pay/webhooks';
 import { loadWorkerConfig } from './config';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { backoffDelay, type Logger } from '@pay/kit';
+import { backoffDelay, type Logger } from '@pay/runtime';
 import { EVENTS_CHANNEL } from '@pay/webhooks';
 
 export interface EventListenerOptions {

@@ -1,5 +1,7 @@
 import { SecretBox } from '@pay/auth';
-import { closeRedis, createLogger, Lifecycle, listen, pgPool, pgSql, queueRedis, requestRedis, runMain, systemClock } from '@pay/kit';
+import { pgPool, pgSql } from '@pay/db';
+import { listen } from '@pay/http';
+import { closeRedis, createLogger, Lifecycle, queueRedis, requestRedis, runMain, systemClock } from '@pay/runtime';
 import { WEBHOOKS_SCHEMA } from '@pay/webhooks';
 import { loadWorkerConfig } from './config';
 import { buildWorkerApp } from './app';

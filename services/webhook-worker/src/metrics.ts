@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { metricsRegistry, oncePerScrape, scrapedGauge } from '@pay/kit';
+import { metricsRegistry, oncePerScrape, scrapedGauge } from '@pay/runtime';
 
 export type AttemptOutcome = 'succeeded' | 'http_error' | 'network_error' | 'refused' | 'not_sent';
 

@@ -1,7 +1,7 @@
 import dns from 'node:dns';
 import request from 'supertest';
 import { startReceiver, type Receiver } from '@pay/testing';
-import { createLogger } from '@pay/kit';
+import { createLogger } from '@pay/runtime';
 import { WebhookSender } from './sender';
 import { buildWorkerApp } from './app';
 import { DeliveryMetrics } from './metrics';

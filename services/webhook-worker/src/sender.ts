@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import dns, { type LookupAddress } from 'node:dns';
 import type { Socket } from 'node:net';
-import { isPrivateAddress, outboundUrlProblem } from '@pay/kit';
+import { isPrivateAddress, outboundUrlProblem } from '@pay/http';
 import { RESPONSE_EXCERPT_BYTES, webhookHeaders } from '@pay/webhooks';
 
 /** Read past the excerpt so a keep-alive socket can be reused; a longer answer costs its socket. */

@@ -1,7 +1,8 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { SecretBox } from '@pay/auth';
-import type { Clock, Lifecycle, Logger, Sql } from '@pay/kit';
+import type { Sql } from '@pay/db';
+import type { Clock, Lifecycle, Logger } from '@pay/runtime';
 import { Queues, startWorker } from '@pay/queue';
 import { queueDepth, type SqlWithTransactions } from '@pay/webhooks';
 import type { WorkerConfig } from './config';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createAccountsDb, createApiKey, registerMerchant, setWebhookUrl } from '@pay/accounts';
 import { SecretBox, type Owner } from '@pay/auth';
-import { createLogger, ManualClock, pgPool, pgSql } from '@pay/kit';
+import { pgPool, pgSql } from '@pay/db';
+import { createLogger, ManualClock } from '@pay/runtime';
 import { createEndpoint, createWebhooksDb, recordEvent, WEBHOOKS_SCHEMA, webhookTables, type EndpointInput, type NewEvent } from '@pay/webhooks';
 import { loadWorkerConfig } from '../src/config';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../src/delivery-worker';

@@ -1,5 +1,5 @@
 import type { Static, TObject, TProperties } from '@sinclair/typebox';
-import type { Clock, Logger } from '@pay/kit';
+import type { Clock, Logger } from '@pay/runtime';
 import type { Currency, Network, Prisma } from '../generated/prisma/client';
 import type { Money } from '../shared/money';
 import type { CryptoDb } from '../db';

@@ -1,5 +1,5 @@
 import { ApiError } from '@pay/schemas';
-import { stringifyExact } from '@pay/kit';
+import { stringifyExact } from '@pay/http';
 import { Money, parseAmount, percentOf, toJsonNumber, withdrawalFee } from './money';
 
 describe('withdrawal fee', () => {

@@ -1,4 +1,4 @@
-import type { Clock, Logger } from '@pay/kit';
+import type { Clock, Logger } from '@pay/runtime';
 import type { InvoicingConfig } from '../config';
 import type { InvoicingDb } from '../db';
 import type { PaymentProvider, PaymentProviders } from './provider';

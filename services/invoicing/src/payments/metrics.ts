@@ -1,5 +1,5 @@
 import { Counter, Gauge } from 'prom-client';
-import { metricsRegistry, oncePerScrape } from '@pay/kit';
+import { metricsRegistry, oncePerScrape } from '@pay/runtime';
 
 /**
  * The acquirers' metrics (the live fiat rail: T-Bank). Labels name the provider (`tbank`) and

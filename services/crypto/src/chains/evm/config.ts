@@ -1,5 +1,5 @@
 import { erc20Abi, getAddress, type Address, type PublicClient } from 'viem';
-import { ConfigError } from '@pay/kit';
+import { ConfigError } from '@pay/runtime';
 import type { EvmConfig } from './settings';
 import type { Currency, Network } from '../../generated/prisma/client';
 import { askAll, parseRpcUrls, rpcProviders, type RpcProvider } from './rpc';

@@ -1,4 +1,4 @@
-import type { Clock } from '@pay/kit';
+import type { Clock } from '@pay/runtime';
 import { tablesIn, type CryptoDb } from '../../db';
 import type { Network } from '../../generated/prisma/client';
 

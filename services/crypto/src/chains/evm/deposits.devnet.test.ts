@@ -4,7 +4,7 @@ import { mnemonicToAccount } from 'viem/accounts';
 import type { Address } from 'viem';
 import { eventsOf } from '@pay/webhooks';
 import { eventually, startRpcProxy, type RpcCall, type RpcProxy } from '@pay/testing';
-import { createLogger, metricsRegistry } from '@pay/kit';
+import { createLogger, metricsRegistry } from '@pay/runtime';
 import { Writable } from 'node:stream';
 import { registerMerchant, startCryptoApp, testKeyFor, type CryptoTestApp, type TestMerchant } from '../../../test/test-support';
 import { trackTransfers } from '../../modules/transactions/tracker';

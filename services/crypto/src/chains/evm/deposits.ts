@@ -1,5 +1,5 @@
 import { erc20Abi } from 'viem';
-import type { Clock, Logger } from '@pay/kit';
+import type { Clock, Logger } from '@pay/runtime';
 import { money, type Money } from '../../shared/money';
 import type { TransferRef, TransferState } from '../port';
 import { fromUnits, toUnits } from './amounts';

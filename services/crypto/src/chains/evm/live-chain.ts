@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { parseGwei } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { Clock, Logger } from '@pay/kit';
+import type { Clock, Logger } from '@pay/runtime';
 import type { EvmConfig } from './settings';
 import type { CryptoDb } from '../../db';
 import type { Currency, Network } from '../../generated/prisma/client';

@@ -1,5 +1,5 @@
 import { Counter, Gauge } from 'prom-client';
-import { metricsRegistry } from '@pay/kit';
+import { metricsRegistry } from '@pay/runtime';
 
 /**
  * The live chain's metrics. Providers are labelled by their redacted name (scheme and host),

@@ -1,7 +1,7 @@
 import { chmodSync, chownSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError } from '@pay/kit';
+import { ConfigError } from '@pay/runtime';
 import { readPayoutKeyFile } from './payout-key';
 
 // Real files with real modes: what the workers-only process finds at PAYOUT_PRIVATE_KEY_FILE.

@@ -1,5 +1,5 @@
 import { readFileSync, statSync, type Stats } from 'node:fs';
-import { ConfigError } from '@pay/kit';
+import { ConfigError } from '@pay/runtime';
 
 /**
  * The hot wallet's key, read from the file PAYOUT_PRIVATE_KEY_FILE names (a Kubernetes Secret

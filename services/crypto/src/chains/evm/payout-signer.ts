@@ -1,5 +1,5 @@
 import { decodeFunctionData, encodeFunctionData, erc20Abi, formatEther, formatGwei, keccak256, parseTransaction, type Hex, type PrivateKeyAccount } from 'viem';
-import type { Clock, Logger } from '@pay/kit';
+import type { Clock, Logger } from '@pay/runtime';
 import { tablesIn, type CryptoDb } from '../../db';
 import type { Network, PayoutTransaction } from '../../generated/prisma/client';
 import { money } from '../../shared/money';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { formatGwei, getAddress, parseGwei, parseUnits, type Address } from 'viem';
-import { metricsRegistry } from '@pay/kit';
+import { metricsRegistry } from '@pay/runtime';
 import { eventually, spawnService, startRpcProxy } from '@pay/testing';
 import { buildCryptoApp } from '../../app';
 import { watchChains } from '../../background';

@@ -1,5 +1,5 @@
 import { HttpRequestError } from 'viem';
-import { ConfigError } from '@pay/kit';
+import { ConfigError } from '@pay/runtime';
 import type { CryptoConfig } from '../../config';
 import { configuredEvmNetworks } from './config';
 import { parseRpcUrls, redactRpcUrl, scrubError } from './rpc';

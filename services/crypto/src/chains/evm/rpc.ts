@@ -1,5 +1,5 @@
 import { createPublicClient, http, type PublicClient, type Transport } from 'viem';
-import { ConfigError } from '@pay/kit';
+import { ConfigError } from '@pay/runtime';
 import { rpcErrors } from './metrics';
 
 /**

@@ -1,5 +1,6 @@
 import { encodeFunctionData, erc20Abi, getAddress, keccak256, type Address, type Hex, type PrivateKeyAccount, type TransactionReceipt } from 'viem';
-import { isUniqueViolation, type Clock, type Logger } from '@pay/kit';
+import { isUniqueViolation } from '@pay/db';
+import { type Clock, type Logger } from '@pay/runtime';
 import type { CryptoDb } from '../../db';
 import type { SweepTransfer } from '../../generated/prisma/client';
 import type { EvmNetwork, EvmToken } from './config';

@@ -1,5 +1,5 @@
 import { erc20Abi, getAbiItem, HttpRequestError, TimeoutError, type PublicClient } from 'viem';
-import type { Clock, Logger } from '@pay/kit';
+import type { Clock, Logger } from '@pay/runtime';
 import type { CryptoDb } from '../../db';
 import type { FoundTransfer, RecordTransfers } from '../port';
 import { fromUnits } from './amounts';

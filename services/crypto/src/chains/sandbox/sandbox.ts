@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '@pay/kit';
+import type { Clock } from '@pay/runtime';
 import type { Network } from '../../generated/prisma/client';
 import { CURRENCY_CODES } from '../../shared/currencies';
 import { generateAddress, toChecksumAddress } from '../addresses';

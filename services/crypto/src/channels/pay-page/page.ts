@@ -2,7 +2,7 @@
 // transfers, and neither domain depends on it.
 import { Router } from 'express';
 import QRCode from 'qrcode';
-import { html, PAGE_CSP, staticAssets, type SafeHtml } from '@pay/kit';
+import { html, PAGE_CSP, staticAssets, type SafeHtml } from '@pay/http';
 import type { CryptoDeps } from '../../deps';
 import { currencyInfo } from '../../shared/currencies';
 import { Money, money } from '../../shared/money';

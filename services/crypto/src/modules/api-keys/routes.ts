@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DataBody, PagedData } from '@pay/schemas';
-import { type Api, pageOf } from '@pay/kit';
+import { type Api, pageOf } from '@pay/http';
 import { assertLiveKey } from '@pay/auth';
 import { createApiKey, listApiKeys, regenerateHmacSecret, revokeApiKey, type ApiKey } from '@pay/accounts';
 import type { CryptoDeps } from '../../deps';

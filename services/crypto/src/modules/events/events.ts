@@ -1,6 +1,6 @@
 import { recordEvent } from '@pay/webhooks';
 import type { Owner } from '@pay/auth';
-import type { Clock } from '@pay/kit';
+import type { Clock } from '@pay/runtime';
 import type { Prisma } from '../../generated/prisma/client';
 import { cryptoEvents, type CryptoEvent } from '../../event-catalogue';
 

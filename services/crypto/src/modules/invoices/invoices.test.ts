@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { randomUUID } from 'node:crypto';
-import { ManualClock } from '@pay/kit';
+import { ManualClock } from '@pay/runtime';
 import { isEvmAddress, isTronAddress } from '../../chains/addresses';
 import { registerMerchant, cryptoAppForSuite, testKeyFor } from '../../../test/test-support';
 

@@ -1,5 +1,5 @@
 import { DataBody, PagedData } from '@pay/schemas';
-import { type Api, pageOf } from '@pay/kit';
+import { type Api, pageOf } from '@pay/http';
 import type { CryptoDeps } from '../../deps';
 import { createInvoice, getInvoice, listInvoices } from './service';
 import { createdInvoiceJson, invoiceJson } from './views';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { ApiError } from '@pay/schemas';
-import { pageWindow, prepared } from '@pay/kit';
+import { prepared } from '@pay/db';
+import { pageWindow } from '@pay/http';
 import type { Owner } from '@pay/auth';
 import type { Currency, InvoiceStatus, Network, Prisma } from '../../generated/prisma/client';
 import { invoiceJson, type InvoiceRecord } from './views';

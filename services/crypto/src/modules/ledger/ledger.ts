@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Owner } from '@pay/auth';
-import type { Sql } from '@pay/kit';
+import type { Sql } from '@pay/db';
 import type { Currency, LedgerBucket, LedgerEntryKind, Prisma } from '../../generated/prisma/client';
 import { tablesIn, type CryptoTables } from '../../db';
 import { CURRENCY_CODES } from '../../shared/currencies';

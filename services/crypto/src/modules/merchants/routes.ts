@@ -1,6 +1,6 @@
 import { ApiError, DataBody } from '@pay/schemas';
 import { Type } from '@sinclair/typebox';
-import { outboundUrlProblem, type Api } from '@pay/kit';
+import { outboundUrlProblem, type Api } from '@pay/http';
 import { assertLiveKey } from '@pay/auth';
 import { getMerchant, registerMerchant, setWebhookUrl } from '@pay/accounts';
 import type { CryptoDeps } from '../../deps';

@@ -1,5 +1,5 @@
 import { Gauge } from 'prom-client';
-import { metricsRegistry } from '@pay/kit';
+import { metricsRegistry } from '@pay/runtime';
 import type { Network } from '../../generated/prisma/client';
 import type { SolvencyLine } from './line';
 

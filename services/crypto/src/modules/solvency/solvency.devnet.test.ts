@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { createTestClient, http, parseEther, parseUnits, type Address } from 'viem';
-import { metricsRegistry } from '@pay/kit';
+import { metricsRegistry } from '@pay/runtime';
 import { registerMerchant, signedRequest, startCryptoApp, type CryptoTestApp, type TestMerchant } from '../../../test/test-support';
 import { watchChains } from '../../background';
 import { trackTransfers } from '../transactions/tracker';

@@ -1,4 +1,4 @@
-import type { Clock, Logger } from '@pay/kit';
+import type { Clock, Logger } from '@pay/runtime';
 import type { CryptoDeps } from '../../deps';
 import type { ChainHoldings } from '../../chains/port';
 import type { Currency, Network } from '../../generated/prisma/client';

@@ -3,7 +3,7 @@ import { mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import { bytesToHex, erc20Abi, getAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import type { Clock, Logger } from '@pay/kit';
+import type { Clock, Logger } from '@pay/runtime';
 import type { Currency, Network, SweepTransfer } from '../../generated/prisma/client';
 import type { CryptoDb } from '../../db';
 import type { CryptoDeps } from '../../deps';

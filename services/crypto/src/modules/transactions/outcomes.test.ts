@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { ManualClock } from '@pay/kit';
+import { ManualClock } from '@pay/runtime';
 import { eventsOf } from '@pay/webhooks';
 import { registerMerchant, cryptoAppForSuite, testMerchant, type TestMerchant } from '../../../test/test-support';
 import { trackTransfers } from './tracker';

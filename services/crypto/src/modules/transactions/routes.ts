@@ -1,5 +1,5 @@
 import { ApiError, DataBody, PagedData } from '@pay/schemas';
-import { type Api, pageOf } from '@pay/kit';
+import { type Api, pageOf } from '@pay/http';
 import type { CryptoDeps } from '../../deps';
 import { getTransaction, listTransactions, recordDetectedTransfer } from './transfers';
 import { parseAmount } from '../../shared/money';

@@ -1,4 +1,4 @@
-import { TRANSACTION_OPTIONS } from '@pay/kit';
+import { TRANSACTION_OPTIONS } from '@pay/db';
 import type { CryptoDeps } from '../../deps';
 import type { Transaction } from '../../generated/prisma/client';
 import { expireDueInvoices } from '../invoices/service';

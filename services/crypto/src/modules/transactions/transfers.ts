@@ -1,5 +1,6 @@
 import { ApiError } from '@pay/schemas';
-import { isUniqueViolation, pageWindow, TRANSACTION_OPTIONS } from '@pay/kit';
+import { isUniqueViolation, TRANSACTION_OPTIONS } from '@pay/db';
+import { pageWindow } from '@pay/http';
 import type { Network, Prisma, Transaction } from '../../generated/prisma/client';
 import type { CryptoDeps } from '../../deps';
 import type { Owner } from '@pay/auth';

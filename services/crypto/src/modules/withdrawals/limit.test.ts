@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { ManualClock } from '@pay/kit';
+import { ManualClock } from '@pay/runtime';
 import { fund, signedRequest, cryptoAppForSuite, testMerchant, type TestMerchant } from '../../../test/test-support';
 import { ZERO_ADDRESS } from '../../chains/sandbox/sandbox';
 import { advanceWithdrawal } from './processing';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { metricsRegistry } from '@pay/kit';
+import { metricsRegistry } from '@pay/runtime';
 import { eventually } from '@pay/testing';
 import { createCryptoDatabase } from '../../db';
 import { watchWithdrawals } from './metrics';

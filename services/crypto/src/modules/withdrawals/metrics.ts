@@ -1,4 +1,4 @@
-import { oncePerScrape, scrapedGauge } from '@pay/kit';
+import { oncePerScrape, scrapedGauge } from '@pay/runtime';
 import type { CryptoDb } from '../../db';
 
 /** The database whose withdrawals this process reports (the processes running the withdrawal worker). */

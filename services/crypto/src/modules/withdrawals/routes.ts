@@ -1,5 +1,5 @@
 import { DataBody, PagedData } from '@pay/schemas';
-import { type Api, pageOf } from '@pay/kit';
+import { type Api, pageOf } from '@pay/http';
 import type { CryptoDeps } from '../../deps';
 import { CURRENCIES } from '../../shared/currencies';
 import { balances } from '../ledger/ledger';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '@pay/schemas';
-import { isUniqueViolation, readableNumber } from '@pay/kit';
+import { isUniqueViolation } from '@pay/db';
+import { readableNumber } from '@pay/runtime';
 import { outboxMessage } from '@pay/queue';
 import type { Currency, Withdrawal, WithdrawalStatus } from '../../generated/prisma/client';
 import { insertWithdrawal, withdrawalOf, withdrawalsOf, type CreateOutcome } from './store';

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { pageWindow, prepared } from '@pay/kit';
+import { prepared } from '@pay/db';
+import { pageWindow } from '@pay/http';
 import type { Owner } from '@pay/auth';
 import type { Currency, Network, Prisma, Withdrawal, WithdrawalStatus } from '../../generated/prisma/client';
 import { tablesIn, type CryptoDb, type CryptoTables } from '../../db';

@@ -1,6 +1,6 @@
 import { DelayedError, Queue, type Worker } from 'bullmq';
 import { Queues, startWorker } from '@pay/queue';
-import type { Lifecycle } from '@pay/kit';
+import type { Lifecycle } from '@pay/runtime';
 import type { CryptoDeps } from '../../deps';
 import { advanceWithdrawal } from './processing';
 import { openWithdrawalIds } from './store';

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createApiKey, revokeApiKey } from '@pay/accounts';
-import { ManualClock } from '@pay/kit';
+import { ManualClock } from '@pay/runtime';
 import { invoicingAppForSuite, newMerchant, startInvoicingApp, type TestMerchant } from '../../../test/test-support';
 
 const clock = new ManualClock(Date.now());

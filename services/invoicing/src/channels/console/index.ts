@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { consoleGuards } from '@pay/accounts';
-import { Api, type Operation } from '@pay/kit';
+import { Api, type Operation } from '@pay/http';
 import type { RequestHandler } from 'express';
 import type { InvoicingDeps } from '../../deps';
 import { consolePages, consoleErrorPage } from './pages';

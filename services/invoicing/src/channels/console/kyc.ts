@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ownerOf, type Owner } from '@pay/auth';
-import { html, type Api, type SafeHtml } from '@pay/kit';
+import { html, type Api, type SafeHtml } from '@pay/http';
 import { Uuid } from '@pay/schemas';
 import type { ConsoleDeps } from '../../deps';
 import type { KycSession } from '../../generated/prisma/client';

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Request } from 'express';
 import { assertSameOriginSignIn, consoleSessionFrom, getMerchant, setSessionCookie, signInToConsole } from '@pay/accounts';
 import { ownerOf, type AuthContext } from '@pay/auth';
-import { html, type Api, type SafeHtml } from '@pay/kit';
+import { html, type Api, type SafeHtml } from '@pay/http';
 import { ApiError, MAX_OFFSET } from '@pay/schemas';
 import { attemptsOf, getEndpoint, listDeliveries, listEndpoints, type AttemptView, type ConsoleEndpoint, type DeliveryView } from '@pay/webhooks';
 import { INVOICING_EVENT_KINDS } from '../../event-catalogue';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
-import { html, type Api } from '@pay/kit';
+import { html, type Api } from '@pay/http';
 import { Uuid } from '@pay/schemas';
 import type { ConsoleDeps, InvoicesDeps } from '../../deps';
 import { acceptReview, listReviews, refundReview } from '../../modules/reviews/reviews';

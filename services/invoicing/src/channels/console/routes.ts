@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { assertSameOriginSignIn, clearSessionCookie, getMerchant, sessionCookieOf, setSessionCookie, signInToConsole, signOutOfConsole } from '@pay/accounts';
 import { ownerOf } from '@pay/auth';
-import { paginationOf, type Api } from '@pay/kit';
+import { paginationOf, type Api } from '@pay/http';
 import {
   assertWebhookUrl,
   createEndpoint,

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Logger } from '@pay/kit';
+import type { Logger } from '@pay/runtime';
 import { Queues, wakeWebhookWorker, type WebhookWakeJob } from '@pay/queue';
 
 /**

@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { createLogger, ManualClock, PAGE_CSP } from '@pay/kit';
+import { PAGE_CSP } from '@pay/http';
+import { createLogger, ManualClock } from '@pay/runtime';
 import { eventsOf } from '@pay/webhooks';
 import type { SandboxProvider } from '../../payments/sandbox';
 import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../../test/test-support';

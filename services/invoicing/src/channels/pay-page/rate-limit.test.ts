@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { clockSigner, invoicingAppForSuite, newMerchant, startInvoicingApp } from '../../../test/test-support';
-import { systemClock } from '@pay/kit';
+import { systemClock } from '@pay/runtime';
 
 // Tight limits, so both are reached in a few requests: the pages' own, and the anonymous API's.
 const ctx = invoicingAppForSuite({ env: { RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1', RATE_LIMIT_PAGES_PER_MINUTE: '4' } });

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { type Api } from '@pay/kit';
+import { type Api } from '@pay/http';
 import { money, type Money } from '@pay/money';
 import { ApiError, StringEnum, Uuid } from '@pay/schemas';
 import type { PayPageDeps } from '../../deps';

@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from '@pay/kit';
+import { html, type SafeHtml } from '@pay/http';
 import type { ErrorDetail } from '@pay/schemas';
 import type { PaymentPageModel } from './presenter';
 import { assetUrl } from '../../assets';

@@ -1,4 +1,4 @@
-import { ShutdownAbort } from '@pay/kit';
+import { ShutdownAbort } from '@pay/runtime';
 import { eventually } from '@pay/testing';
 import { descriptorDistance, FaceModel } from './face-model';
 import { idCard, photo, selfie } from '../../../test/kyc/fixtures';

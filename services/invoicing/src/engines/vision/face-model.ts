@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { ShutdownAbort, type Logger } from '@pay/kit';
+import { ShutdownAbort, type Logger } from '@pay/runtime';
 import { PROJECT_MANIFEST, projectRequire } from '../../project-require';
 
 /** One face found by the model: its 128-number descriptor and the detector's confidence. */

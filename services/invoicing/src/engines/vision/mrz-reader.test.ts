@@ -1,4 +1,4 @@
-import { ShutdownAbort } from '@pay/kit';
+import { ShutdownAbort } from '@pay/runtime';
 import { idCard, idCardMrz, passportMrz, PERSON, photo, tamperedMrz } from '../../../test/kyc/fixtures';
 import { findZone, MrzReader } from './mrz-reader';
 

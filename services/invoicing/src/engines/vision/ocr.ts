@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Worker, WorkerParams } from 'tesseract.js';
-import { ShutdownAbort } from '@pay/kit';
+import { ShutdownAbort } from '@pay/runtime';
 import { projectRequire } from '../../project-require';
 
 /** What OCR read from an image: its text and tesseract's own mean confidence, 0 to 1. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ManualClock } from '@pay/kit';
+import { ManualClock } from '@pay/runtime';
 import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../../test/test-support';
 import { countOf } from '../../../test/tables';
 import { expireDueInvoices } from '../invoices/expiry';

@@ -1,5 +1,5 @@
 import type { Owner } from '@pay/auth';
-import { type Clock } from '@pay/kit';
+import { type Clock } from '@pay/runtime';
 import { toJsonNumber } from '@pay/money';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingTables } from '../../db';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
-import type { Api } from '@pay/kit';
+import type { Api } from '@pay/http';
 import type { AnalyticsDeps } from '../../deps';
 import { analyticsOf, periodOf } from './analytics';
 import { Analytics, AnalyticsQuery, ANALYTICS_FIRST_DAY, ANALYTICS_LAST_DAY, ANALYTICS_MAX_DAYS } from './schemas';

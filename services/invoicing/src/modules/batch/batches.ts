@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Owner } from '@pay/auth';
-import { pgSql, readableNumber, type Sql } from '@pay/kit';
+import { pgSql, type Sql } from '@pay/db';
+import { readableNumber } from '@pay/runtime';
 import { money } from '@pay/money';
 import { outboxMessage, writeOutbox } from '@pay/queue';
 import { ApiError } from '@pay/schemas';

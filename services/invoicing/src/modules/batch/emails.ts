@@ -1,4 +1,4 @@
-import { html } from '@pay/kit';
+import { html } from '@pay/http';
 import { money } from '@pay/money';
 import type { BatchDeps } from '../../deps';
 import { invoicesForEmails } from '../invoices/store';
@@ -25,7 +25,7 @@ interface PendingEmail {
 
 /**
  * The payment link of one invoice: plain text, and the same as HTML with the link as a link
- * (a mailbox that shows text does not make it one). The HTML is built with kit's `html`
+ * (a mailbox that shows text does not make it one). The HTML is built with @pay/http's `html`
  * template, so the merchant's description is escaped and cannot become markup. The link opens
  * a new top-level tab (`target="_blank"`): a web mailbox shows the message in a frame, and the pay
  * page refuses to be framed (`frame-ancestors 'none'`, against clickjacking).

@@ -1,5 +1,5 @@
 import { ownerOf } from '@pay/auth';
-import { type Api } from '@pay/kit';
+import { type Api } from '@pay/http';
 import { toJsonNumber } from '@pay/money';
 import type { BatchDeps } from '../../deps';
 import { paymentLinkOf } from '../invoices/views';

@@ -1,5 +1,5 @@
 import type { Owner } from '@pay/auth';
-import type { Sql } from '@pay/kit';
+import type { Sql } from '@pay/db';
 import { sql } from 'kysely';
 import { tablesIn, type InvoicingTables } from '../../db';
 import type { RowError } from './csv';

@@ -1,6 +1,6 @@
 import type { Queue, Worker } from 'bullmq';
 import { Queues, startWorker, type QueueKey } from '@pay/queue';
-import type { Lifecycle } from '@pay/kit';
+import type { Lifecycle } from '@pay/runtime';
 import type { BatchDeps } from '../../deps';
 import { drawQrCodesOf, openBatches, processBatch } from './batches';
 import { batchesWithUnsentEmails, sendBatchEmails } from './emails';

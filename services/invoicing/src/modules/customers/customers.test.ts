@@ -1,4 +1,4 @@
-import { ManualClock } from '@pay/kit';
+import { ManualClock } from '@pay/runtime';
 import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../../test/test-support';
 
 const clock = new ManualClock(Date.now());

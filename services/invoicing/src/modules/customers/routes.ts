@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
-import { paginationOf, type Api } from '@pay/kit';
+import { paginationOf, type Api } from '@pay/http';
 import { OffsetPage } from '@pay/schemas';
 import type { CustomersDeps } from '../../deps';
 import { blockStateJson, customerJson, listCustomers, setBlocked } from './customers';

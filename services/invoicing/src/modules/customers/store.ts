@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import type { Owner } from '@pay/auth';
-import type { Sql } from '@pay/kit';
+import type { Sql } from '@pay/db';
 import type { Money } from '@pay/money';
 import { tablesIn, type InvoicingTables, type Tables } from '../../db';
 import { trustLevelOf } from './trust';

@@ -1,4 +1,4 @@
-import type { Clock } from '@pay/kit';
+import type { Clock } from '@pay/runtime';
 import { recordEvent } from '@pay/webhooks';
 import type { Tx } from '../../transactions';
 import type { InvoiceRow } from './store';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ManualClock } from '@pay/kit';
+import { ManualClock } from '@pay/runtime';
 import { eventsOf } from '@pay/webhooks';
 import { eventually } from '@pay/testing';
 import { clockSigner, newMerchant, startInvoicingApp, type InvoicingTestApp, type TestMerchant } from '../../../test/test-support';

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { ManualClock } from '@pay/kit';
+import { ManualClock } from '@pay/runtime';
 import { decodeQrDataUri } from '@pay/testing';
 import { abandonIdempotencyClaim, clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../../test/test-support';
 import { countOf } from '../../../test/tables';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { Owner } from '@pay/auth';
-import { IDEMPOTENCY_TTL_MS, readableNumber, type IdempotentRun, type RawJson } from '@pay/kit';
+import { IDEMPOTENCY_TTL_MS, type IdempotentRun, type RawJson } from '@pay/http';
+import { readableNumber } from '@pay/runtime';
 import { type Money } from '@pay/money';
 import { ApiError, parseMoney } from '@pay/schemas';
 import type { InvoicingDeps, InvoicesDeps } from '../../deps';
@@ -125,7 +126,7 @@ export async function openInvoice(deps: InvoicesDeps, owner: Owner, spec: Invoic
   const now = deps.clock.now();
   if (spec.idempotency?.resumed) {
     // The request this one resumes died after its claim: it may have written the invoice and
-    // never stored the answer. Then that invoice is the answer (the key's 24 h, as the kit's).
+    // never stored the answer. Then that invoice is the answer (the key's 24 h, as @pay/http's).
     const made = await selectCreatedByKey(deps.tables, owner, spec.api, spec.idempotency.key, new Date(now.getTime() - IDEMPOTENCY_TTL_MS));
     if (made) return made;
   }

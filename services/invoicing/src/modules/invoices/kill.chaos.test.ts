@@ -1,4 +1,4 @@
-import { IDEMPOTENCY_LOCK_MS } from '@pay/kit';
+import { IDEMPOTENCY_LOCK_MS } from '@pay/http';
 import { eventually, recordChaos, serverFailures, tally, untilAnswered, type HttpAnswer } from '@pay/testing';
 import { invoicesByKey, invoicingOnChaosStack } from '../../../test/test-support';
 

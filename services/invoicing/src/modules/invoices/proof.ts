@@ -1,4 +1,4 @@
-import type { Sql } from '@pay/kit';
+import type { Sql } from '@pay/db';
 import { tablesIn } from '../../db';
 import type { InvoiceRow } from './store';
 

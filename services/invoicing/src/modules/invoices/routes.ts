@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
-import { exactBodyMember, paginationOf, type Api } from '@pay/kit';
+import { exactBodyMember, paginationOf, type Api } from '@pay/http';
 import { OffsetPage } from '@pay/schemas';
 import type { InvoicesDeps } from '../../deps';
 import { cancelInvoice } from './cancel';

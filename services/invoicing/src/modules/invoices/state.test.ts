@@ -1,4 +1,4 @@
-import { ManualClock } from '@pay/kit';
+import { ManualClock } from '@pay/runtime';
 import { eventsOf } from '@pay/webhooks';
 import { abandonIdempotencyClaim, clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../../test/test-support';
 import { countOf } from '../../../test/tables';

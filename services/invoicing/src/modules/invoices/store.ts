@@ -3,7 +3,7 @@ import { ApiError } from '@pay/schemas';
 import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import { tablesIn, type InvoicingTables, type Tables } from '../../db';
-import { prepared, type Sql } from '@pay/kit';
+import { prepared, type Sql } from '@pay/db';
 import { qrPngDataUri } from '../../payments/qr';
 import { SETTLED_STATUSES } from '../../payments/statuses';
 import { InvoiceTransitionRefused, statusesBefore } from './transitions';

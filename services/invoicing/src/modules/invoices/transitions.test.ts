@@ -1,4 +1,4 @@
-import { ManualClock } from '@pay/kit';
+import { ManualClock } from '@pay/runtime';
 import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../../test/test-support';
 import { inTransaction } from '../../transactions';
 import { expireDue, lockInvoice, markCancelled, markPaid, selectInvoiceById } from './store';

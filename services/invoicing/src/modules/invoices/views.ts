@@ -1,4 +1,4 @@
-import { RawJson } from '@pay/kit';
+import { RawJson } from '@pay/http';
 import { money, toJsonNumber } from '@pay/money';
 import type { CreatedInvoiceRow, InvoiceRow, InvoiceWithCustomer } from './store';
 

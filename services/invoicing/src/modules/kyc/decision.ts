@@ -1,4 +1,4 @@
-import type { Clock } from '@pay/kit';
+import type { Clock } from '@pay/runtime';
 import { ApiError } from '@pay/schemas';
 import { recordEvent } from '@pay/webhooks';
 import type { InvoicingDeps } from '../../deps';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Api } from '@pay/kit';
+import type { Api } from '@pay/http';
 import { ApiError, StringEnum, Uuid } from '@pay/schemas';
 import type { KycDeps } from '../../deps';
 import { kycPage, kycPageStateOf, type KycPageState } from './page-view';

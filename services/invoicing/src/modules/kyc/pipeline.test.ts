@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { systemClock } from '@pay/kit';
+import { systemClock } from '@pay/runtime';
 import { eventsOf } from '@pay/webhooks';
 import { invoicingEvents } from '../../event-catalogue';
 import { assertValid } from '@pay/schemas';

@@ -1,4 +1,4 @@
-import type { SniffedType } from '@pay/kit';
+import type { SniffedType } from '@pay/http';
 import type { DocumentType, KycLevel } from './schemas';
 
 /** What the customer sent on the verification page. */

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { ManualClock } from '@pay/kit';
+import { ManualClock } from '@pay/runtime';
 import { clockSigner, invoicingAppForSuite, newMerchant, v1Request } from '../../../test/test-support';
 import { expireDueKycSessions } from './expiry';
 

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Owner } from '@pay/auth';
-import { outboundUrlProblem } from '@pay/kit';
+import { outboundUrlProblem } from '@pay/http';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps, KycDeps } from '../../deps';
 import type { KycSession, Prisma } from '../../generated/prisma/client';

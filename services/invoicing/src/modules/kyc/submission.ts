@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { UploadedFiles, UploadSpec } from '@pay/kit';
+import type { UploadedFiles, UploadSpec } from '@pay/http';
 import { outboxMessage, writeOutbox } from '@pay/queue';
 import { ApiError, StringEnum, type ErrorDetail } from '@pay/schemas';
 import type { InvoicingDeps } from '../../deps';

@@ -1,6 +1,6 @@
 import type { Queue, Worker } from 'bullmq';
 import { Queues, startWorker } from '@pay/queue';
-import type { Lifecycle } from '@pay/kit';
+import type { Lifecycle } from '@pay/runtime';
 import type { InvoicingDeps, KycDeps } from '../../deps';
 import { decideKycSession } from './decision';
 import type { KycProvider } from './provider';

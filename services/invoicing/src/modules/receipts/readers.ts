@@ -1,4 +1,4 @@
-import type { SniffedType } from '@pay/kit';
+import type { SniffedType } from '@pay/http';
 import type { Reading } from './decision';
 import { imageSize, MAX_IMAGE_PIXELS } from '../../engines/vision/image-size';
 import { ImageOcr, type OcrOptions } from '../../engines/vision/ocr';

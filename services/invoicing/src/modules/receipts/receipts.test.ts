@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { Queue } from 'bullmq';
-import { ManualClock } from '@pay/kit';
+import { ManualClock } from '@pay/runtime';
 import { eventually } from '@pay/testing';
 import { Queues } from '@pay/queue';
 import { signedHeaders } from '@pay/auth';

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Owner } from '@pay/auth';
-import type { UploadedFile } from '@pay/kit';
+import type { UploadedFile } from '@pay/http';
 import { outboxMessage, writeOutbox } from '@pay/queue';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps, ReceiptsDeps } from '../../deps';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
-import { paginationOf, type Api, type FileSpec } from '@pay/kit';
+import { paginationOf, type Api, type FileSpec } from '@pay/http';
 import { OffsetPage } from '@pay/schemas';
 import type { ReceiptsDeps } from '../../deps';
 import { InvoiceParams } from '../invoices/schemas';

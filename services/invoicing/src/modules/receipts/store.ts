@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, SelectQueryBuilder, Updateable } from 'kysely';
-import type { Sql } from '@pay/kit';
+import type { Sql } from '@pay/db';
 import { tablesIn, type InvoicingTables, type Tables } from '../../db';
 
 /*

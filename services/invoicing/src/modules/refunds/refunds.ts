@@ -1,5 +1,5 @@
 import type { Owner } from '@pay/auth';
-import { IDEMPOTENCY_TTL_MS, type IdempotentRun } from '@pay/kit';
+import { IDEMPOTENCY_TTL_MS, type IdempotentRun } from '@pay/http';
 import { money, toJsonNumber, type Money } from '@pay/money';
 import { ApiError, parseMoney } from '@pay/schemas';
 import type { InvoicesDeps } from '../../deps';

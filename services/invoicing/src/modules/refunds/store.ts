@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Selectable } from 'kysely';
-import type { Sql } from '@pay/kit';
+import type { Sql } from '@pay/db';
 import { tablesIn, type InvoicingTables, type Tables } from '../../db';
 
 /**

@@ -1,4 +1,4 @@
-import type { Clock } from '@pay/kit';
+import type { Clock } from '@pay/runtime';
 import { emitInvoiceEvent } from '../invoices/events';
 import type { InvoiceRow } from '../invoices/store';
 import type { Tx } from '../../transactions';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
-import { paginationOf, type Api } from '@pay/kit';
+import { paginationOf, type Api } from '@pay/http';
 import { OffsetPage, OffsetQuery } from '@pay/schemas';
 import type { InvoicesDeps } from '../../deps';
 import { invoiceDetailJson } from '../invoices/detail';

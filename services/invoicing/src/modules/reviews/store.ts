@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Owner } from '@pay/auth';
-import type { Sql } from '@pay/kit';
+import type { Sql } from '@pay/db';
 import { tablesIn, type InvoicingTables, type Tables } from '../../db';
 
 /** Why money needs the merchant's decision (see docs/architecture.md, "Reviews"). */

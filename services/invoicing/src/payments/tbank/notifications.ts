@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { jsonMemberText } from '@pay/kit';
+import { jsonMemberText } from '@pay/http';
 import type { InvoicingDeps } from '../../deps';
 import { acquirerNotifications, type NotificationOutcome } from '../metrics';
 import { applyAcquirerReport } from './apply-state';

@@ -1,10 +1,11 @@
-import { IDEMPOTENCY_TTL_MS, type Clock, type Logger } from '@pay/kit';
+import { IDEMPOTENCY_TTL_MS } from '@pay/http';
+import { type Clock, type Logger } from '@pay/runtime';
 import { money, type Money } from '@pay/money';
 import type { InvoicingTables } from '../../db';
 import { ApiError } from '@pay/schemas';
 import type { CancelOrderResult, ChargeResult, OrderRequest, PaymentProvider, ProviderOrder, RefundResult, VoidResult } from '../provider';
 import { AcquirerRefused, AcquirerUnavailable, type TBankClient } from './client';
-import { isUniqueViolation } from '@pay/kit';
+import { isUniqueViolation } from '@pay/db';
 import { setPaymentTarget, selectInvoiceById } from '../../modules/invoices/store';
 import { qrPngDataUri } from '../qr';
 import { DECLINED_STATUSES, INIT_STATUS, type AcquirerPaymentRow, type AcquirerPayments, type AcquirerRefundRow } from './payments-store';

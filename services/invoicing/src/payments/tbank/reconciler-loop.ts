@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { every, type Periodic } from '@pay/kit';
+import { every, type Periodic } from '@pay/runtime';
 import type { PaymentsDeps } from '../../deps';
 import { tbankProvidersOf } from '../from-config';
 import { holdLease, releaseLease } from './lease';

@@ -1,5 +1,5 @@
 import { ownerOf } from '@pay/auth';
-import type { Api } from '@pay/kit';
+import type { Api } from '@pay/http';
 import type { V1Deps } from '../../../deps';
 import { ANALYTICS_FIRST_DAY, ANALYTICS_LAST_DAY, ANALYTICS_MAX_DAYS } from '../schemas';
 import { v1AnalyticsOf, v1PeriodOf } from './analytics';

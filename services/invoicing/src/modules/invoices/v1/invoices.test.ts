@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { ManualClock } from '@pay/kit';
+import { ManualClock } from '@pay/runtime';
 import { eventsOf } from '@pay/webhooks';
 import { decodeQrDataUri } from '@pay/testing';
 import { clockSigner, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../../../../test/test-support';

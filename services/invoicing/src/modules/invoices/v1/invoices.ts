@@ -1,5 +1,5 @@
 import type { Owner } from '@pay/auth';
-import { type IdempotentRun, type RawJson } from '@pay/kit';
+import { type IdempotentRun, type RawJson } from '@pay/http';
 import { ApiError, parseMoney } from '@pay/schemas';
 import type { Static } from '@sinclair/typebox';
 import type { V1Deps } from '../../../deps';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { assertLiveKey, ownerOf } from '@pay/auth';
-import { exactBodyMember, type Api } from '@pay/kit';
+import { exactBodyMember, type Api } from '@pay/http';
 import type { V1Deps } from '../../../deps';
 import { cancelInvoice } from '../cancel';
 import { enabledCurrencies, setEnabledCurrencies } from '../currencies';

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { Router } from 'express';
-import { createHttpApp, finishHttpApp } from './http/app';
-import { createLogger } from './logger';
+import { createHttpApp, finishHttpApp } from './app';
+import { createLogger } from '@pay/runtime';
 
 function app(metricsToken?: string) {
   const a = createHttpApp({

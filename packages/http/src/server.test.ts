@@ -1,10 +1,9 @@
 import express from 'express';
 import { Agent, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from './logger';
-import { Lifecycle } from './lifecycle';
-import { listen } from './http/server';
-import { healthRoutes } from './http/health';
+import { createLogger, Lifecycle } from '@pay/runtime';
+import { listen } from './server';
+import { healthRoutes } from './health';
 
 interface Answer {
   status: number;

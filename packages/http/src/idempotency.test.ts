@@ -3,10 +3,9 @@ import type { Request, Response } from 'express';
 import { SecretBox } from '@pay/auth';
 import { eventually } from '@pay/testing';
 import { sql as raw } from 'kysely';
-import { pgPool } from '@pay/db';
-import { pgSql, typedSqlIn } from '@pay/db';
-import type { DB } from '../generated/kysely/tables';
-import { PRUNE_BATCH } from '../retention';
+import { pgPool, pgSql, typedSqlIn } from '@pay/db';
+import type { DB } from './generated/kysely/tables';
+import { PRUNE_BATCH } from '@pay/runtime';
 import { fingerprintOf, IDEMPOTENCY_HEARTBEAT_MS, IDEMPOTENCY_LOCK_MS, PgIdempotencyStore, pruneIdempotencyKeys, withIdempotency, type IdempotentRun } from './idempotency';
 
 const sql = pgSql(pgPool(process.env.DATABASE_URL!, 'kit', 2));

@@ -2,10 +2,9 @@ import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ApiError } from '@pay/schemas';
 import { sql } from 'kysely';
-import { isDatabaseUnavailable } from '@pay/db';
-import { deleteInBatches } from '../retention';
-import { prepared, typedSqlIn, type Kysely, type Sql } from '@pay/db';
-import type { DB } from '../generated/kysely/tables';
+import { isDatabaseUnavailable, prepared, typedSqlIn, type Kysely, type Sql } from '@pay/db';
+import { deleteInBatches } from '@pay/runtime';
+import type { DB } from './generated/kysely/tables';
 
 /** Stripe semantics: same key + same request within 24 h → first answer. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -47,8 +46,9 @@ export interface Sealer {
 }
 
 /**
- * The table, owned by this package (Postgres schema `kit`, see prisma/schema.prisma), on the
- * caller's client: qualified with its schema, since the caller's search_path is its own.
+ * The table, owned by this package (Postgres schema `kit`, the name it had in kit; see
+ * prisma/schema.prisma), on the caller's client: qualified with its schema, since the
+ * caller's search_path is its own.
  */
 const kitTables = (db: Sql): Kysely<DB> => typedSqlIn<DB>(db).withSchema('kit');
 

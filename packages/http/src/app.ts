@@ -5,7 +5,7 @@ import { errorHandler, notFoundHandler, type EnvelopeFor } from './errors';
 import { healthRoutes, type ReadinessCheck } from './health';
 import { requestContext } from './request-context';
 import { refuseKeysInUrl } from './key-in-url';
-import { metricsHandler } from '../metrics';
+import { metricsHandler } from './metrics-route';
 
 export interface HttpAppOptions {
   service: string;

@@ -1,5 +1,3 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
-import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { openPools } from '@pay/db';
 
@@ -128,25 +126,3 @@ new Gauge({
     await Promise.all([...readiness.sources].map(async ([service, ready]) => this.set({ service }, (await ready().catch(() => false)) ? 1 : 0)));
   },
 });
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
-/**
- * GET /metrics in Prometheus text format. With a token configured (METRICS_TOKEN), a scrape
- * must send `Authorization: Bearer <token>`: the metrics name routes and volumes, which a
- * public base URL should not tell anyone.
- */
-export function metricsHandler(token: string | undefined): RequestHandler {
-  const expected = token ? digest(`Bearer ${token}`) : null;
-  return async (req, res, next) => {
-    if (expected && !timingSafeEqual(digest(req.get('authorization') ?? ''), expected)) {
-      res.status(401).set('WWW-Authenticate', 'Bearer').type('text/plain').send('metrics need Authorization: Bearer <METRICS_TOKEN>\n');
-      return;
-    }
-    try {
-      res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
-    } catch (err) {
-      next(err);
-    }
-  };
-}

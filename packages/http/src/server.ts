@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
-import type { Lifecycle } from '../lifecycle';
+import type { Lifecycle } from '@pay/runtime';
 
 /** Between sweeps for keep-alive sockets whose last response has just finished. */
 const IDLE_SWEEP_MS = 100;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { httpRequestDuration } from '../metrics';
+import { httpRequestDuration } from '@pay/runtime';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace

@@ -1,10 +1,10 @@
 import { Writable } from 'node:stream';
 import express from 'express';
 import request from 'supertest';
-import { createLogger } from './logger';
+import { createLogger } from '@pay/runtime';
 import { ApiError } from '@pay/schemas';
-import { requestContext } from './http/request-context';
-import { errorHandler } from './http/errors';
+import { requestContext } from './request-context';
+import { errorHandler } from './errors';
 
 function capture() {
   const lines: string[] = [];

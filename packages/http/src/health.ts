@@ -1,4 +1,4 @@
-import { watchReadiness } from '../metrics';
+import { watchReadiness } from '@pay/runtime';
 import { sendJson } from './json-reply';
 import { Router } from 'express';
 
