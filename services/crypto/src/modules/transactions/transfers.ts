@@ -4,7 +4,8 @@ import { pageWindow } from '@pay/http';
 import type { Network, Prisma, Transaction } from '../../generated/prisma/client';
 import type { CryptoDeps } from '../../deps';
 import type { Owner } from '@pay/auth';
-import { tablesIn } from '../../db';
+import type { Updateable } from 'kysely';
+import { tablesIn, type Tables } from '../../db';
 import { lockBalance, post, postedAmount } from '../ledger/ledger';
 import { getMerchant } from '@pay/accounts';
 import { money, percentOf, type Money } from '../../shared/money';
@@ -128,6 +129,14 @@ export async function recordFoundTransfers(deps: CryptoDeps, found: FoundTransfe
  * another got there first. On confirmation: pending is settled, the gross amount is credited
  * and the fee debited, the invoice advances, and the events are written, all in `tx`.
  */
+/** The block number as the bigint column takes it through Kysely (decimal text). */
+const blockOf = (block: number | null): string | null => (block === null ? null : String(block));
+
+/** Writes a transfer's tracked columns through the transaction that locked its row, with the same builder. */
+async function setTransfer(tx: Tx, id: string, changes: Updateable<Tables.Transaction>): Promise<void> {
+  await tablesIn(tx).updateTable('transactions').set(changes).where('id', '=', id).execute();
+}
+
 export async function applyTransferState(deps: CryptoDeps, tx: Tx, t: Transaction, state: TransferState): Promise<boolean> {
   const unchanged = await tablesIn(tx)
     .selectFrom('transactions')
@@ -142,7 +151,7 @@ export async function applyTransferState(deps: CryptoDeps, tx: Tx, t: Transactio
   const owner = { merchantId: t.merchantId, isTest: t.isTest };
   if (state.state === 'pending') {
     if (state.confirmations !== t.confirmations) {
-      await tx.transaction.update({ where: { id: t.id }, data: { confirmations: state.confirmations, blockNumber: state.blockNumber } });
+      await setTransfer(tx, t.id, { confirmations: state.confirmations, block_number: blockOf(state.blockNumber) });
     }
     return true;
   }
@@ -151,7 +160,7 @@ export async function applyTransferState(deps: CryptoDeps, tx: Tx, t: Transactio
   const settle = { bucket: 'pending' as const, kind: 'deposit_settled' as const, amount: net.neg(), transactionId: t.id };
   if (state.state === 'failed') {
     await post(tx, owner, t.currency, [settle]);
-    await tx.transaction.update({ where: { id: t.id }, data: { status: 'Failed', blockNumber: state.blockNumber, note: state.reason } });
+    await setTransfer(tx, t.id, { status: 'Failed', block_number: blockOf(state.blockNumber), note: state.reason });
     return true;
   }
   const now = deps.clock.now();
@@ -161,10 +170,9 @@ export async function applyTransferState(deps: CryptoDeps, tx: Tx, t: Transactio
     { bucket: 'available', kind: 'deposit', amount: gross, transactionId: t.id },
     { bucket: 'available', kind: 'fee', amount: net.sub(gross), transactionId: t.id },
   ]);
-  const confirmed = await tx.transaction.update({
-    where: { id: t.id },
-    data: { status: 'Confirmed', confirmations: state.confirmations, blockNumber: state.blockNumber, confirmedAt: now },
-  });
+  await setTransfer(tx, t.id, { status: 'Confirmed', confirmations: state.confirmations, block_number: blockOf(state.blockNumber), confirmed_at: now });
+  // The row as it now stands: it was read as `t` and has been locked since, so only these columns moved.
+  const confirmed: Transaction = { ...t, status: 'Confirmed', confirmations: state.confirmations, blockNumber: BigInt(state.blockNumber), confirmedAt: now };
   await emitEvent(tx, deps.clock, owner, 'transaction.confirmed', { transaction: transactionDetailJson(confirmed) });
   await settleInvoice(deps, tx, confirmed);
   return true;
