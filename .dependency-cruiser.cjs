@@ -53,7 +53,7 @@ module.exports = {
       comment:
         "A service's test/ folder is its own tests' business; what others (the bench, e2e, other services and projects) " +
         'may use of it is what its test/index.ts exports (`@pay/<service>/test`).',
-      // $1: the project a file is in (`services/crypto`, `packages/kit`) or its top folder (`bench`, `e2e`).
+      // $1: the project a file is in (`services/crypto`, `packages/http`) or its top folder (`bench`, `e2e`).
       from: { path: '^((?:services|packages)/[^/]+|[^/]+)/' },
       to: { path: '^services/[^/]+/test/', pathNot: '^(?:$1/test/|services/[^/]+/test/index\\.ts$)' },
     },

@@ -6,10 +6,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const modules = JSON.parse(process.env.METRICS_MODULES ?? '[]');
-const kit = modules.find((m) => m.endsWith(path.join('packages', 'runtime', 'src', 'metrics.ts')));
-if (!kit) throw new Error('packages/runtime/src/metrics.ts (the registry /metrics serves) is not among the modules');
+const metricsModule = modules.find((m) => m.endsWith(path.join('packages', 'runtime', 'src', 'metrics.ts')));
+if (!metricsModule) throw new Error('packages/runtime/src/metrics.ts (the registry /metrics serves) is not among the modules');
 for (const m of modules) await import(pathToFileURL(m).href);
-const { metricsRegistry } = await import(pathToFileURL(kit).href);
+const { metricsRegistry } = await import(pathToFileURL(metricsModule).href);
 const names = [];
 for (const { name, type } of metricsRegistry.getMetricsAsArray()) {
   if (type === 'histogram') names.push(`${name}_bucket`, `${name}_sum`, `${name}_count`);
