@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { CryptoConfigSchema } from '../services/crypto/src/config';
-import { InvoicingConfigSchema } from '../services/invoicing/src/config';
+import { InvoicingConfigSchema } from '../services/invoicing/src/load-config';
 import { WorkerConfigSchema } from '../services/webhook-worker/src/config';
 
 const SCRIPT = path.join(__dirname, 'validate-compose.mjs');

@@ -14,7 +14,7 @@ import { postgresSchemaOf } from '@pay/migrate';
  * `// owner: <module>` inside the model; a package is one module, so its models need none.
  * A module's store is every file, under the module's folder (`src/<module>/` today,
  * `src/modules/<module>/` in the layout being moved to) or under the project's `test/<module>/`
- * (its test helpers), that is itself a store (`store.ts`, `store.test.ts`, `payments-store.ts`)
+ * (its test helpers), that is itself a store (`store.ts`, `store.test.ts`, `<x>-store.ts`)
  * or sits in a `store/` folder. A table is named by a Kysely call, a Prisma model call, or SQL
  * text (in a string or template, or in a .sql file outside migrations: a stored function).
  */

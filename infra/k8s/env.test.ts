@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildOncePerRun, eventually, freePort, idleStackEnv } from '@pay/testing';
 import { CryptoConfigSchema } from '../../services/crypto/src/config';
-import { InvoicingConfigSchema } from '../../services/invoicing/src/config';
+import { InvoicingConfigSchema } from '../../services/invoicing/src/load-config';
 import { WorkerConfigSchema } from '../../services/webhook-worker/src/config';
 import { containerEnv, metricNamesIn, readManifests, renderKustomization, rulesOf, type Container, type Manifest } from './render';
 

@@ -19,8 +19,7 @@ import { kycV1Routes, kycV2Routes } from './modules/kyc/routes';
 import { kycPageRoutes } from './modules/kyc/page';
 import { errorPage } from './channels/pay-page/view';
 import { ASSETS_PATH, PUBLIC_DIR } from './assets';
-import { tbankProvidersOf } from './payments/from-config';
-import { countUnreadableNotifications, NOTIFICATION_PATH, tbankNotificationRoutes } from './payments/tbank/notifications';
+import { mountAcquirers } from './payments/registry';
 
 /** v1 answers bare objects, v2 the `success` envelope. */
 export const envelopeFor = (req: Request | string): Envelope =>
@@ -105,9 +104,8 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
     ),
   );
   app.use(staticAssets(ASSETS_PATH, PUBLIC_DIR));
-  // The acquirer's notifications: signed by its own Token, answered in its own plain-text `OK`.
-  app.use(NOTIFICATION_PATH, countUnreadableNotifications);
-  app.use(tbankNotificationRoutes(deps, tbankProvidersOf(deps.providers)));
+  // Each acquirer's own routes (payments/registry.ts): its notifications, under its own signatures and answers.
+  mountAcquirers(app, deps);
   app.use(apis.v2.router, apis.v1.router, apis.pages.router, ...webConsole.routers);
   finishHttpApp(app, envelopeFor);
   return { app, apis };

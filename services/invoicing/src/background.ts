@@ -6,10 +6,7 @@ import { reconcileBatches, startBatchWorkers } from './modules/batch/worker';
 import type { InvoicingDeps } from './deps';
 import { expireDueInvoices } from './modules/invoices/expiry';
 import { reconcileRefunds } from './modules/refunds/refunds';
-import { tbankReconcilers } from './payments/tbank/reconciler-loop';
-import { watchAcquirerBacklog } from './payments/metrics';
-import { tbankProvidersOf } from './payments/from-config';
-import { acquirerBacklog } from './payments/tbank/payments-store';
+import { acquirerBackground } from './payments/registry';
 import { expireDueKycSessions } from './modules/kyc/expiry';
 import { declineUnretriedKycSessions } from './modules/kyc/decision';
 import { FaceModel } from './engines/vision/face-model';
@@ -55,12 +52,11 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
     every('kyc-reconciler', reconcileMs, () => reconcileKycChecks(deps, relay.queue(Queues.kycChecks.name)), deps.logger),
     every('batch-reconciler', reconcileMs, () => reconcileBatches(deps, (name) => relay.queue(name)), deps.logger),
     every('housekeeping', HOUSEKEEPING_INTERVAL_MS, () => housekeeping(deps), deps.logger),
-    ...tbankReconcilers(deps),
   ];
-  // Where the reconcilers run, /metrics reports their backlog (one statement per scrape).
-  const terminals = tbankProvidersOf(deps.providers).map((p) => ({ provider: p.name, isTest: p.payments.isTest }));
-  const unwatchBacklog =
-    terminals.length > 0 ? watchAcquirerBacklog({ terminals, read: () => acquirerBacklog(deps.tables, deps.clock.now(), deps.config.TBANK_RECONCILE_AFTER_MS) }) : () => undefined;
+  // The acquirers' loops (their reconcilers); where they run, /metrics reports their backlog (payments/registry.ts).
+  const acquirers = acquirerBackground(deps);
+  loops.push(...acquirers.loops);
+  const unwatchBacklog = acquirers.unwatch;
   const stop = async () => {
     unwatchBacklog();
     await Promise.all(loops.map((l) => l.stop()));

@@ -9,7 +9,7 @@ import { webhookWaker } from './channels/console/wakes';
 import { buildInvoicingApp, type InvoicingApis } from './app';
 import { startBackground } from './background';
 import { createInvoicingDb } from './db';
-import { paymentProvidersFrom } from './payments/from-config';
+import { paymentProvidersFrom } from './payments/registry';
 import type { PaymentProviders } from './payments/provider';
 import { smtpMailer } from './modules/batch/mailer';
 import { receiptStorageFrom } from './modules/receipts/storage-from-config';

@@ -1,8 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { baseConfigProperties, ConfigError, loadConfig, publicUrlOf } from '@pay/runtime';
 import { StringEnum } from '@pay/schemas';
+import type { AcquirerSettings } from './payments/settings';
 
-export const InvoicingConfigSchema = Type.Object({
+/**
+ * The service's own settings. Each acquirer's (and which acquirer takes each mode's payments)
+ * are added by `configSchemaWith` from the payments registry: load-config.ts puts them together.
+ */
+export const InvoicingOwnConfigSchema = Type.Object({
   ...baseConfigProperties,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3001 }),
   QUEUE_PREFIX: Type.String({ default: 'bull', description: 'BullMQ key prefix; the same as the webhook worker' }),
@@ -63,41 +68,46 @@ export const InvoicingConfigSchema = Type.Object({
     default: 30_000,
     description: 'how often work whose job was lost is looked for: stale refunds, KYC checks, batches and batch e-mails (receipts every twice that)',
   }),
-  LIVE_PAYMENT_PROVIDER: Type.Optional(
-    StringEnum(['tbank'] as const, { description: 'the acquirer that takes live payments; unset: live invoices are refused (PAYMENT_METHOD_NOT_ENABLED)' }),
-  ),
-  TEST_PAYMENT_PROVIDER: StringEnum(['sandbox', 'tbank'] as const, {
-    default: 'sandbox',
-    description: 'test mode’s provider: the sandbox, or T-Bank’s demo terminal (TBANK_TEST_TERMINAL_KEY / TBANK_TEST_PASSWORD)',
-  }),
-  TBANK_API_URL: Type.String({ pattern: '^https?://', default: 'https://securepay.tinkoff.ru/v2', description: 'T-Bank internet acquiring API v2 base URL' }),
-  TBANK_TERMINAL_KEY: Type.Optional(Type.String({ minLength: 1, maxLength: 20, description: 'the live terminal (LIVE_PAYMENT_PROVIDER=tbank)' })),
-  TBANK_PASSWORD: Type.Optional(Type.String({ minLength: 1, description: 'the live terminal’s password (signs requests, checks notifications)' })),
-  TBANK_TEST_TERMINAL_KEY: Type.Optional(Type.String({ minLength: 1, maxLength: 20, description: 'the demo terminal (TEST_PAYMENT_PROVIDER=tbank)' })),
-  TBANK_TEST_PASSWORD: Type.Optional(Type.String({ minLength: 1 })),
-  TBANK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000, description: 'how long a call to T-Bank may take before it counts as unreachable' }),
-  TBANK_RECONCILE_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 15_000, description: 'how often the leader asks T-Bank (GetState) about payments not yet settled' }),
-  TBANK_RECONCILE_AFTER_MS: Type.Integer({
-    minimum: 0,
-    maximum: 86_400_000,
-    default: 60_000,
-    description: 'a payment is reconciled once it is this old (its notification would normally have come)',
-  }),
   EXPIRY_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 4000, default: 1000, description: 'how often due invoices are expired (an invoice expires within this plus one batch of its expiresAt)' }),
 });
 
-export function loadInvoicingConfig(env: NodeJS.ProcessEnv = process.env) {
-  const config = loadConfig(InvoicingConfigSchema, env);
-  const missing = [
-    ...(config.LIVE_PAYMENT_PROVIDER === 'tbank' ? (['TBANK_TERMINAL_KEY', 'TBANK_PASSWORD'] as const) : []),
-    ...(config.TEST_PAYMENT_PROVIDER === 'tbank' ? (['TBANK_TEST_TERMINAL_KEY', 'TBANK_TEST_PASSWORD'] as const) : []),
-  ].filter((name) => !config[name]);
-  const problems = missing.map((name) => `${name} must be set: T-Bank is configured as a payment provider`);
+/** The service's settings with the acquirers' (payments/registry.ts): each one's variables, and which takes each mode's payments. */
+export function configSchemaWith(acquirers: readonly AcquirerSettings[]) {
+  const names = acquirers.map((a) => a.name);
+  return Type.Object({
+    ...InvoicingOwnConfigSchema.properties,
+    LIVE_PAYMENT_PROVIDER: Type.Optional(
+      StringEnum(names, { description: `the acquirer that takes live payments (${names.join(', ')}); unset: live invoices are refused (PAYMENT_METHOD_NOT_ENABLED)` }),
+    ),
+    TEST_PAYMENT_PROVIDER: StringEnum(['sandbox', ...names], {
+      default: 'sandbox',
+      description: 'test mode’s provider: the sandbox, or an acquirer’s demo terminal (for T-Bank: TBANK_TEST_TERMINAL_KEY / TBANK_TEST_PASSWORD)',
+    }),
+    ...Object.assign({}, ...acquirers.map((a) => a.properties)),
+  });
+}
+
+/** Loads and checks the configuration, the acquirers' settings included: every problem at once (ConfigError). */
+export function loadConfigWith(acquirers: readonly AcquirerSettings[], env: NodeJS.ProcessEnv = process.env): InvoicingConfig {
+  const config = loadConfig(configSchemaWith(acquirers), env) as InvoicingEnv & { LIVE_PAYMENT_PROVIDER?: string; TEST_PAYMENT_PROVIDER: string };
+  const problems = acquirers.flatMap((a) => a.problems(config, { live: config.LIVE_PAYMENT_PROVIDER === a.name, test: config.TEST_PAYMENT_PROVIDER === a.name }));
   problems.push(...storageProblems(config));
   if (problems.length) throw new ConfigError(problems);
   return { ...config, PUBLIC_URL: publicUrlOf(config), CONSOLE_OPERATORS: config.CONSOLE_OPERATORS.split(',').filter(Boolean).map((id) => id.toLowerCase()) };
 }
-export type InvoicingConfig = ReturnType<typeof loadInvoicingConfig>;
+
+/**
+ * The configuration as the service's code sees it. An acquirer reads its own variables from it
+ * through its settings (e.g. payments/tbank/settings.ts: tbankSettingsOf), checked when it was loaded.
+ */
+export type InvoicingConfig = Omit<InvoicingEnv, 'PUBLIC_URL' | 'CONSOLE_OPERATORS'> & {
+  PUBLIC_URL: string;
+  CONSOLE_OPERATORS: string[];
+  /** The acquirer taking live payments (a registered name), or none. */
+  LIVE_PAYMENT_PROVIDER?: string;
+  /** `sandbox`, or an acquirer's demo terminal. */
+  TEST_PAYMENT_PROVIDER: string;
+};
 
 /**
  * Where receipt files go must work for every process that reads them: an S3 bucket needs all of
@@ -117,4 +127,4 @@ function storageProblems(config: InvoicingEnv): string[] {
   ];
 }
 
-type InvoicingEnv = Static<typeof InvoicingConfigSchema>;
+type InvoicingEnv = Static<typeof InvoicingOwnConfigSchema>;

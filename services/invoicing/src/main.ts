@@ -1,6 +1,6 @@
 import { listen } from '@pay/http';
 import { createLogger, Lifecycle, runMain } from '@pay/runtime';
-import { loadInvoicingConfig } from './config';
+import { loadInvoicingConfig } from './load-config';
 import { composeInvoicing } from './compose';
 
 runMain(async () => {

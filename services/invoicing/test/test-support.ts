@@ -6,7 +6,7 @@ import { apiClient, closedWithTheFile, firstConnection, killHard, spawnBuiltServ
 import type { Clock, Logger } from '@pay/runtime';
 import { randomUUID } from 'node:crypto';
 import { TBankEmulator, type EmulatorOptions } from '@pay/tbank-emulator';
-import { loadInvoicingConfig } from '../src/config';
+import { loadInvoicingConfig } from '../src/load-config';
 import { composeInvoicing } from '../src/compose';
 import { SandboxProvider } from '../src/payments/sandbox';
 import type { InvoicingDeps } from '../src/deps';

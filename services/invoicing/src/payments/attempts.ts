@@ -1,6 +1,6 @@
 import { money, toJsonNumber } from '@pay/money';
 import type { InvoicingTables } from '../db';
-import { DECLINED_STATUSES } from './tbank/payments-store';
+import { attemptRowsOf, DECLINED_STATUSES } from './store/payments';
 
 /** What the merchant is told of one acquirer status: the payer may still pay, was declined, paid, or the payment closed. */
 export function attemptStatus(acquirerStatus: string): 'PENDING' | 'DECLINED' | 'CONFIRMED' | 'PARTIALLY_REFUNDED' | 'REFUNDED' | 'CLOSED' {
@@ -31,12 +31,7 @@ export function attemptStatus(acquirerStatus: string): 'PENDING' | 'DECLINED' | 
  * the first is opened with the invoice, another after each decline. Empty for the sandbox.
  */
 export async function attemptsOfInvoice(db: InvoicingTables, invoiceId: string) {
-  const rows = await db
-    .selectFrom('acquirer_payments')
-    .select(['attempt', 'method', 'status', 'amount_kopecks', 'paid_kopecks', 'created_at', 'updated_at'])
-    .where('invoice_id', '=', invoiceId)
-    .orderBy('attempt')
-    .execute();
+  const rows = await attemptRowsOf(db, invoiceId);
   return rows.map((r) => ({
     attempt: r.attempt,
     method: r.method,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TBankEmulator, acquirerToken } from '@pay/tbank-emulator';
 import { eventually } from '@pay/testing';
 import { newMerchant, startListeningInvoicingApp, v2Request, type TestMerchant } from '../../test/test-support';
-import { tbankProvidersOf } from './from-config';
+import { tbankProvidersOf } from './tbank';
 import { AcquirerRefused, AcquirerUnavailable, TBankClient } from './tbank/client';
 import { NOTIFICATION_PATH } from './tbank/notifications';
 import { reconcileTBankPayments } from './tbank/reconcile';

@@ -32,7 +32,7 @@ export const acquirerCalls = new Counter({
   registers: [metricsRegistry],
 });
 
-/** One provider and mode's reconciliation backlog (acquirerBacklog of tbank/payments-store.ts). */
+/** One provider and mode's reconciliation backlog (acquirerBacklog of store/payments.ts). */
 export interface BacklogLine {
   provider: string;
   isTest: boolean;

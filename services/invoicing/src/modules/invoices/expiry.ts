@@ -5,15 +5,14 @@ import { emitInvoiceEvent } from './events';
 import { confirmedPaymentOf, needsReceiptAndConfirmation } from './proof';
 import { dueWithOpenAcquirerPayment, expireDue, type InvoiceRow } from './store';
 import { openReview } from '../reviews/open';
-import { tbankProvidersOf } from '../../payments/from-config';
-import { settleDueTBankPayments } from '../../payments/tbank/reconcile';
+import { settleDueAcquirerPayments } from '../../payments/registry';
 
 /** Invoices expired per transaction: short transactions, and a backlog still drains in a loop. */
 export const EXPIRY_BATCH = 500;
 
 /**
  * Expires PENDING invoices whose `expiresAt` has passed (after asking the acquirer about any
- * still-open payment of theirs: settleDueTBankPayments), recording `invoice.expired` for each
+ * still-open payment of theirs: settleDueAcquirerPayments), recording `invoice.expired` for each
  * in the same transaction. Rows are claimed with FOR UPDATE SKIP LOCKED and re-checked as
  * PENDING, so several processes share the work, an invoice being paid at that moment is left
  * to its payment, and each invoice expires, and emits, exactly once. Nothing is held in
@@ -24,9 +23,7 @@ export const EXPIRY_BATCH = 500;
 export async function expireDueInvoices(deps: Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'logger' | 'providers'>): Promise<number> {
   // An invoice whose acquirer payment is open is asked about first: paid in time, it is PAID.
   const due = await dueWithOpenAcquirerPayment(deps.tables, deps.clock.now(), EXPIRY_BATCH);
-  for (const provider of due.length ? tbankProvidersOf(deps.providers) : []) {
-    await settleDueTBankPayments(deps, provider, due).catch((err: unknown) => deps.logger.warn({ err }, 'the acquirer could not be asked about invoices past their expiry; they expire once it answers'));
-  }
+  await settleDueAcquirerPayments(deps, due);
   let total = 0;
   for (;;) {
     const n = await inTransaction(deps.db, async (tx) => {

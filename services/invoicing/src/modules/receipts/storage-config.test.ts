@@ -1,5 +1,5 @@
 import { spawnBuiltService, BUILT_START_MS } from '@pay/testing';
-import { loadInvoicingConfig } from '../../config';
+import { loadInvoicingConfig } from '../../load-config';
 
 const s3 = { RECEIPTS_STORAGE: 's3', S3_ENDPOINT: 'http://127.0.0.1:9', S3_BUCKET: 'receipts', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret' };
 

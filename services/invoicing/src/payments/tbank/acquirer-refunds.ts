@@ -4,7 +4,7 @@ import type { InvoicingDeps } from '../../deps';
 import { recordRefundMadeElsewhere } from '../../modules/refunds/refunds';
 import { lockInvoice } from '../../modules/invoices/store';
 import { inTransaction } from '../../transactions';
-import type { AcquirerPaymentRow } from './payments-store';
+import type { AcquirerPaymentRow } from '../store/payments';
 import type { TBankProvider } from './provider';
 
 /** A refund of ours is in flight for the payment: the difference may be it, so the report is not taken now (the acquirer sends it again). */

@@ -9,7 +9,7 @@ import { openReview } from '../../modules/reviews/open';
 import { closeReceiptReviews, type ReviewReason } from '../../modules/reviews/store';
 import { inTransaction } from '../../transactions';
 import { attemptStatus } from '../attempts';
-import { DECLINED_STATUSES, type AcquirerPaymentRow } from './payments-store';
+import { DECLINED_STATUSES, type AcquirerPaymentRow } from '../store/payments';
 import type { TBankProvider } from './provider';
 import { settleAcquirerRefunds } from './acquirer-refunds';
 

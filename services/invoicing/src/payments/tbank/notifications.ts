@@ -5,7 +5,7 @@ import type { InvoicingDeps } from '../../deps';
 import { acquirerNotifications, type NotificationOutcome } from '../metrics';
 import { applyAcquirerReport } from './apply-state';
 import type { TBankProvider } from './provider';
-import { rankOf } from './payments-store';
+import { rankOf } from '../store/payments';
 import { hasValidToken } from './token';
 
 export const NOTIFICATION_PATH = '/providers/tbank/notifications';

@@ -8,7 +8,7 @@ import { AcquirerRefused, AcquirerUnavailable, type TBankClient } from './client
 import { isUniqueViolation } from '@pay/db';
 import { setPaymentTarget, selectInvoiceById } from '../../modules/invoices/store';
 import { qrPngDataUri } from '../qr';
-import { DECLINED_STATUSES, INIT_STATUS, type AcquirerPaymentRow, type AcquirerPayments, type AcquirerRefundRow } from './payments-store';
+import { DECLINED_STATUSES, INIT_STATUS, type AcquirerPaymentRow, type AcquirerPayments, type AcquirerRefundRow } from '../store/payments';
 
 /** Rubles to the acquirer's kopecks, exactly (amounts are kept to 2 places; anything else is a bug here). */
 export function toKopecks(amount: Money): number {

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { every, type Periodic } from '@pay/runtime';
-import type { PaymentsDeps } from '../../deps';
-import { tbankProvidersOf } from '../from-config';
-import { holdLease, releaseLease } from './lease';
+import type { AcquirerDeps } from '../acquirer';
+import type { InvoicingDeps } from '../../deps';
+import type { TBankProvider } from './provider';
+import { tbankSettingsOf } from './settings';
+import { holdLease, releaseLease } from '../store/leases';
 import { reconcileTBankPayments } from './reconcile';
 
 /**
@@ -10,16 +12,17 @@ import { reconcileTBankPayments } from './reconcile';
  * the terminal's lease, so one process of all replicas asks the acquirer at a time. The lease
  * lasts three intervals: a leader that dies is replaced within that.
  */
-export function tbankReconcilers(deps: PaymentsDeps): Periodic[] {
+export function tbankReconcilers(deps: AcquirerDeps & Pick<InvoicingDeps, 'config'>, providers: TBankProvider[]): Periodic[] {
   const holder = randomUUID();
-  const intervalMs = deps.config.TBANK_RECONCILE_INTERVAL_MS;
-  return tbankProvidersOf(deps.providers).map((provider) => {
+  const settings = tbankSettingsOf(deps.config);
+  const intervalMs = settings.TBANK_RECONCILE_INTERVAL_MS;
+  return providers.map((provider) => {
     const lease = `tbank-reconciler:${provider.client.terminalKey}`;
     const loop = every(
       'tbank-reconciler',
       intervalMs,
       async () => {
-        if (await holdLease(deps.db, lease, holder, 3 * intervalMs, deps.clock.now())) await reconcileTBankPayments(deps, provider, deps.config.TBANK_RECONCILE_AFTER_MS);
+        if (await holdLease(deps.db, lease, holder, 3 * intervalMs, deps.clock.now())) await reconcileTBankPayments(deps, provider, settings.TBANK_RECONCILE_AFTER_MS);
       },
       deps.logger,
     );

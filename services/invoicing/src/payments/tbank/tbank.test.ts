@@ -1,12 +1,13 @@
 import { TBankEmulator, acquirerToken, type EmulatedPayment } from '@pay/tbank-emulator';
 import { money } from '@pay/money';
 import { eventsOf } from '@pay/webhooks';
-import { loadInvoicingConfig } from '../../config';
+import { loadInvoicingConfig } from '../../load-config';
 import { reconcileRefunds, REFUND_STALE_MS } from '../../modules/refunds/refunds';
 import { eventually, decodeQrDataUri } from '@pay/testing';
 import { newMerchant, startListeningInvoicingApp, v2Request, type TestMerchant } from '../../../test/test-support';
-import { tbankProvidersOf } from '../from-config';
-import { holdLease } from './lease';
+import { tbankProvidersOf } from '.';
+import { tbankSettingsOf } from './settings';
+import { holdLease } from '../store/leases';
 import { NOTIFICATION_PATH } from './notifications';
 import { reconcileTBankPayments } from './reconcile';
 import { tbankReconcilers } from './reconciler-loop';
@@ -302,7 +303,7 @@ describe('T-Bank acquiring against the protocol emulator', () => {
     expect(() => loadInvoicingConfig({ ...process.env, LIVE_PAYMENT_PROVIDER: 'tbank', TBANK_TERMINAL_KEY: '', TBANK_PASSWORD: '' })).toThrow(/TBANK_TERMINAL_KEY must be set[\s\S]*TBANK_PASSWORD must be set/);
     expect(() => loadInvoicingConfig({ ...process.env, LIVE_PAYMENT_PROVIDER: 'paypal' })).toThrow(/LIVE_PAYMENT_PROVIDER/);
     const plain = loadInvoicingConfig({ ...process.env, LIVE_PAYMENT_PROVIDER: '' });
-    expect([plain.LIVE_PAYMENT_PROVIDER, plain.TEST_PAYMENT_PROVIDER, plain.TBANK_API_URL]).toEqual([undefined, 'sandbox', 'https://securepay.tinkoff.ru/v2']);
+    expect([plain.LIVE_PAYMENT_PROVIDER, plain.TEST_PAYMENT_PROVIDER, tbankSettingsOf(plain).TBANK_API_URL]).toEqual([undefined, 'sandbox', 'https://securepay.tinkoff.ru/v2']);
   });
 
   it('the reconciler loops of two replicas: only the lease holder asks the acquirer; the lost payment is healed once', async () => {
@@ -310,7 +311,7 @@ describe('T-Bank acquiring against the protocol emulator', () => {
     const p = only(inv.id);
     emulator.faults.muteNotifications = true;
     emulator.pay(p.paymentId, { method: 'sbp' });
-    const replicas = [tbankReconcilers(ctx.deps), tbankReconcilers(ctx.deps)].flat();
+    const replicas = [tbankReconcilers(ctx.deps, tbankProvidersOf(ctx.deps.providers)), tbankReconcilers(ctx.deps, tbankProvidersOf(ctx.deps.providers))].flat();
     try {
       await Promise.all(replicas.map((loop) => loop.runNow()));
       await Promise.all(replicas.map((loop) => loop.runNow()));

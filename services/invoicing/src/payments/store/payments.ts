@@ -86,7 +86,11 @@ export interface AcquirerRefundRow {
 export type AttemptKey = Pick<AcquirerPaymentRow, 'invoiceId' | 'attempt'>;
 const keyOf = (row: AttemptKey) => ({ invoiceId_attempt: { invoiceId: row.invoiceId, attempt: row.attempt } });
 
-/** The acquirer_payments, acquirer_refunds and acquirer_notifications tables: every query on them is here. */
+/**
+ * The payments module's store of the acquirer_payments, acquirer_refunds and acquirer_notifications
+ * tables (generic to every acquirer: rows carry their `provider`): every query on them is here,
+ * and job_leases' in leases.ts beside it.
+ */
 export class AcquirerPayments {
   /** One terminal's view: the provider's payments of one mode (a live terminal never sees test payments, nor the reverse). */
   constructor(
@@ -236,6 +240,16 @@ export class AcquirerPayments {
   async logNotification(n: { paymentId: string; status: string; body: object; outcome: string }, id: string, now: Date): Promise<void> {
     await this.db.acquirerNotification.create({ data: { id, provider: this.provider, paymentId: n.paymentId, status: n.status, body: n.body, outcome: n.outcome, receivedAt: now } });
   }
+}
+
+/** The acquirer payments of an invoice as the API lists them (`attempts`), first first. */
+export function attemptRowsOf(tables: InvoicingTables, invoiceId: string) {
+  return tables
+    .selectFrom('acquirer_payments')
+    .select(['attempt', 'method', 'status', 'amount_kopecks', 'paid_kopecks', 'created_at', 'updated_at'])
+    .where('invoice_id', '=', invoiceId)
+    .orderBy('attempt')
+    .execute();
 }
 
 /** The reconciler's work of one provider and mode, as the metrics report it. */
