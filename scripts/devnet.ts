@@ -103,12 +103,12 @@ async function forgetPreviousDevnet(): Promise<void> {
   const { db, close } = createCryptoDatabase(process.env.DATABASE_URL ?? 'postgresql://root@127.0.0.1:5432/payments', 1);
   try {
     const network = { in: NETWORKS.map((n) => n.network) };
-    await db.$transaction([
-      db.chainCursor.deleteMany({ where: { network } }),
-      db.chainBlock.deleteMany({ where: { network } }),
-      db.payoutTransaction.deleteMany({ where: { network } }),
-      db.payoutWallet.deleteMany({ where: { network } }),
-    ]);
+    await db.$transaction(async (tx) => {
+      await tx.chainCursor.deleteMany({ where: { network } });
+      await tx.chainBlock.deleteMany({ where: { network } });
+      await tx.payoutTransaction.deleteMany({ where: { network } });
+      await tx.payoutWallet.deleteMany({ where: { network } });
+    });
   } finally {
     await close();
   }

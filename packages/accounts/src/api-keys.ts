@@ -40,10 +40,9 @@ export async function touchApiKey(db: AccountsDb, keyId: string, at: Date): Prom
 
 export async function listApiKeys(db: AccountsDb, merchantId: string, page: number, pageSize: number) {
   const where = { merchantId };
-  const [items, totalCount] = await db.$transaction([
-    db.apiKey.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], skip: (page - 1) * pageSize, take: pageSize }),
-    db.apiKey.count({ where }),
-  ]);
+  const [items, totalCount] = await db.$transaction((tx) =>
+    Promise.all([tx.apiKey.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], skip: (page - 1) * pageSize, take: pageSize }), tx.apiKey.count({ where })]),
+  );
   return { items, totalCount };
 }
 

@@ -1,22 +1,26 @@
-import { pgAdapter, pgPool, typedSqlIn, type Kysely, type Sql } from '@pay/db';
+import { createDb, tablesOf, type Db, type Kysely, type Queries } from '@pay/db';
 import type { DB } from './generated/kysely/tables';
 import { PrismaClient } from './generated/prisma/client';
 
 /** Postgres schema owned by this package. */
 export const ACCOUNTS_SCHEMA = 'accounts';
 
-export function createAccountsDb(databaseUrl: string, poolSize = 5): PrismaClient {
-  return new PrismaClient({ adapter: pgAdapter(pgPool(databaseUrl, ACCOUNTS_SCHEMA, poolSize), ACCOUNTS_SCHEMA) });
+/**
+ * This package's own client, on a pool of its own. Still used by the services for the
+ * functions below that take an `AccountsDb` (registration, keys, console sessions: Prisma's
+ * model API) until those run on the caller's `$kysely` too.
+ */
+export function createAccountsDb(databaseUrl: string, poolSize = 5): AccountsDb {
+  return createDb<PrismaClient, DB>(PrismaClient, { url: databaseUrl, schema: ACCOUNTS_SCHEMA, poolSize });
 }
 
-export type AccountsDb = PrismaClient;
+export type AccountsDb = Db<PrismaClient, DB>;
 export { Prisma } from './generated/prisma/client';
 export type { Merchant, ApiKey } from './generated/prisma/client';
 
 /**
- * This package's tables through the typed builder, on the caller's client or transaction
- * (this package's Prisma client, or another service's `Sql`, as the webhook worker's
- * `pgSql(pool)`): every table qualified with the `accounts` schema, since the caller's
- * search_path may be its own.
+ * This package's tables on the caller's client or transaction (its `$kysely`: this package's
+ * client, or any service's, as the webhook worker's): every table qualified with the
+ * `accounts` schema, since the caller's search_path may be its own.
  */
-export const accountTables = (sql: Sql): Kysely<DB> => typedSqlIn<DB>(sql).withSchema(ACCOUNTS_SCHEMA);
+export const accountTables = (on: Queries): Kysely<DB> => tablesOf<DB>(on, ACCOUNTS_SCHEMA);

@@ -1,6 +1,6 @@
 import { ApiError } from '@pay/schemas';
 import { generateHmacSecret, type SecretBox } from '@pay/auth';
-import { isUniqueViolation, TRANSACTION_OPTIONS, type Sql } from '@pay/db';
+import { isUniqueViolation, TRANSACTION_OPTIONS, type Queries } from '@pay/db';
 import { accountTables, type AccountsDb, type ApiKey, type Merchant } from './db';
 import type { AccountKeys } from './key-cache';
 import { createApiKey } from './api-keys';
@@ -83,7 +83,7 @@ export async function regenerateHmacSecret(db: AccountsDb, box: SecretBox, keys:
  * Of these merchants, those with somewhere to send crypto events, per mode: live events go to
  * `webhookUrl`, test events to `testWebhookUrl` when set, else to `webhookUrl`.
  */
-export async function merchantsWithWebhookUrl(db: Sql, merchantIds: string[]): Promise<{ live: string[]; test: string[] }> {
+export async function merchantsWithWebhookUrl(db: Queries, merchantIds: string[]): Promise<{ live: string[]; test: string[] }> {
   if (merchantIds.length === 0) return { live: [], test: [] };
   const rows = await accountTables(db).selectFrom('merchants').select(['id', 'webhook_url', 'test_webhook_url']).where('id', 'in', merchantIds).execute();
   return { live: rows.filter((r) => r.webhook_url !== null).map((r) => r.id), test: rows.filter((r) => (r.test_webhook_url ?? r.webhook_url) !== null).map((r) => r.id) };
@@ -94,11 +94,11 @@ export const webhookUrlFor = (m: { webhookUrl: string | null; testWebhookUrl: st
 
 /**
  * Where and how crypto events of these merchants are sent, read at send time: the URL and the
- * sealed HMAC secret. Through the typed builder on any `Sql`, so the webhook worker can ask on
- * a plain pg pool.
+ * sealed HMAC secret. Through the typed builder on the caller's client, so the webhook worker can ask on
+ * its own client.
  */
 export async function merchantWebhookTargets(
-  db: Sql,
+  db: Queries,
   merchantIds: string[],
 ): Promise<Map<string, { webhookUrl: string | null; testWebhookUrl: string | null; hmacSecretEnc: string }>> {
   if (merchantIds.length === 0) return new Map();

@@ -160,3 +160,32 @@ describe('preparedStatement', () => {
     });
   });
 });
+
+describe('concurrent transactions', () => {
+  it("each runs tx.$kysely on its own transaction, never another's", async () => {
+    const seen = await Promise.all(
+      ['a', 'b', 'c'].map((label, i) =>
+        db.$transaction(async (tx) => {
+          await new Promise((r) => setTimeout(r, 30 * i));
+          await tx.$kysely.insertInto('samples').values({ ...sample, label }).execute();
+          await new Promise((r) => setTimeout(r, 100 - 30 * i));
+          const pid = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(tx.$kysely);
+          const viaModel = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(tx.$kysely);
+          const labels = (await tx.$kysely.selectFrom('samples').select('label').execute()).map((r) => r.label);
+          if (label === 'b') throw Object.assign(new Error('b rolls back'), { labels });
+          return { labels, pid: pid.rows[0]!.pid, again: viaModel.rows[0]!.pid };
+        }).catch((e: { labels: string[] }) => ({ labels: e.labels, pid: -1, again: -1 })),
+      ),
+    );
+    // Each saw its own uncommitted row only (and whatever committed before it read).
+    expect(seen[0]!.labels).toContain('a');
+    expect(seen[0]!.labels).not.toContain('b');
+    expect(seen[1]!.labels).toContain('b');
+    expect(seen[2]!.labels).toContain('c');
+    expect(seen[2]!.labels).not.toContain('b');
+    expect(seen[0]!.pid).toBe(seen[0]!.again);
+    expect(seen[0]!.pid).not.toBe(seen[2]!.pid);
+    const committed = (await db.$kysely.selectFrom('samples').select('label').orderBy('label').execute()).map((r) => r.label);
+    expect(committed).toEqual(['a', 'c']);
+  });
+});

@@ -1,7 +1,21 @@
 import { setFlagsFromString } from 'node:v8';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
-import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql, type QueryExecutorProvider } from 'kysely';
+import {
+  DeleteQueryNode,
+  InsertQueryNode,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  sql,
+  UpdateQueryNode,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type QueryExecutorProvider,
+  type QueryResult,
+} from 'kysely';
 import kyselyExtension from 'prisma-extension-kysely';
 import type pg from 'pg';
 import { pgPool } from './pool';
@@ -71,7 +85,12 @@ export function poolUnder(kysely: object): pg.Pool | undefined {
   return poolOf.get(kysely);
 }
 
-const dialect = (driver: Parameters<Parameters<typeof kyselyExtension>[0]['kysely']>[0]) => ({
+/** Marks a builder derived from a client's `$kysely` (`tablesOf`) as running on its pool. */
+export function underPool(kysely: object, pool: pg.Pool): void {
+  poolOf.set(kysely, pool);
+}
+
+const dialect = (driver: Driver) => ({
   createAdapter: () => new PostgresAdapter(),
   createDriver: () => driver,
   createIntrospector: (db: Kysely<unknown>) => new PostgresIntrospector(db),
@@ -99,10 +118,57 @@ export function createDb<C extends object, DB>(Client: PrismaClientClass<C>, opt
     // The adapter ends the pool only when the client itself connected.
     if (!pool.ended) await pool.end();
   };
-  const withClose = client.$extends({ client: { $close: close } }) as { $extends(ext: unknown): unknown };
-  const db = withClose.$extends(kyselyExtension({ kysely: (driver) => new Kysely<DB>({ dialect: dialect(driver), plugins: [pgRows] }) })) as Db<C, DB>;
+  const withClose = client.$extends({ client: { $close: close } }) as { $extends(ext: unknown): unknown; $transaction(fn: (tx: object) => Promise<unknown>, options?: object): Promise<unknown> };
+  const extended = withClose.$extends(kyselyExtension({ kysely: (driver) => new Kysely<DB>({ dialect: dialect(driver), plugins: [pgRows] }) })) as Db<C, DB>;
+  // The extension's own `$transaction` sets `tx.$kysely` on an object that concurrent
+  // transactions share (seen: two transactions at once both got the later one's builder, so
+  // statements ran in the other transaction, or in one already committed). Each transaction
+  // gets its own builder here instead, on a view of its own transaction client.
+  const transaction = (fn: (tx: Tx<C, DB>) => Promise<unknown>, options?: object) =>
+    withClose.$transaction((tx) => {
+      const kysely = new Kysely<DB>({ dialect: dialect(new TransactionDriver(tx as TransactionClient)), plugins: [pgRows] });
+      return fn(new Proxy(tx, { get: (target, key) => (key === '$kysely' ? kysely : Reflect.get(target, key)) }) as Tx<C, DB>);
+    }, options);
+  const db = new Proxy(extended, { get: (target, key, receiver) => (key === '$transaction' ? transaction : Reflect.get(target, key, receiver)) }) as Db<C, DB>;
   poolOf.set(db.$kysely, pool);
   return db;
+}
+
+/** What a transaction client runs raw SQL with. */
+interface TransactionClient {
+  $queryRawUnsafe<T>(sql: string, ...values: unknown[]): Promise<T>;
+  $executeRawUnsafe(sql: string, ...values: unknown[]): Promise<number>;
+}
+
+/** Kysely's driver for one Prisma interactive transaction: as prisma-extension-kysely's, on `tx`. */
+class TransactionDriver implements Driver {
+  constructor(private readonly tx: TransactionClient) {}
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const tx = this.tx;
+    return {
+      async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+        const node = query.query;
+        const writes = DeleteQueryNode.is(node) || UpdateQueryNode.is(node) || InsertQueryNode.is(node);
+        if (writes && !node.returning) return { rows: [], numAffectedRows: BigInt(await tx.$executeRawUnsafe(query.sql, ...query.parameters)) };
+        return { rows: await tx.$queryRawUnsafe<R[]>(query.sql, ...query.parameters) };
+      },
+      streamQuery(): AsyncIterableIterator<never> {
+        throw new Error('streaming is not supported');
+      },
+    };
+  }
+  beginTransaction(): Promise<void> {
+    throw new Error('tx.$kysely runs inside db.$transaction: it opens no transaction of its own');
+  }
+  commitTransaction(): Promise<void> {
+    throw new Error('tx.$kysely runs inside db.$transaction: it opens no transaction of its own');
+  }
+  rollbackTransaction(): Promise<void> {
+    throw new Error('tx.$kysely runs inside db.$transaction: it opens no transaction of its own');
+  }
+  async releaseConnection(): Promise<void> {}
+  async destroy(): Promise<void> {}
 }
 
 /**

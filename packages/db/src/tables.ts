@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Queries } from './client';
+import { poolUnder, underPool, type Queries } from './client';
 
 const bound = new WeakMap<Kysely<unknown>, Map<string, Kysely<unknown>>>();
 
@@ -14,6 +14,11 @@ export function tablesOf<DB>(on: Queries, schema: string): Kysely<DB> {
   let bySchema = bound.get(k);
   if (!bySchema) bound.set(k, (bySchema = new Map()));
   let t = bySchema.get(schema);
-  if (!t) bySchema.set(schema, (t = k.withSchema(schema) as Kysely<unknown>));
+  if (!t) {
+    bySchema.set(schema, (t = k.withSchema(schema) as Kysely<unknown>));
+    // A package's prepared statements on the caller's client run on the caller's pool too.
+    const pool = poolUnder(k);
+    if (pool) underPool(t, pool);
+  }
   return t as Kysely<DB>;
 }

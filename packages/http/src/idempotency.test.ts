@@ -3,15 +3,17 @@ import type { Request, Response } from 'express';
 import { SecretBox } from '@pay/auth';
 import { eventually } from '@pay/testing';
 import { sql as raw } from 'kysely';
-import { pgPool, pgSql, typedSqlIn } from '@pay/db';
+import { tablesOf } from '@pay/db';
+import { testDb } from '@pay/db/src/testing';
 import type { DB } from './generated/kysely/tables';
 import { PRUNE_BATCH } from '@pay/runtime';
 import { fingerprintOf, IDEMPOTENCY_HEARTBEAT_MS, IDEMPOTENCY_LOCK_MS, PgIdempotencyStore, pruneIdempotencyKeys, withIdempotency, type IdempotentRun } from './idempotency';
 
-const sql = pgSql(pgPool(process.env.DATABASE_URL!, 'kit', 2));
-const kit = typedSqlIn<DB>(sql).withSchema('kit');
+/** A caller's client, as a service passes its own. */
+const sql = testDb('kit', 2);
+const kit = tablesOf<DB>(sql, 'kit');
 const store = new PgIdempotencyStore(sql, SecretBox.fromEnv(process.env.SECRETS_KEY), 'kit-test');
-afterAll(() => sql.end());
+afterAll(() => sql.$close());
 
 /** What withIdempotency reads of a request: the key header, method, path and raw body. */
 function requestWith(key: string): Request {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ApiError } from '@pay/schemas';
 import { sql } from 'kysely';
-import { isDatabaseUnavailable, prepared, typedSqlIn, type Kysely, type Sql } from '@pay/db';
+import { isDatabaseUnavailable, preparedStatement, tablesOf, type Kysely, type Queries } from '@pay/db';
 import { deleteInBatches } from '@pay/runtime';
 import type { DB } from './generated/kysely/tables';
 
@@ -50,18 +50,18 @@ export interface Sealer {
  * prisma/schema.prisma), on the caller's client: qualified with its schema, since the
  * caller's search_path is its own.
  */
-const kitTables = (db: Sql): Kysely<DB> => typedSqlIn<DB>(db).withSchema('kit');
+const kitTables = (db: Queries): Kysely<DB> => tablesOf<DB>(db, 'kit');
 
 /** A moment `ms` before the database's now: ages are measured on the database's clock. */
 const agoMs = (ms: number) => sql<Date>`now() - make_interval(secs => ${ms / 1000})`;
 
 /**
- * Claiming and completing run on every keyed create: built and compiled once (`prepared`),
+ * Claiming and completing run on every keyed create: built and compiled once (`preparedStatement`: on the caller's client, a named statement on its pool),
  * not per request, as a hand-written statement would be.
  * Expired and abandoned claims are taken over in the same statement that claims. `prior`
  * reads the row as it was before the statement: an in-progress one taken over was abandoned.
  */
-const CLAIM = prepared((db: Kysely<DB>, p: { scope: string; key: string; fingerprint: string }) =>
+const CLAIM = preparedStatement((db: Kysely<DB>, p: { scope: string; key: string; fingerprint: string }) =>
   db
     .with('prior', (w) => w.selectFrom('idempotency_keys').select('status').where('scope', '=', p.scope).where('key', '=', p.key))
     .insertInto('idempotency_keys')
@@ -99,7 +99,7 @@ const CLAIM = prepared((db: Kysely<DB>, p: { scope: string; key: string; fingerp
     ),
 );
 
-const COMPLETE = prepared((db: Kysely<DB>, p: { scope: string; key: string; status: number; body: string }) =>
+const COMPLETE = preparedStatement((db: Kysely<DB>, p: { scope: string; key: string; status: number; body: string }) =>
   db
     .updateTable('idempotency_keys')
     // jsonb holding the sealed answer as one JSON string.
@@ -117,7 +117,7 @@ const COMPLETE = prepared((db: Kysely<DB>, p: { scope: string; key: string; stat
  */
 export class PgIdempotencyStore implements IdempotencyStore {
   constructor(
-    private readonly db: Sql,
+    private readonly db: Queries,
     private readonly sealer: Sealer,
     /** The service's name, e.g. `crypto`. */
     private readonly service: string,
@@ -169,7 +169,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
  * Forgets answers past their 24 h (kept a day longer, so a claim being taken over at the
  * boundary is never deleted under it). Run from a service's housekeeping loop.
  */
-export function pruneIdempotencyKeys(db: Sql, now: Date = new Date()): Promise<number> {
+export function pruneIdempotencyKeys(db: Queries, now: Date = new Date()): Promise<number> {
   const before = new Date(now.getTime() - 2 * IDEMPOTENCY_TTL_MS);
   const tables = kitTables(db);
   return deleteInBatches(async (batch) => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { pgPool, pgSql, typedSqlIn } from '@pay/db';
+import { tablesOf } from '@pay/db';
+import { testDb } from '@pay/db/src/testing';
 import { metricsRegistry } from '@pay/runtime';
 import { eventually } from '@pay/testing';
 import { writeOutbox } from './outbox';
@@ -9,10 +10,9 @@ import type { DB } from './generated/kysely/tables';
 
 /** The outbox backlog as /metrics reports it while a relay runs: rows not yet moved onto their queues, and the oldest one's age. */
 describe('outbox metrics', () => {
-  const pool = pgPool(process.env.DATABASE_URL!, 'queue', 2);
-  const db = pgSql(pool);
-  const outbox = typedSqlIn<DB>(db).withSchema('queue');
-  afterAll(() => pool.end());
+  const db = testDb('queue', 2);
+  const outbox = tablesOf<DB>(db, 'queue');
+  afterAll(() => db.$close());
 
   const gauge = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await metricsRegistry.metrics())?.[1]);
 

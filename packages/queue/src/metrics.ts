@@ -1,19 +1,19 @@
-import { typedSqlIn, type Sql } from '@pay/db';
+import { tablesOf, type Queries } from '@pay/db';
 import { oncePerScrape, scrapedGauge } from '@pay/runtime';
 import type { DB } from './generated/kysely/tables';
 
 /** The outbox databases this process relays from (every running OutboxRelay adds its own). */
-const sources = new Set<Sql>();
+const sources = new Set<Queries>();
 
 /** Reports the outbox's backlog at every scrape while a relay runs in this process. */
-export function watchOutbox(db: Sql): () => void {
+export function watchOutbox(db: Queries): () => void {
   sources.add(db);
   return () => void sources.delete(db);
 }
 
-const outbox = (db: Sql) => typedSqlIn<DB>(db).withSchema('queue');
+const outbox = (db: Queries) => tablesOf<DB>(db, 'queue');
 
-async function backlog(db: Sql): Promise<{ pending: number; oldestSeconds: number }> {
+async function backlog(db: Queries): Promise<{ pending: number; oldestSeconds: number }> {
   const row = await outbox(db)
     .selectFrom('outbox')
     .select((eb) => [eb.cast<number>(eb.fn.countAll(), 'integer').as('pending'), eb.fn.min('created_at').as('oldest')])

@@ -2,18 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createAccountsDb } from '@pay/accounts';
-import { pgPool, pgSql, typedSqlIn } from '@pay/db';
+import { tablesOf } from '@pay/db';
+import { testDb } from '@pay/db/src/testing';
 import { createLogger, PRUNE_BATCH } from '@pay/runtime';
 import type { DB } from './generated/kysely/tables';
 import { Queues } from './jobs';
 import { OUTBOX_RETENTION_MS, OutboxRelay, outboxMessage, pruneOutbox, writeOutbox } from './outbox';
 
-const sql = pgSql(pgPool(process.env.DATABASE_URL!, 'queue', 3));
-const outbox = typedSqlIn<DB>(sql).withSchema('queue');
+/** A caller's client, as a service passes its own. */
+const sql = testDb('queue', 3);
+const outbox = tablesOf<DB>(sql, 'queue');
 const connection = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
 const logger = createLogger('test', 'silent');
 afterAll(async () => {
-  await sql.end();
+  await sql.$close();
   await connection.quit();
 });
 

@@ -2,22 +2,17 @@ import { Queue } from 'bullmq';
 import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
 import { assertValid } from '@pay/schemas';
-import { TRANSACTION_OPTIONS, typedSqlIn, type Kysely, type Sql } from '@pay/db';
+import { tablesOf, type Kysely, type Queries, type Transactions } from '@pay/db';
 import { backoffDelay, deleteInBatches, type Logger } from '@pay/runtime';
 import type { DB } from './generated/kysely/tables';
 import { jobOptionsFor, Queues, type JobOf, type QueueKey } from './jobs';
 import { watchOutbox } from './metrics';
 
-/** A client that can also open a transaction: any service's Prisma client, or `pgSql(pool)`. */
-type SqlWithTransactions = Sql & {
-  $transaction<T>(fn: (tx: Sql) => Promise<T>, options?: { maxWait?: number; timeout?: number }): Promise<T>;
-};
-
 /**
  * The outbox table, owned by this package (Postgres schema `queue`, see prisma/schema.prisma),
- * on the caller's client: qualified with its schema, since the caller's search_path is its own.
+ * on the caller's client or transaction (its `$kysely`): qualified with its schema, since the caller's search_path is its own.
  */
-const queueTables = (db: Sql): Kysely<DB> => typedSqlIn<DB>(db).withSchema('queue');
+export const queueTables = (on: Queries): Kysely<DB> => tablesOf<DB>(on, 'queue');
 
 /** What a use-case writes, inside its own transaction, for the relay to enqueue. */
 export interface OutboxWrite {
@@ -28,9 +23,9 @@ export interface OutboxWrite {
 
 /**
  * Writes a job to the outbox with the caller's transaction client (any service's Prisma
- * client or transaction), so the job exists exactly when the change that caused it commits.
+ * client or transaction: `tx`), so the job exists exactly when the change that caused it commits.
  */
-export async function writeOutbox(tx: Sql, msg: OutboxWrite): Promise<void> {
+export async function writeOutbox(tx: Queries, msg: OutboxWrite): Promise<void> {
   await queueTables(tx).insertInto('outbox').values({ queue: msg.queue, job_id: msg.jobId, payload: JSON.stringify(msg.payload) }).execute();
 }
 
@@ -45,7 +40,7 @@ export function outboxMessage<K extends QueueKey>(queue: K, jobId: string, paylo
 export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Deletes outbox rows published more than OUTBOX_RETENTION_MS ago; unpublished rows always stay. */
-export function pruneOutbox(db: Sql, now: Date = new Date()): Promise<number> {
+export function pruneOutbox(db: Queries, now: Date = new Date()): Promise<number> {
   const before = new Date(now.getTime() - OUTBOX_RETENTION_MS);
   const tables = queueTables(db);
   return deleteInBatches(async (batch) => {
@@ -58,7 +53,7 @@ export function pruneOutbox(db: Sql, now: Date = new Date()): Promise<number> {
 }
 
 export interface RelayOptions {
-  db: SqlWithTransactions;
+  db: Transactions;
   connection: Redis;
   logger: Logger;
   prefix?: string;
@@ -163,7 +158,7 @@ export class OutboxRelay {
         .where('id', '=', (eb) => eb.fn.any(eb.val(rows.map((r) => r.id)).$castTo<string[]>()))
         .execute();
       return rows.length;
-    }, TRANSACTION_OPTIONS);
+    });
   }
 
   async stop(): Promise<void> {

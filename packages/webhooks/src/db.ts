@@ -1,22 +1,25 @@
-import { pgAdapter, pgPool, typedSqlIn, type Kysely, type Sql } from '@pay/db';
+import { createDb, tablesOf, type Db, type Kysely, type Queries } from '@pay/db';
 import type { DB } from './generated/kysely/tables';
 import { PrismaClient } from './generated/prisma/client';
 
 /** Postgres schema owned by this package. */
 export const WEBHOOKS_SCHEMA = 'webhooks';
 
-export function createWebhooksDb(databaseUrl: string, poolSize = 5): PrismaClient {
-  return new PrismaClient({ adapter: pgAdapter(pgPool(databaseUrl, WEBHOOKS_SCHEMA, poolSize), WEBHOOKS_SCHEMA) });
+/**
+ * A client of this package's own, for a process whose own tables are these (the webhook
+ * worker), and until invoicing passes its own client to this package's functions.
+ */
+export function createWebhooksDb(databaseUrl: string, poolSize = 5): WebhooksDb {
+  return createDb<PrismaClient, DB>(PrismaClient, { url: databaseUrl, schema: WEBHOOKS_SCHEMA, poolSize });
 }
 
-export type WebhooksDb = PrismaClient;
+export type WebhooksDb = Db<PrismaClient, DB>;
 
-/** Any service's Prisma client or transaction, or `pgSql(pool)`: every table is named with its schema. */
-export type { Sql, SqlWithTransactions } from '@pay/db';
+/** The caller's client or transaction (see @pay/db `Queries`): every table is named with its schema. */
+export type { Queries, Transactions } from '@pay/db';
 
 /**
- * This package's tables through the typed builder, on the caller's client or transaction
- * (any service's Prisma client or transaction, or `pgSql(pool)`): every table qualified with
+ * This package's tables on the caller's client or transaction (its `$kysely`), qualified with
  * the `webhooks` schema, since the caller's search_path is its own.
  */
-export const webhookTables = (sql: Sql): Kysely<DB> => typedSqlIn<DB>(sql).withSchema(WEBHOOKS_SCHEMA);
+export const webhookTables = (on: Queries): Kysely<DB> => tablesOf<DB>(on, WEBHOOKS_SCHEMA);

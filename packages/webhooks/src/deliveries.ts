@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '@pay/schemas';
 import type { Owner } from '@pay/auth';
 import type { Selectable } from 'kysely';
-import { webhookTables, type Sql, type SqlWithTransactions } from './db';
+import { webhookTables, type Queries, type Transactions } from './db';
 import type { WebhookDelivery } from './generated/kysely/tables';
 import { consoleEndpoint, ownEndpoint } from './endpoints';
 import { insertEvent } from './events';
@@ -85,7 +85,7 @@ export interface DeliveryFilter {
 }
 
 /** An endpoint's deliveries, newest first, optionally of one status and one event kind. */
-export async function listDeliveries(db: Sql, owner: Owner, endpointId: string, f: DeliveryFilter): Promise<{ items: DeliveryView[]; total: number }> {
+export async function listDeliveries(db: Queries, owner: Owner, endpointId: string, f: DeliveryFilter): Promise<{ items: DeliveryView[]; total: number }> {
   await assertEndpointOf(db, owner, endpointId);
   const matching = webhookTables(db)
     .selectFrom('deliveries as d')
@@ -100,7 +100,7 @@ export async function listDeliveries(db: Sql, owner: Owner, endpointId: string, 
 }
 
 /** Every attempt of these deliveries, oldest first, by delivery id. */
-export async function attemptsOf(db: Sql, deliveryIds: string[]): Promise<Map<string, AttemptView[]>> {
+export async function attemptsOf(db: Queries, deliveryIds: string[]): Promise<Map<string, AttemptView[]>> {
   if (deliveryIds.length === 0) return new Map();
   const rows = await webhookTables(db)
     .selectFrom('attempts')
@@ -127,7 +127,7 @@ export async function attemptsOf(db: Sql, deliveryIds: string[]): Promise<Map<st
   return out;
 }
 
-async function assertEndpointOf(db: Sql, owner: Owner, endpointId: string): Promise<void> {
+async function assertEndpointOf(db: Queries, owner: Owner, endpointId: string): Promise<void> {
   const row = await webhookTables(db).selectFrom('endpoints').select('id').where(ownEndpoint(owner, endpointId)).executeTakeFirst();
   if (!row) throw new ApiError('NOT_FOUND', `Webhook ${endpointId} not found`);
 }
@@ -137,7 +137,7 @@ async function assertEndpointOf(db: Sql, owner: Owner, endpointId: string): Prom
  * recorded as a new (manual) attempt. It does not count against the six of the schedule; a
  * success marks the delivery `succeeded`.
  */
-export async function requestResend(db: Sql, owner: Owner, deliveryId: string, now: Date): Promise<DeliveryView> {
+export async function requestResend(db: Queries, owner: Owner, deliveryId: string, now: Date): Promise<DeliveryView> {
   const row = await webhookTables(db)
     .updateTable('deliveries as d')
     .set({ resend_requested_at: now })
@@ -157,7 +157,7 @@ export async function requestResend(db: Sql, owner: Owner, deliveryId: string, n
  * subscribed to, else the catalogue's first) with the dummy payload its catalogue gives, for
  * this endpoint only, delivered like any other.
  */
-export async function sendTestEvent<K extends string>(db: SqlWithTransactions, events: EventCatalogue<K>, owner: Owner, endpointId: string, now: Date, kind?: K): Promise<DeliveryView> {
+export async function sendTestEvent<K extends string>(db: Transactions, events: EventCatalogue<K>, owner: Owner, endpointId: string, now: Date, kind?: K): Promise<DeliveryView> {
   return db.$transaction(async (tx) => {
     const endpoint = await webhookTables(tx).selectFrom('endpoints').select('events').where(consoleEndpoint(owner, endpointId)).executeTakeFirst();
     if (!endpoint) throw new ApiError('NOT_FOUND', `Webhook ${endpointId} not found`);

@@ -3,7 +3,7 @@ import { ApiError } from '@pay/schemas';
 import type { Owner, SecretBox } from '@pay/auth';
 import { outboundUrlProblem } from '@pay/http';
 import type { ExpressionBuilder, Selectable } from 'kysely';
-import { webhookTables, type Sql } from './db';
+import { webhookTables, type Queries, type Transactions } from './db';
 import type { DB, WebhookEndpoint } from './generated/kysely/tables';
 
 
@@ -82,7 +82,7 @@ export interface EndpointInput {
   description?: string | null;
 }
 
-export async function createEndpoint(db: Sql, box: SecretBox, owner: Owner, input: EndpointInput, now: Date): Promise<ConsoleEndpoint> {
+export async function createEndpoint(db: Queries, box: SecretBox, owner: Owner, input: EndpointInput, now: Date): Promise<ConsoleEndpoint> {
   const row = await webhookTables(db)
     .insertInto('endpoints')
     .values({
@@ -104,7 +104,7 @@ export async function createEndpoint(db: Sql, box: SecretBox, owner: Owner, inpu
 }
 
 /** The merchant's console webhooks in the caller's mode, oldest first. */
-export async function listEndpoints(db: Sql, box: SecretBox, owner: Owner): Promise<ConsoleEndpoint[]> {
+export async function listEndpoints(db: Queries, box: SecretBox, owner: Owner): Promise<ConsoleEndpoint[]> {
   const rows = await webhookTables(db)
     .selectFrom('endpoints')
     .select(COLUMNS)
@@ -122,13 +122,13 @@ function notFound(id: string): ApiError {
   return new ApiError('NOT_FOUND', `Webhook ${id} not found`);
 }
 
-export async function getEndpoint(db: Sql, box: SecretBox, owner: Owner, id: string): Promise<ConsoleEndpoint> {
+export async function getEndpoint(db: Queries, box: SecretBox, owner: Owner, id: string): Promise<ConsoleEndpoint> {
   const row = await webhookTables(db).selectFrom('endpoints').select(COLUMNS).$narrowType<{ url: string; secret_enc: string }>().where(consoleEndpoint(owner, id)).executeTakeFirst();
   if (!row) throw notFound(id);
   return view(box, row);
 }
 
-export async function updateEndpoint(db: Sql, box: SecretBox, owner: Owner, id: string, input: Partial<EndpointInput>, now: Date): Promise<ConsoleEndpoint> {
+export async function updateEndpoint(db: Queries, box: SecretBox, owner: Owner, id: string, input: Partial<EndpointInput>, now: Date): Promise<ConsoleEndpoint> {
   const row = await webhookTables(db)
     .updateTable('endpoints')
     .set({
@@ -146,7 +146,7 @@ export async function updateEndpoint(db: Sql, box: SecretBox, owner: Owner, id: 
 }
 
 /** Deletes the webhook with its delivery history; nothing more is sent to it. */
-export async function deleteEndpoint(db: Sql, owner: Owner, id: string): Promise<void> {
+export async function deleteEndpoint(db: Queries, owner: Owner, id: string): Promise<void> {
   const res = await webhookTables(db).deleteFrom('endpoints').where(consoleEndpoint(owner, id)).executeTakeFirst();
   if (res.numDeletedRows === 0n) throw notFound(id);
 }
@@ -155,7 +155,7 @@ export async function deleteEndpoint(db: Sql, owner: Owner, id: string): Promise
  * A new secret at once: the worker reads secrets when it sends, so the next request is signed
  * with the new one and the old one verifies nothing more.
  */
-export async function rotateEndpointSecret(db: Sql, box: SecretBox, owner: Owner, id: string, now: Date): Promise<string> {
+export async function rotateEndpointSecret(db: Queries, box: SecretBox, owner: Owner, id: string, now: Date): Promise<string> {
   const secret = generateWebhookSecret();
   const res = await webhookTables(db).updateTable('endpoints').set({ secret_enc: box.seal(secret), updated_at: now }).where(consoleEndpoint(owner, id)).executeTakeFirst();
   if (res.numUpdatedRows === 0n) throw notFound(id);
@@ -167,7 +167,7 @@ export async function rotateEndpointSecret(db: Sql, box: SecretBox, owner: Owner
  * delivery it missed: each `failed` delivery whose last try was since the endpoint started
  * failing gets a fresh schedule (first attempt now, same delivery id). Returns their ids.
  */
-export async function reenableAndReplay(db: Sql & { $transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> }, owner: Owner, id: string, now: Date): Promise<string[]> {
+export async function reenableAndReplay(db: Transactions, owner: Owner, id: string, now: Date): Promise<string[]> {
   return db.$transaction(async (tx) => {
     const tables = webhookTables(tx);
     const endpoint = await tables

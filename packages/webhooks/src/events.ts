@@ -3,7 +3,7 @@ import type { Owner } from '@pay/auth';
 import { stringifyExact } from '@pay/http';
 import { compile, toDetails } from '@pay/schemas';
 import type { TSchema } from '@sinclair/typebox';
-import { webhookTables, type Sql } from './db';
+import { webhookTables, type Queries } from './db';
 
 /** The channel a trigger on the events table NOTIFYs at each commit that recorded events (migration notify_on_event). */
 export const EVENTS_CHANNEL = 'webhooks_events';
@@ -33,8 +33,8 @@ export interface NewEvent {
   targetUrl?: string;
 }
 
-/** Any service's transaction client: its Prisma client or an interactive transaction, or `pgSql(pool)`'s. */
-type Tx = Sql;
+/** The caller's transaction (`tx`), or its client outside one. */
+type Tx = Queries;
 
 /**
  * Records an event in the caller's transaction, so the event exists exactly when the change it
@@ -114,7 +114,7 @@ function assertDocumented(source: EventSource, type: string, body: unknown): voi
  * schema (the OpenAPI `webhooks` section is built from the same schemas): a body that drifts
  * from its documentation fails the test that recorded it.
  */
-export async function eventsOf(db: Sql, owner: Owner, type?: string): Promise<StoredEvent[]> {
+export async function eventsOf(db: Queries, owner: Owner, type?: string): Promise<StoredEvent[]> {
   const rows = await webhookTables(db)
     .selectFrom('events')
     .select((eb) => ['id', 'source', 'merchant_id', 'is_test', 'type', eb.cast<string>('body', 'text').as('body'), 'target_url', 'created_at'])

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SecretBox } from '@pay/auth';
-import { pgPool, pgSql } from '@pay/db';
+import { testDb } from '@pay/db/src/testing';
 import { ApiError } from '@pay/schemas';
 import { webhookTables, WEBHOOKS_SCHEMA } from './db';
 import { Type } from '@sinclair/typebox';
@@ -9,11 +9,11 @@ import { defineEvents } from './catalogue';
 import { assertWebhookUrl, createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateEndpointSecret } from './endpoints';
 import { claimDue, dispatchEvents, heartbeat, retireWorker } from './store';
 
-/** This package's tables on a plain pg pool, as the webhook worker uses them. */
-const sql = pgSql(pgPool(process.env.DATABASE_URL!, WEBHOOKS_SCHEMA, 3));
+/** A caller's client, as the webhook worker and the services pass their own. */
+const sql = testDb(WEBHOOKS_SCHEMA, 3);
 const tables = webhookTables(sql);
 const box = SecretBox.fromEnv(process.env.SECRETS_KEY);
-afterAll(() => sql.end());
+afterAll(() => sql.$close());
 
 const ownerOf = () => ({ merchantId: randomUUID(), isTest: true });
 /** A service's catalogue as this package sees one (the real ones are the services'; a package imports none). */

@@ -2,7 +2,7 @@
 // deliveries, recording attempts in batches, and the heartbeats that make claims safe. Kept
 // here because this package owns the tables; the worker service only orchestrates.
 import { sql, type ExpressionBuilder } from 'kysely';
-import { webhookTables, type Sql, type SqlWithTransactions } from './db';
+import { webhookTables, type Queries, type Transactions } from './db';
 import { AUTO_DISABLE_AFTER_MS, nextAttemptAt, seededRandom } from './schedule';
 import type { EndpointKind } from './endpoints';
 import type { DeliveryStatus } from './deliveries';
@@ -26,7 +26,7 @@ const anyOf = <T>(eb: ExpressionBuilder<DB, keyof DB>, values: readonly T[]) => 
  * deliveries were written.
  */
 export async function dispatchEvents(
-  db: SqlWithTransactions,
+  db: Transactions,
   o: { limit: number; now: Date; merchantsWithUrl: (merchantIds: string[]) => Promise<{ live: string[]; test: string[] }> },
 ): Promise<{ events: number; deliveries: number }> {
   return db.$transaction(async (tx) => {
@@ -161,7 +161,7 @@ export const DEFAULT_WORKER_TTL_MS = 10_000;
  * failed half-way must not wait for this worker to die.
  */
 export async function claimDue(
-  db: Sql,
+  db: Queries,
   o: { workerId: string; now: Date; limit: number; perEndpoint: number; skipEndpoints: string[]; ttlMs?: number; heldIds?: string[] },
 ): Promise<ClaimedDelivery[]> {
   const t = webhookTables(db);
@@ -264,7 +264,7 @@ export async function claimDue(
 }
 
 /** Gives deliveries back untouched (this worker has no room for them); any worker may claim them again. */
-export async function releaseDeliveries(db: Sql, workerId: string, ids: string[]): Promise<void> {
+export async function releaseDeliveries(db: Queries, workerId: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await webhookTables(db)
     .updateTable('deliveries')
@@ -282,7 +282,7 @@ export interface EndpointTarget {
 }
 
 /** The current URL, secret and state of endpoints, read right before each send. */
-export async function endpointTargets(db: Sql, ids: string[]): Promise<Map<string, EndpointTarget>> {
+export async function endpointTargets(db: Queries, ids: string[]): Promise<Map<string, EndpointTarget>> {
   const rows = await webhookTables(db)
     .selectFrom('endpoints')
     .select((eb) => ['id', 'url', 'secret_enc', eb('disabled_at', 'is not', null).$castTo<boolean>().as('disabled')])
@@ -335,7 +335,7 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
  * AUTO_DISABLE_AFTER_MS is disabled and its pending deliveries become `failed` (replayable).
  * Returns the ids of endpoints disabled now.
  */
-export async function recordOutcomes(db: SqlWithTransactions, workerId: string, outcomes: Outcome[], now: Date): Promise<string[]> {
+export async function recordOutcomes(db: Transactions, workerId: string, outcomes: Outcome[], now: Date): Promise<string[]> {
   if (outcomes.length === 0) return [];
   const attempted = outcomes.filter((o) => o.attempt);
   const next = outcomes.map((o) => afterOutcome(o));
@@ -434,7 +434,7 @@ export async function recordOutcomes(db: SqlWithTransactions, workerId: string, 
 }
 
 /** This worker is alive: its leases hold for another `ttl`. */
-export async function heartbeat(db: Sql, workerId: string): Promise<void> {
+export async function heartbeat(db: Queries, workerId: string): Promise<void> {
   await webhookTables(db)
     .insertInto('workers')
     .values({ id: workerId, started_at: sql<Date>`now()`, seen_at: sql<Date>`now()` })
@@ -443,7 +443,7 @@ export async function heartbeat(db: Sql, workerId: string): Promise<void> {
 }
 
 /** At shutdown: give back every delivery still held and leave; also forgets workers gone for a day. */
-export async function retireWorker(db: Sql, workerId: string): Promise<void> {
+export async function retireWorker(db: Queries, workerId: string): Promise<void> {
   const t = webhookTables(db);
   await t.updateTable('deliveries').set({ lease_owner: null }).where('lease_owner', '=', workerId).execute();
   await t
@@ -457,7 +457,7 @@ export async function retireWorker(db: Sql, workerId: string): Promise<void> {
  * how long the oldest due delivery has waited (0 when none is due), and endpoints disabled.
  */
 export async function queueDepth(
-  db: Sql,
+  db: Queries,
   now: Date,
 ): Promise<{ undispatched: number; due: number; scheduled: number; oldestDueSeconds: number; endpointsDisabled: number }> {
   const t = webhookTables(db);

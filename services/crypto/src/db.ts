@@ -1,4 +1,4 @@
-import { disconnectWithPool, pgAdapter, pgPool, typedSql, typedSqlIn, type Kysely, type Sql } from '@pay/db';
+import { createDb, poolUnder, typedSql, typedSqlIn, type Db, type Kysely, type Sql, type Tx } from '@pay/db';
 import type { DB } from './generated/kysely/tables';
 import { PrismaClient } from './generated/prisma/client';
 
@@ -12,7 +12,7 @@ export type * as Tables from './generated/kysely/tables';
 export const tablesIn = (tx: Sql): CryptoTables => typedSqlIn<DB>(tx);
 
 export interface CryptoDatabase {
-  db: PrismaClient;
+  db: CryptoDb;
   /**
    * The typed builder over the same connections, outside transactions: the hot paths (invoice
    * create and get, withdrawal create) and the statements Prisma cannot say.
@@ -23,10 +23,11 @@ export interface CryptoDatabase {
 }
 
 export function createCryptoDatabase(databaseUrl: string, poolSize = 10): CryptoDatabase {
-  const pool = pgPool(databaseUrl, CRYPTO_SCHEMA, poolSize);
-  const db = new PrismaClient({ adapter: pgAdapter(pool, CRYPTO_SCHEMA) });
-  return { db, tables: typedSql<DB>(pool), close: () => disconnectWithPool(db, pool) };
+  const db = createDb<PrismaClient, DB>(PrismaClient, { url: databaseUrl, schema: CRYPTO_SCHEMA, poolSize });
+  return { db, tables: typedSql<DB>(poolUnder(db.$kysely)!), close: () => db.$close() };
 }
 
-export type CryptoDb = PrismaClient;
+export type CryptoDb = Db<PrismaClient, DB>;
+/** Inside `db.$transaction`: the model API and `tx.$kysely` on the transaction's connection. */
+export type CryptoTx = Tx<PrismaClient, DB>;
 export { Prisma } from './generated/prisma/client';

@@ -1,12 +1,14 @@
 import type pg from 'pg';
-import { disconnectWithPool, pgAdapter, pgPool, typedSql, typedSqlIn, type Kysely, type Sql } from '@pay/db';
+import { createDb, poolUnder, typedSql, typedSqlIn, type Db, type Kysely, type Sql, type Tx } from '@pay/db';
 import type { DB } from './generated/kysely/tables';
 import { PrismaClient } from './generated/prisma/client';
 
 /** Postgres schema owned by this service. */
 export const INVOICING_SCHEMA = 'invoicing';
 
-export type InvoicingDb = PrismaClient;
+export type InvoicingDb = Db<PrismaClient, DB>;
+/** Inside `db.$transaction`: the model API and `tx.$kysely` on the transaction's connection. */
+export type InvoicingTx = Tx<PrismaClient, DB>;
 export type { Prisma } from './generated/prisma/client';
 /** The service's tables for hand-written SQL, typed from prisma/schema.prisma. */
 export type InvoicingTables = Kysely<DB>;
@@ -25,12 +27,12 @@ export function createInvoicingDb(
   databaseUrl: string,
   poolSize = 10,
 ): { db: InvoicingDb; tables: InvoicingTables; sql: pg.Pool; close: () => Promise<void> } {
-  const sql = pgPool(databaseUrl, INVOICING_SCHEMA, poolSize);
-  const db = new PrismaClient({ adapter: pgAdapter(sql, INVOICING_SCHEMA) });
+  const db = createDb<PrismaClient, DB>(PrismaClient, { url: databaseUrl, schema: INVOICING_SCHEMA, poolSize });
+  const sql = poolUnder(db.$kysely)!;
   return {
     db,
     tables: typedSql<DB>(sql),
     sql,
-    close: () => disconnectWithPool(db, sql),
+    close: () => db.$close(),
   };
 }

@@ -1,7 +1,7 @@
-import type { InvoicingDb, Prisma } from './db';
+import type { InvoicingDb, InvoicingTx } from './db';
 import { isUniqueViolation, TRANSACTION_OPTIONS } from '@pay/db';
 
-export type Tx = Prisma.TransactionClient;
+export type Tx = InvoicingTx;
 
 /** A unique index lost to a concurrent writer (two first payments of one new customer): run again. */
 const CONFLICT_ATTEMPTS = 3;

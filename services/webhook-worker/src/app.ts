@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
-import { postgresReady, typedSqlIn, type Sql } from '@pay/db';
+import { postgresReady, type Queries } from '@pay/db';
 import { createHttpApp, finishHttpApp } from '@pay/http';
 import { type Logger, redisReady } from '@pay/runtime';
 import type { WorkerConfig } from './config';
@@ -10,7 +10,7 @@ export interface WorkerDeps {
   config: WorkerConfig;
   logger: Logger;
   /** The deliveries' database; the readiness probe asks it too. */
-  db: Sql;
+  db: Queries;
   redis: Redis;
   metrics: DeliveryMetrics;
   isShuttingDown: () => boolean;
@@ -26,7 +26,7 @@ export function buildWorkerApp(deps: WorkerDeps): Express {
     envelopeFor: () => 'success',
     metricsToken: deps.config.METRICS_TOKEN,
     readiness: [
-      { name: 'postgres', check: () => postgresReady(typedSqlIn(deps.db)) },
+      { name: 'postgres', check: () => postgresReady(deps.db.$kysely) },
       { name: 'redis', check: () => redisReady(deps.redis) },
     ],
   });

@@ -29,7 +29,7 @@ it('loses no delivery when the worker is killed -9 and Redis and Postgres restar
       },
       { timeout: 60_000 },
     );
-    await Promise.all([accounts.$disconnect(), db.$disconnect()]);
+    await Promise.all([accounts.$close(), db.$close()]);
 
     const env = {
       ALLOW_PRIVATE_WEBHOOK_URLS: 'true',

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { merchantsWithWebhookUrl, merchantWebhookTargets, webhookUrlFor } from '@pay/accounts';
 import type { SecretBox } from '@pay/auth';
-import { type Sql } from '@pay/db';
+import { type Queries } from '@pay/db';
 import { backoffDelay, type Clock, type Logger } from '@pay/runtime';
 import { wakeWebhookWorker } from '@pay/queue';
 import {
@@ -18,7 +18,7 @@ import {
   type ClaimedDelivery,
   type EndpointTarget,
   type Outcome,
-  type SqlWithTransactions,
+  type Transactions,
 } from '@pay/webhooks';
 import { EndpointPool } from './pool';
 import type { WebhookSender } from './sender';
@@ -37,9 +37,9 @@ const QUEUE_PER_SLOT = 10;
 const DISPATCH_BATCH = 1000;
 
 export interface DeliveryWorkerOptions {
-  db: SqlWithTransactions;
+  db: Transactions;
   /** Reads merchants' webhook URLs and secrets (the accounts package's queries). */
-  accounts: Sql;
+  accounts: Queries;
   secrets: SecretBox;
   clock: Clock;
   logger: Logger;

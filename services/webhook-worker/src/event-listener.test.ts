@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { typedSqlIn } from '@pay/db';
 import { createLogger } from '@pay/runtime';
 import { eventually } from '@pay/testing';
 import { createWebhooksDb, EVENTS_CHANNEL, recordEvent } from '@pay/webhooks';
@@ -13,7 +12,7 @@ const logger = createLogger('webhook-worker', config.LOG_LEVEL);
 const owner = { merchantId: randomUUID(), isTest: true };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-afterAll(() => db.$disconnect());
+afterAll(() => db.$close());
 
 const record = (tx: Parameters<typeof recordEvent>[0]) => recordEvent(tx, { source: 'invoicing', owner, type: 'invoice.paid', object: { invoice: { id: randomUUID() } }, at: Date.now() });
 
@@ -43,10 +42,10 @@ describe('event notifications', () => {
 
       // The listening connection is killed (a Postgres restart, a proxy timeout): it comes back by itself.
       const listeners = async () =>
-        (await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = ${`LISTEN "${EVENTS_CHANNEL}"`}`.execute(typedSqlIn(db))).rows.map((r) => r.pid);
+        (await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = ${`LISTEN "${EVENTS_CHANNEL}"`}`.execute(db.$kysely)).rows.map((r) => r.pid);
       const [killed] = await listeners();
       expect(killed).toBeDefined();
-      await sql`SELECT pg_terminate_backend(${killed})`.execute(typedSqlIn(db));
+      await sql`SELECT pg_terminate_backend(${killed})`.execute(db.$kysely);
       await eventually(async () => {
         const now = await listeners();
         expect(now.length).toBe(1);

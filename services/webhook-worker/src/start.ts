@@ -1,10 +1,9 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { SecretBox } from '@pay/auth';
-import type { Sql } from '@pay/db';
 import type { Clock, Lifecycle, Logger } from '@pay/runtime';
 import { Queues, startWorker } from '@pay/queue';
-import { queueDepth, type SqlWithTransactions } from '@pay/webhooks';
+import { queueDepth, type Queries, type Transactions } from '@pay/webhooks';
 import type { WorkerConfig } from './config';
 import { DeliveryWorker } from './delivery-worker';
 import { listenForEvents } from './event-listener';
@@ -14,9 +13,9 @@ import { WebhookSender } from './sender';
 export interface DeliveryDeps {
   config: WorkerConfig;
   logger: Logger;
-  db: SqlWithTransactions;
+  db: Transactions;
   /** Reads merchants' webhook URLs and secrets (the accounts package's queries). */
-  accounts: Sql;
+  accounts: Queries;
   secrets: SecretBox;
   clock: Clock;
   /** BullMQ's connection (waits out Redis outages). */

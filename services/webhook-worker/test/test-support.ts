@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createAccountsDb, createApiKey, registerMerchant, setWebhookUrl } from '@pay/accounts';
 import { SecretBox, type Owner } from '@pay/auth';
-import { pgPool, pgSql } from '@pay/db';
 import { createLogger, ManualClock } from '@pay/runtime';
-import { createEndpoint, createWebhooksDb, recordEvent, WEBHOOKS_SCHEMA, webhookTables, type EndpointInput, type NewEvent } from '@pay/webhooks';
+import { createEndpoint, createWebhooksDb, recordEvent, webhookTables, type EndpointInput, type NewEvent } from '@pay/webhooks';
 import { loadWorkerConfig } from '../src/config';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../src/delivery-worker';
 import { WebhookSender, type SenderOptions } from '../src/sender';
@@ -17,8 +16,6 @@ export function deliveryForSuite() {
   const logger = createLogger('webhook-worker', config.LOG_LEVEL);
   const accounts = createAccountsDb(config.DATABASE_URL, 3);
   const db = createWebhooksDb(config.DATABASE_URL, 5);
-  // The worker runs on plain pg, as in production; the Prisma client reads results for assertions.
-  const sql = pgSql(pgPool(config.DATABASE_URL, WEBHOOKS_SCHEMA, 5));
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
   const clock = new ManualClock(Date.now());
   const workers: DeliveryWorker[] = [];
@@ -39,7 +36,7 @@ export function deliveryForSuite() {
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.stop()));
     senders.forEach((s) => s.close());
-    await Promise.all([accounts.$disconnect(), db.$disconnect(), sql.end()]);
+    await Promise.all([accounts.$close(), db.$close()]);
   });
 
   const ctx = {
@@ -53,7 +50,7 @@ export function deliveryForSuite() {
     worker({ sender: senderOptions, ...opts }: Partial<Omit<DeliveryWorkerOptions, 'sender'>> & { sender?: Partial<SenderOptions> } = {}): DeliveryWorker {
       const sender = new WebhookSender({ allowPrivate: true, timeoutMs: 2000, ...senderOptions });
       senders.push(sender);
-      const w = new DeliveryWorker({ db: sql, accounts: sql, secrets, clock, logger, sender, wakes: null, concurrency: 50, perEndpoint: 10, pollIntervalMs: 1000, ttlMs: 10_000, ...opts });
+      const w = new DeliveryWorker({ db, accounts: db, secrets, clock, logger, sender, wakes: null, concurrency: 50, perEndpoint: 10, pollIntervalMs: 1000, ttlMs: 10_000, ...opts });
       workers.push(w);
       return w;
     },

@@ -2,7 +2,7 @@ import type { Static, TObject, TProperties } from '@sinclair/typebox';
 import type { Clock, Logger } from '@pay/runtime';
 import type { Currency, Network, Prisma } from '../generated/prisma/client';
 import type { Money } from '../shared/money';
-import type { CryptoDb } from '../db';
+import type { CryptoDb, CryptoTx } from '../db';
 
 /** What the chain says about a transfer, incoming or outgoing. */
 export type TransferState =
@@ -145,7 +145,7 @@ export type PayoutState = TransferState & {
  * The transaction of one withdrawal step, holding the withdrawal's lock: a signer writes what
  * it signs through it, so the signing, the withdrawal's move and any failure commit together.
  */
-export type PayoutTx = Prisma.TransactionClient;
+export type PayoutTx = CryptoTx;
 
 /** Signs and sends outgoing transfers (withdrawals), then reports on them. */
 export interface PayoutSigner {

@@ -18,7 +18,10 @@ beforeAll(async () => {
   [devnet, browser] = await Promise.all([openDevnet(node.url, { stop: node.stop }), openBrowser()]);
   // The Ethereum rows of the watcher's tables belong to the devnet of whichever file runs: start clean.
   const { db, close } = createCryptoDatabase(process.env.DATABASE_URL!, 1);
-  await db.$transaction([db.chainCursor.deleteMany({ where: { network: 'Ethereum' } }), db.chainBlock.deleteMany({ where: { network: 'Ethereum' } })]);
+  await db.$transaction(async (tx) => {
+    await tx.chainCursor.deleteMany({ where: { network: 'Ethereum' } });
+    await tx.chainBlock.deleteMany({ where: { network: 'Ethereum' } });
+  });
   await close();
   svc = await spawnBuiltService('crypto', {
     EVM_RPC_URL_ETHEREUM: devnet.url,

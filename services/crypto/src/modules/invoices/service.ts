@@ -7,7 +7,7 @@ import type { Owner } from '@pay/auth';
 import type { Currency, InvoiceStatus, Network, Prisma } from '../../generated/prisma/client';
 import { invoiceJson, type InvoiceRecord } from './views';
 import type { CryptoDeps } from '../../deps';
-import { tablesIn, type CryptoTables } from '../../db';
+import { tablesIn, type CryptoTables, type CryptoTx } from '../../db';
 import { currencyInfo } from '../../shared/currencies';
 import { money, parseAmount } from '../../shared/money';
 import { requireChain } from '../../chains/registry';
@@ -19,7 +19,7 @@ import { emitEvent } from '../events/events';
  * `invoiceCountsByStatus`, the payment page reads one through `invoiceById`.
  */
 
-type Tx = Prisma.TransactionClient;
+type Tx = CryptoTx;
 
 export interface CreateInvoiceInput {
   amount: number;

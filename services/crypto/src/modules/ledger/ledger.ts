@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Owner } from '@pay/auth';
 import type { Sql } from '@pay/db';
 import type { Currency, LedgerBucket, LedgerEntryKind, Prisma } from '../../generated/prisma/client';
-import { tablesIn, type CryptoTables } from '../../db';
+import { tablesIn, type CryptoTables, type CryptoTx } from '../../db';
 import { CURRENCY_CODES } from '../../shared/currencies';
 import { Money, money } from '../../shared/money';
 
@@ -13,7 +13,7 @@ import { Money, money } from '../../shared/money';
  * beside the call since their signatures live in the migration, not in schema.prisma.
  */
 
-type Tx = Prisma.TransactionClient;
+type Tx = CryptoTx;
 
 /**
  * Serialises every change to one balance (merchant, mode, currency) for the rest of the

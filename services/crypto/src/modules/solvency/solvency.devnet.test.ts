@@ -32,13 +32,13 @@ beforeAll(async () => {
   devnet = await startDevnet();
   ctx = await startCryptoApp({ env: envFor(devnet), live: { runsPayouts: true, payoutKey: devnet.hotWalletKey } });
   const db = ctx.deps.db;
-  await db.$transaction([
-    db.chainCursor.deleteMany({ where: { network: 'Ethereum' } }),
-    db.chainBlock.deleteMany({ where: { network: 'Ethereum' } }),
-    db.payoutTransaction.deleteMany({ where: { network: 'Ethereum' } }),
-    db.payoutWallet.deleteMany({ where: { network: 'Ethereum' } }),
-    db.sweepTransfer.deleteMany({ where: { network: 'Ethereum' } }),
-  ]);
+  await db.$transaction(async (tx) => {
+    await tx.chainCursor.deleteMany({ where: { network: 'Ethereum' } });
+    await tx.chainBlock.deleteMany({ where: { network: 'Ethereum' } });
+    await tx.payoutTransaction.deleteMany({ where: { network: 'Ethereum' } });
+    await tx.payoutWallet.deleteMany({ where: { network: 'Ethereum' } });
+    await tx.sweepTransfer.deleteMany({ where: { network: 'Ethereum' } });
+  });
   await ctx.live!.signer!.register(); // this devnet's hot wallet
   m = await registerMerchant(ctx.app); // its first key is live
   await watchChains(ctx.deps); // this replica now leads Ethereum's watcher

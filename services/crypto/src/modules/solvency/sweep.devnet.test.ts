@@ -30,11 +30,11 @@ beforeAll(async () => {
     live: { runsPayouts: false },
   });
   const db = ctx.deps.db;
-  await db.$transaction([
-    db.chainCursor.deleteMany({ where: { network: 'Ethereum' } }),
-    db.chainBlock.deleteMany({ where: { network: 'Ethereum' } }),
-    db.sweepTransfer.deleteMany({ where: { network: 'Ethereum' } }), // an earlier devnet's sweeps
-  ]);
+  await db.$transaction(async (tx) => {
+    await tx.chainCursor.deleteMany({ where: { network: 'Ethereum' } });
+    await tx.chainBlock.deleteMany({ where: { network: 'Ethereum' } });
+    await tx.sweepTransfer.deleteMany({ where: { network: 'Ethereum' } }); // an earlier devnet's sweeps
+  });
   m = await registerMerchant(ctx.app); // its first key is live
   await watchChains(ctx.deps); // the watcher starts following from here
 }, 60_000);

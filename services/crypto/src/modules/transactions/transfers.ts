@@ -5,7 +5,7 @@ import type { Network, Prisma, Transaction } from '../../generated/prisma/client
 import type { CryptoDeps } from '../../deps';
 import type { Owner } from '@pay/auth';
 import type { Updateable } from 'kysely';
-import { tablesIn, type Tables } from '../../db';
+import { tablesIn, type CryptoTx, type Tables } from '../../db';
 import { lockBalance, post, postedAmount } from '../ledger/ledger';
 import { getMerchant } from '@pay/accounts';
 import { money, percentOf, type Money } from '../../shared/money';
@@ -20,7 +20,7 @@ import { transactionDetailJson } from './views';
  * to their end, and the reads of the API and the tracker.
  */
 
-type Tx = Prisma.TransactionClient;
+type Tx = CryptoTx;
 
 export function requiredConfirmations(deps: Pick<CryptoDeps, 'config'>, network: Network): number {
   const c = deps.config;

@@ -3,7 +3,7 @@ import { prepared } from '@pay/db';
 import { pageWindow } from '@pay/http';
 import type { Owner } from '@pay/auth';
 import type { Currency, Network, Prisma, Withdrawal, WithdrawalStatus } from '../../generated/prisma/client';
-import { tablesIn, type CryptoDb, type CryptoTables } from '../../db';
+import { tablesIn, type CryptoDb, type CryptoTables, type CryptoTx } from '../../db';
 import type { CreatedWithdrawalRecord } from './views';
 
 /**
@@ -13,7 +13,7 @@ import type { CreatedWithdrawalRecord } from './views';
  * withdrawal_refusals), which also writes the hold and the outbox job.
  */
 
-type Tx = Prisma.TransactionClient;
+type Tx = CryptoTx;
 
 /** The row `create_withdrawal` returns (its RETURNS TABLE, migration withdrawal_refusals). */
 interface CreateWithdrawalRow {

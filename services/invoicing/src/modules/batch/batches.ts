@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Owner } from '@pay/auth';
-import { pgSql, type Sql } from '@pay/db';
+import { pgSql, typedSqlIn, type Queries, type Sql } from '@pay/db';
 import { readableNumber } from '@pay/runtime';
 import { money } from '@pay/money';
 import { outboxMessage, writeOutbox } from '@pay/queue';
@@ -13,6 +13,9 @@ import { batchPaidTotals, batchRecipients, countBatchInvoices, drawBatchQrCodes,
 import { V1_DEFAULT_VALIDITY_HOURS } from '../invoices/v1/schemas';
 import { parseBatchCsv, type BatchDefaults, type BatchRow, type RowError } from './csv';
 import { batchEmailCounts, batchForWork, insertBatch, markBatchCompleted, ownedBatch, processingBatchIds, queueBatchEmails, recordBatchClashes, setBatchCreated } from './store';
+
+/** The outbox package's view of a `pgSql` transaction (until batches run on `db.$transaction`). */
+const queriesOf = (tx: Sql): Queries => ({ $kysely: typedSqlIn(tx) });
 
 const HOUR_MS = 3_600_000;
 /** Rows written per transaction by the worker: each chunk moves the progress the GET shows. */
@@ -108,7 +111,7 @@ async function completeBatch(tx: Sql, batchId: string, now: Date): Promise<boole
   const recipients = await batchRecipients(tx, batchId);
   if (recipients.length === 0) return false;
   if ((await queueBatchEmails(tx, batchId, recipients, now)) === 0) return false;
-  await writeOutbox(tx, outboxMessage('batchEmails', `batch-emails-${batchId}`, { batchId }));
+  await writeOutbox(queriesOf(tx), outboxMessage('batchEmails', `batch-emails-${batchId}`, { batchId }));
   return true;
 }
 
@@ -162,7 +165,7 @@ export async function createBatch(deps: BatchDeps, owner: Owner, input: BatchInp
       errors.push(...clashes);
       await completeBatch(tx, batchId, now);
     } else {
-      await writeOutbox(tx, outboxMessage('batchInvoices', `batch-${batchId}`, { batchId }));
+      await writeOutbox(queriesOf(tx), outboxMessage('batchInvoices', `batch-${batchId}`, { batchId }));
     }
   });
   deps.kickOutbox();
