@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { spawnService, type RunningService } from './spawn-service';
 import { startThrowawayPostgres, startThrowawayRedis } from './throwaway';
+import { ARTEFACTS } from './artefacts';
 
-/** Test outputs kept for reading after a run (gitignored). */
-export const ARTEFACTS = join(__dirname, '..', '..', '..', 'artefacts');
 
 /**
  * A stack of the scenario's own for chaos tests: a throwaway Postgres (migrated) and Redis that

@@ -8,6 +8,7 @@ export * from './webhook-receiver';
 export * from './throwaway';
 export * from './fuzz';
 export * from './api-client';
+export * from './artefacts';
 export * from './chaos';
 export * from './crypto-merchant';
 export * from './packed';

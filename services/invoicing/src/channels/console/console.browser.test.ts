@@ -1,12 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { eventually, openBrowser, spawnBuiltService, startReceiver, type Receiver, type RunningService, BUILT_START_MS } from '@pay/testing';
+import { eventually, openBrowser, spawnBuiltService, startReceiver, type Receiver, type RunningService, BUILT_START_MS, artefactsDir } from '@pay/testing';
 import { newMerchant, newMerchantIn, startBuiltInvoicing, type TestMerchant } from '../../../test/test-support';
 
 /** Screenshots are kept as test artefacts (gitignored). */
-const ARTEFACTS = join(__dirname, '..', '..', '..', '..', '..', 'artefacts', 'console');
+const ARTEFACTS = artefactsDir('console');
 
 // The stack as scripts/stack.sh runs it: the built invoicing service and webhook worker.
 let app: Awaited<ReturnType<typeof startBuiltInvoicing>>;
@@ -18,7 +17,6 @@ let browser: Awaited<ReturnType<typeof openBrowser>>;
 let operator: TestMerchant;
 
 beforeAll(async () => {
-  mkdirSync(ARTEFACTS, { recursive: true });
   operator = await newMerchantIn(process.env.DATABASE_URL!);
   [app, worker, receiver, browser] = await Promise.all([
     startBuiltInvoicing({ env: { CONSOLE_OPERATORS: operator.merchantId } }),

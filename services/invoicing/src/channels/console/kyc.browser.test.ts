@@ -1,12 +1,11 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { eventsOf } from '@pay/webhooks';
-import { eventually, openBrowser, BUILT_START_MS } from '@pay/testing';
+import { eventually, openBrowser, BUILT_START_MS, artefactsDir } from '@pay/testing';
 import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../../test/test-support';
 import { documentForm, idCard, postDocuments } from '../../../test/kyc/fixtures';
 
-const ARTEFACTS = join(__dirname, '..', '..', '..', '..', '..', 'artefacts', 'console');
+const ARTEFACTS = artefactsDir('console');
 
 // The built invoicing service, as scripts/stack.sh runs it; its background work runs the check
 // (the first one loads the face model and the zone reader: slow on a loaded machine).
@@ -15,7 +14,6 @@ let base: string;
 let browser: Awaited<ReturnType<typeof openBrowser>>;
 
 beforeAll(async () => {
-  mkdirSync(ARTEFACTS, { recursive: true });
   [ctx, browser] = await Promise.all([startBuiltInvoicing(), openBrowser()]);
   base = ctx.base;
 }, BUILT_START_MS);

@@ -1,17 +1,15 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { eventually, openBrowser, phonePage, BUILT_START_MS, decodeQrDataUri } from '@pay/testing';
+import { eventually, openBrowser, phonePage, BUILT_START_MS, decodeQrDataUri, artefactsDir } from '@pay/testing';
 import { newMerchant, startBuiltInvoicing, v1Request, v2Request, type TestMerchant } from '../../../test/test-support';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
-const ARTIFACTS = join(__dirname, '..', '..', '..', '..', '..', 'artefacts', 'pay-page');
+const ARTIFACTS = artefactsDir('pay-page');
 
 let ctx: Awaited<ReturnType<typeof startBuiltInvoicing>>;
 let browser: Awaited<ReturnType<typeof openBrowser>>;
 let m: TestMerchant;
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   ctx = await startBuiltInvoicing();
   browser = await openBrowser();
   m = await newMerchant(ctx.deps);

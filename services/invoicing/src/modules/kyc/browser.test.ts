@@ -1,15 +1,14 @@
 import { createHmac } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { assertValid } from '@pay/schemas';
 import { invoicingEvents } from '../../event-catalogue';
-import { eventually, openBrowser, phonePage, spawnBuiltService, startReceiver, type Receiver, type RunningService, BUILT_START_MS } from '@pay/testing';
+import { eventually, openBrowser, phonePage, spawnBuiltService, startReceiver, type Receiver, type RunningService, BUILT_START_MS, artefactsDir } from '@pay/testing';
 import { newMerchant, startBuiltInvoicing, v1Request, v2Request } from '../../../test/test-support';
 import { documentForm, idCard, passportMrz, postDocuments, selfie } from '../../../test/kyc/fixtures';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
-const ARTEFACTS = join(__dirname, '..', '..', '..', '..', '..', 'artefacts', 'kyc-page');
+const ARTEFACTS = artefactsDir('kyc-page');
 
 // The stack as scripts/stack.sh runs it: the built invoicing service (its KYC check loads the
 // face model and the MRZ reader with the first session) and the built webhook worker, which
@@ -21,7 +20,6 @@ let receiver: Receiver;
 let base: string;
 
 beforeAll(async () => {
-  mkdirSync(ARTEFACTS, { recursive: true });
   [ctx, worker, receiver, browser] = await Promise.all([
     startBuiltInvoicing(),
     spawnBuiltService('webhook-worker', { WEBHOOK_POLL_INTERVAL_MS: '50' }),

@@ -1,20 +1,18 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { openBrowser, phonePage, BUILT_START_MS } from '@pay/testing';
+import { openBrowser, phonePage, BUILT_START_MS, artefactsDir } from '@pay/testing';
 import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../../test/test-support';
 import { countOf } from '../../../test/tables';
 import { moscowDay, receiptPdf, receiptPng } from '../../../test/receipts/test-fixtures';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
-const ARTIFACTS = join(__dirname, '..', '..', '..', '..', '..', 'artefacts', 'pay-page');
+const ARTIFACTS = artefactsDir('pay-page');
 
 let ctx: Awaited<ReturnType<typeof startBuiltInvoicing>>;
 let browser: Awaited<ReturnType<typeof openBrowser>>;
 let m: TestMerchant;
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   // With the background: the outbox relay and the receipt worker check what the page uploads.
   ctx = await startBuiltInvoicing();
   browser = await openBrowser();

@@ -1,11 +1,10 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { TBankEmulator } from '@pay/tbank-emulator';
-import { eventually, openBrowser, phonePage, BUILT_START_MS } from '@pay/testing';
+import { eventually, openBrowser, phonePage, BUILT_START_MS, artefactsDir } from '@pay/testing';
 import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../../test/test-support';
 import { moscowDay, receiptPng } from '../../../test/receipts/test-fixtures';
 
-const ARTIFACTS = join(__dirname, '..', '..', '..', '..', '..', 'artefacts', 'pay-page');
+const ARTIFACTS = artefactsDir('pay-page');
 const TERMINAL = 'BrowserTerminal';
 const PASSWORD = 'browser-secret';
 
@@ -17,7 +16,6 @@ let browser: Awaited<ReturnType<typeof openBrowser>>;
 let m: TestMerchant;
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   await emulator.start();
   [ctx, browser] = await Promise.all([
     startBuiltInvoicing({ env: { LIVE_PAYMENT_PROVIDER: 'tbank', TBANK_API_URL: emulator.apiUrl, TBANK_TERMINAL_KEY: TERMINAL, TBANK_PASSWORD: PASSWORD } }),
