@@ -138,6 +138,13 @@ export function tbankEnv(emulator: TBankEmulator, terminal: string, password: st
 }
 
 /**
+ * The acquirer as the money-path suites drive it: the emulator retries a notification within
+ * seconds, calls time out after 3 s, and the reconciler asks GetState at once, so a test sees a
+ * late or lost notification settled in seconds rather than minutes.
+ */
+export const FAST_ACQUIRER = { emulator: { retryDelaysMs: [100, 200, 400, 800, 1600, 3200] }, env: { TBANK_TIMEOUT_MS: '3000', TBANK_RECONCILE_AFTER_MS: '0' } };
+
+/**
  * A listening app whose live mode runs on the T-Bank protocol emulator on loopback (one
  * terminal), both started before the file's tests and stopped after them.
  */

@@ -5,7 +5,7 @@ import { expireDueInvoices } from '../invoices/expiry';
 import { checkReceipt } from './check';
 import { moscowDay, multipartBody, receiptPdf } from '../../../test/receipts/test-fixtures';
 import { ReceiptReaders } from './readers';
-import { liveInvoicingForSuite, newMerchant, v2Request, type TestMerchant } from '../../../test/test-support';
+import { FAST_ACQUIRER, liveInvoicingForSuite, newMerchant, v2Request, type TestMerchant } from '../../../test/test-support';
 
 /**
  * decisions.md §10 for an invoice the acquirer collects (live, T-Bank, against its emulator):
@@ -15,7 +15,7 @@ import { liveInvoicingForSuite, newMerchant, v2Request, type TestMerchant } from
  */
 const TERMINAL = 'LiveReceiptsTerminal';
 const PASSWORD = 'live-receipts-secret';
-const live = liveInvoicingForSuite({ terminal: TERMINAL, password: PASSWORD, emulator: { retryDelaysMs: [100, 200, 400, 800, 1600, 3200] }, env: { TBANK_TIMEOUT_MS: '3000', TBANK_RECONCILE_AFTER_MS: '0' } });
+const live = liveInvoicingForSuite({ terminal: TERMINAL, password: PASSWORD, ...FAST_ACQUIRER });
 const { ctx, emulator } = live;
 const readers = new ReceiptReaders({ rusTrainedData: '/usr/share/tesseract-ocr/5/tessdata/rus.traineddata' });
 let m: TestMerchant;

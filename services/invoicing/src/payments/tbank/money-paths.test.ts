@@ -7,7 +7,7 @@ import { reconcileRefunds, REFUND_STALE_MS } from '../../modules/refunds/refunds
 import { checkReceipt } from '../../modules/receipts/check';
 import { moscowDay, multipartBody, receiptPdf } from '../../../test/receipts/test-fixtures';
 import { ReceiptReaders } from '../../modules/receipts/readers';
-import { liveInvoicingForSuite, newMerchant, v1Request, v2Request, type TestMerchant } from '../../../test/test-support';
+import { FAST_ACQUIRER, liveInvoicingForSuite, newMerchant, v1Request, v2Request, type TestMerchant } from '../../../test/test-support';
 import { NOTIFICATION_PATH } from './notifications';
 
 /**
@@ -17,7 +17,7 @@ import { NOTIFICATION_PATH } from './notifications';
  */
 const TERMINAL = 'MoneyPathsTerminal';
 const PASSWORD = 'money-paths-secret';
-const live = liveInvoicingForSuite({ terminal: TERMINAL, password: PASSWORD, emulator: { retryDelaysMs: [100, 200, 400, 800, 1600, 3200] }, env: { TBANK_TIMEOUT_MS: '3000', TBANK_RECONCILE_AFTER_MS: '0' } });
+const live = liveInvoicingForSuite({ terminal: TERMINAL, password: PASSWORD, ...FAST_ACQUIRER });
 const { ctx, emulator } = live;
 const readers = new ReceiptReaders({ rusTrainedData: '/usr/share/tesseract-ocr/5/tessdata/rus.traineddata' });
 let m: TestMerchant;
