@@ -19,7 +19,10 @@ export const ACQUIRERS: readonly Acquirer<any>[] = [
   tbank,
 ];
 
-const named = (name: string | undefined) => ACQUIRERS.find((a) => a.settings.name === name);
+/** The registered acquirers, or the list a caller gives instead (a test's second acquirer): every function below asks it. */
+type AcquirerList = readonly Acquirer<any>[];
+
+const named = (acquirers: AcquirerList, name: string | undefined) => acquirers.find((a) => a.settings.name === name);
 
 /**
  * The providers this deployment's configuration names: test mode the sandbox unless
@@ -27,9 +30,9 @@ const named = (name: string | undefined) => ACQUIRERS.find((a) => a.settings.nam
  * LIVE_PAYMENT_PROVIDER names, otherwise none (live invoices are refused: the sandbox never
  * takes live money).
  */
-export function paymentProvidersFrom(config: InvoicingConfig, deps: Pick<InvoicingDeps, 'db' | 'clock' | 'logger'>): PaymentProviders {
-  const test = named(config.TEST_PAYMENT_PROVIDER)?.provider(config, 'test', deps) ?? new SandboxProvider(config.PUBLIC_URL);
-  const live = named(config.LIVE_PAYMENT_PROVIDER)?.provider(config, 'live', deps) ?? null;
+export function paymentProvidersFrom(config: InvoicingConfig, deps: Pick<InvoicingDeps, 'db' | 'clock' | 'logger'>, acquirers: AcquirerList = ACQUIRERS): PaymentProviders {
+  const test = named(acquirers, config.TEST_PAYMENT_PROVIDER)?.provider(config, 'test', deps) ?? new SandboxProvider(config.PUBLIC_URL);
+  const live = named(acquirers, config.LIVE_PAYMENT_PROVIDER)?.provider(config, 'live', deps) ?? null;
   return { test, live };
 }
 
@@ -39,8 +42,8 @@ export function providersOf<P extends PaymentProvider>(acquirer: Acquirer<P>, pr
 }
 
 /** Each acquirer's own routes (its notification endpoint), with its configured providers. */
-export function mountAcquirers(app: Express, deps: AcquirerDeps & Pick<InvoicingDeps, 'providers'>): void {
-  for (const acquirer of ACQUIRERS) acquirer.mount?.(app, deps, providersOf(acquirer, deps.providers));
+export function mountAcquirers(app: Express, deps: AcquirerDeps & Pick<InvoicingDeps, 'providers'>, acquirers: AcquirerList = ACQUIRERS): void {
+  for (const acquirer of acquirers) acquirer.mount?.(app, deps, providersOf(acquirer, deps.providers));
 }
 
 /**
@@ -48,12 +51,12 @@ export function mountAcquirers(app: Express, deps: AcquirerDeps & Pick<Invoicing
  * /metrics reporting the reconciliation backlog (one statement per acquirer per scrape).
  * `stop` ends the backlog's reporting; the loops are the caller's to stop.
  */
-export function acquirerBackground(deps: AcquirerDeps & Pick<InvoicingDeps, 'config' | 'providers'>): { loops: Periodic[]; unwatch: () => void } {
-  const loops = ACQUIRERS.flatMap((a) => {
+export function acquirerBackground(deps: AcquirerDeps & Pick<InvoicingDeps, 'config' | 'providers'>, acquirers: AcquirerList = ACQUIRERS): { loops: Periodic[]; unwatch: () => void } {
+  const loops = acquirers.flatMap((a) => {
     const own = providersOf(a, deps.providers);
     return own.length && a.loops ? a.loops(deps, own) : [];
   });
-  const reconciling = ACQUIRERS.flatMap((a) => {
+  const reconciling = acquirers.flatMap((a) => {
     const own = providersOf(a, deps.providers);
     return own.length && a.backlogAfterMs ? [{ name: a.settings.name, afterMs: a.backlogAfterMs(deps.config), terminals: own.map((p) => ({ provider: p.name, isTest: p === deps.providers.test })) }] : [];
   });
@@ -72,9 +75,9 @@ export function acquirerBackground(deps: AcquirerDeps & Pick<InvoicingDeps, 'con
  * Before due invoices expire: each configured acquirer settles their open payments (expiry.ts).
  * One that cannot be asked is logged and skipped: its invoices expire once it answers.
  */
-export async function settleDueAcquirerPayments(deps: AcquirerDeps & Pick<InvoicingDeps, 'providers'>, invoiceIds: string[]): Promise<void> {
+export async function settleDueAcquirerPayments(deps: AcquirerDeps & Pick<InvoicingDeps, 'providers'>, invoiceIds: string[], acquirers: AcquirerList = ACQUIRERS): Promise<void> {
   if (invoiceIds.length === 0) return;
-  for (const acquirer of ACQUIRERS) {
+  for (const acquirer of acquirers) {
     if (!acquirer.settleDue) continue;
     for (const provider of providersOf(acquirer, deps.providers)) {
       await acquirer.settleDue(deps, provider, invoiceIds).catch((err: unknown) => deps.logger.warn({ err }, 'the acquirer could not be asked about invoices past their expiry; they expire once it answers'));
