@@ -4,8 +4,9 @@ import type { Redis } from 'ioredis';
 import { ApiError } from '@pay/schemas';
 import { rateLimit, requireApiKey, type AuthContext, type SecretBox } from '@pay/auth';
 import type { Clock, Logger } from '@pay/runtime';
-import type { AccountsDb } from './db';
+import type { Queries } from '@pay/db';
 import { accountsKeyResolver } from './key-resolver';
+import { deleteExpiredSessions, deleteSession, insertConsoleSession, sessionByTokenHash, setSessionExpiry } from './store/console-sessions';
 
 /** The console's session cookie; scoped to /console, so no other page of the service receives it. */
 export const CONSOLE_SESSION_COOKIE = 'console_session';
@@ -39,7 +40,7 @@ export interface ConsoleSession {
  * stored hashed) and the CSRF token.
  */
 export async function signInToConsole(
-  db: AccountsDb,
+  db: Queries,
   box: SecretBox,
   apiKey: string,
   now: Date,
@@ -49,9 +50,7 @@ export async function signInToConsole(
   const token = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now.getTime() + Math.min(policy.idleMs, policy.absoluteMs));
-  await db.consoleSession.create({
-    data: { tokenHash: hashToken(token), merchantId: auth.merchantId, keyId: auth.keyId, csrfToken, createdAt: now, expiresAt },
-  });
+  await insertConsoleSession(db, { tokenHash: hashToken(token), merchantId: auth.merchantId, keyId: auth.keyId, csrfToken, createdAt: now, expiresAt });
   return { token, auth, csrfToken, expiresAt };
 }
 
@@ -59,7 +58,7 @@ export async function signInToConsole(
  * `requireApiKey` reads the key from `X-Api-Key`; the console takes it from a form, so it is
  * handed to the same middleware on a request of its own rather than checked a second way.
  */
-function checkApiKey(db: AccountsDb, box: SecretBox, apiKey: string): Promise<AuthContext> {
+function checkApiKey(db: Queries, box: SecretBox, apiKey: string): Promise<AuthContext> {
   const check = requireApiKey(accountsKeyResolver(db, box));
   const probe = { get: (name: string) => (name.toLowerCase() === 'x-api-key' ? apiKey : undefined) } as unknown as Request;
   return new Promise((resolve, reject) => {
@@ -71,33 +70,30 @@ function checkApiKey(db: AccountsDb, box: SecretBox, apiKey: string): Promise<Au
  * The live session for a cookie value, or null: unknown, expired (idle or absolute), its key
  * revoked since, or its merchant suspended. Use moves the idle expiry forward.
  */
-export async function consoleSessionOf(db: AccountsDb, token: string, now: Date, policy: ConsoleSessionPolicy = DEFAULT_CONSOLE_SESSION_POLICY): Promise<ConsoleSession | null> {
+export async function consoleSessionOf(db: Queries, token: string, now: Date, policy: ConsoleSessionPolicy = DEFAULT_CONSOLE_SESSION_POLICY): Promise<ConsoleSession | null> {
   const tokenHash = hashToken(token);
-  const s = await db.consoleSession.findUnique({
-    where: { tokenHash },
-    include: { apiKey: { select: { isTestKey: true, revokedAt: true } }, merchant: { select: { status: true } } },
-  });
+  const s = await sessionByTokenHash(db, tokenHash);
   if (!s) return null;
-  if (s.expiresAt <= now || s.apiKey.revokedAt || s.merchant.status !== 'Active') {
-    await db.consoleSession.deleteMany({ where: { tokenHash } });
+  if (s.expiresAt <= now || s.keyRevokedAt || s.merchantStatus !== 'Active') {
+    await deleteSession(db, tokenHash);
     return null;
   }
   const slid = new Date(Math.min(now.getTime() + policy.idleMs, s.createdAt.getTime() + policy.absoluteMs));
   let expiresAt = s.expiresAt;
   if (slid.getTime() - s.expiresAt.getTime() >= SLIDE_STEP_MS) {
-    await db.consoleSession.updateMany({ where: { tokenHash }, data: { expiresAt: slid } });
+    await setSessionExpiry(db, tokenHash, slid);
     expiresAt = slid;
   }
-  return { auth: { keyId: s.keyId, merchantId: s.merchantId, isTestMode: s.apiKey.isTestKey }, csrfToken: s.csrfToken, expiresAt };
+  return { auth: { keyId: s.keyId, merchantId: s.merchantId, isTestMode: s.keyIsTest }, csrfToken: s.csrfToken, expiresAt };
 }
 
-export async function signOutOfConsole(db: AccountsDb, token: string): Promise<void> {
-  await db.consoleSession.deleteMany({ where: { tokenHash: hashToken(token) } });
+export async function signOutOfConsole(db: Queries, token: string): Promise<void> {
+  await deleteSession(db, hashToken(token));
 }
 
 /** Deletes expired sessions (housekeeping). */
-export async function pruneConsoleSessions(db: AccountsDb, now: Date): Promise<number> {
-  return (await db.consoleSession.deleteMany({ where: { expiresAt: { lte: now } } })).count;
+export function pruneConsoleSessions(db: Queries, now: Date): Promise<number> {
+  return deleteExpiredSessions(db, now);
 }
 
 export function sessionCookieOf(req: Request): string | null {
@@ -165,7 +161,8 @@ function csrfMatches(sent: string | undefined, expected: string): boolean {
 }
 
 export interface ConsoleGuardOptions {
-  accounts: AccountsDb;
+  /** The service's client: the sessions are read on it (`accounts` schema). */
+  db: Queries;
   redis: Redis;
   logger: Logger;
   clock: Clock;
@@ -190,7 +187,7 @@ export function consoleGuards(o: ConsoleGuardOptions): { api: RequestHandler[]; 
   const load = (onMissing: (req: Request, res: Response) => void): RequestHandler => async (req, res, next) => {
     try {
       const token = sessionCookieOf(req);
-      const session = token ? await consoleSessionOf(o.accounts, token, o.clock.now(), policy) : null;
+      const session = token ? await consoleSessionOf(o.db, token, o.clock.now(), policy) : null;
       if (!session) return onMissing(req, res);
       if (!SAFE_METHODS.has(req.method) && !csrfMatches(req.get('x-csrf-token'), session.csrfToken)) {
         throw new ApiError('FORBIDDEN', 'Missing or wrong X-CSRF-Token header: send the csrfToken the sign-in returned');

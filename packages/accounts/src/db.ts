@@ -6,21 +6,19 @@ import { PrismaClient } from './generated/prisma/client';
 export const ACCOUNTS_SCHEMA = 'accounts';
 
 /**
- * This package's own client, on a pool of its own. Still used by the services for the
- * functions below that take an `AccountsDb` (registration, keys, console sessions: Prisma's
- * model API) until those run on the caller's `$kysely` too.
+ * A client of its own on the accounts schema, for tests and the bench that have no service's
+ * client at hand. The services never make one: every function of this package runs on the
+ * caller's client or transaction (`Queries`, `Transactions`).
  */
 export function createAccountsDb(databaseUrl: string, poolSize = 5): AccountsDb {
   return createDb<PrismaClient, DB>(PrismaClient, { url: databaseUrl, schema: ACCOUNTS_SCHEMA, poolSize });
 }
 
 export type AccountsDb = Db<PrismaClient, DB>;
-export { Prisma } from './generated/prisma/client';
-export type { Merchant, ApiKey } from './generated/prisma/client';
 
 /**
- * This package's tables on the caller's client or transaction (its `$kysely`: this package's
- * client, or any service's, as the webhook worker's): every table qualified with the
- * `accounts` schema, since the caller's search_path may be its own.
+ * This package's tables on the caller's client or transaction (its `$kysely`: any service's,
+ * or the webhook worker's): every table qualified with the `accounts` schema, since the
+ * caller's search_path is its own. Only this package's stores (src/store/) name the tables.
  */
 export const accountTables = (on: Queries): Kysely<DB> => tablesOf<DB>(on, ACCOUNTS_SCHEMA);

@@ -1,5 +1,5 @@
 import type { KeyResolver, ResolvedKey, SecretBox } from '@pay/auth';
-import type { AccountsDb } from './db';
+import type { Queries } from '@pay/db';
 import { keyByHash, touchApiKey } from './api-keys';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -9,7 +9,7 @@ const LAST_USED_RESOLUTION_MS = 60_000;
  * merchant's status and sealed HMAC secret). Services put `CachedKeyResolver` (key-cache.ts)
  * in front of it, so this runs about once a second per key and process.
  */
-export function accountsKeyResolver(db: AccountsDb, box: SecretBox): KeyResolver {
+export function accountsKeyResolver(db: Queries, box: SecretBox): KeyResolver {
   const lastTouched = new Map<string, number>();
   return {
     async resolve(keyHash: string): Promise<ResolvedKey | null> {
@@ -29,7 +29,7 @@ export function accountsKeyResolver(db: AccountsDb, box: SecretBox): KeyResolver
 }
 
 /** `lastUsedAt` is informative, so it is written at most once a minute per key and never awaited. */
-function touch(db: AccountsDb, lastTouched: Map<string, number>, keyId: string): void {
+function touch(db: Queries, lastTouched: Map<string, number>, keyId: string): void {
   const now = Date.now();
   if (now - (lastTouched.get(keyId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
   lastTouched.set(keyId, now);

@@ -1,9 +1,12 @@
 import { ApiError } from '@pay/schemas';
 import { generateHmacSecret, type SecretBox } from '@pay/auth';
-import { isUniqueViolation, TRANSACTION_OPTIONS, type Queries } from '@pay/db';
-import { accountTables, type AccountsDb, type ApiKey, type Merchant } from './db';
+import { isUniqueViolation, type Queries, type Transactions } from '@pay/db';
 import type { AccountKeys } from './key-cache';
 import { createApiKey } from './api-keys';
+import type { ApiKey } from './store/api-keys';
+import { insertMerchant, merchantById, updateMerchant, webhookTargetsOf, webhookUrlsOf, type Merchant } from './store/merchants';
+
+export type { Merchant, MerchantStatus } from './store/merchants';
 
 export const DEFAULT_KEY_NAME = 'Default key';
 
@@ -24,14 +27,16 @@ export interface Registration {
   hmacSecret: string;
 }
 
-/** Creates the merchant, its HMAC secret and a first live key in one transaction. */
-export async function registerMerchant(db: AccountsDb, box: SecretBox, input: RegisterInput): Promise<Registration> {
+/** Creates the merchant, its HMAC secret and a first live key in one transaction, on the caller's client. */
+export async function registerMerchant(on: Transactions, box: SecretBox, input: RegisterInput): Promise<Registration> {
   const email = input.email.trim().toLowerCase();
   const hmacSecret = generateHmacSecret();
+  const now = new Date();
   try {
-    return await db.$transaction(async (tx) => {
-      const merchant = await tx.merchant.create({
-        data: {
+    return await on.$transaction(async (tx) => {
+      const merchant = await insertMerchant(
+        tx,
+        {
           companyName: input.companyName,
           email,
           address: input.address,
@@ -40,10 +45,11 @@ export async function registerMerchant(db: AccountsDb, box: SecretBox, input: Re
           webhookUrl: input.webhookUrl ?? null,
           hmacSecretEnc: box.seal(hmacSecret),
         },
-      });
+        now,
+      );
       const { apiKey, apiKeyValue } = await createApiKey(tx, merchant.id, { name: DEFAULT_KEY_NAME, isTestKey: false });
       return { merchant, apiKey, apiKeyValue, hmacSecret };
-    }, TRANSACTION_OPTIONS);
+    });
   } catch (err) {
     if (isUniqueViolation(err)) {
       throw new ApiError('EMAIL_ALREADY_REGISTERED', `A merchant with email ${email} is already registered`, [
@@ -54,27 +60,28 @@ export async function registerMerchant(db: AccountsDb, box: SecretBox, input: Re
   }
 }
 
-export async function getMerchant(db: AccountsDb, merchantId: string): Promise<Merchant> {
-  const merchant = await db.merchant.findUnique({ where: { id: merchantId } });
+export async function getMerchant(on: Queries, merchantId: string): Promise<Merchant> {
+  const merchant = await merchantById(on, merchantId);
   if (!merchant) throw new ApiError('NOT_FOUND', 'Merchant not found');
   return merchant;
 }
 
 /** Sets the crypto `webhookUrl`; `testWebhookUrl` too when given (null: test events go to `webhookUrl` again). */
-export async function setWebhookUrl(db: AccountsDb, merchantId: string, webhookUrl: string, testWebhookUrl?: string | null): Promise<Merchant> {
-  return db.merchant.update({ where: { id: merchantId }, data: { webhookUrl, ...(testWebhookUrl !== undefined ? { testWebhookUrl } : {}) } });
+export async function setWebhookUrl(on: Queries, merchantId: string, webhookUrl: string, testWebhookUrl?: string | null): Promise<Merchant> {
+  const merchant = await updateMerchant(on, merchantId, { webhookUrl, testWebhookUrl }, new Date());
+  if (!merchant) throw new ApiError('NOT_FOUND', 'Merchant not found');
+  return merchant;
 }
 
 /**
  * Replaces the merchant's HMAC secret and announces it to every process, so the old secret
  * stops verifying with the next request on every service.
  */
-export async function regenerateHmacSecret(db: AccountsDb, box: SecretBox, keys: Pick<AccountKeys, 'changed'>, merchantId: string) {
+export async function regenerateHmacSecret(on: Queries, box: SecretBox, keys: Pick<AccountKeys, 'changed'>, merchantId: string) {
   const hmacSecret = generateHmacSecret();
-  const merchant = await db.merchant.update({
-    where: { id: merchantId },
-    data: { hmacSecretEnc: box.seal(hmacSecret), hmacSecretRotatedAt: new Date() },
-  });
+  const now = new Date();
+  const merchant = await updateMerchant(on, merchantId, { hmacSecretEnc: box.seal(hmacSecret), hmacSecretRotatedAt: now }, now);
+  if (!merchant) throw new ApiError('NOT_FOUND', 'Merchant not found');
   await keys.changed(merchantId);
   return { hmacSecret, rotatedAt: merchant.hmacSecretRotatedAt };
 }
@@ -85,8 +92,8 @@ export async function regenerateHmacSecret(db: AccountsDb, box: SecretBox, keys:
  */
 export async function merchantsWithWebhookUrl(db: Queries, merchantIds: string[]): Promise<{ live: string[]; test: string[] }> {
   if (merchantIds.length === 0) return { live: [], test: [] };
-  const rows = await accountTables(db).selectFrom('merchants').select(['id', 'webhook_url', 'test_webhook_url']).where('id', 'in', merchantIds).execute();
-  return { live: rows.filter((r) => r.webhook_url !== null).map((r) => r.id), test: rows.filter((r) => (r.test_webhook_url ?? r.webhook_url) !== null).map((r) => r.id) };
+  const rows = await webhookUrlsOf(db, merchantIds);
+  return { live: rows.filter((r) => r.webhookUrl !== null).map((r) => r.id), test: rows.filter((r) => (r.testWebhookUrl ?? r.webhookUrl) !== null).map((r) => r.id) };
 }
 
 /** Where a crypto event of this mode goes: test events to `testWebhookUrl` when it is set. */
@@ -102,6 +109,6 @@ export async function merchantWebhookTargets(
   merchantIds: string[],
 ): Promise<Map<string, { webhookUrl: string | null; testWebhookUrl: string | null; hmacSecretEnc: string }>> {
   if (merchantIds.length === 0) return new Map();
-  const rows = await accountTables(db).selectFrom('merchants').select(['id', 'webhook_url', 'test_webhook_url', 'hmac_secret_enc']).where('id', 'in', merchantIds).execute();
-  return new Map(rows.map((r) => [r.id, { webhookUrl: r.webhook_url, testWebhookUrl: r.test_webhook_url, hmacSecretEnc: r.hmac_secret_enc }]));
+  const rows = await webhookTargetsOf(db, merchantIds);
+  return new Map(rows.map(({ id, ...target }) => [id, target]));
 }

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { SecretBox } from '@pay/auth';
-import { accountKeys, accountsKeyResolver, createAccountsDb } from '@pay/accounts';
+import { accountKeys, accountsKeyResolver } from '@pay/accounts';
 import { type Api } from '@pay/http';
 import { closeRedis, queueRedis, requestRedis, type Clock, type Lifecycle, type Logger } from '@pay/runtime';
 import type { CryptoConfig } from './config';
@@ -17,8 +17,8 @@ export interface ComposeOptions {
   config: CryptoConfig;
   logger: Logger;
   clock: Clock;
-  /** Connections of each pool: crypto's own schema (`main`) and accounts (`minor`). */
-  pools: { main: number; minor: number };
+  /** Connections of the process's one pool (DATABASE_POOL_MAX): crypto's tables and accounts' run on the same client. */
+  poolSize: number;
   isShuttingDown: () => boolean;
   /**
    * Connects the live chains. By default every registered chain the configuration enables
@@ -50,20 +50,18 @@ export interface CryptoService {
  */
 export async function composeCrypto(opts: ComposeOptions): Promise<CryptoService> {
   const { config, logger, clock } = opts;
-  const { db, tables, close: closeDb } = createCryptoDatabase(config.DATABASE_URL, opts.pools.main);
-  const accounts = createAccountsDb(config.DATABASE_URL, opts.pools.minor);
+  const { db, tables, close: closeDb } = createCryptoDatabase(config.DATABASE_URL, opts.poolSize);
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
   const live = await (opts.connectLive ?? ((ctx) => connectLiveChains(config, ctx)))({ db, clock, logger });
-  const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
+  const keys = accountKeys({ resolver: accountsKeyResolver(db, secrets), redis, logger });
   let kick: () => void = () => undefined;
   const deps: CryptoDeps = {
     config,
     logger,
     db,
     tables,
-    accounts,
     redis,
     queueRedis: queues,
     keys,
@@ -79,7 +77,7 @@ export async function composeCrypto(opts: ComposeOptions): Promise<CryptoService
   let background: CryptoBackground | null = null;
   const closers = [
     { name: 'chain', close: () => Promise.all(live.map((c) => c.close())) },
-    { name: 'postgres', close: () => Promise.all([closeDb(), accounts.$disconnect()]) },
+    { name: 'postgres', close: () => closeDb() },
     { name: 'redis', close: () => Promise.all([keys.close(), closeRedis(redis), closeRedis(queues)]) },
   ];
   return {

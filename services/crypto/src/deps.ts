@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { AccountKeys, AccountsDb } from '@pay/accounts';
+import type { AccountKeys } from '@pay/accounts';
 import type { SecretBox } from '@pay/auth';
 import type { Clock, Logger } from '@pay/runtime';
 import type { CryptoConfig } from './config';
@@ -14,7 +14,6 @@ export interface CryptoDeps {
   db: CryptoDb;
   /** The typed builder over the same connections as `db` (hand-written SQL outside transactions). */
   tables: CryptoDatabase['tables'];
-  accounts: AccountsDb;
   /** API key resolution (cached per process, invalidated across processes) and change announcements. */
   keys: AccountKeys;
   /** Request path: rate limits, replay guard, readiness. Fails fast when Redis is away. */

@@ -1,4 +1,3 @@
-import { databasePools } from '@pay/db';
 import { listen } from '@pay/http';
 import { createLogger, Lifecycle, runMain, systemClock } from '@pay/runtime';
 import { loadCryptoConfig } from './config';
@@ -13,8 +12,8 @@ runMain(async () => {
     config,
     logger,
     clock: systemClock,
-    // DATABASE_POOL_MAX connections in all: crypto's own schema and accounts.
-    pools: databasePools(config.DATABASE_POOL_MAX, 1),
+    // DATABASE_POOL_MAX connections in all, on the one client (crypto's tables and accounts').
+    poolSize: config.DATABASE_POOL_MAX,
     isShuttingDown: () => lifecycle.isShuttingDown,
   });
   await listen(crypto.app, config.PORT, config.HOST, lifecycle, logger);

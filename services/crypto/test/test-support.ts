@@ -30,7 +30,7 @@ async function startApp(opts: CryptoAppOptions) {
     config,
     logger: createLogger('crypto', config.LOG_LEVEL),
     clock: opts.clock ?? systemClock,
-    pools: { main: 4, minor: 4 },
+    poolSize: 8,
     isShuttingDown: () => false,
     // Tests connect the EVM chain themselves, with the payout key they hold (main.ts reads it from its file).
     connectLive: async ({ db, clock, logger }) => {

@@ -54,7 +54,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
       pagesPerInvoicePerMinute: deps.config.RATE_LIMIT_PAGE_PER_INVOICE_PER_MINUTE,
     },
   });
-  const idempotency = new PgIdempotencyStore(deps.accounts, deps.secrets, 'invoicing');
+  const idempotency = new PgIdempotencyStore(deps.db, deps.secrets, 'invoicing');
   const validateResponses = deps.config.NODE_ENV !== 'production';
   const apis: InvoicingApis = {
     v2: new Api({ envelope: 'success', auth: { signed: guards.signed }, idempotency, validateResponses }),

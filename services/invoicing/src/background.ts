@@ -76,9 +76,9 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
  * once expired anyway; this keeps the table to the live ones), and published outbox rows.
  */
 export async function housekeeping(
-  deps: Pick<InvoicingDeps, 'db' | 'accounts' | 'clock'>,
+  deps: Pick<InvoicingDeps, 'db' | 'clock'>,
 ): Promise<{ idempotencyKeys: number; consoleSessions: number; outboxRows: number }> {
   const now = deps.clock.now();
-  const [idempotencyKeys, consoleSessions, outboxRows] = await Promise.all([pruneIdempotencyKeys(deps.db, now), pruneConsoleSessions(deps.accounts, now), pruneOutbox(deps.db, now)]);
+  const [idempotencyKeys, consoleSessions, outboxRows] = await Promise.all([pruneIdempotencyKeys(deps.db, now), pruneConsoleSessions(deps.db, now), pruneOutbox(deps.db, now)]);
   return { idempotencyKeys, consoleSessions, outboxRows };
 }

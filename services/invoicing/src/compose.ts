@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { SecretBox } from '@pay/auth';
-import { accountKeys, accountsKeyResolver, createAccountsDb } from '@pay/accounts';
+import { accountKeys, accountsKeyResolver } from '@pay/accounts';
 import { databasePools } from '@pay/db';
 import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type Lifecycle, type Logger } from '@pay/runtime';
 import { createWebhooksDb } from '@pay/webhooks';
@@ -19,8 +19,8 @@ import type { InvoicingDeps } from './deps';
 export interface ComposeOptions {
   logger?: Logger;
   clock?: Clock;
-  /** Connections per pool. By default DATABASE_POOL_MAX split between invoicing's own schema and the accounts and webhooks ones. */
-  pools?: { invoicing: number; accounts: number; webhooks: number };
+  /** Connections per pool. By default DATABASE_POOL_MAX split between the service's client (invoicing's and accounts' tables) and the webhooks schema's. */
+  pools?: { invoicing: number; webhooks: number };
   /** Adjusts the providers the config gives (a test gives live mode the sandbox). */
   providers?: (configured: PaymentProviders) => PaymentProviders;
   /** Whether the process is draining (main.ts: its Lifecycle's); never, by default. */
@@ -50,12 +50,11 @@ export function composeInvoicing(config: InvoicingConfig, opts: ComposeOptions =
   const logger = opts.logger ?? createLogger('invoicing', config.LOG_LEVEL);
   const clock = opts.clock ?? systemClock;
   const pools = opts.pools ?? defaultPools(config);
-  const accounts = createAccountsDb(config.DATABASE_URL, pools.accounts);
   const { db, tables, sql, close: closeDb } = createInvoicingDb(config.DATABASE_URL, pools.invoicing);
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
-  const keys = accountKeys({ resolver: accountsKeyResolver(accounts, secrets), redis, logger });
+  const keys = accountKeys({ resolver: accountsKeyResolver(db, secrets), redis, logger });
   const webhooks = createWebhooksDb(config.DATABASE_URL, pools.webhooks);
   const waker = webhookWaker(queues, config.QUEUE_PREFIX, logger);
   const mailer = smtpMailer(config);
@@ -65,7 +64,6 @@ export function composeInvoicing(config: InvoicingConfig, opts: ComposeOptions =
   const deps: InvoicingDeps = {
     config,
     logger,
-    accounts,
     db,
     tables,
     sql,
@@ -86,7 +84,7 @@ export function composeInvoicing(config: InvoicingConfig, opts: ComposeOptions =
   const closers = [
     ['mailer', async () => mailer.close()],
     ['webhook wakes', waker.close],
-    ['postgres', () => Promise.all([accounts.$disconnect(), webhooks.$disconnect(), closeDb()])],
+    ['postgres', () => Promise.all([webhooks.$disconnect(), closeDb()])],
     ['redis', () => Promise.all([keys.close(), closeRedis(redis), closeRedis(queues)])],
   ] as const;
   return {
@@ -105,8 +103,8 @@ export function composeInvoicing(config: InvoicingConfig, opts: ComposeOptions =
   };
 }
 
-/** DATABASE_POOL_MAX connections in all: invoicing's own schema, and a minor share for accounts and one for webhooks. */
+/** DATABASE_POOL_MAX connections in all: the service's client (invoicing's and accounts' tables), and a minor share for the webhooks schema's pool. */
 function defaultPools(config: InvoicingConfig) {
-  const pools = databasePools(config.DATABASE_POOL_MAX, 2);
-  return { invoicing: pools.main, accounts: pools.minor, webhooks: pools.minor };
+  const pools = databasePools(config.DATABASE_POOL_MAX, 1);
+  return { invoicing: pools.main, webhooks: pools.minor };
 }

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { Redis } from 'ioredis';
-import type { AccountKeys, AccountsDb } from '@pay/accounts';
+import type { AccountKeys } from '@pay/accounts';
 import type { SecretBox } from '@pay/auth';
 import type { Clock, Logger } from '@pay/runtime';
 import type { WebhookWakeJob } from '@pay/queue';
@@ -15,10 +15,9 @@ import type { Mailer } from './modules/batch/mailer';
 export interface InvoicingDeps {
   config: InvoicingConfig;
   logger: Logger;
-  accounts: AccountsDb;
   /** API key resolution (cached per process, invalidated across processes). */
   keys: AccountKeys;
-  /** The service's own tables (schema `invoicing`): transactions and the rest. */
+  /** The service's own tables (schema `invoicing`): transactions and the rest; @pay/accounts runs on it too (schema `accounts`). */
   db: InvoicingDb;
   /** The same pool as `db`, through the typed builder: every hand-written statement outside a transaction. */
   tables: InvoicingTables;
@@ -59,4 +58,4 @@ export type KycDeps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'config' |
 export type ReceiptsDeps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'kickOutbox' | 'receiptStorage'>;
 export type PayPageDeps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'config' | 'logger' | 'providers' | 'kickOutbox' | 'receiptStorage'>;
 export type PaymentsDeps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'config' | 'logger' | 'providers'>;
-export type ConsoleDeps = Pick<InvoicingDeps, 'accounts' | 'db' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'redis' | 'secrets' | 'wakeWebhooks' | 'webhooks'>;
+export type ConsoleDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'redis' | 'secrets' | 'wakeWebhooks' | 'webhooks'>;

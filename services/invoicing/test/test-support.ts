@@ -2,6 +2,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { createApiKey, createAccountsDb, registerMerchant } from '@pay/accounts';
 import { SecretBox, signedHeaders } from '@pay/auth';
+import type { Transactions } from '@pay/db';
 import { apiClient, closedWithTheFile, firstConnection, killHard, spawnBuiltService, startChaosStack, type ChaosStack, type RunningService } from '@pay/testing';
 import type { Clock, Logger } from '@pay/runtime';
 import { randomUUID } from 'node:crypto';
@@ -43,7 +44,7 @@ async function startApp(opts: TestAppOptions) {
   const invoicing = composeInvoicing(config, {
     logger: opts.logger,
     clock: opts.clock,
-    pools: { invoicing: opts.poolSize ?? 4, accounts: 4, webhooks: 3 },
+    pools: { invoicing: opts.poolSize ?? 4, webhooks: 3 },
     // The configured providers (env: LIVE_PAYMENT_PROVIDER=tbank at an emulator, say), else the sandbox.
     providers: (configured) => {
       const sandbox = configured.test instanceof SandboxProvider ? configured.test : new SandboxProvider(config.PUBLIC_URL);
@@ -177,11 +178,11 @@ export interface TestMerchant {
  * A merchant registered through the accounts package (registration itself is a crypto
  * endpoint), with a key of the requested mode. The HMAC secret is the merchant's, for both.
  */
-export async function newMerchant(deps: Pick<InvoicingDeps, 'accounts' | 'secrets'>, mode: 'test' | 'live' = 'test'): Promise<TestMerchant> {
-  const r = await registerMerchant(deps.accounts, deps.secrets, { companyName: 'Acme Ltd', email: `m-${randomUUID()}@example.test`, address: '1 Main St' });
+export async function newMerchant(deps: { db: Transactions; secrets: SecretBox }, mode: 'test' | 'live' = 'test'): Promise<TestMerchant> {
+  const r = await registerMerchant(deps.db, deps.secrets, { companyName: 'Acme Ltd', email: `m-${randomUUID()}@example.test`, address: '1 Main St' });
   const base = { merchantId: r.merchant.id, liveKey: r.apiKeyValue, hmacSecret: r.hmacSecret };
   if (mode === 'live') return { ...base, apiKey: r.apiKeyValue, keyId: r.apiKey.id, isTest: false };
-  const test = await createApiKey(deps.accounts, r.merchant.id, { name: 'tests', isTestKey: true });
+  const test = await createApiKey(deps.db, r.merchant.id, { name: 'tests', isTestKey: true });
   return { ...base, apiKey: test.apiKeyValue, keyId: test.apiKey.id, isTest: true };
 }
 
@@ -189,7 +190,7 @@ export async function newMerchant(deps: Pick<InvoicingDeps, 'accounts' | 'secret
 export async function newMerchantIn(databaseUrl: string): Promise<TestMerchant> {
   const accounts = createAccountsDb(databaseUrl, 1);
   try {
-    return await newMerchant({ accounts, secrets: SecretBox.fromEnv(process.env.SECRETS_KEY) });
+    return await newMerchant({ db: accounts, secrets: SecretBox.fromEnv(process.env.SECRETS_KEY) });
   } finally {
     await accounts.$disconnect();
   }

@@ -33,7 +33,7 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
     query: ListKeysQuery,
     response: { status: 200, schema: DataBody(PagedData(ApiKeyItem)) },
     handler: async ({ auth, query }) => {
-      const { items, totalCount } = await listApiKeys(deps.accounts, auth.merchantId, query.page, query.pageSize);
+      const { items, totalCount } = await listApiKeys(deps.db, auth.merchantId, query.page, query.pageSize);
       return { body: { data: pageOf(items.map(keyItem), totalCount, query) } };
     },
   });
@@ -54,7 +54,7 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
     errors: ['FORBIDDEN'],
     handler: async ({ auth, body }) => {
       if (!body.isTestKey) assertLiveKey(auth, 'create a live key');
-      const { apiKey, apiKeyValue } = await createApiKey(deps.accounts, auth.merchantId, body);
+      const { apiKey, apiKeyValue } = await createApiKey(deps.db, auth.merchantId, body);
       return {
         status: 201,
         body: {
@@ -84,7 +84,7 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
     errors: ['FORBIDDEN'],
     handler: async ({ auth }) => {
       assertLiveKey(auth, 'regenerate the HMAC secret, which live requests share');
-      const { hmacSecret, rotatedAt } = await regenerateHmacSecret(deps.accounts, deps.secrets, deps.keys, auth.merchantId);
+      const { hmacSecret, rotatedAt } = await regenerateHmacSecret(deps.db, deps.secrets, deps.keys, auth.merchantId);
       return {
         body: {
           data: { hmacSecret, rotatedAt: rotatedAt.toISOString() },
@@ -108,7 +108,7 @@ export function apiKeyRoutes(api: Api, deps: CryptoDeps): void {
     response: { status: 200, schema: Type.Object({ message: Type.String(), data: ApiKeyItem }) },
     errors: ['NOT_FOUND', 'INVALID_STATE', 'FORBIDDEN'],
     handler: async ({ auth, params }) => {
-      const key = await revokeApiKey(deps.accounts, deps.keys, auth.merchantId, params.keyId, (target) => {
+      const key = await revokeApiKey(deps.db, deps.keys, auth.merchantId, params.keyId, (target) => {
         if (!target.isTestKey) assertLiveKey(auth, 'revoke a live key');
       });
       return { body: { message: `API key ${key.keyPrefix}… revoked`, data: keyItem(key) } };

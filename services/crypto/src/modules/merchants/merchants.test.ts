@@ -33,7 +33,7 @@ describe('POST /api/v1/merchants/register', () => {
 
   it('stores neither the key nor the secret in plaintext', async () => {
     const m = await registerMerchant(ctx.app);
-    const rows = await accountTables(ctx.deps.accounts)
+    const rows = await accountTables(ctx.deps.db)
       .selectFrom('merchants as m')
       .innerJoin('api_keys as k', 'k.merchant_id', 'm.id')
       .selectAll('m')

@@ -33,7 +33,7 @@ export function merchantRoutes(api: Api, deps: CryptoDeps): void {
     errors: ['EMAIL_ALREADY_REGISTERED'],
     handler: async ({ body }) => {
       if (body.webhookUrl) assertWebhookUrl(deps, body.webhookUrl);
-      const r = await registerMerchant(deps.accounts, deps.secrets, body);
+      const r = await registerMerchant(deps.db, deps.secrets, body);
       return {
         status: 201,
         body: {
@@ -66,7 +66,7 @@ export function merchantRoutes(api: Api, deps: CryptoDeps): void {
     auth: 'key',
     response: { status: 200, schema: DataBody(Profile) },
     handler: async ({ auth }) => {
-      const m = await getMerchant(deps.accounts, auth.merchantId);
+      const m = await getMerchant(deps.db, auth.merchantId);
       return {
         body: {
           data: {
@@ -118,7 +118,7 @@ export function merchantRoutes(api: Api, deps: CryptoDeps): void {
       assertLiveKey(auth, 'change the webhook URL, which live events use');
       assertWebhookUrl(deps, body.webhookUrl);
       if (body.testWebhookUrl) assertWebhookUrl(deps, body.testWebhookUrl, 'testWebhookUrl');
-      const m = await setWebhookUrl(deps.accounts, auth.merchantId, body.webhookUrl, body.testWebhookUrl);
+      const m = await setWebhookUrl(deps.db, auth.merchantId, body.webhookUrl, body.testWebhookUrl);
       const test = m.testWebhookUrl ? `; test-mode events go to ${m.testWebhookUrl}` : '';
       return { body: { message: `Webhook URL updated to ${body.webhookUrl}${test}` } };
     },

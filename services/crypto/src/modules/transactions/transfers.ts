@@ -49,7 +49,7 @@ export async function recordDetectedTransfer(deps: CryptoDeps, owner: Owner, inp
   const fromAddress = input.fromAddress ?? generateAddress(invoice.network);
   const problem = addressProblem(invoice.network, fromAddress);
   if (problem) throw new ApiError('INVALID_ADDRESS', `fromAddress is not a valid ${invoice.network} address: ${problem}`, [{ field: 'fromAddress', message: problem }]);
-  const merchant = await getMerchant(deps.accounts, owner.merchantId);
+  const merchant = await getMerchant(deps.db, owner.merchantId);
   const net = amount.sub(percentOf(amount, money(merchant.feePercent)));
   const now = deps.clock.now();
   try {

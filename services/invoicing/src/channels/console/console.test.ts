@@ -76,7 +76,7 @@ describe('console sign-in', () => {
     const missing = await request(ctx.app).post('/console/api/session').send({});
     expect(missing.status).toBe(400);
     expect(missing.body.error.details).toEqual([{ field: 'apiKey', message: expect.any(String) }]);
-    await revokeApiKey(ctx.deps.accounts, ctx.deps.keys, m.merchantId, m.keyId);
+    await revokeApiKey(ctx.deps.db, ctx.deps.keys, m.merchantId, m.keyId);
     const revoked = await request(ctx.app).post('/console/api/session').send({ apiKey: m.apiKey });
     expect(revoked.status).toBe(401);
     expect(revoked.body.error.message).toMatch(/revoked/);
@@ -84,10 +84,10 @@ describe('console sign-in', () => {
 
   it('ends the session when its key is revoked, after the idle timeout, and on sign-out', async () => {
     const m = await newMerchant(ctx.deps);
-    const other = await createApiKey(ctx.deps.accounts, m.merchantId, { name: 'second', isTestKey: true });
+    const other = await createApiKey(ctx.deps.db, m.merchantId, { name: 'second', isTestKey: true });
     const a = await signIn({ apiKey: other.apiKeyValue });
     expect((await a.agent.get('/console/api/webhooks')).status).toBe(200);
-    await revokeApiKey(ctx.deps.accounts, ctx.deps.keys, m.merchantId, other.apiKey.id);
+    await revokeApiKey(ctx.deps.db, ctx.deps.keys, m.merchantId, other.apiKey.id);
     expect((await a.agent.get('/console/api/webhooks')).status).toBe(401);
 
     const b = await signIn(m);

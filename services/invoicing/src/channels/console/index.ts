@@ -17,7 +17,7 @@ import { queueDashboard } from './queues';
  */
 export function buildConsole(deps: InvoicingDeps, anonymous: RequestHandler[]): { routers: Router[]; operations: Operation[] } {
   const guards = consoleGuards({
-    accounts: deps.accounts,
+    db: deps.db,
     redis: deps.redis,
     logger: deps.logger,
     clock: deps.clock,

@@ -115,7 +115,7 @@ ${attemptRows(attempts.get(d.id) ?? [])}
 /** What a signed-in page's frame shows: the CSRF token for console.js, the merchant and the mode. */
 export async function sessionFrame(deps: ConsoleDeps, req: Request, auth: AuthContext): Promise<NonNullable<Frame['session']>> {
   const s = consoleSessionFrom(req.res!);
-  const merchant = await getMerchant(deps.accounts, auth.merchantId);
+  const merchant = await getMerchant(deps.db, auth.merchantId);
   return { csrfToken: s.csrfToken, merchant: merchant.companyName, mode: auth.isTestMode ? ('test' as const) : ('live' as const), operator: isOperator(deps, auth.merchantId) };
 }
 
@@ -139,7 +139,7 @@ export function consolePages(pages: Api, deps: ConsoleDeps): void {
     handler: async ({ req, form, res }) => {
       try {
         assertSameOriginSignIn(req, deps.config.PUBLIC_URL);
-        const s = await signInToConsole(deps.accounts, deps.secrets, form.apiKey, deps.clock.now());
+        const s = await signInToConsole(deps.db, deps.secrets, form.apiKey, deps.clock.now());
         setSessionCookie(res, s.token, s.expiresAt, isSecure(deps));
         return { redirect: '/console/webhooks' };
       } catch (err) {

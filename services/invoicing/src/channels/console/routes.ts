@@ -34,7 +34,7 @@ export function urlPolicy(deps: ConsoleDeps) {
  * X-CSRF-Token. The console pages run on it.
  */
 export function consoleRoutes(api: Api, deps: ConsoleDeps): void {
-  const { accounts, secrets, clock } = deps;
+  const { secrets, clock } = deps;
   const db = deps.webhooks;
 
   api.route({
@@ -49,8 +49,8 @@ export function consoleRoutes(api: Api, deps: ConsoleDeps): void {
     errors: ['FORBIDDEN'],
     handler: async ({ req, body, res }) => {
       assertSameOriginSignIn(req, deps.config.PUBLIC_URL);
-      const s = await signInToConsole(accounts, secrets, body.apiKey, clock.now());
-      const merchant = await getMerchant(accounts, s.auth.merchantId);
+      const s = await signInToConsole(deps.db, secrets, body.apiKey, clock.now());
+      const merchant = await getMerchant(deps.db, s.auth.merchantId);
       setSessionCookie(res, s.token, s.expiresAt, isSecure(deps));
       return {
         body: {
@@ -71,7 +71,7 @@ export function consoleRoutes(api: Api, deps: ConsoleDeps): void {
     auth: 'session',
     response: { status: 200, schema: Type.Object({ signedOut: Type.Literal(true) }) },
     handler: async ({ req, res }) => {
-      await signOutOfConsole(accounts, sessionCookieOf(req)!);
+      await signOutOfConsole(deps.db, sessionCookieOf(req)!);
       clearSessionCookie(res, isSecure(deps));
       return { body: { signedOut: true } };
     },
