@@ -1,5 +1,6 @@
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from './connection';
 import { diffMigrationsToSchema } from './diff';
+import { inspectFunctions, type FunctionDrift } from './functions';
 import { findRepoRoot, selectTargets, type Target } from './targets';
 
 export interface CheckOptions {
@@ -10,25 +11,31 @@ export interface CheckOptions {
 
 export interface CheckResult {
   target: Target;
-  /** The committed migrations produce exactly schema.prisma. */
+  /** The committed migrations produce exactly schema.prisma and the stored function files. */
   ok: boolean;
-  /** SQL a new migration would need ('' when ok). */
+  /** SQL a new migration would need for schema.prisma ('' when it matches). */
   missingSql: string;
+  /** Stored function files that differ from what the migrations define (empty when they match). */
+  functions: FunctionDrift[];
 }
 
-/** Needs only a server to make shadow databases on; the database in the URL is not touched. */
+/** Needs only a server to make shadow and scratch databases on; the database in the URL is not touched. */
 export async function checkMigrations(options: CheckOptions = {}): Promise<CheckResult[]> {
   const fields = parseDatabaseUrl(options.databaseUrl ?? DEFAULT_DATABASE_URL);
   const targets = selectTargets(options.root ?? findRepoRoot(__dirname), options.targets);
-  // In parallel: each target waits mostly on CREATE/DROP DATABASE for its own shadow.
+  // In parallel: each target waits mostly on CREATE/DROP DATABASE for its own shadow, and the
+  // stored functions on one scratch database for every target.
   // allSettled, so a failure is reported only once every other shadow has been dropped.
-  const settled = await Promise.allSettled(
-    targets.map(async (target): Promise<CheckResult> => {
-      const diff = await diffMigrationsToSchema(fields, target);
-      return { target, ok: !diff.changed, missingSql: diff.sql };
-    }),
-  );
-  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  const [functions, ...settled] = await Promise.allSettled([
+    inspectFunctions(fields, targets),
+    ...targets.map((target) => diffMigrationsToSchema(fields, target)),
+  ]);
+  const failed = [functions, ...settled].find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<CheckResult>).value);
+  const states = (functions as PromiseFulfilledResult<Awaited<ReturnType<typeof inspectFunctions>>>).value;
+  return targets.map((target, i) => {
+    const diff = (settled[i] as PromiseFulfilledResult<Awaited<ReturnType<typeof diffMigrationsToSchema>>>).value;
+    const drifts = states.get(target)?.drifts ?? [];
+    return { target, ok: !diff.changed && drifts.length === 0, missingSql: diff.sql, functions: drifts };
+  });
 }

@@ -4,13 +4,16 @@ import { DEFAULT_DATABASE_URL, redact } from './connection';
 import { createMigration } from './create';
 import { deploy } from './deploy';
 import { EngineError, lastEnginePanic } from './engine';
+import { describeDrift } from './functions';
 import { findRepoRoot } from './targets';
 
 const USAGE = `usage: tsx packages/migrate/src/cli.ts <verb>
 
   create <target> <migration_name>  write prisma/migrations/<stamp>_<name>/ from schema.prisma changes
+                                    and from changed stored function files (src/**/<function>.sql)
   deploy [target...]                apply pending migrations (creates the database if missing)
-  check [target...]                 fail if any schema.prisma differs from its migrations
+  check [target...]                 fail if any schema.prisma or stored function file differs
+                                    from what its migrations make
 
 <target> is the folder name under packages/ or services/ (e.g. accounts, crypto).
 DATABASE_URL defaults to ${DEFAULT_DATABASE_URL}.`;
@@ -35,6 +38,7 @@ async function main(argv: string[]): Promise<number> {
         return 1;
       }
       console.log(`${res.target.name}: wrote ${path.relative(root, res.folder)}/migration.sql (${took()})`);
+      for (const d of res.functions) console.log(`  stored function: ${describeDrift(d, root)}`);
       return 0;
     }
     case 'deploy': {
@@ -50,9 +54,16 @@ async function main(argv: string[]): Promise<number> {
         if (r.ok) console.log(`${r.target.name}: OK`);
       }
       for (const r of stale) {
-        console.log(`\n${r.target.name}: OUT OF DATE: schema.prisma has changes no migration creates.`);
-        console.log(`Missing SQL (run: create ${r.target.name} <migration_name>):\n`);
-        console.log(r.missingSql.trimEnd());
+        if (r.missingSql) {
+          console.log(`\n${r.target.name}: OUT OF DATE: schema.prisma has changes no migration creates.`);
+          console.log(`Missing SQL (run: pnpm db:new ${r.target.name} <migration_name>):\n`);
+          console.log(r.missingSql.trimEnd());
+        }
+        if (r.functions.length > 0) {
+          console.log(`\n${r.target.name}: OUT OF DATE: stored function files differ from what the migrations define.`);
+          for (const d of r.functions) console.log(`  ${describeDrift(d, root)}`);
+          console.log(`Run: pnpm db:new ${r.target.name} <migration_name> (it writes the migration from the files; never copy a body by hand)`);
+        }
       }
       console.log(`\n${stale.length === 0 ? 'all migrations match' : `${stale.length} target(s) out of date`} (${took()})`);
       return stale.length === 0 ? 0 : 1;
