@@ -30,7 +30,7 @@ model AuditNote {
 
 test('passes when the committed migrations produce schema.prisma', async () => {
   const target = copy('accounts');
-  expect(await checkMigrations({ databaseUrl, targets: [target] })).toEqual([{ target, ok: true, missingSql: '' }]);
+  expect(await checkMigrations({ databaseUrl, targets: [target] })).toEqual([{ target, ok: true, missingSql: '', functions: [] }]);
 });
 
 test('fails and reports the target when schema.prisma changed without a migration', async () => {
@@ -55,7 +55,7 @@ test('create writes a Prisma migration folder whose SQL makes check pass', async
   expect(path.dirname(res.folder)).toBe(target.migrationsDir);
   expect(readFileSync(path.join(res.folder, 'migration.sql'), 'utf8')).toBe(before?.missingSql);
 
-  expect(await checkMigrations({ databaseUrl, targets: [target] })).toEqual([{ target, ok: true, missingSql: '' }]);
+  expect(await checkMigrations({ databaseUrl, targets: [target] })).toEqual([{ target, ok: true, missingSql: '', functions: [] }]);
   expect(await createMigration({ databaseUrl, target, name: 'again' })).toEqual({ created: false, target });
 });
 

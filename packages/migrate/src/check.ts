@@ -1,6 +1,6 @@
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from './connection';
 import { diffMigrationsToSchema } from './diff';
-import { inspectFunctions, type FunctionDrift } from './functions';
+import { describeDrift, inspectFunctions, type FunctionDrift } from './functions';
 import { findRepoRoot, selectTargets, type Target } from './targets';
 
 export interface CheckOptions {
@@ -38,4 +38,22 @@ export async function checkMigrations(options: CheckOptions = {}): Promise<Check
     const drifts = states.get(target)?.drifts ?? [];
     return { target, ok: !diff.changed && drifts.length === 0, missingSql: diff.sql, functions: drifts };
   });
+}
+
+/** What `check` prints: a line per target, then for each one out of date what differs and what to run. */
+export function checkReport(results: CheckResult[], root: string): string[] {
+  const lines = results.filter((r) => r.ok).map((r) => `${r.target.name}: OK`);
+  for (const r of results.filter((r) => !r.ok)) {
+    const run = `pnpm db:new ${r.target.name} <migration_name>`;
+    if (r.missingSql) {
+      lines.push('', `${r.target.name}: OUT OF DATE: schema.prisma has changes no migration creates.`);
+      lines.push(`Missing SQL (run: ${run}):`, '', r.missingSql.trimEnd());
+    }
+    if (r.functions.length > 0) {
+      lines.push('', `${r.target.name}: OUT OF DATE: stored function files differ from what the migrations define.`);
+      for (const d of r.functions) lines.push(`  ${describeDrift(d, root)}`);
+      lines.push(`Run: ${run} (it writes the migration from the files; never copy a body into a migration by hand)`);
+    }
+  }
+  return lines;
 }

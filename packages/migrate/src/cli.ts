@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { checkMigrations } from './check';
+import { checkMigrations, checkReport } from './check';
 import { DEFAULT_DATABASE_URL, redact } from './connection';
 import { createMigration } from './create';
 import { deploy } from './deploy';
@@ -34,7 +34,7 @@ async function main(argv: string[]): Promise<number> {
       if (!target || nameParts.length === 0) throw new UsageError('create needs <target> <migration_name>');
       const res = await createMigration({ databaseUrl, root, target, name: nameParts.join('_') });
       if (!res.created) {
-        console.error(`${res.target.name}: no changes: schema.prisma already matches its migrations; nothing written`);
+        console.error(`${res.target.name}: no changes: schema.prisma and the stored function files already match its migrations; nothing written`);
         return 1;
       }
       console.log(`${res.target.name}: wrote ${path.relative(root, res.folder)}/migration.sql (${took()})`);
@@ -49,22 +49,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'check': {
       const results = await checkMigrations({ databaseUrl, root, targets: args });
+      for (const line of checkReport(results, root)) console.log(line);
       const stale = results.filter((r) => !r.ok);
-      for (const r of results) {
-        if (r.ok) console.log(`${r.target.name}: OK`);
-      }
-      for (const r of stale) {
-        if (r.missingSql) {
-          console.log(`\n${r.target.name}: OUT OF DATE: schema.prisma has changes no migration creates.`);
-          console.log(`Missing SQL (run: pnpm db:new ${r.target.name} <migration_name>):\n`);
-          console.log(r.missingSql.trimEnd());
-        }
-        if (r.functions.length > 0) {
-          console.log(`\n${r.target.name}: OUT OF DATE: stored function files differ from what the migrations define.`);
-          for (const d of r.functions) console.log(`  ${describeDrift(d, root)}`);
-          console.log(`Run: pnpm db:new ${r.target.name} <migration_name> (it writes the migration from the files; never copy a body by hand)`);
-        }
-      }
       console.log(`\n${stale.length === 0 ? 'all migrations match' : `${stale.length} target(s) out of date`} (${took()})`);
       return stale.length === 0 ? 0 : 1;
     }

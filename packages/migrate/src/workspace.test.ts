@@ -1,14 +1,13 @@
-import { checkMigrations } from './check';
+import { checkMigrations, checkReport } from './check';
+import { findRepoRoot } from './targets';
 
 /**
- * The guard for the whole repo: fails when any packages/* or services/* schema.prisma was
- * changed without a migration. Fix with `pnpm db:new <target> <migration_name>`.
+ * The guard for the whole repo: fails when any packages/* or services/* schema.prisma, or a
+ * stored function's .sql file, was changed without a migration. Fix with
+ * `pnpm db:new <target> <migration_name>`.
  */
-test('every schema.prisma in the workspace matches its committed migrations', async () => {
+test('every schema.prisma and stored function file in the workspace matches its committed migrations', async () => {
   const results = await checkMigrations({ databaseUrl: process.env.DATABASE_URL });
   expect(results.length).toBeGreaterThan(0);
-  const stale = results
-    .filter((r) => !r.ok)
-    .map((r) => `${r.target.name} is out of date (pnpm db:new ${r.target.name} <name>); missing SQL:\n${r.missingSql}`);
-  expect(stale).toEqual([]);
+  expect(results.filter((r) => !r.ok).length === 0 ? [] : checkReport(results, findRepoRoot(__dirname))).toEqual([]);
 });

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { dropDatabase, parseDatabaseUrl, type PgFields } from '../src/connection';
+import { functionFiles } from '../src/functions';
 import { targetFromDir, type Target } from '../src/targets';
 
 /** The server the tests run against; the database part is replaced by throwaway names. */
@@ -30,10 +31,18 @@ export interface TargetCopy {
   remove(): void;
 }
 
-/** A temp folder with the source target's prisma/ (schema + migrations), as target `name`. */
+/**
+ * A temp folder with the source target's prisma/ (schema + migrations) and its stored function
+ * files (src/**\/*.sql, at the same paths), as target `name`.
+ */
 export function copyTarget(source: Target, name: string): TargetCopy {
   const parent = mkdtempSync(path.join(tmpdir(), 'pay-migrate-'));
   const dir = path.join(parent, name);
   cpSync(path.dirname(source.schemaFile), path.join(dir, 'prisma'), { recursive: true });
+  for (const f of functionFiles(source)) {
+    const to = path.join(dir, path.relative(source.dir, f.file));
+    mkdirSync(path.dirname(to), { recursive: true });
+    cpSync(f.file, to);
+  }
   return { target: targetFromDir(dir), remove: () => rmSync(parent, { recursive: true, force: true }) };
 }
