@@ -21,8 +21,8 @@ import { keepPrismaCompilerOnLiftoff } from './client';
 
 /**
  * How a process's DATABASE_POOL_MAX connections are split between its pools: each of the
- * `minor` pools (the accounts and webhooks schemas, used for key lookups and event writes) gets a
- * quarter, at least one; the service's own schema gets the rest. The sizes add up to `total`, so
+ * `minor` pools (the webhooks schema's, in invoicing, for the console's endpoints) gets a quarter,
+ * at least one; the service's own schema gets the rest. The sizes add up to `total`, so
  * pods x DATABASE_POOL_MAX is what a deployment can open against Postgres' max_connections.
  */
 export function databasePools(total: number, minor: number): { main: number; minor: number } {
