@@ -3,7 +3,8 @@
  * invoice (its QR is drawn and stored at create) and read one by id.
  */
 import { randomUUID } from 'node:crypto';
-import { createApiKey, createAccountsDb, registerMerchant } from '@pay/accounts';
+import { createApiKey, registerMerchant } from '@pay/accounts';
+import { createAccountsDb } from '@pay/accounts/src/testing';
 import { SecretBox, signedHeaders } from '@pay/auth';
 import { startService } from '../lib/service';
 import type { BenchConfig } from '../lib/config';

@@ -8,7 +8,7 @@
  * worker drains a backlog of deliveries to a loopback receiver.
  */
 import { readFileSync } from 'node:fs';
-import { createAccountsDb } from '@pay/accounts';
+import { createAccountsDb } from '@pay/accounts/src/testing';
 import { createWebhooksDb } from '@pay/webhooks';
 import type { BenchConfig } from '../lib/config';
 import { load } from '../lib/load';

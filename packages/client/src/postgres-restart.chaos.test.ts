@@ -4,7 +4,8 @@
  * one Idempotency-Key it chose, until Postgres is back: the call resolves with the invoice,
  * and the database holds exactly one for it.
  */
-import { createAccountsDb, createApiKey, registerMerchant } from '@pay/accounts';
+import { createApiKey, registerMerchant } from '@pay/accounts';
+import { createAccountsDb } from '@pay/accounts/src/testing';
 import { SecretBox } from '@pay/auth';
 import { eventually, startChaosStack } from '@pay/testing';
 import { randomUUID } from 'node:crypto';

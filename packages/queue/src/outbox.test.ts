@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { createAccountsDb } from '@pay/accounts';
 import { tablesOf } from '@pay/db';
 import { testDb } from '@pay/db/src/testing';
 import { createLogger, PRUNE_BATCH } from '@pay/runtime';
@@ -67,8 +66,8 @@ describe('the outbox relay', () => {
    * error and backed off, while every state change of the services waits up to 15 s.
    */
   it('waits for a connection of a busy pool instead of failing its pass', async () => {
-    // Any Prisma client serves (a service's, or here a package's): one connection only.
-    const db = createAccountsDb(process.env.DATABASE_URL!, 1);
+    // A caller's client with one connection only.
+    const db = testDb('queue', 1);
     const prefix = `test-${randomUUID()}`;
     const relay = new OutboxRelay({ db, connection, logger, prefix });
     const queue = new Queue(Queues.batchInvoices.name, { connection, prefix });

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import type { Express } from 'express';
-import { createApiKey, createAccountsDb, registerMerchant } from '@pay/accounts';
+import { createApiKey, registerMerchant } from '@pay/accounts';
+import { createAccountsDb } from '@pay/accounts/src/testing';
 import { SecretBox, signedHeaders } from '@pay/auth';
 import type { Transactions } from '@pay/db';
 import { apiClient, closedWithTheFile, firstConnection, killHard, spawnBuiltService, startChaosStack, type ChaosStack, type RunningService } from '@pay/testing';

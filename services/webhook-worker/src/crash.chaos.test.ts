@@ -1,4 +1,5 @@
-import { createAccountsDb, registerMerchant } from '@pay/accounts';
+import { registerMerchant } from '@pay/accounts';
+import { createAccountsDb } from '@pay/accounts/src/testing';
 import { SecretBox } from '@pay/auth';
 import { createEndpoint, createWebhooksDb, recordEvent } from '@pay/webhooks';
 import { eventually, killHard, recordChaos, startChaosStack, startReceiver } from '@pay/testing';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createAccountsDb, createApiKey, registerMerchant, setWebhookUrl } from '@pay/accounts';
+import { createApiKey, registerMerchant, setWebhookUrl } from '@pay/accounts';
+import { createAccountsDb } from '@pay/accounts/src/testing';
 import { SecretBox, type Owner } from '@pay/auth';
 import { createLogger, ManualClock } from '@pay/runtime';
 import { createEndpoint, createWebhooksDb, recordEvent, webhookTables, type EndpointInput, type NewEvent } from '@pay/webhooks';
