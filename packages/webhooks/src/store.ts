@@ -1,7 +1,8 @@
 // The webhook worker's reads and writes: turning events into deliveries, claiming due
 // deliveries, recording attempts in batches, and the heartbeats that make claims safe. Kept
 // here because this package owns the tables; the worker service only orchestrates.
-import { sql, type ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { preparedStatement } from '@pay/db';
 import { webhookTables, type Queries, type Transactions } from './db';
 import { AUTO_DISABLE_AFTER_MS, nextAttemptAt, seededRandom } from './schedule';
 import type { EndpointKind } from './endpoints';
@@ -164,88 +165,16 @@ export async function claimDue(
   db: Queries,
   o: { workerId: string; now: Date; limit: number; perEndpoint: number; skipEndpoints: string[]; ttlMs?: number; heldIds?: string[] },
 ): Promise<ClaimedDelivery[]> {
-  const t = webhookTables(db);
-  const ttlMs = o.ttlMs ?? DEFAULT_WORKER_TTL_MS;
-  const held = o.heldIds ?? [];
-  type D = ExpressionBuilder<DB & { d: DB['deliveries'] }, 'd'>;
-  // Not held by a live worker (or held by this one without it knowing), and not of a skipped endpoint.
-  const free = (eb: D) =>
-    eb.and([
-      eb.or([
-        eb('d.lease_owner', 'is', null),
-        eb.and([eb('d.lease_owner', '=', o.workerId), eb.not(eb('d.id', '=', anyOf(eb as never, held)))]),
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('workers as w')
-              .select(sql.lit(1).as('one'))
-              .whereRef('w.id', '=', 'd.lease_owner')
-              .where('w.seen_at', '>', sql<Date>`now() - ${ttlMs} * interval '1 millisecond'`),
-          ),
-        ),
-      ]),
-      eb.not(eb('d.endpoint_id', '=', anyOf(eb as never, o.skipEndpoints))),
-    ]);
-  const rows = await t
-    .with('candidates', (w) =>
-      w
-        .selectFrom((q) =>
-          q
-            .selectFrom('deliveries as d')
-            .select(['d.id', 'd.endpoint_id', 'd.next_attempt_at'])
-            .where('d.status', '=', 'pending')
-            .where('d.next_attempt_at', '<=', o.now)
-            .where(free)
-            .orderBy('d.next_attempt_at')
-            .limit(o.limit * 4)
-            .as('d'),
-        )
-        .select((eb) => ['d.id', eb.fn.agg<number>('row_number', []).over((ob) => ob.partitionBy('d.endpoint_id').orderBy('d.next_attempt_at')).as('nth')]),
-    )
-    .with('scheduled', (w) =>
-      w
-        .selectFrom('deliveries as d')
-        .innerJoin('candidates as c', 'c.id', 'd.id')
-        .select('d.id')
-        .where('c.nth', '<=', o.perEndpoint)
-        .where('d.status', '=', 'pending')
-        .where('d.next_attempt_at', '<=', o.now)
-        .where(free)
-        .orderBy('d.next_attempt_at')
-        .limit(o.limit)
-        .forUpdate('d')
-        .skipLocked(),
-    )
-    .with('resends', (w) =>
-      w.selectFrom('deliveries as d').select('d.id').where('d.resend_requested_at', 'is not', null).where(free).orderBy('d.resend_requested_at').limit(o.limit).forUpdate('d').skipLocked(),
-    )
-    .with('claimed', (w) =>
-      w
-        .updateTable('deliveries as d')
-        .set({ lease_owner: o.workerId })
-        .where('d.id', 'in', w.selectFrom('scheduled').select('id').union(w.selectFrom('resends').select('id')))
-        .returning(['d.id', 'd.endpoint_id', 'd.event_id', 'd.event_type', 'd.status', 'd.attempts', 'd.next_attempt_at']),
-    )
-    .selectFrom('claimed as c')
-    .innerJoin('endpoints as ep', 'ep.id', 'c.endpoint_id')
-    .innerJoin('events as ev', 'ev.id', 'c.event_id')
-    .select((eb) => [
-      'c.id',
-      'c.endpoint_id',
-      'ep.merchant_id',
-      'ep.is_test',
-      'ep.kind',
-      'ep.url',
-      'c.event_type',
-      eb.cast<string>('ev.body', 'text').as('body'),
-      'ev.created_at as event_at',
-      'c.status',
-      'c.attempts',
-      'c.next_attempt_at',
-      eb.not(eb.and([eb('c.status', '=', 'pending'), eb('c.next_attempt_at', '<=', o.now)])).$castTo<boolean>().as('manual'),
-    ])
-    .orderBy('c.next_attempt_at', (ob) => ob.asc().nullsLast())
-    .execute();
+  const rows = await CLAIM(webhookTables(db), {
+    workerId: o.workerId,
+    now: o.now,
+    limit: o.limit,
+    scan: o.limit * 4,
+    perEndpoint: o.perEndpoint,
+    skipEndpoints: o.skipEndpoints,
+    ttlMs: o.ttlMs ?? DEFAULT_WORKER_TTL_MS,
+    held: o.heldIds ?? [],
+  });
   return rows.map((r) => ({
     id: r.id,
     endpointId: r.endpoint_id,
@@ -263,16 +192,110 @@ export async function claimDue(
   }));
 }
 
+/**
+ * The claim, one statement (so atomic on its own, outside any transaction): run per round of
+ * the worker, for every delivery it sends, so it is a prepared statement on the pool
+ * (`preparedStatement`; see recordOutcomes for the measurement).
+ */
+const CLAIM = preparedStatement(
+  (
+    db: Kysely<DB>,
+    p: { workerId: string; now: Date; limit: number; scan: number; perEndpoint: number; skipEndpoints: string[]; ttlMs: number; held: string[] },
+  ) => {
+    type D = ExpressionBuilder<DB & { d: DB['deliveries'] }, 'd'>;
+    // Not held by a live worker (or held by this one without it knowing), and not of a skipped endpoint.
+    const free = (eb: D) =>
+      eb.and([
+        eb.or([
+          eb('d.lease_owner', 'is', null),
+          eb.and([eb('d.lease_owner', '=', p.workerId), eb.not(eb('d.id', '=', anyOf(eb as never, p.held)))]),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('workers as w')
+                .select(sql.lit(1).as('one'))
+                .whereRef('w.id', '=', 'd.lease_owner')
+                .where('w.seen_at', '>', sql<Date>`now() - cast(${p.ttlMs} as integer) * interval '1 millisecond'`),
+            ),
+          ),
+        ]),
+        eb.not(eb('d.endpoint_id', '=', anyOf(eb as never, p.skipEndpoints))),
+      ]);
+    return db
+      .with('candidates', (w) =>
+        w
+          .selectFrom((q) =>
+            q
+              .selectFrom('deliveries as d')
+              .select(['d.id', 'd.endpoint_id', 'd.next_attempt_at'])
+              .where('d.status', '=', 'pending')
+              .where('d.next_attempt_at', '<=', p.now)
+              .where(free)
+              .orderBy('d.next_attempt_at')
+              .limit(p.scan)
+              .as('d'),
+          )
+          .select((eb) => ['d.id', eb.fn.agg<number>('row_number', []).over((ob) => ob.partitionBy('d.endpoint_id').orderBy('d.next_attempt_at')).as('nth')]),
+      )
+      .with('scheduled', (w) =>
+        w
+          .selectFrom('deliveries as d')
+          .innerJoin('candidates as c', 'c.id', 'd.id')
+          .select('d.id')
+          .where('c.nth', '<=', p.perEndpoint)
+          .where('d.status', '=', 'pending')
+          .where('d.next_attempt_at', '<=', p.now)
+          .where(free)
+          .orderBy('d.next_attempt_at')
+          .limit(p.limit)
+          .forUpdate('d')
+          .skipLocked(),
+      )
+      .with('resends', (w) =>
+        w.selectFrom('deliveries as d').select('d.id').where('d.resend_requested_at', 'is not', null).where(free).orderBy('d.resend_requested_at').limit(p.limit).forUpdate('d').skipLocked(),
+      )
+      .with('claimed', (w) =>
+        w
+          .updateTable('deliveries as d')
+          .set({ lease_owner: p.workerId })
+          .where('d.id', 'in', w.selectFrom('scheduled').select('id').union(w.selectFrom('resends').select('id')))
+          .returning(['d.id', 'd.endpoint_id', 'd.event_id', 'd.event_type', 'd.status', 'd.attempts', 'd.next_attempt_at']),
+      )
+      .selectFrom('claimed as c')
+      .innerJoin('endpoints as ep', 'ep.id', 'c.endpoint_id')
+      .innerJoin('events as ev', 'ev.id', 'c.event_id')
+      .select((eb) => [
+        'c.id',
+        'c.endpoint_id',
+        'ep.merchant_id',
+        'ep.is_test',
+        'ep.kind',
+        'ep.url',
+        'c.event_type',
+        eb.cast<string>('ev.body', 'text').as('body'),
+        'ev.created_at as event_at',
+        'c.status',
+        'c.attempts',
+        'c.next_attempt_at',
+        eb.not(eb.and([eb('c.status', '=', 'pending'), eb('c.next_attempt_at', '<=', p.now)])).$castTo<boolean>().as('manual'),
+      ])
+      .orderBy('c.next_attempt_at', (ob) => ob.asc().nullsLast());
+  },
+);
+
 /** Gives deliveries back untouched (this worker has no room for them); any worker may claim them again. */
 export async function releaseDeliveries(db: Queries, workerId: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await webhookTables(db)
+  await RELEASE(webhookTables(db), { workerId, ids });
+}
+
+const RELEASE = preparedStatement((db: Kysely<DB>, p: { workerId: string; ids: string[] }) =>
+  db
     .updateTable('deliveries')
     .set({ lease_owner: null })
-    .where((eb) => eb('id', '=', anyOf(eb as never, ids)))
-    .where('lease_owner', '=', workerId)
-    .execute();
-}
+    .where((eb) => eb('id', '=', anyOf(eb as never, p.ids)))
+    .where('lease_owner', '=', p.workerId),
+);
 
 /** An endpoint's URL, sealed secret and state as stored now. */
 export interface EndpointTarget {
@@ -281,15 +304,18 @@ export interface EndpointTarget {
   disabled: boolean;
 }
 
-/** The current URL, secret and state of endpoints, read right before each send. */
+/** The current URL, secret and state of endpoints, read right before each send (a read per few sends: prepared). */
 export async function endpointTargets(db: Queries, ids: string[]): Promise<Map<string, EndpointTarget>> {
-  const rows = await webhookTables(db)
-    .selectFrom('endpoints')
-    .select((eb) => ['id', 'url', 'secret_enc', eb('disabled_at', 'is not', null).$castTo<boolean>().as('disabled')])
-    .where((eb) => eb('id', '=', anyOf(eb as never, ids)))
-    .execute();
+  const rows = await ENDPOINT_TARGETS(webhookTables(db), { ids });
   return new Map(rows.map((r) => [r.id, { url: r.url, secretEnc: r.secret_enc, disabled: r.disabled }]));
 }
+
+const ENDPOINT_TARGETS = preparedStatement((db: Kysely<DB>, p: { ids: string[] }) =>
+  db
+    .selectFrom('endpoints')
+    .select((eb) => ['id', 'url', 'secret_enc', eb('disabled_at', 'is not', null).$castTo<boolean>().as('disabled')])
+    .where((eb) => eb('id', '=', anyOf(eb as never, p.ids))),
+);
 
 /** What one attempt found. */
 export interface AttemptResult {
@@ -330,108 +356,181 @@ export function afterOutcome(o: Outcome): { status: DeliveryStatus; attempts: nu
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
 /**
- * Records a batch of outcomes in one transaction: the attempts, each delivery's new state
- * (lease released), and each endpoint's failing streak; an endpoint failing for
- * AUTO_DISABLE_AFTER_MS is disabled and its pending deliveries become `failed` (replayable).
- * Returns the ids of endpoints disabled now.
+ * Records a batch of outcomes in one statement (atomic on its own, outside any transaction):
+ * the attempts, each delivery's new state (lease released), and each endpoint's failing
+ * streak; an endpoint failing for AUTO_DISABLE_AFTER_MS is disabled in the same statement.
+ * Its pending deliveries then become `failed` (replayable) in a second statement; should that
+ * one not run (a crash between the two), the send of each finds the endpoint disabled and
+ * records it `failed` without an attempt, as this would have. Returns the ids of endpoints
+ * disabled now.
+ *
+ * The worker runs this for every batch of sends, and the claim (claimDue) and the reads
+ * before each send (endpointTargets) as often: they are prepared statements on the pool
+ * (`preparedStatement`), since through `$kysely` each costs about 4x the CPU of pg
+ * (packages/db/README.md); `BENCH_ONLY=webhooks.drain pnpm bench` moved with them (see the
+ * commit that made them so).
  */
-export async function recordOutcomes(db: Transactions, workerId: string, outcomes: Outcome[], now: Date): Promise<string[]> {
+export async function recordOutcomes(db: Queries, workerId: string, outcomes: Outcome[], now: Date): Promise<string[]> {
   if (outcomes.length === 0) return [];
-  const attempted = outcomes.filter((o) => o.attempt);
   const next = outcomes.map((o) => afterOutcome(o));
   // Per endpoint, in time order: did anything succeed, and when did the failures after the last success start?
   const streaks = new Map<string, { success: boolean; firstFail: Date | null }>();
-  for (const o of [...attempted].sort((a, b) => a.attempt!.at.getTime() - b.attempt!.at.getTime())) {
+  for (const o of outcomes.filter((o) => o.attempt).sort((a, b) => a.attempt!.at.getTime() - b.attempt!.at.getTime())) {
     const s = streaks.get(o.delivery.endpointId) ?? { success: false, firstFail: null };
     if (o.attempt!.succeeded) streaks.set(o.delivery.endpointId, { success: true, firstFail: null });
     else streaks.set(o.delivery.endpointId, { success: s.success, firstFail: s.firstFail ?? o.attempt!.at });
   }
-  return db.$transaction(async (tx) => {
-    const t = webhookTables(tx);
-    if (attempted.length > 0) {
-      await t
-        .insertInto('attempts')
-        .values(
-          attempted.map((o) => ({
-            delivery_id: o.delivery.id,
-            attempted_at: o.attempt!.at,
-            duration_ms: o.attempt!.durationMs,
-            url: o.attempt!.url,
-            status_code: o.attempt!.statusCode,
-            error: o.attempt!.error,
-            response_body: o.attempt!.responseBody,
-            succeeded: o.attempt!.succeeded,
-            manual: o.delivery.manual,
-          })),
-        )
-        .execute();
-    }
-    // Each delivery's new state, from one array per column (one statement for the whole batch).
-    const x = sql<{
-      id: string;
-      status: string;
-      attempts: number;
-      next_at: Date | null;
-      sent: boolean;
-      at: Date | null;
-      code: number | null;
-      error: string | null;
-      body: string | null;
-      not_sent: string | null;
-      manual: boolean;
-    }>`unnest(${outcomes.map((o) => o.delivery.id)}::uuid[], ${next.map((n) => n.status)}::text[], ${next.map((n) => n.attempts)}::int[],
-              ${next.map((n) => iso(n.nextAttemptAt))}::timestamptz[], ${outcomes.map((o) => !!o.attempt)}::bool[], ${outcomes.map((o) => iso(o.attempt?.at))}::timestamptz[],
-              ${outcomes.map((o) => o.attempt?.statusCode ?? null)}::int[], ${outcomes.map((o) => o.attempt?.error ?? null)}::text[],
-              ${outcomes.map((o) => o.attempt?.responseBody ?? null)}::text[], ${outcomes.map((o) => o.notSent ?? null)}::text[], ${outcomes.map((o) => o.delivery.manual)}::bool[])`.as<'x'>(
-      sql`x(id, status, attempts, next_at, sent, at, code, error, body, not_sent, manual)`,
-    );
-    await t
-      .updateTable('deliveries as d')
-      .from(x)
-      .set((eb) => ({
-        status: eb.ref('x.status'),
-        attempts: eb.ref('x.attempts'),
-        next_attempt_at: eb.ref('x.next_at'),
-        last_attempt_at: eb.case().when('x.sent', '=', true).then(eb.ref('x.at')).else(eb.ref('d.last_attempt_at')).end(),
-        last_status_code: eb.case().when('x.sent', '=', true).then(eb.ref('x.code')).else(eb.ref('d.last_status_code')).end(),
-        last_error: eb.case().when('x.sent', '=', true).then(eb.ref('x.error')).else(eb.ref('x.not_sent')).end(),
-        last_response_body: eb.case().when('x.sent', '=', true).then(eb.ref('x.body')).else(eb.ref('d.last_response_body')).end(),
-        resend_requested_at: eb.case().when('x.manual', '=', true).then(sql<Date | null>`NULL`).else(eb.ref('d.resend_requested_at')).end(),
-        lease_owner: null,
-      }))
-      .whereRef('d.id', '=', 'x.id')
-      .where('d.lease_owner', '=', workerId)
-      .execute();
-    if (streaks.size === 0) return [];
-    const endpointIds = [...streaks.keys()];
-    const s = sql<{ id: string; success: boolean; first_fail: Date | null }>`unnest(${endpointIds}::uuid[], ${endpointIds.map((id) => streaks.get(id)!.success)}::bool[],
-              ${endpointIds.map((id) => iso(streaks.get(id)!.firstFail))}::timestamptz[])`.as<'x'>(sql`x(id, success, first_fail)`);
-    await t
-      .updateTable('endpoints as e')
-      .from(s)
-      .set((eb) => ({ failing_since: eb.case().when('x.success', '=', true).then(eb.ref('x.first_fail')).else(eb.fn.coalesce('e.failing_since', 'x.first_fail')).end() }))
-      .whereRef('e.id', '=', 'x.id')
-      .execute();
-    const disabled = await t
-      .updateTable('endpoints')
-      .set({ disabled_at: now, disabled_reason: 'every delivery failed for 3 days', updated_at: now })
-      .where((eb) => eb('id', '=', anyOf(eb as never, endpointIds)))
-      .where('disabled_at', 'is', null)
-      .where('failing_since', '<=', new Date(now.getTime() - AUTO_DISABLE_AFTER_MS))
-      .returning('id')
-      .execute();
-    if (disabled.length === 0) return [];
-    const ids = disabled.map((r) => r.id);
-    await t
-      .updateTable('deliveries')
-      .set((eb) => ({ status: 'failed', next_attempt_at: null, last_error: eb.fn.coalesce('last_error', sql.lit('not sent: the endpoint is disabled')) }))
-      .where((eb) => eb('endpoint_id', '=', anyOf(eb as never, ids)))
-      .where('status', '=', 'pending')
-      .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_owner', '=', workerId)]))
-      .execute();
-    return ids;
+  const endpointIds = [...streaks.keys()];
+  const t = webhookTables(db);
+  const disabled = await RECORD(t, {
+    workerId,
+    now,
+    disableBefore: new Date(now.getTime() - AUTO_DISABLE_AFTER_MS),
+    ids: outcomes.map((o) => o.delivery.id),
+    statuses: next.map((n) => n.status),
+    attempts: next.map((n) => n.attempts),
+    nextAts: next.map((n) => iso(n.nextAttemptAt)),
+    sent: outcomes.map((o) => !!o.attempt),
+    ats: outcomes.map((o) => iso(o.attempt?.at)),
+    durations: outcomes.map((o) => o.attempt?.durationMs ?? null),
+    urls: outcomes.map((o) => o.attempt?.url ?? null),
+    codes: outcomes.map((o) => o.attempt?.statusCode ?? null),
+    errors: outcomes.map((o) => o.attempt?.error ?? null),
+    bodies: outcomes.map((o) => o.attempt?.responseBody ?? null),
+    succeeded: outcomes.map((o) => o.attempt?.succeeded ?? false),
+    notSent: outcomes.map((o) => o.notSent ?? null),
+    manual: outcomes.map((o) => o.delivery.manual),
+    endpointIds,
+    successes: endpointIds.map((id) => streaks.get(id)!.success),
+    firstFails: endpointIds.map((id) => iso(streaks.get(id)!.firstFail)),
   });
+  if (disabled.length === 0) return [];
+  const ids = disabled.map((r) => r.id);
+  await t
+    .updateTable('deliveries')
+    .set((eb) => ({ status: 'failed', next_attempt_at: null, last_error: eb.fn.coalesce('last_error', sql.lit('not sent: the endpoint is disabled')) }))
+    .where((eb) => eb('endpoint_id', '=', anyOf(eb as never, ids)))
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_owner', '=', workerId)]))
+    .execute();
+  return ids;
 }
+
+/** One outcome per row: the delivery's new state and, when a request was sent, its attempt. */
+interface OutcomeRow {
+  id: string;
+  status: string;
+  attempts: number;
+  next_at: Date | null;
+  sent: boolean;
+  at: Date | null;
+  duration: number | null;
+  url: string | null;
+  code: number | null;
+  error: string | null;
+  body: string | null;
+  succeeded: boolean;
+  not_sent: string | null;
+  manual: boolean;
+}
+
+const RECORD = preparedStatement(
+  (
+    db: Kysely<DB>,
+    p: {
+      workerId: string;
+      now: Date;
+      disableBefore: Date;
+      ids: string[];
+      statuses: string[];
+      attempts: number[];
+      nextAts: (string | null)[];
+      sent: boolean[];
+      ats: (string | null)[];
+      durations: (number | null)[];
+      urls: (string | null)[];
+      codes: (number | null)[];
+      errors: (string | null)[];
+      bodies: (string | null)[];
+      succeeded: boolean[];
+      notSent: (string | null)[];
+      manual: boolean[];
+      endpointIds: string[];
+      successes: boolean[];
+      firstFails: (string | null)[];
+    },
+  ) => {
+    // Each column one array parameter, so the statement's shape is the same for every batch.
+    const outcomes = sql<OutcomeRow>`unnest(${p.ids}::uuid[], ${p.statuses}::text[], ${p.attempts}::int[], ${p.nextAts}::timestamptz[], ${p.sent}::bool[],
+              ${p.ats}::timestamptz[], ${p.durations}::int[], ${p.urls}::text[], ${p.codes}::int[], ${p.errors}::text[], ${p.bodies}::text[],
+              ${p.succeeded}::bool[], ${p.notSent}::text[], ${p.manual}::bool[])`.as<'o'>(
+      sql`o(id, status, attempts, next_at, sent, at, duration, url, code, error, body, succeeded, not_sent, manual)`,
+    );
+    const streaks = sql<{ id: string; success: boolean; first_fail: Date | null }>`unnest(${p.endpointIds}::uuid[], ${p.successes}::bool[], ${p.firstFails}::timestamptz[])`.as<'s'>(
+      sql`s(id, success, first_fail)`,
+    );
+    const now = sql<Date>`cast(${p.now} as timestamptz)`;
+    return (
+      db
+        .with('x', (w) => w.selectFrom(outcomes).selectAll())
+        // Every request sent is recorded, whoever holds the delivery now.
+        .with('recorded', (w) =>
+          w
+            .insertInto('attempts')
+            .columns(['delivery_id', 'attempted_at', 'duration_ms', 'url', 'status_code', 'error', 'response_body', 'succeeded', 'manual'])
+            .expression(
+              w
+                .selectFrom('x')
+                .select(['x.id', sql<Date>`x.at`.as('at'), sql<number>`x.duration`.as('duration'), sql<string>`x.url`.as('url'), 'x.code', 'x.error', 'x.body', 'x.succeeded', 'x.manual'])
+                .where('x.sent', '=', true),
+            ),
+        )
+        // The delivery's new state, only while this worker still holds it.
+        .with('delivered', (w) =>
+          w
+            .updateTable('deliveries as d')
+            .from('x')
+            .set((eb) => ({
+              status: eb.ref('x.status'),
+              attempts: eb.ref('x.attempts'),
+              next_attempt_at: eb.ref('x.next_at'),
+              last_attempt_at: eb.case().when('x.sent', '=', true).then(eb.ref('x.at')).else(eb.ref('d.last_attempt_at')).end(),
+              last_status_code: eb.case().when('x.sent', '=', true).then(eb.ref('x.code')).else(eb.ref('d.last_status_code')).end(),
+              last_error: eb.case().when('x.sent', '=', true).then(eb.ref('x.error')).else(eb.ref('x.not_sent')).end(),
+              last_response_body: eb.case().when('x.sent', '=', true).then(eb.ref('x.body')).else(eb.ref('d.last_response_body')).end(),
+              resend_requested_at: eb.case().when('x.manual', '=', true).then(sql<Date | null>`NULL`).else(eb.ref('d.resend_requested_at')).end(),
+              lease_owner: null,
+            }))
+            .whereRef('d.id', '=', 'x.id')
+            .where('d.lease_owner', '=', p.workerId)
+            .returning('d.id'),
+        )
+        // Each endpoint's failing streak and, when it has failed for AUTO_DISABLE_AFTER_MS, its disabling:
+        // one UPDATE per endpoint row (a statement may change a row once). `was` is the row before it.
+        .with('streaks', (w) =>
+          w
+            .updateTable('endpoints as e')
+            .from([streaks, 'endpoints as was'])
+            .set((eb) => {
+              const failingSince = eb.case().when('s.success', '=', true).then(eb.ref('s.first_fail')).else(eb.fn.coalesce('e.failing_since', 's.first_fail')).end();
+              const disable = eb.and([eb('e.disabled_at', 'is', null), eb(failingSince, '<=', p.disableBefore)]);
+              return {
+                failing_since: failingSince,
+                disabled_at: eb.case().when(disable).then(now).else(eb.ref('e.disabled_at')).end(),
+                disabled_reason: eb.case().when(disable).then(sql.lit('every delivery failed for 3 days')).else(eb.ref('e.disabled_reason')).end(),
+                updated_at: eb.case().when(disable).then(now).else(eb.ref('e.updated_at')).end(),
+              };
+            })
+            .whereRef('e.id', '=', 's.id')
+            .whereRef('was.id', '=', 'e.id')
+            .returning((eb) => ['e.id', eb.and([eb('was.disabled_at', 'is', null), eb('e.disabled_at', 'is not', null)]).as('disabled_now')]),
+        )
+        .selectFrom('streaks')
+        .select('streaks.id')
+        .where('streaks.disabled_now', '=', true)
+    );
+  },
+);
 
 /** This worker is alive: its leases hold for another `ttl`. */
 export async function heartbeat(db: Queries, workerId: string): Promise<void> {
