@@ -506,13 +506,4 @@ const KNOWN_TABLE_NAMINGS: readonly string[] = [
   'services/invoicing/src/modules/invoices/v1/invoices.test.ts → invoicing.invoices',
   'services/invoicing/test/test-support.ts → invoicing.invoices',
   'services/invoicing/test/test-support.ts → kit.idempotency_keys',
-  // The webhook worker's tests and test support read and write packages/webhooks' tables.
-  'services/webhook-worker/src/crash.chaos.test.ts → webhooks.deliveries',
-  'services/webhook-worker/src/delivery.test.ts → webhooks.deliveries',
-  'services/webhook-worker/src/delivery.test.ts → webhooks.endpoints',
-  'services/webhook-worker/src/livemode.test.ts → accounts.merchants',
-  'services/webhook-worker/src/livemode.test.ts → webhooks.attempts',
-  'services/webhook-worker/test/test-support.ts → webhooks.attempts',
-  'services/webhook-worker/test/test-support.ts → webhooks.deliveries',
-  'services/webhook-worker/test/test-support.ts → webhooks.events',
 ];

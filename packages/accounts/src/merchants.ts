@@ -66,8 +66,8 @@ export async function getMerchant(on: Queries, merchantId: string): Promise<Merc
   return merchant;
 }
 
-/** Sets the crypto `webhookUrl`; `testWebhookUrl` too when given (null: test events go to `webhookUrl` again). */
-export async function setWebhookUrl(on: Queries, merchantId: string, webhookUrl: string, testWebhookUrl?: string | null): Promise<Merchant> {
+/** Sets the crypto `webhookUrl` (null: none); `testWebhookUrl` too when given (null: test events go to `webhookUrl` again). */
+export async function setWebhookUrl(on: Queries, merchantId: string, webhookUrl: string | null, testWebhookUrl?: string | null): Promise<Merchant> {
   const merchant = await updateMerchant(on, merchantId, { webhookUrl, testWebhookUrl }, new Date());
   if (!merchant) throw new ApiError('NOT_FOUND', 'Merchant not found');
   return merchant;

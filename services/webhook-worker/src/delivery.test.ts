@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { eventually, startReceiver, type Receiver } from '@pay/testing';
 import { claimDue, dispatchEvents, queueDepth, heartbeat, reenableAndReplay, requestResend, rotateEndpointSecret, RETRY_DELAYS_MS, RETRY_JITTER, MAX_ATTEMPTS, AUTO_DISABLE_AFTER_MS } from '@pay/webhooks';
+import { deliveriesToEndpoint, disableEndpoint, endpointState } from '@pay/webhooks/test';
 import { deliveryForSuite } from '../test/test-support';
 
 /** A webhook subscribed to every kind these tests record (the worker knows no kind: the services' catalogues name them), crypto's included, which go to the merchant's webhookUrl whatever a console webhook subscribes to. */
@@ -295,15 +296,15 @@ describe('console actions as the worker sees them', () => {
       ctx.clock.advance(12 * 3600_000);
       await ctx.event(m.test, 'invoice.paid', paid(i));
       await ctx.round(w);
-      const ep = await ctx.db.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } });
+      const ep = await endpointState(ctx.db, hook.id);
       expect(ep.disabledAt).toBeNull();
     }
     ctx.clock.advance(AUTO_DISABLE_AFTER_MS - 5 * 12 * 3600_000);
     await ctx.event(m.test, 'invoice.paid', paid(7));
     await ctx.round(w);
-    const disabled = await ctx.db.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } });
+    const disabled = await endpointState(ctx.db, hook.id);
     expect(disabled.disabledAt).not.toBeNull();
-    const pending = await ctx.db.webhookDelivery.count({ where: { endpointId: hook.id, status: 'pending' } });
+    const pending = (await deliveriesToEndpoint(ctx.db, hook.id)).filter((d) => d.status === 'pending').length;
     expect(pending).toBe(0);
     // While disabled nothing is sent; new events are kept as failed deliveries.
     const sentBefore = receiver.received.length;
@@ -317,12 +318,12 @@ describe('console actions as the worker sees them', () => {
     const replayed = await reenableAndReplay(ctx.db, m.test, hook.id, ctx.clock.now());
     expect(replayed).toHaveLength(8);
     await ctx.round(w);
-    const all = await ctx.db.webhookDelivery.findMany({ where: { endpointId: hook.id } });
+    const all = await deliveriesToEndpoint(ctx.db, hook.id);
     expect(all.every((d) => d.status === 'succeeded')).toBe(true);
     const delivered = new Set(receiver.received.slice(sentBefore).map((r) => r.headers['x-svc-delivery']));
     expect(delivered).toEqual(new Set(all.map((d) => d.id)));
     expect((await ctx.deliveriesOfEvent(first))[0]!.id).toBe(all.find((d) => d.eventId === first)!.id);
-    const ep = await ctx.db.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } });
+    const ep = await endpointState(ctx.db, hook.id);
     expect(ep).toMatchObject({ disabledAt: null, failingSince: null });
   });
 
@@ -333,11 +334,11 @@ describe('console actions as the worker sees them', () => {
     const w = ctx.worker();
     await ctx.event(m.test, 'invoice.paid', paid(1));
     await ctx.round(w);
-    expect((await ctx.db.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } })).failingSince).not.toBeNull();
+    expect((await endpointState(ctx.db, hook.id)).failingSince).not.toBeNull();
     receiver.answer({ status: 200 });
     ctx.clock.advance(RETRY_DELAYS_MS[1]! * (1 + RETRY_JITTER)); // the first retry, however its jitter fell
     await ctx.round(w);
-    expect((await ctx.db.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } })).failingSince).toBeNull();
+    expect((await endpointState(ctx.db, hook.id)).failingSince).toBeNull();
   });
 });
 
@@ -391,7 +392,7 @@ describe('what /metrics reports of the backlog (queueDepth, read at each scrape)
     expect(depth.oldestDueSeconds).toBeGreaterThanOrEqual((now.getTime() - delivery!.nextAttemptAt!.getTime()) / 1000);
     expect(depth.oldestDueSeconds).toBeGreaterThan(3000);
 
-    await ctx.db.webhookEndpoint.update({ where: { id: hook.id }, data: { disabledAt: now, disabledReason: 'failing for 3 days' } });
+    await disableEndpoint(ctx.db, hook.id, now, 'failing for 3 days');
     expect((await queueDepth(ctx.db, now)).endpointsDisabled).toBe(before.endpointsDisabled + 1);
     await reenableAndReplay(ctx.db, m.test, hook.id, now);
     expect((await queueDepth(ctx.db, now)).endpointsDisabled).toBe(before.endpointsDisabled);

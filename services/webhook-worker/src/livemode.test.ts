@@ -8,6 +8,7 @@ import { setWebhookUrl } from '@pay/accounts';
 import { startReceiver, type Receiver } from '@pay/testing';
 // The merchant's library, as its own package's tests use it (no runtime dependencies).
 import { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions } from '../../../packages/webhook-receiver/src/index';
+import { attemptsToUrls } from '@pay/webhooks/test';
 import { deliveryForSuite } from '../test/test-support';
 
 const ctx = deliveryForSuite();
@@ -45,7 +46,7 @@ describe('crypto events of test mode', () => {
 
     const answers = live.received.map((r) => JSON.parse(r.body).livemode);
     expect(answers.sort()).toEqual([false, true]);
-    const attempts = await ctx.db.webhookAttempt.findMany({ where: { url: `${live.url}/hooks` }, orderBy: { id: 'asc' } });
+    const attempts = await attemptsToUrls(ctx.db, [`${live.url}/hooks`]);
     expect(attempts.map((a) => [a.statusCode, a.responseBody]).sort()).toEqual([
       [200, JSON.stringify({ took: 'transaction.confirmed', livemode: true })],
       [400, JSON.stringify({ error: 'TEST_MODE_EVENT' })],
@@ -65,7 +66,7 @@ describe('crypto events of test mode', () => {
 
     expect(live.received.map((r) => [r.path, r.headers['x-svc-event'], JSON.parse(r.body).livemode])).toEqual([['/live', 'withdrawal.completed', true]]);
     expect(staging.received.map((r) => [r.path, r.headers['x-svc-event'], JSON.parse(r.body).livemode])).toEqual([['/test', 'transaction.confirmed', false]]);
-    const attempts = await ctx.db.webhookAttempt.findMany({ where: { url: { in: [`${live.url}/live`, `${staging.url}/test`] } } });
+    const attempts = await attemptsToUrls(ctx.db, [`${live.url}/live`, `${staging.url}/test`]);
     expect(attempts.map((a) => a.statusCode)).toEqual([200, 200]);
 
     // Cleared: test events go to webhookUrl again (and are refused there by a live-only receiver).
@@ -80,7 +81,7 @@ describe('crypto events of test mode', () => {
     const staging = await merchantServer(() => hmac, { acceptTestEvents: true });
     const m = await ctx.merchant();
     const hmac = m.hmacSecret;
-    await ctx.accounts.merchant.update({ where: { id: m.merchantId }, data: { testWebhookUrl: `${staging.url}/test` } });
+    await setWebhookUrl(ctx.accounts, m.merchantId, null, `${staging.url}/test`);
     const liveEvent = await ctx.event(m.live, 'transaction.confirmed', transaction, { source: 'crypto' });
     await ctx.event(m.test, 'transaction.confirmed', transaction, { source: 'crypto' });
     await ctx.round(ctx.worker());

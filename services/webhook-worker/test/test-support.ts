@@ -3,7 +3,8 @@ import { createApiKey, registerMerchant, setWebhookUrl } from '@pay/accounts';
 import { createAccountsDb } from '@pay/accounts/src/testing';
 import { SecretBox, type Owner } from '@pay/auth';
 import { createLogger, ManualClock } from '@pay/runtime';
-import { createEndpoint, createWebhooksDb, recordEvent, webhookTables, type EndpointInput, type NewEvent } from '@pay/webhooks';
+import { createEndpoint, createWebhooksDb, recordEvent, type EndpointInput, type NewEvent } from '@pay/webhooks';
+import { attemptsOfDelivery, deliveriesOfEvent, settleEarlierDeliveries } from '@pay/webhooks/test';
 import { loadWorkerConfig } from '../src/config';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../src/delivery-worker';
 import { WebhookSender, type SenderOptions } from '../src/sender';
@@ -24,15 +25,7 @@ export function deliveryForSuite() {
 
   // Deliveries left pending by earlier runs (to receivers long closed) would come due now and
   // compete with this file's own in every round.
-  beforeAll(async () => {
-    const tables = webhookTables(db);
-    await tables
-      .updateTable('deliveries')
-      .set({ status: 'failed', next_attempt_at: null, resend_requested_at: null })
-      .where((eb) => eb.or([eb('status', '=', 'pending'), eb('resend_requested_at', 'is not', null)]))
-      .execute();
-    await tables.updateTable('events').set({ dispatched_at: new Date() }).where('dispatched_at', 'is', null).execute();
-  });
+  beforeAll(() => settleEarlierDeliveries(db));
 
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.stop()));
@@ -77,11 +70,11 @@ export function deliveryForSuite() {
     event(owner: Owner, type: string, object: Record<string, unknown>, extra: Partial<NewEvent> = {}) {
       return recordEvent(db, { source: 'invoicing', owner, type, object, at: clock.now().getTime(), ...extra });
     },
-    async deliveriesOfEvent(eventId: string) {
-      return db.webhookDelivery.findMany({ where: { eventId }, orderBy: { createdAt: 'asc' } });
+    deliveriesOfEvent(eventId: string) {
+      return deliveriesOfEvent(db, eventId);
     },
-    async attemptsOfDelivery(deliveryId: string) {
-      return db.webhookAttempt.findMany({ where: { deliveryId }, orderBy: { id: 'asc' } });
+    attemptsOfDelivery(deliveryId: string) {
+      return attemptsOfDelivery(db, deliveryId);
     },
   };
   return ctx;

@@ -1,0 +1,139 @@
+// The webhooks tables as tests read and set them (the worker's tests, through @pay/webhooks/test):
+// what a test checks of the rows, named here, by the tables' owner, and nowhere else.
+import type { Selectable } from 'kysely';
+import { webhookTables, type Queries } from '../src/db';
+import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../src/generated/kysely/tables';
+
+/** A delivery's row, its columns named as the code names them. */
+export interface DeliveryRow {
+  id: string;
+  eventId: string;
+  endpointId: string;
+  eventType: string;
+  status: string;
+  attempts: number;
+  nextAttemptAt: Date | null;
+  resendRequestedAt: Date | null;
+  leaseOwner: string | null;
+  lastAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  lastResponseBody: string | null;
+  createdAt: Date;
+}
+
+/** An attempt's row. */
+export interface AttemptRow {
+  id: string;
+  deliveryId: string;
+  attemptedAt: Date;
+  durationMs: number;
+  url: string;
+  statusCode: number | null;
+  error: string | null;
+  responseBody: string | null;
+  succeeded: boolean;
+  manual: boolean;
+}
+
+/** An endpoint's state as the worker leaves it (failing streak, disabling). */
+export interface EndpointState {
+  id: string;
+  failingSince: Date | null;
+  disabledAt: Date | null;
+  disabledReason: string | null;
+}
+
+const delivery = (r: Selectable<WebhookDelivery>): DeliveryRow => ({
+  id: r.id,
+  eventId: r.event_id,
+  endpointId: r.endpoint_id,
+  eventType: r.event_type,
+  status: r.status,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
+  resendRequestedAt: r.resend_requested_at,
+  leaseOwner: r.lease_owner,
+  lastAttemptAt: r.last_attempt_at,
+  lastStatusCode: r.last_status_code,
+  lastError: r.last_error,
+  lastResponseBody: r.last_response_body,
+  createdAt: r.created_at,
+});
+
+const attempt = (r: Selectable<WebhookAttempt>): AttemptRow => ({
+  id: String(r.id),
+  deliveryId: r.delivery_id,
+  attemptedAt: r.attempted_at,
+  durationMs: r.duration_ms,
+  url: r.url,
+  statusCode: r.status_code,
+  error: r.error,
+  responseBody: r.response_body,
+  succeeded: r.succeeded,
+  manual: r.manual,
+});
+
+/**
+ * Deliveries left pending (or asked to be resent) by earlier runs, to receivers long closed,
+ * become failed, and events not yet dispatched are marked dispatched: a suite on a shared test
+ * database then claims only its own work.
+ */
+export async function settleEarlierDeliveries(db: Queries): Promise<void> {
+  const t = webhookTables(db);
+  await t
+    .updateTable('deliveries')
+    .set({ status: 'failed', next_attempt_at: null, resend_requested_at: null })
+    .where((eb) => eb.or([eb('status', '=', 'pending'), eb('resend_requested_at', 'is not', null)]))
+    .execute();
+  await t.updateTable('events').set({ dispatched_at: new Date() }).where('dispatched_at', 'is', null).execute();
+}
+
+/** The deliveries of an event, oldest first. */
+export async function deliveriesOfEvent(db: Queries, eventId: string): Promise<DeliveryRow[]> {
+  const rows = await webhookTables(db).selectFrom('deliveries').selectAll().where('event_id', '=', eventId).orderBy('created_at').orderBy('id').execute();
+  return rows.map(delivery);
+}
+
+/** The deliveries to an endpoint, oldest first. */
+export async function deliveriesToEndpoint(db: Queries, endpointId: string): Promise<DeliveryRow[]> {
+  const rows = await webhookTables(db).selectFrom('deliveries').selectAll().where('endpoint_id', '=', endpointId).orderBy('created_at').orderBy('id').execute();
+  return rows.map(delivery);
+}
+
+/** How many deliveries there are of each status. */
+export async function deliveryCountsByStatus(db: Queries): Promise<Record<string, number>> {
+  const rows = await webhookTables(db)
+    .selectFrom('deliveries')
+    .select((eb) => ['status', eb.cast<number>(eb.fn.countAll(), 'integer').as('n')])
+    .groupBy('status')
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+}
+
+/** The attempts of a delivery, in the order they were made. */
+export async function attemptsOfDelivery(db: Queries, deliveryId: string): Promise<AttemptRow[]> {
+  const rows = await webhookTables(db).selectFrom('attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('id').execute();
+  return rows.map(attempt);
+}
+
+/** The attempts made to any of these URLs, in the order they were made. */
+export async function attemptsToUrls(db: Queries, urls: string[]): Promise<AttemptRow[]> {
+  const rows = await webhookTables(db).selectFrom('attempts').selectAll().where('url', 'in', urls).orderBy('id').execute();
+  return rows.map(attempt);
+}
+
+/** An endpoint's failing streak and disabling, as stored. */
+export async function endpointState(db: Queries, id: string): Promise<EndpointState> {
+  const r: Pick<Selectable<WebhookEndpoint>, 'id' | 'failing_since' | 'disabled_at' | 'disabled_reason'> = await webhookTables(db)
+    .selectFrom('endpoints')
+    .select(['id', 'failing_since', 'disabled_at', 'disabled_reason'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return { id: r.id, failingSince: r.failing_since, disabledAt: r.disabled_at, disabledReason: r.disabled_reason };
+}
+
+/** Disables an endpoint as the worker does after 3 days of failures, without the 3 days. */
+export async function disableEndpoint(db: Queries, id: string, at: Date, reason: string): Promise<void> {
+  await webhookTables(db).updateTable('endpoints').set({ disabled_at: at, disabled_reason: reason, updated_at: at }).where('id', '=', id).execute();
+}
