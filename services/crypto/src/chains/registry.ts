@@ -2,7 +2,7 @@ import type { Static, TObject } from '@sinclair/typebox';
 import { ApiError } from '@pay/schemas';
 import type { Currency, Network } from '../generated/prisma/client';
 import { currencyInfo } from '../shared/currencies';
-import type { Chain, ChainServiceConfig, LiveChain, LiveChainContext } from './port';
+import type { Chain, ChainServiceConfig, LiveChain, LiveChainContext, LiveChainModule } from './port';
 import { evmChain } from './evm';
 
 /**
@@ -23,11 +23,14 @@ export const liveChainSettings = Object.assign({}, ...LIVE_CHAINS.map((c) => c.s
 /** The configuration the registered chains read: theirs and the service's few shared ones. */
 export type LiveChainsConfig = Static<TObject<LiveChainSettings>> & ChainServiceConfig;
 
-/** Connects each registered chain that the configuration enables (none: a sandbox-only deployment). */
-export async function connectLiveChains(config: LiveChainsConfig, ctx: LiveChainContext): Promise<LiveChain[]> {
+/**
+ * Connects each registered chain that the configuration enables (none: a sandbox-only
+ * deployment). `chains` is the registry unless a caller gives its own (a test's second chain).
+ */
+export async function connectLiveChains(config: LiveChainsConfig, ctx: LiveChainContext, chains: readonly LiveChainModule<any>[] = LIVE_CHAINS): Promise<LiveChain[]> {
   const connected: LiveChain[] = [];
   try {
-    for (const chain of LIVE_CHAINS) {
+    for (const chain of chains) {
       const live = await chain.connect(config, ctx);
       if (live) connected.push(live);
     }
