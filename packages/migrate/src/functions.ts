@@ -148,6 +148,8 @@ async function applyMigrations(client: pg.Client, target: Target): Promise<void>
 }
 
 async function compareFunctions(client: pg.Client, target: Target, files: FunctionFile[]): Promise<FunctionState> {
+  // A migration may have moved the session's search_path: the files run where deploy runs them.
+  await client.query(`SET search_path TO ${quoteIdent(target.schema)}`);
   const migrated = await routines(client, target.schema);
   const fromFiles: Array<Routine & { source: FunctionFile }> = [];
   await client.query('BEGIN');
