@@ -47,7 +47,7 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
     metricsToken: deps.config.METRICS_TOKEN,
     trustProxy: deps.config.TRUST_PROXY,
     readiness: [
-      { name: 'postgres', check: () => postgresReady(deps.tables) },
+      { name: 'postgres', check: () => postgresReady(deps.db.$kysely) },
       { name: 'redis', check: () => redisReady(deps.redis) },
     ],
   });

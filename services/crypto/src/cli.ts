@@ -44,12 +44,12 @@ async function main([command, ...args]: string[]): Promise<number> {
   // workers' PAYOUT_PRIVATE_KEY_FILE must not trip the API process's refusal of the key.
   const config = loadCryptoConfig({ SECRETS_KEY: UNUSED_SECRETS_KEY, ...process.env, SERVE_API: 'false', LOG_LEVEL: process.env.LOG_LEVEL ?? 'error' });
   const logger = createLogger('crypto-cli', config.LOG_LEVEL, process.stderr);
-  const { db, tables, close } = createCryptoDatabase(config.DATABASE_URL, 2);
+  const { db, close } = createCryptoDatabase(config.DATABASE_URL, 2);
   // Read-only here: no payout key, no watcher run; the chain is only asked for balances.
   const live = await connectLiveChain(config, db, systemClock, logger, { runsPayouts: false });
   try {
     if (command === 'solvency') {
-      const lines = live ? await solvencyReport({ tables }, live.holdings) : [];
+      const lines = live ? await solvencyReport({ db }, live.holdings) : [];
       console.log(formatSolvency(lines, systemClock.now()));
       return lines.some((l) => l.gap.lt(0)) ? 2 : 0;
     }
@@ -58,7 +58,7 @@ async function main([command, ...args]: string[]): Promise<number> {
     const tokens = live.holdings.tokens().filter((t) => !only || t.network === only);
     if (only && tokens.length === 0) throw new Error(`--network ${only} is not configured here (live: ${live.holdings.tokens().map((t) => t.network).join(', ')})`);
     const networks = tokens.map((t) => ({ net: live.network(t.network), token: tokenOf(live.network(t.network), t.currency) }));
-    const deps: SweepDeps = { tables, db, clock: systemClock, logger };
+    const deps: SweepDeps = { db, clock: systemClock, logger };
     const unsettled = await finishSweeps(deps, [...new Set(networks.map((n) => n.net))], (net) => requiredConfirmations({ config }, net.network));
     for (const s of unsettled) console.log(`${s.network} ${s.currency} ${s.fromAddress}: the sweep ${s.txHash} is not final yet (sent again; its address is left this time)`);
     const items = await planSweep(deps, networks);

@@ -50,7 +50,7 @@ export interface CryptoService {
  */
 export async function composeCrypto(opts: ComposeOptions): Promise<CryptoService> {
   const { config, logger, clock } = opts;
-  const { db, tables, close: closeDb } = createCryptoDatabase(config.DATABASE_URL, opts.poolSize);
+  const { db, close: closeDb } = createCryptoDatabase(config.DATABASE_URL, opts.poolSize);
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
@@ -61,7 +61,6 @@ export async function composeCrypto(opts: ComposeOptions): Promise<CryptoService
     config,
     logger,
     db,
-    tables,
     redis,
     queueRedis: queues,
     keys,

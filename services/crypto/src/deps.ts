@@ -3,7 +3,7 @@ import type { AccountKeys } from '@pay/accounts';
 import type { SecretBox } from '@pay/auth';
 import type { Clock, Logger } from '@pay/runtime';
 import type { CryptoConfig } from './config';
-import type { CryptoDatabase, CryptoDb } from './db';
+import type { CryptoDb } from './db';
 import type { Chains } from './chains/registry';
 import type { UsdRates } from './shared/rates';
 
@@ -11,9 +11,8 @@ import type { UsdRates } from './shared/rates';
 export interface CryptoDeps {
   config: CryptoConfig;
   logger: Logger;
+  /** The service's client: `db.$kysely` for statements outside a transaction, `db.$transaction` to open one. */
   db: CryptoDb;
-  /** The typed builder over the same connections as `db` (hand-written SQL outside transactions). */
-  tables: CryptoDatabase['tables'];
   /** API key resolution (cached per process, invalidated across processes) and change announcements. */
   keys: AccountKeys;
   /** Request path: rate limits, replay guard, readiness. Fails fast when Redis is away. */

@@ -2,7 +2,8 @@ import { HDKey } from '@scure/bip32';
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { bytesToHex } from 'viem';
 import { publicKeyToAddress } from 'viem/accounts';
-import { tablesIn, type CryptoDb } from '../../db';
+import type { CryptoQueries } from '../../db';
+import { takeDepositIndex } from './deposit-index-store';
 
 /**
  * Live deposit addresses: the keys at xpub/0/index (the external chain of BIP-44). Only the
@@ -24,13 +25,8 @@ export class DepositAddresses {
   }
 
   /** The next unused index (one space for every EVM network), and its address. */
-  async next(db: CryptoDb): Promise<{ address: string; index: number }> {
-    const { index } = await tablesIn(db)
-      .insertInto('deposit_index_counters')
-      .values({ scheme: 'evm', next_index: 1 })
-      .onConflict((oc) => oc.column('scheme').doUpdateSet((eb) => ({ next_index: eb('deposit_index_counters.next_index', '+', 1) })))
-      .returning((eb) => eb('next_index', '-', 1).as('index'))
-      .executeTakeFirstOrThrow();
+  async next(db: CryptoQueries): Promise<{ address: string; index: number }> {
+    const index = await takeDepositIndex(db, 'evm');
     return { address: this.addressAt(index), index };
   }
 }

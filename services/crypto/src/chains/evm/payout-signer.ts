@@ -1,12 +1,23 @@
 import { decodeFunctionData, encodeFunctionData, erc20Abi, formatEther, formatGwei, keccak256, parseTransaction, type Hex, type PrivateKeyAccount } from 'viem';
 import type { Clock, Logger } from '@pay/runtime';
-import { tablesIn, type CryptoDb } from '../../db';
-import type { Network, PayoutTransaction } from '../../generated/prisma/client';
+import type { CryptoQueries } from '../../db';
+import type { Network } from '../../generated/prisma/client';
 import { money } from '../../shared/money';
 import type { PayoutRef, PayoutRequest, PayoutSent, PayoutState, PayoutTx } from '../port';
 import { fromUnits, toUnits } from './amounts';
 import { tokenAt, tokenOf, type EvmNetwork, type EvmToken } from './config';
 import { confirmationsOf, receiptOf } from './receipts';
+import {
+  anyPayoutSigned,
+  anyPayoutWallet,
+  insertPayoutTransaction,
+  lockPayoutWallet,
+  payoutTransactionsOf,
+  payoutWalletAddresses,
+  registerPayoutWallet,
+  setNextNonce,
+  type PayoutTransactionRecord as PayoutTransaction,
+} from './payout-store';
 
 const NATIVE: Record<string, string> = { Ethereum: 'ETH', BSC: 'BNB' };
 /** A replacement must outbid the transaction it replaces; nodes ask for at least 10% more. */
@@ -22,21 +33,21 @@ export interface PayoutOptions {
 
 /** Whether a transaction was ever signed for this withdrawal. */
 export async function hasSignedPayout(tx: PayoutTx, withdrawalId: string): Promise<boolean> {
-  return (await tx.payoutTransaction.count({ where: { withdrawalId } })) > 0;
+  return anyPayoutSigned(tx, withdrawalId);
 }
 
 /** Whether a process that holds the hot wallet's key has registered it on `network`. */
-export async function hasPayoutWallet(db: CryptoDb, network: Network): Promise<boolean> {
-  return (await db.payoutWallet.count({ where: { network } })) > 0;
+export async function hasPayoutWallet(db: CryptoQueries, network: Network): Promise<boolean> {
+  return anyPayoutWallet(db, network);
 }
 
 /** Every hot wallet registered on `network` (a replaced key's old wallet may still hold funds). */
-export async function payoutWallets(db: CryptoDb, network: Network): Promise<string[]> {
-  return (await db.payoutWallet.findMany({ where: { network }, select: { address: true }, orderBy: { address: 'asc' } })).map((w) => w.address);
+export async function payoutWallets(db: CryptoQueries, network: Network): Promise<string[]> {
+  return payoutWalletAddresses(db, network);
 }
 
 /**
- * The one owner of `payout_wallets` and `payout_transactions`.
+ * The payouts of `payout_wallets` and `payout_transactions` (whose statements are in payout-store.ts).
  *
  * Sends withdrawals as token transfers from the hot wallet, in the withdrawal step's
  * transaction (which holds the withdrawal's lock). Every transaction is signed under the lock
@@ -48,7 +59,7 @@ export async function payoutWallets(db: CryptoDb, network: Network): Promise<str
  */
 export class EvmPayoutSigner {
   constructor(
-    private readonly db: CryptoDb,
+    private readonly db: CryptoQueries,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly networks: Map<Network, EvmNetwork>,
@@ -60,7 +71,7 @@ export class EvmPayoutSigner {
   async register(): Promise<void> {
     for (const net of this.networks.values()) {
       const nonce = await net.client.getTransactionCount({ address: this.account.address, blockTag: 'pending' });
-      await this.db.payoutWallet.createMany({ data: [{ network: net.network, address: this.account.address, nextNonce: nonce }], skipDuplicates: true });
+      await registerPayoutWallet(this.db, net.network, this.account.address, nonce);
     }
   }
 
@@ -68,7 +79,7 @@ export class EvmPayoutSigner {
     const net = this.networks.get(req.network);
     if (!net) return { state: 'refused', reason: `no live ${req.network} connection signs payouts` };
     // Signed already (by a process that died before the withdrawal moved on): the same bytes, never new ones.
-    const signed = await tx.payoutTransaction.findMany({ where: { withdrawalId: req.payoutId }, orderBy: { sentAt: 'asc' } });
+    const signed = await payoutTransactionsOf(tx, req.payoutId);
     if (signed.length > 0) {
       const latest = signed.at(-1)!;
       return { state: 'sent', txHash: signed[0]!.txHash, fromAddress: signed[0]!.fromAddress, broadcast: () => this.broadcast(net, latest) };
@@ -79,21 +90,14 @@ export class EvmPayoutSigner {
     const problem = await this.fundsProblem(net, token, units, fees.maxFeePerGas);
     if (problem) return { state: 'refused', reason: `${problem}; top it up, then withdraw again` };
     const chainNonce = await net.client.getTransactionCount({ address: this.account.address, blockTag: 'pending' });
-    const wallet = await tablesIn(tx)
-      .selectFrom('payout_wallets')
-      .select('next_nonce')
-      .where('network', '=', net.network)
-      .where('address', '=', this.account.address)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!wallet) throw new Error(`hot wallet ${this.account.address} is not registered on ${net.network}`);
+    const stored = await lockPayoutWallet(tx, net.network, this.account.address);
+    if (stored === null) throw new Error(`hot wallet ${this.account.address} is not registered on ${net.network}`);
     // Something else sent from this wallet too (a manual transfer): never reuse its nonces.
-    const stored = BigInt(wallet.next_nonce);
     const nonce = stored > BigInt(chainNonce) ? stored : BigInt(chainNonce);
     const row = await this.sign(net, token.address, req.payoutId, req.toAddress, units, nonce, fees.maxFeePerGas, fees.maxPriorityFeePerGas);
-    const created = await tx.payoutTransaction.create({ data: row });
-    await tx.payoutWallet.update({ where: { network_address: { network: net.network, address: this.account.address } }, data: { nextNonce: nonce + 1n } });
-    return { state: 'sent', txHash: created.txHash, fromAddress: created.fromAddress, broadcast: () => this.broadcast(net, created) };
+    await insertPayoutTransaction(tx, row);
+    await setNextNonce(tx, net.network, this.account.address, nonce + 1n);
+    return { state: 'sent', txHash: row.txHash, fromAddress: row.fromAddress, broadcast: () => this.broadcast(net, row) };
   }
 
   /**
@@ -104,7 +108,7 @@ export class EvmPayoutSigner {
    */
   async payoutState(ref: PayoutRef, tx: PayoutTx): Promise<PayoutState> {
     const net = this.networks.get(ref.network)!;
-    const sent = await tx.payoutTransaction.findMany({ where: { withdrawalId: ref.payoutId }, orderBy: { sentAt: 'asc' } });
+    const sent = await payoutTransactionsOf(tx, ref.payoutId);
     for (const t of sent) {
       const receipt = await receiptOf(net, t.txHash);
       if (!receipt) continue;
@@ -167,7 +171,7 @@ export class EvmPayoutSigner {
     return null;
   }
 
-  private async sign(net: EvmNetwork, token: Hex, withdrawalId: string, to: string, units: bigint, nonce: bigint, maxFeePerGas: bigint, maxPriorityFeePerGas: bigint) {
+  private async sign(net: EvmNetwork, token: Hex, withdrawalId: string, to: string, units: bigint, nonce: bigint, maxFeePerGas: bigint, maxPriorityFeePerGas: bigint): Promise<PayoutTransaction> {
     const raw = await this.account.signTransaction({
       type: 'eip1559',
       chainId: net.chainId,
@@ -215,7 +219,7 @@ export class EvmPayoutSigner {
     const problem = token ? await this.fundsProblem(net, token, call.units, next.maxFeePerGas) : `its token ${call.token} is no longer configured`;
     if (problem) return held(`cannot be replaced: ${problem}; it waits until the hot wallet is topped up`);
     const row = await this.sign(net, call.token, stuck.withdrawalId, call.to, call.units, stuck.nonce, next.maxFeePerGas, next.maxPriorityFeePerGas);
-    await tx.payoutTransaction.create({ data: row });
+    await insertPayoutTransaction(tx, row);
     this.logger.warn({ network: net.network, withdrawalId: stuck.withdrawalId, stuck: stuck.txHash, replacement: row.txHash }, 'payout stuck: replaced with a higher fee at the same nonce');
     return { state: 'pending', confirmations: 0, blockNumber: null, held: null, broadcast: () => this.broadcast(net, row) };
   }

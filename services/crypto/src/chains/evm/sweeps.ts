@@ -1,14 +1,16 @@
 import { encodeFunctionData, erc20Abi, getAddress, keccak256, type Address, type Hex, type PrivateKeyAccount, type TransactionReceipt } from 'viem';
 import { isUniqueViolation } from '@pay/db';
 import { type Clock, type Logger } from '@pay/runtime';
-import type { CryptoDb } from '../../db';
-import type { SweepTransfer } from '../../generated/prisma/client';
+import type { CryptoQueries } from '../../db';
+import { confirmedSweptUnits, endSweep, insertSweep, signedSweepsFrom, signedSweepsOn, sweepTargets, type SweepEnd, type SweepTransferRecord as SweepTransfer } from './sweep-store';
 import type { EvmNetwork, EvmToken } from './config';
 import { receiptOn, tokenUnitsFrom } from './receipts';
 import { askAll } from './rpc';
 
+export type { SweepTransferRecord } from './sweep-store';
+
 /**
- * The one owner of `sweep_transfers`: the operator's sweeps of deposit addresses.
+ * The operator's sweeps of deposit addresses, recorded in `sweep_transfers` (sweep-store.ts).
  *
  * Why they are recorded: a deposit is credited only when the address's balanceOf covers what
  * it has been credited (a log a dishonest node makes up moves no balance). Once swept, the
@@ -30,7 +32,7 @@ import { askAll } from './rpc';
 
 /** The sweep's signed transfer of `units` of the token from the deposit address `owner` to `to`, written before anything is sent. */
 export async function signSweep(
-  db: CryptoDb,
+  db: CryptoQueries,
   clock: Clock,
   net: EvmNetwork,
   token: EvmToken,
@@ -51,18 +53,16 @@ export async function signSweep(
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
   });
   try {
-    return await db.sweepTransfer.create({
-      data: {
-        txHash: keccak256(raw),
-        network: net.network,
-        currency: token.currency,
-        fromAddress: getAddress(owner.address),
-        toAddress: getAddress(to),
-        nonce,
-        units: units.toString(),
-        raw,
-        signedAt: clock.now(),
-      },
+    return await insertSweep(db, {
+      txHash: keccak256(raw),
+      network: net.network,
+      currency: token.currency,
+      fromAddress: getAddress(owner.address),
+      toAddress: getAddress(to),
+      nonce,
+      units,
+      raw,
+      signedAt: clock.now(),
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw new Error(`nonce ${nonce} of ${owner.address} on ${net.network} is already signed by another sweep: is a second sweep running?`);
@@ -85,14 +85,11 @@ export async function broadcastSweep(net: EvmNetwork, sweep: Pick<SweepTransfer,
  * its nonce used at depth by a transaction that is not this one). Anything else (not mined,
  * not deep, providers that disagree or fail) leaves it Signed. Returns the row as it now is.
  */
-export async function settleSweep(db: CryptoDb, clock: Clock, net: EvmNetwork, token: EvmToken, sweep: SweepTransfer, depth: number, logger: Logger): Promise<SweepTransfer> {
+export async function settleSweep(db: CryptoQueries, clock: Clock, net: EvmNetwork, token: EvmToken, sweep: SweepTransfer, depth: number, logger: Logger): Promise<SweepTransfer> {
   if (sweep.status !== 'Signed') return sweep;
   const { network, providers } = net;
-  const finish = async (data: Partial<Pick<SweepTransfer, 'status' | 'blockNumber' | 'movedUnits' | 'reason'>>) => {
-    // Conditional: two processes settling one sweep write it once, and a final row never changes.
-    await db.sweepTransfer.updateMany({ where: { txHash: sweep.txHash, status: 'Signed' }, data: { ...data, settledAt: clock.now() } });
-    return db.sweepTransfer.findUniqueOrThrow({ where: { txHash: sweep.txHash } });
-  };
+  // Conditional: two processes settling one sweep write it once, and a final row never changes.
+  const finish = (end: SweepEnd) => endSweep(db, sweep.txHash, end, clock.now());
   let answers: [(TransactionReceipt | null)[], bigint[]];
   try {
     answers = await Promise.all([
@@ -135,27 +132,20 @@ export async function settleSweep(db: CryptoDb, clock: Clock, net: EvmNetwork, t
  * Token units confirmed sweeps moved out of `address` in blocks up to `block`, settling the
  * address's unsettled sweeps first (at `depth`). See the module's comment for why this is safe.
  */
-export async function sweptOutBy(db: CryptoDb, clock: Clock, net: EvmNetwork, token: EvmToken, address: string, block: number, depth: number, logger: Logger): Promise<bigint> {
+export async function sweptOutBy(db: CryptoQueries, clock: Clock, net: EvmNetwork, token: EvmToken, address: string, block: number, depth: number, logger: Logger): Promise<bigint> {
   const fromAddress = getAddress(address);
-  const where = { network: net.network, currency: token.currency, fromAddress };
-  for (const s of await db.sweepTransfer.findMany({ where: { ...where, status: 'Signed' } })) await settleSweep(db, clock, net, token, s, depth, logger);
-  const confirmed = await db.sweepTransfer.findMany({ where: { ...where, status: 'Confirmed', blockNumber: { lte: block } }, select: { movedUnits: true } });
-  return confirmed.reduce((sum, s) => sum + BigInt(s.movedUnits!.toFixed()), 0n);
+  for (const s of await signedSweepsFrom(db, net.network, token.currency, fromAddress)) await settleSweep(db, clock, net, token, s, depth, logger);
+  const confirmed = await confirmedSweptUnits(db, net.network, token.currency, fromAddress, block);
+  return confirmed.reduce((sum, units) => sum + BigInt(units), 0n);
 }
 
 /** Where sweeps of the token on the network sent it (not counting sweeps that moved nothing), other than `hotWallets`. */
-export async function sweepDestinations(db: CryptoDb, net: EvmNetwork, token: EvmToken, hotWallets: string[]): Promise<string[]> {
+export async function sweepDestinations(db: CryptoQueries, net: EvmNetwork, token: EvmToken, hotWallets: string[]): Promise<string[]> {
   const hot = new Set(hotWallets.map((a) => getAddress(a)));
-  const rows = await db.sweepTransfer.findMany({
-    where: { network: net.network, currency: token.currency, status: { not: 'Failed' } },
-    distinct: ['toAddress'],
-    select: { toAddress: true },
-    orderBy: { toAddress: 'asc' },
-  });
-  return rows.map((r) => r.toAddress).filter((a) => !hot.has(getAddress(a)));
+  return (await sweepTargets(db, net.network, token.currency)).filter((a) => !hot.has(getAddress(a)));
 }
 
 /** The sweeps of a network not yet final, oldest first. */
-export function unsettledSweeps(db: CryptoDb, net: EvmNetwork): Promise<SweepTransfer[]> {
-  return db.sweepTransfer.findMany({ where: { network: net.network, status: 'Signed' }, orderBy: { signedAt: 'asc' } });
+export function unsettledSweeps(db: CryptoQueries, net: EvmNetwork): Promise<SweepTransfer[]> {
+  return signedSweepsOn(db, net.network);
 }

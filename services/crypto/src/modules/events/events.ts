@@ -1,7 +1,7 @@
 import { recordEvent } from '@pay/webhooks';
 import type { Owner } from '@pay/auth';
 import type { Clock } from '@pay/runtime';
-import type { CryptoTx } from '../../db';
+import type { CryptoQueries } from '../../db';
 import { cryptoEvents, type CryptoEvent } from '../../event-catalogue';
 
 export type { CryptoEvent } from '../../event-catalogue';
@@ -12,6 +12,6 @@ export type { CryptoEvent } from '../../event-catalogue';
  * event) tells the receiver which. `object` is the payload under its key, e.g. `{ withdrawal: {...} }`,
  * as the kind's entry of ../../event-catalogue.ts declares it.
  */
-export async function emitEvent(tx: CryptoTx, clock: Clock, owner: Owner, event: CryptoEvent, object: Record<string, unknown>): Promise<void> {
+export async function emitEvent(tx: CryptoQueries, clock: Clock, owner: Owner, event: CryptoEvent, object: Record<string, unknown>): Promise<void> {
   await recordEvent(tx, { source: cryptoEvents.source, owner, type: event, object, at: clock.now().getTime() });
 }

@@ -1,25 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import { ApiError } from '@pay/schemas';
-import { prepared } from '@pay/db';
 import { pageWindow } from '@pay/http';
 import type { Owner } from '@pay/auth';
-import type { Currency, InvoiceStatus, Network, Prisma } from '../../generated/prisma/client';
-import { invoiceJson, type InvoiceRecord } from './views';
+import type { Currency, InvoiceStatus, Network } from '../../generated/prisma/client';
+import { invoiceJson } from './views';
 import type { CryptoDeps } from '../../deps';
-import { tablesIn, type CryptoTables, type CryptoTx } from '../../db';
+import type { CryptoQueries } from '../../db';
 import { currencyInfo } from '../../shared/currencies';
 import { money, parseAmount } from '../../shared/money';
 import { requireChain } from '../../chains/registry';
 import { emitEvent } from '../events/events';
+import * as store from './store';
+import type { InvoiceRecord, TransfersToInvoice } from './store';
+
+export type { InvoiceRecord, TransfersToInvoice } from './store';
 
 /**
- * The one owner of `crypto.invoices`: every statement that reads or writes the table is here.
- * Transfers credit invoices through `settleInvoice`, merchant statistics count them through
- * `invoiceCountsByStatus`, the payment page reads one through `invoiceById`.
+ * The invoices module: creating, reading and settling invoices. Its statements are its
+ * store's (store.ts). Transfers credit invoices through `settleInvoice`, merchant statistics
+ * count them through `invoiceCountsByStatus`, the payment page reads one through `invoiceById`.
  */
-
-type Tx = CryptoTx;
 
 export interface CreateInvoiceInput {
   amount: number;
@@ -28,62 +28,6 @@ export interface CreateInvoiceInput {
   expiresInMinutes?: number;
 }
 
-/** The row as `InvoiceRecord` (the fields Prisma returns, amounts as numeric text). */
-const RECORD = [
-  'id',
-  'merchant_id as merchantId',
-  'is_test as isTest',
-  'amount',
-  'currency',
-  'network',
-  'address',
-  'description',
-  'status',
-  'amount_received as amountReceived',
-  'expires_at as expiresAt',
-  'paid_at as paidAt',
-  'created_at as createdAt',
-  'deposit_index as depositIndex',
-] as const;
-
-interface NewInvoice {
-  id: string;
-  merchantId: string;
-  isTest: boolean;
-  amount: string;
-  currency: Currency;
-  network: Network;
-  address: string;
-  description: string | null;
-  expiresAt: Date;
-  createdAt: Date;
-  depositIndex: number | null;
-}
-
-// Creating and reading invoices by id are the hot paths: one prepared statement each on the pool.
-const INSERT = prepared((db: CryptoTables, p: NewInvoice) =>
-  db
-    .insertInto('invoices')
-    .values({
-      id: p.id,
-      merchant_id: p.merchantId,
-      is_test: p.isTest,
-      amount: p.amount,
-      currency: p.currency,
-      network: p.network,
-      address: p.address,
-      description: p.description,
-      expires_at: p.expiresAt,
-      created_at: p.createdAt,
-      deposit_index: p.depositIndex,
-    })
-    .returning(RECORD),
-);
-
-const GET = prepared((db: CryptoTables, p: { id: string; merchantId: string; isTest: boolean }) =>
-  db.selectFrom('invoices').select(RECORD).where('id', '=', p.id).where('merchant_id', '=', p.merchantId).where('is_test', '=', p.isTest),
-);
-
 export async function createInvoice(deps: CryptoDeps, owner: Owner, input: CreateInvoiceInput): Promise<InvoiceRecord> {
   const chain = requireChain(deps.chains, owner.isTest, 'invoices', input.currency);
   const amount = parseAmount(input.amount);
@@ -91,7 +35,7 @@ export async function createInvoice(deps: CryptoDeps, owner: Owner, input: Creat
   const deposit = await chain.depositAddress(network);
   const ttlMinutes = input.expiresInMinutes ?? deps.config.INVOICE_DEFAULT_TTL_MINUTES;
   const now = deps.clock.now();
-  const [row] = await INSERT(deps.tables, {
+  return store.insertInvoice(deps.db, {
     id: randomUUID(),
     merchantId: owner.merchantId,
     isTest: owner.isTest,
@@ -104,13 +48,11 @@ export async function createInvoice(deps: CryptoDeps, owner: Owner, input: Creat
     createdAt: now,
     depositIndex: deposit.index,
   });
-  return row!;
 }
 
 /** One of the owner's invoices, or null when it is not theirs (or not in this mode). */
-export async function invoiceOf(deps: CryptoDeps, owner: Owner, id: string): Promise<InvoiceRecord | null> {
-  const [row] = await GET(deps.tables, { id, merchantId: owner.merchantId, isTest: owner.isTest });
-  return row ?? null;
+export async function invoiceOf(deps: Pick<CryptoDeps, 'db'>, owner: Owner, id: string): Promise<InvoiceRecord | null> {
+  return store.ownedInvoice(deps.db, owner, id);
 }
 
 export async function getInvoice(deps: CryptoDeps, owner: Owner, id: string): Promise<InvoiceRecord> {
@@ -120,29 +62,17 @@ export async function getInvoice(deps: CryptoDeps, owner: Owner, id: string): Pr
 }
 
 /** Any invoice by id, for its payment page (the id in the link is the capability). */
-export async function invoiceById(deps: CryptoDeps, id: string): Promise<InvoiceRecord | null> {
-  return (await deps.tables.selectFrom('invoices').select(RECORD).where('id', '=', id).executeTakeFirst()) ?? null;
+export async function invoiceById(deps: Pick<CryptoDeps, 'db'>, id: string): Promise<InvoiceRecord | null> {
+  return store.invoiceWithId(deps.db, id);
 }
 
-export async function listInvoices(deps: CryptoDeps, owner: Owner, q: { page: number; pageSize: number; status?: InvoiceStatus }) {
-  const where: Prisma.InvoiceWhereInput = { merchantId: owner.merchantId, isTest: owner.isTest, ...(q.status ? { status: q.status } : {}) };
-  const [items, totalCount] = await Promise.all([
-    deps.db.invoice.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(q) }),
-    deps.db.invoice.count({ where }),
-  ]);
-  return { items, totalCount };
+export async function listInvoices(deps: Pick<CryptoDeps, 'db'>, owner: Owner, q: { page: number; pageSize: number; status?: InvoiceStatus }) {
+  return store.invoicePage(deps.db, owner, { ...pageWindow(q), status: q.status });
 }
 
 /** How many of the owner's invoices are in each status (merchant statistics). */
-export async function invoiceCountsByStatus(deps: CryptoDeps, owner: Owner): Promise<Map<InvoiceStatus, number>> {
-  const rows = await deps.tables
-    .selectFrom('invoices')
-    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('merchant_id', '=', owner.merchantId)
-    .where('is_test', '=', owner.isTest)
-    .groupBy('status')
-    .execute();
-  return new Map(rows.map((r) => [r.status, Number(r.n)]));
+export async function invoiceCountsByStatus(deps: Pick<CryptoDeps, 'db'>, owner: Owner): Promise<Map<InvoiceStatus, number>> {
+  return store.invoiceCountsByStatus(deps.db, owner);
 }
 
 /**
@@ -150,32 +80,13 @@ export async function invoiceCountsByStatus(deps: CryptoDeps, owner: Owner): Pro
  * transfer seen in time is left open: that transfer still counts toward it.
  * A partly paid invoice becomes Underpaid (the amount received stays in the balance).
  */
-export async function expireDueInvoices(deps: CryptoDeps): Promise<number> {
-  const res = await deps.tables
-    .updateTable('invoices as i')
-    .set((eb) => ({
-      status: eb.cast<InvoiceStatus>(eb.case().when('i.status', '=', 'PartiallyPaid').then(sql.lit('Underpaid')).else(sql.lit('Expired')).end(), sql.id('InvoiceStatus')),
-    }))
-    .where('i.status', 'in', ['Pending', 'PartiallyPaid'])
-    .where('i.expires_at', '<=', deps.clock.now())
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('transactions as t').select('t.id').whereRef('t.invoice_id', '=', 'i.id').where('t.status', '=', 'Pending'))),
-    )
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows);
+export async function expireDueInvoices(deps: Pick<CryptoDeps, 'db' | 'clock'>, transfersToInvoice: TransfersToInvoice): Promise<number> {
+  return store.expireInvoicesDueBy(deps.db, deps.clock.now(), transfersToInvoice);
 }
 
 /** Live invoices paid to these addresses of `network`, by address: what a watcher's found transfers pay. */
-export async function liveInvoicesByAddress(deps: CryptoDeps, network: Network, addresses: string[]): Promise<Map<string, { id: string; merchantId: string; currency: Currency }>> {
-  if (addresses.length === 0) return new Map();
-  const rows = await deps.tables
-    .selectFrom('invoices')
-    .select(['id', 'merchant_id', 'address', 'currency'])
-    .where('network', '=', network)
-    .where('is_test', '=', false)
-    .where('address', 'in', addresses)
-    .execute();
-  return new Map(rows.map((r) => [r.address, { id: r.id, merchantId: r.merchant_id, currency: r.currency as Currency }]));
+export async function liveInvoicesByAddress(deps: Pick<CryptoDeps, 'db'>, network: Network, addresses: string[]): Promise<Map<string, { id: string; merchantId: string; currency: Currency }>> {
+  return store.liveInvoicesByAddress(deps.db, network, addresses);
 }
 
 /**
@@ -183,16 +94,8 @@ export async function liveInvoicesByAddress(deps: CryptoDeps, network: Network, 
  * the ledger's deposits sit until swept (solvency). An address with no recorded transfer is
  * owed nothing, so leaving it out can only understate what is on chain.
  */
-export async function fundedLiveAddresses(deps: Pick<CryptoDeps, 'tables'>, currency: Currency): Promise<string[]> {
-  const rows = await deps.tables
-    .selectFrom('invoices as i')
-    .select('i.address')
-    .where('i.currency', '=', currency)
-    .where('i.is_test', '=', false)
-    .where(({ exists, selectFrom }) => exists(selectFrom('transactions as t').select('t.id').whereRef('t.invoice_id', '=', 'i.id')))
-    .orderBy('i.address')
-    .execute();
-  return rows.map((r) => r.address);
+export async function fundedLiveAddresses(deps: Pick<CryptoDeps, 'db'>, currency: Currency, transfersToInvoice: TransfersToInvoice): Promise<string[]> {
+  return store.fundedLiveAddresses(deps.db, currency, transfersToInvoice);
 }
 
 /**
@@ -200,20 +103,11 @@ export async function fundedLiveAddresses(deps: Pick<CryptoDeps, 'tables'>, curr
  * networks), and whether it may be swept now: not while its invoice is open or a transfer to it
  * waits for confirmations (crediting may still read the address's balance at that block).
  */
-export async function liveDepositAddresses(deps: Pick<CryptoDeps, 'tables'>): Promise<{ address: string; index: number; network: Network; settled: boolean }[]> {
-  const rows = await deps.tables
-    .selectFrom('invoices as i')
-    .select(['i.address', 'i.deposit_index', 'i.network', 'i.status'])
-    .select(({ exists, selectFrom }) =>
-      exists(selectFrom('transactions as t').select('t.id').whereRef('t.invoice_id', '=', 'i.id').where('t.status', '=', 'Pending')).as('confirming'),
-    )
-    .where('i.is_test', '=', false)
-    .where('i.deposit_index', 'is not', null)
-    .orderBy('i.deposit_index')
-    .execute();
+export async function liveDepositAddresses(deps: Pick<CryptoDeps, 'db'>, transfersToInvoice: TransfersToInvoice): Promise<{ address: string; index: number; network: Network; settled: boolean }[]> {
+  const rows = await store.liveDepositIndexes(deps.db, transfersToInvoice);
   return rows.map((r) => ({
     address: r.address,
-    index: r.deposit_index!,
+    index: r.index,
     network: r.network,
     settled: !r.confirming && r.status !== 'Pending' && r.status !== 'PartiallyPaid',
   }));
@@ -235,20 +129,14 @@ export interface ConfirmedTransfer {
  *   (more than the amount is an overpayment: Paid, amountReceived shows it), else PartiallyPaid;
  * - seen after expiry (a late transfer): credited to the balance, the invoice is unchanged.
  */
-export async function settleInvoice(deps: CryptoDeps, tx: Tx, t: ConfirmedTransfer): Promise<void> {
-  const tables = tablesIn(tx);
-  const current = await tables.selectFrom('invoices').select(RECORD).where('id', '=', t.invoiceId).forUpdate().executeTakeFirst();
+export async function settleInvoice(deps: Pick<CryptoDeps, 'clock' | 'config'>, tx: CryptoQueries, t: ConfirmedTransfer): Promise<void> {
+  const current = await store.lockInvoice(tx, t.invoiceId);
   if (!current) return;
   if (t.createdAt >= current.expiresAt || current.status === 'Expired' || current.status === 'Underpaid') return;
   const received = money(current.amountReceived).add(money(t.amount.toString()));
   const nowPaid = current.status !== 'Paid' && received.gte(money(current.amount));
   const status: InvoiceStatus = nowPaid ? 'Paid' : current.status === 'Pending' ? 'PartiallyPaid' : current.status;
-  const updated = await tables
-    .updateTable('invoices')
-    .set({ amount_received: received.toFixed(), status, ...(nowPaid ? { paid_at: deps.clock.now() } : {}) })
-    .where('id', '=', current.id)
-    .returning(RECORD)
-    .executeTakeFirstOrThrow();
+  const updated = await store.setReceived(tx, current.id, { amountReceived: received.toFixed(), status, ...(nowPaid ? { paidAt: deps.clock.now() } : {}) });
   if (nowPaid) {
     await emitEvent(tx, deps.clock, { merchantId: t.merchantId, isTest: t.isTest }, 'invoice.paid', {
       invoice: invoiceJson(updated, deps.config.PUBLIC_URL),

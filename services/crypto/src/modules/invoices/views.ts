@@ -1,8 +1,7 @@
-import type { Invoice } from '../../generated/prisma/client';
 import { toJsonNumber } from '../../shared/money';
+import type { InvoiceRecord } from './store';
 
-/** An invoice as Prisma or a hot-path query returns it: amounts as Decimal or as numeric text. */
-export type InvoiceRecord = Omit<Invoice, 'amount' | 'amountReceived'> & { amount: { toString(): string }; amountReceived: { toString(): string } };
+export type { InvoiceRecord } from './store';
 
 export function paymentUrl(publicUrl: string, id: string): string {
   return `${publicUrl}/pay/${id}`;

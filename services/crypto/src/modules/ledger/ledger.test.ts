@@ -49,7 +49,7 @@ describe('ledger', () => {
       { seq: 1, amount: '99.099', after: '99.099' },
       { seq: 2, amount: '-99.099', after: '0' },
     ]);
-    const [trc20, ...others] = await balances(ctx.deps.tables, o);
+    const [trc20, ...others] = await balances(ctx.deps.db, o);
     expect(trc20).toMatchObject({ currency: 'USDT_TRC20' });
     expect(trc20!.available.toFixed()).toBe('88.999');
     expect(trc20!.pending.toFixed()).toBe('0');
@@ -93,7 +93,7 @@ describe('ledger', () => {
     await eventually(async () => {
       const {
         rows: [w],
-      } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(ctx.deps.tables);
+      } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(ctx.deps.db.$kysely);
       if (w!.n === 0) throw new Error('B is not waiting on A yet');
     });
     commit();
@@ -107,7 +107,7 @@ describe('ledger', () => {
 
   it('is guarded in Postgres too: a negative balance_after is refused by the CHECK constraint', async () => {
     const o = owner();
-    const insert = ctx.deps.tables
+    const insert = ctx.deps.db.$kysely
       .insertInto('ledger_entries')
       .values({ merchant_id: o.merchantId, is_test: true, currency: 'USDT_TRC20', bucket: 'available', kind: 'withdrawal_hold', amount: '-1', seq: '1', balance_after: '-1', withdrawal_id: randomUUID() })
       .execute();

@@ -14,9 +14,9 @@ export async function merchantStats(deps: CryptoDeps, auth: AuthContext) {
   const owner = ownerOf(auth);
   const [byStatus, received, fees, balanceRows] = await Promise.all([
     invoiceCountsByStatus(deps, owner),
-    sumOfKind(deps.tables, owner, 'deposit'),
-    sumOfKind(deps.tables, owner, 'fee'),
-    balances(deps.tables, owner),
+    sumOfKind(deps.db, owner, 'deposit'),
+    sumOfKind(deps.db, owner, 'fee'),
+    balances(deps.db, owner),
   ]);
   const count = (...statuses: InvoiceStatus[]) => statuses.reduce((n, s) => n + (byStatus.get(s) ?? 0), 0);
   const usd = (rows: { currency: Parameters<CryptoDeps['rates']['usdRate']>[0]; amount: Money }[]) =>

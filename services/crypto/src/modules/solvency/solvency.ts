@@ -3,13 +3,14 @@ import type { CryptoDeps } from '../../deps';
 import type { ChainHoldings } from '../../chains/port';
 import type { Currency, Network } from '../../generated/prisma/client';
 import { fundedLiveAddresses } from '../invoices/service';
+import { transfersToInvoice } from '../transactions/fragments';
 import { liveLedgerTotals } from '../ledger/ledger';
-import { unsentLiveWithdrawals } from '../withdrawals/store';
+import { unsentLiveAmount } from '../withdrawals/service';
 import { Money, money } from '../../shared/money';
 import type { SolvencyLine } from './line';
 import { forgetSolvency, reportSolvency } from './metrics';
 
-type Reads = Pick<CryptoDeps, 'tables'>;
+type Reads = Pick<CryptoDeps, 'db'>;
 
 /**
  * One token's solvency. The ledger side is read first and the chain after it: a deposit
@@ -21,9 +22,9 @@ type Reads = Pick<CryptoDeps, 'tables'>;
  */
 export async function solvencyOf(deps: Reads, holdings: ChainHoldings, network: Network, currency: Currency): Promise<SolvencyLine> {
   const [ledger, unsent, addresses] = await Promise.all([
-    liveLedgerTotals(deps.tables, currency),
-    unsentLiveWithdrawals(deps.tables, currency),
-    fundedLiveAddresses(deps, currency),
+    liveLedgerTotals(deps.db, currency),
+    unsentLiveAmount(deps, currency),
+    fundedLiveAddresses(deps, currency, transfersToInvoice),
   ]);
   const chain = await holdings.holdings(network, currency, addresses);
   const sum = (xs: { tokens: Money }[]) => xs.reduce((a, x) => a.add(x.tokens), money(0));

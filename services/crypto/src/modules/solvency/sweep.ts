@@ -4,10 +4,12 @@ import { wordlist } from '@scure/bip39/wordlists/english';
 import { bytesToHex, erc20Abi, getAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { Clock, Logger } from '@pay/runtime';
-import type { Currency, Network, SweepTransfer } from '../../generated/prisma/client';
+import type { Currency, Network } from '../../generated/prisma/client';
+import type { SweepTransferRecord as SweepTransfer } from '../../chains/evm/sweeps';
 import type { CryptoDb } from '../../db';
 import type { CryptoDeps } from '../../deps';
 import { liveDepositAddresses } from '../invoices/service';
+import { transfersToInvoice } from '../transactions/fragments';
 import { fromUnits } from '../../chains/evm/amounts';
 import type { EvmNetwork, EvmToken } from '../../chains/evm/config';
 import { broadcastSweep, settleSweep, signSweep, unsettledSweeps } from '../../chains/evm/sweeps';
@@ -60,7 +62,7 @@ export interface SweepItem {
 }
 
 /** What the sweep tool writes with: the sweep records (chains/evm/sweeps.ts) and its clock and log. */
-export type SweepDeps = Pick<CryptoDeps, 'tables'> & { db: CryptoDb; clock: Clock; logger: Logger };
+export type SweepDeps = { db: CryptoDb; clock: Clock; logger: Logger };
 
 /**
  * The sweeps of earlier runs that are not final yet (a crash, or not yet at `depth`): each is
@@ -91,7 +93,7 @@ export async function finishSweeps(deps: SweepDeps, nets: EvmNetwork[], depth: (
  * sweep not yet final is left too: its nonce is taken until that sweep is settled.
  */
 export async function planSweep(deps: SweepDeps, tokens: { net: EvmNetwork; token: EvmToken }[]): Promise<SweepItem[]> {
-  const addresses = await liveDepositAddresses(deps);
+  const addresses = await liveDepositAddresses(deps, transfersToInvoice);
   const settled = new Map<string, { index: number; settled: boolean }>();
   for (const a of addresses) {
     const seen = settled.get(a.address);

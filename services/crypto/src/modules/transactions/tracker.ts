@@ -1,8 +1,9 @@
 import { TRANSACTION_OPTIONS } from '@pay/db';
 import type { CryptoDeps } from '../../deps';
-import type { Transaction } from '../../generated/prisma/client';
+import type { TransactionRecord as Transaction } from './transfers';
 import { expireDueInvoices } from '../invoices/service';
 import { applyTransferState, pendingTransfers } from './transfers';
+import { transfersToInvoice } from './fragments';
 import { chainOf } from '../../chains/registry';
 
 /** Older transfers first; the rest wait for the next pass. */
@@ -29,7 +30,7 @@ export async function trackTransfers(deps: CryptoDeps, mode?: TrackedMode): Prom
   const counts = await Promise.all(modes.map((m) => trackMode(deps, m === 'test')));
   const updated = counts.reduce((a, b) => a + b, 0);
   if (updated > 0) deps.kickOutbox();
-  const expired = await expireDueInvoices(deps);
+  const expired = await expireDueInvoices(deps, transfersToInvoice);
   return { updated, expired };
 }
 

@@ -1,11 +1,10 @@
 import { ApiError } from '@pay/schemas';
 import { isUniqueViolation, TRANSACTION_OPTIONS } from '@pay/db';
 import { pageWindow } from '@pay/http';
-import type { Network, Prisma, Transaction } from '../../generated/prisma/client';
+import type { Network } from '../../generated/prisma/client';
 import type { CryptoDeps } from '../../deps';
 import type { Owner } from '@pay/auth';
-import type { Updateable } from 'kysely';
-import { tablesIn, type CryptoTx, type Tables } from '../../db';
+import type { CryptoQueries } from '../../db';
 import { lockBalance, post, postedAmount } from '../ledger/ledger';
 import { getMerchant } from '@pay/accounts';
 import { money, percentOf, type Money } from '../../shared/money';
@@ -14,13 +13,17 @@ import type { FoundTransfer, TransferState } from '../../chains/port';
 import { invoiceOf, liveInvoicesByAddress, settleInvoice } from '../invoices/service';
 import { emitEvent } from '../events/events';
 import { transactionDetailJson } from './views';
+import * as store from './store';
+import type { TransactionRecord } from './store';
+
+export type { TransactionRecord } from './store';
 
 /**
- * The one owner of `crypto.transactions` (incoming transfers): recording them, following them
- * to their end, and the reads of the API and the tracker.
+ * The transactions module (incoming transfers): recording them, following them to their end,
+ * and the reads of the API and the tracker. Its statements are its store's (store.ts).
  */
 
-type Tx = CryptoTx;
+type Tx = CryptoQueries;
 
 export function requiredConfirmations(deps: Pick<CryptoDeps, 'config'>, network: Network): number {
   const c = deps.config;
@@ -40,7 +43,7 @@ export interface DetectedTransfer {
  * A transfer to an invoice's address was seen on chain: record it as Pending and show its
  * net amount (after the merchant's fee) as pending balance until it confirms.
  */
-export async function recordDetectedTransfer(deps: CryptoDeps, owner: Owner, input: DetectedTransfer): Promise<Transaction> {
+export async function recordDetectedTransfer(deps: CryptoDeps, owner: Owner, input: DetectedTransfer): Promise<TransactionRecord> {
   const amount = input.amount;
   const invoice = await invoiceOf(deps, owner, input.invoiceId);
   if (!invoice) {
@@ -55,22 +58,20 @@ export async function recordDetectedTransfer(deps: CryptoDeps, owner: Owner, inp
   try {
     const created = await deps.db.$transaction(async (tx) => {
       await lockBalance(tx, owner, invoice.currency);
-      const t = await tx.transaction.create({
-        data: {
-          invoiceId: invoice.id,
-          merchantId: owner.merchantId,
-          isTest: owner.isTest,
-          txHash: input.txHash ? normalizeTxHash(invoice.network, input.txHash) : generateTxHash(invoice.network),
-          fromAddress,
-          toAddress: invoice.address,
-          amount: amount.toFixed(),
-          currency: invoice.currency,
-          network: invoice.network,
-          requiredConfirmations: requiredConfirmations(deps, invoice.network),
-          blockNumber: input.blockNumber ?? null,
-          note: now >= invoice.expiresAt || ['Expired', 'Underpaid'].includes(invoice.status) ? 'late: the invoice had expired' : null,
-          createdAt: now,
-        },
+      const t = await store.insertTransaction(tx, {
+        invoiceId: invoice.id,
+        merchantId: owner.merchantId,
+        isTest: owner.isTest,
+        txHash: input.txHash ? normalizeTxHash(invoice.network, input.txHash) : generateTxHash(invoice.network),
+        fromAddress,
+        toAddress: invoice.address,
+        amount,
+        currency: invoice.currency,
+        network: invoice.network,
+        requiredConfirmations: requiredConfirmations(deps, invoice.network),
+        blockNumber: input.blockNumber ?? null,
+        note: now >= invoice.expiresAt || ['Expired', 'Underpaid'].includes(invoice.status) ? 'late: the invoice had expired' : null,
+        createdAt: now,
       });
       await post(tx, owner, invoice.currency, [{ bucket: 'pending', kind: 'deposit_detected', amount: net, transactionId: t.id }]);
       return t;
@@ -96,13 +97,7 @@ export async function recordFoundTransfers(deps: CryptoDeps, found: FoundTransfe
     const invoices = await liveInvoicesByAddress(deps, network, [...new Set(ofNetwork.map((f) => f.toAddress))]);
     // A watcher scans its newest blocks again on every pass: what it recorded before is skipped here, without a write.
     const paying = ofNetwork.filter((f) => invoices.has(f.toAddress));
-    const known = new Set(
-      paying.length === 0
-        ? []
-        : (
-            await deps.db.transaction.findMany({ where: { network, txHash: { in: [...new Set(paying.map((f) => f.txHash))] } }, select: { txHash: true, toAddress: true } })
-          ).map((t) => `${t.txHash}:${t.toAddress}`),
-    );
+    const known = await store.knownTransfers(deps.db, network, [...new Set(paying.map((f) => f.txHash))]);
     for (const f of paying) {
       if (known.has(`${f.txHash}:${f.toAddress}`)) continue;
       const invoice = invoices.get(f.toAddress);
@@ -129,29 +124,12 @@ export async function recordFoundTransfers(deps: CryptoDeps, found: FoundTransfe
  * another got there first. On confirmation: pending is settled, the gross amount is credited
  * and the fee debited, the invoice advances, and the events are written, all in `tx`.
  */
-/** The block number as the bigint column takes it through Kysely (decimal text). */
-const blockOf = (block: number | null): string | null => (block === null ? null : String(block));
-
-/** Writes a transfer's tracked columns through the transaction that locked its row, with the same builder. */
-async function setTransfer(tx: Tx, id: string, changes: Updateable<Tables.Transaction>): Promise<void> {
-  await tablesIn(tx).updateTable('transactions').set(changes).where('id', '=', id).execute();
-}
-
-export async function applyTransferState(deps: CryptoDeps, tx: Tx, t: Transaction, state: TransferState): Promise<boolean> {
-  const unchanged = await tablesIn(tx)
-    .selectFrom('transactions')
-    .select('id')
-    .where('id', '=', t.id)
-    .where('status', '=', 'Pending')
-    .where('confirmations', '=', t.confirmations)
-    .forUpdate()
-    .skipLocked()
-    .executeTakeFirst();
-  if (!unchanged) return false;
+export async function applyTransferState(deps: CryptoDeps, tx: Tx, t: TransactionRecord, state: TransferState): Promise<boolean> {
+  if (!(await store.lockPendingTransfer(tx, t.id, t.confirmations))) return false;
   const owner = { merchantId: t.merchantId, isTest: t.isTest };
   if (state.state === 'pending') {
     if (state.confirmations !== t.confirmations) {
-      await setTransfer(tx, t.id, { confirmations: state.confirmations, block_number: blockOf(state.blockNumber) });
+      await store.updateTransfer(tx, t.id, { confirmations: state.confirmations, blockNumber: state.blockNumber });
     }
     return true;
   }
@@ -160,27 +138,27 @@ export async function applyTransferState(deps: CryptoDeps, tx: Tx, t: Transactio
   const settle = { bucket: 'pending' as const, kind: 'deposit_settled' as const, amount: net.neg(), transactionId: t.id };
   if (state.state === 'failed') {
     await post(tx, owner, t.currency, [settle]);
-    await setTransfer(tx, t.id, { status: 'Failed', block_number: blockOf(state.blockNumber), note: state.reason });
+    await store.updateTransfer(tx, t.id, { status: 'Failed', blockNumber: state.blockNumber, note: state.reason });
     return true;
   }
   const now = deps.clock.now();
-  const gross = money(t.amount);
+  const gross = t.amount;
   await post(tx, owner, t.currency, [
     settle,
     { bucket: 'available', kind: 'deposit', amount: gross, transactionId: t.id },
     { bucket: 'available', kind: 'fee', amount: net.sub(gross), transactionId: t.id },
   ]);
-  await setTransfer(tx, t.id, { status: 'Confirmed', confirmations: state.confirmations, block_number: blockOf(state.blockNumber), confirmed_at: now });
+  await store.updateTransfer(tx, t.id, { status: 'Confirmed', confirmations: state.confirmations, blockNumber: state.blockNumber, confirmedAt: now });
   // The row as it now stands: it was read as `t` and has been locked since, so only these columns moved.
-  const confirmed: Transaction = { ...t, status: 'Confirmed', confirmations: state.confirmations, blockNumber: BigInt(state.blockNumber), confirmedAt: now };
+  const confirmed: TransactionRecord = { ...t, status: 'Confirmed', confirmations: state.confirmations, blockNumber: BigInt(state.blockNumber), confirmedAt: now };
   await emitEvent(tx, deps.clock, owner, 'transaction.confirmed', { transaction: transactionDetailJson(confirmed) });
   await settleInvoice(deps, tx, confirmed);
   return true;
 }
 
 /** Pending transfers of one mode, oldest first: what the tracker asks the chain about. */
-export function pendingTransfers(deps: CryptoDeps, isTest: boolean, limit: number): Promise<Transaction[]> {
-  return deps.db.transaction.findMany({ where: { status: 'Pending', isTest }, orderBy: { createdAt: 'asc' }, take: limit });
+export function pendingTransfers(deps: Pick<CryptoDeps, 'db'>, isTest: boolean, limit: number): Promise<TransactionRecord[]> {
+  return store.pendingTransfersOf(deps.db, isTest, limit);
 }
 
 /**
@@ -188,29 +166,18 @@ export function pendingTransfers(deps: CryptoDeps, isTest: boolean, limit: numbe
  * confirmations bring (they count toward it once confirmed): the payment page asks only for
  * the rest.
  */
-export async function awaitingConfirmation(deps: CryptoDeps, invoice: { id: string; expiresAt: Date }): Promise<Money> {
-  const { sum } = await deps.tables
-    .selectFrom('transactions')
-    .select((eb) => eb.fn.sum<string | null>('amount').as('sum'))
-    .where('invoice_id', '=', invoice.id)
-    .where('status', '=', 'Pending')
-    .where('created_at', '<', invoice.expiresAt)
-    .executeTakeFirstOrThrow();
-  return money(sum ?? 0);
+export async function awaitingConfirmation(deps: Pick<CryptoDeps, 'db'>, invoice: { id: string; expiresAt: Date }): Promise<Money> {
+  return money((await store.pendingSumBefore(deps.db, invoice.id, invoice.expiresAt)) ?? 0);
 }
+
 
 /** One page of the owner's transfers, newest first; `invoiceId` narrows to one invoice. */
-export async function listTransactions(deps: CryptoDeps, owner: Owner, q: { page: number; pageSize: number; invoiceId?: string }) {
-  const where: Prisma.TransactionWhereInput = { ...owner, ...(q.invoiceId ? { invoiceId: q.invoiceId } : {}) };
-  const [items, totalCount] = await Promise.all([
-    deps.db.transaction.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(q) }),
-    deps.db.transaction.count({ where }),
-  ]);
-  return { items, totalCount };
+export async function listTransactions(deps: Pick<CryptoDeps, 'db'>, owner: Owner, q: { page: number; pageSize: number; invoiceId?: string }) {
+  return store.transactionPage(deps.db, owner, { ...pageWindow(q), invoiceId: q.invoiceId || undefined });
 }
 
-export async function getTransaction(deps: CryptoDeps, owner: Owner, id: string): Promise<Transaction> {
-  const t = await deps.db.transaction.findFirst({ where: { id, ...owner } });
+export async function getTransaction(deps: Pick<CryptoDeps, 'db'>, owner: Owner, id: string): Promise<TransactionRecord> {
+  const t = await store.ownedTransaction(deps.db, owner, id);
   if (!t) throw new ApiError('NOT_FOUND', `Transaction ${id} not found`);
   return t;
 }

@@ -1,4 +1,4 @@
-import type { Transaction } from '../../generated/prisma/client';
+import type { TransactionRecord as Transaction } from './store';
 import { toJsonNumber } from '../../shared/money';
 
 /** The list item: every field of the spec but blockNumber. */

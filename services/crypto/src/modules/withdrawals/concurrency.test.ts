@@ -42,13 +42,13 @@ describe('concurrent withdrawals', () => {
     expect(refused).toHaveLength(61);
     for (const r of refused) expect(r.body.error?.code).toBe('INSUFFICIENT_BALANCE');
 
-    const entries = ctx.deps.tables
+    const entries = ctx.deps.db.$kysely
       .selectFrom('ledger_entries')
       .select((eb) => ['amount', eb.fn.sum<string>('amount').over((ob) => ob.orderBy('id')).as('running')])
       .where('merchant_id', '=', m.merchantId)
       .where('currency', '=', 'USDT_TRC20')
       .where('bucket', '=', 'available');
-    const sum = await ctx.deps.tables
+    const sum = await ctx.deps.db.$kysely
       .selectFrom(entries.as('e'))
       .select((eb) => [eb.fn.sum<string>('e.amount').as('available'), eb.fn.min<string>('e.running').as('lowest')])
       .executeTakeFirstOrThrow();

@@ -1,5 +1,6 @@
 import { oncePerScrape, scrapedGauge } from '@pay/runtime';
 import type { CryptoDb } from '../../db';
+import { processingSummary } from './store';
 
 /** The database whose withdrawals this process reports (the processes running the withdrawal worker). */
 let source: CryptoDb | null = null;
@@ -15,11 +16,8 @@ export function watchWithdrawals(db: CryptoDb): () => void {
 /** One read per scrape, shared by both gauges; null while no withdrawal worker runs here, or the database is away. */
 const processingNow = oncePerScrape(async () => {
   if (!source) return null;
-  return Promise.all([
-    source.withdrawal.aggregate({ where: { status: 'Processing' }, _count: { _all: true }, _min: { processedAt: true } }),
-    source.withdrawal.count({ where: { status: 'Processing', heldReason: { not: null } } }),
-  ])
-    .then(([a, held]) => ({ count: a._count._all, held, oldestSeconds: a._min.processedAt ? Math.max(0, (Date.now() - a._min.processedAt.getTime()) / 1000) : 0 }))
+  return processingSummary(source)
+    .then((s) => ({ count: s.count, held: s.held, oldestSeconds: s.oldestProcessedAt ? Math.max(0, (Date.now() - s.oldestProcessedAt.getTime()) / 1000) : 0 }))
     .catch(() => null);
 });
 

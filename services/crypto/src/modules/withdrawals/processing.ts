@@ -1,12 +1,10 @@
-import type { Withdrawal } from '../../generated/prisma/client';
 import type { CryptoDeps } from '../../deps';
-import { tablesIn } from '../../db';
 import { lockBalance, post } from '../ledger/ledger';
 import { money } from '../../shared/money';
 import { emitEvent } from '../events/events';
 import { requiredConfirmations } from '../transactions/transfers';
 import { withdrawalJson } from './views';
-import { endWithdrawal, lockWithdrawal, markSent, recordProgress } from './store';
+import { endWithdrawal, lockWithdrawal, markSent, recordProgress, type WithdrawalRecord as Withdrawal } from './store';
 import type { Broadcast, PayoutState, PayoutTx } from '../../chains/port';
 import { chainOf } from '../../chains/registry';
 
@@ -60,7 +58,7 @@ async function send(deps: CryptoDeps, tx: PayoutTx, w: Withdrawal): Promise<Outc
     await settle(deps, tx, w, 'Pending', { state: 'failed', reason: sent.reason, blockNumber: null });
     return { step: 'done', ended: true };
   }
-  await markSent(tablesIn(tx), w.id, sent.txHash, deps.clock.now());
+  await markSent(tx, w.id, sent.txHash, deps.clock.now());
   return { step: 'again', broadcast: sent.broadcast };
 }
 
@@ -81,7 +79,7 @@ async function follow(deps: CryptoDeps, tx: PayoutTx, w: Withdrawal): Promise<Ou
     const held = state.held ?? null;
     if (held && held !== w.heldReason) deps.logger.warn({ withdrawalId: w.id, network: w.network, held }, 'payout held: it waits, and is not failed');
     if (state.confirmations !== w.confirmations || txHash !== w.txHash || held !== w.heldReason) {
-      await recordProgress(tablesIn(tx), w.id, state.confirmations, txHash, held);
+      await recordProgress(tx, w.id, state.confirmations, txHash, held);
     }
     return { step: 'again', broadcast: state.broadcast };
   }

@@ -32,7 +32,7 @@ export function withdrawalRoutes(api: Api, deps: CryptoDeps): void {
     auth: 'key',
     response: { status: 200, schema: DataBody(BalanceData) },
     handler: async ({ auth }) => {
-      const rows = await balances(deps.tables, ownerOf(auth));
+      const rows = await balances(deps.db, ownerOf(auth));
       let usd = new Money(0);
       const entries = rows.map((b) => {
         const info = CURRENCIES.find((c) => c.code === b.currency)!;

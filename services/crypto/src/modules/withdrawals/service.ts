@@ -3,9 +3,9 @@ import { ApiError } from '@pay/schemas';
 import { isUniqueViolation } from '@pay/db';
 import { readableNumber } from '@pay/runtime';
 import { outboxMessage } from '@pay/queue';
-import type { Currency, Withdrawal, WithdrawalStatus } from '../../generated/prisma/client';
-import { insertWithdrawal, withdrawalOf, withdrawalsOf, type CreateOutcome } from './store';
-import type { CreatedWithdrawalRecord } from './views';
+import { pageWindow } from '@pay/http';
+import type { Currency, WithdrawalStatus } from '../../generated/prisma/client';
+import { insertWithdrawal, unsentLiveWithdrawals, withdrawalOf, withdrawalsOf, type CreateOutcome, type CreatedWithdrawalRecord, type WithdrawalRecord } from './store';
 import type { CryptoDeps } from '../../deps';
 import { currencyInfo } from '../../shared/currencies';
 import { Money, money, parseAmount, withdrawalFee } from '../../shared/money';
@@ -63,7 +63,7 @@ export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: Cr
   let r: CreateOutcome;
   for (let attempt = 1; ; attempt++) {
     try {
-      r = await insertWithdrawal(deps.tables, {
+      r = await insertWithdrawal(deps.db, {
         id,
         merchantId: owner.merchantId,
         isTest: owner.isTest,
@@ -121,14 +121,22 @@ export async function createWithdrawal(deps: CryptoDeps, owner: Owner, input: Cr
   }
 }
 
-export async function getWithdrawal(deps: CryptoDeps, owner: Owner, id: string): Promise<Withdrawal> {
+export async function getWithdrawal(deps: CryptoDeps, owner: Owner, id: string): Promise<WithdrawalRecord> {
   const w = await withdrawalOf(deps.db, owner, id);
   if (!w) throw new ApiError('NOT_FOUND', `Withdrawal ${id} not found`);
   return w;
 }
 
 export function listWithdrawals(deps: CryptoDeps, owner: Owner, q: { page: number; pageSize: number; status?: WithdrawalStatus }) {
-  return withdrawalsOf(deps.db, owner, q);
+  return withdrawalsOf(deps.db, owner, { ...pageWindow(q), status: q.status });
+}
+
+/**
+ * What live withdrawals not yet sent will pay out (their net amounts) in `currency`: the
+ * tokens are still in the hot wallet and owed to their recipients (solvency).
+ */
+export function unsentLiveAmount(deps: Pick<CryptoDeps, 'db'>, currency: Currency): Promise<string> {
+  return unsentLiveWithdrawals(deps.db, currency);
 }
 
 /** Live minimums cover the payout's gas (WITHDRAWAL_MINIMUMS); test mode pays none (WITHDRAWAL_MIN_AMOUNT). */

@@ -1,19 +1,80 @@
-import { sql } from 'kysely';
-import { prepared } from '@pay/db';
-import { pageWindow } from '@pay/http';
+import { sql, type Selectable } from 'kysely';
+import { preparedStatement, type Kysely } from '@pay/db';
 import type { Owner } from '@pay/auth';
-import type { Currency, Network, Prisma, Withdrawal, WithdrawalStatus } from '../../generated/prisma/client';
-import { tablesIn, type CryptoDb, type CryptoTables, type CryptoTx } from '../../db';
-import type { CreatedWithdrawalRecord } from './views';
+import type { Currency, Network, WithdrawalStatus } from '../../generated/kysely/tables';
+import type { CryptoQueries, DB, Tables } from '../../db';
+import { money, type Money } from '../../shared/money';
 
 /**
  * The one owner of `crypto.withdrawals` and `crypto.withdrawal_volume`: every statement on
  * them is here. Creating one is a single call of `create_withdrawal` (its migrations:
  * withdrawal_in_one_statement, withdrawal_returns_row, withdrawal_volume_by_minute,
- * withdrawal_refusals), which also writes the hold and the outbox job.
+ * withdrawal_refusals), which also writes the hold and the outbox job. Each function runs on what
+ * it is given: the client (`deps.db`) or a transaction (`tx`).
  */
 
-type Tx = CryptoTx;
+type Tx = CryptoQueries;
+
+/** A withdrawal as the module hands it out. */
+export interface WithdrawalRecord {
+  id: string;
+  merchantId: string;
+  isTest: boolean;
+  withdrawalNumber: string;
+  toAddress: string;
+  amount: Money;
+  fee: Money;
+  netAmount: Money;
+  currency: Currency;
+  network: Network;
+  status: WithdrawalStatus;
+  txHash: string | null;
+  confirmations: number;
+  failureReason: string | null;
+  heldReason: string | null;
+  createdAt: Date;
+  processedAt: Date | null;
+  completedAt: Date | null;
+  idempotencyKey: string | null;
+}
+
+/** What the create response needs, as `create_withdrawal` returns it (amounts as numeric text). */
+export interface CreatedWithdrawalRecord {
+  id: string;
+  withdrawalNumber: string;
+  toAddress: string;
+  amount: { toString(): string };
+  fee: { toString(): string };
+  netAmount: { toString(): string };
+  currency: Currency;
+  network: Network;
+  status: WithdrawalStatus;
+  createdAt: Date;
+}
+
+function recordOf(r: Selectable<Tables.Withdrawal>): WithdrawalRecord {
+  return {
+    id: r.id,
+    merchantId: r.merchant_id,
+    isTest: r.is_test,
+    withdrawalNumber: r.withdrawal_number,
+    toAddress: r.to_address,
+    amount: money(r.amount),
+    fee: money(r.fee),
+    netAmount: money(r.net_amount),
+    currency: r.currency,
+    network: r.network,
+    status: r.status,
+    txHash: r.tx_hash,
+    confirmations: r.confirmations,
+    failureReason: r.failure_reason,
+    heldReason: r.held_reason,
+    createdAt: r.created_at,
+    processedAt: r.processed_at,
+    completedAt: r.completed_at,
+    idempotencyKey: r.idempotency_key,
+  };
+}
 
 /** The row `create_withdrawal` returns (its RETURNS TABLE, migration withdrawal_refusals). */
 interface CreateWithdrawalRow {
@@ -65,7 +126,7 @@ export type CreateOutcome =
 
 // The hot path: one prepared statement on the pool, checks (own address, hourly count, daily
 // limit, funds), hold, withdrawal, outbox job, and the row back.
-const CREATE = prepared((db: CryptoTables, p: NewWithdrawal) =>
+const CREATE = preparedStatement((db: Kysely<DB>, p: NewWithdrawal) =>
   db
     .selectFrom(
       sql<CreateWithdrawalRow>`create_withdrawal(${p.id}, ${p.merchantId}, ${p.isTest}, ${p.withdrawalNumber}, ${p.toAddress}, ${p.amount}, ${p.fee},
@@ -91,37 +152,41 @@ const CREATE = prepared((db: CryptoTables, p: NewWithdrawal) =>
 );
 
 /** Runs `create_withdrawal`: the function always answers one row, whatever its outcome. */
-export async function insertWithdrawal(db: CryptoTables, w: NewWithdrawal): Promise<CreateOutcome> {
-  const [row] = await CREATE(db, w);
+export async function insertWithdrawal(on: CryptoQueries, w: NewWithdrawal): Promise<CreateOutcome> {
+  const [row] = await CREATE(on.$kysely, w);
   return row as CreateOutcome;
 }
 
-// Reads by key and paged lists use the Prisma model API: its rows are what the views take.
-
-export async function withdrawalOf(db: CryptoDb, owner: Owner, id: string): Promise<Withdrawal | null> {
-  return db.withdrawal.findFirst({ where: { id, ...owner } });
+export async function withdrawalOf(on: CryptoQueries, owner: Owner, id: string): Promise<WithdrawalRecord | null> {
+  const row = await on.$kysely.selectFrom('withdrawals').selectAll().where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('is_test', '=', owner.isTest).executeTakeFirst();
+  return row ? recordOf(row) : null;
 }
 
-export async function withdrawalById(db: CryptoDb, id: string): Promise<Withdrawal | null> {
-  return db.withdrawal.findUnique({ where: { id } });
+export async function withdrawalById(on: CryptoQueries, id: string): Promise<WithdrawalRecord | null> {
+  const row = await on.$kysely.selectFrom('withdrawals').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? recordOf(row) : null;
 }
 
-export async function withdrawalsOf(db: CryptoDb, owner: Owner, q: { page: number; pageSize: number; status?: WithdrawalStatus }) {
-  const where: Prisma.WithdrawalWhereInput = { ...owner, ...(q.status ? { status: q.status } : {}) };
-  const [items, totalCount] = await Promise.all([
-    db.withdrawal.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(q) }),
-    db.withdrawal.count({ where }),
+/** One page of the owner's withdrawals, newest first, and how many there are. */
+export async function withdrawalsOf(on: CryptoQueries, owner: Owner, q: { skip: number; take: number; status?: WithdrawalStatus }) {
+  const base = on.$kysely
+    .selectFrom('withdrawals')
+    .where('merchant_id', '=', owner.merchantId)
+    .where('is_test', '=', owner.isTest)
+    .$if(q.status !== undefined, (qb) => qb.where('status', '=', q.status!));
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').offset(q.skip).limit(q.take).execute(),
+    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { items, totalCount };
+  return { items: rows.map(recordOf), totalCount: Number(count.n) };
 }
 
-/** Withdrawals not yet finished, oldest first (the reconciler puts a job back for each). */
 /**
  * What live withdrawals not yet sent will pay out (their net amounts) in `currency`: the
  * tokens are still in the hot wallet and owed to their recipients (solvency).
  */
-export async function unsentLiveWithdrawals(db: CryptoTables, currency: Currency): Promise<string> {
-  const { sum } = await db
+export async function unsentLiveWithdrawals(on: CryptoQueries, currency: Currency): Promise<string> {
+  const { sum } = await on.$kysely
     .selectFrom('withdrawals')
     .select((eb) => eb.fn.sum<string | null>('net_amount').as('sum'))
     .where('status', '=', 'Pending')
@@ -131,14 +196,15 @@ export async function unsentLiveWithdrawals(db: CryptoTables, currency: Currency
   return sum ?? '0';
 }
 
-export async function openWithdrawalIds(db: CryptoTables, limit: number): Promise<string[]> {
-  const rows = await db.selectFrom('withdrawals').select('id').where('status', 'in', ['Pending', 'Processing']).orderBy('created_at').limit(limit).execute();
+/** Withdrawals not yet finished, oldest first (the reconciler puts a job back for each). */
+export async function openWithdrawalIds(on: CryptoQueries, limit: number): Promise<string[]> {
+  const rows = await on.$kysely.selectFrom('withdrawals').select('id').where('status', 'in', ['Pending', 'Processing']).orderBy('created_at').limit(limit).execute();
   return rows.map((r) => r.id);
 }
 
 /** Pending → Processing once its transfer is sent; false if another worker moved it first. */
-export async function markSent(db: CryptoTables, id: string, txHash: string, at: Date): Promise<boolean> {
-  const res = await db
+export async function markSent(on: CryptoQueries, id: string, txHash: string, at: Date): Promise<boolean> {
+  const res = await on.$kysely
     .updateTable('withdrawals')
     .set({ status: 'Processing', tx_hash: txHash, processed_at: at })
     .where('id', '=', id)
@@ -153,15 +219,16 @@ export async function markSent(db: CryptoTables, id: string, txHash: string, at:
  * two workers never decide on one withdrawal at once. 'busy' when another worker holds it (it is
  * moving the withdrawal now; look again later), null when there is no such withdrawal.
  */
-export async function lockWithdrawal(tx: Tx, id: string): Promise<Withdrawal | 'busy' | null> {
-  const locked = await tablesIn(tx).selectFrom('withdrawals').select('id').where('id', '=', id).forUpdate().skipLocked().executeTakeFirst();
-  if (!locked) return (await tx.withdrawal.count({ where: { id } })) > 0 ? 'busy' : null;
-  return tx.withdrawal.findUniqueOrThrow({ where: { id } });
+export async function lockWithdrawal(tx: Tx, id: string): Promise<WithdrawalRecord | 'busy' | null> {
+  const locked = await tx.$kysely.selectFrom('withdrawals').selectAll().where('id', '=', id).forUpdate().skipLocked().executeTakeFirst();
+  if (locked) return recordOf(locked);
+  const exists = await tx.$kysely.selectFrom('withdrawals').select('id').where('id', '=', id).executeTakeFirst();
+  return exists ? 'busy' : null;
 }
 
 /** A Processing withdrawal's confirmations so far, the hash of the transaction that carries it, and why it is held (null: it is not). */
-export async function recordProgress(db: CryptoTables, id: string, confirmations: number, txHash: string | null, heldReason: string | null): Promise<void> {
-  await db
+export async function recordProgress(on: CryptoQueries, id: string, confirmations: number, txHash: string | null, heldReason: string | null): Promise<void> {
+  await on.$kysely
     .updateTable('withdrawals')
     .set({ confirmations, tx_hash: txHash, held_reason: heldReason })
     .where('id', '=', id)
@@ -178,9 +245,8 @@ export type Ending =
  * transaction; null when another worker ended it first. A failed withdrawal also leaves the
  * 24-hour limit: its amount comes off its minute's volume.
  */
-export async function endWithdrawal(tx: Tx, w: Withdrawal, from: 'Pending' | 'Processing', end: Ending): Promise<Withdrawal | null> {
-  const tables = tablesIn(tx);
-  const moved = await tables
+export async function endWithdrawal(tx: Tx, w: WithdrawalRecord, from: 'Pending' | 'Processing', end: Ending): Promise<WithdrawalRecord | null> {
+  const moved = await tx.$kysely
     .updateTable('withdrawals')
     .set(
       end.status === 'Completed'
@@ -189,10 +255,11 @@ export async function endWithdrawal(tx: Tx, w: Withdrawal, from: 'Pending' | 'Pr
     )
     .where('id', '=', w.id)
     .where('status', '=', from)
+    .returningAll()
     .executeTakeFirst();
-  if (moved.numUpdatedRows === 0n) return null;
+  if (!moved) return null;
   if (end.status === 'Failed') {
-    await tables
+    await tx.$kysely
       .updateTable('withdrawal_volume')
       .set((eb) => ({ amount: eb('amount', '-', w.amount.toString()) }))
       .where('merchant_id', '=', w.merchantId)
@@ -201,5 +268,19 @@ export async function endWithdrawal(tx: Tx, w: Withdrawal, from: 'Pending' | 'Pr
       .where('minute', '=', sql<Date>`date_trunc('minute', ${w.createdAt}::timestamptz)`)
       .execute();
   }
-  return tx.withdrawal.findUniqueOrThrow({ where: { id: w.id } });
+  return recordOf(moved);
+}
+
+/** Withdrawals in Processing: how many, how many of them are held, and when the oldest was sent (metrics). */
+export async function processingSummary(on: CryptoQueries): Promise<{ count: number; held: number; oldestProcessedAt: Date | null }> {
+  const row = await on.$kysely
+    .selectFrom('withdrawals')
+    .select((eb) => [
+      eb.fn.countAll<string>().as('count'),
+      eb.fn.count<string>('held_reason').as('held'),
+      eb.fn.min('processed_at').as('oldest'),
+    ])
+    .where('status', '=', 'Processing')
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), held: Number(row.held), oldestProcessedAt: row.oldest ?? null };
 }

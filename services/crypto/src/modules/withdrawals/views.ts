@@ -1,9 +1,7 @@
-import type { Withdrawal } from '../../generated/prisma/client';
 import { toJsonNumber } from '../../shared/money';
+import type { CreatedWithdrawalRecord, WithdrawalRecord as Withdrawal } from './store';
 
-/** What the create response needs, as Prisma or `create_withdrawal` returns it (amounts as Decimal or text). */
-export type CreatedWithdrawalRecord = Pick<Withdrawal, 'id' | 'withdrawalNumber' | 'toAddress' | 'currency' | 'network' | 'status' | 'createdAt'> &
-  Record<'amount' | 'fee' | 'netAmount', { toString(): string }>;
+export type { CreatedWithdrawalRecord } from './store';
 
 /** Create response: id, withdrawalNumber, toAddress, amount, fee, netAmount, currency, network, status, createdAt. */
 export function createdWithdrawalJson(w: CreatedWithdrawalRecord) {

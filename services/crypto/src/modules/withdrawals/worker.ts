@@ -33,7 +33,7 @@ export function startWithdrawalWorker(deps: CryptoDeps, lifecycle?: Lifecycle): 
  * such withdrawal; the job id is the withdrawal id, so one that still has a job is skipped.
  */
 export async function reconcileWithdrawals(deps: CryptoDeps, queue: Queue): Promise<number> {
-  const open = await openWithdrawalIds(deps.tables, 1000);
+  const open = await openWithdrawalIds(deps.db, 1000);
   if (open.length === 0) return 0;
   await queue.addBulk(
     open.map((id) => ({ name: Queues.withdrawals.name, data: { withdrawalId: id }, opts: { ...Queues.withdrawals.jobOptions, jobId: id } })),
