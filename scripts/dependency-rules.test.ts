@@ -380,11 +380,6 @@ const KNOWN_TABLE_NAMINGS: readonly string[] = [
   'packages/queue/src/outbox.test.ts → queue.outbox',
   'packages/queue/src/outbox.ts → queue.outbox',
   'packages/testing/src/fuzz/snapshot.ts → accounts.api_keys',
-  'packages/webhooks/src/deliveries.ts → webhooks.attempts',
-  'packages/webhooks/src/deliveries.ts → webhooks.deliveries',
-  'packages/webhooks/src/deliveries.ts → webhooks.endpoints',
-  'packages/webhooks/src/endpoints.ts → webhooks.deliveries',
-  'packages/webhooks/src/endpoints.ts → webhooks.endpoints',
   'packages/webhooks/src/events.ts → webhooks.events',
   // Crypto: no module but withdrawals has a store; tests read rows directly.
   'services/crypto/src/chains/evm/deposits.devnet.test.ts → crypto.chain_blocks',

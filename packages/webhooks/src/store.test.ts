@@ -6,7 +6,8 @@ import { webhookTables, WEBHOOKS_SCHEMA } from './db';
 import { Type } from '@sinclair/typebox';
 import { eventsOf, recordEvent } from './events';
 import { defineEvents } from './catalogue';
-import { assertWebhookUrl, createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateEndpointSecret } from './endpoints';
+import { assertWebhookUrl } from './endpoints';
+import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateEndpointSecret } from './store/endpoints';
 import { claimDue, dispatchEvents, heartbeat, retireWorker } from './store';
 
 /** A caller's client, as the webhook worker and the services pass their own. */

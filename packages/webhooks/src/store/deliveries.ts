@@ -1,0 +1,139 @@
+// The deliveries and attempts as the console reads them and asks for resends and test events
+// (this package's store of `webhooks.deliveries` for the console; the worker's statements are ../store.ts).
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '@pay/schemas';
+import type { Owner } from '@pay/auth';
+import type { Selectable } from 'kysely';
+import { webhookTables, type Queries, type Transactions } from '../db';
+import type { WebhookDelivery } from '../generated/kysely/tables';
+import { consoleEndpoint, ownEndpoint } from './endpoints';
+import { insertEvent } from '../events';
+import type { EventCatalogue } from '../catalogue';
+import type { AttemptView, DeliveryFilter, DeliveryStatus, DeliveryView } from '../deliveries';
+
+const COLUMNS = [
+  'd.id',
+  'd.endpoint_id',
+  'd.event_type',
+  'd.status',
+  'd.attempts',
+  'd.last_status_code',
+  'd.last_response_body',
+  'd.last_error',
+  'd.last_attempt_at',
+  'd.created_at',
+  'd.next_attempt_at',
+  'd.resend_requested_at',
+] as const;
+
+type DeliveryColumn = (typeof COLUMNS)[number] extends `d.${infer C}` ? C : never;
+
+type DeliveryRow = Omit<Pick<Selectable<WebhookDelivery>, 'id' | 'endpoint_id' | 'event_type' | 'status' | 'attempts' | 'last_status_code' | 'last_response_body' | 'last_error' | 'last_attempt_at' | 'created_at' | 'next_attempt_at' | 'resend_requested_at'>, 'status'> & {
+  status: string;
+};
+
+function view(r: DeliveryRow): DeliveryView {
+  return {
+    id: r.id,
+    endpointId: r.endpoint_id,
+    event: r.event_type,
+    status: r.status as DeliveryStatus,
+    attempts: r.attempts,
+    lastStatusCode: r.last_status_code,
+    lastResponseBody: r.last_response_body,
+    lastError: r.last_error,
+    lastAttemptAt: r.last_attempt_at,
+    createdAt: r.created_at,
+    nextAttemptAt: r.next_attempt_at,
+    resendRequested: r.resend_requested_at !== null,
+  };
+}
+
+/** An endpoint's deliveries, newest first, optionally of one status and one event kind. */
+export async function listDeliveries(db: Queries, owner: Owner, endpointId: string, f: DeliveryFilter): Promise<{ items: DeliveryView[]; total: number }> {
+  await assertEndpointOf(db, owner, endpointId);
+  const matching = webhookTables(db)
+    .selectFrom('deliveries as d')
+    .where('d.endpoint_id', '=', endpointId)
+    .$if(f.status !== undefined, (q) => q.where('d.status', '=', f.status!))
+    .$if(f.event !== undefined, (q) => q.where('d.event_type', '=', f.event!));
+  const [rows, count] = await Promise.all([
+    matching.select(COLUMNS).orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(f.limit).offset(f.offset).execute(),
+    matching.select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items: rows.map(view), total: count.n };
+}
+
+/** Every attempt of these deliveries, oldest first, by delivery id. */
+export async function attemptsOf(db: Queries, deliveryIds: string[]): Promise<Map<string, AttemptView[]>> {
+  if (deliveryIds.length === 0) return new Map();
+  const rows = await webhookTables(db)
+    .selectFrom('attempts')
+    .select(['delivery_id', 'attempted_at', 'duration_ms', 'url', 'status_code', 'error', 'response_body', 'succeeded', 'manual'])
+    .where('delivery_id', 'in', deliveryIds)
+    .orderBy('attempted_at')
+    .orderBy('id')
+    .execute();
+  const out = new Map<string, AttemptView[]>();
+  for (const r of rows) {
+    const list = out.get(r.delivery_id) ?? [];
+    list.push({
+      attemptedAt: r.attempted_at,
+      durationMs: r.duration_ms,
+      url: r.url,
+      statusCode: r.status_code,
+      error: r.error,
+      responseBody: r.response_body,
+      succeeded: r.succeeded,
+      manual: r.manual,
+    });
+    out.set(r.delivery_id, list);
+  }
+  return out;
+}
+
+async function assertEndpointOf(db: Queries, owner: Owner, endpointId: string): Promise<void> {
+  const row = await webhookTables(db).selectFrom('endpoints').select('id').where(ownEndpoint(owner, endpointId)).executeTakeFirst();
+  if (!row) throw new ApiError('NOT_FOUND', `Webhook ${endpointId} not found`);
+}
+
+/**
+ * Asks for a manual resend: the worker makes one more attempt with the same `X-SVC-Delivery`,
+ * recorded as a new (manual) attempt. It does not count against the six of the schedule; a
+ * success marks the delivery `succeeded`.
+ */
+export async function requestResend(db: Queries, owner: Owner, deliveryId: string, now: Date): Promise<DeliveryView> {
+  const row = await webhookTables(db)
+    .updateTable('deliveries as d')
+    .set({ resend_requested_at: now })
+    .from('endpoints as e')
+    .where('d.id', '=', deliveryId)
+    .whereRef('e.id', '=', 'd.endpoint_id')
+    .where('e.merchant_id', '=', owner.merchantId)
+    .where('e.is_test', '=', owner.isTest)
+    .returning(COLUMNS)
+    .executeTakeFirst();
+  if (!row) throw new ApiError('NOT_FOUND', `Delivery ${deliveryId} not found`);
+  return view(row);
+}
+
+/**
+ * The console's test action: a sample event of `kind` (by default the first the endpoint
+ * subscribed to, else the catalogue's first) with the dummy payload its catalogue gives, for
+ * this endpoint only, delivered like any other.
+ */
+export async function sendTestEvent<K extends string>(db: Transactions, events: EventCatalogue<K>, owner: Owner, endpointId: string, now: Date, kind?: K): Promise<DeliveryView> {
+  return db.$transaction(async (tx) => {
+    const endpoint = await webhookTables(tx).selectFrom('endpoints').select('events').where(consoleEndpoint(owner, endpointId)).executeTakeFirst();
+    if (!endpoint) throw new ApiError('NOT_FOUND', `Webhook ${endpointId} not found`);
+    const type = kind ?? ((endpoint.events[0] ?? events.kinds[0]) as K);
+    const eventId = randomUUID();
+    await insertEvent(tx, { id: eventId, source: events.source, owner, type, object: events.sample(type, now, !owner.isTest), at: now.getTime(), targetEndpointId: endpointId, dispatchedAt: now });
+    const row = await webhookTables(tx)
+      .insertInto('deliveries')
+      .values({ id: randomUUID(), event_id: eventId, endpoint_id: endpointId, event_type: type, status: 'pending', attempts: 0, next_attempt_at: now, created_at: now })
+      .returning(COLUMNS.map((c) => c.slice(2) as DeliveryColumn))
+      .executeTakeFirstOrThrow();
+    return view(row);
+  });
+}
