@@ -2,9 +2,11 @@ import { Counter, Gauge } from 'prom-client';
 import { metricsRegistry, oncePerScrape } from '@pay/runtime';
 
 /**
- * The acquirers' metrics (the live fiat rail: T-Bank). Labels name the provider (`tbank`) and
- * the terminal's mode (`live`, `test`), never a terminal key, a PaymentId or an order: each
- * label takes a handful of values.
+ * The acquirers' metrics, one series per acquirer: labels name the provider (its registered
+ * name, e.g. `tbank`) and the terminal's mode (`live`, `test`), never a terminal key, a payment
+ * or an order id: each label takes a handful of values. The names are generic and stable
+ * (infra/k8s/monitoring's alerts and dashboard read them); what an outcome means for one
+ * acquirer (its methods, its timeout setting) is its own (T-Bank: docs/runbooks/acquirer.md).
  */
 
 /** What became of a notification the acquirer sent: `applied`, or why it was refused or not processed. */
@@ -13,21 +15,21 @@ export type NotificationOutcome = 'applied' | 'malformed' | 'unknown_terminal' |
 export const acquirerNotifications = new Counter({
   name: 'invoicing_acquirer_notifications_total',
   help:
-    'Notifications the acquirer sent, by provider and outcome: applied (answered OK), or not acknowledged and sent again by the acquirer: ' +
-    'malformed (no JSON object), unknown_terminal, bad_token (403), unknown_payment (404: no payment with its PaymentId), ' +
-    'order_mismatch (400: its OrderId is not its payment’s invoice), error (500: GetState or the database failed while applying it)',
+    'Notifications an acquirer sent, by provider and outcome: applied (acknowledged), or not acknowledged and sent again by the acquirer: ' +
+    'malformed (no JSON object), unknown_terminal, bad_token (403: its signature does not verify), unknown_payment (404: no payment with its id), ' +
+    'order_mismatch (400: the order it names is not its payment’s invoice), error (500: asking the acquirer or the database failed while applying it)',
   labelNames: ['provider', 'outcome'] as const,
   registers: [metricsRegistry],
 });
 
-/** How a call to the acquirer ended: `ok`, `refused` (it answered Success: false), or it could not be asked. */
+/** How a call to an acquirer ended: `ok`, `refused` (it answered with an error code; T-Bank: Success: false), or it could not be asked. */
 export type CallOutcome = 'ok' | 'refused' | 'timeout' | 'unreachable' | 'http_error' | 'bad_answer';
 
 export const acquirerCalls = new Counter({
   name: 'invoicing_acquirer_calls_total',
   help:
-    'Calls to the acquirer’s API, by provider, mode, method (Init, GetQr, GetState, CheckOrder, Cancel) and outcome: ok, refused (Success: false, with its ErrorCode), ' +
-    'timeout (no answer in TBANK_TIMEOUT_MS), unreachable (no connection, or it closed without an answer), http_error (an HTTP status other than 200), bad_answer (not JSON)',
+    'Calls to an acquirer’s API, by provider, mode, method (the acquirer’s own: T-Bank’s Init, GetQr, GetState, CheckOrder, Cancel) and outcome: ok, refused (it answered with an error code), ' +
+    'timeout (no answer within its timeout setting, T-Bank’s TBANK_TIMEOUT_MS), unreachable (no connection, or it closed without an answer), http_error (an unexpected HTTP status), bad_answer (not JSON)',
   labelNames: ['provider', 'mode', 'method', 'outcome'] as const,
   registers: [metricsRegistry],
 });
@@ -90,7 +92,7 @@ const secondsSince = (at: Date, now: number) => Math.max(0, (now - at.getTime())
 
 backlogGauge(
   'invoicing_acquirer_payments_open',
-  'Acquirer payments without a final state (a PaymentId, not yet paid, declined, cancelled or expired) created more than TBANK_RECONCILE_AFTER_MS ago: the reconciler’s work',
+  'Acquirer payments without a final state (opened at the acquirer, not yet paid, declined, cancelled or expired) older than the acquirer’s reconcile delay (T-Bank: TBANK_RECONCILE_AFTER_MS): the reconciler’s work',
   (l) => l.open,
 );
 
@@ -102,6 +104,6 @@ backlogGauge(
 
 backlogGauge(
   'invoicing_acquirer_payment_oldest_unheard_seconds',
-  'The longest one of those payments has gone without word of the acquirer (a GetState of the reconciler, or a notification) since it became due (0 when none is): grows when the acquirer cannot be asked or no reconciler runs',
+  'The longest one of those payments has gone without word of the acquirer (an answer to the reconciler, or a notification) since it became due (0 when none is): grows when the acquirer cannot be asked or no reconciler runs',
   (l, now) => secondsSince(l.unheardSince, now),
 );
