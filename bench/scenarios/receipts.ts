@@ -16,7 +16,7 @@ import { ImageOcr } from '../../services/invoicing/src/engines/vision/ocr';
 import { PdfTextReader } from '../../services/invoicing/src/modules/receipts/pdf-text';
 import type { BenchConfig } from '../lib/config';
 import type { MeasuredSuite, Measurement } from '../lib/types';
-import { newMerchant, startInvoicingApp, v2Request, moscowDay, receiptPdf, receiptPng, uploadReceiptRequest } from '@pay/invoicing/test';
+import { countReceipts, newMerchant, startInvoicingApp, v2Request, moscowDay, receiptPdf, receiptPng, uploadReceiptRequest } from '@pay/invoicing/test';
 
 const RECEIPTS = Number(process.env.BENCH_RECEIPTS ?? 30);
 const WARM_RUNS = Number(process.env.BENCH_OCR_RUNS ?? 10);
@@ -89,10 +89,7 @@ export const receiptSuite: MeasuredSuite = {
           const inv = await v2Request(app.app, m, 'post', '/api/v2/invoices', { amount: 1490.9, expiresInHours: 2 });
           // Warm the worker first: throughput is a steady state; the cold start is the row above.
           const first = await uploadReceiptRequest(app.app, m, inv.body.invoice.id, images[0]!);
-          const decided = async (ids: string[]) =>
-            Number(
-              (await app.deps.sql.query(`SELECT count(*)::int AS n FROM invoicing.receipts WHERE id = ANY($1::uuid[]) AND status <> 'PENDING'`, [ids])).rows[0].n,
-            );
+          const decided = (ids: string[]) => countReceipts(app.deps.db, ids, 'decided');
           while ((await decided([first.body.receipt.id])) < 1) await sleep(50);
           const ids: string[] = [];
           // One invoice per receipt, as customers upload them (an invoice takes at most 20).
@@ -106,9 +103,7 @@ export const receiptSuite: MeasuredSuite = {
           }
           while ((await decided(ids)) < ids.length) await sleep(50);
           const minutes = (performance.now() - started) / 60_000;
-          const approved = Number(
-            (await app.deps.sql.query(`SELECT count(*)::int AS n FROM invoicing.receipts WHERE id = ANY($1::uuid[]) AND status = 'APPROVED'`, [ids])).rows[0].n,
-          );
+          const approved = await countReceipts(app.deps.db, ids, 'APPROVED');
           rows.push({
             scenario: 'receipts.throughput',
             what: `${RECEIPTS} PNG receipts uploaded through the API, checked by one worker (concurrency 1, OCR warm); ${approved} approved`,

@@ -84,7 +84,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
     metricsToken: deps.config.METRICS_TOKEN,
     trustProxy: deps.config.TRUST_PROXY,
     readiness: [
-      { name: 'postgres', check: () => postgresReady(deps.tables) },
+      { name: 'postgres', check: () => postgresReady(deps.db.$kysely) },
       { name: 'redis', check: () => redisReady(deps.redis) },
     ],
   });

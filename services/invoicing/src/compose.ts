@@ -1,9 +1,7 @@
 import type { Express } from 'express';
 import { SecretBox } from '@pay/auth';
 import { accountKeys, accountsKeyResolver } from '@pay/accounts';
-import { databasePools } from '@pay/db';
 import { closeRedis, createLogger, queueRedis, requestRedis, systemClock, type Clock, type Lifecycle, type Logger } from '@pay/runtime';
-import { createWebhooksDb } from '@pay/webhooks';
 import type { InvoicingConfig } from './config';
 import { webhookWaker } from './channels/console/wakes';
 import { buildInvoicingApp, type InvoicingApis } from './app';
@@ -19,8 +17,8 @@ import type { InvoicingDeps } from './deps';
 export interface ComposeOptions {
   logger?: Logger;
   clock?: Clock;
-  /** Connections per pool. By default DATABASE_POOL_MAX split between the service's client (invoicing's and accounts' tables) and the webhooks schema's. */
-  pools?: { invoicing: number; webhooks: number };
+  /** Connections of the process's one pool (its client's). By default DATABASE_POOL_MAX. */
+  poolSize?: number;
   /** Adjusts the providers the config gives (a test gives live mode the sandbox). */
   providers?: (configured: PaymentProviders) => PaymentProviders;
   /** Whether the process is draining (main.ts: its Lifecycle's); never, by default. */
@@ -49,13 +47,11 @@ export interface ComposedInvoicing {
 export function composeInvoicing(config: InvoicingConfig, opts: ComposeOptions = {}): ComposedInvoicing {
   const logger = opts.logger ?? createLogger('invoicing', config.LOG_LEVEL);
   const clock = opts.clock ?? systemClock;
-  const pools = opts.pools ?? defaultPools(config);
-  const { db, tables, sql, close: closeDb } = createInvoicingDb(config.DATABASE_URL, pools.invoicing);
+  const db = createInvoicingDb(config.DATABASE_URL, opts.poolSize ?? config.DATABASE_POOL_MAX);
   const redis = requestRedis(config.REDIS_URL, logger);
   const queues = queueRedis(config.REDIS_URL, logger);
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
   const keys = accountKeys({ resolver: accountsKeyResolver(db, secrets), redis, logger });
-  const webhooks = createWebhooksDb(config.DATABASE_URL, pools.webhooks);
   const waker = webhookWaker(queues, config.QUEUE_PREFIX, logger);
   const mailer = smtpMailer(config);
   // Test mode pays through the sandbox (or T-Bank's demo terminal); live mode through T-Bank when configured, else live invoices are refused.
@@ -65,15 +61,12 @@ export function composeInvoicing(config: InvoicingConfig, opts: ComposeOptions =
     config,
     logger,
     db,
-    tables,
-    sql,
     providers: opts.providers ? opts.providers(configured) : configured,
     redis,
     queueRedis: queues,
     keys,
     secrets,
     receiptStorage: receiptStorageFrom(config),
-    webhooks,
     wakeWebhooks: waker.wake,
     clock,
     mailer,
@@ -84,7 +77,7 @@ export function composeInvoicing(config: InvoicingConfig, opts: ComposeOptions =
   const closers = [
     ['mailer', async () => mailer.close()],
     ['webhook wakes', waker.close],
-    ['postgres', () => Promise.all([webhooks.$disconnect(), closeDb()])],
+    ['postgres', () => db.$close()],
     ['redis', () => Promise.all([keys.close(), closeRedis(redis), closeRedis(queues)])],
   ] as const;
   return {
@@ -103,8 +96,5 @@ export function composeInvoicing(config: InvoicingConfig, opts: ComposeOptions =
   };
 }
 
-/** DATABASE_POOL_MAX connections in all: the service's client (invoicing's and accounts' tables), and a minor share for the webhooks schema's pool. */
-function defaultPools(config: InvoicingConfig) {
-  const pools = databasePools(config.DATABASE_POOL_MAX, 1);
-  return { invoicing: pools.main, webhooks: pools.minor };
+@@DEFAULTPOOLS@@
 }

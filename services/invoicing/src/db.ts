@@ -1,38 +1,27 @@
-import type pg from 'pg';
-import { createDb, poolUnder, typedSql, typedSqlIn, type Db, type Kysely, type Sql, type Tx } from '@pay/db';
+import { createDb, type Db, type Kysely, type Tx } from '@pay/db';
 import type { DB } from './generated/kysely/tables';
 import { PrismaClient } from './generated/prisma/client';
 
 /** Postgres schema owned by this service. */
 export const INVOICING_SCHEMA = 'invoicing';
 
+/**
+ * The process's one client: Prisma on one pool, with `db.$kysely` (the typed builder over
+ * invoicing's tables, prisma-kysely) and `db.$transaction(async (tx) => …)`, the one way to
+ * open a transaction. The accounts and webhooks packages run their statements on it too.
+ */
 export type InvoicingDb = Db<PrismaClient, DB>;
-/** Inside `db.$transaction`: the model API and `tx.$kysely` on the transaction's connection. */
+/** Inside `db.$transaction`: `tx.$kysely` on the transaction's connection. */
 export type InvoicingTx = Tx<PrismaClient, DB>;
-export type { Prisma } from './generated/prisma/client';
-/** The service's tables for hand-written SQL, typed from prisma/schema.prisma. */
-export type InvoicingTables = Kysely<DB>;
+/**
+ * What a store function takes: the client outside a transaction (`deps.db`), or `tx` inside
+ * one. It runs its statements on `on.$kysely`, so the same function serves both.
+ */
+export interface InvoicingQueries {
+  readonly $kysely: Kysely<DB>;
+}
 export type * as Tables from './generated/kysely/tables';
 
-/** The typed builder inside a transaction of `inTransaction` (or `pgSql(pool).$transaction`). */
-export const tablesIn = (tx: Sql): InvoicingTables => typedSqlIn<DB>(tx);
-
-/**
- * One pool, three ways in: the Prisma client (transactions, the model API), the typed builder
- * over the pool itself for statements outside a transaction (the hot paths: create, get,
- * list, analytics), where plain `pg` costs a third of the CPU of a Prisma raw query per
- * statement (measured: ~60 µs against ~130 µs), and the pool (health check).
- */
-export function createInvoicingDb(
-  databaseUrl: string,
-  poolSize = 10,
-): { db: InvoicingDb; tables: InvoicingTables; sql: pg.Pool; close: () => Promise<void> } {
-  const db = createDb<PrismaClient, DB>(PrismaClient, { url: databaseUrl, schema: INVOICING_SCHEMA, poolSize });
-  const sql = poolUnder(db.$kysely)!;
-  return {
-    db,
-    tables: typedSql<DB>(sql),
-    sql,
-    close: () => db.$close(),
-  };
+export function createInvoicingDb(databaseUrl: string, poolSize = 10): InvoicingDb {
+  return createDb<PrismaClient, DB>(PrismaClient, { url: databaseUrl, schema: INVOICING_SCHEMA, poolSize });
 }

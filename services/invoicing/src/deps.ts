@@ -1,12 +1,10 @@
-import type { Pool } from 'pg';
 import type { Redis } from 'ioredis';
 import type { AccountKeys } from '@pay/accounts';
 import type { SecretBox } from '@pay/auth';
 import type { Clock, Logger } from '@pay/runtime';
 import type { WebhookWakeJob } from '@pay/queue';
-import type { WebhooksDb } from '@pay/webhooks';
 import type { InvoicingConfig } from './config';
-import type { InvoicingDb, InvoicingTables } from './db';
+import type { InvoicingDb } from './db';
 import type { PaymentProviders } from './payments/provider';
 import type { ReceiptStorage } from './modules/receipts/storage';
 import type { Mailer } from './modules/batch/mailer';
@@ -17,12 +15,11 @@ export interface InvoicingDeps {
   logger: Logger;
   /** API key resolution (cached per process, invalidated across processes). */
   keys: AccountKeys;
-  /** The service's own tables (schema `invoicing`): transactions and the rest; @pay/accounts runs on it too (schema `accounts`). */
+  /**
+   * The process's one client on its one pool: invoicing's tables through `db.$kysely` and
+   * `db.$transaction`, and the accounts and webhooks packages' tables (they take it as `Queries`).
+   */
   db: InvoicingDb;
-  /** The same pool as `db`, through the typed builder: every hand-written statement outside a transaction. */
-  tables: InvoicingTables;
-  /** The same pool as `db` (health check; SQL not yet on the typed builder). */
-  sql: Pool;
   /** Payment provider per mode: test mode always has the sandbox; live only what is configured. */
   providers: PaymentProviders;
   /** Request path: rate limits, replay guard, readiness. Fails fast when Redis is away. */
@@ -33,8 +30,6 @@ export interface InvoicingDeps {
   /** Uploaded receipt files: local disk or an S3-compatible bucket (RECEIPTS_STORAGE). */
   receiptStorage: ReceiptStorage;
   clock: Clock;
-  /** Webhook endpoints, deliveries and attempts (schema `webhooks`), for the console. */
-  webhooks: WebhooksDb;
   /** Wakes the webhook worker after the console changed something it must act on (never throws). */
   wakeWebhooks: (reason: WebhookWakeJob['reason']) => void;
   /** Outgoing e-mail (batch payment links): pooled SMTP. */
@@ -49,13 +44,13 @@ export interface InvoicingDeps {
  * a function reaches and a test can build only that. The composition roots (main.ts, app.ts,
  * background.ts, the console's assembly) take the whole InvoicingDeps and hand each domain its part.
  */
-export type InvoicesDeps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'config' | 'logger' | 'providers'>;
-export type CustomersDeps = Pick<InvoicingDeps, 'tables' | 'clock'>;
-export type AnalyticsDeps = Pick<InvoicingDeps, 'tables' | 'clock'>;
+export type InvoicesDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'providers'>;
+export type CustomersDeps = Pick<InvoicingDeps, 'db' | 'clock'>;
+export type AnalyticsDeps = Pick<InvoicingDeps, 'db' | 'clock'>;
 export type V1Deps = InvoicesDeps;
-export type BatchDeps = Pick<InvoicingDeps, 'tables' | 'sql' | 'clock' | 'config' | 'logger' | 'providers' | 'mailer' | 'queueRedis' | 'kickOutbox'>;
-export type KycDeps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'kickOutbox'>;
-export type ReceiptsDeps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'kickOutbox' | 'receiptStorage'>;
-export type PayPageDeps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'config' | 'logger' | 'providers' | 'kickOutbox' | 'receiptStorage'>;
-export type PaymentsDeps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'config' | 'logger' | 'providers'>;
-export type ConsoleDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'redis' | 'secrets' | 'wakeWebhooks' | 'webhooks'>;
+export type BatchDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'providers' | 'mailer' | 'queueRedis' | 'kickOutbox'>;
+export type KycDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'kickOutbox'>;
+export type ReceiptsDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'kickOutbox' | 'receiptStorage'>;
+export type PayPageDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'providers' | 'kickOutbox' | 'receiptStorage'>;
+export type PaymentsDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'providers'>;
+export type ConsoleDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'redis' | 'secrets' | 'wakeWebhooks'>;

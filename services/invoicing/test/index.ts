@@ -5,4 +5,5 @@
  */
 export { newMerchant, newMerchantIn, startBuiltInvoicing, startInvoicingApp, v1Request, v2Request, type TestMerchant } from './test-support';
 export { moscowDay, multipartBody, receiptPdf, receiptPng, uploadReceiptRequest } from './receipts/test-fixtures';
+export { countReceipts } from './receipts/store';
 export { documentForm, postDocuments } from './kyc/fixtures';

@@ -1,8 +1,7 @@
-import { Kysely, PostgresDialect } from 'kysely';
-import type pg from 'pg';
+import { tablesOf, type Kysely, type Queries } from '@pay/db';
 
 /**
- * What tests read and write beside the API, through the typed builder (`deps.tables`: the
+ * What tests read and write beside the API, through the typed builder (`deps.db`: the
  * service's own tables, typed from prisma/schema.prisma), never SQL text.
  */
 
@@ -14,7 +13,7 @@ export async function countOf(query: { executeTakeFirstOrThrow(): Promise<{ n: s
 /**
  * Tables of packages the service uses, as tests look at them (each package owns its table and
  * generates no builder types of its own: these are the columns tests touch, from its
- * prisma/schema.prisma). The Kysely instance shares the service's pool and is never destroyed.
+ * prisma/schema.prisma). They run on the service's client (`deps.db`).
  */
 interface QueueTables {
   outbox: { id: string; queue: string; job_id: string; payload: unknown; published_at: Date | null };
@@ -24,11 +23,11 @@ interface KitTables {
 }
 
 /** `queue.outbox` on the service's pool: which jobs a use-case wrote. */
-export function outboxOf(pool: pg.Pool): Kysely<QueueTables> {
-  return new Kysely<QueueTables>({ dialect: new PostgresDialect({ pool }) }).withSchema('queue');
+export function outboxOf(on: Queries): Kysely<QueueTables> {
+  return tablesOf<QueueTables>(on, 'queue');
 }
 
 /** `kit.idempotency_keys` on the service's pool. */
-export function idempotencyKeysOf(pool: pg.Pool): Kysely<KitTables> {
-  return new Kysely<KitTables>({ dialect: new PostgresDialect({ pool }) }).withSchema('kit');
+export function idempotencyKeysOf(on: Queries): Kysely<KitTables> {
+  return tablesOf<KitTables>(on, 'kit');
 }

@@ -45,7 +45,7 @@ async function startApp(opts: TestAppOptions) {
   const invoicing = composeInvoicing(config, {
     logger: opts.logger,
     clock: opts.clock,
-    pools: { invoicing: opts.poolSize ?? 4, webhooks: 3 },
+    poolSize: opts.poolSize ?? 4,
     // The configured providers (env: LIVE_PAYMENT_PROVIDER=tbank at an emulator, say), else the sandbox.
     providers: (configured) => {
       const sandbox = configured.test instanceof SandboxProvider ? configured.test : new SandboxProvider(config.PUBLIC_URL);
@@ -287,8 +287,8 @@ export function clockSigner(app: () => Express, clock: Clock) {
  * What a kill -9 after a request's write leaves behind: its Idempotency-Key claimed, the
  * answer never stored, and the claim no longer refreshed, so the next retry takes it over.
  */
-export async function abandonIdempotencyClaim(pool: InvoicingDeps['sql'], key: string): Promise<void> {
-  const reset = await idempotencyKeysOf(pool)
+export async function abandonIdempotencyClaim(db: InvoicingDeps['db'], key: string): Promise<void> {
+  const reset = await idempotencyKeysOf(db)
     .updateTable('idempotency_keys')
     .set({ status: 'in_progress', response_status: null, response_body: null, locked_at: new Date(Date.now() - 60_000) })
     .where('key', '=', key)

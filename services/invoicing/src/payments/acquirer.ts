@@ -6,7 +6,7 @@ import type { PaymentProvider } from './provider';
 import type { AcquirerSettings } from './settings';
 
 /** What an acquirer's code reaches of the service. */
-export type AcquirerDeps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'logger'>;
+export type AcquirerDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'logger'>;
 
 /**
  * A real acquirer, as the registry (registry.ts) holds it by name: everything the service asks

@@ -1,5 +1,5 @@
 import { money, toJsonNumber } from '@pay/money';
-import type { InvoicingTables } from '../db';
+import type { InvoicingQueries } from '../db';
 import { attemptRowsOf, DECLINED_STATUSES } from './store/payments';
 
 /** What the merchant is told of one acquirer status: the payer may still pay, was declined, paid, or the payment closed. */
@@ -30,8 +30,8 @@ export function attemptStatus(acquirerStatus: string): 'PENDING' | 'DECLINED' | 
  * The acquirer payments of an invoice, first first (`attempts` of GET /api/v2/invoices/{id}):
  * the first is opened with the invoice, another after each decline. Empty for the sandbox.
  */
-export async function attemptsOfInvoice(db: InvoicingTables, invoiceId: string) {
-  const rows = await attemptRowsOf(db, invoiceId);
+export async function attemptsOfInvoice(on: InvoicingQueries, invoiceId: string) {
+  const rows = await attemptRowsOf(on, invoiceId);
   return rows.map((r) => ({
     attempt: r.attempt,
     method: r.method,

@@ -64,7 +64,7 @@ export function acquirerBackground(deps: AcquirerDeps & Pick<InvoicingDeps, 'con
   const unwatch = watchAcquirerBacklog({
     terminals: reconciling.flatMap((r) => r.terminals),
     read: async () => {
-      const lines = await Promise.all(reconciling.map(async (r) => (await acquirerBacklog(deps.tables, deps.clock.now(), r.afterMs)).filter((l) => l.provider === r.name)));
+      const lines = await Promise.all(reconciling.map(async (r) => (await acquirerBacklog(deps.db, deps.clock.now(), r.afterMs)).filter((l) => l.provider === r.name)));
       return lines.flat();
     },
   });

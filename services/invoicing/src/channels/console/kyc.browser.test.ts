@@ -59,7 +59,7 @@ it('console API: lists reviews, needs the CSRF token, decides only its own merch
   expect((await agent.get('/console/api/kyc/reviews')).body.data).toEqual([]);
   const s = await ctx.deps.db.kycSession.findUniqueOrThrow({ where: { id } });
   expect(s.decidedBy).toMatch(/^console:/);
-  expect((await eventsOf(ctx.deps.webhooks, { merchantId: m.merchantId, isTest: true })).map((e) => e.type)).toEqual(['kyc.manual_review', 'kyc.passed']);
+  expect((await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: true })).map((e) => e.type)).toEqual(['kyc.manual_review', 'kyc.passed']);
 }, 240_000);
 
 it('review page: shows the pictures, data and checks, and a reviewer declines with a reason', async () => {
@@ -87,7 +87,7 @@ it('review page: shows the pictures, data and checks, and a reviewer declines wi
   await eventually(async () => expect(await page.locator('[data-testid=no-reviews]').count()).toBe(1));
   const s = await ctx.deps.db.kycSession.findUniqueOrThrow({ where: { id } });
   expect(s).toMatchObject({ status: 'DECLINED', reason: 'Selfie does not match the document photo' });
-  const rejected = await eventsOf(ctx.deps.webhooks, { merchantId: m.merchantId, isTest: true }, 'kyc.rejected');
+  const rejected = await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: true }, 'kyc.rejected');
   expect((rejected[0]!.body.session as { reason: string }).reason).toBe('Selfie does not match the document photo');
   expect(problems).toEqual([]);
   await page.close();

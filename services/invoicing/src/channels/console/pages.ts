@@ -121,7 +121,7 @@ export async function sessionFrame(deps: ConsoleDeps, req: Request, auth: AuthCo
 
 /** The console pages: server-rendered, on the console JSON API through console.js for changes. */
 export function consolePages(pages: Api, deps: ConsoleDeps): void {
-  const db = deps.webhooks;
+  const db = deps.db;
   const frame = (req: Request, auth: AuthContext) => sessionFrame(deps, req, auth);
 
   pages.page({ method: 'get', path: '/console', summary: 'Console home', auth: 'session', handler: () => ({ redirect: '/console/webhooks' }) });

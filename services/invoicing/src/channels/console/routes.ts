@@ -35,7 +35,7 @@ export function urlPolicy(deps: ConsoleDeps) {
  */
 export function consoleRoutes(api: Api, deps: ConsoleDeps): void {
   const { secrets, clock } = deps;
-  const db = deps.webhooks;
+  const db = deps.db;
 
   api.route({
     method: 'post',

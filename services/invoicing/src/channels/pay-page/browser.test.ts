@@ -29,7 +29,7 @@ async function invoice(body: Record<string, unknown>) {
 }
 
 const statusOf = async (id: string) =>
-  (await ctx.deps.tables.selectFrom('invoices').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+  (await ctx.deps.db.$kysely.selectFrom('invoices').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
 
 describe('the hosted payment page in Chromium, phone-sized', () => {
   it("a USD invoice shows USD, and the switch turns the page Russian and then Kazakh", async () => {
@@ -121,7 +121,7 @@ describe('the hosted payment page in Chromium, phone-sized', () => {
     const cancelled = await invoice({ paymentMethod: 'card' });
     await v2Request(ctx.app, m, 'post', `/api/v2/invoices/${cancelled.id}/cancel`);
     const expired = await invoice({});
-    await ctx.deps.tables.updateTable('invoices').set({ status: 'EXPIRED' }).where('id', '=', expired.id).execute();
+    await ctx.deps.db.$kysely.updateTable('invoices').set({ status: 'EXPIRED' }).where('id', '=', expired.id).execute();
     const { page, problems } = await phone();
     for (const [inv, label, shot] of [
       [cancelled, 'CANCELLED', '7-cancelled.png'],

@@ -1,13 +1,14 @@
-import type { InvoicingTables } from '../../db';
+import type { InvoicingQueries } from '../../db';
 import { DECLINED_STATUSES } from '../../payments/statuses';
 import { unsettledReviewOf } from '../../modules/reviews/store';
 import type { PaymentNotices } from './presenter';
 
 /** What the acquirer's payments and the reviews of an invoice tell its payer (see PaymentNotices). */
-export async function paymentNoticesOf(db: InvoicingTables, invoiceId: string): Promise<PaymentNotices> {
+export async function paymentNoticesOf(on: InvoicingQueries, invoiceId: string): Promise<PaymentNotices> {
+  const db = on.$kysely;
   const [attempts, review] = await Promise.all([
     db.selectFrom('acquirer_payments').select(['attempt', 'status', 'confirmed_at', 'review_reason']).where('invoice_id', '=', invoiceId).orderBy('attempt').execute(),
-    unsettledReviewOf(db, invoiceId),
+    unsettledReviewOf(on, invoiceId),
   ]);
   const latest = attempts.at(-1);
   return {

@@ -97,9 +97,9 @@ describe('per invoice, across every client (issue 28, deliverable 10)', () => {
       const upload = await from(request(app.app).post(`/pay/${target}/receipt`).attach('file', Buffer.from('%PDF-1.4 receipt'), 'r.pdf'));
       expect(upload.status).toBe(429);
       expect(upload.headers['content-type']).toMatch(/^text\/html/);
-      const stored = await app.deps.tables.selectFrom('invoices').select('status').where('id', '=', target).executeTakeFirstOrThrow();
+      const stored = await app.deps.db.$kysely.selectFrom('invoices').select('status').where('id', '=', target).executeTakeFirstOrThrow();
       expect(stored.status).toBe('PENDING');
-      expect(await app.deps.tables.selectFrom('receipts').select('id').where('invoice_id', '=', target).execute()).toEqual([]);
+      expect(await app.deps.db.$kysely.selectFrom('receipts').select('id').where('invoice_id', '=', target).execute()).toEqual([]);
 
       // Another invoice has its own budget, from the same clients.
       client = 0;

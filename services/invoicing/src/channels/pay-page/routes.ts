@@ -44,7 +44,7 @@ export function paymentPageRoutes(pages: Api, deps: PayPageDeps): void {
     return invoice;
   };
   const model = async (id: string, req: Request) => {
-    const [invoice, receipt, notices] = await Promise.all([load(id), latestReceiptOf(deps, id), paymentNoticesOf(deps.tables, id)]);
+    const [invoice, receipt, notices] = await Promise.all([load(id), latestReceiptOf(deps, id), paymentNoticesOf(deps.db, id)]);
     return paymentPageModel(invoice, deps.clock.now(), receipt, requestLanguage(req), notices);
   };
   /** A refusal the payer can act on: the page again, with the reason, and the refusal's status. */
@@ -63,7 +63,7 @@ export function paymentPageRoutes(pages: Api, deps: PayPageDeps): void {
       auth: 'none',
       params: Params,
       handler: async ({ params, req }) => {
-        const [invoice, receipt, notices] = await Promise.all([load(params.invoiceId), latestReceiptOf(deps, params.invoiceId), paymentNoticesOf(deps.tables, params.invoiceId)]);
+        const [invoice, receipt, notices] = await Promise.all([load(params.invoiceId), latestReceiptOf(deps, params.invoiceId), paymentNoticesOf(deps.db, params.invoiceId)]);
         // A paid invoice with a successUrl sends the payer on at once (after paying here, or when the poll sees it paid).
         const success = successRedirectOf(invoice);
         return success ? { redirect: success } : { html: paymentPage(paymentPageModel(invoice, deps.clock.now(), receipt, requestLanguage(req), notices)) };
@@ -179,7 +179,7 @@ export function paymentPageRoutes(pages: Api, deps: PayPageDeps): void {
       try {
         const invoice = await load(id);
         const provider = invoice.is_test ? deps.providers.test : deps.providers.live;
-        if (provider instanceof TBankProvider) await provider.openNextAttempt(deps.tables, id).catch((err: unknown) => Promise.reject(asApiError(err)));
+        if (provider instanceof TBankProvider) await provider.openNextAttempt(deps.db, id).catch((err: unknown) => Promise.reject(asApiError(err)));
         return { redirect: backTo(id, req) };
       } catch (err) {
         return refused(id, req, err, paymentPage);

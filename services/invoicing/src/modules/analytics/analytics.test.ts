@@ -103,8 +103,8 @@ beforeAll(async () => {
   const [liveId] = await create(1, 777, 'Alice', 720, live);
   await payInvoice(ctx.deps, { id: liveId! }, { method: 'sbp', payerBank: null, sbpTransactionId: null });
   // A USD invoice (v1 will make these): never counted in ruble analytics.
-  await ctx.deps.tables
-    .insertInto('invoices')
+  await ctx.deps.db
+    .$kysely.insertInto('invoices')
     .values({
       id: randomUUID(),
       merchant_id: m.merchantId,
@@ -149,7 +149,7 @@ beforeAll(async () => {
   clock.set(at('11-23T10:00:00.000'));
   await expireDueInvoices(ctx.deps);
 
-  const rubles = ctx.deps.tables.selectFrom('invoices').select((e) => e.fn.countAll().as('n')).where('merchant_id', '=', m.merchantId).where('is_test', '=', true).where('currency', '=', 'RUB');
+  const rubles = ctx.deps.db.$kysely.selectFrom('invoices').select((e) => e.fn.countAll().as('n')).where('merchant_id', '=', m.merchantId).where('is_test', '=', true).where('currency', '=', 'RUB');
   expect(await countOf(rubles)).toBe(56);
 }, 120_000);
 

@@ -2,7 +2,7 @@ import type { Owner } from '@pay/auth';
 import { type Clock } from '@pay/runtime';
 import { toJsonNumber } from '@pay/money';
 import { ApiError } from '@pay/schemas';
-import type { InvoicingTables } from '../../db';
+import type { InvoicingQueries } from '../../db';
 import { rubAnalyticsOf } from '../invoices/analytics';
 import { customerNamesOf } from '../customers/customers';
 import { ANALYTICS_DEFAULT_DAYS, ANALYTICS_FIRST_DAY, ANALYTICS_LAST_DAY, ANALYTICS_MAX_DAYS, TOP_CUSTOMERS, type GroupBy } from './schemas';
@@ -47,9 +47,9 @@ export function periodOf(q: { startDate?: string; endDate?: string }, clock: Clo
  * invoices module publishes (summary, timeline, top payers), run side by side, then the top
  * payers' names from the customers module.
  */
-export async function analyticsOf(db: InvoicingTables, owner: Owner, period: { start: Date; stop: Date }, groupBy: GroupBy) {
-  const [s, timeline, top] = await rubAnalyticsOf(db, owner, period, groupBy, STEP[groupBy], TOP_CUSTOMERS);
-  const names = await customerNamesOf(db, top.map((r) => r.customer_id));
+export async function analyticsOf(on: InvoicingQueries, owner: Owner, period: { start: Date; stop: Date }, groupBy: GroupBy) {
+  const [s, timeline, top] = await rubAnalyticsOf(on, owner, period, groupBy, STEP[groupBy], TOP_CUSTOMERS);
+  const names = await customerNamesOf(on, top.map((r) => r.customer_id));
   return {
     totalRevenue: toJsonNumber(s.revenue),
     totalTransactions: s.transactions,

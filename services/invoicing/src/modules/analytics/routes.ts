@@ -26,7 +26,7 @@ export function analyticsRoutes(api: Api, deps: AnalyticsDeps): void {
     query: AnalyticsQuery,
     response: { status: 200, schema: Type.Object({ analytics: Analytics }) },
     handler: async ({ auth, query }) => ({
-      body: { analytics: await analyticsOf(deps.tables, ownerOf(auth), periodOf(query, deps.clock), query.groupBy) },
+      body: { analytics: await analyticsOf(deps.db, ownerOf(auth), periodOf(query, deps.clock), query.groupBy) },
     }),
   });
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Owner } from '@pay/auth';
-import { pgSql, typedSqlIn, type Queries, type Sql } from '@pay/db';
 import { readableNumber } from '@pay/runtime';
 import { money } from '@pay/money';
 import { outboxMessage, writeOutbox } from '@pay/queue';
@@ -8,14 +7,11 @@ import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps, BatchDeps } from '../../deps';
 import { enabledCurrencies } from '../invoices/currencies';
 import { newInvoiceRow, providerFor, type Currency } from '../invoices/invoices';
-import { tablesIn } from '../../db';
+import type { InvoicingQueries } from '../../db';
 import { batchPaidTotals, batchRecipients, countBatchInvoices, drawBatchQrCodes, existingInvoiceIds, insertInvoices, takenExternalIds } from '../invoices/store';
 import { V1_DEFAULT_VALIDITY_HOURS } from '../invoices/v1/schemas';
 import { parseBatchCsv, type BatchDefaults, type BatchRow, type RowError } from './csv';
 import { batchEmailCounts, batchForWork, insertBatch, markBatchCompleted, ownedBatch, processingBatchIds, queueBatchEmails, recordBatchClashes, setBatchCreated } from './store';
-
-/** The outbox package's view of a `pgSql` transaction (until batches run on `db.$transaction`). */
-const queriesOf = (tx: Sql): Queries => ({ $kysely: typedSqlIn(tx) });
 
 const HOUR_MS = 3_600_000;
 /** Rows written per transaction by the worker: each chunk moves the progress the GET shows. */
@@ -57,7 +53,7 @@ const stored = (r: BatchRow): StoredRow => ({ id: randomUUID(), row: r.row, amou
  * invoice took meanwhile (a concurrent batch; the unique index decides) becomes a row error.
  * A row whose drawn number was taken draws again.
  */
-async function writeRows(deps: BatchDeps, tx: Sql, owner: Owner, batchId: string, rows: StoredRow[], now: Date, qrLater: boolean): Promise<RowError[]> {
+async function writeRows(deps: BatchDeps, tx: InvoicingQueries, owner: Owner, batchId: string, rows: StoredRow[], now: Date, qrLater: boolean): Promise<RowError[]> {
   const specs = await Promise.all(
     rows.map(async (r) => ({
       r,
@@ -89,7 +85,7 @@ async function writeRows(deps: BatchDeps, tx: Sql, owner: Owner, batchId: string
     if (missing.length === 0) return [];
     const done = await existingInvoiceIds(tx, missing.map((s) => s.r.id));
     const ids = missing.filter((s) => !done.has(s.r.id) && s.r.externalId).map((s) => s.r.externalId!);
-    const taken = await takenExternalIds(tablesIn(tx), owner, ids);
+    const taken = await takenExternalIds(tx, owner, ids);
     const clashes = missing.filter((s) => !done.has(s.r.id) && s.r.externalId && taken.has(s.r.externalId));
     todo = missing.filter((s) => !done.has(s.r.id) && !clashes.includes(s));
     if (todo.length && attempt >= NUMBER_ATTEMPTS) throw new Error(`no free invoice numbers for ${todo.length} rows after ${NUMBER_ATTEMPTS} draws`);
@@ -105,13 +101,13 @@ async function writeRows(deps: BatchDeps, tx: Sql, owner: Owner, batchId: string
  * asked for: a row per invoice with an address, and one job that sends them. Says whether it
  * queued any.
  */
-async function completeBatch(tx: Sql, batchId: string, now: Date): Promise<boolean> {
+async function completeBatch(tx: InvoicingQueries, batchId: string, now: Date): Promise<boolean> {
   const done = await markBatchCompleted(tx, batchId, await countBatchInvoices(tx, batchId), now);
   if (!done?.send_emails) return false;
   const recipients = await batchRecipients(tx, batchId);
   if (recipients.length === 0) return false;
   if ((await queueBatchEmails(tx, batchId, recipients, now)) === 0) return false;
-  await writeOutbox(queriesOf(tx), outboxMessage('batchEmails', `batch-emails-${batchId}`, { batchId }));
+  await writeOutbox(tx, outboxMessage('batchEmails', `batch-emails-${batchId}`, { batchId }));
   return true;
 }
 
@@ -121,7 +117,7 @@ async function completeBatch(tx: Sql, batchId: string, now: Date): Promise<boole
  * worker calls it), so the images' CPU does not hold back the payment links on their way to the
  * customers. Both are queue jobs: one stopped before drawing runs again and draws what is missing.
  */
-export const drawQrCodesOf = (deps: Pick<InvoicingDeps, 'tables'>, batchId: string) => drawBatchQrCodes(deps.tables, batchId);
+export const drawQrCodesOf = (deps: Pick<InvoicingDeps, 'db'>, batchId: string) => drawBatchQrCodes(deps.db, batchId);
 
 /**
  * POST /api/v1/batch/invoices. Every row is checked first; a file without one valid row is
@@ -131,7 +127,7 @@ export const drawQrCodesOf = (deps: Pick<InvoicingDeps, 'tables'>, batchId: stri
  * `processing` until done.
  */
 export async function createBatch(deps: BatchDeps, owner: Owner, input: BatchInput): Promise<BatchResult> {
-  const enabled = await enabledCurrencies(deps.tables, owner.merchantId);
+  const enabled = await enabledCurrencies(deps.db, owner.merchantId);
   // A row the mode's provider would refuse (a live acquirer takes rubles only) is that row's
   // error, found here with the others, rather than a refusal of the whole batch at its first such row.
   const provider = providerFor(deps, owner);
@@ -139,13 +135,13 @@ export async function createBatch(deps: BatchDeps, owner: Owner, input: BatchInp
     currencies: provider.currencies,
     why: `${owner.isTest ? 'test' : 'live'} mode takes ${provider.currencies.join(', ')} only (the payment provider, ${provider.name}, collects no other currency)`,
   };
-  const parsed = await parseBatchCsv(input.csv.toString('utf8'), input, enabled, (ids) => takenExternalIds(deps.tables, owner, ids), modeTakes);
+  const parsed = await parseBatchCsv(input.csv.toString('utf8'), input, enabled, (ids) => takenExternalIds(deps.db, owner, ids), modeTakes);
   const batchId = randomUUID();
   const rows = parsed.valid.map(stored);
   const now = deps.clock.now();
   const inline = rows.length <= deps.config.BATCH_INLINE_ROWS;
   const errors = [...parsed.errors];
-  await pgSql(deps.sql).$transaction(async (tx) => {
+  await deps.db.$transaction(async (tx) => {
     await insertBatch(tx, {
       id: batchId,
       merchant_id: owner.merchantId,
@@ -165,7 +161,7 @@ export async function createBatch(deps: BatchDeps, owner: Owner, input: BatchInp
       errors.push(...clashes);
       await completeBatch(tx, batchId, now);
     } else {
-      await writeOutbox(queriesOf(tx), outboxMessage('batchInvoices', `batch-${batchId}`, { batchId }));
+      await writeOutbox(tx, outboxMessage('batchInvoices', `batch-${batchId}`, { batchId }));
     }
   });
   deps.kickOutbox();
@@ -187,21 +183,20 @@ export async function createBatch(deps: BatchDeps, owner: Owner, input: BatchInp
  * transaction that also moves `created`, then completes the batch. Safe to run again.
  */
 export async function processBatch(deps: BatchDeps, batchId: string): Promise<void> {
-  const sql = pgSql(deps.sql);
-  const batch = await batchForWork(deps.tables, batchId);
+  const batch = await batchForWork(deps.db, batchId);
   if (!batch) return;
   // Completed by an earlier run of this job that stopped before drawing its QR images: draw what is missing.
   if (batch.status !== 'processing') return void (await drawQrCodesOf(deps, batchId));
   const owner: Owner = { merchantId: batch.merchant_id, isTest: batch.is_test };
   const rows = (batch.pending_rows as StoredRow[] | null) ?? [];
   for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
-    await sql.$transaction(async (tx) => {
+    await deps.db.$transaction(async (tx) => {
       const clashes = await writeRows(deps, tx, owner, batchId, rows.slice(i, i + CHUNK_ROWS), deps.clock.now(), true);
       await recordBatchClashes(tx, batchId, clashes);
       await setBatchCreated(tx, batchId, await countBatchInvoices(tx, batchId));
     });
   }
-  const mailing = await sql.$transaction((tx) => completeBatch(tx, batchId, deps.clock.now()));
+  const mailing = await deps.db.$transaction((tx) => completeBatch(tx, batchId, deps.clock.now()));
   deps.kickOutbox();
   if (!mailing) await drawQrCodesOf(deps, batchId);
 }
@@ -243,9 +238,9 @@ export function emailOutcome(c: { sent: number; failed: number; pending: number 
 
 /** GET /api/v1/batch/invoices/{batchId}: progress and, live, what its invoices brought in and whether its e-mails went out. */
 export async function batchSummary(deps: BatchDeps, owner: Owner, batchId: string): Promise<BatchSummary> {
-  const b = await ownedBatch(deps.tables, owner, batchId);
+  const b = await ownedBatch(deps.db, owner, batchId);
   if (!b) throw new ApiError('NOT_FOUND', `Batch ${batchId} not found`);
-  const [paid, e] = await Promise.all([batchPaidTotals(deps.tables, batchId), batchEmailCounts(deps.tables, batchId)]);
+  const [paid, e] = await Promise.all([batchPaidTotals(deps.db, batchId), batchEmailCounts(deps.db, batchId)]);
   const counts = { sent: e.sent, failed: e.failed, pending: e.pending };
   const emails =
     counts.sent + counts.failed + counts.pending === 0
@@ -256,5 +251,5 @@ export async function batchSummary(deps: BatchDeps, owner: Owner, batchId: strin
 
 /** Batches still `processing` (their job may have been lost with Redis): the reconciler re-adds their jobs. */
 export async function openBatches(deps: BatchDeps): Promise<string[]> {
-  return processingBatchIds(deps.tables);
+  return processingBatchIds(deps.db);
 }

@@ -58,8 +58,8 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
  * failures stay recorded on their rows, never dropped.
  */
 export async function sendBatchEmails(deps: BatchDeps, batchId: string): Promise<{ sent: number; failed: number }> {
-  const unsent = await unsentBatchEmails(deps.tables, batchId);
-  const invoices = new Map((await invoicesForEmails(deps.tables, unsent.map((e) => e.invoice_id))).map((i) => [i.id, i]));
+  const unsent = await unsentBatchEmails(deps.db, batchId);
+  const invoices = new Map((await invoicesForEmails(deps.db, unsent.map((e) => e.invoice_id))).map((i) => [i.id, i]));
   const rows: PendingEmail[] = unsent.map((e) => {
     const i = invoices.get(e.invoice_id)!;
     return { ...e, amount: i.amount, currency: i.currency, description: i.description, expires_at: i.expires_at };
@@ -76,10 +76,10 @@ export async function sendBatchEmails(deps: BatchDeps, batchId: string): Promise
   });
   const now = deps.clock.now();
   if (sent.length) {
-    await markEmailsSent(deps.tables, sent, now);
+    await markEmailsSent(deps.db, sent, now);
   }
   if (failed.length) {
-    await markEmailsFailed(deps.tables, failed);
+    await markEmailsFailed(deps.db, failed);
     deps.logger.warn({ batchId, sent: sent.length, failed: failed.length, firstError: failed[0]!.error }, 'batch e-mails failed; the job will retry');
     throw new Error(`${failed.length} of ${rows.length} e-mails of batch ${batchId} failed (first: ${failed[0]!.error})`);
   }
@@ -92,5 +92,5 @@ export async function sendBatchEmails(deps: BatchDeps, batchId: string): Promise
  * queued or in its backoff is not doubled).
  */
 export async function batchesWithUnsentEmails(deps: BatchDeps): Promise<string[]> {
-  return batchIdsWithUnsentEmails(deps.tables);
+  return batchIdsWithUnsentEmails(deps.db);
 }

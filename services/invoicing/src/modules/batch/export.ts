@@ -33,9 +33,9 @@ export const EXPORT_COLUMNS = [
 /** The batch's invoices as CSV, in the order they were created, with their state now. */
 export async function batchInvoicesCsv(deps: BatchDeps, owner: Owner, batchId: string): Promise<string> {
   await batchSummary(deps, owner, batchId); // 404 unless it is the caller's
-  const invoices = await batchInvoices(deps.tables, owner, batchId);
+  const invoices = await batchInvoices(deps.db, owner, batchId);
   const emails = new Map(
-    (await emailsOfBatch(deps.tables, batchId)).map((e) => [e.invoice_id, e]),
+    (await emailsOfBatch(deps.db, batchId)).map((e) => [e.invoice_id, e]),
   );
   const rows = invoices.map((i) => {
     const e = emails.get(i.id);

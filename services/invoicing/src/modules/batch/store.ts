@@ -1,7 +1,6 @@
 import type { Owner } from '@pay/auth';
-import type { Sql } from '@pay/db';
 import { sql } from 'kysely';
-import { tablesIn, type InvoicingTables } from '../../db';
+import { type InvoicingQueries } from '../../db';
 import type { RowError } from './csv';
 
 /**
@@ -27,20 +26,22 @@ export interface NewBatch {
 }
 
 /** A new batch, `processing`. */
-export async function insertBatch(tx: Sql, b: NewBatch): Promise<void> {
-  await tablesIn(tx)
+export async function insertBatch(tx: InvoicingQueries, b: NewBatch): Promise<void> {
+  await tx.$kysely
     .insertInto('batches')
     .values({ ...b, status: 'processing', errors: JSON.stringify(b.errors), pending_rows: b.pending_rows === null ? null : JSON.stringify(b.pending_rows) })
     .execute();
 }
 
 /** What the worker needs of a batch; undefined when there is none. */
-export function batchForWork(tables: InvoicingTables, batchId: string) {
+export function batchForWork(on: InvoicingQueries, batchId: string) {
+  const tables = on.$kysely;
   return tables.selectFrom('batches').select(['merchant_id', 'is_test', 'status', 'pending_rows']).where('id', '=', batchId).executeTakeFirst();
 }
 
 /** One of the owner's batches, as its GET shows it; undefined when not the owner's. */
-export function ownedBatch(tables: InvoicingTables, owner: Owner, batchId: string) {
+export function ownedBatch(on: InvoicingQueries, owner: Owner, batchId: string) {
+  const tables = on.$kysely;
   return tables
     .selectFrom('batches')
     .select(['status', 'total', 'created', 'failed', 'created_at'])
@@ -51,23 +52,24 @@ export function ownedBatch(tables: InvoicingTables, owner: Owner, batchId: strin
 }
 
 /** Batches still `processing`, oldest first (at most 100). */
-export async function processingBatchIds(tables: InvoicingTables): Promise<string[]> {
+export async function processingBatchIds(on: InvoicingQueries): Promise<string[]> {
+  const tables = on.$kysely;
   const rows = await tables.selectFrom('batches').select('id').where('status', '=', 'processing').orderBy('created_at').limit(100).execute();
   return rows.map((r) => r.id);
 }
 
 /** Sets the batch's count of invoices written. */
-export async function setBatchCreated(tx: Sql, batchId: string, created: number): Promise<void> {
-  await tablesIn(tx).updateTable('batches').set({ created }).where('id', '=', batchId).execute();
+export async function setBatchCreated(tx: InvoicingQueries, batchId: string, created: number): Promise<void> {
+  await tx.$kysely.updateTable('batches').set({ created }).where('id', '=', batchId).execute();
 }
 
 /**
  * Rows that turned out to clash are moved from the valid count to the errors, each once
  * (under the batch's row lock): a retried chunk finds the same clashes again and adds nothing.
  */
-export async function recordBatchClashes(tx: Sql, batchId: string, clashes: RowError[]): Promise<void> {
+export async function recordBatchClashes(tx: InvoicingQueries, batchId: string, clashes: RowError[]): Promise<void> {
   if (clashes.length === 0) return;
-  const db = tablesIn(tx);
+  const db = tx.$kysely;
   const batch = await db.selectFrom('batches').select('errors').where('id', '=', batchId).forUpdate().executeTakeFirstOrThrow();
   const recorded = new Set((batch.errors as RowError[]).map((e) => e.row));
   const fresh = clashes.filter((c) => !recorded.has(c.row));
@@ -84,8 +86,8 @@ export async function recordBatchClashes(tx: Sql, batchId: string, clashes: RowE
 }
 
 /** Marks a `processing` batch completed (once); returns whether it sends e-mails, undefined when it was not processing. */
-export async function markBatchCompleted(tx: Sql, batchId: string, created: number, now: Date): Promise<{ send_emails: boolean } | undefined> {
-  return tablesIn(tx)
+export async function markBatchCompleted(tx: InvoicingQueries, batchId: string, created: number, now: Date): Promise<{ send_emails: boolean } | undefined> {
+  return tx.$kysely
     .updateTable('batches')
     .set({ status: 'completed', completed_at: now, pending_rows: null, created })
     .where('id', '=', batchId)
@@ -95,8 +97,8 @@ export async function markBatchCompleted(tx: Sql, batchId: string, created: numb
 }
 
 /** One e-mail row per recipient (an invoice's first only); returns how many were queued. */
-export async function queueBatchEmails(tx: Sql, batchId: string, recipients: Array<{ id: string; customer_email: string }>, now: Date): Promise<number> {
-  const queued = await tablesIn(tx)
+export async function queueBatchEmails(tx: InvoicingQueries, batchId: string, recipients: Array<{ id: string; customer_email: string }>, now: Date): Promise<number> {
+  const queued = await tx.$kysely
     .insertInto('invoice_emails')
     .values(recipients.map((r) => ({ invoice_id: r.id, batch_id: batchId, to_address: r.customer_email, created_at: now })))
     .onConflict((oc) => oc.column('invoice_id').doNothing())
@@ -105,7 +107,8 @@ export async function queueBatchEmails(tx: Sql, batchId: string, recipients: Arr
 }
 
 /** A batch's e-mails by outcome, for its GET: `retrying` while a failed one has attempts left, `lastError` the SMTP error of one that failed. */
-export async function batchEmailCounts(tables: InvoicingTables, batchId: string) {
+export async function batchEmailCounts(on: InvoicingQueries, batchId: string) {
+  const tables = on.$kysely;
   return tables
     .selectFrom('invoice_emails')
     .select((eb) => [
@@ -120,7 +123,8 @@ export async function batchEmailCounts(tables: InvoicingTables, batchId: string)
 }
 
 /** A batch's e-mails not sent with attempts left, by invoice id. */
-export function unsentBatchEmails(tables: InvoicingTables, batchId: string) {
+export function unsentBatchEmails(on: InvoicingQueries, batchId: string) {
+  const tables = on.$kysely;
   return tables
     .selectFrom('invoice_emails')
     .select(['invoice_id', 'to_address'])
@@ -132,7 +136,8 @@ export function unsentBatchEmails(tables: InvoicingTables, batchId: string) {
 }
 
 /** Records e-mails sent (an attempt each). */
-export async function markEmailsSent(tables: InvoicingTables, invoiceIds: string[], now: Date): Promise<void> {
+export async function markEmailsSent(on: InvoicingQueries, invoiceIds: string[], now: Date): Promise<void> {
+  const tables = on.$kysely;
   await tables
     .updateTable('invoice_emails')
     .set((eb) => ({ status: 'sent', sent_at: now, attempts: eb('attempts', '+', 1), last_error: null }))
@@ -141,7 +146,8 @@ export async function markEmailsSent(tables: InvoicingTables, invoiceIds: string
 }
 
 /** Records failed e-mails (an attempt each, with its SMTP error), in one statement. */
-export async function markEmailsFailed(tables: InvoicingTables, failed: Array<{ id: string; error: string }>): Promise<void> {
+export async function markEmailsFailed(on: InvoicingQueries, failed: Array<{ id: string; error: string }>): Promise<void> {
+  const tables = on.$kysely;
   await tables
     .updateTable('invoice_emails')
     .set((eb) => {
@@ -156,12 +162,14 @@ export async function markEmailsFailed(tables: InvoicingTables, failed: Array<{ 
 }
 
 /** Batches with e-mails not sent and attempts left (at most 100). */
-export async function batchIdsWithUnsentEmails(tables: InvoicingTables): Promise<string[]> {
+export async function batchIdsWithUnsentEmails(on: InvoicingQueries): Promise<string[]> {
+  const tables = on.$kysely;
   const rows = await tables.selectFrom('invoice_emails').select('batch_id').distinct().where('status', '<>', 'sent').where('attempts', '<', MAX_EMAIL_ATTEMPTS).limit(100).execute();
   return rows.map((r) => r.batch_id);
 }
 
 /** Every e-mail of a batch with its state. */
-export function emailsOfBatch(tables: InvoicingTables, batchId: string) {
+export function emailsOfBatch(on: InvoicingQueries, batchId: string) {
+  const tables = on.$kysely;
   return tables.selectFrom('invoice_emails').select(['invoice_id', 'status', 'attempts', 'last_error']).where('batch_id', '=', batchId).execute();
 }

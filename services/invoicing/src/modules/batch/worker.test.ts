@@ -24,7 +24,7 @@ describe('a batch over BATCH_INLINE_ROWS', () => {
     expect(await summary(batchId)).toMatchObject({ status: 'processing', total: 5, created: 0, failed: 1 });
     // Meanwhile another request takes w-5: the unique index makes that row an error, not a duplicate.
     expect((await upload('amount,currency,externalId\n9,RUB,w-5\n')).status).toBe(201);
-    const batchRow = () => ctx.deps.tables.selectFrom('batches').select(['errors', 'pending_rows']).where('id', '=', batchId).executeTakeFirstOrThrow();
+    const batchRow = () => ctx.deps.db.$kysely.selectFrom('batches').select(['errors', 'pending_rows']).where('id', '=', batchId).executeTakeFirstOrThrow();
     const { pending_rows: pending } = await batchRow();
     await processBatch(ctx.deps, batchId);
     expect(await summary(batchId)).toMatchObject({ status: 'completed', total: 5, created: 3, failed: 2 });
@@ -39,7 +39,7 @@ describe('a batch over BATCH_INLINE_ROWS', () => {
     // A job run again over rows already written (a crash after a chunk, a lost acknowledgement)
     // writes nothing twice and reports no error twice.
     // jsonb as its text: pg would send a JS array as a Postgres array.
-    await ctx.deps.tables.updateTable('batches').set({ status: 'processing', pending_rows: JSON.stringify(pending) }).where('id', '=', batchId).execute();
+    await ctx.deps.db.$kysely.updateTable('batches').set({ status: 'processing', pending_rows: JSON.stringify(pending) }).where('id', '=', batchId).execute();
     await processBatch(ctx.deps, batchId);
     expect(await summary(batchId)).toMatchObject({ status: 'completed', total: 5, created: 3, failed: 2 });
     expect((await batchRow()).errors).toHaveLength(2);
@@ -50,10 +50,10 @@ describe('a batch over BATCH_INLINE_ROWS', () => {
     const { batchId } = res.body;
     await processBatch(ctx.deps, batchId);
     const missing = async () =>
-      countOf(ctx.deps.tables.selectFrom('invoices').select((e) => e.fn.countAll().as('n')).where('batch_id', '=', batchId).where('qr_code', 'is', null));
+      countOf(ctx.deps.db.$kysely.selectFrom('invoices').select((e) => e.fn.countAll().as('n')).where('batch_id', '=', batchId).where('qr_code', 'is', null));
     expect(await missing()).toBe(0);
     // As if the process had stopped between completing the batch and drawing its images.
-    await ctx.deps.tables.updateTable('invoices').set({ qr_code: null }).where('batch_id', '=', batchId).execute();
+    await ctx.deps.db.$kysely.updateTable('invoices').set({ qr_code: null }).where('batch_id', '=', batchId).execute();
     const id = res.body.invoices[0].id;
     expect((await v1Request(ctx.app, m, 'get', `/api/v1/invoices/${id}`)).status).toBe(200);
     expect(await missing()).toBe(3);
@@ -65,10 +65,10 @@ describe('a batch over BATCH_INLINE_ROWS', () => {
   it('e-mails left unsent are given new jobs until each has had its attempts, then stay failed with their error', async () => {
     const res = await upload('amount,currency,email\n1,RUB,a@example.com\n2,RUB,b@example.com\n3,RUB,c@example.com\n');
     const { batchId } = res.body;
-    await ctx.deps.tables.updateTable('batches').set({ send_emails: true }).where('id', '=', batchId).execute();
+    await ctx.deps.db.$kysely.updateTable('batches').set({ send_emails: true }).where('id', '=', batchId).execute();
     await processBatch(ctx.deps, batchId);
     const set = (address: string, status: 'sent' | 'failed', attempts: number) =>
-      ctx.deps.tables.updateTable('invoice_emails').set({ status, attempts, last_error: 'x' }).where('batch_id', '=', batchId).where('to_address', '=', address).execute();
+      ctx.deps.db.$kysely.updateTable('invoice_emails').set({ status, attempts, last_error: 'x' }).where('batch_id', '=', batchId).where('to_address', '=', address).execute();
     expect(await batchesWithUnsentEmails(ctx.deps)).toContain(batchId); // never tried
     await set('a@example.com', 'sent', 1);
     await set('b@example.com', 'failed', 6);

@@ -1,6 +1,7 @@
 import type { Owner } from '@pay/auth';
 import { toJsonNumber } from '@pay/money';
 import { ApiError } from '@pay/schemas';
+import type { InvoicingQueries } from '../../db';
 import type { InvoicingDeps } from '../../deps';
 import { customerNames, listOwnedCustomers, setOwnedCustomerBlocked, type CustomerRow } from './store';
 import type { TrustLevel } from './trust';
@@ -35,8 +36,8 @@ export interface CustomerQuery {
 }
 
 /** Newest first; `search` matches part of the name, e-mail or phone, case-insensitively. */
-export function listCustomers(deps: Pick<InvoicingDeps, 'tables'>, owner: Owner, q: CustomerQuery): Promise<{ rows: CustomerRow[]; total: number }> {
-  return listOwnedCustomers(deps.tables, owner, q);
+export function listCustomers(deps: Pick<InvoicingDeps, 'db'>, owner: Owner, q: CustomerQuery): Promise<{ rows: CustomerRow[]; total: number }> {
+  return listOwnedCustomers(deps.db, owner, q);
 }
 
 /**
@@ -44,13 +45,13 @@ export function listCustomers(deps: Pick<InvoicingDeps, 'tables'>, owner: Owner,
  * `blockedAt` and takes the new reason. A payment in progress holds the customer's row lock,
  * so it either completes before the block or is refused after it.
  */
-export async function setBlocked(deps: Pick<InvoicingDeps, 'tables' | 'clock'>, owner: Owner, id: string, blocked: { reason: string | null } | false): Promise<CustomerRow> {
-  const row = await setOwnedCustomerBlocked(deps.tables, owner, id, blocked, deps.clock.now());
+export async function setBlocked(deps: Pick<InvoicingDeps, 'db' | 'clock'>, owner: Owner, id: string, blocked: { reason: string | null } | false): Promise<CustomerRow> {
+  const row = await setOwnedCustomerBlocked(deps.db, owner, id, blocked, deps.clock.now());
   if (!row) throw new ApiError('NOT_FOUND', `Customer ${id} not found`);
   return row;
 }
 
 /** Customers' names by id, for the analytics module's top payers. */
-export function customerNamesOf(tables: InvoicingDeps['tables'], ids: string[]): Promise<Map<string, string | null>> {
-  return customerNames(tables, ids);
+export function customerNamesOf(on: InvoicingQueries, ids: string[]): Promise<Map<string, string | null>> {
+  return customerNames(on, ids);
 }

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import type { Owner } from '@pay/auth';
-import type { Sql } from '@pay/db';
 import type { Money } from '@pay/money';
-import { tablesIn, type InvoicingTables, type Tables } from '../../db';
+import { type InvoicingQueries, type Tables } from '../../db';
 import { trustLevelOf } from './trust';
 
 /*
@@ -32,10 +31,10 @@ export interface PayerRef {
  * merchant's customer (same mode) with its e-mail (compared lower-case), else its phone.
  * Null when the invoice names nobody known. A KYC decision finds its customer the same way.
  */
-export async function lockPayer(tx: Sql, i: PayerRef): Promise<CustomerRow | null> {
+export async function lockPayer(tx: InvoicingQueries, i: PayerRef): Promise<CustomerRow | null> {
   if (!i.customer_id && !i.customer_email && !i.customer_phone) return null;
   const email = lowered(i.customer_email);
-  const row = await tablesIn(tx)
+  const row = await tx.$kysely
     .selectFrom('customers')
     .selectAll()
     .where('merchant_id', '=', i.merchant_id)
@@ -57,8 +56,8 @@ export async function lockPayer(tx: Sql, i: PayerRef): Promise<CustomerRow | nul
  * new customer wins the insert, the unique index refuses this one and the caller's
  * transaction is run again (`inTransaction`), which then finds that customer.
  */
-export async function countPayment(tx: Sql, i: PayerRef & { customer_name: string | null }, payer: CustomerRow | null, amount: Money, at: Date): Promise<string | null> {
-  const db = tablesIn(tx);
+export async function countPayment(tx: InvoicingQueries, i: PayerRef & { customer_name: string | null }, payer: CustomerRow | null, amount: Money, at: Date): Promise<string | null> {
+  const db = tx.$kysely;
   const email = lowered(i.customer_email);
   if (!payer) {
     if (!i.customer_email && !i.customer_phone) return null;
@@ -107,8 +106,8 @@ export async function countPayment(tx: Sql, i: PayerRef & { customer_name: strin
 }
 
 /** A refund lowers the customer's `totalAmount` (money kept); payments counted and trust stay. */
-export async function countRefund(tx: Sql, customerId: string, amount: Money, at: Date): Promise<void> {
-  await tablesIn(tx)
+export async function countRefund(tx: InvoicingQueries, customerId: string, amount: Money, at: Date): Promise<void> {
+  await tx.$kysely
     .updateTable('customers')
     .set((eb) => ({ total_amount: eb('total_amount', '-', eb.cast<string>(eb.val(amount.toFixed()), 'numeric')), updated_at: at }))
     .where('id', '=', customerId)
@@ -116,8 +115,8 @@ export async function countRefund(tx: Sql, customerId: string, amount: Money, at
 }
 
 /** A KYC decision on a known customer: its status, trust level, and the name the session gave when it had none. */
-export async function setCustomerKyc(tx: Sql, id: string, d: { status: Tables.KycStatus; trustLevel: Tables.TrustLevel; fullName: string | null; at: Date }): Promise<void> {
-  await tablesIn(tx)
+export async function setCustomerKyc(tx: InvoicingQueries, id: string, d: { status: Tables.KycStatus; trustLevel: Tables.TrustLevel; fullName: string | null; at: Date }): Promise<void> {
+  await tx.$kysely
     .updateTable('customers')
     .set((eb) => ({ kyc_status: d.status, trust_level: d.trustLevel, full_name: eb.fn.coalesce('full_name', eb.val(d.fullName)), updated_at: d.at }))
     .where('id', '=', id)
@@ -129,8 +128,8 @@ export async function setCustomerKyc(tx: Sql, id: string, d: { status: Tables.Ky
  * from creation. A concurrent first payment may create them first: the unique index refuses
  * this insert and `inTransaction` runs the decision again, which then finds and updates them.
  */
-export async function createVerifiedCustomer(tx: Sql, c: { merchantId: string; isTest: boolean; fullName: string | null; email: string | null; phone: string | null; at: Date }): Promise<void> {
-  await tablesIn(tx)
+export async function createVerifiedCustomer(tx: InvoicingQueries, c: { merchantId: string; isTest: boolean; fullName: string | null; email: string | null; phone: string | null; at: Date }): Promise<void> {
+  await tx.$kysely
     .insertInto('customers')
     .values({
       id: randomUUID(),
@@ -154,10 +153,11 @@ function likePattern(text: string): string {
 
 /** Newest first; `search` matches part of the name, e-mail or phone, case-insensitively. */
 export async function listOwnedCustomers(
-  db: InvoicingTables,
+  on: InvoicingQueries,
   owner: Owner,
   q: { limit: number; offset: number; search?: string; kycStatus?: CustomerRow['kyc_status']; trustLevel?: Tables.TrustLevel },
 ): Promise<{ rows: CustomerRow[]; total: number }> {
+  const db = on.$kysely;
   const pattern = q.search ? likePattern(q.search) : undefined;
   const matching = db
     .selectFrom('customers')
@@ -174,7 +174,8 @@ export async function listOwnedCustomers(
 }
 
 /** Blocks (or unblocks) one of the owner's customers; blocking again keeps the first `blocked_at`. Null when not the owner's. */
-export async function setOwnedCustomerBlocked(db: InvoicingTables, owner: Owner, id: string, blocked: { reason: string | null } | false, now: Date): Promise<CustomerRow | null> {
+export async function setOwnedCustomerBlocked(on: InvoicingQueries, owner: Owner, id: string, blocked: { reason: string | null } | false, now: Date): Promise<CustomerRow | null> {
+  const db = on.$kysely;
   const row = await db
     .updateTable('customers')
     .set((eb) =>
@@ -225,7 +226,8 @@ export const invoiceCustomer = (eb: InvoiceEb) => {
 };
 
 /** The names of customers by id (analytics' top payers). */
-export async function customerNames(db: InvoicingTables, ids: string[]): Promise<Map<string, string | null>> {
+export async function customerNames(on: InvoicingQueries, ids: string[]): Promise<Map<string, string | null>> {
+  const db = on.$kysely;
   if (ids.length === 0) return new Map();
   const rows = await db.selectFrom('customers').select(['id', 'full_name']).where('id', 'in', ids).execute();
   return new Map(rows.map((r) => [r.id, r.full_name]));

@@ -1,6 +1,6 @@
 import type { Owner } from '@pay/auth';
 import { sql, type Expression, type ExpressionBuilder, type QueryCreator } from 'kysely';
-import type { InvoicingTables, Tables } from '../../db';
+import type { InvoicingQueries, Tables } from '../../db';
 
 /**
  * The invoices module's reads for analytics (v2 and v1), aggregated by Postgres: the only
@@ -9,7 +9,7 @@ import type { InvoicingTables, Tables } from '../../db';
  * (merchant, mode, createdAt) or (merchant, mode, paidAt) index.
  */
 
-type Db = InvoicingTables;
+type Db = InvoicingQueries['$kysely'];
 type InvoicesEb = ExpressionBuilder<Tables.DB, 'invoices'>;
 type Period = { start: Date; stop: Date };
 
@@ -208,11 +208,13 @@ export interface AnalyticsBucketing {
 }
 
 /** Analytics v2's three reads of the owner's RUB invoices in the period (side by side). */
-export function rubAnalyticsOf(db: Db, owner: Owner, period: Period, groupBy: 'day' | 'week' | 'month', step: string, topPayers: number) {
+export function rubAnalyticsOf(on: InvoicingQueries, owner: Owner, period: Period, groupBy: 'day' | 'week' | 'month', step: string, topPayers: number) {
+  const db = on.$kysely;
   return Promise.all([summaryOf(db, owner, period).executeTakeFirstOrThrow(), timelineOf(db, owner, period, groupBy, step).execute(), topPayersOf(db, owner, period, topPayers).execute()]);
 }
 
 /** Analytics v1's three reads of the owner's invoices created in the period (a cohort), of one currency when asked (side by side). */
-export function cohortAnalyticsOf(db: Db, owner: Owner, period: Period, currency: Tables.Currency | undefined, groupBy: string, step: string) {
+export function cohortAnalyticsOf(on: InvoicingQueries, owner: Owner, period: Period, currency: Tables.Currency | undefined, groupBy: string, step: string) {
+  const db = on.$kysely;
   return Promise.all([byCurrency(db, owner, period, currency).execute(), byPeriod(db, owner, period, currency, groupBy, step).execute(), byBank(db, owner, period, currency).execute()]);
 }

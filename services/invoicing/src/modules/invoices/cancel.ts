@@ -11,10 +11,10 @@ import { lockInvoice, markCancelled, selectInvoice, type InvoiceRow } from './st
  * The merchant cancels a PENDING invoice: the provider closes its order (so the payer can no
  * longer pay it at the acquirer), then CANCELLED and `invoice.cancelled` in one transaction.
  */
-export async function cancelInvoice(deps: Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'providers'>, owner: Owner, id: string): Promise<InvoiceRow> {
+export async function cancelInvoice(deps: Pick<InvoicingDeps, 'db' | 'clock' | 'providers'>, owner: Owner, id: string): Promise<InvoiceRow> {
   // A cancel that will be refused must not close the acquirer's payment: checked first (and
   // again under the lock below, since the invoice may change during the provider's call).
-  const pending = await selectInvoice(deps.tables, owner, id);
+  const pending = await selectInvoice(deps.db, owner, id);
   if (!pending) throw new ApiError('NOT_FOUND', `Invoice ${id} not found`);
   const early = notPendingError(pending, deps.clock.now(), 'cancel');
   if (early) throw early;

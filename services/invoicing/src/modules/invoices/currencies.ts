@@ -1,5 +1,5 @@
 import { ApiError } from '@pay/schemas';
-import type { InvoicingTables, Tables } from '../../db';
+import type { InvoicingQueries, Tables } from '../../db';
 import { merchantCurrencies, saveMerchantCurrencies } from './store';
 
 export type Currency = Tables.Currency;
@@ -10,8 +10,8 @@ export const CURRENCIES = ['RUB', 'USD', 'EUR', 'KZT'] as const satisfies readon
 export const DEFAULT_CURRENCIES: readonly Currency[] = ['RUB'];
 
 /** The merchant's enabled currencies (no settings row: the default), one primary-key probe. */
-export async function enabledCurrencies(db: InvoicingTables, merchantId: string): Promise<Currency[]> {
-  return (await merchantCurrencies(db, merchantId)) ?? [...DEFAULT_CURRENCIES];
+export async function enabledCurrencies(on: InvoicingQueries, merchantId: string): Promise<Currency[]> {
+  return (await merchantCurrencies(on, merchantId)) ?? [...DEFAULT_CURRENCIES];
 }
 export function currencyNotEnabled(currency: string, enabled: readonly string[]): ApiError {
   return new ApiError(
@@ -21,14 +21,14 @@ export function currencyNotEnabled(currency: string, enabled: readonly string[])
   );
 }
 
-export async function assertCurrencyEnabled(db: InvoicingTables, merchantId: string, currency: Currency): Promise<void> {
-  const enabled = await enabledCurrencies(db, merchantId);
+export async function assertCurrencyEnabled(on: InvoicingQueries, merchantId: string, currency: Currency): Promise<void> {
+  const enabled = await enabledCurrencies(on, merchantId);
   if (!enabled.includes(currency)) throw currencyNotEnabled(currency, enabled);
 }
 
 /** Replaces the merchant's set (kept in the service's order, without repeats). */
-export async function setEnabledCurrencies(db: InvoicingTables, merchantId: string, currencies: readonly Currency[], now: Date): Promise<Currency[]> {
+export async function setEnabledCurrencies(on: InvoicingQueries, merchantId: string, currencies: readonly Currency[], now: Date): Promise<Currency[]> {
   const set = CURRENCIES.filter((c) => currencies.includes(c));
-  await saveMerchantCurrencies(db, merchantId, set, now);
+  await saveMerchantCurrencies(on, merchantId, set, now);
   return set;
 }

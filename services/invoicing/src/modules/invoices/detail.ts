@@ -8,6 +8,6 @@ import { invoiceJson } from './views';
 /** GET /api/v2/invoices/{id} (and the answers that show the invoice as GET does): every field, its review and its acquirer payments. */
 export async function invoiceDetailJson(deps: InvoicesDeps, owner: Owner, id: string) {
   const invoice = await getInvoice(deps, owner, id);
-  const [review, attempts] = await Promise.all([invoiceReviewJson(deps.tables, invoice), attemptsOfInvoice(deps.tables, invoice.id)]);
+  const [review, attempts] = await Promise.all([invoiceReviewJson(deps.db, invoice), attemptsOfInvoice(deps.db, invoice.id)]);
   return { ...invoiceJson(invoice, deps.config.PUBLIC_URL), review, attempts };
 }

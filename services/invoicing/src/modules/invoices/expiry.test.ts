@@ -19,7 +19,7 @@ async function instance(background: boolean) {
 }
 
 async function statuses(m: TestMerchant) {
-  return apps[0]!.deps.tables.selectFrom('invoices').select(['id', 'status', 'expired_at']).where('merchant_id', '=', m.merchantId).orderBy('id').execute();
+  return apps[0]!.deps.db.$kysely.selectFrom('invoices').select(['id', 'status', 'expired_at']).where('merchant_id', '=', m.merchantId).orderBy('id').execute();
 }
 
 describe('expiry', () => {
@@ -107,8 +107,8 @@ describe('expiry', () => {
     const now = clock.now();
     // 1,200 due invoices written straight to the table (the API path is tested above).
     const due = new Date(now.getTime() - 1000);
-    await app.deps.tables
-      .insertInto('invoices')
+    await app.deps.db
+      .$kysely.insertInto('invoices')
       .values(
         Array.from({ length: 1200 }, (_, g) => ({
           id: randomUUID(),

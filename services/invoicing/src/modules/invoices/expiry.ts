@@ -20,9 +20,9 @@ export const EXPIRY_BATCH = 500;
  * money but whose receipt was never approved is not expired silently: see reviewMoneyWithoutReceipt.
  * Returns how many expired.
  */
-export async function expireDueInvoices(deps: Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'logger' | 'providers'>): Promise<number> {
+export async function expireDueInvoices(deps: Pick<InvoicingDeps, 'db' | 'clock' | 'logger' | 'providers'>): Promise<number> {
   // An invoice whose acquirer payment is open is asked about first: paid in time, it is PAID.
-  const due = await dueWithOpenAcquirerPayment(deps.tables, deps.clock.now(), EXPIRY_BATCH);
+  const due = await dueWithOpenAcquirerPayment(deps.db, deps.clock.now(), EXPIRY_BATCH);
   await settleDueAcquirerPayments(deps, due);
   let total = 0;
   for (;;) {

@@ -50,7 +50,7 @@ describe('POST /api/v2/invoices', () => {
     expect(inv.invoiceNumber).toMatch(/^INV-20261123-[0-9A-HJ-NP-Z]{8}$/);
     expect(decodeQrDataUri(inv.qrCode)).toBe(inv.qrPayload);
     // Stored once: the row holds the very image the answer carried.
-    const row = await ctx.deps.tables.selectFrom('invoices').select('qr_code').where('id', '=', inv.id).executeTakeFirst();
+    const row = await ctx.deps.db.$kysely.selectFrom('invoices').select('qr_code').where('id', '=', inv.id).executeTakeFirst();
     expect(row!.qr_code).toBe(inv.qrCode);
   });
 
@@ -78,7 +78,7 @@ describe('POST /api/v2/invoices', () => {
       const res = await create(m, { amount: sent });
       expect(res.status).toBe(201);
       expect(res.text).toContain(`"amount":${text},`);
-      const row = await ctx.deps.tables.selectFrom('invoices').select('amount').where('id', '=', res.body.invoice.id).executeTakeFirst();
+      const row = await ctx.deps.db.$kysely.selectFrom('invoices').select('amount').where('id', '=', res.body.invoice.id).executeTakeFirst();
       expect(row!.amount).toBe(Number(text).toFixed(2));
     }
   });
@@ -115,7 +115,7 @@ describe('POST /api/v2/invoices', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
     expect(res.body.error.details).toContainEqual({ field, message });
-    expect(await countOf(ctx.deps.tables.selectFrom('invoices').select((e) => e.fn.countAll().as('n')).where('merchant_id', '=', m.merchantId))).toBe(0);
+    expect(await countOf(ctx.deps.db.$kysely.selectFrom('invoices').select((e) => e.fn.countAll().as('n')).where('merchant_id', '=', m.merchantId))).toBe(0);
   });
 
   it('answers a retried create with its Idempotency-Key once, and refuses the key with another body', async () => {
@@ -137,7 +137,7 @@ describe('POST /api/v2/invoices', () => {
     const key = `order-${m.merchantId}`;
     const first = await create(m, { amount: 75, description: 'resumed' }, { 'Idempotency-Key': key });
     expect(first.status).toBe(201);
-    await abandonIdempotencyClaim(ctx.deps.sql, key);
+    await abandonIdempotencyClaim(ctx.deps.db, key);
     const retry = await create(m, { amount: 75, description: 'resumed' }, { 'Idempotency-Key': key });
     expect(retry.status).toBe(201);
     expect(retry.body).toEqual(first.body);

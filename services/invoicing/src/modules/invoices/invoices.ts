@@ -127,15 +127,15 @@ export async function openInvoice(deps: InvoicesDeps, owner: Owner, spec: Invoic
   if (spec.idempotency?.resumed) {
     // The request this one resumes died after its claim: it may have written the invoice and
     // never stored the answer. Then that invoice is the answer (the key's 24 h, as @pay/http's).
-    const made = await selectCreatedByKey(deps.tables, owner, spec.api, spec.idempotency.key, new Date(now.getTime() - IDEMPOTENCY_TTL_MS));
+    const made = await selectCreatedByKey(deps.db, owner, spec.api, spec.idempotency.key, new Date(now.getTime() - IDEMPOTENCY_TTL_MS));
     if (made) return made;
   }
   const row = await newInvoiceRow(deps, owner, spec, now);
   for (let attempt = 1; attempt <= NUMBER_ATTEMPTS; attempt++) {
-    const created = await insertInvoice(deps.tables, { ...row, invoice_number: readableNumber('INV', now) });
+    const created = await insertInvoice(deps.db, { ...row, invoice_number: readableNumber('INV', now) });
     if (created) return created;
     // Nothing written: the currency is not enabled (checked by the insert itself), or the number was taken.
-    await assertCurrencyEnabled(deps.tables, owner.merchantId, spec.currency);
+    await assertCurrencyEnabled(deps.db, owner.merchantId, spec.currency);
     deps.logger.warn({ invoiceId: row.id, attempt }, 'invoice number collision; drawing another');
   }
   throw new Error(`no free invoice number after ${NUMBER_ATTEMPTS} draws`);
@@ -162,16 +162,16 @@ export function createInvoice(deps: InvoicesDeps, owner: Owner, input: CreateInv
 }
 
 export async function getInvoice(deps: InvoicesDeps, owner: Owner, id: string): Promise<InvoiceWithCustomer> {
-  const invoice = await selectInvoice(deps.tables, owner, id);
+  const invoice = await selectInvoice(deps.db, owner, id);
   if (!invoice) throw new ApiError('NOT_FOUND', `Invoice ${id} not found`);
   return invoice;
 }
 
 export function listInvoices(deps: InvoicesDeps, owner: Owner, q: { limit: number; offset: number; status?: InvoiceStatus }) {
-  return selectInvoices(deps.tables, owner, q);
+  return selectInvoices(deps.db, owner, q);
 }
 
 /** An invoice by id alone, with its customer, for the hosted payment page (its id is the page's capability); null when there is none. */
-export function invoiceForPayPage(deps: Pick<InvoicingDeps, 'tables'>, id: string): Promise<InvoiceWithCustomer | null> {
-  return selectInvoiceById(deps.tables, id);
+export function invoiceForPayPage(deps: Pick<InvoicingDeps, 'db'>, id: string): Promise<InvoiceWithCustomer | null> {
+  return selectInvoiceById(deps.db, id);
 }

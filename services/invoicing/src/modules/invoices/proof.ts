@@ -1,5 +1,4 @@
-import type { Sql } from '@pay/db';
-import { tablesIn } from '../../db';
+import { type InvoicingQueries } from '../../db';
 import type { InvoiceRow } from './store';
 
 /**
@@ -19,8 +18,8 @@ import type { InvoiceRow } from './store';
 export const needsReceiptAndConfirmation = (i: Pick<InvoiceRow, 'receipt_required' | 'provider'>): boolean => i.receipt_required && i.provider !== 'sandbox';
 
 /** An APPROVED receipt of the invoice: the receipt half of the proof. */
-export async function hasApprovedReceipt(tx: Sql, invoiceId: string): Promise<boolean> {
-  const row = await tablesIn(tx).selectFrom('receipts').select('id').where('invoice_id', '=', invoiceId).where('status', '=', 'APPROVED').limit(1).executeTakeFirst();
+export async function hasApprovedReceipt(tx: InvoicingQueries, invoiceId: string): Promise<boolean> {
+  const row = await tx.$kysely.selectFrom('receipts').select('id').where('invoice_id', '=', invoiceId).where('status', '=', 'APPROVED').limit(1).executeTakeFirst();
   return row !== undefined;
 }
 
@@ -32,8 +31,8 @@ export interface ConfirmedPayment {
   confirmedAt: Date;
 }
 
-export async function confirmedPaymentOf(tx: Sql, invoiceId: string): Promise<ConfirmedPayment | null> {
-  const row = await tablesIn(tx)
+export async function confirmedPaymentOf(tx: InvoicingQueries, invoiceId: string): Promise<ConfirmedPayment | null> {
+  const row = await tx.$kysely
     .selectFrom('acquirer_payments')
     .select(['attempt', 'paid_kopecks', 'confirmed_at'])
     .where('invoice_id', '=', invoiceId)

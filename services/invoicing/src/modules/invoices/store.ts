@@ -2,8 +2,8 @@ import type { Owner } from '@pay/auth';
 import { ApiError } from '@pay/schemas';
 import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
-import { tablesIn, type InvoicingTables, type Tables } from '../../db';
-import { prepared, type Sql } from '@pay/db';
+import { type InvoicingQueries, type Tables } from '../../db';
+import { preparedStatement } from '@pay/db';
 import { qrPngDataUri } from '../../payments/qr';
 import { SETTLED_STATUSES } from '../../payments/statuses';
 import { InvoiceTransitionRefused, statusesBefore } from './transitions';
@@ -42,7 +42,7 @@ export type CreatedInvoiceRow = InvoiceRow & { customer_kyc_verified: boolean };
 /** What `insertInvoice(s)` writes: every column but the ones the table fills itself. */
 export type NewInvoiceRow = Required<Omit<Insertable<Tables.Invoice>, 'status' | 'kyc_verified' | 'refunded_amount' | 'customer_id' | 'paid_method' | 'payer_bank' | 'sbp_transaction_id' | 'paid_at' | 'expired_at' | 'cancelled_at'>>;
 
-type Db = InvoicingTables;
+type Db = InvoicingQueries['$kysely'];
 type Eb = ExpressionBuilder<Tables.DB & { i: Tables.Invoice }, 'i'>;
 
 /** Every column of `i`, `metadata` as its text: of two columns with one name, pg keeps the later. */
@@ -124,7 +124,7 @@ const INSERT_COLUMNS = Object.keys(INSERT_TYPES) as (keyof NewInvoiceRow)[];
  * at once). Returns null when the invoice number is taken or the currency is not enabled (the
  * caller tells which); any other conflict is an error.
  */
-const INSERT = prepared((db: Db, row: NewInvoiceRow) =>
+const INSERT = preparedStatement((db: Db, row: NewInvoiceRow) =>
   db
     .with('i', (w) =>
       w
@@ -154,7 +154,8 @@ const INSERT = prepared((db: Db, row: NewInvoiceRow) =>
     .select((eb) => [...invoiceColumns(eb as unknown as Eb), customerKycVerifiedOf(eb as unknown as Eb)]),
 );
 
-export async function insertInvoice(db: Db, row: NewInvoiceRow): Promise<CreatedInvoiceRow | null> {
+export async function insertInvoice(on: InvoicingQueries, row: NewInvoiceRow): Promise<CreatedInvoiceRow | null> {
+  const db = on.$kysely;
   const [created] = await INSERT(db, row);
   return created ?? null;
 }
@@ -164,7 +165,8 @@ export async function insertInvoice(db: Db, row: NewInvoiceRow): Promise<Created
  * answered it; null if none. Rare (a retry resuming a request that died), so it has no index
  * of its own: it reads the owner's invoices since `since` through (merchant, mode, createdAt).
  */
-export async function selectCreatedByKey(db: Db, owner: Owner, api: 'v1' | 'v2', key: string, since: Date): Promise<CreatedInvoiceRow | null> {
+export async function selectCreatedByKey(on: InvoicingQueries, owner: Owner, api: 'v1' | 'v2', key: string, since: Date): Promise<CreatedInvoiceRow | null> {
+  const db = on.$kysely;
   const made = await selectRow(db)
     .select(customerKycVerifiedOf)
     .where('i.merchant_id', '=', owner.merchantId)
@@ -183,21 +185,22 @@ export async function selectCreatedByKey(db: Db, owner: Owner, api: 'v1' | 'v2',
  * unique value (its id again, its number, its externalId) is skipped, not an error: the
  * caller compares the ids returned with its own.
  */
-export async function insertInvoices(tx: Sql, rows: NewInvoiceRow[]): Promise<Set<string>> {
+export async function insertInvoices(tx: InvoicingQueries, rows: NewInvoiceRow[]): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
-  const inserted = await tablesIn(tx).insertInto('invoices').values(rows).onConflict((oc) => oc.doNothing()).returning('id').execute();
+  const inserted = await tx.$kysely.insertInto('invoices').values(rows).onConflict((oc) => oc.doNothing()).returning('id').execute();
   return new Set(inserted.map((r) => r.id));
 }
 
 /** Which of these invoice ids exist. */
-export async function existingInvoiceIds(tx: Sql, ids: string[]): Promise<Set<string>> {
+export async function existingInvoiceIds(tx: InvoicingQueries, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await tablesIn(tx).selectFrom('invoices').select('id').where('id', 'in', ids).execute();
+  const rows = await tx.$kysely.selectFrom('invoices').select('id').where('id', 'in', ids).execute();
   return new Set(rows.map((r) => r.id));
 }
 
 /** The merchant's externalIds already taken (by any earlier invoice of theirs in this mode). */
-export async function takenExternalIds(db: Db, owner: Owner, ids: string[]): Promise<Set<string>> {
+export async function takenExternalIds(on: InvoicingQueries, owner: Owner, ids: string[]): Promise<Set<string>> {
+  const db = on.$kysely;
   if (ids.length === 0) return new Set();
   const rows = await db
     .selectFrom('invoices')
@@ -210,8 +213,8 @@ export async function takenExternalIds(db: Db, owner: Owner, ids: string[]): Pro
 }
 
 /** How many invoices a batch has written. */
-export async function countBatchInvoices(tx: Sql, batchId: string): Promise<number> {
-  const { n } = await tablesIn(tx)
+export async function countBatchInvoices(tx: InvoicingQueries, batchId: string): Promise<number> {
+  const { n } = await tx.$kysely
     .selectFrom('invoices')
     .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
     .where('batch_id', '=', batchId)
@@ -220,13 +223,14 @@ export async function countBatchInvoices(tx: Sql, batchId: string): Promise<numb
 }
 
 /** The batch's invoices that have an e-mail address: who its payment links go to. */
-export async function batchRecipients(tx: Sql, batchId: string): Promise<{ id: string; customer_email: string }[]> {
-  const rows = await tablesIn(tx).selectFrom('invoices').select(['id', 'customer_email']).where('batch_id', '=', batchId).where('customer_email', 'is not', null).execute();
+export async function batchRecipients(tx: InvoicingQueries, batchId: string): Promise<{ id: string; customer_email: string }[]> {
+  const rows = await tx.$kysely.selectFrom('invoices').select(['id', 'customer_email']).where('batch_id', '=', batchId).where('customer_email', 'is not', null).execute();
   return rows as { id: string; customer_email: string }[];
 }
 
 /** What the batch's paid invoices brought in, now. */
-export async function batchPaidTotals(db: Db, batchId: string): Promise<{ paid_count: number; volume: string }> {
+export async function batchPaidTotals(on: InvoicingQueries, batchId: string): Promise<{ paid_count: number; volume: string }> {
+  const db = on.$kysely;
   return db
     .selectFrom('invoices')
     .select((eb) => [eb.cast<number>(eb.fn.countAll(), 'integer').as('paid_count'), eb.cast<string>(eb.fn.coalesce(eb.fn.sum('amount'), sql.lit(0)), 'text').as('volume')])
@@ -236,13 +240,15 @@ export async function batchPaidTotals(db: Db, batchId: string): Promise<{ paid_c
 }
 
 /** The fields of a payment-link e-mail, per invoice. */
-export async function invoicesForEmails(db: Db, ids: string[]) {
+export async function invoicesForEmails(on: InvoicingQueries, ids: string[]) {
+  const db = on.$kysely;
   if (ids.length === 0) return [];
   return db.selectFrom('invoices').select(['id', 'amount', 'currency', 'description', 'expires_at']).where('id', 'in', ids).execute();
 }
 
 /** The batch's invoices, in the order they were created, for its export; the caller checked the batch is the owner's. */
-export async function batchInvoices(db: Db, owner: Owner, batchId: string) {
+export async function batchInvoices(on: InvoicingQueries, owner: Owner, batchId: string) {
+  const db = on.$kysely;
   return db
     .selectFrom('invoices')
     .select(['id', 'external_id', 'amount', 'currency', 'status', 'description', 'customer_email', 'created_at', 'paid_at'])
@@ -264,7 +270,8 @@ const QR_CHUNK = 200;
  * second). Called once the batch is completed, before its job ends, and again by the batch
  * reconciler for a batch whose process stopped in between; reads never draw one.
  */
-export async function drawBatchQrCodes(db: Db, batchId: string): Promise<number> {
+export async function drawBatchQrCodes(on: InvoicingQueries, batchId: string): Promise<number> {
+  const db = on.$kysely;
   let drawn = 0;
   for (;;) {
     const rows = await db
@@ -294,7 +301,8 @@ export async function drawBatchQrCodes(db: Db, batchId: string): Promise<number>
 }
 
 /** Batches with SBP invoices still without their QR image (a process stopped between completing a batch and drawing them). */
-export async function batchesMissingQrCodes(db: Db, batchIds: string[]): Promise<string[]> {
+export async function batchesMissingQrCodes(on: InvoicingQueries, batchIds: string[]): Promise<string[]> {
+  const db = on.$kysely;
   if (batchIds.length === 0) return [];
   const rows = await db
     .selectFrom('invoices')
@@ -307,26 +315,29 @@ export async function batchesMissingQrCodes(db: Db, batchIds: string[]): Promise
   return rows.map((r) => r.batch_id!);
 }
 
-const GET = prepared((db: Db, p: { id: string; merchantId: string; isTest: boolean }) =>
+const GET = preparedStatement((db: Db, p: { id: string; merchantId: string; isTest: boolean }) =>
   withCustomer(db, 'invoices').where('i.id', '=', p.id).where('i.merchant_id', '=', p.merchantId).where('i.is_test', '=', p.isTest),
 );
 
 /** One of the owner's invoices with its customer, in one statement; null when it is not theirs. */
-export async function selectInvoice(db: Db, owner: Owner, id: string): Promise<InvoiceWithCustomer | null> {
+export async function selectInvoice(on: InvoicingQueries, owner: Owner, id: string): Promise<InvoiceWithCustomer | null> {
+  const db = on.$kysely;
   const [row] = await GET(db, { id, merchantId: owner.merchantId, isTest: owner.isTest });
   return row ?? null;
 }
 
-const PUBLIC_GET = prepared((db: Db, p: { id: string }) => withCustomer(db, 'invoices').where('i.id', '=', p.id));
+const PUBLIC_GET = preparedStatement((db: Db, p: { id: string }) => withCustomer(db, 'invoices').where('i.id', '=', p.id));
 
 /** Any invoice by id, for its hosted page (the id in the link is the capability). */
-export async function selectInvoiceById(db: Db, id: string): Promise<InvoiceWithCustomer | null> {
+export async function selectInvoiceById(on: InvoicingQueries, id: string): Promise<InvoiceWithCustomer | null> {
+  const db = on.$kysely;
   const [row] = await PUBLIC_GET(db, { id });
   return row ?? null;
 }
 
 /** Newest first; the page is picked by the index, the customer joined onto its rows only. */
-export async function selectInvoices(db: Db, owner: Owner, q: { limit: number; offset: number; status?: InvoiceStatus }): Promise<{ rows: InvoiceWithCustomer[]; total: number }> {
+export async function selectInvoices(on: InvoicingQueries, owner: Owner, q: { limit: number; offset: number; status?: InvoiceStatus }): Promise<{ rows: InvoiceWithCustomer[]; total: number }> {
+  const db = on.$kysely;
   const [rows, count] = await Promise.all([
     withCustomer(db, pageOf(db, owner, q)).orderBy('i.created_at', 'desc').orderBy('i.id', 'desc').execute(),
     db
@@ -341,8 +352,8 @@ export async function selectInvoices(db: Db, owner: Owner, q: { limit: number; o
 }
 
 /** Locks one invoice for a state change; `owner` narrows it to the caller's (API), pages pass none. */
-export async function lockInvoice(tx: Sql, id: string, owner?: Owner): Promise<InvoiceRow> {
-  const row = await selectRow(tablesIn(tx))
+export async function lockInvoice(tx: InvoicingQueries, id: string, owner?: Owner): Promise<InvoiceRow> {
+  const row = await selectRow(tx.$kysely)
     .where('i.id', '=', id)
     .$if(owner !== undefined, (s) => s.where('i.merchant_id', '=', owner!.merchantId).where('i.is_test', '=', owner!.isTest))
     .forUpdate()
@@ -355,16 +366,16 @@ export async function lockInvoice(tx: Sql, id: string, owner?: Owner): Promise<I
 type Change = Pick<Updateable<Tables.Invoice>, 'paid_at' | 'customer_id' | 'paid_method' | 'payer_bank' | 'sbp_transaction_id' | 'cancelled_at'>;
 
 /** Sets some columns of an invoice locked by the caller (`lockInvoice`), and answers the row as it is now. */
-async function change(tx: Sql, id: string, set: Change): Promise<InvoiceRow> {
-  return tablesIn(tx).updateTable('invoices as i').set(set).where('i.id', '=', id).returningAll('i').returning(invoiceColumns).executeTakeFirstOrThrow();
+async function change(tx: InvoicingQueries, id: string, set: Change): Promise<InvoiceRow> {
+  return tx.$kysely.updateTable('invoices as i').set(set).where('i.id', '=', id).returningAll('i').returning(invoiceColumns).executeTakeFirstOrThrow();
 }
 
 /**
  * Moves an invoice to `to` (with `set`) only from a status transitions.ts allows, as the
  * UPDATE's own condition: a forbidden move writes nothing and throws InvoiceTransitionRefused.
  */
-async function move(tx: Sql, id: string, to: InvoiceStatus, set: Change): Promise<InvoiceRow> {
-  const row = await tablesIn(tx)
+async function move(tx: InvoicingQueries, id: string, to: InvoiceStatus, set: Change): Promise<InvoiceRow> {
+  const row = await tx.$kysely
     .updateTable('invoices as i')
     .set({ ...set, status: to })
     .where('i.id', '=', id)
@@ -378,7 +389,7 @@ async function move(tx: Sql, id: string, to: InvoiceStatus, set: Change): Promis
 
 /** PAID, with how and by whom it was paid. */
 export function markPaid(
-  tx: Sql,
+  tx: InvoicingQueries,
   id: string,
   paid: { at: Date; customerId: string | null; method: Tables.PaymentMethod; payerBank: string | null; sbpTransactionId: string | null },
 ): Promise<InvoiceRow> {
@@ -390,7 +401,7 @@ export function markPaid(
  * (invoices/proof.ts): how it was paid is shown now (paymentMethod, payerBank,
  * sbpTransactionId), and is what the receipt's approval pays it with; the status stays PENDING.
  */
-export function recordConfirmedPayment(tx: Sql, id: string, paid: { method: Tables.PaymentMethod; payerBank: string | null; sbpTransactionId: string | null }): Promise<InvoiceRow> {
+export function recordConfirmedPayment(tx: InvoicingQueries, id: string, paid: { method: Tables.PaymentMethod; payerBank: string | null; sbpTransactionId: string | null }): Promise<InvoiceRow> {
   return change(tx, id, { paid_method: paid.method, payer_bank: paid.payerBank, sbp_transaction_id: paid.sbpTransactionId });
 }
 
@@ -398,7 +409,8 @@ export function recordConfirmedPayment(tx: Sql, id: string, paid: { method: Tabl
  * A fresh acquirer payment after a decline: the invoice now shows its QR (SBP) or form link
  * (card). Only while PENDING: a paid or closed invoice keeps what it showed.
  */
-export async function setPaymentTarget(db: Db, id: string, target: { qrPayload: string; qrCode: string } | { originalPaymentUrl: string }): Promise<void> {
+export async function setPaymentTarget(on: InvoicingQueries, id: string, target: { qrPayload: string; qrCode: string } | { originalPaymentUrl: string }): Promise<void> {
+  const db = on.$kysely;
   await db
     .updateTable('invoices')
     .set('qrPayload' in target ? { qr_payload: target.qrPayload, qr_code: target.qrCode } : { original_payment_url: target.originalPaymentUrl })
@@ -408,13 +420,13 @@ export async function setPaymentTarget(db: Db, id: string, target: { qrPayload: 
 }
 
 /** CANCELLED by the merchant. */
-export function markCancelled(tx: Sql, id: string, at: Date): Promise<InvoiceRow> {
+export function markCancelled(tx: InvoicingQueries, id: string, at: Date): Promise<InvoiceRow> {
   return move(tx, id, 'CANCELLED', { cancelled_at: at });
 }
 
 /** A SUCCEEDED refund adds to what the invoice has given back. */
-export function addRefunded(tx: Sql, id: string, amount: string): Promise<InvoiceRow> {
-  return tablesIn(tx)
+export function addRefunded(tx: InvoicingQueries, id: string, amount: string): Promise<InvoiceRow> {
+  return tx.$kysely
     .updateTable('invoices as i')
     .set((eb) => ({ refunded_amount: eb('i.refunded_amount', '+', eb.cast<string>(eb.val(amount), 'numeric')) }))
     .where('i.id', '=', id)
@@ -428,8 +440,8 @@ export function addRefunded(tx: Sql, id: string, amount: string): Promise<Invoic
  * and re-checked as PENDING, so several processes share the work and an invoice being paid at
  * that moment is left to its payment. Returns the rows it expired.
  */
-export async function expireDue(tx: Sql, now: Date, limit: number): Promise<InvoiceRow[]> {
-  const db = tablesIn(tx);
+export async function expireDue(tx: InvoicingQueries, now: Date, limit: number): Promise<InvoiceRow[]> {
+  const db = tx.$kysely;
   return db
     .updateTable('invoices as i')
     .set({ status: 'EXPIRED', expired_at: now })
@@ -469,7 +481,8 @@ const receiptsInCheck = (selectFrom: ExpressionBuilder<Tables.DB, 'invoices'>['s
   selectFrom('receipts as r').select('r.id').whereRef('r.invoice_id', '=', 'invoices.id').where('r.status', '=', 'PENDING').whereRef('r.created_at', '<=', 'invoices.expires_at');
 
 /** PENDING invoices past `expiresAt` whose acquirer payment is still open: their acquirer is asked before they may expire. */
-export async function dueWithOpenAcquirerPayment(db: Db, now: Date, limit: number): Promise<string[]> {
+export async function dueWithOpenAcquirerPayment(on: InvoicingQueries, now: Date, limit: number): Promise<string[]> {
+  const db = on.$kysely;
   const rows = await db
     .selectFrom('invoices')
     .select('id')
@@ -486,8 +499,8 @@ export async function dueWithOpenAcquirerPayment(db: Db, now: Date, limit: numbe
  * The invoice bound to an approved KYC session becomes `kycVerified`. Returns its bound
  * customer (null when unbound, or when the invoice is not the owner's).
  */
-export async function markKycVerified(tx: Sql, owner: Owner, id: string): Promise<string | null> {
-  const row = await tablesIn(tx)
+export async function markKycVerified(tx: InvoicingQueries, owner: Owner, id: string): Promise<string | null> {
+  const row = await tx.$kysely
     .updateTable('invoices')
     .set({ kyc_verified: true })
     .where('id', '=', id)
@@ -499,8 +512,8 @@ export async function markKycVerified(tx: Sql, owner: Owner, id: string): Promis
 }
 
 /** The customer bound to one of the owner's invoices, if any. */
-export async function boundCustomerOf(tx: Sql, owner: Owner, id: string): Promise<string | null> {
-  const row = await tablesIn(tx)
+export async function boundCustomerOf(tx: InvoicingQueries, owner: Owner, id: string): Promise<string | null> {
+  const row = await tx.$kysely
     .selectFrom('invoices')
     .select('customer_id')
     .where('id', '=', id)
@@ -511,7 +524,8 @@ export async function boundCustomerOf(tx: Sql, owner: Owner, id: string): Promis
 }
 
 /** What an upload of a receipt needs to know of an invoice before storing the file; null when it is not there (or not the owner's). */
-export async function receiptTargetOf(db: Db, id: string, owner?: Owner) {
+export async function receiptTargetOf(on: InvoicingQueries, id: string, owner?: Owner) {
+  const db = on.$kysely;
   const row = await db
     .selectFrom('invoices')
     .select(['merchant_id', 'is_test', 'receipt_required', 'status', 'expires_at'])
@@ -522,20 +536,23 @@ export async function receiptTargetOf(db: Db, id: string, owner?: Owner) {
 }
 
 /** The currency and provider order of invoices, by id (refunds answer in their invoice's currency). */
-export async function currencyOf(db: Db, owner: Owner, id: string): Promise<Tables.Currency | null> {
+export async function currencyOf(on: InvoicingQueries, owner: Owner, id: string): Promise<Tables.Currency | null> {
+  const db = on.$kysely;
   const row = await db.selectFrom('invoices').select('currency').where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('is_test', '=', owner.isTest).executeTakeFirst();
   return row?.currency ?? null;
 }
 
 /** The provider's order of each invoice (refunds left PENDING are asked again by it). */
-export async function externalOrdersOf(db: Db, ids: string[]): Promise<Map<string, string>> {
+export async function externalOrdersOf(on: InvoicingQueries, ids: string[]): Promise<Map<string, string>> {
+  const db = on.$kysely;
   if (ids.length === 0) return new Map();
   const rows = await db.selectFrom('invoices').select(['id', 'external_order_id']).where('id', 'in', ids).execute();
   return new Map(rows.map((r) => [r.id, r.external_order_id]));
 }
 
 /** The merchant's enabled currencies from its settings row (one primary-key probe); null when it has none. */
-export async function merchantCurrencies(db: Db, merchantId: string): Promise<Tables.Currency[] | null> {
+export async function merchantCurrencies(on: InvoicingQueries, merchantId: string): Promise<Tables.Currency[] | null> {
+  const db = on.$kysely;
   const row = await db
     .selectFrom('merchant_settings')
     // As text[]: pg parses arrays of the types it knows, and an enum's array is not one of them.
@@ -546,7 +563,8 @@ export async function merchantCurrencies(db: Db, merchantId: string): Promise<Ta
 }
 
 /** Replaces the merchant's enabled currencies. */
-export async function saveMerchantCurrencies(db: Db, merchantId: string, set: readonly Tables.Currency[], now: Date): Promise<void> {
+export async function saveMerchantCurrencies(on: InvoicingQueries, merchantId: string, set: readonly Tables.Currency[], now: Date): Promise<void> {
+  const db = on.$kysely;
   await db
     .insertInto('merchant_settings')
     // An enum array is written, and typed by the generated tables, as its Postgres literal.

@@ -33,7 +33,7 @@ describe('the invoices store enforces the table on every status write (real data
     expect(res.status).toBe(201);
     return (res.body.invoice as { id: string }).id;
   }
-  const rowOf = async (id: string) => (await selectInvoiceById(ctx.deps.tables, id))!;
+  const rowOf = async (id: string) => (await selectInvoiceById(ctx.deps.db, id))!;
   const paid = { customerId: null, method: 'card' as const, payerBank: null, sbpTransactionId: null };
 
   /** Runs a store write on the locked invoice in a transaction; expects it refused, and the row as it was. */

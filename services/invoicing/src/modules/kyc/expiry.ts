@@ -11,10 +11,10 @@ const KYC_EXPIRY_BATCH = 500;
  * let several processes share the work, and a submission racing the expiry holds the row lock
  * and wins, or finds the session past its time and is refused.
  */
-export async function expireDueKycSessions(deps: Pick<InvoicingDeps, 'tables' | 'clock'>): Promise<number> {
+export async function expireDueKycSessions(deps: Pick<InvoicingDeps, 'db' | 'clock'>): Promise<number> {
   let total = 0;
   for (;;) {
-    const n = await expireNotStartedKycSessions(deps.tables, deps.clock.now(), KYC_EXPIRY_BATCH);
+    const n = await expireNotStartedKycSessions(deps.db, deps.clock.now(), KYC_EXPIRY_BATCH);
     total += n;
     if (n < KYC_EXPIRY_BATCH) return total;
   }

@@ -89,7 +89,7 @@ describe('KYC verification flow', () => {
     // A new invoice of the same customer is kycVerified from creation.
     expect((await call(m, 'post', '/api/v2/invoices', { amount: 1, customerEmail: 'anna@example.kz' })).body.invoice.kycVerified).toBe(true);
 
-    const events = await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.passed');
+    const events = await eventsOf(ctx.deps.db, owner(m), 'kyc.passed');
     expect(events).toHaveLength(1);
     expect(events[0]!.targetUrl).toBeNull();
     expect(events[0]!.body).toEqual({
@@ -126,7 +126,7 @@ describe('KYC verification flow', () => {
     expect((await call(m, 'get', `/api/v2/kyc/sessions/${created.id}`)).body.session.verification).toBeNull();
     const customer = (await call(m, 'get', '/api/v2/customers')).body.data[0];
     expect(customer).toMatchObject({ phone: '+77010000001', kycStatus: 'REJECTED', trustLevel: 'LEVEL_2', totalPayments: 3 });
-    const events = await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.rejected');
+    const events = await eventsOf(ctx.deps.db, owner(m), 'kyc.rejected');
     expect(events.map((e) => (e.body.session as { status: string; reason: string }).status)).toEqual(['DECLINED']);
     assertValid(invoicingEvents.bodies['kyc.rejected'], events[0]!.body);
     expect((await request(ctx.app).get(`/kyc/${created.sessionId}`)).text).toContain('Not verified');
@@ -155,7 +155,7 @@ describe('KYC verification flow', () => {
       attemptsUsed: 1,
       attemptsRemaining: 2,
     });
-    expect(await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.rejected')).toEqual([]);
+    expect(await eventsOf(ctx.deps.db, owner(m), 'kyc.rejected')).toEqual([]);
     expect((await call(m, 'get', '/api/v2/customers')).body.data).toEqual([]);
     // The page tells the customer in their words (no score) and offers to try again, with what they typed.
     const page = await request(ctx.app).get(`/kyc/${created.sessionId}`);
@@ -182,8 +182,8 @@ describe('KYC verification flow', () => {
       attemptsUsed: 2,
       attemptsRemaining: 0,
     });
-    expect(await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.rejected')).toEqual([]);
-    expect(await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.passed')).toHaveLength(1);
+    expect(await eventsOf(ctx.deps.db, owner(m), 'kyc.rejected')).toEqual([]);
+    expect(await eventsOf(ctx.deps.db, owner(m), 'kyc.passed')).toHaveLength(1);
   });
 
   it('the last attempt’s decline is final: DECLINED with its reason and one kyc.rejected; maxAttempts is the merchant’s', async () => {
@@ -202,7 +202,7 @@ describe('KYC verification flow', () => {
       attemptsUsed: 2,
       attemptsRemaining: 0,
     });
-    const events = await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.rejected');
+    const events = await eventsOf(ctx.deps.db, owner(m), 'kyc.rejected');
     expect(events.map((e) => (e.body.session as { status: string; reason: string }).reason)).toEqual([s.reason]);
     const third = await submit(created.sessionId, documentForm());
     expect(third.status).toBe(422);
@@ -229,7 +229,7 @@ describe('KYC verification flow', () => {
     const s = await decided(created.id, 'DECLINED');
     expect(s).toMatchObject({ attempts: 1, decidedBy: 'auto:rules', checkState: 'DECIDED' });
     expect((await call(m, 'get', `/api/v2/kyc/sessions/${created.id}`)).body.session).toMatchObject({ declineReason: 'DOCUMENT_EXPIRED', attemptsRemaining: 0 });
-    const events = await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.rejected');
+    const events = await eventsOf(ctx.deps.db, owner(m), 'kyc.rejected');
     expect(events).toHaveLength(1);
     assertValid(invoicingEvents.bodies['kyc.rejected'], events[0]!.body);
     expect((await request(ctx.app).get(`/kyc/${created.sessionId}`)).text).toContain('data-reason="DOCUMENT_EXPIRED"');
@@ -261,7 +261,7 @@ describe('KYC verification flow', () => {
     }, CHECK_MS);
     expect(s.status).toBe('IN_PROGRESS');
     expect(s.reason).toMatch(/machine-readable zone/);
-    expect((await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.manual_review')).map((e) => (e.body.session as { status: string }).status)).toEqual(['IN_PROGRESS']);
+    expect((await eventsOf(ctx.deps.db, owner(m), 'kyc.manual_review')).map((e) => (e.body.session as { status: string }).status)).toEqual(['IN_PROGRESS']);
     expect((await request(ctx.app).get(`/kyc/${created.sessionId}`)).text).toContain('data-kyc-state="review"');
     // Another merchant cannot decide it; the reviewer decides once.
     const other = await newMerchant(ctx.deps);
@@ -270,7 +270,7 @@ describe('KYC verification flow', () => {
     expect(approved).toMatchObject({ status: 'APPROVED', decidedBy: 'key-1' });
     await expect(reviewKycSession(ctx.deps, owner(m), created.id, { approve: false, reason: 'late', reviewer: 'key-1' })).rejects.toThrow(/not waiting/);
     expect((await call(m, 'get', '/api/v2/customers')).body.data[0]).toMatchObject({ email: 'r@example.kz', kycStatus: 'VERIFIED' });
-    expect(await eventsOf(ctx.deps.webhooks, owner(m), 'kyc.passed')).toHaveLength(1);
+    expect(await eventsOf(ctx.deps.db, owner(m), 'kyc.passed')).toHaveLength(1);
   });
 
   it('refuses bad uploads and bad data with nothing written: type by content, size, missing file, form problems, advanced without proof', async () => {

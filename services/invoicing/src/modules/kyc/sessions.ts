@@ -50,7 +50,7 @@ export async function createKycSession(deps: KycDeps, owner: Owner, input: NewKy
   let email = input.customerEmail ?? null;
   let phone = input.customerPhone ?? null;
   if (input.invoiceId) {
-    const invoice = await selectInvoice(deps.tables, owner, input.invoiceId);
+    const invoice = await selectInvoice(deps.db, owner, input.invoiceId);
     if (!invoice) {
       throw new ApiError('NOT_FOUND', `Invoice ${input.invoiceId} not found`, [{ field: 'invoiceId', message: 'is not an invoice of this merchant in this mode' }]);
     }
@@ -110,7 +110,7 @@ export async function kycSessionByPageId(deps: Pick<InvoicingDeps, 'db'>, sessio
  * page. Null when the invoice needs no verification (any more).
  */
 export async function verificationForInvoice(deps: KycDeps, invoiceId: string): Promise<KycSession | null> {
-  const invoice = await selectInvoiceById(deps.tables, invoiceId);
+  const invoice = await selectInvoiceById(deps.db, invoiceId);
   if (!invoice) throw new ApiError('NOT_FOUND', 'This payment link does not lead to an invoice');
   const now = deps.clock.now();
   if (!invoice.kyc_required || isKycVerified(invoice) || invoice.status !== 'PENDING' || invoice.expires_at <= now) return null;

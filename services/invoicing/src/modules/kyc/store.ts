@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Owner } from '@pay/auth';
-import { tablesIn, type InvoicingDb, type InvoicingTables } from '../../db';
+import { type InvoicingDb, type InvoicingQueries } from '../../db';
 import { Prisma, type KycFile, type KycSession } from '../../generated/prisma/client';
 import type { Tx } from '../../transactions';
 import type { KycStatus } from './schemas';
@@ -93,7 +93,7 @@ export function staleCheckingKycSessions(db: InvoicingDb, submittedBefore: Date)
 
 /** Locks a session (by id, of the owner when given) and reads it; null when it is not there. */
 export async function lockKycSession(tx: Tx, id: string, owner?: Who): Promise<KycSession | null> {
-  const locked = await tablesIn(tx)
+  const locked = await tx.$kysely
     .selectFrom('kyc_sessions')
     .select('id')
     .where('id', '=', id)
@@ -106,7 +106,7 @@ export async function lockKycSession(tx: Tx, id: string, owner?: Who): Promise<K
 
 /** Locks a session by its page capability and reads it; null when it is not there. */
 export async function lockKycSessionBySessionId(tx: Tx, sessionId: string): Promise<KycSession | null> {
-  const locked = await tablesIn(tx).selectFrom('kyc_sessions').select('id').where('session_id', '=', sessionId).forUpdate().executeTakeFirst();
+  const locked = await tx.$kysely.selectFrom('kyc_sessions').select('id').where('session_id', '=', sessionId).forUpdate().executeTakeFirst();
   if (!locked) return null;
   return tx.kycSession.findUniqueOrThrow({ where: { id: locked.id } });
 }
@@ -140,7 +140,8 @@ export function filesOfSession(db: InvoicingDb, sessionId: string): Promise<KycF
  * NOT_STARTED sessions past `now` become EXPIRED, at most `batch` in one statement; SKIP
  * LOCKED and the re-check let several processes share the work. Returns how many.
  */
-export async function expireNotStartedKycSessions(tables: InvoicingTables, now: Date, batch: number): Promise<number> {
+export async function expireNotStartedKycSessions(on: InvoicingQueries, now: Date, batch: number): Promise<number> {
+  const tables = on.$kysely;
   const due = tables
     .selectFrom('kyc_sessions')
     .select('id')

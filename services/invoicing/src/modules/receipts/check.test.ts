@@ -112,7 +112,7 @@ it('a JPEG photo of a matching receipt is read the same way', async () => {
   const done = await decided(r.id);
   expect(done).toMatchObject({ status: 'APPROVED', verifiedAmount: AMOUNT });
   expect(done.verificationDetails.bank).toBe('VTB');
-  const row = await ctx.deps.tables.selectFrom('receipts').select('content_type').where('id', '=', r.id).executeTakeFirst();
+  const row = await ctx.deps.db.$kysely.selectFrom('receipts').select('content_type').where('id', '=', r.id).executeTakeFirst();
   expect(row!.content_type).toBe('image/jpeg');
 }, 60_000);
 
@@ -136,8 +136,8 @@ describe('a receiptRequired invoice', () => {
       const events = await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: true }, 'invoice.paid');
       expect(events.map((e) => (e.body as { invoice: { id: string } }).invoice.id)).toEqual([inv.id]);
       expect((events[0]!.body as { invoice: { status: string; paidAt: string } }).invoice).toMatchObject({ status: 'PAID', paidAt: approved.verifiedAt });
-      const row = await ctx.deps.tables
-        .selectFrom('invoices as i')
+      const row = await ctx.deps.db
+        .$kysely.selectFrom('invoices as i')
         .innerJoin('customers as c', 'c.id', 'i.customer_id')
         .select(['i.payer_bank', 'i.paid_method', 'c.total_payments'])
         .where('i.id', '=', inv.id)

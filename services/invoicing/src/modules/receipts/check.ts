@@ -29,8 +29,8 @@ export type CheckOutcome = 'APPROVED' | 'REJECTED' | 'already checked';
  * A file whose bytes were uploaded earlier for another invoice is REJECTED.
  * Safe to run twice: only a PENDING receipt is decided.
  */
-export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'receiptStorage' | 'logger'>, readers: ReceiptReaders, receiptId: string): Promise<CheckOutcome> {
-  const receipt = await receiptToCheck(deps.tables, receiptId);
+export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'clock' | 'receiptStorage' | 'logger'>, readers: ReceiptReaders, receiptId: string): Promise<CheckOutcome> {
+  const receipt = await receiptToCheck(deps.db, receiptId);
   if (!receipt || receipt.status !== 'PENDING') return 'already checked';
   const bytes = await deps.receiptStorage.get(receipt.storage_key);
   const started = Date.now();

@@ -38,7 +38,7 @@ const eventsFor = async (type: string, id: string) =>
   (await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: false }, type)).filter((e) => (e.body as { invoice: { id: string } }).invoice.id === id).map((e) => e.body as Record<string, any>);
 const delivered = (paymentId: string, status: string) => emulator.notifications.filter((n) => n.paymentId === paymentId && n.status === status && n.delivered);
 const customerOf = (id: string) =>
-  ctx.deps.tables.selectFrom('invoices as i').innerJoin('customers as c', 'c.id', 'i.customer_id').select(['c.total_payments', 'c.total_amount']).where('i.id', '=', id).executeTakeFirst();
+  ctx.deps.db.$kysely.selectFrom('invoices as i').innerJoin('customers as c', 'c.id', 'i.customer_id').select(['c.total_payments', 'c.total_amount']).where('i.id', '=', id).executeTakeFirst();
 const page = (id: string) => fetch(`${ctx.base}/pay/${id}`).then((r) => r.text());
 /** Each receipt is its own file (a second upload of the same bytes is refused as another invoice's). */
 const receipt = (amount: string, n: number) => receiptPdf({ amount, date: `${moscowDay(0)} 12:${String(n % 60).padStart(2, '0')}` });
@@ -110,7 +110,7 @@ describe('decisions.md §10: a live receiptRequired invoice is paid by the acqui
     expect(await eventsFor('invoice.paid', inv.id)).toHaveLength(1);
     expect(await customerOf(inv.id)).toEqual({ total_payments: 1, total_amount: '1490.90' });
     expect((await get(inv.id)).review).toBeNull();
-    const reviews = await ctx.deps.tables.selectFrom('payment_reviews').select(['reason', 'status', 'resolved_at']).where('invoice_id', '=', inv.id).execute();
+    const reviews = await ctx.deps.db.$kysely.selectFrom('payment_reviews').select(['reason', 'status', 'resolved_at']).where('invoice_id', '=', inv.id).execute();
     expect(reviews).toEqual([{ reason: 'receipt_only', status: 'CLOSED', resolved_at: expect.any(Date) }]);
   });
 

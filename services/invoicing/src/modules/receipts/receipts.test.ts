@@ -51,11 +51,11 @@ describe('POST /api/v2/invoices/{id}/receipts', () => {
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       verificationDetails: { extractedAmount: null, extractedDate: null, confidence: null, bank: null, paymentType: null },
     });
-    const row = await ctx.deps.tables.selectFrom('receipts').select(['content_type', 'size_bytes', 'source']).where('id', '=', r.id).executeTakeFirst();
+    const row = await ctx.deps.db.$kysely.selectFrom('receipts').select(['content_type', 'size_bytes', 'source']).where('id', '=', r.id).executeTakeFirst();
     // Named photo.png and declared image/png: a PDF all the same, by its bytes.
     expect(row).toEqual({ content_type: 'application/pdf', size_bytes: bytes.length, source: 'api' });
     // The check job went to the outbox in the same transaction.
-    const jobs = await outboxOf(ctx.deps.sql).selectFrom('outbox').select(['queue', 'payload']).where('job_id', '=', r.id).execute();
+    const jobs = await outboxOf(ctx.deps.db).selectFrom('outbox').select(['queue', 'payload']).where('job_id', '=', r.id).execute();
     expect(jobs).toEqual([{ queue: 'invoicing-receipt-checks', payload: { receiptId: r.id } }]);
   });
 
@@ -68,7 +68,7 @@ describe('POST /api/v2/invoices/{id}/receipts', () => {
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.body.receipt.id).toBe(first.body.receipt.id);
-    expect(await countOf(ctx.deps.tables.selectFrom('receipts').select((e) => e.fn.countAll().as('n')).where('invoice_id', '=', invoiceId))).toBe(1);
+    expect(await countOf(ctx.deps.db.$kysely.selectFrom('receipts').select((e) => e.fn.countAll().as('n')).where('invoice_id', '=', invoiceId))).toBe(1);
   });
 
   it('refuses by content: HTML named .png is 400, over the size limit is 413, no file is 400', async () => {
@@ -88,7 +88,7 @@ describe('POST /api/v2/invoices/{id}/receipts', () => {
       .set(signedHeaders('v2', m.hmacSecret, { method: 'POST', path, body }))
       .send(body);
     expect(wrongField.status).toBe(400);
-    expect(await countOf(ctx.deps.tables.selectFrom('receipts').select((e) => e.fn.countAll().as('n')).where('invoice_id', '=', invoiceId))).toBe(0);
+    expect(await countOf(ctx.deps.db.$kysely.selectFrom('receipts').select((e) => e.fn.countAll().as('n')).where('invoice_id', '=', invoiceId))).toBe(0);
   });
 
   it('refuses a signature that does not cover the bytes sent, another merchant’s invoice and an unknown one', async () => {
@@ -206,16 +206,16 @@ describe('reconcileReceipts', () => {
     const invoiceId = await newInvoice();
     const stale = (await uploadReceiptRequest(ctx.app, m, invoiceId, await pdf())).body.receipt.id as string;
     const fresh = (await uploadReceiptRequest(ctx.app, m, invoiceId, await pdf())).body.receipt.id as string;
-    await ctx.deps.tables.updateTable('receipts').set({ created_at: new Date(Date.now() - 3 * 60_000) }).where('id', '=', stale).execute();
+    await ctx.deps.db.$kysely.updateTable('receipts').set({ created_at: new Date(Date.now() - 3 * 60_000) }).where('id', '=', stale).execute();
     const queue = new Queue(Queues.receiptChecks.name, { connection: ctx.deps.queueRedis, prefix: `reconcile-${invoiceId}` });
     try {
-      await reconcileReceipts({ tables: ctx.deps.tables, clock: new ManualClock() }, queue);
+      await reconcileReceipts({ db: ctx.deps.db, clock: new ManualClock() }, queue);
       expect((await queue.getJob(stale))?.data).toEqual({ receiptId: stale });
       expect(await queue.getJob(fresh)).toBeUndefined();
       // Decided receipts are never queued again.
       await checkReceipt(ctx.deps, readers, stale);
       await queue.obliterate({ force: true });
-      await reconcileReceipts({ tables: ctx.deps.tables, clock: new ManualClock() }, queue);
+      await reconcileReceipts({ db: ctx.deps.db, clock: new ManualClock() }, queue);
       expect(await queue.getJob(stale)).toBeUndefined();
     } finally {
       await queue.obliterate({ force: true });

@@ -24,10 +24,10 @@ export interface UploadTarget {
  * The file goes first: a crash between leaves an unreferenced file, never a receipt without one;
  * an upload refused or failed after the file was stored deletes the file again.
  */
-export async function uploadReceipt(deps: Pick<ReceiptsDeps, 'clock' | 'db' | 'kickOutbox' | 'logger' | 'receiptStorage' | 'tables'>, target: UploadTarget, file: UploadedFile): Promise<ReceiptRow> {
+export async function uploadReceipt(deps: Pick<ReceiptsDeps, 'clock' | 'db' | 'kickOutbox' | 'logger' | 'receiptStorage'>, target: UploadTarget, file: UploadedFile): Promise<ReceiptRow> {
   const id = randomUUID();
   const now = deps.clock.now();
-  const found = await receiptTargetOf(deps.tables, target.invoiceId, target.owner);
+  const found = await receiptTargetOf(deps.db, target.invoiceId, target.owner);
   if (!found) throw new ApiError('NOT_FOUND', `Invoice ${target.invoiceId} not found`);
   // Refused before anything is stored; checked again under the lock below.
   if (target.source === 'page' && !canUploadFromPage(found, now)) throw pageRefusal();
@@ -39,11 +39,11 @@ export async function uploadReceipt(deps: Pick<ReceiptsDeps, 'clock' | 'db' | 'k
   });
   deps.kickOutbox();
   const owner = target.owner ?? { merchantId: found.merchant_id, isTest: found.is_test };
-  return (await selectReceipt(deps.tables, owner, id))!;
+  return (await selectReceipt(deps.db, owner, id))!;
 }
 
 /** The PENDING receipt and its check job, in one transaction under the invoice's lock. */
-async function recordReceipt(deps: Pick<ReceiptsDeps, 'db' | 'tables'>, target: UploadTarget, file: UploadedFile, r: { id: string; key: string; now: Date }): Promise<void> {
+async function recordReceipt(deps: Pick<ReceiptsDeps, 'db'>, target: UploadTarget, file: UploadedFile, r: { id: string; key: string; now: Date }): Promise<void> {
   const { id, key, now } = r;
   await inTransaction(deps.db, async (tx) => {
     // Under the invoice's lock, so concurrent uploads cannot pass the count together.
@@ -77,23 +77,23 @@ export function canUploadFromPage(invoice: { receipt_required: boolean; status: 
   return invoice.receipt_required && invoice.status === 'PENDING' && invoice.expires_at.getTime() > now.getTime();
 }
 
-export async function getReceipt(deps: Pick<InvoicingDeps, 'tables'>, owner: Owner, id: string): Promise<ReceiptRow> {
-  const receipt = await selectReceipt(deps.tables, owner, id);
+export async function getReceipt(deps: Pick<InvoicingDeps, 'db'>, owner: Owner, id: string): Promise<ReceiptRow> {
+  const receipt = await selectReceipt(deps.db, owner, id);
   if (!receipt) throw new ApiError('NOT_FOUND', `Receipt ${id} not found`);
   return receipt;
 }
 
-export function listReceipts(deps: Pick<InvoicingDeps, 'tables'>, owner: Owner, q: ReceiptFilter) {
-  return selectReceipts(deps.tables, owner, q);
+export function listReceipts(deps: Pick<InvoicingDeps, 'db'>, owner: Owner, q: ReceiptFilter) {
+  return selectReceipts(deps.db, owner, q);
 }
 
 /** The stored file of a receipt, for its merchant. */
-export async function receiptFile(deps: Pick<InvoicingDeps, 'tables' | 'receiptStorage'>, owner: Owner, id: string) {
+export async function receiptFile(deps: Pick<InvoicingDeps, 'db' | 'receiptStorage'>, owner: Owner, id: string) {
   const receipt = await getReceipt(deps, owner, id);
   return { receipt, bytes: await deps.receiptStorage.get(receipt.storage_key) };
 }
 
 /** The newest receipt of an invoice, for the hosted page: its state and, when rejected, why. */
-export function latestReceiptOf(deps: Pick<InvoicingDeps, 'tables'>, invoiceId: string) {
-  return selectLatestReceipt(deps.tables, invoiceId);
+export function latestReceiptOf(deps: Pick<InvoicingDeps, 'db'>, invoiceId: string) {
+  return selectLatestReceipt(deps.db, invoiceId);
 }

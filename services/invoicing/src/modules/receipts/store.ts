@@ -1,6 +1,5 @@
 import type { Insertable, Selectable, SelectQueryBuilder, Updateable } from 'kysely';
-import type { Sql } from '@pay/db';
-import { tablesIn, type InvoicingTables, type Tables } from '../../db';
+import { type InvoicingQueries, type Tables } from '../../db';
 
 /*
  * The statements on the receipts module's table (`receipts`): the only file that names it.
@@ -13,19 +12,21 @@ export type ReceiptStatus = Tables.ReceiptStatus;
 export type ReceiptRow = Omit<Selectable<Tables.Receipt>, 'extracted_date'> & { extracted_date: string | null };
 
 /** Every column of a receipt, `extracted_date` as its text. */
-const selectReceiptRow = (db: InvoicingTables) =>
+const selectReceiptRow = (db: InvoicingQueries['$kysely']) =>
   db
     .selectFrom('receipts')
     .selectAll()
     .select((eb) => eb.cast<string | null>('extracted_date', 'text').as('extracted_date'));
 
-export async function selectReceipt(db: InvoicingTables, owner: Owner, id: string): Promise<ReceiptRow | null> {
+export async function selectReceipt(on: InvoicingQueries, owner: Owner, id: string): Promise<ReceiptRow | null> {
+  const db = on.$kysely;
   const row = await selectReceiptRow(db).where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('is_test', '=', owner.isTest).executeTakeFirst();
   return row ?? null;
 }
 
 /** The newest receipt of an invoice, for the hosted page: its state and, when rejected, why. */
-export async function selectLatestReceipt(db: InvoicingTables, invoiceId: string): Promise<Pick<ReceiptRow, 'status' | 'rejection_reason'> | null> {
+export async function selectLatestReceipt(on: InvoicingQueries, invoiceId: string): Promise<Pick<ReceiptRow, 'status' | 'rejection_reason'> | null> {
+  const db = on.$kysely;
   const row = await db
     .selectFrom('receipts')
     .select(['status', 'rejection_reason'])
@@ -45,7 +46,8 @@ export interface ReceiptFilter {
 }
 
 /** Newest first; the page and the filter's total side by side. */
-export async function selectReceipts(db: InvoicingTables, owner: Owner, q: ReceiptFilter): Promise<{ rows: ReceiptRow[]; total: number }> {
+export async function selectReceipts(on: InvoicingQueries, owner: Owner, q: ReceiptFilter): Promise<{ rows: ReceiptRow[]; total: number }> {
+  const db = on.$kysely;
   const matching = <Q extends SelectQueryBuilder<Tables.DB, 'receipts', object>>(s: Q): Q =>
     s
       .where('merchant_id', '=', owner.merchantId)
@@ -60,23 +62,24 @@ export async function selectReceipts(db: InvoicingTables, owner: Owner, q: Recei
 }
 
 /** What the check reads of a receipt before reading its file; undefined when there is none. */
-export function receiptToCheck(db: InvoicingTables, id: string) {
+export function receiptToCheck(on: InvoicingQueries, id: string) {
+  const db = on.$kysely;
   return db.selectFrom('receipts').select(['id', 'storage_key', 'content_type', 'status']).where('id', '=', id).executeTakeFirst();
 }
 
 /** The receipt's invoice, state and upload time, read in the check's transaction. */
-export function receiptInCheck(tx: Sql, id: string) {
-  return tablesIn(tx).selectFrom('receipts').select(['invoice_id', 'status', 'created_at']).where('id', '=', id).executeTakeFirst();
+export function receiptInCheck(tx: InvoicingQueries, id: string) {
+  return tx.$kysely.selectFrom('receipts').select(['invoice_id', 'status', 'created_at']).where('id', '=', id).executeTakeFirst();
 }
 
 /** Records the check's outcome on the receipt. */
-export async function recordReceiptCheck(tx: Sql, id: string, outcome: Pick<Updateable<Tables.Receipt>, 'status' | 'extracted_amount' | 'extracted_date' | 'confidence' | 'bank' | 'payment_type' | 'rejection_reason' | 'verified_amount' | 'verified_at'>): Promise<void> {
-  await tablesIn(tx).updateTable('receipts').set(outcome).where('id', '=', id).execute();
+export async function recordReceiptCheck(tx: InvoicingQueries, id: string, outcome: Pick<Updateable<Tables.Receipt>, 'status' | 'extracted_amount' | 'extracted_date' | 'confidence' | 'bank' | 'payment_type' | 'rejection_reason' | 'verified_amount' | 'verified_at'>): Promise<void> {
+  await tx.$kysely.updateTable('receipts').set(outcome).where('id', '=', id).execute();
 }
 
 /** The same bytes were uploaded before (by creation order) for another invoice. */
-export async function uploadedEarlierForAnotherInvoice(tx: Sql, receiptId: string): Promise<boolean> {
-  const db = tablesIn(tx);
+export async function uploadedEarlierForAnotherInvoice(tx: InvoicingQueries, receiptId: string): Promise<boolean> {
+  const db = tx.$kysely;
   const me = await db.selectFrom('receipts').select(['invoice_id', 'content_sha256', 'created_at', 'id']).where('id', '=', receiptId).executeTakeFirstOrThrow();
   if (me.content_sha256 === null) return false;
   const earlier = await db
@@ -91,8 +94,8 @@ export async function uploadedEarlierForAnotherInvoice(tx: Sql, receiptId: strin
 }
 
 /** How many receipts the invoice has. */
-export async function receiptCountOf(tx: Sql, invoiceId: string): Promise<number> {
-  const count = await tablesIn(tx)
+export async function receiptCountOf(tx: InvoicingQueries, invoiceId: string): Promise<number> {
+  const count = await tx.$kysely
     .selectFrom('receipts')
     .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
     .where('invoice_id', '=', invoiceId)
@@ -101,15 +104,16 @@ export async function receiptCountOf(tx: Sql, invoiceId: string): Promise<number
 }
 
 /** A new PENDING receipt. */
-export async function insertReceipt(tx: Sql, r: Omit<Insertable<Tables.Receipt>, 'status'>): Promise<void> {
-  await tablesIn(tx)
+export async function insertReceipt(tx: InvoicingQueries, r: Omit<Insertable<Tables.Receipt>, 'status'>): Promise<void> {
+  await tx.$kysely
     .insertInto('receipts')
     .values({ ...r, status: 'PENDING' })
     .execute();
 }
 
 /** A PENDING receipt the check gave up on: REJECTED as unreadable (once). */
-export async function rejectUnreadableReceipt(db: InvoicingTables, id: string, why: string, at: Date): Promise<void> {
+export async function rejectUnreadableReceipt(on: InvoicingQueries, id: string, why: string, at: Date): Promise<void> {
+  const db = on.$kysely;
   await db
     .updateTable('receipts')
     .set({ status: 'REJECTED', rejection_reason: `Unreadable: the receipt could not be checked (${why.slice(0, 200)})`, verified_at: at })
@@ -119,7 +123,8 @@ export async function rejectUnreadableReceipt(db: InvoicingTables, id: string, w
 }
 
 /** Receipts PENDING since before `createdBefore`, oldest first (at most 1000). */
-export async function pendingReceiptIdsBefore(db: InvoicingTables, createdBefore: Date): Promise<string[]> {
+export async function pendingReceiptIdsBefore(on: InvoicingQueries, createdBefore: Date): Promise<string[]> {
+  const db = on.$kysely;
   const rows = await db.selectFrom('receipts').select('id').where('status', '=', 'PENDING').where('created_at', '<', createdBefore).orderBy('created_at').limit(1000).execute();
   return rows.map((r) => r.id);
 }

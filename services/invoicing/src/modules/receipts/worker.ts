@@ -28,7 +28,7 @@ export function startReceiptWorker(deps: ReceiptsDeps, readers: ReceiptReaders):
 }
 
 async function giveUp(deps: ReceiptsDeps, receiptId: string, why: string): Promise<void> {
-  await rejectUnreadableReceipt(deps.tables, receiptId, why, deps.clock.now());
+  await rejectUnreadableReceipt(deps.db, receiptId, why, deps.clock.now());
 }
 
 /** Receipts PENDING longer than this without a job are given one again. */
@@ -39,8 +39,8 @@ const STALE_MS = 120_000;
  * adds one for each receipt PENDING for over two minutes; the job id is the receipt id, so a
  * receipt whose job is still queued is skipped by BullMQ.
  */
-export async function reconcileReceipts(deps: Pick<InvoicingDeps, 'tables' | 'clock'>, queue: Queue): Promise<number> {
-  const ids = await pendingReceiptIdsBefore(deps.tables, new Date(deps.clock.now().getTime() - STALE_MS));
+export async function reconcileReceipts(deps: Pick<InvoicingDeps, 'db' | 'clock'>, queue: Queue): Promise<number> {
+  const ids = await pendingReceiptIdsBefore(deps.db, new Date(deps.clock.now().getTime() - STALE_MS));
   if (ids.length === 0) return 0;
   const spec = Queues.receiptChecks;
   await queue.addBulk(ids.map((id) => ({ name: spec.name, data: { receiptId: id }, opts: { ...spec.jobOptions, jobId: id } })));

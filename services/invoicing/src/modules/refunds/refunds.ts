@@ -163,8 +163,8 @@ export async function refundInvoice(deps: InvoicesDeps, owner: Owner, invoiceId:
 /** Finishes refunds whose request died between reserving and settling. Safe in several processes. */
 export async function reconcileRefunds(deps: InvoicesDeps): Promise<number> {
   const before = new Date(deps.clock.now().getTime() - REFUND_STALE_MS);
-  const stale = await stalePendingRefunds(deps.tables, before);
-  const orders = await externalOrdersOf(deps.tables, [...new Set(stale.map((r) => r.invoice_id))]);
+  const stale = await stalePendingRefunds(deps.db, before);
+  const orders = await externalOrdersOf(deps.db, [...new Set(stale.map((r) => r.invoice_id))]);
   let settled = 0;
   for (const r of stale) {
     const owner = { merchantId: r.merchant_id, isTest: r.is_test };
@@ -177,8 +177,8 @@ export async function reconcileRefunds(deps: InvoicesDeps): Promise<number> {
 }
 
 export async function listRefunds(deps: InvoicesDeps, owner: Owner, invoiceId: string): Promise<(RefundRow & { currency: string })[]> {
-  const currency = await currencyOf(deps.tables, owner, invoiceId);
+  const currency = await currencyOf(deps.db, owner, invoiceId);
   if (currency === null) throw new ApiError('NOT_FOUND', `Invoice ${invoiceId} not found`);
-  const rows = await refundsOfInvoice(deps.tables, invoiceId);
+  const rows = await refundsOfInvoice(deps.db, invoiceId);
   return rows.map((r) => ({ ...r, currency }));
 }

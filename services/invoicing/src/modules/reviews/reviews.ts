@@ -67,8 +67,8 @@ export async function refundReview(deps: InvoicesDeps, owner: Owner, invoiceId: 
   if (outcome.outcome === 'failed') throw new ApiError('ACQUIRER_REFUSED', `The acquirer did not refund the review’s payment: ${outcome.reason}`);
 }
 
-export function listReviews(deps: Pick<InvoicesDeps, 'tables'>, owner: Owner, q: { limit: number; offset: number }) {
-  return selectUnsettledReviews(deps.tables, owner, q);
+export function listReviews(deps: Pick<InvoicesDeps, 'db'>, owner: Owner, q: { limit: number; offset: number }) {
+  return selectUnsettledReviews(deps.db, owner, q);
 }
 
 export type { ReviewRow };

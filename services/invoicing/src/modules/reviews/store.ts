@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Owner } from '@pay/auth';
-import type { Sql } from '@pay/db';
-import { tablesIn, type InvoicingTables, type Tables } from '../../db';
+import { type InvoicingQueries, type Tables } from '../../db';
 
 /** Why money needs the merchant's decision (see docs/architecture.md, "Reviews"). */
 export type ReviewReason = 'amount_mismatch' | 'paid_after_expiry' | 'paid_after_cancel' | 'duplicate_payment' | 'receipt_only' | 'receipt_missing' | 'invoice_refused';
@@ -28,8 +27,8 @@ export interface NewReview {
 }
 
 /** The one place payment_reviews is written or read. Opens a review once per payment and per receipt (unique keys): null when it exists. */
-export async function insertReview(tx: Sql, r: NewReview, now: Date): Promise<ReviewRow | null> {
-  const row = await tablesIn(tx)
+export async function insertReview(tx: InvoicingQueries, r: NewReview, now: Date): Promise<ReviewRow | null> {
+  const row = await tx.$kysely
     .insertInto('payment_reviews')
     .values({
       id: randomUUID(),
@@ -52,14 +51,15 @@ export async function insertReview(tx: Sql, r: NewReview, now: Date): Promise<Re
 }
 
 /** The invoice's review awaiting a decision (the oldest first), or null when all is well. */
-export async function unsettledReviewOf(db: InvoicingTables, invoiceId: string): Promise<ReviewRow | null> {
+export async function unsettledReviewOf(on: InvoicingQueries, invoiceId: string): Promise<ReviewRow | null> {
+  const db = on.$kysely;
   const row = await db.selectFrom('payment_reviews').selectAll().where('invoice_id', '=', invoiceId).where('status', 'in', UNSETTLED).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
   return row ?? null;
 }
 
 /** The same, locked, for a decision. */
-export async function lockUnsettledReview(tx: Sql, invoiceId: string): Promise<ReviewRow | null> {
-  const row = await tablesIn(tx)
+export async function lockUnsettledReview(tx: InvoicingQueries, invoiceId: string): Promise<ReviewRow | null> {
+  const row = await tx.$kysely
     .selectFrom('payment_reviews')
     .selectAll()
     .where('invoice_id', '=', invoiceId)
@@ -72,8 +72,8 @@ export async function lockUnsettledReview(tx: Sql, invoiceId: string): Promise<R
   return row ?? null;
 }
 
-export async function settleReview(tx: Sql, id: string, status: ReviewStatus, now: Date, refundId?: string): Promise<ReviewRow> {
-  return tablesIn(tx)
+export async function settleReview(tx: InvoicingQueries, id: string, status: ReviewStatus, now: Date, refundId?: string): Promise<ReviewRow> {
+  return tx.$kysely
     .updateTable('payment_reviews')
     .set({ status, resolved_at: status === 'REFUNDING' ? null : now, ...(refundId ? { refund_id: refundId } : {}) })
     .where('id', '=', id)
@@ -82,8 +82,8 @@ export async function settleReview(tx: Sql, id: string, status: ReviewStatus, no
 }
 
 /** Receipt-only reviews of an invoice the acquirer's own confirmation has now paid: nothing left to decide. */
-export async function closeReceiptReviews(tx: Sql, invoiceId: string, now: Date): Promise<number> {
-  const rows = await tablesIn(tx)
+export async function closeReceiptReviews(tx: InvoicingQueries, invoiceId: string, now: Date): Promise<number> {
+  const rows = await tx.$kysely
     .updateTable('payment_reviews')
     .set({ status: 'CLOSED', resolved_at: now })
     .where('invoice_id', '=', invoiceId)
@@ -95,7 +95,8 @@ export async function closeReceiptReviews(tx: Sql, invoiceId: string, now: Date)
 }
 
 /** The owner's reviews awaiting a decision, oldest first (the console's list and GET /api/v2/reviews). */
-export async function selectUnsettledReviews(db: InvoicingTables, owner: Owner, q: { limit: number; offset: number }): Promise<{ rows: (ReviewRow & { currency: Tables.Currency; invoice_number: string })[]; total: number }> {
+export async function selectUnsettledReviews(on: InvoicingQueries, owner: Owner, q: { limit: number; offset: number }): Promise<{ rows: (ReviewRow & { currency: Tables.Currency; invoice_number: string })[]; total: number }> {
+  const db = on.$kysely;
   const base = db.selectFrom('payment_reviews as r').where('r.merchant_id', '=', owner.merchantId).where('r.is_test', '=', owner.isTest).where('r.status', 'in', UNSETTLED);
   const [rows, count] = await Promise.all([
     base.innerJoin('invoices as i', 'i.id', 'r.invoice_id').selectAll('r').select(['i.currency', 'i.invoice_number']).orderBy('r.created_at').orderBy('r.id').limit(q.limit).offset(q.offset).execute(),

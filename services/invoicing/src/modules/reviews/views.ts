@@ -1,5 +1,5 @@
 import { toJsonNumber } from '@pay/money';
-import type { InvoicingTables } from '../../db';
+import type { InvoicingQueries } from '../../db';
 import { unsettledReviewOf, type ReviewRow } from './store';
 
 /** The `review` object of an invoice (v2 and v1 GET) and of `invoice.payment_review`. */
@@ -17,7 +17,7 @@ export function reviewJson(r: ReviewRow, currency: string) {
 }
 
 /** The invoice's `review` (v2 and v1 GET): the review awaiting the merchant, or null when all is well. */
-export async function invoiceReviewJson(db: InvoicingTables, invoice: { id: string; currency: string }) {
-  const review = await unsettledReviewOf(db, invoice.id);
+export async function invoiceReviewJson(on: InvoicingQueries, invoice: { id: string; currency: string }) {
+  const review = await unsettledReviewOf(on, invoice.id);
   return review ? reviewJson(review, invoice.currency) : null;
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { InvoicingDb, InvoicingTables } from '../../db';
+import type { InvoicingDb, InvoicingQueries } from '../../db';
 import type { PaymentMethod } from '../provider';
 import { existingInvoiceIds } from '../../modules/invoices/store';
 import type { Tx } from '../../transactions';
@@ -243,7 +243,8 @@ export class AcquirerPayments {
 }
 
 /** The acquirer payments of an invoice as the API lists them (`attempts`), first first. */
-export function attemptRowsOf(tables: InvoicingTables, invoiceId: string) {
+export function attemptRowsOf(on: InvoicingQueries, invoiceId: string) {
+  const tables = on.$kysely;
   return tables
     .selectFrom('acquirer_payments')
     .select(['attempt', 'method', 'status', 'amount_kopecks', 'paid_kopecks', 'created_at', 'updated_at'])
@@ -271,7 +272,8 @@ export interface AcquirerBacklog {
  * few runs of now while it works, and falls behind when the acquirer cannot be asked or no
  * process leads the reconciler.
  */
-export async function acquirerBacklog(tables: InvoicingTables, now: Date, afterMs: number): Promise<AcquirerBacklog[]> {
+export async function acquirerBacklog(on: InvoicingQueries, now: Date, afterMs: number): Promise<AcquirerBacklog[]> {
+  const tables = on.$kysely;
   const due = new Date(now.getTime() - afterMs);
   const rows = await tables
     .selectFrom('acquirer_payments')

@@ -23,7 +23,7 @@ export interface AcquirerReport {
 }
 
 const REFUND_STATUSES = new Set(['PARTIAL_REFUNDED', 'REFUNDED']);
-type Deps = Pick<InvoicingDeps, 'db' | 'tables' | 'clock' | 'logger'>;
+type Deps = Pick<InvoicingDeps, 'db' | 'clock' | 'logger'>;
 
 /**
  * Applies what the acquirer reports of a payment, the same whether a notification or the
@@ -107,7 +107,7 @@ async function declined(deps: Deps, provider: TBankProvider, payment: AcquirerPa
   });
   if (!failed) return `ignored ${status} (payment is ${payment.status})`;
   try {
-    const next = await provider.openNextAttempt(deps.tables, failed.id);
+    const next = await provider.openNextAttempt(deps.db, failed.id);
     return next ? `declined; attempt ${next.attempt} opened` : 'declined';
   } catch (err) {
     deps.logger.warn({ err, invoiceId: failed.id }, 'a fresh T-Bank payment could not be opened after a decline; the page and the reconciler try again');

@@ -1,7 +1,7 @@
 import { IDEMPOTENCY_TTL_MS } from '@pay/http';
 import { type Clock, type Logger } from '@pay/runtime';
 import { money, type Money } from '@pay/money';
-import type { InvoicingTables } from '../../db';
+import type { InvoicingQueries } from '../../db';
 import { ApiError } from '@pay/schemas';
 import type { CancelOrderResult, ChargeResult, OrderRequest, PaymentProvider, ProviderOrder, RefundResult, VoidResult } from '../provider';
 import { AcquirerRefused, AcquirerUnavailable, type TBankClient } from './client';
@@ -127,8 +127,8 @@ export class TBankProvider implements PaymentProvider {
    * attempt was declined (or its Init never answered) and the invoice is still payable; two
    * callers at once make one (the attempt number is unique). Returns the attempt, or null.
    */
-  async openNextAttempt(tables: InvoicingTables, invoiceId: string): Promise<AcquirerPaymentRow | null> {
-    const invoice = await selectInvoiceById(tables, invoiceId);
+  async openNextAttempt(on: InvoicingQueries, invoiceId: string): Promise<AcquirerPaymentRow | null> {
+    const invoice = await selectInvoiceById(on, invoiceId);
     const latest = await this.payments.byInvoice(invoiceId);
     if (!invoice || !latest || invoice.status !== 'PENDING' || invoice.expires_at.getTime() <= this.clock.now().getTime()) return null;
     const resuming = latest.status === INIT_STATUS && latest.attempt > 1;
@@ -164,7 +164,7 @@ export class TBankProvider implements PaymentProvider {
       const qr = await this.client.call('GetQr', { PaymentId: payment.paymentId, DataType: 'PAYLOAD' });
       payment = await this.payments.record(payment, { qrPayload: String(qr.Data) }, this.clock.now());
     }
-    await setPaymentTarget(tables, invoiceId, payment.method === 'sbp' ? { qrPayload: payment.qrPayload!, qrCode: qrPngDataUri(payment.qrPayload!) } : { originalPaymentUrl: payment.paymentUrl! });
+    await setPaymentTarget(on, invoiceId, payment.method === 'sbp' ? { qrPayload: payment.qrPayload!, qrCode: qrPngDataUri(payment.qrPayload!) } : { originalPaymentUrl: payment.paymentUrl! });
     return payment;
   }
 

@@ -3,7 +3,7 @@ import { toJsonNumber } from '@pay/money';
 import { ApiError } from '@pay/schemas';
 import { assertAnalyticsRange } from '../analytics';
 import { cohortAnalyticsOf } from '../../invoices/analytics';
-import type { InvoicingTables, Tables } from '../../../db';
+import type { InvoicingQueries, Tables } from '../../../db';
 import { ANALYTICS_MAX_DAYS } from '../schemas';
 import { HOURLY_MAX_DAYS, type V1GroupBy } from './schemas';
 
@@ -48,8 +48,8 @@ type Period = { start: Date; stop: Date };
  * counts by their status now, money of those paid, net of refunds. Three reads the invoices
  * module publishes, side by side.
  */
-export async function v1AnalyticsOf(db: InvoicingTables, owner: Owner, period: Period, q: { groupBy: V1GroupBy; currency?: Tables.Currency }) {
-  const [currencies, periods, banks] = await cohortAnalyticsOf(db, owner, period, q.currency, q.groupBy, STEP[q.groupBy]);
+export async function v1AnalyticsOf(on: InvoicingQueries, owner: Owner, period: Period, q: { groupBy: V1GroupBy; currency?: Tables.Currency }) {
+  const [currencies, periods, banks] = await cohortAnalyticsOf(on, owner, period, q.currency, q.groupBy, STEP[q.groupBy]);
   // ROLLUP gives the grand-total row even when nothing matched.
   const all = currencies.find((r) => r.total)!;
   return {

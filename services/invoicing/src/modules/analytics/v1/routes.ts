@@ -25,6 +25,6 @@ export function v1AnalyticsRoutes(api: Api, deps: V1Deps): void {
     auth: 'key',
     query: V1AnalyticsQuery,
     response: { status: 200, schema: V1Analytics },
-    handler: async ({ auth, query }) => ({ body: await v1AnalyticsOf(deps.tables, ownerOf(auth), v1PeriodOf(query), query) }),
+    handler: async ({ auth, query }) => ({ body: await v1AnalyticsOf(deps.db, ownerOf(auth), v1PeriodOf(query), query) }),
   });
 }

@@ -21,7 +21,7 @@ export function v1InvoiceRoutes(api: Api, deps: V1Deps): void {
   const url = deps.config.PUBLIC_URL;
   const detail = async (auth: Parameters<typeof ownerOf>[0], id: string) => {
     const invoice = await getInvoice(deps, ownerOf(auth), id);
-    return { ...v1InvoiceJson(invoice, url), review: await invoiceReviewJson(deps.tables, invoice) };
+    return { ...v1InvoiceJson(invoice, url), review: await invoiceReviewJson(deps.db, invoice) };
   };
 
   api.route({
@@ -113,7 +113,7 @@ export function v1InvoiceRoutes(api: Api, deps: V1Deps): void {
     tags: ['Settings'],
     auth: 'key',
     response: { status: 200, schema: CurrencySettings },
-    handler: async ({ auth }) => ({ body: { enabledCurrencies: await enabledCurrencies(deps.tables, auth.merchantId) } }),
+    handler: async ({ auth }) => ({ body: { enabledCurrencies: await enabledCurrencies(deps.db, auth.merchantId) } }),
   });
 
   api.route({
@@ -132,7 +132,7 @@ export function v1InvoiceRoutes(api: Api, deps: V1Deps): void {
     errors: ['FORBIDDEN'],
     handler: async ({ auth, body }) => {
       assertLiveKey(auth, 'change the currencies, which live invoices use');
-      return { body: { enabledCurrencies: await setEnabledCurrencies(deps.tables, auth.merchantId, body.enabledCurrencies, deps.clock.now()) } };
+      return { body: { enabledCurrencies: await setEnabledCurrencies(deps.db, auth.merchantId, body.enabledCurrencies, deps.clock.now()) } };
     },
   });
 }
