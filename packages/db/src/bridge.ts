@@ -20,19 +20,6 @@ import { keepPrismaCompilerOnLiftoff } from './client';
 // `$kysely`; delete each piece once nothing imports it.
 
 /**
- * How a process's DATABASE_POOL_MAX connections are split between its pools: each of the
- * `minor` pools (the webhooks schema's, in invoicing, for the console's endpoints) gets a quarter,
- * at least one; the service's own schema gets the rest. The sizes add up to `total`, so
- * pods x DATABASE_POOL_MAX is what a deployment can open against Postgres' max_connections.
- */
-export function databasePools(total: number, minor: number): { main: number; minor: number } {
-  const small = Math.max(1, Math.floor(total / 4));
-  const main = total - minor * small;
-  if (main < 1) throw new Error(`DATABASE_POOL_MAX ${total} is too small for ${minor + 1} pools: set it to ${minor * small + 1} or more`);
-  return { main, minor: small };
-}
-
-/**
  * Driver adapter for a Prisma client confined to one Postgres schema. The `schema` option
  * qualifies Prisma's own queries; the pool's search_path makes the typed builder's statements land in the same
  * schema. The client's `$disconnect` ends the pool once the client has connected; close a

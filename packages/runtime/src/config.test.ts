@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { databasePools } from '@pay/db';
 import { ConfigError, loadConfig, baseConfigProperties } from './config';
 
 const Schema = Type.Object({
@@ -53,14 +52,5 @@ describe('DATABASE_POOL_MAX', () => {
     expect(() => loadConfig(Schema, { SECRETS_KEY: KEY, DATABASE_POOL_MAX: '2' })).toThrow(/DATABASE_POOL_MAX/);
   });
 
-  it("is split between a process's pools, adding up to it", () => {
-    expect(databasePools(20, 2)).toEqual({ main: 10, minor: 5 });
-    expect(databasePools(6, 1)).toEqual({ main: 5, minor: 1 });
-    expect(databasePools(3, 2)).toEqual({ main: 1, minor: 1 });
-    for (const [total, minor] of [[3, 2], [7, 2], [20, 1], [41, 2]] as const) {
-      const p = databasePools(total, minor);
-      expect(p.main + minor * p.minor).toBe(total);
-    }
-  });
 
 });

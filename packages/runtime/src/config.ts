@@ -46,7 +46,7 @@ export const baseConfigProperties = {
     maximum: 500,
     default: 20,
     description:
-      "the most Postgres connections this process opens, over all its pools (one, the service's own, except in invoicing, where databasePools gives a quarter to the webhooks schema's pool and the rest to the service's own); pods x this must stay below Postgres' max_connections",
+      "the most Postgres connections this process opens: the size of its one pool (its client's, which the packages' tables share); pods x this must stay below Postgres' max_connections",
   }),
   REDIS_URL: Type.String({ pattern: '^rediss?://', format: 'parsable-url', default: 'redis://127.0.0.1:6379', description: 'redis://host:port' }),
   BODY_LIMIT: Type.String({ default: '100kb', pattern: '^[0-9]+(b|kb|mb)$', description: 'e.g. 100kb' }),

@@ -95,6 +95,3 @@ export function composeInvoicing(config: InvoicingConfig, opts: ComposeOptions =
     },
   };
 }
-
-@@DEFAULTPOOLS@@
-}
