@@ -371,13 +371,7 @@ const KNOWN_TABLE_NAMINGS: readonly string[] = [
   'scripts/devnet.ts → crypto.payout_wallets',
   // Packages: kit, queue and webhooks have no store file yet (they name their tables all over their src/; accounts' are in src/store/), and their tests and @pay/testing read them.
   'packages/client/src/postgres-restart.chaos.test.ts → invoicing.invoices',
-  'packages/http/src/idempotency.test.ts → kit.idempotency_keys',
-  'packages/http/src/idempotency.ts → kit.idempotency_keys',
   'packages/migrate/src/deploy.test.ts → accounts.merchants',
-  'packages/queue/src/metrics.test.ts → queue.outbox',
-  'packages/queue/src/metrics.ts → queue.outbox',
-  'packages/queue/src/outbox.test.ts → queue.outbox',
-  'packages/queue/src/outbox.ts → queue.outbox',
   'packages/testing/src/fuzz/snapshot.ts → accounts.api_keys',
   'packages/webhooks/src/events.ts → webhooks.events',
   // Crypto: no module but withdrawals has a store; tests read rows directly.

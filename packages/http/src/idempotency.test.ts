@@ -2,16 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { SecretBox } from '@pay/auth';
 import { eventually } from '@pay/testing';
-import { sql as raw } from 'kysely';
-import { tablesOf } from '@pay/db';
 import { testDb } from '@pay/db/src/testing';
-import type { DB } from './generated/kysely/tables';
 import { PRUNE_BATCH } from '@pay/runtime';
-import { fingerprintOf, IDEMPOTENCY_HEARTBEAT_MS, IDEMPOTENCY_LOCK_MS, PgIdempotencyStore, pruneIdempotencyKeys, withIdempotency, type IdempotentRun } from './idempotency';
+import { fingerprintOf, IDEMPOTENCY_HEARTBEAT_MS, IDEMPOTENCY_LOCK_MS, withIdempotency, type IdempotentRun } from './idempotency';
+import { PgIdempotencyStore, pruneIdempotencyKeys } from './store/idempotency';
+import * as rows from '../test';
 
 /** A caller's client, as a service passes its own. */
 const sql = testDb('kit', 2);
-const kit = tablesOf<DB>(sql, 'kit');
 const store = new PgIdempotencyStore(sql, SecretBox.fromEnv(process.env.SECRETS_KEY), 'kit-test');
 afterAll(() => sql.$close());
 
@@ -21,24 +19,10 @@ function requestWith(key: string): Request {
 }
 const response = { setHeader: () => undefined } as unknown as Response;
 
-async function claimRow(key: string) {
-  const row = await kit
-    .selectFrom('idempotency_keys')
-    .select(['status', raw<number>`(extract(epoch FROM now() - ${raw.ref('locked_at')}) * 1000)::int`.as('age_ms')])
-    .where('scope', '=', 'kit-test:scope')
-    .where('key', '=', key)
-    .executeTakeFirst();
-  return row ?? null;
-}
+const claimRow = (key: string) => rows.claimRow(sql, 'kit-test:scope', key);
 
 /** What a process killed mid-request leaves: its claim, last refreshed `ms` ago. */
-const ageClaim = (key: string, ms: number) =>
-  kit
-    .updateTable('idempotency_keys')
-    .set({ locked_at: raw`now() - make_interval(secs => ${ms / 1000})` })
-    .where('scope', '=', 'kit-test:scope')
-    .where('key', '=', key)
-    .execute();
+const ageClaim = (key: string, ms: number) => rows.ageClaim(sql, 'kit-test:scope', key, ms);
 
 describe('idempotency claims', () => {
   it('a claim abandoned for IDEMPOTENCY_LOCK_MS is taken over, and the taker is told it resumes', async () => {
@@ -100,14 +84,9 @@ describe('stored answers', () => {
     const text = JSON.stringify({ apiKey: 'sk_live_secret-credential', hmacSecret: 'hmac-secret-value' });
     expect(await store.claim('scope', key, 'f')).toEqual({ kind: 'claimed', resumed: false });
     await store.complete('scope', key, { status: 201, text });
-    const row = await kit
-      .selectFrom('idempotency_keys')
-      .select(raw<string>`response_body::text`.as('body'))
-      .where('scope', '=', 'kit-test:scope')
-      .where('key', '=', key)
-      .executeTakeFirstOrThrow();
-    expect(row.body).not.toContain('sk_live_secret-credential');
-    expect(row.body).not.toContain('hmac-secret-value');
+    const body = await rows.storedAnswerText(sql, 'kit-test:scope', key);
+    expect(body).not.toContain('sk_live_secret-credential');
+    expect(body).not.toContain('hmac-secret-value');
     expect(await store.claim('scope', key, 'f')).toEqual({ kind: 'replay', status: 201, text });
   });
 
@@ -115,13 +94,9 @@ describe('stored answers', () => {
     const scope = `kit-prune:${randomUUID()}`;
     const now = new Date();
     const ago = (hours: number) => new Date(now.getTime() - hours * 3_600_000);
-    const row = (key: string, at: Date) => ({ scope, key, fingerprint: 'f', status: 'done', created_at: at, locked_at: at });
-    await kit
-      .insertInto('idempotency_keys')
-      .values([row('within-grace', ago(30)), row('fresh', ago(1)), ...Array.from({ length: PRUNE_BATCH + 3 }, (_, i) => row(`expired-${i}`, ago(49)))])
-      .execute();
+    const row = (key: string, at: Date) => ({ key, at });
+    await rows.insertDoneKeys(sql, scope, [row('within-grace', ago(30)), row('fresh', ago(1)), ...Array.from({ length: PRUNE_BATCH + 3 }, (_, i) => row(`expired-${i}`, ago(49)))]);
     expect(await pruneIdempotencyKeys(sql, now)).toBeGreaterThanOrEqual(PRUNE_BATCH + 3);
-    const left = await kit.selectFrom('idempotency_keys').select('key').where('scope', '=', scope).orderBy('key').execute();
-    expect(left.map((r) => r.key)).toEqual(['fresh', 'within-grace']);
+    expect(await rows.keysOf(sql, scope)).toEqual(['fresh', 'within-grace']);
   });
 });

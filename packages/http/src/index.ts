@@ -2,6 +2,7 @@ export * from './app';
 export * from './errors';
 export * from './health';
 export * from './idempotency';
+export * from './store/idempotency';
 export * from './openapi';
 export * from './routes';
 export * from './paging';

@@ -1,17 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
-import { tablesOf } from '@pay/db';
 import { testDb } from '@pay/db/src/testing';
 import { metricsRegistry } from '@pay/runtime';
 import { eventually } from '@pay/testing';
 import { writeOutbox } from './outbox';
 import { watchOutbox } from './metrics';
-import type { DB } from './generated/kysely/tables';
+import { ageOutboxRow, deleteOutboxRow, publishOutbox } from '../test';
 
 /** The outbox backlog as /metrics reports it while a relay runs: rows not yet moved onto their queues, and the oldest one's age. */
 describe('outbox metrics', () => {
   const db = testDb('queue', 2);
-  const outbox = tablesOf<DB>(db, 'queue');
   afterAll(() => db.$close());
 
   const gauge = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await metricsRegistry.metrics())?.[1]);
@@ -21,18 +18,18 @@ describe('outbox metrics', () => {
     const jobId = `metrics-${randomUUID()}`;
     try {
       // Nothing else relays this worker's database while this file runs: publish what earlier files left.
-      await outbox.updateTable('outbox').set({ published_at: sql`now()` }).where('published_at', 'is', null).execute();
+      await publishOutbox(db);
       await writeOutbox(db, { queue: 'metrics-test', jobId, payload: {} });
-      await outbox.updateTable('outbox').set({ created_at: sql`now() - interval '90 seconds'` }).where('job_id', '=', jobId).execute();
+      await ageOutboxRow(db, jobId, 90);
       // A scrape reads the database at most once a second: a later read sees the row (and any
       // written since by something else, all of them younger).
       await eventually(async () => expect(await gauge('outbox_lag_seconds')).toBeGreaterThanOrEqual(90));
       expect(await gauge('outbox_pending')).toBeGreaterThanOrEqual(1);
-      await outbox.updateTable('outbox').set({ published_at: sql`now()` }).where('job_id', '=', jobId).execute();
+      await publishOutbox(db, jobId);
       await eventually(async () => expect(await gauge('outbox_lag_seconds')).toBeLessThan(90));
     } finally {
       unwatch();
-      await outbox.deleteFrom('outbox').where('job_id', '=', jobId).execute();
+      await deleteOutboxRow(db, jobId);
     }
   });
 });

@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { tablesOf } from '@pay/db';
 import { testDb } from '@pay/db/src/testing';
 import { createLogger, PRUNE_BATCH } from '@pay/runtime';
-import type { DB } from './generated/kysely/tables';
 import { Queues } from './jobs';
 import { OUTBOX_RETENTION_MS, OutboxRelay, outboxMessage, pruneOutbox, writeOutbox } from './outbox';
+import { insertOutboxRows, outboxJobIdsOf, outboxRow } from '../test';
 
 /** A caller's client, as a service passes its own. */
 const sql = testDb('queue', 3);
-const outbox = tablesOf<DB>(sql, 'queue');
 const connection = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
 const logger = createLogger('test', 'silent');
 afterAll(async () => {
@@ -18,7 +16,7 @@ afterAll(async () => {
   await connection.quit();
 });
 
-const rowOf = (jobId: string) => outbox.selectFrom('outbox').select(['queue', 'payload', 'published_at']).where('job_id', '=', jobId).executeTakeFirst();
+const rowOf = (jobId: string) => outboxRow(sql, jobId);
 
 describe('the outbox relay', () => {
   it('publishes a committed job once, under the row’s job id with its queue’s options, and never a rolled-back one', async () => {
@@ -107,17 +105,13 @@ describe('pruneOutbox', () => {
     const now = new Date();
     const ago = (ms: number) => new Date(now.getTime() - ms);
     const DAY = 24 * 3_600_000;
-    const row = (jobId: string, publishedAt: Date | null) => ({ queue: tag, job_id: jobId, payload: '{}', created_at: ago(30 * DAY), published_at: publishedAt });
-    await outbox
-      .insertInto('outbox')
-      .values([
-        row('published-yesterday', ago(DAY)),
-        row('never-published', null),
-        ...Array.from({ length: PRUNE_BATCH * 2 + 7 }, (_, i) => row(`published-long-ago-${i}`, ago(OUTBOX_RETENTION_MS + DAY))),
-      ])
-      .execute();
+    const row = (jobId: string, publishedAt: Date | null) => ({ queue: tag, jobId, createdAt: ago(30 * DAY), publishedAt });
+    await insertOutboxRows(sql, [
+      row('published-yesterday', ago(DAY)),
+      row('never-published', null),
+      ...Array.from({ length: PRUNE_BATCH * 2 + 7 }, (_, i) => row(`published-long-ago-${i}`, ago(OUTBOX_RETENTION_MS + DAY))),
+    ]);
     expect(await pruneOutbox(sql, now)).toBeGreaterThanOrEqual(PRUNE_BATCH * 2 + 7);
-    const left = await outbox.selectFrom('outbox').select('job_id').where('queue', '=', tag).orderBy('job_id').execute();
-    expect(left.map((r) => r.job_id)).toEqual(['never-published', 'published-yesterday']);
+    expect(await outboxJobIdsOf(sql, tag)).toEqual(['never-published', 'published-yesterday']);
   });
 });

@@ -1,18 +1,13 @@
 import { Queue } from 'bullmq';
-import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
 import { assertValid } from '@pay/schemas';
-import { tablesOf, type Kysely, type Queries, type Transactions } from '@pay/db';
+import type { Queries, Transactions } from '@pay/db';
 import { backoffDelay, deleteInBatches, type Logger } from '@pay/runtime';
-import type { DB } from './generated/kysely/tables';
 import { jobOptionsFor, Queues, type JobOf, type QueueKey } from './jobs';
 import { watchOutbox } from './metrics';
+import { deletePublishedBefore, insertOutboxRow, lockUnpublished, markPublished } from './store/outbox';
 
-/**
- * The outbox table, owned by this package (Postgres schema `queue`, see prisma/schema.prisma),
- * on the caller's client or transaction (its `$kysely`): qualified with its schema, since the caller's search_path is its own.
- */
-export const queueTables = (on: Queries): Kysely<DB> => tablesOf<DB>(on, 'queue');
+export { queueTables } from './store/outbox';
 
 /** What a use-case writes, inside its own transaction, for the relay to enqueue. */
 export interface OutboxWrite {
@@ -26,7 +21,7 @@ export interface OutboxWrite {
  * client or transaction: `tx`), so the job exists exactly when the change that caused it commits.
  */
 export async function writeOutbox(tx: Queries, msg: OutboxWrite): Promise<void> {
-  await queueTables(tx).insertInto('outbox').values({ queue: msg.queue, job_id: msg.jobId, payload: JSON.stringify(msg.payload) }).execute();
+  await insertOutboxRow(tx, msg);
 }
 
 /** Builds an outbox row for a queue, validating the job now rather than when it is consumed. */
@@ -42,14 +37,7 @@ export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** Deletes outbox rows published more than OUTBOX_RETENTION_MS ago; unpublished rows always stay. */
 export function pruneOutbox(db: Queries, now: Date = new Date()): Promise<number> {
   const before = new Date(now.getTime() - OUTBOX_RETENTION_MS);
-  const tables = queueTables(db);
-  return deleteInBatches(async (batch) => {
-    const res = await tables
-      .deleteFrom('outbox')
-      .where('id', 'in', (eb) => eb.selectFrom('outbox').select('id').where('published_at', '<', before).orderBy('published_at').limit(batch))
-      .executeTakeFirst();
-    return Number(res.numDeletedRows);
-  });
+  return deleteInBatches((batch) => deletePublishedBefore(db, before, batch));
 }
 
 export interface RelayOptions {
@@ -130,16 +118,7 @@ export class OutboxRelay {
 
   private async publishBatch(): Promise<number> {
     return this.opts.db.$transaction(async (tx) => {
-      const outbox = queueTables(tx);
-      const rows = await outbox
-        .selectFrom('outbox')
-        .select(['id', 'queue', 'job_id', 'payload'])
-        .where('published_at', 'is', null)
-        .orderBy('id')
-        .limit(this.opts.batchSize ?? 100)
-        .forUpdate()
-        .skipLocked()
-        .execute();
+      const rows = await lockUnpublished(tx, this.opts.batchSize ?? 100);
       if (rows.length === 0) return 0;
       const byQueue = new Map<string, typeof rows>();
       for (const r of rows) byQueue.set(r.queue, [...(byQueue.get(r.queue) ?? []), r]);
@@ -152,11 +131,7 @@ export class OutboxRelay {
           })),
         );
       }
-      await outbox
-        .updateTable('outbox')
-        .set({ published_at: sql`now()` })
-        .where('id', '=', (eb) => eb.fn.any(eb.val(rows.map((r) => r.id)).$castTo<string[]>()))
-        .execute();
+      await markPublished(tx, rows.map((r) => r.id));
       return rows.length;
     });
   }

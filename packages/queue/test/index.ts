@@ -1,0 +1,2 @@
+/** The package's test helpers (`@pay/queue/test`): for tests only, never for what ships. */
+export * from './store';

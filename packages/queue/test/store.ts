@@ -1,0 +1,48 @@
+// The outbox table as this package's tests read and set it: named here, in the owner's store,
+// and nowhere else.
+import { sql } from 'kysely';
+import type { Queries } from '@pay/db';
+import { queueTables } from '../src/store/outbox';
+
+/** A job's outbox row, or undefined. */
+export function outboxRow(db: Queries, jobId: string) {
+  return queueTables(db).selectFrom('outbox').select(['queue', 'payload', 'published_at']).where('job_id', '=', jobId).executeTakeFirst();
+}
+
+/** Writes rows as they would stand after a time (written and published when given). */
+export async function insertOutboxRows(db: Queries, rows: { queue: string; jobId: string; payload?: string; createdAt: Date; publishedAt: Date | null }[]): Promise<void> {
+  await queueTables(db)
+    .insertInto('outbox')
+    .values(rows.map((r) => ({ queue: r.queue, job_id: r.jobId, payload: r.payload ?? '{}', created_at: r.createdAt, published_at: r.publishedAt })))
+    .execute();
+}
+
+/** The job ids of a queue's rows, in order. */
+export async function outboxJobIdsOf(db: Queries, queue: string): Promise<string[]> {
+  const rows = await queueTables(db).selectFrom('outbox').select('job_id').where('queue', '=', queue).orderBy('job_id').execute();
+  return rows.map((r) => r.job_id);
+}
+
+/** Marks rows published now: one job's, or every row still waiting. */
+export async function publishOutbox(db: Queries, jobId?: string): Promise<void> {
+  await queueTables(db)
+    .updateTable('outbox')
+    .set({ published_at: sql`now()` })
+    .$if(jobId === undefined, (q) => q.where('published_at', 'is', null))
+    .$if(jobId !== undefined, (q) => q.where('job_id', '=', jobId!))
+    .execute();
+}
+
+/** Makes a job's row look written `seconds` ago. */
+export async function ageOutboxRow(db: Queries, jobId: string, seconds: number): Promise<void> {
+  await queueTables(db)
+    .updateTable('outbox')
+    .set({ created_at: sql`now() - cast(${seconds} as integer) * interval '1 second'` })
+    .where('job_id', '=', jobId)
+    .execute();
+}
+
+/** Deletes a job's row. */
+export async function deleteOutboxRow(db: Queries, jobId: string): Promise<void> {
+  await queueTables(db).deleteFrom('outbox').where('job_id', '=', jobId).execute();
+}
