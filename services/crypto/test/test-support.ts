@@ -8,6 +8,7 @@ import { connectLiveChain, type EvmChain, type LiveChainOptions } from '../src/c
 import { loadCryptoConfig } from '../src/config';
 import { composeCrypto } from '../src/compose';
 import { trackTransfers } from '../src/modules/transactions/tracker';
+import { transactionStatus } from './transactions/store';
 
 /**
  * The crypto app on the real test database and Redis, built by compose.ts as main.ts builds it. With `live`,
@@ -127,8 +128,8 @@ export async function fund(ctx: Ctx, m: TestMerchant, currency: string, amount: 
   // A background tracker may hold the row for a moment; ours then skips it, so retry.
   await eventually(async () => {
     await trackTransfers(ctx.deps);
-    const after = await ctx.deps.db.transaction.findUniqueOrThrow({ where: { id: t.body.data.id } });
-    if (after.status !== 'Confirmed') throw new Error(`transfer not confirmed: ${after.status}`);
+    const status = await transactionStatus(ctx.deps.db, t.body.data.id);
+    if (status !== 'Confirmed') throw new Error(`transfer not confirmed: ${status}`);
   });
 }
 

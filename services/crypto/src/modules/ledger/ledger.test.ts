@@ -5,6 +5,7 @@ import { cryptoAppForSuite } from '../../../test/test-support';
 import { money } from '../../shared/money';
 import type { Owner } from '@pay/auth';
 import { balances, InsufficientFunds, lockBalance, post } from './ledger';
+import { insertRawEntry, ledgerChain } from '../../../test/ledger/store';
 
 const ctx = cryptoAppForSuite();
 
@@ -19,10 +20,7 @@ function locked(o: Owner, postings: Parameters<typeof post>[3]) {
 }
 
 async function chain(o: Owner, bucket: 'available' | 'pending') {
-  const rows = await ctx.deps.db.ledgerEntry.findMany({
-    where: { merchantId: o.merchantId, currency: 'USDT_TRC20', bucket },
-    orderBy: { seq: 'asc' },
-  });
+  const rows = await ledgerChain(ctx.deps.db, o.merchantId, 'USDT_TRC20', bucket);
   return rows.map((r) => ({ seq: Number(r.seq), amount: money(r.amount).toFixed(), after: money(r.balanceAfter).toFixed() }));
 }
 
@@ -107,10 +105,7 @@ describe('ledger', () => {
 
   it('is guarded in Postgres too: a negative balance_after is refused by the CHECK constraint', async () => {
     const o = owner();
-    const insert = ctx.deps.db.$kysely
-      .insertInto('ledger_entries')
-      .values({ merchant_id: o.merchantId, is_test: true, currency: 'USDT_TRC20', bucket: 'available', kind: 'withdrawal_hold', amount: '-1', seq: '1', balance_after: '-1', withdrawal_id: randomUUID() })
-      .execute();
+    const insert = insertRawEntry(ctx.deps.db, { merchantId: o.merchantId, currency: 'USDT_TRC20', bucket: 'available', kind: 'withdrawal_hold', amount: '-1', seq: '1', balanceAfter: '-1', withdrawalId: randomUUID() });
     await expect(insert).rejects.toThrow(/ledger_entries_balance_after_non_negative/);
   });
 });

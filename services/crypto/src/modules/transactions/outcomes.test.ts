@@ -6,6 +6,7 @@ import { registerMerchant, cryptoAppForSuite, testMerchant, type TestMerchant } 
 import { trackTransfers } from './tracker';
 import { ZERO_ADDRESS } from '../../chains/sandbox/sandbox';
 import type { Chain, TransferRef } from '../../chains/port';
+import { ledgerKinds } from '../../../test/ledger/store';
 
 const clock = new ManualClock(Date.parse('2026-11-21T10:00:00.000Z'));
 const ctx = cryptoAppForSuite({ clock });
@@ -173,8 +174,7 @@ describe('incoming transfers', () => {
     expect(passes.reduce((n, p) => n + p.updated, 0)).toBe(3);
 
     expect(await a.balance()).toMatchObject({ available: 59.4, pending: 0 }); // 60 less 1%
-    const entries = await ctx.deps.db.ledgerEntry.findMany({ where: { merchantId: m.merchantId, kind: 'deposit' } });
-    expect(entries).toHaveLength(3);
+    expect(await ledgerKinds(ctx.deps.db, { merchantId: m.merchantId, kind: 'deposit' })).toHaveLength(3);
     const sent = (await events(m.merchantId)).map((e) => e.event).sort();
     expect(sent).toEqual(['invoice.paid', 'invoice.paid', 'invoice.paid', 'transaction.confirmed', 'transaction.confirmed', 'transaction.confirmed']);
   });

@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { signedHeaders } from '@pay/auth';
 import { generateAddress } from '../../chains/addresses';
 import { fund, startCryptoApp, type CryptoTestApp, testMerchant } from '../../../test/test-support';
+import { withdrawalCount } from '../../../test/withdrawals/store';
+import { runningBalance } from '../../../test/ledger/store';
 
 let ctx: CryptoTestApp;
 let server: Server;
@@ -42,20 +44,11 @@ describe('concurrent withdrawals', () => {
     expect(refused).toHaveLength(61);
     for (const r of refused) expect(r.body.error?.code).toBe('INSUFFICIENT_BALANCE');
 
-    const entries = ctx.deps.db.$kysely
-      .selectFrom('ledger_entries')
-      .select((eb) => ['amount', eb.fn.sum<string>('amount').over((ob) => ob.orderBy('id')).as('running')])
-      .where('merchant_id', '=', m.merchantId)
-      .where('currency', '=', 'USDT_TRC20')
-      .where('bucket', '=', 'available');
-    const sum = await ctx.deps.db.$kysely
-      .selectFrom(entries.as('e'))
-      .select((eb) => [eb.fn.sum<string>('e.amount').as('available'), eb.fn.min<string>('e.running').as('lowest')])
-      .executeTakeFirstOrThrow();
-    expect(sum.available).toBe('15.000000');
+    const sum = await runningBalance(ctx.deps.db, m.merchantId, 'USDT_TRC20', 'available');
+    expect(sum.total).toBe('15.000000');
     // The running balance, in the order the entries were written, never went below zero.
     expect(Number(sum.lowest)).toBeGreaterThanOrEqual(0);
-    expect(await ctx.deps.db.withdrawal.count({ where: { merchantId: m.merchantId } })).toBe(39);
+    expect(await withdrawalCount(ctx.deps.db, m.merchantId)).toBe(39);
     // The balance the API reports (the chain's head) agrees with the sum of every entry.
     const balance = await fetch(`${base}/api/v1/withdrawals/balance`, { headers: { 'X-Api-Key': m.apiKey } }).then((r) => r.json() as Promise<{ data: { balances: unknown[] } }>);
     expect(balance.data.balances[0]).toMatchObject({ currency: 'USDT_TRC20', available: 15, pending: 0, total: 15 });

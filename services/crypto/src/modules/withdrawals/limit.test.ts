@@ -3,6 +3,7 @@ import { ManualClock } from '@pay/runtime';
 import { fund, signedRequest, cryptoAppForSuite, testMerchant, type TestMerchant } from '../../../test/test-support';
 import { ZERO_ADDRESS } from '../../chains/sandbox/sandbox';
 import { advanceWithdrawal } from './processing';
+import { withdrawalCount, withdrawalStatus } from '../../../test/withdrawals/store';
 
 const TRON = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';
 const ETH = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -53,7 +54,7 @@ describe('the rolling 24-hour withdrawal limit', () => {
       if ((await advanceWithdrawal(ctx.deps, failing.body.data.id)) === 'done') break;
       clock.advance(ctx.deps.config.SANDBOX_BLOCK_MS * 5);
     }
-    expect((await ctx.deps.db.withdrawal.findUniqueOrThrow({ where: { id: failing.body.data.id } })).status).toBe('Failed');
+    expect(await withdrawalStatus(ctx.deps.db, failing.body.data.id)).toBe('Failed');
     expect((await withdraw(m, 500)).status).toBe(201);
   });
 });
@@ -77,7 +78,7 @@ describe('the hourly count of withdrawals', () => {
     });
     const balance = (await request(ctx.app).get('/api/v1/withdrawals/balance').set('X-Api-Key', m.apiKey)).body.data.balances;
     expect(balance.find((b: { currency: string }) => b.currency === 'USDT_ERC20').available).toBe(98);
-    expect(await ctx.deps.db.withdrawal.count({ where: { merchantId: m.merchantId } })).toBe(3);
+    expect(await withdrawalCount(ctx.deps.db, m.merchantId)).toBe(3);
     // An hour after the end of the first two's minute, they no longer count; the third still does.
     clock.set(start - (start % MINUTE) + MINUTE + 60 * MINUTE);
     expect((await withdraw(m, 1, ETH, 'USDT_ERC20')).status).toBe(201);

@@ -3,6 +3,7 @@ import { metricsRegistry } from '@pay/runtime';
 import { eventually } from '@pay/testing';
 import { createCryptoDatabase } from '../../db';
 import { watchWithdrawals } from './metrics';
+import { deleteWithdrawalsOf, insertProcessingWithdrawal, processingCount } from '../../../test/withdrawals/store';
 
 /** Withdrawals sent and not settled, as /metrics reports them where the withdrawal worker runs (the alert on stuck payouts reads them). */
 describe('withdrawal metrics', () => {
@@ -17,31 +18,16 @@ describe('withdrawal metrics', () => {
     const merchantId = randomUUID();
     try {
       // Earlier files of this jest worker may have left some in Processing: count from theirs.
-      const before = await db.withdrawal.count({ where: { status: 'Processing' } });
+      const before = await processingCount(db);
       await eventually(async () => expect(await gauge('crypto_withdrawals_processing')).toBe(before));
       const sentAt = new Date(Date.now() - 45 * 60_000);
-      await db.withdrawal.create({
-        data: {
-          merchantId,
-          isTest: true,
-          withdrawalNumber: `WD-${randomUUID()}`,
-          toAddress: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
-          amount: '10',
-          fee: '1',
-          netAmount: '9',
-          currency: 'USDT_TRC20',
-          network: 'Tron',
-          status: 'Processing',
-          txHash: `0x${'ab'.repeat(32)}`,
-          processedAt: sentAt,
-        },
-      });
+      await insertProcessingWithdrawal(db, merchantId, sentAt);
       await eventually(async () => expect(await gauge('crypto_withdrawals_processing')).toBe(before + 1));
       // Ours, or an older one left earlier.
       expect(await gauge('crypto_withdrawal_oldest_processing_seconds')).toBeGreaterThanOrEqual(45 * 60);
     } finally {
       unwatch();
-      await db.withdrawal.deleteMany({ where: { merchantId } });
+      await deleteWithdrawalsOf(db, merchantId);
     }
   });
 });

@@ -5,6 +5,8 @@ import { fund, signedRequest, startCryptoApp, testMerchant } from '../../../test
 import { advanceWithdrawal } from './processing';
 import type { Chain, PayoutRequest, PayoutTx } from '../../chains/port';
 import { eventsOf } from '@pay/webhooks';
+import { withdrawalStatus } from '../../../test/withdrawals/store';
+import { ledgerKinds } from '../../../test/ledger/store';
 
 const TRON = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';
 
@@ -25,7 +27,7 @@ describe('withdrawal jobs across restarts', () => {
     const worker = await startCryptoApp({ background: true, env: { QUEUE_PREFIX: prefix } });
     try {
       await eventually(async () => {
-        expect((await worker.deps.db.withdrawal.findUniqueOrThrow({ where: { id } })).status).toBe('Completed');
+        expect(await withdrawalStatus(worker.deps.db, id)).toBe('Completed');
       });
     } finally {
       await worker.close();
@@ -48,7 +50,7 @@ describe('withdrawal jobs across restarts', () => {
       ctx.background!.worker.resume();
       await ctx.background!.reconciler.runNow();
       await eventually(async () => {
-        expect((await ctx.deps.db.withdrawal.findUniqueOrThrow({ where: { id } })).status).toBe('Completed');
+        expect(await withdrawalStatus(ctx.deps.db, id)).toBe('Completed');
       });
       await queue.close();
     } finally {
@@ -81,12 +83,10 @@ describe('withdrawal jobs across restarts', () => {
         if (steps.every((s) => s === 'done')) break;
         await new Promise((r) => setTimeout(r, 10));
       }
-      const w = await ctx.deps.db.withdrawal.findUniqueOrThrow({ where: { id } });
-      expect(w.status).toBe('Completed');
+      expect(await withdrawalStatus(ctx.deps.db, id)).toBe('Completed');
       // A signer is asked per attempt; it sends one transfer per payout id (one txHash).
       expect(new Set(sends)).toEqual(new Set([id]));
-      const entries = await ctx.deps.db.ledgerEntry.findMany({ where: { withdrawalId: id } });
-      expect(entries.map((e) => e.kind)).toEqual(['withdrawal_hold']);
+      expect(await ledgerKinds(ctx.deps.db, { withdrawalId: id })).toEqual(['withdrawal_hold']);
       const events = await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: true });
       expect(events.filter((e: any) => e.body.withdrawal?.id === id)).toHaveLength(1);
     } finally {

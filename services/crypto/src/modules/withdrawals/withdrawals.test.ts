@@ -4,6 +4,7 @@ import { eventually } from '@pay/testing';
 import { eventsOf } from '@pay/webhooks';
 import { fund, registerMerchant, signedRequest, cryptoAppForSuite, testMerchant, type TestMerchant } from '../../../test/test-support';
 import { ZERO_ADDRESS } from '../../chains/sandbox/sandbox';
+import { withdrawalCount, withdrawalRecipients } from '../../../test/withdrawals/store';
 
 // Background on: the real outbox relay and BullMQ withdrawal worker process what is created.
 const ctx = cryptoAppForSuite({ background: true, env: { WITHDRAWAL_DAILY_LIMIT: '500' } });
@@ -165,7 +166,7 @@ describe('POST /api/v1/withdrawals', () => {
       }
       expect((await balanceOf(n, 'USDT_ERC20')).available).toBe(99);
       expect((await balanceOf(n, 'USDT_TRC20')).available).toBe(99);
-      expect(await ctx.deps.db.withdrawal.count({ where: { merchantId: n.merchantId } })).toBe(0);
+      expect(await withdrawalCount(ctx.deps.db, n.merchantId)).toBe(0);
     });
 
     it('is refused under concurrency too: 30 racing requests, the platform’s ones refused, the others made, the balance exact', async () => {
@@ -184,10 +185,10 @@ describe('POST /api/v1/withdrawals', () => {
       for (const r of made) expect(r.status).toBe(201);
       const sent = Array.from({ length: 30 }, (_, i) => (i % 2 === 1 ? 10 + i : 0)).reduce((a, b) => a + b, 0);
       expect((await balanceOf(n, 'USDT_ERC20')).available).toBe(990 - sent);
-      const withdrawn = await ctx.deps.db.withdrawal.findMany({ where: { merchantId: n.merchantId }, select: { toAddress: true } });
+      const withdrawn = await withdrawalRecipients(ctx.deps.db, n.merchantId);
       expect(withdrawn).toHaveLength(15);
       const ownLower = new Set(own.map((a) => a.toLowerCase()));
-      expect(withdrawn.filter((w) => ownLower.has(w.toAddress.toLowerCase()))).toEqual([]);
+      expect(withdrawn.filter((toAddress) => ownLower.has(toAddress.toLowerCase()))).toEqual([]);
     });
   });
 
@@ -271,7 +272,7 @@ describe('POST /api/v1/withdrawals', () => {
     expect(retry.status).toBe(201);
     // The same withdrawal, as it stands now (the worker may have moved it on meanwhile).
     expect(retry.body.data).toEqual({ ...first.body.data, status: expect.stringMatching(/^(Pending|Processing|Completed)$/) });
-    expect(await ctx.deps.db.withdrawal.count({ where: { merchantId: n.merchantId } })).toBe(1);
+    expect(await withdrawalCount(ctx.deps.db, n.merchantId)).toBe(1);
     expect((await balanceOf(n, 'USDT_TRC20')).available).toBe(14.8); // 19.8 − 5, held once
   });
 
