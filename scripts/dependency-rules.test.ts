@@ -370,9 +370,6 @@ const KNOWN_TABLE_NAMINGS: readonly string[] = [
   'scripts/devnet.ts → crypto.payout_transactions',
   'scripts/devnet.ts → crypto.payout_wallets',
   // Packages: kit, queue and webhooks have no store file yet (they name their tables all over their src/; accounts' are in src/store/), and their tests and @pay/testing read them.
-  'packages/client/src/postgres-restart.chaos.test.ts → invoicing.invoices',
-  'packages/migrate/src/deploy.test.ts → accounts.merchants',
-  'packages/testing/src/fuzz/snapshot.ts → accounts.api_keys',
   'packages/webhooks/src/events.ts → webhooks.events',
   // Crypto: no module but withdrawals has a store; tests read rows directly.
   'services/crypto/src/chains/evm/deposits.devnet.test.ts → crypto.chain_blocks',

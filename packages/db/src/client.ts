@@ -72,7 +72,7 @@ export interface Queries {
   readonly $kysely: Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-/** The caller's client, for a package that opens a transaction itself (the outbox relay, the webhook worker's claims). */
+/** The caller's client, for a package that opens a transaction itself (the outbox relay, the webhook worker's dispatch). */
 export interface Transactions extends Queries {
   $transaction<T>(fn: (tx: Queries) => Promise<T>): Promise<T>;
 }

@@ -75,12 +75,13 @@ test('applies only new migrations, and a script with ";" inside strings and $$ b
   mkdirSync(path.join(copy.target.migrationsDir, name));
   writeFileSync(
     path.join(copy.target.migrationsDir, name, 'migration.sql'),
-    `COMMENT ON TABLE "merchants" IS 'one; two';\n` +
+    `CREATE TABLE "semicolons" (id int);\n` +
+      `COMMENT ON TABLE "semicolons" IS 'one; two';\n` +
       `DO $$ BEGIN PERFORM 1; PERFORM 2; END $$;\n`,
   );
   const [result] = await deploy({ databaseUrl: db.url, targets: [copy.target], quiet: true });
   expect(result).toMatchObject({ status: 'applied', applied: [name] });
-  const [comment] = await query<{ c: string }>(`SELECT obj_description('deploy_copy.merchants'::regclass) AS c`);
+  const [comment] = await query<{ c: string }>(`SELECT obj_description('deploy_copy.semicolons'::regclass) AS c`);
   expect(comment?.c).toBe('one; two');
 });
 
