@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { checkCrossOwner, fuzzOperations, WriteSnapshot, type FuzzReport } from '@pay/testing';
 import request from 'supertest';
 import { noisePng, uploadReceiptRequest } from '../test/receipts/test-fixtures';
+import { customerColumnsOf } from '../test/customers/store';
 import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from '../test/test-support';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
@@ -26,7 +27,7 @@ beforeAll(async () => {
   expect(inv.status).toBe(201);
   ownerIds.invoiceId = inv.body.invoice.id;
   expect((await v2Request(ctx.app, owner, 'post', `/api/v2/sandbox/invoices/${ownerIds.invoiceId}/pay`, {})).status).toBe(200);
-  const customer = await ctx.deps.db.$kysely.selectFrom('customers').select('id').where('merchant_id', '=', owner.merchantId).where('is_test', '=', true).executeTakeFirst();
+  const [customer] = await customerColumnsOf(ctx.deps.db, owner.merchantId, ['id'], { isTest: true });
   ownerIds.customerId = customer!.id;
   // A receipt (of an invoice that takes one), a KYC session, a CSV batch: every id-taking route has an object.
   const needsReceipt = await v2Request(ctx.app, owner, 'post', '/api/v2/invoices', { amount: 10, receiptRequired: true });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ManualClock } from '@pay/runtime';
 import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../../test/test-support';
-import { countOf } from '../../../test/tables';
+import { countInvoices, insertInvoiceRows } from '../../../test/invoices/store';
 import { expireDueInvoices } from '../invoices/expiry';
 import { payInvoice } from '../../payments/payment';
 
@@ -103,9 +103,8 @@ beforeAll(async () => {
   const [liveId] = await create(1, 777, 'Alice', 720, live);
   await payInvoice(ctx.deps, { id: liveId! }, { method: 'sbp', payerBank: null, sbpTransactionId: null });
   // A USD invoice (v1 will make these): never counted in ruble analytics.
-  await ctx.deps.db
-    .$kysely.insertInto('invoices')
-    .values({
+  await insertInvoiceRows(ctx.deps.db, [
+    {
       id: randomUUID(),
       merchant_id: m.merchantId,
       is_test: true,
@@ -120,8 +119,8 @@ beforeAll(async () => {
       expires_at: clock.now(),
       created_at: clock.now(),
       paid_at: clock.now(),
-    })
-    .execute();
+    },
+  ]);
   clock.set(at('11-11T12:30:00.000'));
   await pay(i16to25);
 
@@ -149,8 +148,7 @@ beforeAll(async () => {
   clock.set(at('11-23T10:00:00.000'));
   await expireDueInvoices(ctx.deps);
 
-  const rubles = ctx.deps.db.$kysely.selectFrom('invoices').select((e) => e.fn.countAll().as('n')).where('merchant_id', '=', m.merchantId).where('is_test', '=', true).where('currency', '=', 'RUB');
-  expect(await countOf(rubles)).toBe(56);
+  expect(await countInvoices(ctx.deps.db, m.merchantId, { isTest: true, currency: 'RUB' })).toBe(56);
 }, 120_000);
 
 const analytics = async (qs: string) => {

@@ -1,4 +1,6 @@
 import { ManualClock } from '@pay/runtime';
+import { setCustomersKyc } from '../../../test/customers/store';
+import { invoiceRow } from '../../../test/invoices/store';
 import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../../test/test-support';
 
 const clock = new ManualClock(Date.now());
@@ -57,7 +59,7 @@ describe('customers from payments', () => {
       levels.push((await customers(m)).body.data[0].trustLevel);
     }
     expect(levels).toEqual(['LEVEL_1', 'LEVEL_1', 'LEVEL_2', 'LEVEL_2', 'LEVEL_2', 'LEVEL_2']);
-    await ctx.deps.db.$kysely.updateTable('customers').set({ kyc_status: 'VERIFIED' }).where('merchant_id', '=', m.merchantId).execute();
+    await setCustomersKyc(ctx.deps.db, m.merchantId, { kyc_status: 'VERIFIED' });
     await paid(m, { amount: 1, customerEmail: 'climb@example.ru' });
     expect((await customers(m)).body.data[0]).toMatchObject({ trustLevel: 'LEVEL_3', totalPayments: 7 });
   });
@@ -98,8 +100,8 @@ describe('GET /api/v2/customers filters', () => {
         await paid(m, { amount: 10, ...p });
       }
     }
-    await ctx.deps.db.$kysely.updateTable('customers').set({ kyc_status: 'VERIFIED', trust_level: 'LEVEL_2' }).where('email', '=', 'ivan@yandex.ru').where('merchant_id', '=', m.merchantId).execute();
-    await ctx.deps.db.$kysely.updateTable('customers').set({ kyc_status: 'REJECTED' }).where('full_name', '=', 'Petr').where('merchant_id', '=', m.merchantId).execute();
+    await setCustomersKyc(ctx.deps.db, m.merchantId, { kyc_status: 'VERIFIED', trust_level: 'LEVEL_2' }, { email: 'ivan@yandex.ru' });
+    await setCustomersKyc(ctx.deps.db, m.merchantId, { kyc_status: 'REJECTED' }, { fullName: 'Petr' });
   });
   const names = async (qs: string) => (await customers(m, qs)).body.data.map((c: { fullName: string }) => c.fullName);
 
@@ -157,7 +159,7 @@ describe('block and unblock', () => {
     // Known by phone only on this invoice: still the same customer, still blocked.
     for (const who of [{ customerEmail: 'BAD@example.ru' }, { customerPhone: '+79990000099' }]) {
       const inv = await call(m, 'post', '/api/v2/invoices', { amount: 5, ...who });
-      const row = () => ctx.deps.db.$kysely.selectFrom('invoices').selectAll().where('id', '=', inv.body.invoice.id).executeTakeFirst();
+      const row = () => invoiceRow(ctx.deps.db, inv.body.invoice.id);
       const before = await row();
       const refused = await call(m, 'post', `/api/v2/sandbox/invoices/${inv.body.invoice.id}/pay`, {});
       expect(refused.status).toBe(422);

@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { signedHeaders } from '@pay/auth';
 import { eventsOf } from '@pay/webhooks';
 import { startInvoicingApp, newMerchant, v2Request, type InvoicingTestApp, type TestMerchant } from '../../../test/test-support';
-import { countOf } from '../../../test/tables';
+import { customerColumnsOf } from '../../../test/customers/store';
+import { invoiceColumns } from '../../../test/invoices/store';
+import { refundTotalsOf } from '../../../test/refunds/store';
 
 let ctx: InvoicingTestApp;
 let server: Server;
@@ -67,15 +69,10 @@ describe('under concurrency', () => {
     expect(ok).toHaveLength(13); // 13 × 7.30 = 94.90 ≤ 100 < 14 × 7.30
     expect(refused).toHaveLength(27);
     for (const r of refused) expect(r.body.error?.code).toBe('REFUND_EXCEEDS_PAID');
-    const refunds = ctx.deps.db.$kysely.selectFrom('refunds').where('invoice_id', '=', id);
-    const [invoice, succeeded, all] = await Promise.all([
-      ctx.deps.db.$kysely.selectFrom('invoices').select('refunded_amount').where('id', '=', id).executeTakeFirstOrThrow(),
-      refunds.select((e) => e.fn.sum<string>('amount').as('sum')).where('status', '=', 'SUCCEEDED').executeTakeFirstOrThrow(),
-      countOf(refunds.select((e) => e.fn.countAll().as('n'))),
-    ]);
-    expect({ refunded: invoice.refunded_amount, sum: succeeded.sum, n: all }).toEqual({ refunded: '94.90', sum: '94.90', n: 13 });
+    const [invoice, refunds] = await Promise.all([invoiceColumns(ctx.deps.db, id, ['refunded_amount']), refundTotalsOf(ctx.deps.db, id)]);
+    expect({ refunded: invoice!.refunded_amount, sum: refunds.succeeded, n: refunds.n }).toEqual({ refunded: '94.90', sum: '94.90', n: 13 });
     expect(await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: true }, 'invoice.refunded')).toHaveLength(13);
-    const customer = await ctx.deps.db.$kysely.selectFrom('customers').select('total_amount').where('merchant_id', '=', m.merchantId).executeTakeFirst();
+    const [customer] = await customerColumnsOf(ctx.deps.db, m.merchantId, ['total_amount']);
     expect(customer!.total_amount).toBe('5.10');
   });
 
@@ -106,7 +103,7 @@ describe('under concurrency', () => {
     }
     const results = await Promise.all(ids.map((id) => post(m, `/api/v2/sandbox/invoices/${id}/pay`, {})));
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
-    const customers = await ctx.deps.db.$kysely.selectFrom('customers').select(['total_payments', 'total_amount', 'trust_level']).where('merchant_id', '=', m.merchantId).execute();
+    const customers = await customerColumnsOf(ctx.deps.db, m.merchantId, ['total_payments', 'total_amount', 'trust_level']);
     expect(customers).toEqual([{ total_payments: 10, total_amount: '145.00', trust_level: 'LEVEL_2' }]);
   });
 });

@@ -3,6 +3,7 @@ import { ManualClock } from '@pay/runtime';
 import { eventsOf } from '@pay/webhooks';
 import { eventually } from '@pay/testing';
 import { clockSigner, newMerchant, startInvoicingApp, type InvoicingTestApp, type TestMerchant } from '../../../test/test-support';
+import { insertInvoiceRows, merchantInvoices } from '../../../test/invoices/store';
 import { expireDueInvoices } from './expiry';
 
 const clock = new ManualClock(Date.now());
@@ -19,7 +20,7 @@ async function instance(background: boolean) {
 }
 
 async function statuses(m: TestMerchant) {
-  return apps[0]!.deps.db.$kysely.selectFrom('invoices').select(['id', 'status', 'expired_at']).where('merchant_id', '=', m.merchantId).orderBy('id').execute();
+  return merchantInvoices(apps[0]!.deps.db, m.merchantId, ['id', 'status', 'expired_at']);
 }
 
 describe('expiry', () => {
@@ -107,10 +108,9 @@ describe('expiry', () => {
     const now = clock.now();
     // 1,200 due invoices written straight to the table (the API path is tested above).
     const due = new Date(now.getTime() - 1000);
-    await app.deps.db
-      .$kysely.insertInto('invoices')
-      .values(
-        Array.from({ length: 1200 }, (_, g) => ({
+    await insertInvoiceRows(
+      app.deps.db,
+      Array.from({ length: 1200 }, (_, g) => ({
           id: randomUUID(),
           merchant_id: m.merchantId,
           is_test: true,
@@ -122,8 +122,7 @@ describe('expiry', () => {
           expires_at: due,
           created_at: due,
         })),
-      )
-      .execute();
+    );
     expect(await expireDueInvoices(app.deps)).toBeGreaterThanOrEqual(1200);
     expect((await statuses(m)).every((r) => r.status === 'EXPIRED')).toBe(true);
   });

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { ManualClock } from '@pay/runtime';
 import { decodeQrDataUri } from '@pay/testing';
 import { abandonIdempotencyClaim, clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../../test/test-support';
-import { countOf } from '../../../test/tables';
+import { countInvoices, invoiceColumns } from '../../../test/invoices/store';
 
 const clock = new ManualClock(new Date('2026-11-23T10:00:00.000Z'));
 const ctx = invoicingAppForSuite({ clock, liveSandbox: true });
@@ -50,7 +50,7 @@ describe('POST /api/v2/invoices', () => {
     expect(inv.invoiceNumber).toMatch(/^INV-20261123-[0-9A-HJ-NP-Z]{8}$/);
     expect(decodeQrDataUri(inv.qrCode)).toBe(inv.qrPayload);
     // Stored once: the row holds the very image the answer carried.
-    const row = await ctx.deps.db.$kysely.selectFrom('invoices').select('qr_code').where('id', '=', inv.id).executeTakeFirst();
+    const row = await invoiceColumns(ctx.deps.db, inv.id, ['qr_code']);
     expect(row!.qr_code).toBe(inv.qrCode);
   });
 
@@ -78,7 +78,7 @@ describe('POST /api/v2/invoices', () => {
       const res = await create(m, { amount: sent });
       expect(res.status).toBe(201);
       expect(res.text).toContain(`"amount":${text},`);
-      const row = await ctx.deps.db.$kysely.selectFrom('invoices').select('amount').where('id', '=', res.body.invoice.id).executeTakeFirst();
+      const row = await invoiceColumns(ctx.deps.db, res.body.invoice.id, ['amount']);
       expect(row!.amount).toBe(Number(text).toFixed(2));
     }
   });
@@ -115,7 +115,7 @@ describe('POST /api/v2/invoices', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
     expect(res.body.error.details).toContainEqual({ field, message });
-    expect(await countOf(ctx.deps.db.$kysely.selectFrom('invoices').select((e) => e.fn.countAll().as('n')).where('merchant_id', '=', m.merchantId))).toBe(0);
+    expect(await countInvoices(ctx.deps.db, m.merchantId)).toBe(0);
   });
 
   it('answers a retried create with its Idempotency-Key once, and refuses the key with another body', async () => {

@@ -1,7 +1,9 @@
 import { ManualClock } from '@pay/runtime';
 import { eventsOf } from '@pay/webhooks';
 import { abandonIdempotencyClaim, clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../../test/test-support';
-import { countOf } from '../../../test/tables';
+import { customersOf, setCustomersKyc } from '../../../test/customers/store';
+import { invoiceColumns, invoiceRow, setInvoiceKycVerified, setInvoiceStatus } from '../../../test/invoices/store';
+import { refundRowsOf, refundTotalsOf } from '../../../test/refunds/store';
 
 const clock = new ManualClock(Date.now());
 const ctx = invoicingAppForSuite({ clock });
@@ -21,9 +23,9 @@ const refund = (m: TestMerchant, id: string, body: Record<string, unknown> = {},
 
 /** Everything a refused change could have touched. */
 async function snapshot(m: TestMerchant, id: string) {
-  const invoice = await ctx.deps.db.$kysely.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
-  const customers = await ctx.deps.db.$kysely.selectFrom('customers').selectAll().where('merchant_id', '=', m.merchantId).orderBy('id').execute();
-  const refunds = await ctx.deps.db.$kysely.selectFrom('refunds').selectAll().where('invoice_id', '=', id).orderBy('id').execute();
+  const invoice = await invoiceRow(ctx.deps.db, id);
+  const customers = await customersOf(ctx.deps.db, m.merchantId);
+  const refunds = await refundRowsOf(ctx.deps.db, id);
   return { invoice, customers, refunds, events: await eventsOf(ctx.deps.db, owner(m)) };
 }
 
@@ -44,7 +46,7 @@ describe('sandbox pay', () => {
     expect(res.status).toBe(200);
     const paidAt = clock.now().toISOString();
     expect(res.body.invoice).toMatchObject({ id: inv.id, status: 'PAID', paidAt, customer: { fullName: 'Payer', email: 'payer@example.ru', kycStatus: 'PENDING' } });
-    const row = await ctx.deps.db.$kysely.selectFrom('invoices').select(['paid_method', 'payer_bank', 'sbp_transaction_id']).where('id', '=', inv.id).executeTakeFirst();
+    const row = await invoiceColumns(ctx.deps.db, inv.id, ['paid_method', 'payer_bank', 'sbp_transaction_id']);
     expect(row).toMatchObject({ paid_method: 'sbp', payer_bank: 'T-Bank', sbp_transaction_id: expect.stringMatching(/^A[0-9A-F]{31}$/) });
     const events = await eventsOf(ctx.deps.db, owner(m), 'invoice.paid');
     expect(events).toHaveLength(1);
@@ -75,7 +77,7 @@ describe('sandbox pay', () => {
     const m = await newMerchant(ctx.deps);
     const inv = await newInvoice(m, { paymentMethod: 'card' });
     expect((await pay(m, inv.id)).status).toBe(200);
-    const row = await ctx.deps.db.$kysely.selectFrom('invoices').select(['paid_method', 'payer_bank', 'sbp_transaction_id', 'customer_id']).where('id', '=', inv.id).executeTakeFirst();
+    const row = await invoiceColumns(ctx.deps.db, inv.id, ['paid_method', 'payer_bank', 'sbp_transaction_id', 'customer_id']);
     expect(row).toEqual({ paid_method: 'card', payer_bank: null, sbp_transaction_id: null, customer_id: null });
     const [event] = await eventsOf(ctx.deps.db, owner(m), 'invoice.paid');
     expect((event!.body as { invoice: unknown }).invoice).toMatchObject({ metadata: {}, customerEmail: null, customerPhone: null });
@@ -90,7 +92,7 @@ describe('sandbox pay', () => {
     const due = await newInvoice(m, { expiresInHours: 0.25 });
     clock.advance(15 * 60_000);
     await expectRefused(m, due.id, () => pay(m, due.id), 422, 'INVOICE_EXPIRED');
-    await ctx.deps.db.$kysely.updateTable('invoices').set({ status: 'EXPIRED' }).where('id', '=', due.id).execute();
+    await setInvoiceStatus(ctx.deps.db, due.id, 'EXPIRED');
     await expectRefused(m, due.id, () => pay(m, due.id), 422, 'INVOICE_EXPIRED');
 
     const cancelled = await newInvoice(m);
@@ -106,7 +108,7 @@ describe('sandbox pay', () => {
     await expectRefused(m, gated.id, () => pay(m, gated.id), 422, 'KYC_REQUIRED');
     // The customer's own KYC counts; issue 10 sets it, here the row is set as it would.
     expect((await pay(m, first.id)).status).toBe(200);
-    await ctx.deps.db.$kysely.updateTable('customers').set({ kyc_status: 'VERIFIED' }).where('merchant_id', '=', m.merchantId).execute();
+    await setCustomersKyc(ctx.deps.db, m.merchantId, { kyc_status: 'VERIFIED' });
     const got = await call(m, 'get', `/api/v2/invoices/${gated.id}`);
     expect(got.body.invoice).toMatchObject({ kycRequired: true, kycVerified: true, customer: { email: 'kyc@example.ru', kycStatus: 'VERIFIED' } });
     expect((await pay(m, gated.id)).status).toBe(200);
@@ -117,7 +119,7 @@ describe('sandbox pay', () => {
     // A KYC session bound to the invoice counts as well.
     const bound = await newInvoice(m, { kycRequired: true });
     await expectRefused(m, bound.id, () => pay(m, bound.id), 422, 'KYC_REQUIRED');
-    await ctx.deps.db.$kysely.updateTable('invoices').set({ kyc_verified: true }).where('id', '=', bound.id).execute();
+    await setInvoiceKycVerified(ctx.deps.db, bound.id);
     expect((await pay(m, bound.id)).status).toBe(200);
   });
 
@@ -238,7 +240,7 @@ describe('refunds', () => {
     const retry = await refund(m, inv.id, { amount: 30 }, { headers: { 'Idempotency-Key': key } });
     expect(retry.status).toBe(201);
     expect(retry.body).toEqual(first.body);
-    expect(await countOf(ctx.deps.db.$kysely.selectFrom('refunds').select((e) => e.fn.countAll().as('n')).where('invoice_id', '=', inv.id))).toBe(1);
+    expect((await refundTotalsOf(ctx.deps.db, inv.id)).n).toBe(1);
     expect(await eventsOf(ctx.deps.db, owner(m), 'invoice.refunded')).toHaveLength(1);
     // Another key is another refund.
     const second = await refund(m, inv.id, { amount: 30 }, { headers: { 'Idempotency-Key': `${key}-2` } });

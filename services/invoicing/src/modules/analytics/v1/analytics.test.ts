@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { ManualClock } from '@pay/runtime';
+import { setInvoiceStatus } from '../../../../test/invoices/store';
 import { invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../../../../test/test-support';
 
 /*
@@ -34,7 +35,7 @@ async function invoice(when: string, amount: number, currency: string, outcome: 
   expect(res.status).toBe(201);
   const id = res.body.id as string;
   if (outcome === 'cancelled') expect((await v1Request(ctx.app, owner, 'post', `/api/v1/invoices/${id}/cancel`)).status).toBe(200);
-  else if (outcome === 'expired') await ctx.deps.db.$kysely.updateTable('invoices').set({ status: 'EXPIRED' }).where('id', '=', id).execute();
+  else if (outcome === 'expired') await setInvoiceStatus(ctx.deps.db, id, 'EXPIRED');
   else if (outcome) expect((await v1Request(ctx.app, owner, 'post', `/api/v1/sandbox/invoices/${id}/pay`, { payerBank: outcome })).status).toBe(200);
 }
 

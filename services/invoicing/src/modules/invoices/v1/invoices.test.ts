@@ -3,7 +3,7 @@ import { ManualClock } from '@pay/runtime';
 import { eventsOf } from '@pay/webhooks';
 import { decodeQrDataUri } from '@pay/testing';
 import { clockSigner, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../../../../test/test-support';
-import { countOf } from '../../../../test/tables';
+import { countInvoices, invoiceColumns, invoiceMetadataText, setInvoiceStatus } from '../../../../test/invoices/store';
 
 const clock = new ManualClock(new Date('2026-11-23T10:00:00.000Z'));
 const ctx = invoicingAppForSuite({ clock });
@@ -43,7 +43,7 @@ describe('POST /api/v1/invoices', () => {
     expect(JSON.stringify(res.body.metadata)).toBe(JSON.stringify(metadata));
     const got = await v1(m, 'get', `/api/v1/invoices/${res.body.id}`);
     expect(JSON.stringify(got.body.metadata)).toBe(JSON.stringify(metadata));
-    const row = await ctx.deps.db.$kysely.selectFrom('invoices').select(['api', 'currency']).where('id', '=', res.body.id).executeTakeFirst();
+    const row = await invoiceColumns(ctx.deps.db, res.body.id, ['api', 'currency']);
     expect(row).toEqual({ api: 'v1', currency: 'USD' });
   });
 
@@ -119,7 +119,7 @@ describe('POST /api/v1/invoices', () => {
     expect(again.body).toEqual(first.body);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect((await send({ amount: 11, currency: 'RUB' })).status).toBe(409);
-    expect(await countOf(ctx.deps.db.$kysely.selectFrom('invoices').select((e) => e.fn.countAll().as('n')).where('merchant_id', '=', m.merchantId))).toBe(1);
+    expect(await countInvoices(ctx.deps.db, m.merchantId)).toBe(1);
   });
 });
 
@@ -137,8 +137,7 @@ describe('metadata comes back exactly as given (issue 11)', () => {
     const res = await rawCreate(m, `{"amount": 10, "currency": "RUB", "metadata": ${META}}`, 'meta-1');
     expect(res.status).toBe(201);
     expect(res.text).toContain(`"metadata":${META},`);
-    const row = await ctx.deps.db.$kysely.selectFrom('invoices').select((e) => e.cast<string>('metadata', 'text').as('metadata')).where('id', '=', res.body.id).executeTakeFirst();
-    expect(row!.metadata).toBe(META);
+    expect(await invoiceMetadataText(ctx.deps.db, res.body.id)).toBe(META);
     expect((await v1(m, 'get', `/api/v1/invoices/${res.body.id}`)).text).toContain(`"metadata":${META},`);
     const replay = await rawCreate(m, `{"amount": 10, "currency": "RUB", "metadata": ${META}}`, 'meta-1');
     expect(replay.text).toBe(res.text);
@@ -212,7 +211,7 @@ describe('GET /api/v1/invoices/{id}, cancel and sandbox pay', () => {
   it('expired shows as expired', async () => {
     const m = await newMerchant(ctx.deps);
     const { body: inv } = await v1(m, 'post', '/api/v1/invoices', { amount: 5, currency: 'RUB' });
-    await ctx.deps.db.$kysely.updateTable('invoices').set({ status: 'EXPIRED' }).where('id', '=', inv.id).execute();
+    await setInvoiceStatus(ctx.deps.db, inv.id, 'EXPIRED');
     expect((await v1(m, 'get', `/api/v1/invoices/${inv.id}`)).body.status).toBe('expired');
   });
 

@@ -1,0 +1,58 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { InvoicingQueries, Tables } from '../../src/db';
+
+/**
+ * The invoices module's test helper (its store's, for tests and the bench): what tests read
+ * and set on `invoicing.invoices` beside the API, without naming the table outside its owner.
+ */
+
+export type InvoiceColumns = Selectable<Tables.Invoice>;
+
+/** The whole row, or undefined. */
+export function invoiceRow(on: InvoicingQueries, id: string): Promise<InvoiceColumns | undefined> {
+  return on.$kysely.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** These columns of one invoice (exactly them), or undefined. */
+export function invoiceColumns<C extends keyof InvoiceColumns & string>(on: InvoicingQueries, id: string, columns: readonly C[]): Promise<Pick<InvoiceColumns, C> | undefined> {
+  return on.$kysely.selectFrom('invoices').select(columns).where('id', '=', id).executeTakeFirst() as unknown as Promise<Pick<InvoiceColumns, C> | undefined>;
+}
+
+/** The invoice's metadata as Postgres keeps its text (key order and number spelling as stored). */
+export async function invoiceMetadataText(on: InvoicingQueries, id: string): Promise<string | null | undefined> {
+  const row = await on.$kysely.selectFrom('invoices').select((e) => e.cast<string>('metadata', 'text').as('metadata')).where('id', '=', id).executeTakeFirst();
+  return row?.metadata;
+}
+
+/** These columns of a merchant's invoices, by id. */
+export function merchantInvoices<C extends keyof InvoiceColumns & string>(on: InvoicingQueries, merchantId: string, columns: readonly C[]): Promise<Pick<InvoiceColumns, C>[]> {
+  return on.$kysely.selectFrom('invoices').select(columns).where('merchant_id', '=', merchantId).orderBy('id').execute() as unknown as Promise<Pick<InvoiceColumns, C>[]>;
+}
+
+/** How many invoices a merchant has (of a mode and currency when given). */
+export async function countInvoices(on: InvoicingQueries, merchantId: string, of: { isTest?: boolean; currency?: Tables.Currency } = {}): Promise<number> {
+  let q = on.$kysely.selectFrom('invoices').select((e) => e.fn.countAll<string>().as('n')).where('merchant_id', '=', merchantId);
+  if (of.isTest !== undefined) q = q.where('is_test', '=', of.isTest);
+  if (of.currency !== undefined) q = q.where('currency', '=', of.currency);
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}
+
+/** Sets an invoice's status as a process would have (e.g. EXPIRED by the expiry loop). */
+export async function setInvoiceStatus(on: InvoicingQueries, id: string, status: Tables.InvoiceStatus): Promise<void> {
+  await on.$kysely.updateTable('invoices').set({ status }).where('id', '=', id).execute();
+}
+
+/** Marks an invoice KYC-verified, as a KYC session bound to it would. */
+export async function setInvoiceKycVerified(on: InvoicingQueries, id: string): Promise<void> {
+  await on.$kysely.updateTable('invoices').set({ kyc_verified: true }).where('id', '=', id).execute();
+}
+
+/** Sets these columns of one invoice (test set-up: a state the API reaches slowly or not at all). */
+export async function updateInvoice(on: InvoicingQueries, id: string, set: Updateable<Tables.Invoice>): Promise<void> {
+  await on.$kysely.updateTable('invoices').set(set).where('id', '=', id).execute();
+}
+
+/** Writes invoice rows straight to the table (a backlog or history the API would take long to build). */
+export async function insertInvoiceRows(on: InvoicingQueries, rows: Insertable<Tables.Invoice>[]): Promise<void> {
+  if (rows.length) await on.$kysely.insertInto('invoices').values(rows).execute();
+}

@@ -1,0 +1,21 @@
+import type { InvoicingQueries } from '../../src/db';
+import type { RefundRow } from '../../src/modules/refunds/store';
+
+/**
+ * The refunds module's test helper (its store's, for tests and the bench): an invoice's refunds
+ * as tests check them, without naming the table outside its owner.
+ */
+
+/** An invoice's refunds, whole rows, by id. */
+export async function refundRowsOf(on: InvoicingQueries, invoiceId: string): Promise<RefundRow[]> {
+  return on.$kysely.selectFrom('refunds').selectAll().where('invoice_id', '=', invoiceId).orderBy('id').execute();
+}
+
+/** How many refunds an invoice has, and the sum of the SUCCEEDED ones (as Postgres sums numeric: null when none). */
+export async function refundTotalsOf(on: InvoicingQueries, invoiceId: string): Promise<{ n: number; succeeded: string | null }> {
+  const [all, ok] = await Promise.all([
+    on.$kysely.selectFrom('refunds').select((e) => e.fn.countAll<string>().as('n')).where('invoice_id', '=', invoiceId).executeTakeFirstOrThrow(),
+    on.$kysely.selectFrom('refunds').select((e) => e.fn.sum<string>('amount').as('sum')).where('invoice_id', '=', invoiceId).where('status', '=', 'SUCCEEDED').executeTakeFirstOrThrow(),
+  ]);
+  return { n: Number(all.n), succeeded: ok.sum };
+}
