@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CryptoQueries } from '../../src/db';
 import type { WithdrawalStatus } from '../../src/generated/kysely/tables';
+import { withdrawalRecordOf, type WithdrawalRecord } from '../../src/modules/withdrawals/store';
 
 /** Tests' reads and writes of `crypto.withdrawals` (the withdrawals module's table): only here. */
 
@@ -52,4 +53,9 @@ export async function insertProcessingWithdrawal(on: CryptoQueries, merchantId: 
 /** Deletes the merchant's withdrawals. */
 export async function deleteWithdrawalsOf(on: CryptoQueries, merchantId: string): Promise<void> {
   await on.$kysely.deleteFrom('withdrawals').where('merchant_id', '=', merchantId).execute();
+}
+
+/** A withdrawal as the module reads it (it must exist). */
+export async function withdrawalRecord(on: CryptoQueries, id: string): Promise<WithdrawalRecord> {
+  return withdrawalRecordOf(await on.$kysely.selectFrom('withdrawals').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
 }

@@ -15,6 +15,9 @@ import { connectLiveChain } from './live-chain';
 import { money } from '../../shared/money';
 import type { CryptoDeps } from '../../deps';
 import { liveChainMap } from '../registry';
+import { cursorOf, forgetSweeps, forgetWatcher } from '../../../test/chains/store';
+import { depositIndexesOf } from '../../../test/invoices/store';
+import { deleteTransactions, insertTransfers, transactionCount, transactionsWhere, transactionWhere } from '../../../test/transactions/store';
 
 // Live USDT_ERC20 and USDC_ERC20 on a real local chain (a Hardhat node, tokens of 6 decimals as on Ethereum), Ethereum's settings pointed at it.
 // The Ethereum rows of the watcher's tables are this file's alone (payouts.devnet.test.ts uses BSC).
@@ -39,9 +42,8 @@ function envFor(d: Devnet): Record<string, string> {
 beforeAll(async () => {
   devnet = await startDevnet({ decimals: 6 });
   ctx = await startCryptoApp({ env: envFor(devnet), live: { runsPayouts: false } });
-  await ctx.deps.db.chainCursor.deleteMany({ where: { network: 'Ethereum' } });
-  await ctx.deps.db.chainBlock.deleteMany({ where: { network: 'Ethereum' } });
-  await ctx.deps.db.sweepTransfer.deleteMany({ where: { network: 'Ethereum' } }); // an earlier devnet's sweeps (sweep.devnet.test.ts)
+  await forgetWatcher(ctx.deps.db, 'Ethereum');
+  await forgetSweeps(ctx.deps.db, 'Ethereum'); // an earlier devnet's sweeps (sweep.devnet.test.ts)
   m = await registerMerchant(ctx.app); // its first key is live
   await watchChains(ctx.deps); // the watcher starts following from here
   // A Hardhat node and its token contracts deployed, then the app: as page.devnet.test gives
@@ -57,7 +59,7 @@ afterAll(async () => {
   if (ctx) {
     await devnet.mine(REQUIRED + 1);
     await trackTransfers(ctx.deps);
-    await ctx.deps.db.transaction.deleteMany({ where: { network: 'Ethereum', isTest: false, status: 'Pending' } });
+    await deleteTransactions(ctx.deps.db, { network: 'Ethereum', isTest: false, status: 'Pending' });
     await ctx.close();
   }
   await devnet?.stop();
@@ -88,7 +90,7 @@ describe('live USDT on an EVM devnet: deposits', () => {
     expect(ctx.live!.paymentToken('USDC_ERC20')).toEqual({ chainId: devnet.chainId, contract: devnet.tokens.USDC.address, decimals: 6 });
     const a = await invoice(1);
     const b = await invoice(1);
-    const rows = await ctx.deps.db.invoice.findMany({ where: { id: { in: [a.id, b.id] } }, orderBy: { depositIndex: 'asc' } });
+    const rows = await depositIndexesOf(ctx.deps.db, [a.id, b.id]);
     // Later indexes for later invoices (the BSC test file may take some in between: one index space).
     expect(rows[1]!.depositIndex).toBeGreaterThan(rows[0]!.depositIndex!);
     // The key behind the address is the wallet's m/44'/60'/1'/0/index (the xpub's account): whoever holds the seed can sweep it.
@@ -108,7 +110,7 @@ describe('live USDT on an EVM devnet: deposits', () => {
     const before = await balance();
     const txHash = await devnet.transfer(devnet.payer, inv.address, '10'); // block B: 1 confirmation
     await pass();
-    const t = await ctx.deps.db.transaction.findFirstOrThrow({ where: { network: 'Ethereum', txHash } });
+    const t = await transactionWhere(ctx.deps.db, { network: 'Ethereum', txHash });
     expect(t).toMatchObject({ invoiceId: inv.id, status: 'Pending', confirmations: 1, fromAddress: devnet.payer.address, toAddress: inv.address });
     expect(t.amount.toString()).toBe('10');
     expect(await balance()).toMatchObject({ available: before.available, pending: before.pending + 9.9 });
@@ -132,8 +134,8 @@ describe('live USDT on an EVM devnet: deposits', () => {
     await devnet.mine(REQUIRED);
     await pass();
     await pass();
-    expect(await ctx.deps.db.transaction.count({ where: { txHash: usdt } })).toBe(0);
-    expect(await ctx.deps.db.transaction.findFirstOrThrow({ where: { txHash: usdc } })).toMatchObject({ currency: 'USDC_ERC20', status: 'Confirmed' });
+    expect(await transactionCount(ctx.deps.db, { txHash: usdt })).toBe(0);
+    expect(await transactionWhere(ctx.deps.db, { txHash: usdc })).toMatchObject({ currency: 'USDC_ERC20', status: 'Confirmed' });
     expect(await invoiceNow(inv.id)).toMatchObject({ status: 'Paid', amountReceived: 8 });
     expect((await balance('USDC_ERC20')).available).toBeCloseTo(before.available + 7.92, 6);
   });
@@ -146,19 +148,20 @@ describe('live USDT on an EVM devnet: deposits', () => {
     // Sandbox load, older than the live deposit. Just older: the test files beside this one share
     // the database, and their own test-mode transfers must not wait behind these for long.
     const older = new Date(Date.now() - 1000);
-    await ctx.deps.db.transaction.createMany({
-      data: Array.from({ length: 600 }, () => ({
+    await insertTransfers(
+      ctx.deps.db,
+      Array.from({ length: 600 }, () => ({
         invoiceId: testInvoice.id, merchantId: m.merchantId, isTest: true, txHash: `0x${randomBytes(32).toString('hex')}`, fromAddress: devnet.payer.address,
         toAddress: testInvoice.address, amount: '0.01', currency: 'USDT_ERC20' as const, network: 'Ethereum' as const,
         requiredConfirmations: 1_000_000, createdAt: older, // sandbox: far from confirmed
       })),
-    });
+    );
     try {
       await watchChains(ctx.deps);
       await trackTransfers(ctx.deps, 'live'); // one pass of the background's live tracker (before the fix: the one tracker of both modes)
       expect(await invoiceNow(inv.id)).toMatchObject({ status: 'Paid', amountReceived: 3 });
     } finally {
-      await ctx.deps.db.transaction.deleteMany({ where: { invoiceId: testInvoice.id } });
+      await deleteTransactions(ctx.deps.db, { invoiceId: testInvoice.id });
     }
   });
 
@@ -183,12 +186,12 @@ describe('live USDT on an EVM devnet: deposits', () => {
     const txHash = await devnet.sendRaw(raw);
     await devnet.mine(1);
     await pass();
-    expect((await ctx.deps.db.transaction.findFirstOrThrow({ where: { network: 'Ethereum', txHash } })).confirmations).toBe(2);
+    expect((await transactionWhere(ctx.deps.db, { network: 'Ethereum', txHash })).confirmations).toBe(2);
 
     await devnet.revert(snapshot); // the block holding it leaves the canonical chain
     await devnet.mine(REQUIRED + 2); // a longer branch without it
     await pass();
-    const dropped = await ctx.deps.db.transaction.findFirstOrThrow({ where: { network: 'Ethereum', txHash } });
+    const dropped = await transactionWhere(ctx.deps.db, { network: 'Ethereum', txHash });
     expect(dropped).toMatchObject({ status: 'Pending', confirmations: 0, blockNumber: null }); // in no block of the chain
     expect((await invoiceNow(inv.id)).status).toBe('Pending');
     expect((await balance()).available).toBe(before.available);
@@ -196,7 +199,7 @@ describe('live USDT on an EVM devnet: deposits', () => {
     // Mined again: found again by the watcher (no second record), and confirmed from its new block.
     await devnet.sendRaw(raw);
     await pass();
-    expect(await ctx.deps.db.transaction.count({ where: { txHash } })).toBe(1);
+    expect(await transactionCount(ctx.deps.db, { txHash })).toBe(1);
     expect((await invoiceNow(inv.id)).status).toBe('Pending');
     await devnet.mine(REQUIRED - 1);
     await pass();
@@ -212,7 +215,7 @@ describe('live USDT on an EVM devnet: deposits', () => {
     }));
     expect(await recordFoundTransfers(ctx.deps, found)).toBe(2);
     expect(await recordFoundTransfers(ctx.deps, found)).toBe(0); // found again: nothing new
-    expect(await ctx.deps.db.transaction.count({ where: { txHash } })).toBe(2);
+    expect(await transactionCount(ctx.deps.db, { txHash })).toBe(2);
   });
 
   it('a detected transfer that stays off the chain past EVM_DROPPED_AFTER_MS fails; before that it waits', async () => {
@@ -241,12 +244,12 @@ describe('live USDT on an EVM devnet: deposits', () => {
         throw new Error('killed');
       }),
     ).rejects.toThrow('killed');
-    const cursorAtDeath = (await ctx.deps.db.chainCursor.findUniqueOrThrow({ where: { network: 'Ethereum' } })).blockNumber;
+    const cursorAtDeath = (await cursorOf(ctx.deps.db, 'Ethereum')).blockNumber;
 
     // A second replica (a restart) takes the lease once it runs out, and scans from the cursor.
     const restarted = await connectLiveChain(ctx.deps.config, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: false });
     try {
-      const leader = async () => (await ctx.deps.db.chainCursor.findUniqueOrThrow({ where: { network: 'Ethereum' } })).leader;
+      const leader = async () => (await cursorOf(ctx.deps.db, 'Ethereum')).leader;
       const dead = await leader();
       const deps = { ...ctx.deps, chains: { ...ctx.deps.chains, live: liveChainMap(restarted) } };
       await watchChains(deps); // the dead one's lease still runs: nothing happens
@@ -255,14 +258,14 @@ describe('live USDT on an EVM devnet: deposits', () => {
         await watchChains(deps);
         expect(await leader()).toBe(restarted!.watchers[0]!.cursor.holder);
       }, 15_000, 200);
-      expect((await ctx.deps.db.chainCursor.findUniqueOrThrow({ where: { network: 'Ethereum' } })).blockNumber).toBeGreaterThan(cursorAtDeath);
+      expect((await cursorOf(ctx.deps.db, 'Ethereum')).blockNumber).toBeGreaterThan(cursorAtDeath);
       await devnet.mine(REQUIRED);
       await trackTransfers(deps);
     } finally {
       await restarted?.close();
     }
     for (const inv of invoices) {
-      expect(await ctx.deps.db.transaction.count({ where: { invoiceId: inv.id } })).toBe(1);
+      expect(await transactionCount(ctx.deps.db, { invoiceId: inv.id })).toBe(1);
       expect(await invoiceNow(inv.id)).toMatchObject({ status: 'Paid', amountReceived: 7 });
     }
   });
@@ -319,7 +322,7 @@ describe('live deposits through faulty and dishonest providers (a JSON-RPC fault
     expect(p.callsOf('eth_getLogs').some((c) => covers(c, block))).toBe(true);
     await devnet.mine(REQUIRED + 5); // deeper than the confirmations and the re-scan window
     for (let i = 0; i < 3; i++) await t.pass();
-    expect(await ctx.deps.db.transaction.count({ where: { txHash } })).toBe(1);
+    expect(await transactionCount(ctx.deps.db, { txHash })).toBe(1);
     expect(await invoiceNow(inv.id)).toMatchObject({ status: 'Paid', amountReceived: 10 });
   });
 
@@ -338,7 +341,7 @@ describe('live deposits through faulty and dishonest providers (a JSON-RPC fault
       await trackTransfers(t.deps);
     }
     expect(p.callsOf('eth_getLogs').length).toBeGreaterThan(3);
-    expect(await ctx.deps.db.transaction.count({ where: { txHash } })).toBe(1);
+    expect(await transactionCount(ctx.deps.db, { txHash })).toBe(1);
     expect(await invoiceNow(inv.id)).toMatchObject({ status: 'Paid', amountReceived: 6 });
   });
 
@@ -359,7 +362,7 @@ describe('live deposits through faulty and dishonest providers (a JSON-RPC fault
     expect(await devnet.balanceOf(inv.address)).toBe(0n);
     expect((await invoiceNow(inv.id)).status).toBe('Pending');
     expect((await balance()).available).toBe(before.available);
-    const t1 = await ctx.deps.db.transaction.findFirst({ where: { txHash } });
+    const [t1] = await transactionsWhere(ctx.deps.db, { txHash });
     if (t1) expect(t1.status).toBe('Pending'); // seen (one provider is all there is), never confirmed
   });
 
@@ -374,7 +377,7 @@ describe('live deposits through faulty and dishonest providers (a JSON-RPC fault
     const { txHash } = await liar.inventTransfer({ token: devnet.token, from: devnet.payer.address, to: inv.address, units: 10n * 10n ** BigInt(devnet.decimals), blockNumber: head });
     await devnet.mine(REQUIRED + 2);
     for (let i = 0; i < 3; i++) await t.pass();
-    expect(await ctx.deps.db.transaction.count({ where: { txHash } })).toBe(0);
+    expect(await transactionCount(ctx.deps.db, { txHash })).toBe(0);
     expect((await metricsRegistry.getSingleMetricAsString('crypto_chain_rpc_disagreements_total'))).toMatch(/network="Ethereum",what="logs"\} [1-9]/);
 
     // The liar is fixed; a real payment is then recorded only while both providers answer.
@@ -383,7 +386,7 @@ describe('live deposits through faulty and dishonest providers (a JSON-RPC fault
     const real = await devnet.transfer(devnet.payer, inv.address, '10');
     await devnet.mine(REQUIRED);
     await t.pass().catch(() => undefined);
-    expect(await ctx.deps.db.transaction.count({ where: { txHash: real } })).toBe(0);
+    expect(await transactionCount(ctx.deps.db, { txHash: real })).toBe(0);
     honest.reset();
     for (let i = 0; i < 3; i++) await t.pass();
     expect(await invoiceNow(inv.id)).toMatchObject({ status: 'Paid', amountReceived: 10 });

@@ -16,6 +16,10 @@ import type { CryptoDeps } from '../../deps';
 import { startDevnet, type Devnet } from './devnet';
 import { connectLiveChain } from './live-chain';
 import { liveChainMap } from '../registry';
+import { forgetPayouts, forgetWatcher, payoutCount } from '../../../test/chains/store';
+import { ledgerKinds } from '../../../test/ledger/store';
+import { withdrawalRecord } from '../../../test/withdrawals/store';
+import { payoutTransactionsOf } from './payout-store';
 
 // Live USDT_BEP20 payouts on a real local chain, BSC's settings pointed at it. The BSC rows
 // of the watcher's and signer's tables are this file's alone (deposits.devnet.test.ts uses Ethereum).
@@ -41,10 +45,8 @@ beforeAll(async () => {
     live: { runsPayouts: true, payoutKey: devnet.hotWalletKey },
   });
   const db = ctx.deps.db;
-  await db.chainCursor.deleteMany({ where: { network: 'BSC' } });
-  await db.chainBlock.deleteMany({ where: { network: 'BSC' } });
-  await db.payoutTransaction.deleteMany({ where: { network: 'BSC' } });
-  await db.payoutWallet.deleteMany({ where: { network: 'BSC' } });
+  await forgetWatcher(db, 'BSC');
+  await forgetPayouts(db, 'BSC');
   await ctx.live!.signer!.register(); // this devnet's nonce
   m = await registerMerchant(ctx.app);
   await watchChains(ctx.deps);
@@ -74,7 +76,7 @@ const withdraw = async (toAddress: Address, amount: number) => {
 /** Steps the withdrawal as the worker does, a block mined between steps, until it is finished. */
 const settle = async (id: string, deps: CryptoDeps = ctx.deps) => {
   for (let i = 0; i < 20 && (await advanceWithdrawal(deps, id)) === 'again'; i++) await devnet.mine(1);
-  return ctx.deps.db.withdrawal.findUniqueOrThrow({ where: { id } });
+  return withdrawalRecord(ctx.deps.db, id);
 };
 
 describe('live USDT on an EVM devnet: payouts', () => {
@@ -120,7 +122,7 @@ describe('live USDT on an EVM devnet: payouts', () => {
         const w = await eventually(
           async () => {
             await devnet.mine(1);
-            const row = await ctx.deps.db.withdrawal.findUniqueOrThrow({ where: { id } });
+            const row = await withdrawalRecord(ctx.deps.db, id);
             expect(row.status).toBe('Completed');
             return row;
           },
@@ -166,10 +168,10 @@ describe('live USDT on an EVM devnet: payouts', () => {
       const id = await withdraw(to, 3);
       await Promise.all([advanceWithdrawal(ctx.deps, id), advanceWithdrawal(other, id)]);
       await Promise.all([settle(id), settle(id, other)]);
-      expect(await ctx.deps.db.payoutTransaction.count({ where: { withdrawalId: id } })).toBe(1);
+      expect(await payoutCount(ctx.deps.db, id)).toBe(1);
       expect(await devnet.client.getTransactionCount({ address: devnet.hotWallet.address })).toBe(nonceBefore + 1);
       expect(await devnet.balanceOf(to)).toBe(parseUnits('2.97', 18));
-      expect((await ctx.deps.db.withdrawal.findUniqueOrThrow({ where: { id } })).status).toBe('Completed');
+      expect((await withdrawalRecord(ctx.deps.db, id)).status).toBe('Completed');
     } finally {
       await second?.close();
     }
@@ -207,8 +209,8 @@ describe('live USDT on an EVM devnet: payouts', () => {
       const w = await settle(id);
       expect(w.status).toBe('Completed');
       expect(await devnet.balanceOf(to)).toBe(parseUnits('4.95', 18));
-      expect(await ctx.deps.db.payoutTransaction.count({ where: { withdrawalId: id } })).toBe(1);
-      expect(await ctx.deps.db.ledgerEntry.count({ where: { withdrawalId: id, kind: 'withdrawal_release' } })).toBe(0);
+      expect(await payoutCount(ctx.deps.db, id)).toBe(1);
+      expect((await ledgerKinds(ctx.deps.db, { withdrawalId: id, kind: 'withdrawal_release' })).length).toBe(0);
       expect(await available()).toBe(before);
     } finally {
       await Promise.all([a?.close(), b?.close(), proxyA.stop(), proxyB.stop()]);
@@ -224,7 +226,7 @@ describe('live USDT on an EVM devnet: payouts', () => {
     const id = await withdraw(to, 3);
     expect(await advanceWithdrawal(ctx.deps, id)).toBe('again'); // signed, sent, mined: reverted, 1 confirmation of 2
     expect(await advanceWithdrawal(ctx.deps, id)).toBe('again');
-    const shallow = await ctx.deps.db.withdrawal.findUniqueOrThrow({ where: { id } });
+    const shallow = await withdrawalRecord(ctx.deps.db, id);
     expect(shallow.status).toBe('Processing');
     // A reorganisation: the block with the reverted transfer is gone, the token works again, and the same nonce is mined anew.
     await devnet.revert(fork);
@@ -232,7 +234,7 @@ describe('live USDT on an EVM devnet: payouts', () => {
     const w = await settle(id);
     expect(w.status).toBe('Completed');
     expect(await devnet.balanceOf(to)).toBe(parseUnits('2.97', 18));
-    expect(await ctx.deps.db.ledgerEntry.count({ where: { withdrawalId: id, kind: 'withdrawal_release' } })).toBe(0);
+    expect((await ledgerKinds(ctx.deps.db, { withdrawalId: id, kind: 'withdrawal_release' })).length).toBe(0);
     expect(await available()).toBe(before - 3);
   });
 
@@ -245,17 +247,17 @@ describe('live USDT on an EVM devnet: payouts', () => {
     try {
       id = await withdraw(to, 4);
       expect(await advanceWithdrawal(ctx.deps, id)).toBe('again'); // signed and broadcast; not mined
-      const [first] = await ctx.deps.db.payoutTransaction.findMany({ where: { withdrawalId: id } });
+      const [first] = await payoutTransactionsOf(ctx.deps.db, id);
       // A ceiling twice the first fee: room for three replacements of +25%, never a fourth.
-      const ceiling = formatGwei(BigInt(first!.maxFeePerGas.toFixed()) * 2n);
+      const ceiling = formatGwei(BigInt(first!.maxFeePerGas) * 2n);
       capped = await connectLiveChain({ ...ctx.deps.config, PAYOUT_MAX_FEE_GWEI_BSC: ceiling }, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: true, payoutKey: devnet.hotWalletKey });
       const cappedDeps: CryptoDeps = { ...ctx.deps, chains: { ...ctx.deps.chains, live: liveChainMap(capped) } };
       for (let i = 0; i < 12; i++) expect(await advanceWithdrawal(cappedDeps, id)).toBe('again');
-      const sent = await ctx.deps.db.payoutTransaction.findMany({ where: { withdrawalId: id }, orderBy: { sentAt: 'asc' } });
+      const sent = await payoutTransactionsOf(ctx.deps.db, id);
       expect(sent.length).toBeGreaterThan(1);
       expect(sent.length).toBeLessThanOrEqual(5);
-      for (const t of sent) expect(BigInt(t.maxFeePerGas.toFixed())).toBeLessThanOrEqual(parseGwei(ceiling));
-      const held = await ctx.deps.db.withdrawal.findUniqueOrThrow({ where: { id } });
+      for (const t of sent) expect(BigInt(t.maxFeePerGas)).toBeLessThanOrEqual(parseGwei(ceiling));
+      const held = await withdrawalRecord(ctx.deps.db, id);
       expect(held).toMatchObject({ status: 'Processing', heldReason: expect.stringMatching(/fee ceiling of [0-9.]+ gwei \(PAYOUT_MAX_FEE_GWEI_BSC\)/) });
       expect(Number(/^crypto_payouts_held (\S+)$/m.exec(await metricsRegistry.metrics())?.[1])).toBeGreaterThanOrEqual(1);
     } finally {
@@ -280,10 +282,10 @@ describe('live USDT on an EVM devnet: payouts', () => {
     } finally {
       await devnet.setAutomine(true);
     }
-    const sent = await ctx.deps.db.payoutTransaction.findMany({ where: { withdrawalId: id }, orderBy: { sentAt: 'asc' } });
+    const sent = await payoutTransactionsOf(ctx.deps.db, id);
     expect(sent).toHaveLength(2);
     expect(sent[1]!.nonce).toBe(sent[0]!.nonce);
-    expect(BigInt(sent[1]!.maxFeePerGas.toFixed())).toBeGreaterThan(BigInt(sent[0]!.maxFeePerGas.toFixed()));
+    expect(BigInt(sent[1]!.maxFeePerGas)).toBeGreaterThan(BigInt(sent[0]!.maxFeePerGas));
     await devnet.mine(1);
     const w = await settle(id);
     expect(w).toMatchObject({ status: 'Completed', txHash: sent[1]!.txHash });
@@ -297,7 +299,7 @@ describe('live USDT on an EVM devnet: payouts', () => {
     try {
       id = await withdraw(to, 6);
       expect(await advanceWithdrawal(ctx.deps, id)).toBe('again'); // signed, recorded, broadcast
-      const [signed] = await ctx.deps.db.payoutTransaction.findMany({ where: { withdrawalId: id } });
+      const [signed] = await payoutTransactionsOf(ctx.deps.db, id);
       // As if the process died between recording the transaction and broadcasting it.
       await devnet.dropTransaction(signed!.txHash as `0x${string}`);
     } finally {
@@ -308,7 +310,7 @@ describe('live USDT on an EVM devnet: payouts', () => {
     const restarted = await connectLiveChain(config, ctx.deps.db, ctx.deps.clock, ctx.deps.logger, { runsPayouts: true, payoutKey: devnet.hotWalletKey });
     try {
       const w = await settle(id, { ...ctx.deps, config, chains: { ...ctx.deps.chains, live: liveChainMap(restarted) } });
-      const sent = await ctx.deps.db.payoutTransaction.findMany({ where: { withdrawalId: id } });
+      const sent = await payoutTransactionsOf(ctx.deps.db, id);
       expect(sent).toHaveLength(1);
       expect(w).toMatchObject({ status: 'Completed', txHash: sent[0]!.txHash });
       expect(await devnet.balanceOf(to)).toBe(parseUnits('5.94', 18));

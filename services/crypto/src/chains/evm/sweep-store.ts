@@ -27,7 +27,7 @@ export interface SweepTransferRecord {
   settledAt: Date | null;
 }
 
-function sweepOf(r: Selectable<Tables.SweepTransfer>): SweepTransferRecord {
+export function sweepOf(r: Selectable<Tables.SweepTransfer>): SweepTransferRecord {
   return {
     txHash: r.tx_hash,
     network: r.network,

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { eventually, openBrowser, registerCryptoMerchant, spawnBuiltService, type RunningService, BUILT_START_MS, decodeQrDataUri } from '@pay/testing';
 import { createCryptoDatabase } from '../../db';
 import { startDevnetNode, openDevnet, type Devnet, type DevnetNode } from '../../chains/evm/devnet';
+import { forgetWatcher } from '../../../test/chains/store';
 
 // The payment page of the built crypto service, as scripts/stack.sh runs it, with live
 // USDT_ERC20 on a local devnet (its own chain id, its own token contract, 18 decimals): the QR
@@ -18,10 +19,7 @@ beforeAll(async () => {
   [devnet, browser] = await Promise.all([openDevnet(node.url, { stop: node.stop }), openBrowser()]);
   // The Ethereum rows of the watcher's tables belong to the devnet of whichever file runs: start clean.
   const { db, close } = createCryptoDatabase(process.env.DATABASE_URL!, 1);
-  await db.$transaction(async (tx) => {
-    await tx.chainCursor.deleteMany({ where: { network: 'Ethereum' } });
-    await tx.chainBlock.deleteMany({ where: { network: 'Ethereum' } });
-  });
+  await db.$transaction((tx) => forgetWatcher(tx, 'Ethereum'));
   await close();
   svc = await spawnBuiltService('crypto', {
     EVM_RPC_URL_ETHEREUM: devnet.url,

@@ -13,6 +13,7 @@ import { DEPOSIT_ACCOUNT_PATH, DEVNET_MNEMONIC, startDevnet, type Devnet } from 
 import { money } from '../../shared/money';
 import type { SolvencyLine } from './line';
 import { checkSolvency, solvencyOf } from './solvency';
+import { forgetPayouts, forgetSweeps, forgetWatcher, sweepsWhere } from '../../../test/chains/store';
 
 // Live USDT_ERC20 on a local devnet: the solvency check, its metrics, the operator's report
 // and sweep (the CLI, as an operator runs it). The Ethereum rows of the watcher's and signer's
@@ -33,11 +34,9 @@ beforeAll(async () => {
   ctx = await startCryptoApp({ env: envFor(devnet), live: { runsPayouts: true, payoutKey: devnet.hotWalletKey } });
   const db = ctx.deps.db;
   await db.$transaction(async (tx) => {
-    await tx.chainCursor.deleteMany({ where: { network: 'Ethereum' } });
-    await tx.chainBlock.deleteMany({ where: { network: 'Ethereum' } });
-    await tx.payoutTransaction.deleteMany({ where: { network: 'Ethereum' } });
-    await tx.payoutWallet.deleteMany({ where: { network: 'Ethereum' } });
-    await tx.sweepTransfer.deleteMany({ where: { network: 'Ethereum' } });
+    await forgetWatcher(tx, 'Ethereum');
+    await forgetPayouts(tx, 'Ethereum');
+    await forgetSweeps(tx, 'Ethereum');
   });
   await ctx.live!.signer!.register(); // this devnet's hot wallet
   m = await registerMerchant(ctx.app); // its first key is live
@@ -194,7 +193,7 @@ describe('solvency on an EVM devnet', () => {
     expect(after.sweptTo).toEqual([]); // to the hot wallet: counted there, once
     expect(after.gas.balance.lt(before.gas.balance)).toBe(true);
     // Each token transfer was recorded before it was broadcast (chains/evm/sweeps.ts); mined, settled at depth later.
-    const rows = await ctx.deps.db.sweepTransfer.findMany({ where: { network: 'Ethereum' }, orderBy: { units: 'desc' } });
+    const rows = await sweepsWhere(ctx.deps.db, { network: 'Ethereum' });
     expect(rows.map((r) => [r.fromAddress, r.toAddress, r.units.toFixed(), r.status])).toEqual([
       [paid[0]!.address, devnet.hotWallet.address, parseUnits('100', 18).toString(), 'Signed'],
       [paid[1]!.address, devnet.hotWallet.address, parseUnits('50', 18).toString(), 'Signed'],
@@ -210,7 +209,7 @@ describe('solvency on an EVM devnet', () => {
     const rerun = await cli(['sweep', '--path', DEPOSIT_ACCOUNT_PATH], `${DEVNET_MNEMONIC}\n${devnet.hotWalletKey}\n`);
     expect([rerun.code, rerun.err]).toEqual([0, '']);
     expect(rerun.out).toContain('nothing to sweep');
-    expect(await ctx.deps.db.sweepTransfer.count({ where: { network: 'Ethereum', status: 'Confirmed' } })).toBe(2);
+    expect((await sweepsWhere(ctx.deps.db, { network: 'Ethereum', status: 'Confirmed' })).length).toBe(2);
   }, 120_000);
 
   it('a shortfall and a hot wallet low on gas: the gap goes negative and the gas covers few payouts, in the metrics and the report (exit 2)', async () => {

@@ -14,6 +14,9 @@ import { finishSweeps, planSweep, readSweepSecrets, runSweep } from './sweep';
 import { solvencyOf } from './solvency';
 import { money } from '../../shared/money';
 import { liveChainMap } from '../../chains/registry';
+import { forgetSweeps, forgetWatcher, sweepByHash, sweepsWhere } from '../../../test/chains/store';
+import { depositIndexesOf } from '../../../test/invoices/store';
+import { transactionCount, transactionsWhere, transactionWhere } from '../../../test/transactions/store';
 
 // Live USDT_ERC20 on a local devnet: deposits to an address after the operator swept it. The
 // Ethereum rows of the watcher's and the sweep's tables belong to whichever devnet file runs (they clean them first).
@@ -31,9 +34,8 @@ beforeAll(async () => {
   });
   const db = ctx.deps.db;
   await db.$transaction(async (tx) => {
-    await tx.chainCursor.deleteMany({ where: { network: 'Ethereum' } });
-    await tx.chainBlock.deleteMany({ where: { network: 'Ethereum' } });
-    await tx.sweepTransfer.deleteMany({ where: { network: 'Ethereum' } }); // an earlier devnet's sweeps
+    await forgetWatcher(tx, 'Ethereum');
+    await forgetSweeps(tx, 'Ethereum'); // an earlier devnet's sweeps
   });
   m = await registerMerchant(ctx.app); // its first key is live
   await watchChains(ctx.deps); // the watcher starts following from here
@@ -108,13 +110,13 @@ async function invented(to: Address, amount: number) {
     await t.pass();
     await devnet.mine(REQUIRED + 2);
     for (let i = 0; i < 3; i++) await t.pass();
-    return await ctx.deps.db.transaction.findFirst({ where: { network: 'Ethereum', txHash } });
+    return (await transactionsWhere(ctx.deps.db, { network: 'Ethereum', txHash }))[0] ?? null;
   } finally {
     await t.stop();
     // The honest node has no such transaction: once EVM_DROPPED_AFTER_MS has passed it fails, and is never credited.
     await eventually(async () => {
       await trackTransfers(ctx.deps);
-      expect((await ctx.deps.db.transaction.findMany({ where: { network: 'Ethereum', toAddress: to, status: 'Pending' } })).length).toBe(0);
+      expect(await transactionCount(ctx.deps.db, { network: 'Ethereum', toAddress: to, status: 'Pending' })).toBe(0);
     }, 30_000, 250);
   }
 }
@@ -132,7 +134,7 @@ describe('deposits to a swept address', () => {
     expect(await devnet.balanceOf(inv.address)).toBe(0n);
     // Recorded before it was broadcast; mined, not yet at depth: Signed.
     const sweepTx = swept.find((s) => s.item.address === inv.address)!.tx;
-    expect(await ctx.deps.db.sweepTransfer.findUniqueOrThrow({ where: { txHash: sweepTx } })).toMatchObject({
+    expect(await sweepByHash(ctx.deps.db, sweepTx)).toMatchObject({
       network: 'Ethereum', currency: 'USDT_ERC20', fromAddress: inv.address, toAddress: devnet.hotWallet.address, status: 'Signed', nonce: 0n,
     });
 
@@ -141,11 +143,11 @@ describe('deposits to a swept address', () => {
     const again = await devnet.transfer(devnet.payer, inv.address, '5');
     await devnet.mine(REQUIRED + 1);
     for (let i = 0; i < 3; i++) await pass();
-    expect(await ctx.deps.db.transaction.findFirstOrThrow({ where: { network: 'Ethereum', txHash: again } })).toMatchObject({ status: 'Confirmed' });
+    expect(await transactionWhere(ctx.deps.db, { network: 'Ethereum', txHash: again })).toMatchObject({ status: 'Confirmed' });
     expect(await invoiceNow(inv.id)).toMatchObject({ status: 'Paid', amountReceived: 15 });
     expect(await available()).toBeCloseTo(before + 4.95, 6);
     // The deposit's check settled the sweep it needed, at depth.
-    const settled = await ctx.deps.db.sweepTransfer.findUniqueOrThrow({ where: { txHash: sweepTx } });
+    const settled = await sweepByHash(ctx.deps.db, sweepTx);
     expect(settled).toMatchObject({ status: 'Confirmed', blockNumber: (await devnet.client.getTransactionReceipt({ hash: sweepTx })).blockNumber });
     expect(settled.movedUnits!.toFixed()).toBe('10000000');
   }, 120_000);
@@ -170,7 +172,8 @@ describe('deposits to a swept address', () => {
     } finally {
       await devnet.unpause();
     }
-    const row = await ctx.deps.db.sweepTransfer.findFirstOrThrow({ where: { fromAddress: inv.address } });
+    const [row] = await sweepsWhere(ctx.deps.db, { fromAddress: inv.address });
+    if (!row) throw new Error('the sweep was not recorded');
     expect(row.status).toBe('Signed'); // mined and reverted, not yet at depth
     expect(await devnet.balanceOf(inv.address)).toBe(10_000_000n);
     const before = await available();
@@ -178,12 +181,12 @@ describe('deposits to a swept address', () => {
     const t = await invented(inv.address, 10);
     if (t) expect(t.status).toBe('Pending');
     expect(await available()).toBe(before);
-    expect(await ctx.deps.db.sweepTransfer.findUniqueOrThrow({ where: { txHash: row.txHash } })).toMatchObject({ status: 'Failed', reason: 'the token transfer reverted on chain' });
+    expect(await sweepByHash(ctx.deps.db, row.txHash)).toMatchObject({ status: 'Failed', reason: 'the token transfer reverted on chain' });
   }, 120_000);
 
   it('a sweep that crashed after it was recorded and before it was broadcast: the next run sends the same bytes, never a second transfer, and later deposits are credited', async () => {
     const inv = await paid(7);
-    const index = (await ctx.deps.db.invoice.findUniqueOrThrow({ where: { id: inv.id } })).depositIndex!;
+    const index = (await depositIndexesOf(ctx.deps.db, [inv.id]))[0]!.depositIndex!;
     const owner = privateKeyToAccount(toHex(mnemonicToAccount(DEVNET_MNEMONIC, { accountIndex: 1, addressIndex: index }).getHdKey().privateKey!));
     // The run's first steps: the address's gas, then the transfer signed and written; the process dies there.
     await createTestClient({ mode: 'hardhat', transport: http(devnet.url) }).setBalance({ address: inv.address, value: parseEther('1') });
@@ -199,7 +202,7 @@ describe('deposits to a swept address', () => {
     const receipt = await devnet.client.waitForTransactionReceipt({ hash: signed.txHash as `0x${string}` });
     expect(receipt.status).toBe('success');
     expect(await devnet.balanceOf(inv.address)).toBe(0n);
-    expect(await ctx.deps.db.sweepTransfer.count({ where: { fromAddress: inv.address } })).toBe(1);
+    expect((await sweepsWhere(ctx.deps.db, { fromAddress: inv.address })).length).toBe(1);
 
     const before = await available();
     await devnet.transfer(devnet.payer, inv.address, '3');
@@ -207,7 +210,7 @@ describe('deposits to a swept address', () => {
     for (let i = 0; i < 2; i++) await pass();
     expect(await invoiceNow(inv.id)).toMatchObject({ amountReceived: 10 });
     expect(await available()).toBeCloseTo(before + 2.97, 6);
-    expect(await ctx.deps.db.sweepTransfer.findUniqueOrThrow({ where: { txHash: signed.txHash } })).toMatchObject({ status: 'Confirmed' });
+    expect(await sweepByHash(ctx.deps.db, signed.txHash)).toMatchObject({ status: 'Confirmed' });
   }, 120_000);
 
   it('solvency after a sweep to another address than the hot wallet (a cold wallet, --to): the swept tokens are still counted, the gap does not move', async () => {

@@ -47,7 +47,7 @@ export interface NewTransaction {
   createdAt: Date;
 }
 
-function recordOf(r: Selectable<Tables.Transaction>): TransactionRecord {
+export function transactionOf(r: Selectable<Tables.Transaction>): TransactionRecord {
   return {
     id: r.id,
     invoiceId: r.invoice_id,
@@ -91,7 +91,7 @@ export async function insertTransaction(on: CryptoQueries, t: NewTransaction): P
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  return recordOf(row);
+  return transactionOf(row);
 }
 
 /** The `txHash:toAddress` of the transfers already recorded on `network` among these transaction hashes. */
@@ -137,7 +137,7 @@ export async function updateTransfer(tx: CryptoQueries, id: string, c: TransferC
 /** Pending transfers of one mode, oldest first. */
 export async function pendingTransfersOf(on: CryptoQueries, isTest: boolean, limit: number): Promise<TransactionRecord[]> {
   const rows = await on.$kysely.selectFrom('transactions').selectAll().where('status', '=', 'Pending').where('is_test', '=', isTest).orderBy('created_at', 'asc').limit(limit).execute();
-  return rows.map(recordOf);
+  return rows.map(transactionOf);
 }
 
 /** The sum of the invoice's Pending transfers seen before `before`. */
@@ -167,13 +167,13 @@ export async function transactionPage(
     base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').offset(q.skip).limit(q.take).execute(),
     base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { items: rows.map(recordOf), totalCount: Number(count.n) };
+  return { items: rows.map(transactionOf), totalCount: Number(count.n) };
 }
 
 /** One of the owner's transfers, or null. */
 export async function ownedTransaction(on: CryptoQueries, owner: Owner, id: string): Promise<TransactionRecord | null> {
   const row = await on.$kysely.selectFrom('transactions').selectAll().where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('is_test', '=', owner.isTest).executeTakeFirst();
-  return row ? recordOf(row) : null;
+  return row ? transactionOf(row) : null;
 }
 
 /**

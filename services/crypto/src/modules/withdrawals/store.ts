@@ -52,7 +52,7 @@ export interface CreatedWithdrawalRecord {
   createdAt: Date;
 }
 
-function recordOf(r: Selectable<Tables.Withdrawal>): WithdrawalRecord {
+export function withdrawalRecordOf(r: Selectable<Tables.Withdrawal>): WithdrawalRecord {
   return {
     id: r.id,
     merchantId: r.merchant_id,
@@ -159,12 +159,12 @@ export async function insertWithdrawal(on: CryptoQueries, w: NewWithdrawal): Pro
 
 export async function withdrawalOf(on: CryptoQueries, owner: Owner, id: string): Promise<WithdrawalRecord | null> {
   const row = await on.$kysely.selectFrom('withdrawals').selectAll().where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('is_test', '=', owner.isTest).executeTakeFirst();
-  return row ? recordOf(row) : null;
+  return row ? withdrawalRecordOf(row) : null;
 }
 
 export async function withdrawalById(on: CryptoQueries, id: string): Promise<WithdrawalRecord | null> {
   const row = await on.$kysely.selectFrom('withdrawals').selectAll().where('id', '=', id).executeTakeFirst();
-  return row ? recordOf(row) : null;
+  return row ? withdrawalRecordOf(row) : null;
 }
 
 /** One page of the owner's withdrawals, newest first, and how many there are. */
@@ -178,7 +178,7 @@ export async function withdrawalsOf(on: CryptoQueries, owner: Owner, q: { skip: 
     base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').offset(q.skip).limit(q.take).execute(),
     base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { items: rows.map(recordOf), totalCount: Number(count.n) };
+  return { items: rows.map(withdrawalRecordOf), totalCount: Number(count.n) };
 }
 
 /**
@@ -221,7 +221,7 @@ export async function markSent(on: CryptoQueries, id: string, txHash: string, at
  */
 export async function lockWithdrawal(tx: Tx, id: string): Promise<WithdrawalRecord | 'busy' | null> {
   const locked = await tx.$kysely.selectFrom('withdrawals').selectAll().where('id', '=', id).forUpdate().skipLocked().executeTakeFirst();
-  if (locked) return recordOf(locked);
+  if (locked) return withdrawalRecordOf(locked);
   const exists = await tx.$kysely.selectFrom('withdrawals').select('id').where('id', '=', id).executeTakeFirst();
   return exists ? 'busy' : null;
 }
@@ -268,7 +268,7 @@ export async function endWithdrawal(tx: Tx, w: WithdrawalRecord, from: 'Pending'
       .where('minute', '=', sql<Date>`date_trunc('minute', ${w.createdAt}::timestamptz)`)
       .execute();
   }
-  return recordOf(moved);
+  return withdrawalRecordOf(moved);
 }
 
 /** Withdrawals in Processing: how many, how many of them are held, and when the oldest was sent (metrics). */
