@@ -19,11 +19,51 @@ import { customerKycVerifiedOf, invoiceCustomer } from '../customers/payers';
 export type InvoiceStatus = Tables.InvoiceStatus;
 
 /**
- * An invoice as every statement here reads it: the generated row, with `metadata` as the
+ * An invoice as the rest of the service sees it, declared here rather than derived from the
+ * generated table: a renamed or retyped column fails the type check in this store (where its
+ * statements say how the row still reads this way), not in every reader. `metadata` is the
  * exact JSON text stored (pg would parse the json column, losing digits past a double's and
- * trailing zeros).
+ * trailing zeros); amounts are numeric text; times are Dates.
  */
-export type InvoiceRow = Omit<Selectable<Tables.Invoice>, 'metadata'> & { metadata: string | null };
+export interface InvoiceRow {
+  id: string;
+  merchant_id: string;
+  is_test: boolean;
+  api: Tables.ApiVersion;
+  invoice_number: string;
+  amount: string;
+  currency: Tables.Currency;
+  description: string | null;
+  status: InvoiceStatus;
+  payment_method: Tables.PaymentMethod;
+  customer_email: string | null;
+  customer_name: string | null;
+  customer_phone: string | null;
+  customer_id: string | null;
+  kyc_required: boolean;
+  kyc_verified: boolean;
+  receipt_required: boolean;
+  provider: string;
+  external_order_id: string;
+  qr_code: string | null;
+  qr_payload: string | null;
+  original_payment_url: string | null;
+  metadata: string | null;
+  redirect_url: string | null;
+  success_url: string | null;
+  external_id: string | null;
+  batch_id: string | null;
+  refunded_amount: string;
+  paid_method: Tables.PaymentMethod | null;
+  payer_bank: string | null;
+  sbp_transaction_id: string | null;
+  expires_at: Date;
+  created_at: Date;
+  paid_at: Date | null;
+  expired_at: Date | null;
+  cancelled_at: Date | null;
+  idempotency_key: string | null;
+}
 
 /** The customer an invoice belongs to, joined onto reads that show it. */
 export interface JoinedCustomer {
@@ -40,7 +80,10 @@ export type InvoiceWithCustomer = InvoiceRow & JoinedCustomer;
 export type CreatedInvoiceRow = InvoiceRow & { customer_kyc_verified: boolean };
 
 /** What `insertInvoice(s)` writes: every column but the ones the table fills itself. */
-export type NewInvoiceRow = Required<Omit<Insertable<Tables.Invoice>, 'status' | 'kyc_verified' | 'refunded_amount' | 'customer_id' | 'paid_method' | 'payer_bank' | 'sbp_transaction_id' | 'paid_at' | 'expired_at' | 'cancelled_at'>>;
+export type NewInvoiceRow = Omit<InvoiceRow, 'status' | 'kyc_verified' | 'refunded_amount' | 'customer_id' | 'paid_method' | 'payer_bank' | 'sbp_transaction_id' | 'paid_at' | 'expired_at' | 'cancelled_at' | 'metadata'> & {
+  /** The JSON value given at creation (written as json text). */
+  metadata: unknown;
+};
 
 type Db = InvoicingQueries['$kysely'];
 type Eb = ExpressionBuilder<Tables.DB & { i: Tables.Invoice }, 'i'>;
