@@ -20,6 +20,11 @@ export function customerColumnsOf<C extends keyof CustomerColumns & string>(on: 
   return q.execute() as unknown as Promise<Pick<CustomerColumns, C>[]>;
 }
 
+/** These columns of one customer, or undefined. */
+export function customerColumns<C extends keyof CustomerColumns & string>(on: InvoicingQueries, id: string, columns: readonly C[]): Promise<Pick<CustomerColumns, C> | undefined> {
+  return on.$kysely.selectFrom('customers').select(columns).where('id', '=', id).executeTakeFirst() as unknown as Promise<Pick<CustomerColumns, C> | undefined>;
+}
+
 /** Sets a merchant's customers' KYC (all of them, or those matching `where`), as issue 10's flow would. */
 export async function setCustomersKyc(
   on: InvoicingQueries,

@@ -24,9 +24,35 @@ export async function invoiceMetadataText(on: InvoicingQueries, id: string): Pro
   return row?.metadata;
 }
 
-/** These columns of a merchant's invoices, by id. */
-export function merchantInvoices<C extends keyof InvoiceColumns & string>(on: InvoicingQueries, merchantId: string, columns: readonly C[]): Promise<Pick<InvoiceColumns, C>[]> {
-  return on.$kysely.selectFrom('invoices').select(columns).where('merchant_id', '=', merchantId).orderBy('id').execute() as unknown as Promise<Pick<InvoiceColumns, C>[]>;
+/** A merchant's invoices, whole rows. */
+export function merchantInvoiceRows(on: InvoicingQueries, merchantId: string): Promise<InvoiceColumns[]> {
+  return on.$kysely.selectFrom('invoices').selectAll().where('merchant_id', '=', merchantId).orderBy('id').execute();
+}
+
+/** These columns of a merchant's invoices, by id (or by `orderBy`). */
+export function merchantInvoices<C extends keyof InvoiceColumns & string>(
+  on: InvoicingQueries,
+  merchantId: string,
+  columns: readonly C[],
+  orderBy: keyof InvoiceColumns & string = 'id',
+): Promise<Pick<InvoiceColumns, C>[]> {
+  return on.$kysely.selectFrom('invoices').select(columns).where('merchant_id', '=', merchantId).orderBy(orderBy).execute() as unknown as Promise<Pick<InvoiceColumns, C>[]>;
+}
+
+/** These columns of a batch's invoices, by `orderBy`. */
+export function batchInvoiceColumns<C extends keyof InvoiceColumns & string>(on: InvoicingQueries, batchId: string, columns: readonly C[], orderBy: keyof InvoiceColumns & string): Promise<Pick<InvoiceColumns, C>[]> {
+  return on.$kysely.selectFrom('invoices').select(columns).where('batch_id', '=', batchId).orderBy(orderBy).execute() as unknown as Promise<Pick<InvoiceColumns, C>[]>;
+}
+
+/** How many of a batch's invoices have no stored QR image yet. */
+export async function batchInvoicesWithoutQr(on: InvoicingQueries, batchId: string): Promise<number> {
+  const row = await on.$kysely.selectFrom('invoices').select((e) => e.fn.countAll<string>().as('n')).where('batch_id', '=', batchId).where('qr_code', 'is', null).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Drops a batch's stored QR images, as if the process had stopped before drawing them. */
+export async function clearBatchQrCodes(on: InvoicingQueries, batchId: string): Promise<void> {
+  await on.$kysely.updateTable('invoices').set({ qr_code: null }).where('batch_id', '=', batchId).execute();
 }
 
 /** How many invoices a merchant has (of a mode and currency when given). */
@@ -45,6 +71,11 @@ export async function setInvoiceStatus(on: InvoicingQueries, id: string, status:
 /** Marks an invoice KYC-verified, as a KYC session bound to it would. */
 export async function setInvoiceKycVerified(on: InvoicingQueries, id: string): Promise<void> {
   await on.$kysely.updateTable('invoices').set({ kyc_verified: true }).where('id', '=', id).execute();
+}
+
+/** Moves an invoice's expiry (e.g. into the past: due without waiting). */
+export async function setInvoiceExpiresAt(on: InvoicingQueries, id: string, at: Date): Promise<void> {
+  await on.$kysely.updateTable('invoices').set({ expires_at: at }).where('id', '=', id).execute();
 }
 
 /** Sets these columns of one invoice (test set-up: a state the API reaches slowly or not at all). */

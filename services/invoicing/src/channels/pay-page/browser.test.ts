@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { eventually, openBrowser, phonePage, BUILT_START_MS, decodeQrDataUri, artefactsDir } from '@pay/testing';
+import { invoiceColumns, setInvoiceStatus } from '../../../test/invoices/store';
 import { newMerchant, startBuiltInvoicing, v1Request, v2Request, type TestMerchant } from '../../../test/test-support';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
@@ -29,7 +30,7 @@ async function invoice(body: Record<string, unknown>) {
 }
 
 const statusOf = async (id: string) =>
-  (await ctx.deps.db.$kysely.selectFrom('invoices').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+  (await invoiceColumns(ctx.deps.db, id, ['status']))!.status;
 
 describe('the hosted payment page in Chromium, phone-sized', () => {
   it("a USD invoice shows USD, and the switch turns the page Russian and then Kazakh", async () => {
@@ -121,7 +122,7 @@ describe('the hosted payment page in Chromium, phone-sized', () => {
     const cancelled = await invoice({ paymentMethod: 'card' });
     await v2Request(ctx.app, m, 'post', `/api/v2/invoices/${cancelled.id}/cancel`);
     const expired = await invoice({});
-    await ctx.deps.db.$kysely.updateTable('invoices').set({ status: 'EXPIRED' }).where('id', '=', expired.id).execute();
+    await setInvoiceStatus(ctx.deps.db, expired.id, 'EXPIRED');
     const { page, problems } = await phone();
     for (const [inv, label, shot] of [
       [cancelled, 'CANCELLED', '7-cancelled.png'],

@@ -3,6 +3,8 @@ import { PAGE_CSP } from '@pay/http';
 import { createLogger, ManualClock } from '@pay/runtime';
 import { eventsOf } from '@pay/webhooks';
 import type { SandboxProvider } from '../../payments/sandbox';
+import { customersOf } from '../../../test/customers/store';
+import { invoiceColumns, merchantInvoiceRows, setInvoiceStatus } from '../../../test/invoices/store';
 import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../../test/test-support';
 
 const clock = new ManualClock(Date.now());
@@ -20,12 +22,12 @@ async function invoice(m: TestMerchant, body: Record<string, unknown>) {
 const page = (path: string) => request(ctx.app).get(path);
 const postCard = (id: string, card: Record<string, string>) => request(ctx.app).post(`/pay/${id}/card`).type('form').send(card);
 async function statusOf(id: string) {
-  return ctx.deps.db.$kysely.selectFrom('invoices').select(['status', 'paid_method', 'payer_bank']).where('id', '=', id).executeTakeFirstOrThrow();
+  return (await invoiceColumns(ctx.deps.db, id, ['status', 'paid_method', 'payer_bank']))!;
 }
 
 /** What the sandbox acquirer charged (and voided) for an invoice's order. */
 async function chargesOf(id: string) {
-  const row = await ctx.deps.db.$kysely.selectFrom('invoices').select('external_order_id').where('id', '=', id).executeTakeFirstOrThrow();
+  const row = (await invoiceColumns(ctx.deps.db, id, ['external_order_id']))!;
   return (ctx.deps.providers.test as SandboxProvider).chargesOf(row.external_order_id).map((c) => ({ amount: c.amount, status: c.status }));
 }
 
@@ -103,7 +105,7 @@ describe('the hosted payment page', () => {
     await call(m, 'post', `/api/v2/invoices/${cancelled.id}/cancel`);
     const due = await invoice(m, { expiresInHours: 0.25 });
     const expired = await invoice(m, { expiresInHours: 0.25 });
-    await ctx.deps.db.$kysely.updateTable('invoices').set({ status: 'EXPIRED' }).where('id', '=', expired.id).execute();
+    await setInvoiceStatus(ctx.deps.db, expired.id, 'EXPIRED');
     clock.advance(15 * 60_000);
     for (const [inv, state, label] of [
       [paid, 'paid', 'PAID'],
@@ -168,8 +170,8 @@ describe('paying on the page', () => {
     expect(logs).not.toMatch(/4242|4000 ?0000 ?0000 ?0002/); // …without the number
     // Nor stored: every row the payment wrote or touched (the merchant's invoices, customers and events), as text.
     const stored = await Promise.all([
-      ctx.deps.db.$kysely.selectFrom('invoices').selectAll().where('merchant_id', '=', m.merchantId).execute(),
-      ctx.deps.db.$kysely.selectFrom('customers').selectAll().where('merchant_id', '=', m.merchantId).execute(),
+      merchantInvoiceRows(ctx.deps.db, m.merchantId),
+      customersOf(ctx.deps.db, m.merchantId),
       eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: true }),
     ]);
     expect(stored[0].map((i) => i.id)).toContain(inv.id);

@@ -1,4 +1,6 @@
 import request from 'supertest';
+import { invoiceColumns } from '../../../test/invoices/store';
+import { countReceiptsOf } from '../../../test/receipts/store';
 import { clockSigner, invoicingAppForSuite, newMerchant, startInvoicingApp } from '../../../test/test-support';
 import { systemClock } from '@pay/runtime';
 
@@ -97,9 +99,9 @@ describe('per invoice, across every client (issue 28, deliverable 10)', () => {
       const upload = await from(request(app.app).post(`/pay/${target}/receipt`).attach('file', Buffer.from('%PDF-1.4 receipt'), 'r.pdf'));
       expect(upload.status).toBe(429);
       expect(upload.headers['content-type']).toMatch(/^text\/html/);
-      const stored = await app.deps.db.$kysely.selectFrom('invoices').select('status').where('id', '=', target).executeTakeFirstOrThrow();
-      expect(stored.status).toBe('PENDING');
-      expect(await app.deps.db.$kysely.selectFrom('receipts').select('id').where('invoice_id', '=', target).execute()).toEqual([]);
+      const stored = await invoiceColumns(app.deps.db, target, ['status']);
+      expect(stored!.status).toBe('PENDING');
+      expect(await countReceiptsOf(app.deps.db, [target])).toBe(0);
 
       // Another invoice has its own budget, from the same clients.
       client = 0;

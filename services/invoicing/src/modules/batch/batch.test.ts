@@ -3,7 +3,8 @@ import Papa from 'papaparse';
 import { eventually, startTestSmtp, decodeQrDataUri } from '@pay/testing';
 import { MAX_EMAIL_ATTEMPTS } from './emails';
 import { startInvoicingApp, newMerchant, v1Request, type InvoicingTestApp, type TestMerchant } from '../../../test/test-support';
-import { countOf } from '../../../test/tables';
+import { batchEmailTo, countBatchEmails, updateBatchEmails } from '../../../test/batch/store';
+import { batchInvoiceColumns, batchInvoicesWithoutQr, countInvoices as countMerchantInvoices } from '../../../test/invoices/store';
 
 let smtp: Awaited<ReturnType<typeof startTestSmtp>>;
 let ctx: InvoicingTestApp;
@@ -30,7 +31,7 @@ const parseCsv = (text: string): string[][] => Papa.parse<string[]>(text, { head
 
 /** Invoices of a batch still without their stored QR image. */
 async function qrCodesMissing(batchId: string): Promise<number> {
-  return countOf(ctx.deps.db.$kysely.selectFrom('invoices').select((e) => e.fn.countAll().as('n')).where('batch_id', '=', batchId).where('qr_code', 'is', null));
+  return batchInvoicesWithoutQr(ctx.deps.db, batchId);
 }
 
 async function merchantWith(...currencies: string[]) {
@@ -39,8 +40,7 @@ async function merchantWith(...currencies: string[]) {
   return m;
 }
 
-const countInvoices = async (m: TestMerchant) =>
-  countOf(ctx.deps.db.$kysely.selectFrom('invoices').select((e) => e.fn.countAll().as('n')).where('merchant_id', '=', m.merchantId));
+const countInvoices = async (m: TestMerchant) => countMerchantInvoices(ctx.deps.db, m.merchantId);
 
 describe('POST /api/v1/batch/invoices', () => {
   it('valid rows are created, failed rows listed with their 1-based row, externalId and reasons; exact result fields', async () => {
@@ -81,12 +81,7 @@ describe('POST /api/v1/batch/invoices', () => {
       { row: 7, externalId: 'ord-1', error: 'externalId "ord-1" repeats row 1' },
       { row: 8, externalId: null, error: 'amount must have at most 2 decimal places' },
     ]);
-    const rows = await ctx.deps.db
-      .$kysely.selectFrom('invoices')
-      .select(['description', 'external_id', 'redirect_url', 'customer_email', 'batch_id'])
-      .where('batch_id', '=', res.body.batchId)
-      .orderBy('amount')
-      .execute();
+    const rows = await batchInvoiceColumns(ctx.deps.db, res.body.batchId, ['description', 'external_id', 'redirect_url', 'customer_email', 'batch_id'], 'amount');
     expect(rows).toEqual([
       { description: '=HYPERLINK("http://evil")', external_id: '@ord-4', redirect_url: 'https://shop.example/default', customer_email: 'bob@example.com', batch_id: res.body.batchId },
       { description: '-minus', external_id: null, redirect_url: 'https://shop.example/default', customer_email: null, batch_id: res.body.batchId },
@@ -249,8 +244,7 @@ describe('a 1000-row batch in the queue worker, with e-mails', () => {
     const inv = res.body.invoices[5];
     const mail = mails.find((x) => x.raw.includes(`${url()}/pay/${inv.id}`))!;
     expect(mail.to).toEqual([`c${Number(inv.externalId.slice(4))}@example.com`]);
-    const sentRows = async () =>
-      countOf(ctx.deps.db.$kysely.selectFrom('invoice_emails').select((e) => e.fn.countAll().as('n')).where('batch_id', '=', res.body.batchId).where('status', '=', 'sent'));
+    const sentRows = async () => countBatchEmails(ctx.deps.db, res.body.batchId, 'sent');
     await eventually(async () => expect(await sentRows()).toBe(good), 30_000, 200);
     // The worker drew every QR image after completing the batch: reads find them stored.
     await eventually(async () => expect(await qrCodesMissing(res.body.batchId)).toBe(0), 30_000, 200);
@@ -271,8 +265,7 @@ describe('a 1000-row batch in the queue worker, with e-mails', () => {
         rows.map((r) => [r[col('amount')], { status: r[col('emailStatus')], attempts: r[col('emailAttempts')], error: r[col('emailError')] }]),
       );
     };
-    const emailOf = async (address: string) =>
-      ctx.deps.db.$kysely.selectFrom('invoice_emails').select(['status', 'attempts', 'last_error']).where('batch_id', '=', body.batchId).where('to_address', '=', address).executeTakeFirstOrThrow();
+    const emailOf = async (address: string) => (await batchEmailTo(ctx.deps.db, body.batchId, address, ['status', 'attempts', 'last_error']))!;
     await eventually(async () => expect(await emailOf('flaky@example.com')).toMatchObject({ status: 'failed', attempts: 1, last_error: expect.stringContaining('550') }), 10_000);
     expect(await emailOf('ok@example.com')).toMatchObject({ status: 'sent', attempts: 1 });
     const failedError = (await emailOf('flaky@example.com')).last_error;
@@ -304,7 +297,7 @@ describe('a 1000-row batch in the queue worker, with e-mails', () => {
     }, 10_000);
     // Once their attempts are spent they stay failed and are no longer retried (nor left behind
     // for the next test process on this database to send).
-    await ctx.deps.db.$kysely.updateTable('invoice_emails').set({ attempts: MAX_EMAIL_ATTEMPTS }).where('batch_id', '=', body.batchId).execute();
+    await updateBatchEmails(ctx.deps.db, body.batchId, { attempts: MAX_EMAIL_ATTEMPTS });
     const spent = await v1Request(ctx.app, m, 'get', `/api/v1/batch/invoices/${body.batchId}`);
     expect(spent.body.emails).toMatchObject({ failed: 2, outcome: 'all_failed', retrying: false });
   }, 30_000);

@@ -4,6 +4,7 @@
  * other bad row is, and the valid rows are still created.
  */
 import request from 'supertest';
+import { merchantInvoices } from '../../../test/invoices/store';
 import { liveInvoicingForSuite, newMerchant, v1Request, type TestMerchant } from '../../../test/test-support';
 
 const { ctx, emulator } = liveInvoicingForSuite({ terminal: 'BatchTerminal', password: 'batch-secret-1' });
@@ -33,7 +34,7 @@ describe('a live batch', () => {
     ]);
     // Each ruble row has its payment at the acquirer; nothing was opened for the others.
     for (const inv of res.body.invoices as { id: string }[]) expect(emulator.paymentsOfOrder(inv.id)).toHaveLength(1);
-    const rows = await ctx.deps.db.$kysely.selectFrom('invoices').select(['external_id', 'currency', 'is_test']).where('merchant_id', '=', m.merchantId).orderBy('external_id').execute();
+    const rows = await merchantInvoices(ctx.deps.db, m.merchantId, ['external_id', 'currency', 'is_test'], 'external_id');
     expect(rows).toEqual([
       { external_id: 'r-1', currency: 'RUB', is_test: false },
       { external_id: 'r-3', currency: 'RUB', is_test: false },
@@ -45,6 +46,6 @@ describe('a live batch', () => {
     const res = await upload(m, 'amount,currency\n20,USD\n');
     expect(res.status).toBe(422);
     expect(res.body.error).toMatchObject({ code: 'NO_VALID_ROWS', details: [{ row: 1, message: expect.stringMatching(/live mode.*RUB only/) }] });
-    expect(await ctx.deps.db.$kysely.selectFrom('invoices').select('id').where('merchant_id', '=', m.merchantId).execute()).toEqual([]);
+    expect(await merchantInvoices(ctx.deps.db, m.merchantId, ['id'])).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../../../test/test-support';
-import { countOf } from '../../../test/tables';
+import { batchColumns, updateBatch, updateBatchEmails } from '../../../test/batch/store';
+import { batchInvoicesWithoutQr, clearBatchQrCodes } from '../../../test/invoices/store';
 import { processBatch } from './batches';
 import { batchesWithUnsentEmails, MAX_EMAIL_ATTEMPTS } from './emails';
 
@@ -24,7 +25,7 @@ describe('a batch over BATCH_INLINE_ROWS', () => {
     expect(await summary(batchId)).toMatchObject({ status: 'processing', total: 5, created: 0, failed: 1 });
     // Meanwhile another request takes w-5: the unique index makes that row an error, not a duplicate.
     expect((await upload('amount,currency,externalId\n9,RUB,w-5\n')).status).toBe(201);
-    const batchRow = () => ctx.deps.db.$kysely.selectFrom('batches').select(['errors', 'pending_rows']).where('id', '=', batchId).executeTakeFirstOrThrow();
+    const batchRow = async () => (await batchColumns(ctx.deps.db, batchId, ['errors', 'pending_rows']))!;
     const { pending_rows: pending } = await batchRow();
     await processBatch(ctx.deps, batchId);
     expect(await summary(batchId)).toMatchObject({ status: 'completed', total: 5, created: 3, failed: 2 });
@@ -39,7 +40,7 @@ describe('a batch over BATCH_INLINE_ROWS', () => {
     // A job run again over rows already written (a crash after a chunk, a lost acknowledgement)
     // writes nothing twice and reports no error twice.
     // jsonb as its text: pg would send a JS array as a Postgres array.
-    await ctx.deps.db.$kysely.updateTable('batches').set({ status: 'processing', pending_rows: JSON.stringify(pending) }).where('id', '=', batchId).execute();
+    await updateBatch(ctx.deps.db, batchId, { status: 'processing', pending_rows: JSON.stringify(pending) });
     await processBatch(ctx.deps, batchId);
     expect(await summary(batchId)).toMatchObject({ status: 'completed', total: 5, created: 3, failed: 2 });
     expect((await batchRow()).errors).toHaveLength(2);
@@ -49,11 +50,10 @@ describe('a batch over BATCH_INLINE_ROWS', () => {
     const res = await upload('amount,currency,externalId\n1,RUB,q-1\n2,RUB,q-2\n3,RUB,q-3\n');
     const { batchId } = res.body;
     await processBatch(ctx.deps, batchId);
-    const missing = async () =>
-      countOf(ctx.deps.db.$kysely.selectFrom('invoices').select((e) => e.fn.countAll().as('n')).where('batch_id', '=', batchId).where('qr_code', 'is', null));
+    const missing = async () => batchInvoicesWithoutQr(ctx.deps.db, batchId);
     expect(await missing()).toBe(0);
     // As if the process had stopped between completing the batch and drawing its images.
-    await ctx.deps.db.$kysely.updateTable('invoices').set({ qr_code: null }).where('batch_id', '=', batchId).execute();
+    await clearBatchQrCodes(ctx.deps.db, batchId);
     const id = res.body.invoices[0].id;
     expect((await v1Request(ctx.app, m, 'get', `/api/v1/invoices/${id}`)).status).toBe(200);
     expect(await missing()).toBe(3);
@@ -65,10 +65,10 @@ describe('a batch over BATCH_INLINE_ROWS', () => {
   it('e-mails left unsent are given new jobs until each has had its attempts, then stay failed with their error', async () => {
     const res = await upload('amount,currency,email\n1,RUB,a@example.com\n2,RUB,b@example.com\n3,RUB,c@example.com\n');
     const { batchId } = res.body;
-    await ctx.deps.db.$kysely.updateTable('batches').set({ send_emails: true }).where('id', '=', batchId).execute();
+    await updateBatch(ctx.deps.db, batchId, { send_emails: true });
     await processBatch(ctx.deps, batchId);
     const set = (address: string, status: 'sent' | 'failed', attempts: number) =>
-      ctx.deps.db.$kysely.updateTable('invoice_emails').set({ status, attempts, last_error: 'x' }).where('batch_id', '=', batchId).where('to_address', '=', address).execute();
+      updateBatchEmails(ctx.deps.db, batchId, { status, attempts, last_error: 'x' }, address);
     expect(await batchesWithUnsentEmails(ctx.deps)).toContain(batchId); // never tried
     await set('a@example.com', 'sent', 1);
     await set('b@example.com', 'failed', 6);

@@ -1,5 +1,8 @@
 import { eventually, openBrowser } from '@pay/testing';
 import { eventsOf } from '@pay/webhooks';
+import { customerColumns } from '../../../test/customers/store';
+import { invoiceColumns } from '../../../test/invoices/store';
+import { receiptColumns } from '../../../test/receipts/store';
 import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from '../../../test/test-support';
 import { moscowDay, noisePng, receiptPdf, receiptPng, textlessPdf, uploadReceiptRequest, type ReceiptText } from '../../../test/receipts/test-fixtures';
 
@@ -112,7 +115,7 @@ it('a JPEG photo of a matching receipt is read the same way', async () => {
   const done = await decided(r.id);
   expect(done).toMatchObject({ status: 'APPROVED', verifiedAmount: AMOUNT });
   expect(done.verificationDetails.bank).toBe('VTB');
-  const row = await ctx.deps.db.$kysely.selectFrom('receipts').select('content_type').where('id', '=', r.id).executeTakeFirst();
+  const row = await receiptColumns(ctx.deps.db, r.id, ['content_type']);
   expect(row!.content_type).toBe('image/jpeg');
 }, 60_000);
 
@@ -136,13 +139,9 @@ describe('a receiptRequired invoice', () => {
       const events = await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: true }, 'invoice.paid');
       expect(events.map((e) => (e.body as { invoice: { id: string } }).invoice.id)).toEqual([inv.id]);
       expect((events[0]!.body as { invoice: { status: string; paidAt: string } }).invoice).toMatchObject({ status: 'PAID', paidAt: approved.verifiedAt });
-      const row = await ctx.deps.db
-        .$kysely.selectFrom('invoices as i')
-        .innerJoin('customers as c', 'c.id', 'i.customer_id')
-        .select(['i.payer_bank', 'i.paid_method', 'c.total_payments'])
-        .where('i.id', '=', inv.id)
-        .executeTakeFirst();
-      expect(row).toEqual({ payer_bank: 'T-Bank', paid_method: 'sbp', total_payments: 1 });
+      const paid = await invoiceColumns(ctx.deps.db, inv.id, ['payer_bank', 'paid_method', 'customer_id']);
+      const customer = await customerColumns(ctx.deps.db, paid!.customer_id!, ['total_payments']);
+      expect({ payer_bank: paid!.payer_bank, paid_method: paid!.paid_method, total_payments: customer!.total_payments }).toEqual({ payer_bank: 'T-Bank', paid_method: 'sbp', total_payments: 1 });
     },
     120_000,
   );

@@ -5,6 +5,10 @@ import { expireDueInvoices } from '../invoices/expiry';
 import { checkReceipt } from './check';
 import { moscowDay, multipartBody, receiptPdf } from '../../../test/receipts/test-fixtures';
 import { ReceiptReaders } from './readers';
+import { customerColumns } from '../../../test/customers/store';
+import { invoiceColumns, invoiceRow, setInvoiceExpiresAt } from '../../../test/invoices/store';
+import { latestReceiptId, receiptColumns } from '../../../test/receipts/store';
+import { reviewsOf } from '../../../test/reviews/store';
 import { FAST_ACQUIRER, liveInvoicingForSuite, newMerchant, v2Request, type TestMerchant } from '../../../test/test-support';
 
 /**
@@ -32,13 +36,16 @@ const create = async (email: string) => {
   return res.body.invoice as { id: string; paymentLink: string };
 };
 const get = async (id: string) => (await v2Request(ctx.app, m, 'get', `/api/v2/invoices/${id}`)).body.invoice;
-const invoice = (id: string) => ctx.deps.db.invoice.findUniqueOrThrow({ where: { id } });
+const invoice = async (id: string) => (await invoiceRow(ctx.deps.db, id))!;
 const last = (orderId: string): EmulatedPayment => emulator.paymentsOfOrder(orderId).at(-1)!;
 const eventsFor = async (type: string, id: string) =>
   (await eventsOf(ctx.deps.db, { merchantId: m.merchantId, isTest: false }, type)).filter((e) => (e.body as { invoice: { id: string } }).invoice.id === id).map((e) => e.body as Record<string, any>);
 const delivered = (paymentId: string, status: string) => emulator.notifications.filter((n) => n.paymentId === paymentId && n.status === status && n.delivered);
-const customerOf = (id: string) =>
-  ctx.deps.db.$kysely.selectFrom('invoices as i').innerJoin('customers as c', 'c.id', 'i.customer_id').select(['c.total_payments', 'c.total_amount']).where('i.id', '=', id).executeTakeFirst();
+/** The invoice's customer's totals; undefined while the invoice has no customer. */
+const customerOf = async (id: string) => {
+  const customerId = (await invoiceColumns(ctx.deps.db, id, ['customer_id']))?.customer_id;
+  return customerId ? customerColumns(ctx.deps.db, customerId, ['total_payments', 'total_amount']) : undefined;
+};
 const page = (id: string) => fetch(`${ctx.base}/pay/${id}`).then((r) => r.text());
 /** Each receipt is its own file (a second upload of the same bytes is refused as another invoice's). */
 const receipt = (amount: string, n: number) => receiptPdf({ amount, date: `${moscowDay(0)} 12:${String(n % 60).padStart(2, '0')}` });
@@ -47,7 +54,7 @@ const upload = async (id: string, amount = '1490.90 RUB') => {
   const form = multipartBody('file', 'receipt.pdf', 'application/pdf', await receipt(amount, ++receipts));
   const res = await fetch(`${ctx.base}/pay/${id}/receipt`, { method: 'POST', headers: { 'Content-Type': form.contentType }, body: form.body, redirect: 'manual' });
   expect(res.status).toBe(303);
-  return (await ctx.deps.db.receipt.findFirstOrThrow({ where: { invoiceId: id }, orderBy: { createdAt: 'desc' } })).id;
+  return latestReceiptId(ctx.deps.db, id);
 };
 const uploadAndCheck = async (id: string, amount = '1490.90 RUB') => {
   const receiptId = await upload(id, amount);
@@ -81,12 +88,12 @@ describe('decisions.md §10: a live receiptRequired invoice is paid by the acqui
     expect(outcome).toBe('APPROVED');
     const paid = await invoice(inv.id);
     expect(paid.status).toBe('PAID');
-    expect(paid.paidAt).not.toBeNull();
-    expect(paid).toMatchObject({ payerBank: 'Sber', paidMethod: 'sbp' });
+    expect(paid.paid_at).not.toBeNull();
+    expect(paid).toMatchObject({ payer_bank: 'Sber', paid_method: 'sbp' });
     expect(await customerOf(inv.id)).toEqual({ total_payments: 1, total_amount: '1490.90' });
     const events = await eventsFor('invoice.paid', inv.id);
     expect(events).toHaveLength(1);
-    expect(events[0]!.invoice).toMatchObject({ status: 'PAID', paidAt: paid.paidAt!.toISOString() });
+    expect(events[0]!.invoice).toMatchObject({ status: 'PAID', paidAt: paid.paid_at!.toISOString() });
     expect((await get(inv.id)).review).toBeNull();
 
     // Exactly once: the receipt checked again, the acquirer notifying again.
@@ -110,7 +117,7 @@ describe('decisions.md §10: a live receiptRequired invoice is paid by the acqui
     expect(await eventsFor('invoice.paid', inv.id)).toHaveLength(1);
     expect(await customerOf(inv.id)).toEqual({ total_payments: 1, total_amount: '1490.90' });
     expect((await get(inv.id)).review).toBeNull();
-    const reviews = await ctx.deps.db.$kysely.selectFrom('payment_reviews').select(['reason', 'status', 'resolved_at']).where('invoice_id', '=', inv.id).execute();
+    const reviews = await reviewsOf(ctx.deps.db, inv.id, ['reason', 'status', 'resolved_at']);
     expect(reviews).toEqual([{ reason: 'receipt_only', status: 'CLOSED', resolved_at: expect.any(Date) }]);
   });
 
@@ -132,7 +139,7 @@ describe('decisions.md §10: a live receiptRequired invoice is paid by the acqui
   it('confirmed, no receipt by expiresAt: a receipt_missing review with invoice.payment_review, never a silent expiry; accepted it is PAID', async () => {
     const inv = await create('no-receipt@example.ru');
     const p = await acquirerConfirms(inv.id);
-    await ctx.deps.db.invoice.update({ where: { id: inv.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await setInvoiceExpiresAt(ctx.deps.db, inv.id, new Date(Date.now() - 1000));
     await expireDueInvoices(ctx.deps);
 
     const expired = await get(inv.id);
@@ -157,7 +164,7 @@ describe('decisions.md §10: a live receiptRequired invoice is paid by the acqui
   it('confirmed, no receipt by expiresAt, refunded by the merchant: the acquirer returns the money', async () => {
     const inv = await create('no-receipt-refund@example.ru');
     const p = await acquirerConfirms(inv.id);
-    await ctx.deps.db.invoice.update({ where: { id: inv.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await setInvoiceExpiresAt(ctx.deps.db, inv.id, new Date(Date.now() - 1000));
     await expireDueInvoices(ctx.deps);
     expect((await get(inv.id)).review).toMatchObject({ reason: 'receipt_missing' });
     const refunded = await v2Request(ctx.app, m, 'post', `/api/v2/invoices/${inv.id}/review/refund`, {});
@@ -171,8 +178,8 @@ describe('decisions.md §10: a live receiptRequired invoice is paid by the acqui
     await acquirerConfirms(inv.id);
     const receiptId = await upload(inv.id);
     // expiresAt passes just after the upload, before the check.
-    const uploadedAt = (await ctx.deps.db.receipt.findUniqueOrThrow({ where: { id: receiptId } })).createdAt;
-    await ctx.deps.db.invoice.update({ where: { id: inv.id }, data: { expiresAt: new Date(uploadedAt.getTime() + 1) } });
+    const uploadedAt = (await receiptColumns(ctx.deps.db, receiptId, ['created_at']))!.created_at;
+    await setInvoiceExpiresAt(ctx.deps.db, inv.id, new Date(uploadedAt.getTime() + 1));
     await expireDueInvoices(ctx.deps);
     expect((await invoice(inv.id)).status).toBe('PENDING');
     expect(await eventsFor('invoice.payment_review', inv.id)).toHaveLength(0);

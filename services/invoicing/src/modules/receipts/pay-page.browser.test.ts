@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { openBrowser, phonePage, BUILT_START_MS, artefactsDir } from '@pay/testing';
 import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../../test/test-support';
-import { countOf } from '../../../test/tables';
+import { invoiceColumns } from '../../../test/invoices/store';
+import { countReceiptsOf, receiptSourcesOf } from '../../../test/receipts/store';
 import { moscowDay, receiptPdf, receiptPng } from '../../../test/receipts/test-fixtures';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
@@ -24,7 +25,7 @@ afterAll(async () => {
 });
 
 const statusOf = async (id: string) =>
-  (await ctx.deps.db.$kysely.selectFrom('invoices').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+  (await invoiceColumns(ctx.deps.db, id, ['status']))!.status;
 
 describe('a receipt uploaded from the hosted payment page, in Chromium', () => {
   it(
@@ -60,8 +61,7 @@ describe('a receipt uploaded from the hosted payment page, in Chromium', () => {
 
       const list = await v2Request(ctx.app, m, 'get', `/api/v2/receipts?invoiceId=${inv.id}`);
       expect(list.body.data.map((r: { status: string }) => r.status)).toEqual(['APPROVED', 'REJECTED']);
-      const sources = await ctx.deps.db.$kysely.selectFrom('receipts').select('source').distinct().where('invoice_id', '=', inv.id).execute();
-      expect(sources).toEqual([{ source: 'page' }]);
+      expect(await receiptSourcesOf(ctx.deps.db, inv.id)).toEqual(['page']);
     },
     200_000,
   );
@@ -82,6 +82,6 @@ describe('a receipt uploaded from the hosted payment page, in Chromium', () => {
     const html = await request(ctx.app).post(`/pay/${required.id}/receipt`).attach('file', Buffer.from('<svg onload=alert(1)>'), { filename: 'r.png', contentType: 'image/png' });
     expect(html.status).toBe(400);
     expect(html.text).toContain('must be one of: image/png, image/jpeg, application/pdf');
-    expect(await countOf(ctx.deps.db.$kysely.selectFrom('receipts').select((e) => e.fn.countAll().as('n')).where('invoice_id', 'in', [plain.id, required.id]))).toBe(0);
+    expect(await countReceiptsOf(ctx.deps.db, [plain.id, required.id])).toBe(0);
   });
 });

@@ -5,7 +5,8 @@ import { eventually } from '@pay/testing';
 import { Queues } from '@pay/queue';
 import { signedHeaders } from '@pay/auth';
 import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from '../../../test/test-support';
-import { countOf, outboxOf } from '../../../test/tables';
+import { outboxOf } from '../../../test/tables';
+import { backdateReceipt, countReceiptsOf, receiptColumns } from '../../../test/receipts/store';
 import { checkReceipt } from './check';
 import { reconcileReceipts, startReceiptWorker } from './worker';
 import { ReceiptReaders } from './readers';
@@ -51,7 +52,7 @@ describe('POST /api/v2/invoices/{id}/receipts', () => {
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       verificationDetails: { extractedAmount: null, extractedDate: null, confidence: null, bank: null, paymentType: null },
     });
-    const row = await ctx.deps.db.$kysely.selectFrom('receipts').select(['content_type', 'size_bytes', 'source']).where('id', '=', r.id).executeTakeFirst();
+    const row = await receiptColumns(ctx.deps.db, r.id, ['content_type', 'size_bytes', 'source']);
     // Named photo.png and declared image/png: a PDF all the same, by its bytes.
     expect(row).toEqual({ content_type: 'application/pdf', size_bytes: bytes.length, source: 'api' });
     // The check job went to the outbox in the same transaction.
@@ -68,7 +69,7 @@ describe('POST /api/v2/invoices/{id}/receipts', () => {
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.body.receipt.id).toBe(first.body.receipt.id);
-    expect(await countOf(ctx.deps.db.$kysely.selectFrom('receipts').select((e) => e.fn.countAll().as('n')).where('invoice_id', '=', invoiceId))).toBe(1);
+    expect(await countReceiptsOf(ctx.deps.db, [invoiceId])).toBe(1);
   });
 
   it('refuses by content: HTML named .png is 400, over the size limit is 413, no file is 400', async () => {
@@ -88,7 +89,7 @@ describe('POST /api/v2/invoices/{id}/receipts', () => {
       .set(signedHeaders('v2', m.hmacSecret, { method: 'POST', path, body }))
       .send(body);
     expect(wrongField.status).toBe(400);
-    expect(await countOf(ctx.deps.db.$kysely.selectFrom('receipts').select((e) => e.fn.countAll().as('n')).where('invoice_id', '=', invoiceId))).toBe(0);
+    expect(await countReceiptsOf(ctx.deps.db, [invoiceId])).toBe(0);
   });
 
   it('refuses a signature that does not cover the bytes sent, another merchant’s invoice and an unknown one', async () => {
@@ -206,7 +207,7 @@ describe('reconcileReceipts', () => {
     const invoiceId = await newInvoice();
     const stale = (await uploadReceiptRequest(ctx.app, m, invoiceId, await pdf())).body.receipt.id as string;
     const fresh = (await uploadReceiptRequest(ctx.app, m, invoiceId, await pdf())).body.receipt.id as string;
-    await ctx.deps.db.$kysely.updateTable('receipts').set({ created_at: new Date(Date.now() - 3 * 60_000) }).where('id', '=', stale).execute();
+    await backdateReceipt(ctx.deps.db, stale, new Date(Date.now() - 3 * 60_000));
     const queue = new Queue(Queues.receiptChecks.name, { connection: ctx.deps.queueRedis, prefix: `reconcile-${invoiceId}` });
     try {
       await reconcileReceipts({ db: ctx.deps.db, clock: new ManualClock() }, queue);
