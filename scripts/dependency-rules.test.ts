@@ -372,7 +372,6 @@ const KNOWN_TABLE_NAMINGS: readonly string[] = [
   // Packages: kit, queue and webhooks have no store file yet (they name their tables all over their src/; accounts' are in src/store/), and their tests and @pay/testing read them.
   'packages/webhooks/src/events.ts → webhooks.events',
   // Crypto: no module but withdrawals has a store; tests read rows directly.
-  'services/crypto/src/chains/evm/live-chain.ts → crypto.transactions',
   'services/crypto/src/modules/merchants/merchants.test.ts → accounts.api_keys',
   'services/crypto/src/modules/merchants/merchants.test.ts → accounts.merchants',
   'services/crypto/src/modules/withdrawals/processing.chaos.test.ts → crypto.ledger_entries',

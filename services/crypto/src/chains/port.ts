@@ -22,6 +22,13 @@ export interface TransferRef {
   /** When the transfer was first seen. */
   seenAt: Date;
   requiredConfirmations: number;
+  /**
+   * What live deposits to `toAddress` in `currency`, confirmed in blocks up to `block`, have
+   * credited, this transfer aside: the transactions module's answer (it recorded them), handed
+   * in with the ref so that a chain checking a deposit against the address's balance need not
+   * read that module's table.
+   */
+  creditedBefore(block: number): Promise<Money>;
 }
 
 /** The address a new invoice is paid to; `index` is its BIP-32 index where keys stand behind it. */

@@ -18,6 +18,7 @@ import { liveChainMap } from '../registry';
 import { cursorOf, forgetSweeps, forgetWatcher } from '../../../test/chains/store';
 import { depositIndexesOf } from '../../../test/invoices/store';
 import { deleteTransactions, insertTransfers, transactionCount, transactionsWhere, transactionWhere } from '../../../test/transactions/store';
+import { creditedBefore } from '../../modules/transactions/transfers';
 
 // Live USDT_ERC20 and USDC_ERC20 on a real local chain (a Hardhat node, tokens of 6 decimals as on Ethereum), Ethereum's settings pointed at it.
 // The Ethereum rows of the watcher's tables are this file's alone (payouts.devnet.test.ts uses BSC).
@@ -227,6 +228,7 @@ describe('live USDT on an EVM devnet: deposits', () => {
       toAddress: devnet.payer.address,
       amount: '1',
       requiredConfirmations: REQUIRED,
+      creditedBefore: (block: number) => creditedBefore(ctx.deps, ref, block),
     };
     expect(await ctx.live!.transferState({ ...ref, seenAt: new Date() })).toEqual({ state: 'pending', confirmations: 0, blockNumber: null });
     const old = new Date(Date.now() - ctx.deps.config.EVM_DROPPED_AFTER_MS);

@@ -7,7 +7,6 @@ import type { EvmConfig } from './settings';
 import type { CryptoDb } from '../../db';
 import type { Currency, Network } from '../../generated/prisma/client';
 import type { LiveChain, ChainHoldings, DepositAddress, PaymentToken, PayoutRef, PayoutRequest, PayoutSent, PayoutState, PayoutTx, RecordTransfers, TransferRef, TransferState } from '../port';
-import { money, type Money } from '../../shared/money';
 import { connectEvmNetworks, EVM_NETWORKS, tokenOf, type EvmNetwork } from './config';
 import { DepositAddresses } from './deposit-addresses';
 import { depositState } from './deposits';
@@ -99,28 +98,10 @@ export class EvmChain implements LiveChain {
       this.network(ref.network),
       ref,
       this.clock,
-      this.config.EVM_DROPPED_AFTER_MS, (r, block) => this.creditedTo(r, block),
+      this.config.EVM_DROPPED_AFTER_MS, (r, block) => r.creditedBefore(block),
       (r, block) => this.sweptOut(r, block),
       this.logger,
     );
-  }
-
-  /** What live deposits to the address in the token, confirmed in blocks up to `block`, have credited (the transfer itself aside). */
-  private async creditedTo(ref: TransferRef, block: number): Promise<Money> {
-    // The transactions module's table, read here: that module imports chains (a function
-    // handed in with the ref would remove this naming; see scripts/dependency-rules.test.ts).
-    const { sum } = await this.db.$kysely
-      .selectFrom('transactions')
-      .select((eb) => eb.fn.sum<string | null>('amount').as('sum'))
-      .where('is_test', '=', false)
-      .where('network', '=', ref.network)
-      .where('currency', '=', ref.currency)
-      .where('to_address', '=', ref.toAddress)
-      .where('status', '=', 'Confirmed')
-      .where('block_number', '<=', String(block))
-      .where('tx_hash', '!=', ref.txHash)
-      .executeTakeFirstOrThrow();
-    return money(sum ?? '0');
   }
 
   /** What the operator's sweeps moved out of the transfer's address by `block`, confirmed at the transfer's own depth. */

@@ -177,6 +177,25 @@ export async function ownedTransaction(on: CryptoQueries, owner: Owner, id: stri
 }
 
 /**
+ * What live Confirmed transfers to `toAddress` in `currency` on `network`, in blocks up to
+ * `block`, add up to, `txHash` left out (null when there are none).
+ */
+export async function confirmedLiveSumTo(on: CryptoQueries, ref: { network: Network; currency: Currency; toAddress: string; txHash: string }, block: number): Promise<string | null> {
+  const { sum } = await on.$kysely
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.sum<string | null>('amount').as('sum'))
+    .where('is_test', '=', false)
+    .where('network', '=', ref.network)
+    .where('currency', '=', ref.currency)
+    .where('to_address', '=', ref.toAddress)
+    .where('status', '=', 'Confirmed')
+    .where('block_number', '<=', String(block))
+    .where('tx_hash', '!=', ref.txHash)
+    .executeTakeFirstOrThrow();
+  return sum;
+}
+
+/**
  * The transfers to one invoice (of one status, if given), as a subquery another owner's
  * statement may test with EXISTS: `invoiceId` is the outer statement's column (`eb.ref('i.id')`).
  */

@@ -2,7 +2,7 @@ import { TRANSACTION_OPTIONS } from '@pay/db';
 import type { CryptoDeps } from '../../deps';
 import type { TransactionRecord as Transaction } from './transfers';
 import { expireDueInvoices } from '../invoices/service';
-import { applyTransferState, pendingTransfers } from './transfers';
+import { applyTransferState, creditedBefore, pendingTransfers } from './transfers';
 import { transfersToInvoice } from './fragments';
 import { chainOf } from '../../chains/registry';
 
@@ -43,7 +43,7 @@ async function trackMode(deps: CryptoDeps, isTest: boolean): Promise<number> {
     try {
       const chain = chainOf(deps.chains, isTest, t.network);
       if (!chain) throw new Error(`no live ${t.network} connection: the transfer waits until one is configured`);
-      const state = await chain.transferState(refOf(t));
+      const state = await chain.transferState(refOf(deps, t));
       if (state.state === 'pending' && state.confirmations === t.confirmations) continue;
       if (await deps.db.$transaction((tx) => applyTransferState(deps, tx, t, state), TRANSACTION_OPTIONS)) updated++;
     } catch (err) {
@@ -53,8 +53,9 @@ async function trackMode(deps: CryptoDeps, isTest: boolean): Promise<number> {
   return updated;
 }
 
-function refOf(t: Transaction) {
+function refOf(deps: CryptoDeps, t: Transaction) {
   return {
+    creditedBefore: (block: number) => creditedBefore(deps, t, block),
     network: t.network,
     currency: t.currency,
     txHash: t.txHash,

@@ -171,6 +171,14 @@ export async function awaitingConfirmation(deps: Pick<CryptoDeps, 'db'>, invoice
 }
 
 
+/**
+ * What live deposits to the transfer's address in its token, confirmed in blocks up to
+ * `block`, have credited, the transfer itself aside (a live chain's deposit check).
+ */
+export async function creditedBefore(deps: Pick<CryptoDeps, 'db'>, t: Pick<TransactionRecord, 'network' | 'currency' | 'toAddress' | 'txHash'>, block: number): Promise<Money> {
+  return money((await store.confirmedLiveSumTo(deps.db, t, block)) ?? '0');
+}
+
 /** One page of the owner's transfers, newest first; `invoiceId` narrows to one invoice. */
 export async function listTransactions(deps: Pick<CryptoDeps, 'db'>, owner: Owner, q: { page: number; pageSize: number; invoiceId?: string }) {
   return store.transactionPage(deps.db, owner, { ...pageWindow(q), invoiceId: q.invoiceId || undefined });
