@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { TBankEmulator, acquirerToken } from '@pay/tbank-emulator';
 import { eventually } from '@pay/testing';
+import { invoiceColumns } from '../../test/invoices/store';
+import { backdateAcquirerPayment } from '../../test/payments/store';
 import { newMerchant, startListeningInvoicingApp, v2Request, type TestMerchant } from '../../test/test-support';
 import { tbankProvidersOf } from './tbank';
 import { AcquirerRefused, AcquirerUnavailable, TBankClient } from './tbank/client';
@@ -136,7 +138,7 @@ describe('acquirer metrics on /metrics', () => {
     const [p] = emulator.paymentsOfOrder(inv.id);
     // Open at the acquirer for 30 days, unheard all that time.
     const monthAgo = new Date(Date.now() - 30 * 86_400_000);
-    await ctx.deps.db.acquirerPayment.updateMany({ where: { paymentId: p!.paymentId }, data: { createdAt: monthAgo, updatedAt: monthAgo } });
+    await backdateAcquirerPayment(ctx.deps.db, p!.paymentId, monthAgo);
     await eventually(async () => expect(await backlog('invoicing_acquirer_payment_oldest_unheard_seconds')).toBeGreaterThanOrEqual(30 * 86_400));
     expect(await backlog('invoicing_acquirer_payments_open')).toBeGreaterThanOrEqual(1);
     expect(await backlog('invoicing_acquirer_payment_oldest_open_seconds')).toBeGreaterThanOrEqual(30 * 86_400);
@@ -159,7 +161,7 @@ describe('acquirer metrics on /metrics', () => {
     emulator.faults.muteNotifications = true;
     emulator.pay(p!.paymentId, { method: 'sbp' });
     await reconcileTBankPayments(ctx.deps, provider(), 0);
-    expect((await ctx.deps.db.invoice.findUniqueOrThrow({ where: { id: inv.id } })).status).toBe('PAID');
+    expect((await invoiceColumns(ctx.deps.db, inv.id, ['status']))!.status).toBe('PAID');
     await eventually(async () => expect(await backlog('invoicing_acquirer_payments_open')).toBe(open - 1));
   });
 });

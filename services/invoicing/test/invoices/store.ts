@@ -63,6 +63,12 @@ export async function countInvoices(on: InvoicingQueries, merchantId: string, of
   return Number((await q.executeTakeFirstOrThrow()).n);
 }
 
+/** The ids of a merchant's invoices created with this Idempotency-Key. */
+export async function invoiceIdsWithKey(on: InvoicingQueries, merchantId: string, key: string): Promise<string[]> {
+  const rows = await on.$kysely.selectFrom('invoices').select('id').where('merchant_id', '=', merchantId).where('idempotency_key', '=', key).execute();
+  return rows.map((r) => r.id);
+}
+
 /** Sets an invoice's status as a process would have (e.g. EXPIRED by the expiry loop). */
 export async function setInvoiceStatus(on: InvoicingQueries, id: string, status: Tables.InvoiceStatus): Promise<void> {
   await on.$kysely.updateTable('invoices').set({ status }).where('id', '=', id).execute();

@@ -19,3 +19,13 @@ export async function refundTotalsOf(on: InvoicingQueries, invoiceId: string): P
   ]);
   return { n: Number(all.n), succeeded: ok.sum };
 }
+
+/** One refund's row; throws when there is none. */
+export function refundRow(on: InvoicingQueries, id: string): Promise<RefundRow> {
+  return on.$kysely.selectFrom('refunds').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** Moves a refund's creation time back (e.g. past the staleness limit: reconciled without waiting). */
+export async function backdateRefund(on: InvoicingQueries, id: string, at: Date): Promise<void> {
+  await on.$kysely.updateTable('refunds').set({ created_at: at }).where('id', '=', id).execute();
+}

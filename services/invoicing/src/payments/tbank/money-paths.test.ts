@@ -7,6 +7,9 @@ import { reconcileRefunds, REFUND_STALE_MS } from '../../modules/refunds/refunds
 import { checkReceipt } from '../../modules/receipts/check';
 import { moscowDay, multipartBody, receiptPdf } from '../../../test/receipts/test-fixtures';
 import { ReceiptReaders } from '../../modules/receipts/readers';
+import { invoiceRow, updateInvoice } from '../../../test/invoices/store';
+import { latestReceiptId, receiptColumns } from '../../../test/receipts/store';
+import { backdateRefund, refundRow } from '../../../test/refunds/store';
 import { FAST_ACQUIRER, liveInvoicingForSuite, newMerchant, v1Request, v2Request, type TestMerchant } from '../../../test/test-support';
 import { NOTIFICATION_PATH } from './notifications';
 
@@ -35,7 +38,7 @@ afterEach(() => {
 
 const create = (body: Record<string, unknown>) => v2Request(ctx.app, m, 'post', '/api/v2/invoices', body);
 const get = async (id: string) => (await v2Request(ctx.app, m, 'get', `/api/v2/invoices/${id}`)).body.invoice;
-const invoice = (id: string) => ctx.deps.db.invoice.findUniqueOrThrow({ where: { id } });
+const invoice = async (id: string) => (await invoiceRow(ctx.deps.db, id))!;
 const payments = (orderId: string): EmulatedPayment[] => emulator.paymentsOfOrder(orderId);
 const last = (orderId: string): EmulatedPayment => payments(orderId).at(-1)!;
 const eventsFor = async (type: string, id: string) =>
@@ -47,8 +50,7 @@ const uploadFromPage = async (id: string, bytes: Buffer) => {
   const form = multipartBody('file', 'receipt.pdf', 'application/pdf', bytes);
   const res = await fetch(`${ctx.base}/pay/${id}/receipt`, { method: 'POST', headers: { 'Content-Type': form.contentType }, body: form.body, redirect: 'manual' });
   expect(res.status).toBe(303);
-  const row = await ctx.deps.db.receipt.findFirstOrThrow({ where: { invoiceId: id }, orderBy: { createdAt: 'desc' } });
-  return row.id;
+  return latestReceiptId(ctx.deps.db, id);
 };
 
 describe('issue 28: the money paths of a live T-Bank invoice', () => {
@@ -67,7 +69,7 @@ describe('issue 28: the money paths of a live T-Bank invoice', () => {
     // The same bytes for another invoice of that amount: refused, never a second review.
     const r2 = await uploadFromPage(b.id, forged);
     expect(await checkReceipt(ctx.deps, readers, r2)).toBe('REJECTED');
-    expect((await ctx.deps.db.receipt.findUniqueOrThrow({ where: { id: r2 } })).rejectionReason).toMatch(/already been uploaded/);
+    expect((await receiptColumns(ctx.deps.db, r2, ['rejection_reason']))!.rejection_reason).toMatch(/already been uploaded/);
     expect((await get(b.id)).review).toBeNull();
 
     // The merchant decides the money came in: PAID, and the acquirer payment is closed.
@@ -85,7 +87,7 @@ describe('issue 28: the money paths of a live T-Bank invoice', () => {
     expect(refunded.status).toBe(200);
     expect(refunded.body.invoice.review).toBeNull();
     expect(last(a.id)).toMatchObject({ status: 'REFUNDED', remaining: 0 });
-    expect((await invoice(a.id)).refundedAmount.toString()).toBe('0'); // the invoice's own payment is untouched
+    expect((await invoice(a.id)).refunded_amount).toBe('0.00'); // the invoice's own payment is untouched
 
     // Nor does the acquirer's confirmation alone pay a receiptRequired invoice (decisions.md §10): it waits for its receipt (receipts/live-receipts.test.ts).
     const c = (await create({ amount: 1490.9, receiptRequired: true })).body.invoice;
@@ -146,7 +148,7 @@ describe('issue 28: the money paths of a live T-Bank invoice', () => {
   it('finding 3: paid after cancel is a review; accepting it keeps the money without changing the invoice', async () => {
     // A payment heard after the invoice was cancelled (the payer paid as the merchant cancelled) is a review, not lost.
     const inv2 = (await create({ amount: 160 })).body.invoice;
-    await ctx.deps.db.invoice.update({ where: { id: inv2.id }, data: { status: 'CANCELLED', cancelledAt: new Date() } });
+    await updateInvoice(ctx.deps.db, inv2.id, { status: 'CANCELLED', cancelled_at: new Date() });
     emulator.pay(last(inv2.id).paymentId, { method: 'sbp' });
     await eventually(async () => expect((await get(inv2.id)).review).toMatchObject({ reason: 'paid_after_cancel', amount: 160 }));
     const accepted = await v2Request(ctx.app, m, 'post', `/api/v2/invoices/${inv2.id}/review/accept`, {});
@@ -160,7 +162,7 @@ describe('issue 28: the money paths of a live T-Bank invoice', () => {
     emulator.faults.holdNotifications = true;
     emulator.pay(p.paymentId, { method: 'sbp', payerBank: 'Sber' });
     // expiresAt passes before the notification arrives.
-    await ctx.deps.db.invoice.update({ where: { id: inv.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await updateInvoice(ctx.deps.db, inv.id, { expires_at: new Date(Date.now() - 1000) });
     await expireDueInvoices(ctx.deps);
     expect((await invoice(inv.id)).status).toBe('PAID');
     emulator.releaseNotifications();
@@ -170,7 +172,7 @@ describe('issue 28: the money paths of a live T-Bank invoice', () => {
     expect(await eventsFor('invoice.expired', inv.id)).toHaveLength(0);
     // Not paid: the payment is closed at the acquirer and the invoice expires.
     const unpaid = (await create({ amount: 276 })).body.invoice;
-    await ctx.deps.db.invoice.update({ where: { id: unpaid.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await updateInvoice(ctx.deps.db, unpaid.id, { expires_at: new Date(Date.now() - 1000) });
     await expireDueInvoices(ctx.deps);
     expect((await invoice(unpaid.id)).status).toBe('EXPIRED');
     expect(last(unpaid.id).status).toBe('CANCELED');
@@ -178,7 +180,7 @@ describe('issue 28: the money paths of a live T-Bank invoice', () => {
 
   it('finding 4: a payment heard after the invoice expired is a paid_after_expiry review', async () => {
     const inv = (await create({ amount: 280 })).body.invoice;
-    await ctx.deps.db.invoice.update({ where: { id: inv.id }, data: { status: 'EXPIRED', expiredAt: new Date() } });
+    await updateInvoice(ctx.deps.db, inv.id, { status: 'EXPIRED', expired_at: new Date() });
     emulator.pay(last(inv.id).paymentId, { method: 'sbp' });
     await eventually(async () => expect((await get(inv.id)).review).toMatchObject({ reason: 'paid_after_expiry', amount: 280 }));
   });
@@ -194,11 +196,11 @@ describe('issue 28: the money paths of a live T-Bank invoice', () => {
     const second = await v2Request(ctx.app, m, 'post', `/api/v2/invoices/${inv.id}/refunds`, { amount: 100 });
     expect(second.body.refund.status).toBe('PENDING');
     expect(p.remaining).toBe(50000); // T-Bank never saw it
-    await ctx.deps.db.refund.update({ where: { id: second.body.refund.id }, data: { createdAt: new Date(Date.now() - REFUND_STALE_MS - 1000) } });
+    await backdateRefund(ctx.deps.db, second.body.refund.id, new Date(Date.now() - REFUND_STALE_MS - 1000));
     await reconcileRefunds(ctx.deps);
-    const row = await ctx.deps.db.refund.findUniqueOrThrow({ where: { id: second.body.refund.id } });
+    const row = await refundRow(ctx.deps.db, second.body.refund.id);
     // Either still PENDING, or sent again and then truly done: what we count is what T-Bank refunded.
-    expect((await invoice(inv.id)).refundedAmount.toNumber() * 100).toBe(60000 - p.remaining);
+    expect(Number((await invoice(inv.id)).refunded_amount) * 100).toBe(60000 - p.remaining);
     if (row.status === 'SUCCEEDED') expect(p.remaining).toBe(40000);
     else expect(row.status).toBe('PENDING');
   });
@@ -209,13 +211,13 @@ describe('issue 28: the money paths of a live T-Bank invoice', () => {
     emulator.pay(p.paymentId, { method: 'sbp' });
     await eventually(async () => expect((await invoice(inv.id)).status).toBe('PAID'));
     emulator.refundAtAcquirer(p.paymentId, 30000);
-    await eventually(async () => expect((await invoice(inv.id)).refundedAmount.toString()).toBe('300'));
+    await eventually(async () => expect((await invoice(inv.id)).refunded_amount).toBe('300.00'));
     emulator.refundAtAcquirer(p.paymentId);
-    await eventually(async () => expect((await invoice(inv.id)).refundedAmount.toString()).toBe('800'));
+    await eventually(async () => expect((await invoice(inv.id)).refunded_amount).toBe('800.00'));
     await eventually(() => expect(delivered(p.paymentId, 'REFUNDED')).toHaveLength(1));
     emulator.renotify(p.paymentId); // a duplicate changes nothing
     await eventually(() => expect(delivered(p.paymentId, 'REFUNDED')).toHaveLength(2));
-    expect((await invoice(inv.id)).refundedAmount.toString()).toBe('800');
+    expect((await invoice(inv.id)).refunded_amount).toBe('800.00');
     const refunded = await eventsFor('invoice.refunded', inv.id);
     expect(refunded.map((e) => e.refund.amount)).toEqual([300, 500]);
   });
@@ -234,7 +236,7 @@ describe('issue 28: the money paths of a live T-Bank invoice', () => {
     // The right OrderId, with a payer's bank the Token does not cover: GetState's word is kept.
     const right = await notify({ ...fields, OrderId: a.id }, { Data: { BankName: 'Forged <b>Bank</b>' } });
     expect([right.status, await right.text()]).toEqual([200, 'OK']);
-    expect(await invoice(a.id)).toMatchObject({ status: 'PAID', payerBank: 'Sber' });
+    expect(await invoice(a.id)).toMatchObject({ status: 'PAID', payer_bank: 'Sber' });
   });
 
   it('finding 10: the payer’s page shows a full and a partial refund', async () => {
