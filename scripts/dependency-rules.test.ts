@@ -374,11 +374,7 @@ const KNOWN_TABLE_NAMINGS: readonly string[] = [
   // Crypto: no module but withdrawals has a store; tests read rows directly.
   'services/crypto/src/modules/merchants/merchants.test.ts → accounts.api_keys',
   'services/crypto/src/modules/merchants/merchants.test.ts → accounts.merchants',
-  'services/crypto/src/modules/withdrawals/processing.chaos.test.ts → crypto.ledger_entries',
-  'services/crypto/src/modules/withdrawals/processing.chaos.test.ts → crypto.withdrawals',
   'services/crypto/src/modules/withdrawals/processing.chaos.test.ts → webhooks.events',
-  'services/crypto/src/modules/withdrawals/race.chaos.test.ts → crypto.ledger_entries',
-  'services/crypto/src/modules/withdrawals/race.chaos.test.ts → crypto.withdrawals',
   'services/crypto/src/modules/withdrawals/restart.test.ts → queue.outbox',
   'services/crypto/src/modules/withdrawals/withdrawals.test.ts → kit.idempotency_keys',
   // Invoicing: invoices/proof.ts reads acquirer tables and receipts outside their stores; reviews' store reads invoices; tests read rows directly.

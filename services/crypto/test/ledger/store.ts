@@ -55,3 +55,25 @@ export async function insertRawEntry(
     .values({ merchant_id: e.merchantId, is_test: true, currency: e.currency, bucket: e.bucket, kind: e.kind, amount: e.amount, seq: e.seq, balance_after: e.balanceAfter, withdrawal_id: e.withdrawalId })
     .execute();
 }
+
+/** Runs SQL text on a database of its own (a chaos stack's `query`). */
+export type SqlQuery = <T extends Record<string, unknown>>(text: string, values?: unknown[]) => Promise<T[]>;
+
+/** The merchant's withdrawal holds (how many) and available balance (the sum of its entries, numeric text), read with a chaos stack's `query`. */
+export async function holdsAndAvailableIn(query: SqlQuery, merchantId: string): Promise<{ holds: number; available: string | null }> {
+  const [row] = await query<{ holds: number; available: string | null }>(
+    `SELECT (SELECT count(*)::int FROM crypto.ledger_entries WHERE merchant_id = $1 AND kind = 'withdrawal_hold') AS holds,
+            (SELECT sum(amount)::text FROM crypto.ledger_entries WHERE merchant_id = $1 AND bucket = 'available') AS available`,
+    [merchantId],
+  );
+  return row!;
+}
+
+/** Each withdrawal's holds and releases (how many entries of each), by withdrawal id, read with a chaos stack's `query`. */
+export async function holdsAndReleasesIn(query: SqlQuery): Promise<Map<string, { holds: number; releases: number }>> {
+  const rows = await query<{ withdrawal_id: string; holds: number; releases: number }>(
+    `SELECT withdrawal_id::text, count(*) FILTER (WHERE kind = 'withdrawal_hold')::int AS holds, count(*) FILTER (WHERE kind = 'withdrawal_release')::int AS releases
+       FROM crypto.ledger_entries WHERE withdrawal_id IS NOT NULL GROUP BY withdrawal_id`,
+  );
+  return new Map(rows.map((r) => [r.withdrawal_id, { holds: r.holds, releases: r.releases }]));
+}

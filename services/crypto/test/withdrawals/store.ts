@@ -59,3 +59,27 @@ export async function deleteWithdrawalsOf(on: CryptoQueries, merchantId: string)
 export async function withdrawalRecord(on: CryptoQueries, id: string): Promise<WithdrawalRecord> {
   return withdrawalRecordOf(await on.$kysely.selectFrom('withdrawals').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
 }
+
+/** Runs SQL text on a database of its own (a chaos stack's `query`). */
+export type SqlQuery = <T extends Record<string, unknown>>(text: string, values?: unknown[]) => Promise<T[]>;
+
+/** How many withdrawals the merchant has, read with a chaos stack's `query`. */
+export async function withdrawalCountIn(query: SqlQuery, merchantId: string): Promise<number> {
+  const [row] = await query<{ n: number }>('SELECT count(*)::int AS n FROM crypto.withdrawals WHERE merchant_id = $1', [merchantId]);
+  return row!.n;
+}
+
+/** How many withdrawals are Pending or Processing, read with a chaos stack's `query`. */
+export async function openWithdrawalsIn(query: SqlQuery): Promise<number> {
+  const [row] = await query<{ n: number }>(`SELECT count(*)::int AS n FROM crypto.withdrawals WHERE status IN ('Pending', 'Processing')`);
+  return row!.n;
+}
+
+/** Every withdrawal with its Idempotency-Key, how many of its merchant's share that key, its status and amount (text), read with a chaos stack's `query`. */
+export async function withdrawalsByKeyIn(query: SqlQuery): Promise<{ id: string; merchant_id: string; key: string; n: number; status: string; amount: string }[]> {
+  return query(
+    `SELECT w.id, w.merchant_id, w.idempotency_key AS key, count(*) OVER (PARTITION BY w.merchant_id, w.idempotency_key)::int AS n,
+            w.status::text, w.amount::text
+       FROM crypto.withdrawals w`,
+  );
+}

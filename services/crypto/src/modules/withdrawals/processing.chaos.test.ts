@@ -13,6 +13,8 @@ import {
 } from '@pay/testing';
 import { generateAddress } from '../../chains/addresses';
 import { ZERO_ADDRESS } from '../../chains/sandbox/sandbox';
+import { openWithdrawalsIn, withdrawalsByKeyIn, type SqlQuery } from '../../../test/withdrawals/store';
+import { holdsAndReleasesIn } from '../../../test/ledger/store';
 
 const MERCHANTS = 4;
 const PER_MERCHANT = 20;
@@ -52,7 +54,8 @@ it('finishes every withdrawal exactly once through a Redis flush and a kill -9 o
       });
     };
     const wave = (from: number, to: number) => merchants.flatMap((m) => Array.from({ length: to - from }, (_, i) => withdraw(m, from + i)));
-    const open = async () => (await stack.query<{ n: number }>(`SELECT count(*)::int AS n FROM crypto.withdrawals WHERE status IN ('Pending', 'Processing')`))[0]!.n;
+    const query: SqlQuery = (text, values) => stack.query(text, values);
+    const open = () => openWithdrawalsIn(query);
 
     // Half of them made; Redis loses every job, claim and lock while they are being processed.
     const first = await Promise.all(wave(0, PER_MERCHANT / 2));
@@ -71,15 +74,24 @@ it('finishes every withdrawal exactly once through a Redis flush and a kill -9 o
     await eventually(async () => expect(await open()).toBe(0), 120_000, 250);
     const settledAfterKillMs = Date.now() - killedAt;
 
-    const rows = await stack.query<{ merchant_id: string; key: string; n: number; status: string; amount: string; holds: number; releases: number; completed: number; failed: number }>(
-      `SELECT w.merchant_id, w.idempotency_key AS key, count(*) OVER (PARTITION BY w.merchant_id, w.idempotency_key)::int AS n,
-              w.status::text, w.amount::text,
-              (SELECT count(*)::int FROM crypto.ledger_entries l WHERE l.withdrawal_id = w.id AND l.kind = 'withdrawal_hold') AS holds,
-              (SELECT count(*)::int FROM crypto.ledger_entries l WHERE l.withdrawal_id = w.id AND l.kind = 'withdrawal_release') AS releases,
-              (SELECT count(*)::int FROM webhooks.events e WHERE e.type = 'withdrawal.completed' AND e.body->'withdrawal'->>'id' = w.id::text) AS completed,
-              (SELECT count(*)::int FROM webhooks.events e WHERE e.type = 'withdrawal.failed' AND e.body->'withdrawal'->>'id' = w.id::text) AS failed
-         FROM crypto.withdrawals w`,
-    );
+    // Each withdrawal (its store), its holds and releases (the ledger's), its events (webhooks'): read once everything has settled.
+    const [withdrawals, entries, events] = await Promise.all([
+      withdrawalsByKeyIn(query),
+      holdsAndReleasesIn(query),
+      stack.query<{ id: string; completed: number; failed: number }>(
+        `SELECT e.body->'withdrawal'->>'id' AS id, count(*) FILTER (WHERE e.type = 'withdrawal.completed')::int AS completed,
+                count(*) FILTER (WHERE e.type = 'withdrawal.failed')::int AS failed
+           FROM webhooks.events e WHERE e.type IN ('withdrawal.completed', 'withdrawal.failed') GROUP BY 1`,
+      ),
+    ]);
+    const eventsOf = new Map(events.map((e) => [e.id, e]));
+    const rows = withdrawals.map((w) => ({
+      ...w,
+      holds: entries.get(w.id)?.holds ?? 0,
+      releases: entries.get(w.id)?.releases ?? 0,
+      completed: eventsOf.get(w.id)?.completed ?? 0,
+      failed: eventsOf.get(w.id)?.failed ?? 0,
+    }));
     const expected = merchants.flatMap((m) => Array.from({ length: PER_MERCHANT }, (_, j) => ({ merchant_id: m.merchantId, key: `w-${j}`, ...planned(j) })));
     const found = new Map(rows.map((r) => [`${r.merchant_id}/${r.key}`, r]));
     const lost = expected.filter((e) => !found.has(`${e.merchant_id}/${e.key}`));

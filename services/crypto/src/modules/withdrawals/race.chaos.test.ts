@@ -1,5 +1,7 @@
 import { apiClient, fundCryptoMerchant, recordChaos, raceRequests, registerCryptoMerchant, serverFailures, startChaosStack } from '@pay/testing';
 import { generateAddress } from '../../chains/addresses';
+import { withdrawalCountIn, type SqlQuery } from '../../../test/withdrawals/store';
+import { holdsAndAvailableIn } from '../../../test/ledger/store';
 
 const WITHDRAWALS = 100;
 
@@ -23,19 +25,15 @@ it('100 concurrent withdrawals against a balance for 39: exactly 39 made, the re
     const { attempts, created: ok, refused, counts } = await raceRequests(WITHDRAWALS, (i) =>
       client.signed('POST', '/api/v1/withdrawals', { toAddress: addresses[i], amount: 25, currency: 'USDT_TRC20' }, { 'Idempotency-Key': `race-${i}` }),
     );
-    const [rows] = await stack.query<{ withdrawals: number; holds: number; available: string }>(
-      `SELECT (SELECT count(*)::int FROM crypto.withdrawals WHERE merchant_id = $1) AS withdrawals,
-              (SELECT count(*)::int FROM crypto.ledger_entries WHERE merchant_id = $1 AND kind = 'withdrawal_hold') AS holds,
-              (SELECT sum(amount)::text FROM crypto.ledger_entries WHERE merchant_id = $1 AND bucket = 'available') AS available`,
-      [m.merchantId],
-    );
+    const query: SqlQuery = (text, values) => stack.query(text, values);
+    const rows = { withdrawals: await withdrawalCountIn(query, m.merchantId), ...(await holdsAndAvailableIn(query, m.merchantId)) };
     const balance = await client.keyed('GET', '/api/v1/withdrawals/balance');
     await recordChaos('withdrawal-race', {
       ...counts,
       withdrawals: WITHDRAWALS,
-      rows: rows!.withdrawals,
-      lost: ok.length - rows!.withdrawals,
-      duplicated: rows!.holds - ok.length,
+      rows: rows.withdrawals,
+      lost: ok.length - rows.withdrawals,
+      duplicated: rows.holds - ok.length,
       durationMs: Date.now() - started,
     });
 
