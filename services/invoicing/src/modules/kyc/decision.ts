@@ -2,13 +2,12 @@ import type { Clock } from '@pay/runtime';
 import { ApiError } from '@pay/schemas';
 import { recordEvent } from '@pay/webhooks';
 import type { InvoicingDeps } from '../../deps';
-import type { KycSession, Prisma } from '../../generated/prisma/client';
 import { createVerifiedCustomer, lockPayer, setCustomerKyc } from '../customers/payers';
 import { trustLevelOf } from '../customers/trust';
 import { inTransaction, type Tx } from '../../transactions';
 import { boundCustomerOf, markKycVerified } from '../invoices/store';
 import { fullNameOf, kycEventSessionJson } from './views';
-import { lockKycSession, ownsKycSession, unretriedKycSessionsDue, updateKycSession } from './store';
+import { lockKycSession, ownsKycSession, unretriedKycSessionsDue, updateKycSession, type KycSession } from './store';
 import type { KycCheck } from './provider';
 import { declineReasonOf, FINAL_DECLINE_REASONS } from './decline-reasons';
 import { invoicingEvents, type InvoicingEventKind } from '../../event-catalogue';
@@ -87,7 +86,7 @@ const EVENT_OF: Record<KycDecision['outcome'], KycEventKind> = { approve: 'kyc.p
  */
 function endsOnlyTheAttempt(s: KycSession, expect: DecidableState, d: KycDecision): boolean {
   if (d.outcome !== 'decline' || expect !== 'CHECKING' || s.attempts >= s.maxAttempts) return false;
-  const reason = declineReasonOf({ status: 'DECLINED', checkState: 'DECIDED', checks: (d.checks ?? []) as unknown as Prisma.JsonValue, decidedBy: d.by });
+  const reason = declineReasonOf({ status: 'DECLINED', checkState: 'DECIDED', checks: d.checks ?? [], decidedBy: d.by });
   return reason !== null && !FINAL_DECLINE_REASONS.includes(reason);
 }
 
@@ -121,7 +120,7 @@ export async function decideKycSession(
       checkState: final ? 'DECIDED' : retry ? 'RETRY' : 'MANUAL_REVIEW',
       reason: d.reason,
       ...(d.scores ? { faceMatchScore: d.scores.faceMatchScore, imageQualityScore: d.scores.imageQualityScore } : {}),
-      ...(d.checks ? { checks: d.checks as unknown as Prisma.InputJsonValue } : {}),
+      ...(d.checks ? { checks: d.checks } : {}),
       ...(d.outcome === 'approve' ? { verifiedAt: now } : {}),
       // A declined attempt keeps who declined it (the page and the GET name its reason from it).
       ...(final || retry ? { decidedBy: d.by } : {}),

@@ -1,4 +1,4 @@
-import type { KycSession } from '../../generated/prisma/client';
+import type { KycSession } from './store';
 import type { KycCheck } from './provider';
 import type { DeclineReason } from './schemas';
 

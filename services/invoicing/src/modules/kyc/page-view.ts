@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from '@pay/http';
 import type { ErrorDetail } from '@pay/schemas';
-import type { KycSession } from '../../generated/prisma/client';
+import type { KycSession } from './store';
 import { assetUrl } from '../../assets';
 import { textsFor, type KycTexts } from './i18n';
 import { attemptsRemainingOf, declineReasonOf } from './decline-reasons';

@@ -3,9 +3,11 @@ import type { Owner } from '@pay/auth';
 import { outboundUrlProblem } from '@pay/http';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps, KycDeps } from '../../deps';
-import type { KycSession, Prisma } from '../../generated/prisma/client';
 import { selectInvoice, selectInvoiceById } from '../invoices/store';
-import { filesOfSession, insertKycSession, kycSessionBySessionId, listOwnedKycSessions, openKycSessionOfInvoice, ownedKycSession, sessionsInManualReview } from './store';
+import { filesOfSession, insertKycSession, kycSessionBySessionId, listOwnedKycSessions, openKycSessionOfInvoice, ownedKycSession, sessionsInManualReview, type KycSession } from './store';
+
+/** The module's session and file types, for the channels (which do not import the store). */
+export type { KycFile, KycSession } from './store';
 import { isKycVerified, paymentLinkOf } from '../invoices/views';
 import { DEFAULT_KYC_ATTEMPTS, type KycLevel, type KycStatus, type Language } from './schemas';
 
@@ -72,7 +74,7 @@ export async function createKycSession(deps: KycDeps, owner: Owner, input: NewKy
     customerRef: input.customerRef ?? null,
     returnUrl: input.returnUrl ?? null,
     webhookUrl: input.webhookUrl ?? null,
-    metadata: (input.metadata ?? undefined) as Prisma.InputJsonValue | undefined,
+    metadata: input.metadata ?? null,
     maxAttempts: input.maxAttempts ?? DEFAULT_KYC_ATTEMPTS,
     expiresAt: new Date(now.getTime() + KYC_SESSION_TTL_MS),
     createdAt: now,

@@ -3,12 +3,11 @@ import type { UploadedFiles, UploadSpec } from '@pay/http';
 import { outboxMessage, writeOutbox } from '@pay/queue';
 import { ApiError, StringEnum, type ErrorDetail } from '@pay/schemas';
 import type { InvoicingDeps } from '../../deps';
-import { Prisma, type KycSession } from '../../generated/prisma/client';
 import { inTransaction } from '../../transactions';
 import type { KycSubmission } from './provider';
 import { DOCUMENT_TYPES } from './schemas';
 import { awaitsRetry } from './decline-reasons';
-import { filesOfSession, lockKycSessionBySessionId, replaceKycFiles, updateKycSession } from './store';
+import { filesOfSession, lockKycSessionBySessionId, replaceKycFiles, updateKycSession, type KycSession } from './store';
 
 /** Phone photos are 2–6 MB; 8 MB leaves room and bounds what Postgres keeps per file. */
 export const MAX_KYC_FILE_BYTES = 8 * 1024 * 1024;
@@ -142,9 +141,9 @@ export async function submitKycDocuments(
       documentIssuedAt: day(d.issuedAt),
       documentExpiresAt: day(d.expiresAt),
       mrz: d.mrz,
-      attempts: { increment: 1 },
+      addAttempt: true,
       reason: null,
-      checks: Prisma.DbNull,
+      checks: null,
       faceMatchScore: null,
       imageQualityScore: null,
       decidedBy: null,

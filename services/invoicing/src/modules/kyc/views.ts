@@ -1,5 +1,5 @@
 import { toJsonNumber } from '@pay/money';
-import type { KycSession } from '../../generated/prisma/client';
+import type { KycSession } from './store';
 import { V1_STATUS } from './schemas';
 import { attemptsRemainingOf, awaitsRetry, declineReasonOf } from './decline-reasons';
 
