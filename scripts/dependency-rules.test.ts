@@ -310,8 +310,6 @@ const KNOWN_DOMAIN_CYCLES = [['services/invoicing: modules/invoices', 'services/
  * when files move, the new paths must not break the rules (no new lines).
  */
 const KNOWN_IMPORT_VIOLATIONS: readonly string[] = [
-  // The pay page (a channel) reads reviews' store (with the acquirer's payments: payments/, H3).
-  'channels-not-to-stores: services/invoicing/src/channels/pay-page/notices.ts → services/invoicing/src/modules/reviews/store.ts',
   // invoices/store.ts serves every module of invoicing: it wants an invoices service in front of it.
   'modules-not-to-other-stores: services/invoicing/src/payments/tbank/acquirer-refunds.ts → services/invoicing/src/modules/invoices/store.ts',
   'modules-not-to-other-stores: services/invoicing/src/payments/tbank/apply-state.ts → services/invoicing/src/modules/invoices/store.ts',
@@ -381,16 +379,13 @@ const KNOWN_TABLE_NAMINGS: readonly string[] = [
   'services/invoicing/src/payments/tbank/kill.chaos.test.ts → invoicing.invoices',
   'services/invoicing/src/channels/console/kyc.browser.test.ts → invoicing.kyc_sessions',
   'services/invoicing/src/housekeeping.test.ts → accounts.console_sessions',
-  'services/invoicing/src/modules/invoices/proof.ts → invoicing.acquirer_payments',
   'services/invoicing/src/modules/invoices/proof.ts → invoicing.receipts',
   'services/invoicing/src/modules/invoices/refund-race.chaos.test.ts → invoicing.invoices',
   'services/invoicing/src/modules/invoices/refund-race.chaos.test.ts → invoicing.refunds',
   'services/invoicing/src/modules/kyc/pipeline.test.ts → invoicing.kyc_files',
   'services/invoicing/src/modules/kyc/pipeline.test.ts → invoicing.kyc_sessions',
   'services/invoicing/src/modules/kyc/sessions.test.ts → invoicing.kyc_sessions',
-  'services/invoicing/src/channels/pay-page/notices.ts → invoicing.acquirer_payments',
   'services/invoicing/src/modules/receipts/receipts.test.ts → queue.outbox',
-  'services/invoicing/src/modules/reviews/store.ts → invoicing.invoices',
   'services/invoicing/test/test-support.ts → invoicing.invoices',
   'services/invoicing/test/test-support.ts → kit.idempotency_keys',
 ];

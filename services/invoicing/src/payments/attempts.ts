@@ -2,6 +2,9 @@ import { money, toJsonNumber } from '@pay/money';
 import type { InvoicingQueries } from '../db';
 import { attemptRowsOf, DECLINED_STATUSES } from './store/payments';
 
+/** What other modules and the channels read of the acquirer payments (the payments module's store stays its own). */
+export { attemptNoticeRowsOf, payingAttemptOf } from './store/payments';
+
 /** What the merchant is told of one acquirer status: the payer may still pay, was declined, paid, or the payment closed. */
 export function attemptStatus(acquirerStatus: string): 'PENDING' | 'DECLINED' | 'CONFIRMED' | 'PARTIALLY_REFUNDED' | 'REFUNDED' | 'CLOSED' {
   if (DECLINED_STATUSES.has(acquirerStatus)) return 'DECLINED';

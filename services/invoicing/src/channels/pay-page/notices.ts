@@ -1,15 +1,12 @@
 import type { InvoicingQueries } from '../../db';
+import { attemptNoticeRowsOf } from '../../payments/attempts';
 import { DECLINED_STATUSES } from '../../payments/statuses';
-import { unsettledReviewOf } from '../../modules/reviews/store';
+import { unsettledReviewOf } from '../../modules/reviews/reviews';
 import type { PaymentNotices } from './presenter';
 
 /** What the acquirer's payments and the reviews of an invoice tell its payer (see PaymentNotices). */
 export async function paymentNoticesOf(on: InvoicingQueries, invoiceId: string): Promise<PaymentNotices> {
-  const db = on.$kysely;
-  const [attempts, review] = await Promise.all([
-    db.selectFrom('acquirer_payments').select(['attempt', 'status', 'confirmed_at', 'review_reason']).where('invoice_id', '=', invoiceId).orderBy('attempt').execute(),
-    unsettledReviewOf(on, invoiceId),
-  ]);
+  const [attempts, review] = await Promise.all([attemptNoticeRowsOf(on, invoiceId), unsettledReviewOf(on, invoiceId)]);
   const latest = attempts.at(-1);
   return {
     declined: attempts.some((a) => DECLINED_STATUSES.has(a.status)),

@@ -1,4 +1,5 @@
 import { type InvoicingQueries } from '../../db';
+import { payingAttemptOf } from '../../payments/attempts';
 import type { InvoiceRow } from './store';
 
 /**
@@ -32,15 +33,7 @@ export interface ConfirmedPayment {
 }
 
 export async function confirmedPaymentOf(tx: InvoicingQueries, invoiceId: string): Promise<ConfirmedPayment | null> {
-  const row = await tx.$kysely
-    .selectFrom('acquirer_payments')
-    .select(['attempt', 'paid_kopecks', 'confirmed_at'])
-    .where('invoice_id', '=', invoiceId)
-    .where('confirmed_at', 'is not', null)
-    .where('review_reason', 'is', null)
-    .orderBy('attempt', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  if (!row || row.confirmed_at === null || row.paid_kopecks === null) return null;
-  return { key: `${invoiceId}:${row.attempt}`, paidKopecks: BigInt(row.paid_kopecks), confirmedAt: row.confirmed_at };
+  const paying = await payingAttemptOf(tx, invoiceId);
+  if (!paying || paying.confirmedAt === null || paying.paidKopecks === null) return null;
+  return { key: `${invoiceId}:${paying.attempt}`, paidKopecks: paying.paidKopecks, confirmedAt: paying.confirmedAt };
 }

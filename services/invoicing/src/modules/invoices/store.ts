@@ -615,3 +615,10 @@ export async function saveMerchantCurrencies(on: InvoicingQueries, merchantId: s
     .onConflict((oc) => oc.column('merchant_id').doUpdateSet((eb) => ({ enabled_currencies: eb.ref('excluded.enabled_currencies'), updated_at: eb.ref('excluded.updated_at') })))
     .execute();
 }
+
+/** The currency and number of each of these invoices, by id (another module's page that shows them: reviews). */
+export async function invoiceLabelsOf(on: InvoicingQueries, ids: string[]): Promise<Map<string, { currency: Tables.Currency; invoiceNumber: string }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await on.$kysely.selectFrom('invoices').select(['id', 'currency', 'invoice_number']).where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, { currency: r.currency, invoiceNumber: r.invoice_number }]));
+}

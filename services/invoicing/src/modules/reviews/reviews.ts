@@ -5,9 +5,12 @@ import { ApiError } from '@pay/schemas';
 import type { InvoicesDeps } from '../../deps';
 import { providerFor } from '../invoices/invoices';
 import { payLockedInvoice } from '../../payments/payment';
-import { lockInvoice, type InvoiceRow } from '../invoices/store';
+import { invoiceLabelsOf, lockInvoice, type InvoiceRow } from '../invoices/store';
 import { inTransaction } from '../../transactions';
 import { lockUnsettledReview, selectUnsettledReviews, settleReview, type ReviewRow } from './store';
+
+/** The invoice's review awaiting a decision, or null (the pay page's notices, the invoice's view). */
+export { unsettledReviewOf } from './store';
 
 const noReview = (id: string) => new ApiError('INVALID_STATE', `Invoice ${id} has no payment review awaiting a decision`);
 
@@ -67,8 +70,15 @@ export async function refundReview(deps: InvoicesDeps, owner: Owner, invoiceId: 
   if (outcome.outcome === 'failed') throw new ApiError('ACQUIRER_REFUSED', `The acquirer did not refund the review’s payment: ${outcome.reason}`);
 }
 
-export function listReviews(deps: Pick<InvoicesDeps, 'db'>, owner: Owner, q: { limit: number; offset: number }) {
-  return selectUnsettledReviews(deps.db, owner, q);
+export async function listReviews(deps: Pick<InvoicesDeps, 'db'>, owner: Owner, q: { limit: number; offset: number }) {
+  const page = await selectUnsettledReviews(deps.db, owner, q);
+  // Each review with its invoice's currency and number (the invoices module's rows).
+  const labels = await invoiceLabelsOf(deps.db, [...new Set(page.rows.map((r) => r.invoice_id))]);
+  const rows = page.rows.flatMap((r) => {
+    const label = labels.get(r.invoice_id);
+    return label ? [{ ...r, currency: label.currency, invoice_number: label.invoiceNumber }] : [];
+  });
+  return { rows, total: page.total };
 }
 
 export type { ReviewRow };

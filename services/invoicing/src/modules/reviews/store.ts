@@ -95,11 +95,11 @@ export async function closeReceiptReviews(tx: InvoicingQueries, invoiceId: strin
 }
 
 /** The owner's reviews awaiting a decision, oldest first (the console's list and GET /api/v2/reviews). */
-export async function selectUnsettledReviews(on: InvoicingQueries, owner: Owner, q: { limit: number; offset: number }): Promise<{ rows: (ReviewRow & { currency: Tables.Currency; invoice_number: string })[]; total: number }> {
+export async function selectUnsettledReviews(on: InvoicingQueries, owner: Owner, q: { limit: number; offset: number }): Promise<{ rows: ReviewRow[]; total: number }> {
   const db = on.$kysely;
   const base = db.selectFrom('payment_reviews as r').where('r.merchant_id', '=', owner.merchantId).where('r.is_test', '=', owner.isTest).where('r.status', 'in', UNSETTLED);
   const [rows, count] = await Promise.all([
-    base.innerJoin('invoices as i', 'i.id', 'r.invoice_id').selectAll('r').select(['i.currency', 'i.invoice_number']).orderBy('r.created_at').orderBy('r.id').limit(q.limit).offset(q.offset).execute(),
+    base.selectAll('r').orderBy('r.created_at').orderBy('r.id').limit(q.limit).offset(q.offset).execute(),
     base.select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('total')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: count.total };

@@ -1,8 +1,7 @@
-import { sql } from 'kysely';
-import type { InvoicingDb, InvoicingQueries } from '../../db';
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import type { InvoicingQueries, Tables } from '../../db';
 import type { PaymentMethod } from '../provider';
 import { existingInvoiceIds } from '../../modules/invoices/store';
-import type { Tx } from '../../transactions';
 import { DECLINED_STATUSES, SETTLED_STATUSES } from '../statuses';
 
 /** An acquirer payment as stored (table acquirer_payments, owned by this module): one per attempt of an invoice. */
@@ -84,7 +83,53 @@ export interface AcquirerRefundRow {
 
 /** Which attempt of which invoice. */
 export type AttemptKey = Pick<AcquirerPaymentRow, 'invoiceId' | 'attempt'>;
-const keyOf = (row: AttemptKey) => ({ invoiceId_attempt: { invoiceId: row.invoiceId, attempt: row.attempt } });
+
+type Db = InvoicingQueries['$kysely'];
+
+/** The one mapping of an `acquirer_payments` row to AcquirerPaymentRow (bigint columns arrive as text). */
+function paymentOf(r: Selectable<Tables.AcquirerPayment>): AcquirerPaymentRow {
+  return {
+    invoiceId: r.invoice_id,
+    attempt: r.attempt,
+    merchantId: r.merchant_id,
+    isTest: r.is_test,
+    provider: r.provider,
+    method: r.method,
+    amountKopecks: BigInt(r.amount_kopecks),
+    idempotencyKey: r.idempotency_key,
+    paymentId: r.payment_id,
+    paymentUrl: r.payment_url,
+    qrPayload: r.qr_payload,
+    status: r.status,
+    reviewReason: r.review_reason,
+    paidKopecks: r.paid_kopecks === null ? null : BigInt(r.paid_kopecks),
+    payerBank: r.payer_bank,
+    confirmedAt: r.confirmed_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** The one mapping of an `acquirer_refunds` row to AcquirerRefundRow. */
+function refundOf(r: Selectable<Tables.AcquirerRefund>): AcquirerRefundRow {
+  return {
+    refundId: r.refund_id,
+    invoiceId: r.invoice_id,
+    paymentId: r.payment_id,
+    amountKopecks: BigInt(r.amount_kopecks),
+    status: r.status,
+    statusBefore: r.status_before,
+    failureReason: r.failure_reason,
+  };
+}
+
+/** An update of one known row: like the model API's update, a missing row is an error, not a no-op. */
+function one(res: { numUpdatedRows: bigint }, what: string): void {
+  if (res.numUpdatedRows !== 1n) throw new Error(`${what}: no such row`);
+}
+
+const payments = (db: Db) => db.selectFrom('acquirer_payments').selectAll();
+const ofAttempt = (row: AttemptKey) => (eb: ExpressionBuilder<Tables.DB, 'acquirer_payments'>) => eb.and([eb('invoice_id', '=', row.invoiceId), eb('attempt', '=', row.attempt)]);
 
 /**
  * The payments module's store of the acquirer_payments, acquirer_refunds and acquirer_notifications
@@ -94,68 +139,111 @@ const keyOf = (row: AttemptKey) => ({ invoiceId_attempt: { invoiceId: row.invoic
 export class AcquirerPayments {
   /** One terminal's view: the provider's payments of one mode (a live terminal never sees test payments, nor the reverse). */
   constructor(
-    private readonly db: InvoicingDb | Tx,
+    private readonly on: InvoicingQueries,
     private readonly provider: string,
     readonly isTest: boolean,
   ) {}
 
+  private get db(): Db {
+    return this.on.$kysely;
+  }
+
   /** The same view inside the caller's transaction, for a change that must commit with the invoice's. */
-  in(tx: Tx): AcquirerPayments {
+  in(tx: InvoicingQueries): AcquirerPayments {
     return new AcquirerPayments(tx, this.provider, this.isTest);
   }
 
   /** An earlier attempt of this create (same key, amount and method, within `since`) that no invoice has taken yet. */
   async findAttempt(q: { merchantId: string; idempotencyKey: string; method: PaymentMethod; amountKopecks: bigint; since: Date }): Promise<AcquirerPaymentRow | null> {
-    const attempt = await this.db.acquirerPayment.findFirst({
-      where: {
-        provider: this.provider,
-        merchantId: q.merchantId,
-        isTest: this.isTest,
-        idempotencyKey: q.idempotencyKey,
-        method: q.method,
-        amountKopecks: q.amountKopecks,
-        status: { in: [INIT_STATUS, 'NEW'] },
-        createdAt: { gt: q.since },
-      },
-      orderBy: { createdAt: 'desc' },
-    });
+    const row = await payments(this.db)
+      .where('provider', '=', this.provider)
+      .where('merchant_id', '=', q.merchantId)
+      .where('is_test', '=', this.isTest)
+      .where('idempotency_key', '=', q.idempotencyKey)
+      .where('method', '=', q.method)
+      .where('amount_kopecks', '=', q.amountKopecks.toString())
+      .where('status', 'in', [INIT_STATUS, 'NEW'])
+      .where('created_at', '>', q.since)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (!row) return null;
+    const attempt = paymentOf(row);
     // Its invoice was made (the same key used on another create path): not an attempt to resume.
-    if (attempt && (await existingInvoiceIds(this.db, [attempt.invoiceId])).size > 0) return null;
+    if ((await existingInvoiceIds(this.on, [attempt.invoiceId])).size > 0) return null;
     return attempt;
   }
 
   /** A new attempt (1 at the invoice's creation): the key (invoice, attempt) is unique, so two racing fresh attempts make one. */
-  begin(row: Pick<AcquirerPaymentRow, 'invoiceId' | 'merchantId' | 'isTest' | 'method' | 'amountKopecks' | 'idempotencyKey'>, now: Date, attempt = 1): Promise<AcquirerPaymentRow> {
-    return this.db.acquirerPayment.create({ data: { ...row, attempt, provider: this.provider, status: INIT_STATUS, createdAt: now, updatedAt: now } });
+  async begin(row: Pick<AcquirerPaymentRow, 'invoiceId' | 'merchantId' | 'isTest' | 'method' | 'amountKopecks' | 'idempotencyKey'>, now: Date, attempt = 1): Promise<AcquirerPaymentRow> {
+    const inserted = await this.db
+      .insertInto('acquirer_payments')
+      .values({
+        invoice_id: row.invoiceId,
+        attempt,
+        merchant_id: row.merchantId,
+        is_test: row.isTest,
+        provider: this.provider,
+        method: row.method,
+        amount_kopecks: row.amountKopecks.toString(),
+        idempotency_key: row.idempotencyKey,
+        status: INIT_STATUS,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return paymentOf(inserted);
   }
 
-  record(row: AttemptKey, change: Partial<Pick<AcquirerPaymentRow, 'paymentId' | 'paymentUrl' | 'qrPayload' | 'status'>>, now: Date): Promise<AcquirerPaymentRow> {
-    return this.db.acquirerPayment.update({ where: keyOf(row), data: { ...change, updatedAt: now } });
+  async record(row: AttemptKey, change: Partial<Pick<AcquirerPaymentRow, 'paymentId' | 'paymentUrl' | 'qrPayload' | 'status'>>, now: Date): Promise<AcquirerPaymentRow> {
+    const updated = await this.db
+      .updateTable('acquirer_payments')
+      .set({
+        ...(change.paymentId !== undefined ? { payment_id: change.paymentId } : {}),
+        ...(change.paymentUrl !== undefined ? { payment_url: change.paymentUrl } : {}),
+        ...(change.qrPayload !== undefined ? { qr_payload: change.qrPayload } : {}),
+        ...(change.status !== undefined ? { status: change.status } : {}),
+        updated_at: now,
+      })
+      .where(ofAttempt(row))
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return paymentOf(updated);
   }
 
   /** The invoice's latest attempt: the payment the payer is offered now. */
-  byInvoice(invoiceId: string): Promise<AcquirerPaymentRow | null> {
-    return this.db.acquirerPayment.findFirst({ where: { invoiceId }, orderBy: { attempt: 'desc' } });
+  async byInvoice(invoiceId: string): Promise<AcquirerPaymentRow | null> {
+    const row = await payments(this.db).where('invoice_id', '=', invoiceId).orderBy('attempt', 'desc').limit(1).executeTakeFirst();
+    return row ? paymentOf(row) : null;
   }
 
   /** Every attempt of the invoice, first first. */
-  attemptsOf(invoiceId: string): Promise<AcquirerPaymentRow[]> {
-    return this.db.acquirerPayment.findMany({ where: { invoiceId }, orderBy: { attempt: 'asc' } });
+  async attemptsOf(invoiceId: string): Promise<AcquirerPaymentRow[]> {
+    const rows = await payments(this.db).where('invoice_id', '=', invoiceId).orderBy('attempt', 'asc').execute();
+    return rows.map(paymentOf);
   }
 
   /** The attempt as stored now. */
-  reread(row: AttemptKey): Promise<AcquirerPaymentRow> {
-    return this.db.acquirerPayment.findUniqueOrThrow({ where: keyOf(row) });
+  async reread(row: AttemptKey): Promise<AcquirerPaymentRow> {
+    return paymentOf(await payments(this.db).where(ofAttempt(row)).executeTakeFirstOrThrow());
   }
 
   /** CONFIRMED as heard (GetState's amount and bank), once: the first confirmation decides what the money does. */
-  confirm(row: AcquirerPaymentRow, paid: { paidKopecks: bigint; payerBank: string | null }, now: Date): Promise<AcquirerPaymentRow> {
+  async confirm(row: AcquirerPaymentRow, paid: { paidKopecks: bigint; payerBank: string | null }, now: Date): Promise<AcquirerPaymentRow> {
     const status = rankOf(row.status) < rankOf('CONFIRMED') ? 'CONFIRMED' : row.status;
-    return this.db.acquirerPayment.update({ where: keyOf(row), data: { status, ...paid, confirmedAt: now, updatedAt: now } });
+    const updated = await this.db
+      .updateTable('acquirer_payments')
+      .set({ status, paid_kopecks: paid.paidKopecks.toString(), payer_bank: paid.payerBank, confirmed_at: now, updated_at: now })
+      .where(ofAttempt(row))
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return paymentOf(updated);
   }
 
-  byPaymentId(paymentId: string): Promise<AcquirerPaymentRow | null> {
-    return this.db.acquirerPayment.findFirst({ where: { paymentId, provider: this.provider, isTest: this.isTest } });
+  async byPaymentId(paymentId: string): Promise<AcquirerPaymentRow | null> {
+    const row = await payments(this.db).where('payment_id', '=', paymentId).where('provider', '=', this.provider).where('is_test', '=', this.isTest).limit(1).executeTakeFirst();
+    return row ? paymentOf(row) : null;
   }
 
   /**
@@ -165,57 +253,85 @@ export class AcquirerPayments {
    */
   async advance(row: AcquirerPaymentRow, status: string, now: Date): Promise<boolean> {
     if (rankOf(status) < rankOf(row.status) || status === row.status) return false;
-    const { count } = await this.db.acquirerPayment.updateMany({ where: { invoiceId: row.invoiceId, attempt: row.attempt, status: row.status }, data: { status, updatedAt: now } });
-    return count === 1;
+    const res = await this.db
+      .updateTable('acquirer_payments')
+      .set({ status, updated_at: now })
+      .where(ofAttempt(row))
+      .where('status', '=', row.status)
+      .executeTakeFirst();
+    return res.numUpdatedRows === 1n;
   }
 
   /** Marks the payment as just checked, so the reconciler's oldest-first pass moves on to others. */
   async touch(row: AttemptKey, now: Date): Promise<void> {
-    await this.db.acquirerPayment.update({ where: keyOf(row), data: { updatedAt: now } });
+    one(await this.db.updateTable('acquirer_payments').set({ updated_at: now }).where(ofAttempt(row)).executeTakeFirstOrThrow(), 'acquirer payment');
   }
 
   /** The payment's money went to a review (reviews/), not to its invoice: its refunds are the review's. */
   async markReviewed(row: AttemptKey, reason: string, now: Date): Promise<void> {
-    await this.db.acquirerPayment.update({ where: keyOf(row), data: { reviewReason: reason, updatedAt: now } });
+    one(await this.db.updateTable('acquirer_payments').set({ review_reason: reason, updated_at: now }).where(ofAttempt(row)).executeTakeFirstOrThrow(), 'acquirer payment');
   }
 
   /** The attempt whose money paid the invoice (confirmed, not under review), or null. */
   payingAttempt(invoiceId: string): Promise<AcquirerPaymentRow | null> {
-    return this.db.acquirerPayment.findFirst({ where: { invoiceId, confirmedAt: { not: null }, reviewReason: null }, orderBy: { attempt: 'desc' } });
+    return payingAttemptOf(this.on, invoiceId);
   }
 
   /** Open payments of invoices past their expiry that are still PENDING: asked before the invoice may expire. */
-  openOfDueInvoices(invoiceIds: string[]): Promise<AcquirerPaymentRow[]> {
-    return this.db.acquirerPayment.findMany({
-      where: { provider: this.provider, isTest: this.isTest, invoiceId: { in: invoiceIds }, paymentId: { not: null }, status: { notIn: [INIT_STATUS, ...SETTLED_STATUSES] } },
-    });
+  async openOfDueInvoices(invoiceIds: string[]): Promise<AcquirerPaymentRow[]> {
+    if (invoiceIds.length === 0) return [];
+    const rows = await payments(this.db)
+      .where('provider', '=', this.provider)
+      .where('is_test', '=', this.isTest)
+      .where('invoice_id', 'in', invoiceIds)
+      .where('payment_id', 'is not', null)
+      .where('status', 'not in', [INIT_STATUS, ...SETTLED_STATUSES])
+      .execute();
+    return rows.map(paymentOf);
   }
 
   /** Payments the payer may still be paying (or may have paid unheard), older than `before`: the reconciler's work. */
-  open(before: Date, limit: number): Promise<AcquirerPaymentRow[]> {
-    return this.db.acquirerPayment.findMany({
-      where: { provider: this.provider, isTest: this.isTest, paymentId: { not: null }, status: { in: OPEN_STATUSES }, createdAt: { lt: before } },
-      orderBy: { updatedAt: 'asc' },
-      take: limit,
-    });
+  async open(before: Date, limit: number): Promise<AcquirerPaymentRow[]> {
+    const rows = await payments(this.db)
+      .where('provider', '=', this.provider)
+      .where('is_test', '=', this.isTest)
+      .where('payment_id', 'is not', null)
+      .where('status', 'in', OPEN_STATUSES)
+      .where('created_at', '<', before)
+      .orderBy('updated_at', 'asc')
+      .limit(limit)
+      .execute();
+    return rows.map(paymentOf);
   }
 
-  refundOf(refundId: string): Promise<AcquirerRefundRow | null> {
-    return this.db.acquirerRefund.findUnique({ where: { refundId } });
+  async refundOf(refundId: string): Promise<AcquirerRefundRow | null> {
+    const row = await this.db.selectFrom('acquirer_refunds').selectAll().where('refund_id', '=', refundId).executeTakeFirst();
+    return row ? refundOf(row) : null;
   }
 
   /** Recorded (and committed) before the Cancel goes out: the refund's outcome is unknown until answered. */
-  sendingRefund(r: Pick<AcquirerRefundRow, 'refundId' | 'invoiceId' | 'paymentId' | 'amountKopecks' | 'statusBefore'>, now: Date): Promise<AcquirerRefundRow> {
-    return this.db.acquirerRefund.create({ data: { ...r, status: 'SENDING', createdAt: now, updatedAt: now } });
+  async sendingRefund(r: Pick<AcquirerRefundRow, 'refundId' | 'invoiceId' | 'paymentId' | 'amountKopecks' | 'statusBefore'>, now: Date): Promise<AcquirerRefundRow> {
+    const row = await this.db
+      .insertInto('acquirer_refunds')
+      .values({ refund_id: r.refundId, invoice_id: r.invoiceId, payment_id: r.paymentId, amount_kopecks: r.amountKopecks.toString(), status: 'SENDING', status_before: r.statusBefore, created_at: now, updated_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return refundOf(row);
   }
 
-  refundAnswered(refundId: string, status: 'PENDING' | 'SUCCEEDED' | 'FAILED', failureReason: string | null, now: Date): Promise<unknown> {
-    return this.db.acquirerRefund.update({ where: { refundId }, data: { status, failureReason, updatedAt: now } });
+  async refundAnswered(refundId: string, status: 'PENDING' | 'SUCCEEDED' | 'FAILED', failureReason: string | null, now: Date): Promise<void> {
+    one(await this.db.updateTable('acquirer_refunds').set({ status, failure_reason: failureReason, updated_at: now }).where('refund_id', '=', refundId).executeTakeFirstOrThrow(), 'acquirer refund');
   }
 
   /** Refunds of the payment whose outcome is not known yet (sent, not answered). */
-  unansweredRefunds(paymentId: string): Promise<number> {
-    return this.db.acquirerRefund.count({ where: { paymentId, status: 'SENDING' } });
+  async unansweredRefunds(paymentId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('acquirer_refunds')
+      .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
+      .where('payment_id', '=', paymentId)
+      .where('status', '=', 'SENDING')
+      .executeTakeFirstOrThrow();
+    return row.n;
   }
 
   /**
@@ -224,22 +340,50 @@ export class AcquirerPayments {
    * (SENDING or PENDING), apart from `except`.
    */
   async refundsKnown(paymentId: string, except?: string): Promise<{ succeededKopecks: bigint; inFlight: number }> {
-    const rows = await this.db.acquirerRefund.findMany({ where: { paymentId, ...(except ? { refundId: { not: except } } : {}) }, select: { status: true, amountKopecks: true } });
+    const rows = await this.db
+      .selectFrom('acquirer_refunds')
+      .select(['status', 'amount_kopecks'])
+      .where('payment_id', '=', paymentId)
+      .$if(except !== undefined, (s) => s.where('refund_id', '!=', except!))
+      .execute();
     return {
-      succeededKopecks: rows.filter((r) => r.status === 'SUCCEEDED').reduce((sum, r) => sum + r.amountKopecks, 0n),
+      succeededKopecks: rows.filter((r) => r.status === 'SUCCEEDED').reduce((sum, r) => sum + BigInt(r.amount_kopecks), 0n),
       inFlight: rows.filter((r) => r.status === 'SENDING' || r.status === 'PENDING').length,
     };
   }
 
   /** A refund made at the acquirer, outside this service, as learnt from its state: SUCCEEDED at once. */
-  recordExternalRefund(r: Pick<AcquirerRefundRow, 'refundId' | 'invoiceId' | 'paymentId' | 'amountKopecks'>, now: Date): Promise<unknown> {
-    return this.db.acquirerRefund.create({ data: { ...r, status: 'SUCCEEDED', statusBefore: 'EXTERNAL', createdAt: now, updatedAt: now } });
+  async recordExternalRefund(r: Pick<AcquirerRefundRow, 'refundId' | 'invoiceId' | 'paymentId' | 'amountKopecks'>, now: Date): Promise<void> {
+    await this.db
+      .insertInto('acquirer_refunds')
+      .values({ refund_id: r.refundId, invoice_id: r.invoiceId, payment_id: r.paymentId, amount_kopecks: r.amountKopecks.toString(), status: 'SUCCEEDED', status_before: 'EXTERNAL', created_at: now, updated_at: now })
+      .executeTakeFirstOrThrow();
   }
 
   /** Keeps what a notification said and what it did. */
   async logNotification(n: { paymentId: string; status: string; body: object; outcome: string }, id: string, now: Date): Promise<void> {
-    await this.db.acquirerNotification.create({ data: { id, provider: this.provider, paymentId: n.paymentId, status: n.status, body: n.body, outcome: n.outcome, receivedAt: now } });
+    await this.db
+      .insertInto('acquirer_notifications')
+      .values({ id, provider: this.provider, payment_id: n.paymentId, status: n.status, body: JSON.stringify(n.body), outcome: n.outcome, received_at: now })
+      .execute();
   }
+}
+
+/** The invoice's attempt whose money paid it (confirmed, not under review; the newest), or null: of any provider. */
+export async function payingAttemptOf(on: InvoicingQueries, invoiceId: string): Promise<AcquirerPaymentRow | null> {
+  const row = await payments(on.$kysely)
+    .where('invoice_id', '=', invoiceId)
+    .where('confirmed_at', 'is not', null)
+    .where('review_reason', 'is', null)
+    .orderBy('attempt', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? paymentOf(row) : null;
+}
+
+/** The acquirer payments of an invoice as the pay page's notices read them, first first. */
+export function attemptNoticeRowsOf(on: InvoicingQueries, invoiceId: string) {
+  return on.$kysely.selectFrom('acquirer_payments').select(['attempt', 'status', 'confirmed_at', 'review_reason']).where('invoice_id', '=', invoiceId).orderBy('attempt').execute();
 }
 
 /** The acquirer payments of an invoice as the API lists them (`attempts`), first first. */
