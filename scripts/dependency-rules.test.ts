@@ -311,11 +311,6 @@ const KNOWN_DOMAIN_CYCLES = [['services/invoicing: modules/invoices', 'services/
  */
 const KNOWN_IMPORT_VIOLATIONS: readonly string[] = [
   // invoices/store.ts serves every module of invoicing: it wants an invoices service in front of it.
-  'modules-not-to-other-stores: services/invoicing/src/payments/tbank/acquirer-refunds.ts → services/invoicing/src/modules/invoices/store.ts',
-  'modules-not-to-other-stores: services/invoicing/src/payments/tbank/apply-state.ts → services/invoicing/src/modules/invoices/store.ts',
-  'modules-not-to-other-stores: services/invoicing/src/payments/tbank/apply-state.ts → services/invoicing/src/modules/reviews/store.ts',
-  'modules-not-to-other-stores: services/invoicing/src/payments/store/payments.ts → services/invoicing/src/modules/invoices/store.ts',
-  'modules-not-to-other-stores: services/invoicing/src/payments/tbank/provider.ts → services/invoicing/src/modules/invoices/store.ts',
   'modules-not-to-other-stores: services/invoicing/src/modules/batch/batches.ts → services/invoicing/src/modules/invoices/store.ts',
   'modules-not-to-other-stores: services/invoicing/src/modules/batch/emails.ts → services/invoicing/src/modules/invoices/store.ts',
   'modules-not-to-other-stores: services/invoicing/src/modules/batch/export.ts → services/invoicing/src/modules/invoices/store.ts',
@@ -325,9 +320,8 @@ const KNOWN_IMPORT_VIOLATIONS: readonly string[] = [
   'modules-not-to-other-stores: services/invoicing/src/modules/receipts/receipts.ts → services/invoicing/src/modules/invoices/store.ts',
   'modules-not-to-other-stores: services/invoicing/src/modules/reviews/open.ts → services/invoicing/src/modules/invoices/store.ts',
   'modules-not-to-other-stores: services/invoicing/src/modules/reviews/reviews.ts → services/invoicing/src/modules/invoices/store.ts',
-  // Moved out of invoices/ by the layout (issue 30): payments and refunds still write invoices' rows through its store.
+  // Moved out of invoices/ by the layout (issue 30): refunds still writes invoices' rows through its store.
   'modules-not-to-other-stores: services/invoicing/src/modules/refunds/refunds.ts → services/invoicing/src/modules/invoices/store.ts',
-  'modules-not-to-other-stores: services/invoicing/src/payments/payment.ts → services/invoicing/src/modules/invoices/store.ts',
 ];
 
 /**

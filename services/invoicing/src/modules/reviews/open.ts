@@ -3,6 +3,9 @@ import { emitInvoiceEvent } from '../invoices/events';
 import type { InvoiceRow } from '../invoices/store';
 import type { Tx } from '../../transactions';
 import { insertReview, type NewReview } from './store';
+
+/** What the acquirers settle of reviews besides opening one: a receipt_only review closes when the acquirer's confirmation pays the invoice. */
+export { closeReceiptReviews, type ReviewReason } from './store';
 import { reviewJson } from './views';
 
 /**
