@@ -369,7 +369,7 @@ const KNOWN_TABLE_NAMINGS: readonly string[] = [
   'services/crypto/src/modules/withdrawals/processing.chaos.test.ts → webhooks.events',
   'services/crypto/src/modules/withdrawals/restart.test.ts → queue.outbox',
   'services/crypto/src/modules/withdrawals/withdrawals.test.ts → kit.idempotency_keys',
-  // Invoicing: invoices/proof.ts reads acquirer tables and receipts outside their stores; reviews' store reads invoices; tests read rows directly.
+  // Invoicing: invoices/proof.ts reads receipts outside their store (payments reading it would close a cycle receipts → invoices → payments); tests read rows directly.
   'services/invoicing/src/payments/tbank/kill.chaos.test.ts → invoicing.invoices',
   'services/invoicing/src/channels/console/kyc.browser.test.ts → invoicing.kyc_sessions',
   'services/invoicing/src/housekeeping.test.ts → accounts.console_sessions',
