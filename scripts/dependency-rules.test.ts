@@ -369,17 +369,7 @@ const KNOWN_TABLE_NAMINGS: readonly string[] = [
   'services/crypto/src/modules/withdrawals/processing.chaos.test.ts → webhooks.events',
   'services/crypto/src/modules/withdrawals/restart.test.ts → queue.outbox',
   'services/crypto/src/modules/withdrawals/withdrawals.test.ts → kit.idempotency_keys',
-  // Invoicing: invoices/proof.ts reads receipts outside their store (payments reading it would close a cycle receipts → invoices → payments); tests read rows directly.
-  'services/invoicing/src/payments/tbank/kill.chaos.test.ts → invoicing.invoices',
-  'services/invoicing/src/channels/console/kyc.browser.test.ts → invoicing.kyc_sessions',
+  // Invoicing: invoices/proof.ts reads receipts outside their store (payments reading it would close a cycle receipts → invoices → payments); housekeeping's test reads accounts' console sessions.
   'services/invoicing/src/housekeeping.test.ts → accounts.console_sessions',
   'services/invoicing/src/modules/invoices/proof.ts → invoicing.receipts',
-  'services/invoicing/src/modules/invoices/refund-race.chaos.test.ts → invoicing.invoices',
-  'services/invoicing/src/modules/invoices/refund-race.chaos.test.ts → invoicing.refunds',
-  'services/invoicing/src/modules/kyc/pipeline.test.ts → invoicing.kyc_files',
-  'services/invoicing/src/modules/kyc/pipeline.test.ts → invoicing.kyc_sessions',
-  'services/invoicing/src/modules/kyc/sessions.test.ts → invoicing.kyc_sessions',
-  'services/invoicing/src/modules/receipts/receipts.test.ts → queue.outbox',
-  'services/invoicing/test/test-support.ts → invoicing.invoices',
-  'services/invoicing/test/test-support.ts → kit.idempotency_keys',
 ];

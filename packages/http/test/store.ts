@@ -46,3 +46,17 @@ export async function keysOf(db: Queries, scope: string): Promise<string[]> {
   const rows = await kit(db).selectFrom('idempotency_keys').select('key').where('scope', '=', scope).orderBy('key').execute();
   return rows.map((r) => r.key);
 }
+
+/**
+ * What a kill -9 after a request's write leaves behind, for the key's claims in any scope: the
+ * key claimed, the answer never stored, the claim last refreshed a minute ago (so the next retry
+ * takes it over). The number of claims reset.
+ */
+export async function abandonClaim(db: Queries, key: string): Promise<number> {
+  const reset = await kit(db)
+    .updateTable('idempotency_keys')
+    .set({ status: 'in_progress', response_status: null, response_body: null, locked_at: new Date(Date.now() - 60_000) })
+    .where('key', '=', key)
+    .executeTakeFirst();
+  return Number(reset.numUpdatedRows);
+}

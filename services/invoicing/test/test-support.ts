@@ -17,7 +17,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { idempotencyKeysOf } from './tables';
+import { abandonClaim } from '@pay/http/test';
 
 export interface TestAppOptions {
   clock?: Clock;
@@ -223,26 +223,6 @@ export async function invoicingOnChaosStack(name: string) {
 }
 
 /**
- * How a merchant's invoices in a chaos stack's database stand against the Idempotency-Keys its
- * client sent: keys with no invoice (lost), invoices beyond one per key (duplicated), and the
- * invoice of each key.
- */
-export async function invoicesByKey(stack: Pick<ChaosStack, 'query'>, merchantId: string, keys: string[]) {
-  const rows = await stack.query<{ key: string; n: number; id: string; created_at: Date }>(
-    `SELECT idempotency_key AS key, count(*)::int AS n, min(id::text) AS id, min(created_at) AS created_at
-       FROM invoicing.invoices WHERE merchant_id = $1 GROUP BY idempotency_key`,
-    [merchantId],
-  );
-  const byKey = new Map(rows.map((r) => [r.key, r]));
-  return {
-    lost: keys.filter((k) => !byKey.has(k)),
-    duplicated: rows.reduce((sum, r) => sum + r.n - 1, 0),
-    idOf: (key: string) => byKey.get(key)?.id,
-    createdAt: (key: string) => byKey.get(key)?.created_at,
-  };
-}
-
-/**
  * A signed v2 request as a merchant's client sends it: the body is serialised once here, so
  * the signature covers exactly the bytes sent; the query string is not signed.
  */
@@ -288,10 +268,5 @@ export function clockSigner(app: () => Express, clock: Clock) {
  * answer never stored, and the claim no longer refreshed, so the next retry takes it over.
  */
 export async function abandonIdempotencyClaim(db: InvoicingDeps['db'], key: string): Promise<void> {
-  const reset = await idempotencyKeysOf(db)
-    .updateTable('idempotency_keys')
-    .set({ status: 'in_progress', response_status: null, response_body: null, locked_at: new Date(Date.now() - 60_000) })
-    .where('key', '=', key)
-    .executeTakeFirst();
-  if (Number(reset.numUpdatedRows) !== 1) throw new Error(`no stored answer for Idempotency-Key ${key}`);
+  if ((await abandonClaim(db, key)) !== 1) throw new Error(`no stored answer for Idempotency-Key ${key}`);
 }

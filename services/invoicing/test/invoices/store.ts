@@ -1,4 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { ChaosStack } from '@pay/testing';
 import type { InvoicingQueries, Tables } from '../../src/db';
 
 /**
@@ -92,4 +93,44 @@ export async function updateInvoice(on: InvoicingQueries, id: string, set: Updat
 /** Writes invoice rows straight to the table (a backlog or history the API would take long to build). */
 export async function insertInvoiceRows(on: InvoicingQueries, rows: Insertable<Tables.Invoice>[]): Promise<void> {
   if (rows.length) await on.$kysely.insertInto('invoices').values(rows).execute();
+}
+
+/*
+ * On a chaos stack's database (its own Postgres, reached with one statement per connection so a
+ * read works across restarts of the server): SQL text, as the stack offers.
+ */
+
+/**
+ * How a merchant's invoices in a chaos stack's database stand against the Idempotency-Keys its
+ * client sent: keys with no invoice (lost), invoices beyond one per key (duplicated), and the
+ * invoice of each key.
+ */
+export async function invoicesByKey(stack: Pick<ChaosStack, 'query'>, merchantId: string, keys: string[]) {
+  const rows = await stack.query<{ key: string; n: number; id: string; created_at: Date }>(
+    `SELECT idempotency_key AS key, count(*)::int AS n, min(id::text) AS id, min(created_at) AS created_at
+       FROM invoicing.invoices WHERE merchant_id = $1 GROUP BY idempotency_key`,
+    [merchantId],
+  );
+  const byKey = new Map(rows.map((r) => [r.key, r]));
+  return {
+    lost: keys.filter((k) => !byKey.has(k)),
+    duplicated: rows.reduce((sum, r) => sum + r.n - 1, 0),
+    idOf: (key: string) => byKey.get(key)?.id,
+    createdAt: (key: string) => byKey.get(key)?.created_at,
+  };
+}
+
+/** The ids of the invoices on a chaos stack's database (with this Idempotency-Key when given). */
+export async function invoiceIdsOnStack(stack: Pick<ChaosStack, 'query'>, idempotencyKey?: string): Promise<string[]> {
+  const rows =
+    idempotencyKey === undefined
+      ? await stack.query<{ id: string }>('SELECT id::text FROM invoicing.invoices')
+      : await stack.query<{ id: string }>('SELECT id::text FROM invoicing.invoices WHERE idempotency_key = $1', [idempotencyKey]);
+  return rows.map((r) => r.id);
+}
+
+/** An invoice's refunded amount on a chaos stack's database, as the column's text. */
+export async function refundedAmountOnStack(stack: Pick<ChaosStack, 'query'>, id: string): Promise<string | undefined> {
+  const [row] = await stack.query<{ refunded: string }>('SELECT refunded_amount::text AS refunded FROM invoicing.invoices WHERE id = $1', [id]);
+  return row?.refunded;
 }

@@ -1,3 +1,4 @@
+import type { ChaosStack } from '@pay/testing';
 import type { InvoicingQueries } from '../../src/db';
 import type { RefundRow } from '../../src/modules/refunds/store';
 
@@ -28,4 +29,19 @@ export function refundRow(on: InvoicingQueries, id: string): Promise<RefundRow> 
 /** Moves a refund's creation time back (e.g. past the staleness limit: reconciled without waiting). */
 export async function backdateRefund(on: InvoicingQueries, id: string, at: Date): Promise<void> {
   await on.$kysely.updateTable('refunds').set({ created_at: at }).where('id', '=', id).execute();
+}
+
+/**
+ * An invoice's refunds on a chaos stack's database (SQL text, one statement on a connection of
+ * its own): the SUCCEEDED ones' sum as text and count, and how many there are in all.
+ */
+export async function refundTotalsOnStack(stack: Pick<ChaosStack, 'query'>, invoiceId: string): Promise<{ sum: string; succeeded: number; all: number }> {
+  const [row] = await stack.query<{ sum: string; succeeded: number; all: number }>(
+    `SELECT coalesce(sum(amount) FILTER (WHERE status = 'SUCCEEDED'), 0)::text AS sum,
+            (count(*) FILTER (WHERE status = 'SUCCEEDED'))::int AS succeeded,
+            count(*)::int AS all
+       FROM invoicing.refunds WHERE invoice_id = $1`,
+    [invoiceId],
+  );
+  return row!;
 }

@@ -1,6 +1,7 @@
 import { IDEMPOTENCY_LOCK_MS } from '@pay/http';
 import { eventually, recordChaos, serverFailures, tally, untilAnswered, type HttpAnswer } from '@pay/testing';
-import { invoicesByKey, invoicingOnChaosStack } from '../../../test/test-support';
+import { invoicesByKey } from '../../../test/invoices/store';
+import { invoicingOnChaosStack } from '../../../test/test-support';
 
 const KEYS = 240;
 const CLIENTS = 12;

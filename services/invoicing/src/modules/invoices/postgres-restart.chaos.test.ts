@@ -1,5 +1,6 @@
 import { eventually, recordChaos, tally, untilAnswered, type HttpAnswer } from '@pay/testing';
-import { invoicesByKey, invoicingOnChaosStack } from '../../../test/test-support';
+import { invoicesByKey } from '../../../test/invoices/store';
+import { invoicingOnChaosStack } from '../../../test/test-support';
 
 const CLIENTS = 8;
 

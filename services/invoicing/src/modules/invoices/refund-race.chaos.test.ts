@@ -1,4 +1,6 @@
 import { raceRequests, recordChaos, serverFailures } from '@pay/testing';
+import { refundedAmountOnStack } from '../../../test/invoices/store';
+import { refundTotalsOnStack } from '../../../test/refunds/store';
 import { invoicingOnChaosStack } from '../../../test/test-support';
 
 const REFUNDS = 50;
@@ -21,14 +23,8 @@ it('50 concurrent refunds of 7.30 on an invoice of 100.00: exactly 13 succeed, t
     const { attempts, created: ok, refused, counts } = await raceRequests(REFUNDS, (i) =>
       client.signed('POST', `/api/v2/invoices/${id}/refunds`, { amount: 7.3, reason: `race ${i}` }, { 'Idempotency-Key': `refund-${i}` }),
     );
-    const [row] = await stack.query<{ refunded: string; sum: string; succeeded: number; all: number }>(
-      `SELECT i.refunded_amount::text AS refunded,
-              (SELECT coalesce(sum(amount), 0)::text FROM invoicing.refunds WHERE invoice_id = i.id AND status = 'SUCCEEDED') AS sum,
-              (SELECT count(*)::int FROM invoicing.refunds WHERE invoice_id = i.id AND status = 'SUCCEEDED') AS succeeded,
-              (SELECT count(*)::int FROM invoicing.refunds WHERE invoice_id = i.id) AS all
-         FROM invoicing.invoices i WHERE i.id = $1`,
-      [id],
-    );
+    const refunded = await refundedAmountOnStack(stack, id);
+    const row = refunded === undefined ? undefined : { refunded, ...(await refundTotalsOnStack(stack, id)) };
     await recordChaos('refund-race', {
       ...counts,
       refunds: REFUNDS,

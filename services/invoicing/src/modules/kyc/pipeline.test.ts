@@ -4,6 +4,7 @@ import { eventsOf } from '@pay/webhooks';
 import { invoicingEvents } from '../../event-catalogue';
 import { assertValid } from '@pay/schemas';
 import { eventually } from '@pay/testing';
+import { countKycFiles, countKycSessions, kycSessionRow, setKycSessionExpiresAt } from '../../../test/kyc/store';
 import { clockSigner, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../../../test/test-support';
 import { documentForm, idCard, mismatchedDocument, passportMrz, PERSON, photo, postDocuments, selfie, tamperedDocument } from '../../../test/kyc/fixtures';
 import { reviewKycSession } from './decision';
@@ -23,7 +24,7 @@ const year = new Date().getUTCFullYear();
 const person = PERSON;
 const submit = (sessionId: string, form: Record<string, string>, files: Record<string, Buffer | null> = {}) => postDocuments(ctx.app, sessionId, form, files);
 
-const sessionOf = (id: string) => ctx.deps.db.kycSession.findUniqueOrThrow({ where: { id } });
+const sessionOf = (id: string) => kycSessionRow(ctx.deps.db, id);
 const decided = (id: string, status: string) =>
   eventually(async () => {
     const s = await sessionOf(id);
@@ -52,8 +53,8 @@ describe('KYC verification flow', () => {
     expect(sent.status).toBe(303);
     expect(sent.headers.location).toBe(`/kyc/${created.sessionId}`);
     const s = await decided(created.id, 'APPROVED');
-    expect(s.checkState).toBe('DECIDED');
-    expect(s.decidedBy).toBe('auto:rules');
+    expect(s.check_state).toBe('DECIDED');
+    expect(s.decided_by).toBe('auto:rules');
 
     const got = (await call(m, 'get', `/api/v2/kyc/sessions/${created.id}`)).body.session;
     expect(got.status).toBe('APPROVED');
@@ -70,7 +71,7 @@ describe('KYC verification flow', () => {
       documentExpiresAt: person.expiry,
       faceMatchScore: expect.any(Number),
       livenessScore: 1,
-      verifiedAt: s.verifiedAt!.toISOString(),
+      verifiedAt: s.verified_at!.toISOString(),
     });
     expect(got.verification.faceMatchScore).toBeGreaterThanOrEqual(0.8);
     const listed = (await call(m, 'get', `/api/v2/kyc/sessions?status=APPROVED&invoiceId=${inv.id}`)).body.data;
@@ -96,7 +97,7 @@ describe('KYC verification flow', () => {
       event: 'kyc.passed',
       timestamp: expect.any(Number),
       livemode: false,
-      session: { id: created.id, sessionId: created.sessionId, status: 'APPROVED', invoiceId: inv.id, customerId: 'crm-1', customerEmail: 'Anna@Example.kz', customerPhone: null, reason: null, updatedAt: s.updatedAt.toISOString() },
+      session: { id: created.id, sessionId: created.sessionId, status: 'APPROVED', invoiceId: inv.id, customerId: 'crm-1', customerEmail: 'Anna@Example.kz', customerPhone: null, reason: null, updatedAt: s.updated_at.toISOString() },
     });
 
     assertValid(invoicingEvents.bodies['kyc.passed'], events[0]!.body); // the documented contract
@@ -138,12 +139,12 @@ describe('KYC verification flow', () => {
     expect((await submit(created.sessionId, documentForm(), { selfie: await selfie({ person: 'John_Savage' }) })).status).toBe(303);
     const s = await eventually(async () => {
       const x = await sessionOf(created.id);
-      expect(x.checkState).toBe('RETRY');
+      expect(x.check_state).toBe('RETRY');
       return x;
     }, CHECK_MS);
     expect(s.status).toBe('IN_PROGRESS');
     expect(s.reason).toMatch(/^The selfie does not show the person on the document photo/);
-    expect(Number(s.faceMatchScore)).toBeLessThan(DECLINE_BELOW);
+    expect(Number(s.face_match_score)).toBeLessThan(DECLINE_BELOW);
     expect(s.checks).toContainEqual({ name: 'face_match', passed: false, hard: true, detail: s.reason });
     // The merchant reads why and how many attempts are left; nothing final happened: no event, no customer.
     expect((await call(m, 'get', `/api/v2/kyc/sessions/${created.id}`)).body.session).toMatchObject({
@@ -173,8 +174,8 @@ describe('KYC verification flow', () => {
 
     expect((await submit(created.sessionId, documentForm())).status).toBe(303);
     const passed = await decided(created.id, 'APPROVED');
-    expect(passed).toMatchObject({ attempts: 2, reason: null, checkState: 'DECIDED' });
-    expect(await ctx.deps.db.kycFile.count({ where: { sessionId: created.id } })).toBe(2); // the retry's pictures replaced the first ones
+    expect(passed).toMatchObject({ attempts: 2, reason: null, check_state: 'DECIDED' });
+    expect(await countKycFiles(ctx.deps.db, created.id)).toBe(2); // the retry's pictures replaced the first ones
     expect((await call(m, 'get', `/api/v2/kyc/sessions/${created.id}`)).body.session).toMatchObject({
       status: 'APPROVED',
       declineReason: null,
@@ -191,7 +192,7 @@ describe('KYC verification flow', () => {
     const created = (await call(m, 'post', '/api/v2/kyc/sessions', { customerEmail: 'twice@example.kz', maxAttempts: 2 })).body.session;
     for (const attempt of [1, 2]) {
       expect((await submit(created.sessionId, documentForm(), { selfie: await selfie({ person: 'John_Savage' }) })).status).toBe(303);
-      await eventually(async () => expect(await sessionOf(created.id)).toMatchObject({ attempts: attempt, checkState: attempt === 1 ? 'RETRY' : 'DECIDED' }), CHECK_MS);
+      await eventually(async () => expect(await sessionOf(created.id)).toMatchObject({ attempts: attempt, check_state: attempt === 1 ? 'RETRY' : 'DECIDED' }), CHECK_MS);
     }
     const s = await decided(created.id, 'DECLINED');
     expect((await call(m, 'get', `/api/v2/kyc/sessions/${created.id}`)).body.session).toMatchObject({
@@ -215,19 +216,19 @@ describe('KYC verification flow', () => {
     }
     const v1 = await v1Request(ctx.app, m, 'post', '/api/v1/kyc/sessions', { level: 'basic', redirectUrl: 'https://shop.example/r', maxAttempts: 5 });
     expect(v1.body).toMatchObject({ status: 'pending', maxAttempts: 5, attemptsUsed: 0, attemptsRemaining: 5, retryRequired: false, declineReason: null });
-    expect(await ctx.deps.db.kycSession.count({ where: { merchantId: m.merchantId } })).toBe(2);
+    expect(await countKycSessions(ctx.deps.db, m.merchantId)).toBe(2);
   });
 
   it('a session still waiting for a retry at expiresAt ends DECLINED with its last reason and kyc.rejected', async () => {
     const m = await newMerchant(ctx.deps);
     const created = (await call(m, 'post', '/api/v2/kyc/sessions', { customerEmail: 'late@example.kz' })).body.session;
     expect((await submit(created.sessionId, documentForm({ documentExpiresAt: `${year - 1}-01-31` }))).status).toBe(303);
-    await eventually(async () => expect((await sessionOf(created.id)).checkState).toBe('RETRY'), CHECK_MS);
-    await ctx.deps.db.kycSession.update({ where: { id: created.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await eventually(async () => expect((await sessionOf(created.id)).check_state).toBe('RETRY'), CHECK_MS);
+    await setKycSessionExpiresAt(ctx.deps.db, created.id, new Date(Date.now() - 1000));
     // Past its time the page takes nothing more; the suite's expiry loop ends the session.
     expect((await submit(created.sessionId, documentForm())).status).toBe(422);
     const s = await decided(created.id, 'DECLINED');
-    expect(s).toMatchObject({ attempts: 1, decidedBy: 'auto:rules', checkState: 'DECIDED' });
+    expect(s).toMatchObject({ attempts: 1, decided_by: 'auto:rules', check_state: 'DECIDED' });
     expect((await call(m, 'get', `/api/v2/kyc/sessions/${created.id}`)).body.session).toMatchObject({ declineReason: 'DOCUMENT_EXPIRED', attemptsRemaining: 0 });
     const events = await eventsOf(ctx.deps.db, owner(m), 'kyc.rejected');
     expect(events).toHaveLength(1);
@@ -256,7 +257,7 @@ describe('KYC verification flow', () => {
     expect((await submit(created.sessionId, documentForm({ mrz: '' }), { document: await idCard({ zone: null }) })).status).toBe(303);
     const s = await eventually(async () => {
       const x = await sessionOf(created.id);
-      expect(x.checkState).toBe('MANUAL_REVIEW');
+      expect(x.check_state).toBe('MANUAL_REVIEW');
       return x;
     }, CHECK_MS);
     expect(s.status).toBe('IN_PROGRESS');
@@ -291,7 +292,7 @@ describe('KYC verification flow', () => {
     expect(badData.text).not.toContain('<script>');
     expect(badData.text).toContain('&lt;script&gt;');
     expect((await sessionOf(created.id)).status).toBe('NOT_STARTED');
-    expect(await ctx.deps.db.kycFile.count({ where: { sessionId: created.id } })).toBe(0);
+    expect(await countKycFiles(ctx.deps.db, created.id)).toBe(0);
 
     const v1 = (await v1Request(ctx.app, m, 'post', '/api/v1/kyc/sessions', { level: 'advanced', redirectUrl: 'https://shop.example/r', locale: 'kz' })).body;
     const sessionId = v1.verificationUrl.split('/kyc/')[1];
@@ -303,8 +304,8 @@ describe('KYC verification flow', () => {
     expect(noProof.text).toContain('proof of address');
     expect((await submit(sessionId, documentForm(), { addressProof: Buffer.from('%PDF-1.4\n1 0 obj\n<<>>\nendobj\n%%EOF') })).status).toBe(303);
     expect((await v1Request(ctx.app, m, 'get', `/api/v1/kyc/sessions/${v1.id}`)).body.status).toBe('in_progress');
-    await eventually(async () => expect((await sessionOf(v1.id)).checkState).toBe('MANUAL_REVIEW'), CHECK_MS);
-    expect(await ctx.deps.db.kycFile.count({ where: { sessionId: v1.id } })).toBe(3);
+    await eventually(async () => expect((await sessionOf(v1.id)).check_state).toBe('MANUAL_REVIEW'), CHECK_MS);
+    expect(await countKycFiles(ctx.deps.db, v1.id)).toBe(3);
   });
 
   it('the payment page of a kycRequired invoice sends the payer to verification, and back to pay once approved', async () => {
@@ -334,7 +335,7 @@ describe('KYC verification flow', () => {
     const m = await newMerchant(ctx.deps);
     const v1 = (await v1Request(ctx.app, m, 'post', '/api/v1/kyc/sessions', { level: 'basic', redirectUrl: 'https://shop.example/r' })).body;
     const sessionId = v1.verificationUrl.split('/kyc/')[1];
-    await ctx.deps.db.kycSession.update({ where: { id: v1.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await setKycSessionExpiresAt(ctx.deps.db, v1.id, new Date(Date.now() - 1000));
     // Past its time, the page refuses before the loop has marked it.
     const late = await submit(sessionId, documentForm());
     expect(late.status).toBe(422);

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { ManualClock } from '@pay/runtime';
+import { countKycSessions, kycSessionRow, setKycSessionExpiresAt, setKycSessionStatus } from '../../../test/kyc/store';
 import { clockSigner, invoicingAppForSuite, newMerchant, v1Request } from '../../../test/test-support';
 import { expireDueKycSessions } from './expiry';
 
@@ -28,7 +29,7 @@ describe('KYC sessions v2', () => {
         createdAt: '2026-03-01T10:00:00.000Z',
       },
     });
-    const stored = await ctx.deps.db.kycSession.findUniqueOrThrow({ where: { id: r.body.session.id } });
+    const stored = await kycSessionRow(ctx.deps.db, r.body.session.id);
     expect(stored).toMatchObject({ language: 'ru', level: 'basic', api: 'v2' });
   });
 
@@ -47,8 +48,8 @@ describe('KYC sessions v2', () => {
     expect(full.body.session).toMatchObject({ invoiceId: inv.body.invoice.id, customerEmail: 'other@example.kz', customerPhone: '+79990001122', customerId: 'crm-42' });
     const inherited = await call(m, 'post', '/api/v2/kyc/sessions', { invoiceId: inv.body.invoice.id });
     expect(inherited.body.session).toMatchObject({ customerEmail: 'anna@example.kz', customerPhone: '+77011234567', customerId: null });
-    const stored = await ctx.deps.db.kycSession.findUniqueOrThrow({ where: { id: full.body.session.id } });
-    expect(stored).toMatchObject({ language: 'kk', returnUrl: 'https://shop.example/kyc-done?order=7&x=%22' });
+    const stored = await kycSessionRow(ctx.deps.db, full.body.session.id);
+    expect(stored).toMatchObject({ language: 'kk', return_url: 'https://shop.example/kyc-done?order=7&x=%22' });
   });
 
   it('refuses an invoice of another merchant or of the other mode, and bad fields, writing nothing', async () => {
@@ -74,7 +75,7 @@ describe('KYC sessions v2', () => {
       expect(b.status).toBe(400);
       expect(b.body.error.code).toBe('VALIDATION_ERROR');
     }
-    expect(await ctx.deps.db.kycSession.count({ where: { merchantId: m.merchantId } })).toBe(0);
+    expect(await countKycSessions(ctx.deps.db, m.merchantId)).toBe(0);
   });
 
   it('lists newest first with limit (default 50, max 100), offset, status and invoiceId filters; items have the list view', async () => {
@@ -85,7 +86,7 @@ describe('KYC sessions v2', () => {
       clock.advance(1000);
       ids.push((await call(m, 'post', '/api/v2/kyc/sessions', i === 1 ? { invoiceId: inv.body.invoice.id } : { customerId: `c${i}` })).body.session.id);
     }
-    await ctx.deps.db.kycSession.update({ where: { id: ids[0]! }, data: { status: 'EXPIRED' } });
+    await setKycSessionStatus(ctx.deps.db, ids[0]!, 'EXPIRED');
     const all = await call(m, 'get', '/api/v2/kyc/sessions');
     expect(all.status).toBe(200);
     expect(all.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, pages: 1 });
@@ -127,7 +128,7 @@ describe('KYC sessions v2', () => {
   it('expiry marks a NOT_STARTED session past its expiresAt EXPIRED, once', async () => {
     const m = await newMerchant(ctx.deps);
     const c = await call(m, 'post', '/api/v2/kyc/sessions', { customerEmail: 'late@b.kz' });
-    await ctx.deps.db.kycSession.update({ where: { id: c.body.session.id }, data: { expiresAt: new Date(clock.now().getTime() - 1000) } });
+    await setKycSessionExpiresAt(ctx.deps.db, c.body.session.id, new Date(clock.now().getTime() - 1000));
     expect(await expireDueKycSessions(ctx.deps)).toBeGreaterThanOrEqual(1);
     expect((await call(m, 'get', `/api/v2/kyc/sessions/${c.body.session.id}`)).body.session.status).toBe('EXPIRED');
     // Nothing else is due at this suite's clock: a second pass expires nothing.
@@ -161,11 +162,11 @@ describe('KYC sessions v1', () => {
       attemptsUsed: 0,
       attemptsRemaining: 3,
     });
-    const stored = await ctx.deps.db.kycSession.findUniqueOrThrow({ where: { id: r.body.id } });
-    expect(stored).toMatchObject({ api: 'v1', language: 'kk', level: 'advanced', webhookUrl: 'https://hooks.example/kyc', returnUrl: 'https://shop.example/back' });
+    const stored = await kycSessionRow(ctx.deps.db, r.body.id);
+    expect(stored).toMatchObject({ api: 'v1', language: 'kk', level: 'advanced', webhook_url: 'https://hooks.example/kyc', return_url: 'https://shop.example/back' });
     const basic = await v1Request(ctx.app, m, 'post', '/api/v1/kyc/sessions', { level: 'basic', redirectUrl: 'https://shop.example/back' });
     expect(basic.body).toMatchObject({ level: 'basic', metadata: {} });
-    expect((await ctx.deps.db.kycSession.findUniqueOrThrow({ where: { id: basic.body.id } })).language).toBe('ru');
+    expect((await kycSessionRow(ctx.deps.db, basic.body.id)).language).toBe('ru');
     const got = await v1Request(ctx.app, m, 'get', `/api/v1/kyc/sessions/${r.body.id}`);
     expect(got.status).toBe(200);
     expect(got.body).toEqual(r.body);
@@ -192,6 +193,6 @@ describe('KYC sessions v1', () => {
       expect(r.status).toBe(422);
       expect(r.body).toEqual({ error: { code: 'VALIDATION_FAILED', message: expect.stringContaining('webhookUrl'), details: [{ field: 'webhookUrl', message: expect.any(String) }] } });
     }
-    expect(await ctx.deps.db.kycSession.count({ where: { merchantId: m.merchantId } })).toBe(0);
+    expect(await countKycSessions(ctx.deps.db, m.merchantId)).toBe(0);
   });
 });

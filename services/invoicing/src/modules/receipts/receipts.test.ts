@@ -5,7 +5,7 @@ import { eventually } from '@pay/testing';
 import { Queues } from '@pay/queue';
 import { signedHeaders } from '@pay/auth';
 import { invoicingAppForSuite, newMerchant, v2Request, type TestMerchant } from '../../../test/test-support';
-import { outboxOf } from '../../../test/tables';
+import { outboxJobIdsOf, outboxRow } from '@pay/queue/test';
 import { backdateReceipt, countReceiptsOf, receiptColumns } from '../../../test/receipts/store';
 import { checkReceipt } from './check';
 import { reconcileReceipts, startReceiptWorker } from './worker';
@@ -56,8 +56,8 @@ describe('POST /api/v2/invoices/{id}/receipts', () => {
     // Named photo.png and declared image/png: a PDF all the same, by its bytes.
     expect(row).toEqual({ content_type: 'application/pdf', size_bytes: bytes.length, source: 'api' });
     // The check job went to the outbox in the same transaction.
-    const jobs = await outboxOf(ctx.deps.db).selectFrom('outbox').select(['queue', 'payload']).where('job_id', '=', r.id).execute();
-    expect(jobs).toEqual([{ queue: 'invoicing-receipt-checks', payload: { receiptId: r.id } }]);
+    expect(await outboxRow(ctx.deps.db, r.id)).toMatchObject({ queue: 'invoicing-receipt-checks', payload: { receiptId: r.id } });
+    expect((await outboxJobIdsOf(ctx.deps.db, 'invoicing-receipt-checks')).filter((job) => job === r.id)).toHaveLength(1);
   });
 
   it('answers a retry with the same Idempotency-Key and bytes with the first receipt, writing one', async () => {
