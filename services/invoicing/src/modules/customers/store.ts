@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Owner } from '@pay/auth';
 import type { Money } from '@pay/money';
 import { type InvoicingQueries, type Tables } from '../../db';
@@ -15,7 +15,29 @@ import { trustLevelOf } from './trust';
 /** An e-mail as customers store it: lower-cased by Postgres (`lower`), as every comparison does. */
 const lowered = (email: string | null) => sql<string | null>`lower(${email})`;
 
-export type CustomerRow = Selectable<Tables.Customer>;
+/**
+ * A customer as the rest of the service sees it, declared here rather than derived from the
+ * generated table, so a renamed column fails the type check in this store only.
+ */
+export interface CustomerRow {
+  id: string;
+  merchant_id: string;
+  is_test: boolean;
+  full_name: string | null;
+  email: string | null;
+  phone: string | null;
+  kyc_status: Tables.KycStatus;
+  trust_level: Tables.TrustLevel;
+  total_payments: number;
+  /** Paid amounts less refunds: numeric text. */
+  total_amount: string;
+  last_payment_at: Date | null;
+  is_blocked: boolean;
+  blocked_at: Date | null;
+  blocked_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
 
 /** Who pays an invoice, as the invoice names them (its bound customer, e-mail, phone) in the merchant's mode. */
 export interface PayerRef {
@@ -215,7 +237,17 @@ export const customerKycVerifiedOf = (eb: InvoiceEb) =>
  * Three index probes at most.
  */
 export const invoiceCustomer = (eb: InvoiceEb) => {
-  const customer = () => eb.selectFrom('customers as c').select(['c.id', 'c.full_name', 'c.email', 'c.kyc_status', 'c.is_blocked']);
+  // Each column cast to its declared type: a renamed column fails here, not in the invoices store's reads.
+  const customer = () =>
+    eb
+      .selectFrom('customers as c')
+      .select((c) => [
+        c.ref('c.id').$castTo<string>().as('id'),
+        c.ref('c.full_name').$castTo<string | null>().as('full_name'),
+        c.ref('c.email').$castTo<string | null>().as('email'),
+        c.ref('c.kyc_status').$castTo<Tables.KycStatus>().as('kyc_status'),
+        c.ref('c.is_blocked').$castTo<boolean>().as('is_blocked'),
+      ]);
   const unbound = () => customer().where('i.customer_id', 'is', null).whereRef('c.merchant_id', '=', 'i.merchant_id').whereRef('c.is_test', '=', 'i.is_test');
   return customer()
     .whereRef('c.id', '=', 'i.customer_id')

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, SelectQueryBuilder, Updateable } from 'kysely';
+import type { Insertable, SelectQueryBuilder, Updateable } from 'kysely';
 import { type InvoicingQueries, type Tables } from '../../db';
 
 /*
@@ -8,8 +8,33 @@ import type { Owner } from '@pay/auth';
 
 export type ReceiptStatus = Tables.ReceiptStatus;
 
-/** A receipt as read here: the generated row, `extracted_date` (`YYYY-MM-DD`) as text, since a date has no time zone to get wrong. */
-export type ReceiptRow = Omit<Selectable<Tables.Receipt>, 'extracted_date'> & { extracted_date: string | null };
+/**
+ * A receipt as the rest of the service sees it, declared here rather than derived from the
+ * generated table, so a renamed column fails the type check in this store only.
+ * `extracted_date` (`YYYY-MM-DD`) is text, since a date has no time zone to get wrong; amounts
+ * are numeric text.
+ */
+export interface ReceiptRow {
+  id: string;
+  invoice_id: string;
+  merchant_id: string;
+  is_test: boolean;
+  status: ReceiptStatus;
+  storage_key: string;
+  content_type: string;
+  size_bytes: number;
+  source: string;
+  extracted_amount: string | null;
+  extracted_date: string | null;
+  confidence: number | null;
+  bank: string | null;
+  payment_type: string | null;
+  rejection_reason: string | null;
+  verified_amount: string | null;
+  verified_at: Date | null;
+  created_at: Date;
+  content_sha256: string | null;
+}
 
 /** Every column of a receipt, `extracted_date` as its text. */
 const selectReceiptRow = (db: InvoicingQueries['$kysely']) =>
