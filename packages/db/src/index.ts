@@ -4,5 +4,4 @@ export { preparedStatement } from './prepared';
 export { isDatabaseUnavailable, isUniqueViolation } from './errors';
 export { openPools, pgPool, type PoolCounts } from './pool';
 export { PgRows } from './rows';
-export * from './bridge';
 export type { Kysely } from 'kysely';

@@ -28,7 +28,6 @@ let statements = 0;
  */
 export function preparedStatement<DB, P extends object, O>(build: (db: Kysely<DB>, params: P) => Compilable<O>) {
   let compiled: CompiledQuery<O> | undefined;
-  // Its own prefix: the old bridge's `prepared` names its statements `prepared-<n>` on the same connections.
   const name = `pay-db-${++statements}`;
   return async (db: Kysely<DB>, values: P): Promise<O[]> => {
     compiled ??= build(db, new Proxy({}, { get: (_, key) => new Slot(String(key)) }) as P).compile();
