@@ -19,6 +19,18 @@ import {
   type RunningService,
 } from '@pay/testing';
 import { buildServiceProcess } from '@pay/build';
+import { invoiceStatusCountsIn, openWithdrawalsIn, postingsByKindIn, transactionCountIn, withdrawalStatusCountsIn } from '@pay/crypto/test';
+import {
+  batchesCreatedIn,
+  batchInvoiceCountsIn,
+  customerTotalsIn,
+  emailOutcomesIn,
+  expireNowIn,
+  invoiceStatusesIn,
+  pendingInvoicesIn,
+  refundStatusCountsIn,
+  unfinishedBatchWorkIn,
+} from '@pay/invoicing/test';
 
 /**
  * The whole stack doubled (issue 12): two processes of each service, compiled as production
@@ -67,7 +79,8 @@ const DRAIN_MS = 5000;
 const RETRY_UNAVAILABLE = 5;
 
 type Row = Record<string, any>;
-type Query = (sql: string, params?: unknown[]) => Promise<Row[]>;
+/** SQL text on the stack's Postgres (the owners' test helpers take it as their `SqlQuery`). */
+type Query = <T extends Row = Row>(sql: string, params?: unknown[]) => Promise<T[]>;
 
 /** Runs `fn` over `items`, at most `limit` at a time; `i` picks the replica. */
 async function each<T>(items: T[], limit: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
@@ -185,7 +198,7 @@ async function dueInvoices({ v1, v2 }: Clients, q: Query) {
     expiring.push(expectStatus(await on(v2, i).signed('POST', '/api/v2/invoices', { amount: 20 + i, expiresInHours: 0.25 }), 201, 'v2 create').invoice.id);
   });
   // v2 cannot ask for less than 15 minutes: these are moved past expiry as time would.
-  await q(`UPDATE invoicing.invoices SET expires_at = now() WHERE id = ANY($1::uuid[]) AND api = 'v2'`, [expiring]);
+  await expireNowIn(q, expiring, 'v2');
   const deadline = Date.now() + 3000;
   const racing: string[] = [];
   for (const i of range(N.payVsExpiry)) {
@@ -243,7 +256,7 @@ async function cryptoWork({ crypto }: Clients, q: Query): Promise<void> {
     expectStatus(await on(crypto, i + 1).keyed('POST', '/api/v1/sandbox/transactions', { invoiceId: inv.id, amount: 100 }), 201, 'sandbox transfer');
   });
   await eventually(async () => {
-    expect((await q(`SELECT count(*)::int AS n FROM crypto.transactions WHERE status = 'Confirmed'`))[0]!.n).toBe(N.cryptoInvoices);
+    expect(await transactionCountIn(q, 'Confirmed')).toBe(N.cryptoInvoices);
   }, 60_000, 50);
   // Each body differs (crypto signatures are per second: equal bodies in one second would be replays).
   await each(range(N.withdrawals + N.failedWithdrawals), 4, async (i) => {
@@ -255,16 +268,18 @@ async function cryptoWork({ crypto }: Clients, q: Query): Promise<void> {
 /** Waits until nothing is left to do: due invoices closed, batches and e-mails done, withdrawals finished, every event delivered. */
 async function settled(q: Query, due: string[], emailsReceived: () => number): Promise<void> {
   await eventually(async () => {
-    const [s] = await q(
-      `SELECT (SELECT count(*) FROM invoicing.invoices WHERE id = ANY($1::uuid[]) AND status = 'PENDING')::int AS pending,
-              (SELECT count(*) FROM invoicing.batches WHERE status <> 'completed')::int AS batches,
-              (SELECT count(*) FROM invoicing.invoice_emails WHERE status <> 'sent')::int AS emails,
-              (SELECT count(*) FROM crypto.withdrawals WHERE status NOT IN ('Completed', 'Failed'))::int AS withdrawals,
-              (SELECT count(*) FROM webhooks.events WHERE dispatched_at IS NULL)::int AS undispatched,
-              (SELECT count(*) FROM webhooks.deliveries WHERE status <> 'succeeded')::int AS undelivered,
-              (SELECT count(*) FROM queue.outbox WHERE published_at IS NULL)::int AS unpublished`,
-      [due],
-    );
+    // The owners' parts through their test helpers; the packages' (webhooks, queue) still here.
+    const [pending, batchWork, withdrawals, [rest]] = await Promise.all([
+      pendingInvoicesIn(q, due),
+      unfinishedBatchWorkIn(q),
+      openWithdrawalsIn(q),
+      q(
+        `SELECT (SELECT count(*) FROM webhooks.events WHERE dispatched_at IS NULL)::int AS undispatched,
+                (SELECT count(*) FROM webhooks.deliveries WHERE status <> 'succeeded')::int AS undelivered,
+                (SELECT count(*) FROM queue.outbox WHERE published_at IS NULL)::int AS unpublished`,
+      ),
+    ]);
+    const s = { pending, ...batchWork, withdrawals, ...rest };
     expect(s).toEqual({ pending: 0, batches: 0, emails: 0, withdrawals: 0, undispatched: 0, undelivered: 0, unpublished: 0 });
     expect(emailsReceived()).toBeGreaterThanOrEqual(N.batches * N.batchRows);
   }, 60_000, 100);
@@ -291,29 +306,27 @@ async function customersCountedOnce(q: Query, paid: { id: string; email: string 
     const total = mine.reduce((s, p) => s + 100 - (refunded.get(p.id) ?? 0), 0);
     return { email, total_payments: mine.length, total: total.toFixed(2) };
   });
-  expect(await q(`SELECT email, total_payments, total_amount::text AS total FROM invoicing.customers ORDER BY email`)).toEqual(expected);
+  expect(await customerTotalsIn(q)).toEqual(expected);
 }
 
 /** Batch rows written once; each e-mail sent by one job run and received once. Returns the duplicates received. */
 async function batchesOnce(q: Query, batchIds: string[], recipients: string[]): Promise<number> {
   const rows = N.batches * N.batchRows;
-  expect(await q(`SELECT count(*)::int AS n, count(DISTINCT external_id)::int AS distinct FROM invoicing.invoices WHERE batch_id IS NOT NULL`)).toEqual([{ n: rows, distinct: rows }]);
-  expect(await q(`SELECT id::text, created FROM invoicing.batches ORDER BY id`)).toEqual([...batchIds].sort().map((id) => ({ id, created: N.batchRows })));
-  expect(await q(`SELECT status::text, attempts, count(*)::int AS n FROM invoicing.invoice_emails GROUP BY 1, 2`)).toEqual([{ status: 'sent', attempts: 1, n: rows }]);
+  expect(await batchInvoiceCountsIn(q)).toEqual({ n: rows, distinct: rows });
+  expect(await batchesCreatedIn(q)).toEqual([...batchIds].sort().map((id) => ({ id, created: N.batchRows })));
+  expect(await emailOutcomesIn(q)).toEqual([{ status: 'sent', attempts: 1, n: rows }]);
   expect(new Set(recipients).size).toBe(rows);
   return recipients.length - new Set(recipients).size;
 }
 
 /** Each transfer confirmed once (its four postings), each withdrawal held once and finished once. Returns postings by kind. */
 async function ledgerOnce(q: Query): Promise<Row[]> {
-  expect(await q(`SELECT status::text, count(*)::int AS n FROM crypto.invoices GROUP BY 1`)).toEqual([{ status: 'Paid', n: N.cryptoInvoices }]);
-  const postings = await q(
-    `SELECT kind::text, count(*)::int AS n, count(DISTINCT coalesce(transaction_id, withdrawal_id))::int AS subjects FROM crypto.ledger_entries GROUP BY 1 ORDER BY 1`,
-  );
+  expect(await invoiceStatusCountsIn(q)).toEqual([{ status: 'Paid', n: N.cryptoInvoices }]);
+  const postings = await postingsByKindIn(q);
   const allWithdrawals = N.withdrawals + N.failedWithdrawals;
   const expected = { deposit: N.cryptoInvoices, deposit_detected: N.cryptoInvoices, deposit_settled: N.cryptoInvoices, fee: N.cryptoInvoices, withdrawal_hold: allWithdrawals, withdrawal_release: N.failedWithdrawals };
   expect(postings).toEqual(Object.entries(expected).map(([kind, n]) => ({ kind, n, subjects: n })));
-  expect(await q(`SELECT status::text, count(*)::int AS n FROM crypto.withdrawals GROUP BY 1 ORDER BY 1`)).toEqual([
+  expect(await withdrawalStatusCountsIn(q)).toEqual([
     { status: 'Completed', n: N.withdrawals },
     { status: 'Failed', n: N.failedWithdrawals },
   ]);
@@ -487,7 +500,7 @@ describe('the stack doubled: two processes of every service on one Postgres and 
     const { events, crypto: cryptoEvents, invoicing: invoicingEvents } = await eventsOnce(q);
     expect([...payVsExpiry.values()].filter((s) => s !== 200 && s !== 422)).toEqual([]);
     const racedPaid = [...payVsExpiry.values()].filter((s) => s === 200).length;
-    const statuses = await q(`SELECT id::text, status::text FROM invoicing.invoices WHERE id = ANY($1::uuid[])`, [[...due.expiring, ...due.racing]]);
+    const statuses = await invoiceStatusesIn(q, [...due.expiring, ...due.racing]);
     for (const s of statuses) expect([s.id, s.status]).toEqual([s.id, payVsExpiry.get(s.id) === 200 ? 'PAID' : 'EXPIRED']);
     expect(await q(`SELECT body->'invoice'->>'id' FROM webhooks.events WHERE source = 'invoicing' AND type IN ('invoice.paid', 'invoice.expired') GROUP BY 1 HAVING count(*) > 1`)).toEqual([]);
     expect(events['invoicing:invoice.expired']).toBe(N.expiringV1 + N.expiringV2 + N.payVsExpiry - racedPaid);
@@ -495,7 +508,7 @@ describe('the stack doubled: two processes of every service on one Postgres and 
     expect(events['invoicing:invoice.paid']).toBe(N.paid + racedPaid);
     expect(events['invoicing:invoice.cancelled']).toBe(N.cancelled);
     const refunds = N.racedRefunds + N.singleRefunds;
-    expect(await q(`SELECT status::text, count(*)::int AS n FROM invoicing.refunds GROUP BY 1`)).toEqual([{ status: 'SUCCEEDED', n: refunds }]);
+    expect(await refundStatusCountsIn(q)).toEqual([{ status: 'SUCCEEDED', n: refunds }]);
     expect(events['invoicing:invoice.refunded']).toBe(refunds);
     await customersCountedOnce(q, paid);
     const recipients = smtp.received.flatMap((mail) => mail.to);

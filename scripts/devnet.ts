@@ -19,6 +19,7 @@ import { openDevnet, startDevnetNode, type Devnet } from '../services/crypto/src
 import { fromUnits } from '../services/crypto/src/chains/evm/amounts';
 import { isEvmAddress } from '../services/crypto/src/chains/addresses';
 import { createCryptoDatabase } from '../services/crypto/src/db';
+import { forgetPayouts, forgetWatcher } from '../services/crypto/test';
 
 // The same folder as scripts/stack.sh's, so a second stack (STACK_STATE=/x stack.sh devnet) has its own devnet.
 const STATE = path.resolve(__dirname, '..', process.env.STACK_STATE || '.stack');
@@ -102,12 +103,12 @@ function stopAll(): void {
 async function forgetPreviousDevnet(): Promise<void> {
   const { db, close } = createCryptoDatabase(process.env.DATABASE_URL ?? 'postgresql://root@127.0.0.1:5432/payments', 1);
   try {
-    const network = { in: NETWORKS.map((n) => n.network) };
+    // Through the chains module's test helpers (@pay/crypto/test): the tables are its store's.
     await db.$transaction(async (tx) => {
-      await tx.chainCursor.deleteMany({ where: { network } });
-      await tx.chainBlock.deleteMany({ where: { network } });
-      await tx.payoutTransaction.deleteMany({ where: { network } });
-      await tx.payoutWallet.deleteMany({ where: { network } });
+      for (const { network } of NETWORKS) {
+        await forgetWatcher(tx, network);
+        await forgetPayouts(tx, network);
+      }
     });
   } finally {
     await close();

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { apiClient, registerCryptoMerchant } from '@pay/testing';
+import { cursorBlockIn } from '@pay/crypto/test';
 import { startDevnet } from '../../services/crypto/src/chains/evm/devnet';
 import { toChecksumAddress } from '../../services/crypto/src/chains/addresses';
 import { startService } from '../lib/service';
@@ -90,7 +91,7 @@ export const chainSuite: MeasuredSuite = {
         if (i % 10 === 9) await devnet.mine(1);
       }
       await devnet.setAutomine(true);
-      const cursor = async () => BigInt((await sql.query(`SELECT block_number FROM crypto.chain_cursors WHERE network = 'Ethereum'`)).rows[0].block_number);
+      const cursor = () => cursorBlockIn((text, values) => sql.query(text, values).then((r) => r.rows), 'Ethereum');
       const from = await cursor();
       const t0 = performance.now();
       await devnet.mine(BLOCKS);

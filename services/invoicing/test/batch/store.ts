@@ -1,4 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
+import type { SqlQuery } from '../invoices/store';
 import type { InvoicingQueries, Tables } from '../../src/db';
 
 /**
@@ -38,4 +39,23 @@ export async function updateBatchEmails(on: InvoicingQueries, batchId: string, s
   let q = on.$kysely.updateTable('invoice_emails').set(set).where('batch_id', '=', batchId);
   if (address !== undefined) q = q.where('to_address', '=', address);
   await q.execute();
+}
+
+/** How many batches are not completed, and how many e-mails not sent; SQL text on a database of its own (an e2e stack's). */
+export async function unfinishedBatchWorkIn(query: SqlQuery): Promise<{ batches: number; emails: number }> {
+  const [row] = await query<{ batches: number; emails: number }>(
+    `SELECT (SELECT count(*) FROM invoicing.batches WHERE status <> 'completed')::int AS batches,
+            (SELECT count(*) FROM invoicing.invoice_emails WHERE status <> 'sent')::int AS emails`,
+  );
+  return row!;
+}
+
+/** Every batch's id and how many invoices it created (`[{ id, created }]`, by id); SQL text. */
+export function batchesCreatedIn(query: SqlQuery): Promise<{ id: string; created: number }[]> {
+  return query(`SELECT id::text, created FROM invoicing.batches ORDER BY id`);
+}
+
+/** E-mails by status and attempts (`[{ status, attempts, n }]`); SQL text. */
+export function emailOutcomesIn(query: SqlQuery): Promise<{ status: string; attempts: number; n: number }[]> {
+  return query(`SELECT status::text, attempts, count(*)::int AS n FROM invoicing.invoice_emails GROUP BY 1, 2`);
 }

@@ -1,4 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
+import type { SqlQuery } from '../invoices/store';
 import type { InvoicingQueries, Tables } from '../../src/db';
 
 /**
@@ -36,4 +37,9 @@ export async function setCustomersKyc(
   if (where.email !== undefined) q = q.where('email', '=', where.email);
   if (where.fullName !== undefined) q = q.where('full_name', '=', where.fullName);
   await q.execute();
+}
+
+/** Every customer's e-mail, payments counted and total (text), by e-mail; SQL text on a database of its own (an e2e stack's). */
+export function customerTotalsIn(query: SqlQuery): Promise<{ email: string | null; total_payments: number; total: string }[]> {
+  return query(`SELECT email, total_payments, total_amount::text AS total FROM invoicing.customers ORDER BY email`);
 }

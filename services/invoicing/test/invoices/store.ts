@@ -134,3 +134,28 @@ export async function refundedAmountOnStack(stack: Pick<ChaosStack, 'query'>, id
   const [row] = await stack.query<{ refunded: string }>('SELECT refunded_amount::text AS refunded FROM invoicing.invoices WHERE id = $1', [id]);
   return row?.refunded;
 }
+
+/** Runs SQL text on a database of its own (an e2e stack's pool, a chaos stack's `query`). */
+export type SqlQuery = <T extends Record<string, unknown>>(text: string, values?: unknown[]) => Promise<T[]>;
+
+/** Moves these invoices' expiry to now (v2 cannot ask for less than 15 minutes), those of this API only; SQL text. */
+export async function expireNowIn(query: SqlQuery, ids: string[], api: Tables.ApiVersion): Promise<void> {
+  await query(`UPDATE invoicing.invoices SET expires_at = now() WHERE id = ANY($1::uuid[]) AND api = $2`, [ids, api]);
+}
+
+/** How many of these invoices are still PENDING; SQL text. */
+export async function pendingInvoicesIn(query: SqlQuery, ids: string[]): Promise<number> {
+  const [row] = await query<{ n: number }>(`SELECT count(*)::int AS n FROM invoicing.invoices WHERE id = ANY($1::uuid[]) AND status = 'PENDING'`, [ids]);
+  return row!.n;
+}
+
+/** These invoices' statuses (`[{ id, status }]`); SQL text. */
+export function invoiceStatusesIn(query: SqlQuery, ids: string[]): Promise<{ id: string; status: string }[]> {
+  return query(`SELECT id::text, status::text FROM invoicing.invoices WHERE id = ANY($1::uuid[])`, [ids]);
+}
+
+/** How many invoices came from batches, and how many distinct external ids they have; SQL text. */
+export async function batchInvoiceCountsIn(query: SqlQuery): Promise<{ n: number; distinct: number }> {
+  const [row] = await query<{ n: number; distinct: number }>(`SELECT count(*)::int AS n, count(DISTINCT external_id)::int AS distinct FROM invoicing.invoices WHERE batch_id IS NOT NULL`);
+  return row!;
+}

@@ -1,4 +1,5 @@
 import type { ChaosStack } from '@pay/testing';
+import type { SqlQuery } from '../invoices/store';
 import type { InvoicingQueries } from '../../src/db';
 import type { RefundRow } from '../../src/modules/refunds/store';
 
@@ -44,4 +45,9 @@ export async function refundTotalsOnStack(stack: Pick<ChaosStack, 'query'>, invo
     [invoiceId],
   );
   return row!;
+}
+
+/** Refunds by status (`[{ status, n }]`); SQL text on a database of its own (an e2e stack's). */
+export function refundStatusCountsIn(query: SqlQuery): Promise<{ status: string; n: number }[]> {
+  return query(`SELECT status::text, count(*)::int AS n FROM invoicing.refunds GROUP BY 1`);
 }

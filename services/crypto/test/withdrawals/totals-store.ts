@@ -1,0 +1,6 @@
+import type { SqlQuery } from './store';
+
+/** Withdrawals by status (`[{ status, n }]`, by status), read with SQL text on a database of its own (an e2e stack's). */
+export function withdrawalStatusCountsIn(query: SqlQuery): Promise<{ status: string; n: number }[]> {
+  return query(`SELECT status::text, count(*)::int AS n FROM crypto.withdrawals GROUP BY 1 ORDER BY 1`);
+}
