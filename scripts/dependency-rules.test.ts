@@ -353,7 +353,6 @@ const KNOWN_TABLE_NAMINGS: readonly string[] = [
   'services/crypto/src/modules/merchants/merchants.test.ts → accounts.api_keys',
   'services/crypto/src/modules/merchants/merchants.test.ts → accounts.merchants',
   'services/crypto/src/modules/withdrawals/processing.chaos.test.ts → webhooks.events',
-  'services/crypto/src/modules/withdrawals/restart.test.ts → queue.outbox',
   'services/crypto/src/modules/withdrawals/withdrawals.test.ts → kit.idempotency_keys',
   // Invoicing: invoices/proof.ts reads receipts outside their store (payments reading it would close a cycle receipts → invoices → payments); housekeeping's test reads accounts' console sessions.
   'services/invoicing/src/housekeeping.test.ts → accounts.console_sessions',

@@ -5,6 +5,7 @@ import { fund, signedRequest, startCryptoApp, testMerchant } from '../../../test
 import { advanceWithdrawal } from './processing';
 import type { Chain, PayoutRequest, PayoutTx } from '../../chains/port';
 import { eventsOf } from '@pay/webhooks';
+import { outboxRow } from '@pay/queue/test';
 import { withdrawalStatus } from '../../../test/withdrawals/store';
 import { ledgerKinds } from '../../../test/ledger/store';
 
@@ -19,8 +20,8 @@ describe('withdrawal jobs across restarts', () => {
     const res = await signedRequest(api.app, m, 'post', '/api/v1/withdrawals', { toAddress: TRON, amount: 10, currency: 'USDT_TRC20' });
     expect(res.status).toBe(201);
     const id = res.body.data.id as string;
-    const [job] = await api.deps.db.$queryRaw<unknown[]>`SELECT 1 FROM queue.outbox WHERE job_id = ${id} AND published_at IS NULL`;
-    expect(job).toBeDefined();
+    // Its job is in the outbox, not yet published.
+    expect(await outboxRow(api.deps.db, id)).toMatchObject({ published_at: null });
     await api.close();
 
     // "Later", a process with workers comes up on the same queues.
