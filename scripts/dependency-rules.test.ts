@@ -348,7 +348,6 @@ const KNOWN_TABLE_NAMINGS: readonly string[] = [
   'e2e/stack-doubled.test.ts → webhooks.events',
   // scripts/devnet.ts resets chain rows.
   // Packages: kit, queue and webhooks have no store file yet (they name their tables all over their src/; accounts' are in src/store/), and their tests and @pay/testing read them.
-  'packages/webhooks/src/events.ts → webhooks.events',
   // Crypto: no module but withdrawals has a store; tests read rows directly.
   'services/crypto/src/modules/merchants/merchants.test.ts → accounts.api_keys',
   'services/crypto/src/modules/merchants/merchants.test.ts → accounts.merchants',

@@ -3,7 +3,8 @@ import type { Owner } from '@pay/auth';
 import { stringifyExact } from '@pay/http';
 import { compile, toDetails } from '@pay/schemas';
 import type { TSchema } from '@sinclair/typebox';
-import { webhookTables, type Queries } from './db';
+import type { Queries } from './db';
+import { eventRowsOf, insertEventRow } from './store/events';
 
 /** The channel a trigger on the events table NOTIFYs at each commit that recorded events (migration notify_on_event). */
 export const EVENTS_CHANNEL = 'webhooks_events';
@@ -56,21 +57,18 @@ export async function insertEvent(
 ): Promise<void> {
   // `livemode` is written here, from the event's own mode, for every event of every source.
   const body = stringifyExact({ event: e.type, timestamp: e.at, livemode: !e.owner.isTest, ...e.object });
-  await webhookTables(tx)
-    .insertInto('events')
-    .values({
-      id: e.id,
-      source: e.source,
-      merchant_id: e.owner.merchantId,
-      is_test: e.owner.isTest,
-      type: e.type,
-      body,
-      target_url: e.targetUrl ?? null,
-      target_endpoint_id: e.targetEndpointId,
-      created_at: new Date(e.at),
-      dispatched_at: e.dispatchedAt ?? null,
-    })
-    .execute();
+  await insertEventRow(tx, {
+    id: e.id,
+    source: e.source,
+    merchant_id: e.owner.merchantId,
+    is_test: e.owner.isTest,
+    type: e.type,
+    body,
+    target_url: e.targetUrl ?? null,
+    target_endpoint_id: e.targetEndpointId,
+    created_at: new Date(e.at),
+    dispatched_at: e.dispatchedAt ?? null,
+  });
 }
 
 export interface StoredEvent {
@@ -115,14 +113,7 @@ function assertDocumented(source: EventSource, type: string, body: unknown): voi
  * from its documentation fails the test that recorded it.
  */
 export async function eventsOf(db: Queries, owner: Owner, type?: string): Promise<StoredEvent[]> {
-  const rows = await webhookTables(db)
-    .selectFrom('events')
-    .select((eb) => ['id', 'source', 'merchant_id', 'is_test', 'type', eb.cast<string>('body', 'text').as('body'), 'target_url', 'created_at'])
-    .where('merchant_id', '=', owner.merchantId)
-    .where('is_test', '=', owner.isTest)
-    .$if(type !== undefined, (q) => q.where('type', '=', type!))
-    .orderBy('seq')
-    .execute();
+  const rows = await eventRowsOf(db, owner, type);
   for (const r of rows) assertDocumented(r.source as EventSource, r.type, JSON.parse(r.body));
   return rows.map((r) => ({
     id: r.id,
