@@ -7,7 +7,7 @@ import { countPayment, lockPayer, type CustomerRow } from '../modules/customers/
 import { inTransaction, type Tx } from '../transactions';
 import { emitInvoiceEvent } from '../modules/invoices/events';
 import { notPendingError } from '../modules/invoices/rules';
-import { lockInvoice, markPaid, type InvoiceRow } from '../modules/invoices/settlement';
+import { lockInvoice, markPaid, type InvoiceRow } from '../modules/invoices/published';
 
 /** Exceptions to "PENDING and not past expiresAt", each for one caller. */
 export interface PayOptions {

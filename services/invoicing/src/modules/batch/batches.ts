@@ -8,7 +8,7 @@ import type { InvoicingDeps, BatchDeps } from '../../deps';
 import { enabledCurrencies } from '../invoices/currencies';
 import { newInvoiceRow, providerFor, type Currency } from '../invoices/invoices';
 import type { InvoicingQueries } from '../../db';
-import { batchPaidTotals, batchRecipients, countBatchInvoices, drawBatchQrCodes, existingInvoiceIds, insertInvoices, takenExternalIds } from '../invoices/store';
+import { batchPaidTotals, batchRecipients, countBatchInvoices, drawBatchQrCodes, existingInvoiceIds, insertInvoices, takenExternalIds } from '../invoices/published';
 import { V1_DEFAULT_VALIDITY_HOURS } from '../invoices/v1/schemas';
 import { parseBatchCsv, type BatchDefaults, type BatchRow, type RowError } from './csv';
 import { batchEmailCounts, batchForWork, insertBatch, markBatchCompleted, ownedBatch, processingBatchIds, queueBatchEmails, recordBatchClashes, setBatchCreated } from './store';

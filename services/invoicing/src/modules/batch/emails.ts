@@ -1,7 +1,7 @@
 import { html } from '@pay/http';
 import { money } from '@pay/money';
 import type { BatchDeps } from '../../deps';
-import { invoicesForEmails } from '../invoices/store';
+import { invoicesForEmails } from '../invoices/published';
 import { paymentLinkOf } from '../invoices/views';
 import type { MailMessage } from './mailer';
 import { batchIdsWithUnsentEmails, markEmailsFailed, markEmailsSent, unsentBatchEmails } from './store';

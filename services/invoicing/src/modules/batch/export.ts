@@ -4,7 +4,7 @@ import { money } from '@pay/money';
 import type { BatchDeps } from '../../deps';
 import { paymentLinkOf } from '../invoices/views';
 import { v1Status } from '../invoices/v1/views';
-import { batchInvoices } from '../invoices/store';
+import { batchInvoices } from '../invoices/published';
 import { batchSummary } from './batches';
 import { emailsOfBatch } from './store';
 

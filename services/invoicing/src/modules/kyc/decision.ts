@@ -5,7 +5,7 @@ import type { InvoicingDeps } from '../../deps';
 import { createVerifiedCustomer, lockPayer, setCustomerKyc } from '../customers/payers';
 import { trustLevelOf } from '../customers/trust';
 import { inTransaction, type Tx } from '../../transactions';
-import { boundCustomerOf, markKycVerified } from '../invoices/store';
+import { boundCustomerOf, markKycVerified } from '../invoices/published';
 import { fullNameOf, kycEventSessionJson } from './views';
 import { lockKycSession, ownsKycSession, unretriedKycSessionsDue, updateKycSession, type KycSession } from './store';
 import type { KycCheck } from './provider';

@@ -3,7 +3,7 @@ import type { Owner } from '@pay/auth';
 import { outboundUrlProblem } from '@pay/http';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps, KycDeps } from '../../deps';
-import { selectInvoice, selectInvoiceById } from '../invoices/store';
+import { selectInvoice, selectInvoiceById } from '../invoices/published';
 import { filesOfSession, insertKycSession, kycSessionBySessionId, listOwnedKycSessions, openKycSessionOfInvoice, ownedKycSession, sessionsInManualReview, type KycSession } from './store';
 
 /** The module's session and file types, for the channels (which do not import the store). */

@@ -2,7 +2,7 @@ import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../../deps';
 import { payLockedInvoice } from '../../payments/payment';
 import { confirmedPaymentOf, needsReceiptAndConfirmation } from '../invoices/proof';
-import { lockInvoice } from '../invoices/store';
+import { lockInvoice } from '../invoices/published';
 import { paymentMethodOf } from '../invoices/views';
 import { inTransaction } from '../../transactions';
 import { openReview } from '../reviews/open';

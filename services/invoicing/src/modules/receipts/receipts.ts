@@ -4,7 +4,7 @@ import type { UploadedFile } from '@pay/http';
 import { outboxMessage, writeOutbox } from '@pay/queue';
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps, ReceiptsDeps } from '../../deps';
-import { lockInvoice, receiptTargetOf } from '../invoices/store';
+import { lockInvoice, receiptTargetOf } from '../invoices/published';
 import { inTransaction } from '../../transactions';
 import { insertReceipt, receiptCountOf, selectLatestReceipt, selectReceipt, selectReceipts, type ReceiptFilter, type ReceiptRow } from './store';
 

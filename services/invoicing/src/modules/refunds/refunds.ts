@@ -8,7 +8,7 @@ import { countRefund } from '../customers/payers';
 import { inTransaction, type Tx } from '../../transactions';
 import { emitInvoiceEvent } from '../invoices/events';
 import { FIAT_DECIMALS, providerFor } from '../invoices/invoices';
-import { addRefunded, currencyOf, externalOrdersOf, lockInvoice, type InvoiceRow } from '../invoices/store';
+import { addRefunded, currencyOf, externalOrdersOf, lockInvoice, type InvoiceRow } from '../invoices/published';
 import { heldByRefunds, insertRefund, refundById, refundOfIdempotencyKey, refundsOfInvoice, settlePendingRefund, stalePendingRefunds, type RefundRow } from './store';
 
 export type { RefundRow };

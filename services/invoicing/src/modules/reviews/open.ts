@@ -1,6 +1,6 @@
 import type { Clock } from '@pay/runtime';
 import { emitInvoiceEvent } from '../invoices/events';
-import type { InvoiceRow } from '../invoices/store';
+import type { InvoiceRow } from '../invoices/published';
 import type { Tx } from '../../transactions';
 import { insertReview, type NewReview } from './store';
 

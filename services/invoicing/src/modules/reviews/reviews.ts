@@ -5,7 +5,7 @@ import { ApiError } from '@pay/schemas';
 import type { InvoicesDeps } from '../../deps';
 import { providerFor } from '../invoices/invoices';
 import { payLockedInvoice } from '../../payments/payment';
-import { invoiceLabelsOf, lockInvoice, type InvoiceRow } from '../invoices/store';
+import { invoiceLabelsOf, lockInvoice, type InvoiceRow } from '../invoices/published';
 import { inTransaction } from '../../transactions';
 import { lockUnsettledReview, selectUnsettledReviews, settleReview, type ReviewRow } from './store';
 

@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import type { InvoicingQueries, Tables } from '../../db';
 import type { PaymentMethod } from '../provider';
-import { existingInvoiceIds } from '../../modules/invoices/settlement';
+import { existingInvoiceIds } from '../../modules/invoices/published';
 import { DECLINED_STATUSES, SETTLED_STATUSES } from '../statuses';
 
 /** An acquirer payment as stored (table acquirer_payments, owned by this module): one per attempt of an invoice. */

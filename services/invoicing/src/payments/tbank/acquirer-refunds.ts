@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { money } from '@pay/money';
 import type { InvoicingDeps } from '../../deps';
 import { recordRefundMadeElsewhere } from '../../modules/refunds/refunds';
-import { lockInvoice } from '../../modules/invoices/settlement';
+import { lockInvoice } from '../../modules/invoices/published';
 import { inTransaction } from '../../transactions';
 import type { AcquirerPaymentRow } from '../store/payments';
 import type { TBankProvider } from './provider';

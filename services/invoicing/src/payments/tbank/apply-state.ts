@@ -4,7 +4,7 @@ import type { InvoicingDeps } from '../../deps';
 import { emitInvoiceEvent } from '../../modules/invoices/events';
 import { payLockedInvoice } from '../payment';
 import { needsReceiptAndConfirmation, hasApprovedReceipt } from '../../modules/invoices/proof';
-import { lockInvoice, recordConfirmedPayment } from '../../modules/invoices/settlement';
+import { lockInvoice, recordConfirmedPayment } from '../../modules/invoices/published';
 import { closeReceiptReviews, openReview, type ReviewReason } from '../../modules/reviews/open';
 import { inTransaction } from '../../transactions';
 import { attemptStatus } from '../attempts';

@@ -6,7 +6,7 @@ import { ApiError } from '@pay/schemas';
 import type { CancelOrderResult, ChargeResult, OrderRequest, PaymentProvider, ProviderOrder, RefundResult, VoidResult } from '../provider';
 import { AcquirerRefused, AcquirerUnavailable, type TBankClient } from './client';
 import { isUniqueViolation } from '@pay/db';
-import { setPaymentTarget, selectInvoiceById } from '../../modules/invoices/settlement';
+import { setPaymentTarget, selectInvoiceById } from '../../modules/invoices/published';
 import { qrPngDataUri } from '../qr';
 import { DECLINED_STATUSES, INIT_STATUS, type AcquirerPaymentRow, type AcquirerPayments, type AcquirerRefundRow } from '../store/payments';
 
