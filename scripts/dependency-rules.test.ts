@@ -234,8 +234,11 @@ describe("a module's tables are named only in its store", () => {
 
   it('no file names a table outside its owner’s store but the listed ones', () => {
     const started = Date.now();
-    // This file and the scan name tables as data.
-    const files = sourcesUnder(ROOT, SCOPE).filter((f) => !['scripts/dependency-rules.test.ts', 'scripts/table-owners.ts'].includes(f));
+    // This file and the scan name tables as data. The bench's bare baselines (bench/baseline/)
+    // are by definition plain express + pg running the services' SQL by hand: the figure they
+    // give is what that SQL costs with nothing of ours around it, so they name the tables.
+    const exempt = (f: string) => ['scripts/dependency-rules.test.ts', 'scripts/table-owners.ts'].includes(f) || f.startsWith('bench/baseline/');
+    const files = sourcesUnder(ROOT, SCOPE).filter((f) => !exempt(f));
     const found = tableViolations(ROOT, files, tables);
     console.log(`table scan: ${found.length} namings outside their owner's store (${KNOWN_TABLE_NAMINGS.length} listed) in ${Date.now() - started} ms`);
     const { added, gone } = against(found.map(violationKey), KNOWN_TABLE_NAMINGS);
@@ -320,10 +323,6 @@ const KNOWN_IMPORT_VIOLATIONS: readonly string[] = [
  */
 const KNOWN_TABLE_NAMINGS: readonly string[] = [
   // The bench: its bare baselines (bench/baseline/, the same SQL without the service, by design until the owners publish it) and its scenarios' set-up and checks.
-  'bench/baseline/crypto.ts → crypto.invoices',
-  'bench/baseline/crypto.ts → crypto.withdrawals',
-  'bench/baseline/invoicing.ts → invoicing.customers',
-  'bench/baseline/invoicing.ts → invoicing.invoices',
   'bench/scenarios/webhooks.ts → webhooks.attempts',
   'bench/scenarios/webhooks.ts → webhooks.deliveries',
   'bench/scenarios/webhooks.ts → webhooks.events',
@@ -336,11 +335,7 @@ const KNOWN_TABLE_NAMINGS: readonly string[] = [
   // scripts/devnet.ts resets chain rows.
   // Packages: kit, queue and webhooks have no store file yet (they name their tables all over their src/; accounts' are in src/store/), and their tests and @pay/testing read them.
   // Crypto: no module but withdrawals has a store; tests read rows directly.
-  'services/crypto/src/modules/merchants/merchants.test.ts → accounts.api_keys',
-  'services/crypto/src/modules/merchants/merchants.test.ts → accounts.merchants',
   'services/crypto/src/modules/withdrawals/processing.chaos.test.ts → webhooks.events',
-  'services/crypto/src/modules/withdrawals/withdrawals.test.ts → kit.idempotency_keys',
   // Invoicing: invoices/proof.ts reads receipts outside their store (payments reading it would close a cycle receipts → invoices → payments); housekeeping's test reads accounts' console sessions.
-  'services/invoicing/src/housekeeping.test.ts → accounts.console_sessions',
   'services/invoicing/src/modules/invoices/proof.ts → invoicing.receipts',
 ];

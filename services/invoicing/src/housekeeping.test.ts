@@ -1,4 +1,5 @@
-import { accountTables, signInToConsole, consoleSessionOf } from '@pay/accounts';
+import { signInToConsole, consoleSessionOf } from '@pay/accounts';
+import { storedConsoleSessionTokens } from '@pay/accounts/test';
 import { ManualClock } from '@pay/runtime';
 import { housekeeping } from './background';
 import { invoicingAppForSuite, newMerchant } from '../test/test-support';
@@ -15,8 +16,7 @@ describe('housekeeping', () => {
 
     const pruned = await housekeeping({ ...ctx.deps, clock });
     expect(pruned.consoleSessions).toBeGreaterThanOrEqual(1);
-    const rows = await accountTables(ctx.deps.db).selectFrom('console_sessions').select('csrf_token').where('merchant_id', '=', m.merchantId).execute();
-    expect(rows.map((r) => r.csrf_token)).toEqual([fresh.csrfToken]);
+    expect(await storedConsoleSessionTokens(ctx.deps.db, m.merchantId)).toEqual([fresh.csrfToken]);
     expect(await consoleSessionOf(ctx.deps.db, fresh.token, clock.now())).not.toBeNull();
     expect(await consoleSessionOf(ctx.deps.db, old.token, clock.now())).toBeNull();
   });

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { randomUUID } from 'node:crypto';
-import { accountTables } from '@pay/accounts';
+import { merchantRowsAtRest } from '@pay/accounts/test';
 import { registerMerchant, signedRequest, cryptoAppForSuite, testKeyFor, uniqueEmail } from '../../../test/test-support';
 
 const ctx = cryptoAppForSuite();
@@ -33,13 +33,7 @@ describe('POST /api/v1/merchants/register', () => {
 
   it('stores neither the key nor the secret in plaintext', async () => {
     const m = await registerMerchant(ctx.app);
-    const rows = await accountTables(ctx.deps.db)
-      .selectFrom('merchants as m')
-      .innerJoin('api_keys as k', 'k.merchant_id', 'm.id')
-      .selectAll('m')
-      .select(['k.key_hash', 'k.key_prefix'])
-      .where('m.id', '=', m.merchantId)
-      .execute();
+    const rows = await merchantRowsAtRest(ctx.deps.db, m.merchantId);
     expect(rows).toHaveLength(1);
     const dump = JSON.stringify(rows);
     expect(dump).not.toContain(m.apiKey);

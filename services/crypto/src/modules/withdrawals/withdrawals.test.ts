@@ -1,6 +1,7 @@
 import request from 'supertest';
 import crypto, { randomUUID } from 'node:crypto';
 import { eventually } from '@pay/testing';
+import { abandonClaim } from '@pay/http/test';
 import { eventsOf } from '@pay/webhooks';
 import { fund, registerMerchant, signedRequest, cryptoAppForSuite, testMerchant, type TestMerchant } from '../../../test/test-support';
 import { ZERO_ADDRESS } from '../../chains/sandbox/sandbox';
@@ -263,11 +264,7 @@ describe('POST /api/v1/withdrawals', () => {
     expect(first.status).toBe(201);
     // What a crash right after the commit leaves: the key claimed, its answer never stored,
     // and the claim old enough for a retry to take it over.
-    const reset = await ctx.deps.db.$executeRaw`
-      UPDATE kit.idempotency_keys SET status = 'in_progress', response_status = NULL, response_body = NULL,
-             locked_at = now() - interval '2 minutes'
-       WHERE key = ${key}`;
-    expect(reset).toBe(1);
+    expect(await abandonClaim(ctx.deps.db, key)).toBe(1);
     const retry = await send(Date.now() + 1000);
     expect(retry.status).toBe(201);
     // The same withdrawal, as it stands now (the worker may have moved it on meanwhile).
