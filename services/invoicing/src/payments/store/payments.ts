@@ -1,3 +1,4 @@
+import { preparedStatement } from '@pay/db';
 import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import type { InvoicingQueries, Tables } from '../../db';
 import type { PaymentMethod } from '../provider';
@@ -387,14 +388,17 @@ export function attemptNoticeRowsOf(on: InvoicingQueries, invoiceId: string) {
 }
 
 /** The acquirer payments of an invoice as the API lists them (`attempts`), first first. */
-export function attemptRowsOf(on: InvoicingQueries, invoiceId: string) {
-  const tables = on.$kysely;
-  return tables
+// Prepared: every GET of an invoice runs it (see reviews/store.ts's UNSETTLED_OF_INVOICE for the figures).
+const ATTEMPTS_OF_INVOICE = preparedStatement((db: InvoicingQueries['$kysely'], p: { invoiceId: string }) =>
+  db
     .selectFrom('acquirer_payments')
     .select(['attempt', 'method', 'status', 'amount_kopecks', 'paid_kopecks', 'created_at', 'updated_at'])
-    .where('invoice_id', '=', invoiceId)
-    .orderBy('attempt')
-    .execute();
+    .where('invoice_id', '=', p.invoiceId)
+    .orderBy('attempt'),
+);
+
+export function attemptRowsOf(on: InvoicingQueries, invoiceId: string) {
+  return ATTEMPTS_OF_INVOICE(on.$kysely, { invoiceId });
 }
 
 /** The reconciler's work of one provider and mode, as the metrics report it. */
