@@ -53,3 +53,8 @@ export async function payoutCount(on: CryptoQueries, withdrawalId: string): Prom
   const { n } = await on.$kysely.selectFrom('payout_transactions').select((eb) => eb.fn.countAll<string>().as('n')).where('withdrawal_id', '=', withdrawalId).executeTakeFirstOrThrow();
   return Number(n);
 }
+
+/** Forgets one hot wallet (a test's own, registered with registerPayoutWallet). */
+export async function forgetPayoutWallet(on: CryptoQueries, address: string): Promise<void> {
+  await on.$kysely.deleteFrom('payout_wallets').where('address', '=', address).execute();
+}

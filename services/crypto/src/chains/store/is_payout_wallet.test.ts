@@ -2,6 +2,8 @@ import request from 'supertest';
 import { randomBytes } from 'node:crypto';
 import { cryptoAppForSuite, fund, signedRequest, testMerchant } from '../../../test/test-support';
 import { toChecksumAddress } from '../addresses';
+import { registerPayoutWallet } from '../evm/payout-store';
+import { forgetPayoutWallet } from '../../../test/chains/store';
 
 // is_payout_wallet.sql: create_withdrawal asks it whether a recipient is one of the hot wallets.
 const ctx = cryptoAppForSuite();
@@ -11,10 +13,10 @@ const available = async (apiKey: string) =>
   ).available;
 const wallet = toChecksumAddress(`0x${randomBytes(20).toString('hex')}`);
 
-afterAll(() => ctx.deps.db.$executeRaw`DELETE FROM crypto.payout_wallets WHERE address = ${wallet}`);
+afterAll(() => forgetPayoutWallet(ctx.deps.db, wallet));
 
 it('a withdrawal to a hot wallet, in any spelling, is refused as one of the platform’s own addresses, and nothing is held', async () => {
-  await ctx.deps.db.$executeRaw`INSERT INTO crypto.payout_wallets (network, address, next_nonce) VALUES ('Ethereum'::crypto."Network", ${wallet}, 0)`;
+  await registerPayoutWallet(ctx.deps.db, 'Ethereum', wallet, 0);
   const m = await testMerchant(ctx.app);
   await fund(ctx, m, 'USDT_ERC20', 100);
   for (const toAddress of [wallet, wallet.toLowerCase()]) {
