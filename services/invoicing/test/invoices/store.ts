@@ -1,6 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { ChaosStack } from '@pay/testing';
 import type { InvoicingQueries, Tables } from '../../src/db';
+import { selectInvoiceById, type InvoiceRow } from '../../src/modules/invoices/store';
 
 /**
  * The invoices module's test helper (its store's, for tests and the bench): what tests read
@@ -14,9 +15,13 @@ export function invoiceRow(on: InvoicingQueries, id: string): Promise<InvoiceCol
   return on.$kysely.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** These columns of one invoice (exactly them), or undefined. */
-export function invoiceColumns<C extends keyof InvoiceColumns & string>(on: InvoicingQueries, id: string, columns: readonly C[]): Promise<Pick<InvoiceColumns, C> | undefined> {
-  return on.$kysely.selectFrom('invoices').select(columns).where('id', '=', id).executeTakeFirst() as unknown as Promise<Pick<InvoiceColumns, C> | undefined>;
+/**
+ * These fields of one invoice (exactly them), or undefined: read as the store reads an invoice
+ * (`InvoiceRow`, declared there), so a renamed column breaks the store, not the tests.
+ */
+export async function invoiceColumns<C extends keyof InvoiceRow>(on: InvoicingQueries, id: string, columns: readonly C[]): Promise<Pick<InvoiceRow, C> | undefined> {
+  const row = await selectInvoiceById(on, id);
+  return row ? (Object.fromEntries(columns.map((c) => [c, row[c]])) as unknown as Pick<InvoiceRow, C>) : undefined;
 }
 
 /** The invoice's metadata as Postgres keeps its text (key order and number spelling as stored). */
