@@ -265,7 +265,11 @@ export class PayClient {
 
   private sign(style: SigningStyle, method: string, path: string, body: Uint8Array | undefined): Record<string, string> {
     const tick = style === 'crypto' ? 1000 : 1;
-    const key = `${style} ${method} ${path} ${body ? createHmac('sha256', 'k').update(body).digest('base64') : ''}`;
+    // Keyed by what the signature covers: the path without its query (signRequest), so calls
+    // that differ only in their query (pages of one list, sent at once) never share a timestamp,
+    // which would give them one signature and the second a replay refusal.
+    const signedPath = path.split('?', 1)[0];
+    const key = `${style} ${method} ${signedPath} ${body ? createHmac('sha256', 'k').update(body).digest('base64') : ''}`;
     const now = Date.now();
     const last = this.lastSigned.get(key);
     // Within the same timestamp unit, the next one: a timestamp a second ahead is well inside the 300 s window.

@@ -80,6 +80,21 @@ it('re-signs a crypto-style retry within the same second with a later timestamp,
   expect(server.received[1]!.headers['x-signature']).not.toBe(server.received[0]!.headers['x-signature']);
 });
 
+it('never signs two calls alike when they differ only in their query, which the signature does not cover', async () => {
+  // Seen as a flake of services.test's 429 test: six v2 lists at once (limit=1..6) signed in one
+  // millisecond got one signature, and the platform refused the second as a replay. Calls made
+  // together are signed together, so here they share a millisecond.
+  server.answer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ success: true, data: [], pagination: { total: 0, limit: 1, offset: 0, pages: 0 } }));
+  });
+  const c = client();
+  await Promise.all([1, 2, 3, 4, 5, 6].map((limit) => c.invoicing.listInvoices({ query: { limit } })));
+  const signatures = server.received.map((r) => r.headers['x-signature']);
+  expect(signatures.every((s) => typeof s === 'string' && s.length > 0)).toBe(true);
+  expect(new Set(signatures).size).toBe(6);
+});
+
 it('waits out a 409 IDEMPOTENCY_IN_PROGRESS (the first request with the key still runs), the one 4xx that asks to be sent again', async () => {
   script({ status: 409, headers: { 'Retry-After': '0' }, body: { success: false, error: { code: 'IDEMPOTENCY_IN_PROGRESS', message: 'still being processed' } } }, created);
   await client().invoicing.createInvoice({ body: { amount: 1, description: 'x' }, idempotencyKey: 'k-1' });
