@@ -9,6 +9,11 @@ export function outboxRow(db: Queries, jobId: string) {
   return queueTables(db).selectFrom('outbox').select(['queue', 'payload', 'published_at']).where('job_id', '=', jobId).executeTakeFirst();
 }
 
+/** Every outbox row of a job id, in any queue: a job written twice shows twice. */
+export function outboxRowsOfJob(db: Queries, jobId: string) {
+  return queueTables(db).selectFrom('outbox').select(['queue', 'payload']).where('job_id', '=', jobId).orderBy('id').execute();
+}
+
 /** Writes rows as they would stand after a time (written and published when given). */
 export async function insertOutboxRows(db: Queries, rows: { queue: string; jobId: string; payload?: string; createdAt: Date; publishedAt: Date | null }[]): Promise<void> {
   await queueTables(db)
