@@ -2,6 +2,8 @@
 // what a test checks of the rows, named here, by the tables' owner, and nowhere else.
 import type { Selectable } from 'kysely';
 import { webhookTables, type Queries } from '../src/db';
+import type { AttemptView } from '../src/deliveries';
+import { attemptView } from '../src/store/deliveries';
 import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../src/generated/kysely/tables';
 
 /** A delivery's row, its columns named as the code names them. */
@@ -22,18 +24,10 @@ export interface DeliveryRow {
   createdAt: Date;
 }
 
-/** An attempt's row. */
-export interface AttemptRow {
+/** An attempt's row: what the console shows of it, with its ids. */
+export interface AttemptRow extends AttemptView {
   id: string;
   deliveryId: string;
-  attemptedAt: Date;
-  durationMs: number;
-  url: string;
-  statusCode: number | null;
-  error: string | null;
-  responseBody: string | null;
-  succeeded: boolean;
-  manual: boolean;
 }
 
 /** An endpoint's state as the worker leaves it (failing streak, disabling). */
@@ -61,18 +55,7 @@ const delivery = (r: Selectable<WebhookDelivery>): DeliveryRow => ({
   createdAt: r.created_at,
 });
 
-const attempt = (r: Selectable<WebhookAttempt>): AttemptRow => ({
-  id: String(r.id),
-  deliveryId: r.delivery_id,
-  attemptedAt: r.attempted_at,
-  durationMs: r.duration_ms,
-  url: r.url,
-  statusCode: r.status_code,
-  error: r.error,
-  responseBody: r.response_body,
-  succeeded: r.succeeded,
-  manual: r.manual,
-});
+const attempt = (r: Selectable<WebhookAttempt>): AttemptRow => ({ id: String(r.id), deliveryId: r.delivery_id, ...attemptView(r) });
 
 /**
  * Deliveries left pending (or asked to be resent) by earlier runs, to receivers long closed,

@@ -5,7 +5,7 @@ import { ApiError } from '@pay/schemas';
 import type { Owner } from '@pay/auth';
 import type { Selectable } from 'kysely';
 import { webhookTables, type Queries, type Transactions } from '../db';
-import type { WebhookDelivery } from '../generated/kysely/tables';
+import type { WebhookAttempt, WebhookDelivery } from '../generated/kysely/tables';
 import { consoleEndpoint, ownEndpoint } from './endpoints';
 import { insertEvent } from '../events';
 import type { EventCatalogue } from '../catalogue';
@@ -64,6 +64,18 @@ export async function listDeliveries(db: Queries, owner: Owner, endpointId: stri
   return { items: rows.map(view), total: count.n };
 }
 
+/** An attempt's row as the console and the tests show it. */
+export const attemptView = (r: Pick<Selectable<WebhookAttempt>, 'attempted_at' | 'duration_ms' | 'url' | 'status_code' | 'error' | 'response_body' | 'succeeded' | 'manual'>): AttemptView => ({
+  attemptedAt: r.attempted_at,
+  durationMs: r.duration_ms,
+  url: r.url,
+  statusCode: r.status_code,
+  error: r.error,
+  responseBody: r.response_body,
+  succeeded: r.succeeded,
+  manual: r.manual,
+});
+
 /** Every attempt of these deliveries, oldest first, by delivery id. */
 export async function attemptsOf(db: Queries, deliveryIds: string[]): Promise<Map<string, AttemptView[]>> {
   if (deliveryIds.length === 0) return new Map();
@@ -77,16 +89,7 @@ export async function attemptsOf(db: Queries, deliveryIds: string[]): Promise<Ma
   const out = new Map<string, AttemptView[]>();
   for (const r of rows) {
     const list = out.get(r.delivery_id) ?? [];
-    list.push({
-      attemptedAt: r.attempted_at,
-      durationMs: r.duration_ms,
-      url: r.url,
-      statusCode: r.status_code,
-      error: r.error,
-      responseBody: r.response_body,
-      succeeded: r.succeeded,
-      manual: r.manual,
-    });
+    list.push(attemptView(r));
     out.set(r.delivery_id, list);
   }
   return out;
