@@ -8,7 +8,7 @@ import { kycFilesForReview, kycSessionsInReview, type KycSession } from '../../m
 import { loadSharp } from '../../engines/vision/images';
 import type { KycCheck } from '../../modules/kyc/provider';
 import { fullNameOf, maskDocumentNumber } from '../../modules/kyc/views';
-import { layout, sessionFrame } from './pages';
+import { layout, sessionFrame } from './layout';
 
 const tags = ['Console'];
 /** Reviews shown per page: each carries its pictures. */

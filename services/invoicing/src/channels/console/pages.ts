@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Request } from 'express';
-import { assertSameOriginSignIn, consoleSessionFrom, getMerchant, setSessionCookie, signInToConsole } from '@pay/accounts';
+import { assertSameOriginSignIn, setSessionCookie, signInToConsole } from '@pay/accounts';
 import { ownerOf, type AuthContext } from '@pay/auth';
 import { html, type Api, type SafeHtml } from '@pay/http';
 import { ApiError, MAX_OFFSET } from '@pay/schemas';
@@ -9,41 +9,9 @@ import { INVOICING_EVENT_KINDS } from '../../event-catalogue';
 import type { ConsoleDeps } from '../../deps';
 import { DeliveryQuery, IdParams, SignInBody } from './schemas';
 import { isSecure } from './routes';
-import { isOperator, QUEUES_PATH } from './operators';
-import { assetUrl } from '../../assets';
+import { HOME, layout, sessionFrame } from './layout';
 
 const PAGE_SIZE = 20;
-
-interface Frame {
-  title: string;
-  body: SafeHtml;
-  /** Signed-in pages carry the CSRF token for console.js and show who is signed in. */
-  session?: { csrfToken: string; merchant: string; mode: 'test' | 'live'; operator: boolean };
-}
-
-export function layout(f: Frame): SafeHtml {
-  return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${f.title} · Console</title><link rel="icon" href="data:,">
-${f.session ? html`<meta name="csrf-token" content="${f.session.csrfToken}">` : ''}
-<link rel="stylesheet" href="${assetUrl('console.css')}"><script src="${assetUrl('console.js')}" defer></script></head>
-<body>
-<header class="top"><a class="brand" href="/console/webhooks">Payments console</a>
-${
-  f.session
-    ? html`<nav><a href="/console/webhooks">Webhooks</a> <a href="/console/kyc" data-testid="nav-kyc">KYC review</a> <a href="/console/payment-reviews" data-testid="nav-payment-reviews">Payment reviews</a>${
-        f.session.operator ? html` <a href="${QUEUES_PATH}" data-testid="nav-queues">Queues</a>` : ''
-      }</nav>`
-    : ''
-}
-${
-  f.session
-    ? html`<span class="who"><span class="badge ${f.session.mode}" data-testid="mode">${f.session.mode === 'test' ? 'Test mode' : 'Live mode'}</span> ${f.session.merchant}</span>
-<form data-api="/console/api/session" data-method="DELETE" data-next="/console/sign-in"><button class="link">Sign out</button></form>`
-    : ''
-}</header>
-<main>${f.body}</main></body></html>`;
-}
 
 /** The sign-in form: console.js sends it to the JSON API; without script it posts itself. */
 function signInPage(error = ''): SafeHtml {
@@ -51,7 +19,7 @@ function signInPage(error = ''): SafeHtml {
     title: 'Sign in',
     body: html`<section class="narrow"><h1>Sign in</h1>
 <p>Use an API key. A test key (<code>sk_test_…</code>) shows test-mode webhooks; a live key, live ones.</p>
-<form method="post" action="/console/sign-in" data-api="/console/api/session" data-next="/console/webhooks" data-testid="sign-in">
+<form method="post" action="/console/sign-in" data-api="/console/api/session" data-next="${HOME}" data-testid="sign-in">
 <label>API key <input name="apiKey" type="password" autocomplete="off" required></label>
 <button class="primary">Sign in</button><p class="form-error" data-error>${error}</p></form></section>`,
   });
@@ -59,7 +27,7 @@ function signInPage(error = ''): SafeHtml {
 
 /** Refusals on console pages keep the console's look. */
 export function consoleErrorPage(err: ApiError, _req: Request): SafeHtml {
-  return layout({ title: err.status === 404 ? 'Not found' : 'Cannot continue', body: html`<h1>${err.status === 404 ? 'Not found' : 'Cannot continue'}</h1><p class="error" data-testid="error">${err.message}</p><p><a href="/console/webhooks">Back to webhooks</a></p>` });
+  return layout({ title: err.status === 404 ? 'Not found' : 'Cannot continue', body: html`<h1>${err.status === 404 ? 'Not found' : 'Cannot continue'}</h1><p class="error" data-testid="error">${err.message}</p><p><a href="${HOME}">Back to the console</a></p>` });
 }
 
 const when = (d: Date | null) => (d ? html`<time datetime="${d.toISOString()}">${d.toISOString().replace('T', ' ').slice(0, 19)} UTC</time>` : html`—`);
@@ -112,19 +80,12 @@ ${attemptRows(attempts.get(d.id) ?? [])}
   )}</ul>`;
 }
 
-/** What a signed-in page's frame shows: the CSRF token for console.js, the merchant and the mode. */
-export async function sessionFrame(deps: ConsoleDeps, req: Request, auth: AuthContext): Promise<NonNullable<Frame['session']>> {
-  const s = consoleSessionFrom(req.res!);
-  const merchant = await getMerchant(deps.db, auth.merchantId);
-  return { csrfToken: s.csrfToken, merchant: merchant.companyName, mode: auth.isTestMode ? ('test' as const) : ('live' as const), operator: isOperator(deps, auth.merchantId) };
-}
-
 /** The console pages: server-rendered, on the console JSON API through console.js for changes. */
 export function consolePages(pages: Api, deps: ConsoleDeps): void {
   const db = deps.db;
   const frame = (req: Request, auth: AuthContext) => sessionFrame(deps, req, auth);
 
-  pages.page({ method: 'get', path: '/console', summary: 'Console home', auth: 'session', handler: () => ({ redirect: '/console/webhooks' }) });
+  pages.page({ method: 'get', path: '/console', summary: 'Console home', auth: 'session', handler: () => ({ redirect: HOME }) });
 
   pages.page({ method: 'get', path: '/console/sign-in', summary: 'Sign in with an API key', auth: 'none', handler: () => ({ html: signInPage() }) });
 
@@ -141,7 +102,7 @@ export function consolePages(pages: Api, deps: ConsoleDeps): void {
         assertSameOriginSignIn(req, deps.config.PUBLIC_URL);
         const s = await signInToConsole(deps.db, deps.secrets, form.apiKey, deps.clock.now());
         setSessionCookie(res, s.token, s.expiresAt, isSecure(deps));
-        return { redirect: '/console/webhooks' };
+        return { redirect: HOME };
       } catch (err) {
         if (err instanceof ApiError && err.status < 500) return { status: err.status, html: signInPage(err.message) };
         throw err;

@@ -6,7 +6,7 @@ import type { ConsoleDeps, InvoicesDeps } from '../../deps';
 import { acceptReview, listReviews, refundReview } from '../../modules/reviews/reviews';
 import { reviewJson } from '../../modules/reviews/views';
 import { InvoiceReview } from '../../modules/invoices/schemas';
-import { layout, sessionFrame } from './pages';
+import { layout, sessionFrame } from './layout';
 
 const tags = ['Console'];
 const PAGE = 100;
