@@ -173,6 +173,8 @@ if [ -z "${CONSOLE_OPERATORS:-}" ]; then
 else
   OPERATOR_NOTE="sign in to the console with a key of a merchant in CONSOLE_OPERATORS"
 fi
+# The console reads crypto balances, transactions and withdrawals from this stack's crypto API.
+export CRYPTO_BASE_URL="http://127.0.0.1:${PORTS[crypto]}"
 for s in invoicing webhook-worker; do start "$s"; done
 for s in invoicing webhook-worker; do wait_ready "$s"; done
 [ -z "$TBANK_EMULATOR" ] || wait_ready tbank-emulator

@@ -87,6 +87,38 @@ export async function consoleSessionOf(db: Queries, token: string, now: Date, po
   return { auth: { keyId: s.keyId, merchantId: s.merchantId, isTestMode: s.keyIsTest }, csrfToken: s.csrfToken, expiresAt };
 }
 
+/**
+ * The header in which the console's server presents a signed-in merchant's session to
+ * another service's merchant API (crypto's balances, transactions, withdrawals), instead of
+ * an API key it does not have: the key is stored only as its hash.
+ */
+export const CONSOLE_SESSION_HEADER = 'x-console-session';
+
+/**
+ * Authenticates a merchant API request by a console session (`X-Console-Session`) where one is
+ * sent, and otherwise by `byApiKey` (`X-Api-Key`). A session only reads: any method but GET or
+ * HEAD is refused, so it can never create a key, a withdrawal or a sandbox transfer, whatever
+ * the route's auth level; and it is never a signature, so `signed` routes (which use
+ * `requireApiKey` alone) refuse it. The session is checked as the console checks it, on every
+ * request (expired, signed out, its key revoked or its merchant suspended: 401), and acts in its
+ * key's merchant and mode.
+ */
+export function apiKeyOrConsoleSession(byApiKey: RequestHandler, o: { db: Queries; clock: Clock; policy?: ConsoleSessionPolicy }): RequestHandler {
+  return async (req, res, next) => {
+    const token = req.get(CONSOLE_SESSION_HEADER);
+    if (token === undefined) return byApiKey(req, res, next);
+    try {
+      if (!SAFE_METHODS.has(req.method)) throw new ApiError('FORBIDDEN', `${CONSOLE_SESSION_HEADER} only reads (GET): send X-Api-Key, and a signature where the operation needs one`);
+      const session = token ? await consoleSessionOf(o.db, token, o.clock.now(), o.policy) : null;
+      if (!session) throw new ApiError('UNAUTHORIZED', 'Console session is not valid, or it expired: sign in to the console again');
+      req.auth = session.auth;
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
 export async function signOutOfConsole(db: Queries, token: string): Promise<void> {
   await deleteSession(db, hashToken(token));
 }

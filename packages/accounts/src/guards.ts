@@ -2,6 +2,8 @@ import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { rateLimit, ReplayGuard, requireApiKey, requireSignature, SIGNATURE_WINDOW_MS, type KeyResolver, type RateRule, type SigningStyle } from '@pay/auth';
 import type { Clock, Logger } from '@pay/runtime';
+import type { Queries } from '@pay/db';
+import { apiKeyOrConsoleSession } from './console-sessions';
 
 export interface MerchantGuardOptions {
   /** Names the Redis keys (`rl:<service>:…`, `replay:<service>:…`). */
@@ -21,6 +23,12 @@ export interface MerchantGuardOptions {
     /** Requests to one invoice's pages (`:invoiceId` routes) per minute, every client together; unset: no such limit. */
     pagesPerInvoicePerMinute?: number;
   };
+  /**
+   * Where console sessions are read (the service's client): when given, `key` routes also
+   * take a console session in `X-Console-Session`, for reading only (`apiKeyOrConsoleSession`):
+   * the console shows a merchant's data through the API the merchant calls.
+   */
+  consoleSessions?: Queries;
 }
 
 /**
@@ -33,7 +41,8 @@ export interface MerchantGuardOptions {
  *   then, on a route of one invoice (`:invoiceId`), per invoice across every client: many
  *   clients (or forged addresses behind a trusted proxy) cannot hammer one invoice's page,
  *   receipt upload or payment start;
- * - `key`: `X-Api-Key`, then rate limited per key (one Redis round trip);
+ * - `key`: `X-Api-Key` (or, with `consoleSessions`, a console session for GET and HEAD), then
+ *   rate limited per key (one Redis round trip);
  * - `signed`: `X-Api-Key`, then the request signature in this API's style, accepted once and
  *   counted against the same per-key limit in one Redis round trip.
  */
@@ -50,13 +59,14 @@ export function merchantGuards(o: MerchantGuardOptions): { none: RequestHandler[
   // The client's address: `req.ip` follows X-Forwarded-For only as far as TRUST_PROXY trusts (else it is the socket's).
   const address = (req: { ip?: string; socket: { remoteAddress?: string } }) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
   const authenticate = requireApiKey(o.resolver);
+  const authenticateReader = o.consoleSessions ? apiKeyOrConsoleSession(authenticate, { db: o.consoleSessions, clock: o.clock }) : authenticate;
   return {
     none: [rateLimit({ redis: o.redis, rule: perAddress, identify: address, onError })],
     page: [
       rateLimit({ redis: o.redis, rule: perAddressPages, identify: address, onError }),
       ...(perInvoicePages ? [rateLimit({ redis: o.redis, rule: perInvoicePages, identify: invoice, onError })] : []),
     ],
-    key: [authenticate, rateLimit({ redis: o.redis, rule: perKey, identify: (req) => req.auth?.keyId ?? null, onError })],
+    key: [authenticateReader, rateLimit({ redis: o.redis, rule: perKey, identify: (req) => req.auth?.keyId ?? null, onError })],
     signed: [
       authenticate,
       requireSignature({

@@ -10,6 +10,7 @@ export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-csrf-token"]',
+  'req.headers["x-console-session"]',
   'res.headers["set-cookie"]',
   'apiKey',
   'hmacSecret',

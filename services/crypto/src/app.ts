@@ -25,6 +25,9 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
     logger: deps.logger,
     clock: deps.clock,
     limits: { perKeyPerSecond: deps.config.RATE_LIMIT_PER_SECOND, anonymousPerMinute: deps.config.RATE_LIMIT_ANONYMOUS_PER_MINUTE, pagesPerMinute: deps.config.RATE_LIMIT_PAGES_PER_MINUTE },
+    // The invoicing console reads balances, transactions and withdrawals here with the
+    // merchant's console session (read-only; docs/architecture.md "The console").
+    consoleSessions: deps.db,
   });
   const api = new Api({
     envelope: 'success',

@@ -62,6 +62,11 @@ export const InvoicingOwnConfigSchema = Type.Object({
     pattern: '^$|^[0-9a-fA-F-]{36}(,[0-9a-fA-F-]{36})*$',
     description: 'comma-separated merchant ids whose console sessions may open the queue dashboard (/console/queues); empty: nobody',
   }),
+  CRYPTO_BASE_URL: Type.String({
+    pattern: '^https?://',
+    default: 'http://127.0.0.1:3002',
+    description: 'crypto’s merchant API ({crypto_base_url}), where the console reads a merchant’s crypto balances, transactions and withdrawals',
+  }),
   RECONCILE_INTERVAL_MS: Type.Integer({
     minimum: 10,
     maximum: 3_600_000,

@@ -8,6 +8,7 @@ import { consoleRoutes } from './routes';
 import { consoleKycPages, consoleKycRoutes } from './kyc';
 import { consoleReviewPages, consoleReviewRoutes } from './payment-reviews';
 import { queueDashboard } from './queues';
+import { consoleCryptoPages } from './crypto';
 
 /**
  * The merchant web console at /console: its JSON API (`session` auth: cookie, CSRF on
@@ -31,6 +32,7 @@ export function buildConsole(deps: InvoicingDeps, anonymous: RequestHandler[]): 
   consolePages(pages, deps);
   consoleKycPages(pages, deps);
   consoleReviewPages(pages, deps);
+  consoleCryptoPages(pages, deps);
   return {
     routers: [api.router, pages.router, queueDashboard(deps, guards.page)],
     operations: api.operations,

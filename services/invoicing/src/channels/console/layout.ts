@@ -22,6 +22,7 @@ export const NAV: readonly NavEntry[] = [
   { href: '/console/webhooks', label: 'Webhooks' },
   { href: '/console/payment-reviews', label: 'Payment reviews' },
   { href: '/console/kyc', label: 'KYC review' },
+  { href: '/console/crypto', label: 'Crypto' },
   { href: QUEUES_PATH, label: 'Queues', operators: true },
 ];
 
