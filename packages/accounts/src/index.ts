@@ -5,3 +5,4 @@ export * from './key-resolver';
 export * from './guards';
 export * from './key-cache';
 export * from './console-sessions';
+export * from './brand';
