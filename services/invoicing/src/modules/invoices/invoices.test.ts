@@ -289,3 +289,75 @@ describe('test and live mode', () => {
     expect(pay.status).toBe(403);
   });
 });
+
+describe('GET /api/v2/invoices: the optional filters beyond the spec (paymentMethod, createdFrom/createdTo, search)', () => {
+  const DAY = 86_400_000;
+  let m: TestMerchant;
+  const made: { id: string; number: string; day: string }[] = [];
+  const listed = async (qs: string) => {
+    const res = await call(m, 'get', `/api/v2/invoices?limit=1000&${qs}`);
+    expect(res.status).toBe(200);
+    expect(res.body.pagination.total).toBe(res.body.data.length);
+    return res.body.data.map((i: { id: string }) => made.findIndex((x) => x.id === i.id));
+  };
+  beforeAll(async () => {
+    m = await newMerchant(ctx.deps);
+    // Another merchant's invoice that every search would match: it never shows.
+    const other = await newMerchant(ctx.deps);
+    await create(other, { amount: 1, description: 'Coffee beans 100% Tea_set Mugs', customerEmail: 'alice@example.ru' });
+    const bodies = [
+      { amount: 10, description: 'Coffee beans 100%', customerEmail: 'alice@example.ru', customerName: 'Alice Smith' },
+      { amount: 20, description: 'Tea_set', customerEmail: 'bob@example.ru', paymentMethod: 'card' },
+      { amount: 30, description: 'Mugs', customerPhone: '+79991112233' },
+      { amount: 40, description: 'Teapot' },
+    ];
+    for (const body of bodies) {
+      clock.advance(DAY);
+      const res = await create(m, body);
+      made.push({ id: res.body.invoice.id, number: res.body.invoice.invoiceNumber, day: clock.now().toISOString().slice(0, 10) });
+    }
+    // An SBP invoice paid by card lists as `card`: the filter follows what the list shows.
+    expect((await call(m, 'post', `/api/v2/sandbox/invoices/${made[3]!.id}/pay`, { method: 'card' })).body.invoice.paymentMethod).toBe('card');
+  });
+
+  it('filters by the listed paymentMethod', async () => {
+    expect(await listed('paymentMethod=card')).toEqual([3, 1]);
+    expect(await listed('paymentMethod=sbp')).toEqual([2, 0]);
+  });
+
+  it('filters by UTC creation days, both ends included, and combines with the others', async () => {
+    expect(await listed(`createdFrom=${made[1]!.day}`)).toEqual([3, 2, 1]);
+    expect(await listed(`createdTo=${made[1]!.day}`)).toEqual([1, 0]);
+    expect(await listed(`createdFrom=${made[1]!.day}&createdTo=${made[2]!.day}`)).toEqual([2, 1]);
+    expect(await listed(`createdFrom=${made[2]!.day}&createdTo=${made[2]!.day}`)).toEqual([2]);
+    expect(await listed(`createdFrom=${made[1]!.day}&paymentMethod=sbp&status=PENDING`)).toEqual([2]);
+  });
+
+  it('searches the number (from its start), the id, the customer and the description, case-insensitively, LIKE characters as themselves', async () => {
+    expect(await listed(`search=${made[2]!.number.toLowerCase()}`)).toEqual([2]);
+    expect(await listed(`search=${made[2]!.number.slice(4)}`)).toEqual([]); // not from its start
+    expect(await listed(`search=${made[1]!.id.toUpperCase()}`)).toEqual([1]);
+    expect(await listed('search=ALICE')).toEqual([0]);
+    expect(await listed('search=smith')).toEqual([0]);
+    expect(await listed('search=1112233')).toEqual([2]);
+    expect(await listed('search=tea')).toEqual([3, 1]);
+    expect(await listed(`search=${encodeURIComponent('100%')}`)).toEqual([0]);
+    expect(await listed(`search=${encodeURIComponent('%')}`)).toEqual([0]);
+    expect(await listed('search=_')).toEqual([1]);
+    expect(await listed('search=%20bob%20')).toEqual([1]); // trimmed
+    expect(await listed('search=tea&paymentMethod=card&status=PAID')).toEqual([3]);
+  });
+
+  it.each([
+    ['paymentMethod=cash', 'paymentMethod', 'must be one of: sbp, card'],
+    ['createdFrom=2026-02-30', 'createdFrom', 'must be a real date, YYYY-MM-DD'],
+    ['createdTo=12/01/2026', 'createdTo', 'must match pattern "^\\d{4}-\\d{2}-\\d{2}$"'],
+    ['createdFrom=2026-12-05&createdTo=2026-12-01', 'createdFrom', 'must be on or before createdTo'],
+    ['search=', 'search', 'must NOT have fewer than 1 characters'],
+    [`search=${'x'.repeat(201)}`, 'search', 'must NOT have more than 200 characters'],
+  ])('refuses %s with a 400 naming the field', async (qs, field, message) => {
+    const res = await call(m, 'get', `/api/v2/invoices?${qs}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toContainEqual({ field, message });
+  });
+});

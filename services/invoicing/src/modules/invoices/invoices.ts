@@ -10,7 +10,7 @@ import type { PaymentMethod, PaymentProvider } from '../../payments/provider';
 import { assertCurrencyEnabled, type Currency } from './currencies';
 import { qrPngDataUri } from '../../payments/qr';
 import { EXPIRES_IN_HOURS, type CreateInvoiceBody } from './schemas';
-import { insertInvoice, selectCreatedByKey, selectInvoice, selectInvoiceById, selectInvoices, type CreatedInvoiceRow, type InvoiceStatus, type InvoiceWithCustomer } from './store';
+import { insertInvoice, selectCreatedByKey, selectInvoice, selectInvoiceById, selectInvoices, type CreatedInvoiceRow, type InvoiceFilter, type InvoiceStatus, type InvoiceWithCustomer } from './store';
 
 /** Rubles and the other fiat currencies have kopecks (cents): two places. */
 export const FIAT_DECIMALS = 2;
@@ -167,8 +167,45 @@ export async function getInvoice(deps: InvoicesDeps, owner: Owner, id: string): 
   return invoice;
 }
 
-export function listInvoices(deps: InvoicesDeps, owner: Owner, q: { limit: number; offset: number; status?: InvoiceStatus }) {
-  return selectInvoices(deps.db, owner, q);
+/** The list query as GET /api/v2/invoices takes it (days as `YYYY-MM-DD`). */
+export interface ListQuery {
+  limit: number;
+  offset: number;
+  status?: InvoiceStatus;
+  paymentMethod?: PaymentMethod;
+  createdFrom?: string;
+  createdTo?: string;
+  search?: string;
+}
+
+const DAY_MS = 86_400_000;
+
+/** A `YYYY-MM-DD` that is a real day, as its UTC midnight; 400 naming the field otherwise. */
+function dayOf(text: string, field: string): Date {
+  const d = new Date(`${text}T00:00:00.000Z`);
+  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== text) {
+    throw new ApiError('VALIDATION_ERROR', `${field} is not a calendar date: ${text}`, [{ field, message: 'must be a real date, YYYY-MM-DD' }]);
+  }
+  return d;
+}
+
+/** The filter of a list query: whole UTC days, `createdTo` included. */
+export function invoiceFilterOf(q: Omit<ListQuery, 'limit' | 'offset'>): InvoiceFilter {
+  const from = q.createdFrom === undefined ? undefined : dayOf(q.createdFrom, 'createdFrom');
+  const to = q.createdTo === undefined ? undefined : dayOf(q.createdTo, 'createdTo');
+  if (from && to && from > to) throw new ApiError('VALIDATION_ERROR', 'createdFrom must not be after createdTo', [{ field: 'createdFrom', message: 'must be on or before createdTo' }]);
+  return {
+    status: q.status,
+    method: q.paymentMethod,
+    createdFrom: from,
+    createdBefore: to && new Date(to.getTime() + DAY_MS),
+    search: q.search?.trim() || undefined,
+  };
+}
+
+/** GET /api/v2/invoices (and the console's payments, which call this): newest first. */
+export function listInvoices(deps: InvoicesDeps, owner: Owner, q: ListQuery) {
+  return selectInvoices(deps.db, owner, { limit: q.limit, offset: q.offset, ...invoiceFilterOf(q) });
 }
 
 /** An invoice by id alone, with its customer, for the hosted payment page (its id is the page's capability); null when there is none. */

@@ -81,7 +81,11 @@ export function invoiceRoutes(api: Api, deps: InvoicesDeps): void {
     path: '/api/v2/invoices',
     operationId: 'listInvoices',
     summary: 'List invoices',
-    description: 'Newest first. `limit` default 50, at most 1000. Items omit `receiptRequired`, `customer`, `customerPhone` and `originalPaymentUrl`.',
+    description:
+      'Newest first. `limit` default 50, at most 1000. Items omit `receiptRequired`, `customer`, `customerPhone` and `originalPaymentUrl`. ' +
+      'Beyond the spec’s `status`, optional filters (all combine): `paymentMethod` (`sbp`, `card`), `createdFrom` and `createdTo` (UTC days, both included; ' +
+      'a day that is not a date, or `createdFrom` after `createdTo`, is a 400 naming the field) and `search`. The key’s mode decides which invoices are listed: ' +
+      'a test key lists test invoices, a live key live ones; there is no mode parameter.',
     tags,
     auth: 'signed',
     query: ListInvoicesQuery,

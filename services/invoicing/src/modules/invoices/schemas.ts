@@ -119,7 +119,26 @@ export const InvoiceDetail = Type.Object(
   { additionalProperties: false },
 );
 
-export const ListInvoicesQuery = Type.Object({ ...OffsetQuery(1000), status: Type.Optional(InvoiceStatus) }, { additionalProperties: false });
+const CreatedDay = (description: string) => Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description });
+
+/** The spec's `limit`, `offset` and `status`, and this service's optional filters (additions: merchants and the console use them alike). */
+export const ListInvoicesQuery = Type.Object(
+  {
+    ...OffsetQuery(1000),
+    status: Type.Optional(InvoiceStatus),
+    paymentMethod: Type.Optional(StringEnum(['sbp', 'card'] as const, { description: 'The items’ `paymentMethod`: how the invoice was paid, else how it is offered' })),
+    createdFrom: Type.Optional(CreatedDay('Created on or after this day: YYYY-MM-DD (UTC), inclusive')),
+    createdTo: Type.Optional(CreatedDay('Created on or before this day: YYYY-MM-DD (UTC), inclusive')),
+    search: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Case-insensitive: the invoice number from its start, the whole invoice id, or any part of the customer’s e-mail, name or phone, or of the description',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export const InvoiceParams = Type.Object({ invoiceId: Uuid });
 
 export const SandboxPayBody = Type.Object(

@@ -113,14 +113,61 @@ function withCustomer(db: Db, from: 'invoices' | ReturnType<typeof pageOf>) {
     ]);
 }
 
+/**
+ * Which of the owner's invoices a list shows (GET /api/v2/invoices' query): all filters are
+ * optional and combine with AND. `search` matches the invoice number (from its start), the id
+ * (the whole UUID), the customer's e-mail, name and phone, and the description (anywhere in
+ * them), case-insensitively.
+ */
+export interface InvoiceFilter {
+  status?: InvoiceStatus;
+  /** `paymentMethod` as the list shows it: how the invoice was paid, else how it is offered. */
+  method?: Tables.PaymentMethod;
+  /** Created at or after. */
+  createdFrom?: Date;
+  /** Created before. */
+  createdBefore?: Date;
+  search?: string;
+}
+
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `text` as a LIKE pattern's literal part: its own %, _ and \\ matched as themselves. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The WHERE of an owner's filtered list, on `invoices` unaliased (the page and its count). */
+const listed = (owner: Owner, f: InvoiceFilter) => (eb: ExpressionBuilder<Tables.DB, 'invoices'>) => {
+  const search = f.search?.trim();
+  const anywhere = search ? `%${likeLiteral(search)}%` : '';
+  return eb.and([
+    eb('merchant_id', '=', owner.merchantId),
+    eb('is_test', '=', owner.isTest),
+    ...(f.status !== undefined ? [eb('status', '=', f.status)] : []),
+    // As the list shows `paymentMethod`: how it was paid, else how it is offered.
+    ...(f.method !== undefined ? [eb(eb.fn.coalesce('paid_method', 'payment_method'), '=', f.method)] : []),
+    ...(f.createdFrom !== undefined ? [eb('created_at', '>=', f.createdFrom)] : []),
+    ...(f.createdBefore !== undefined ? [eb('created_at', '<', f.createdBefore)] : []),
+    ...(search
+      ? [
+          eb.or([
+            eb('invoice_number', 'ilike', `${likeLiteral(search)}%`),
+            eb('customer_email', 'ilike', anywhere),
+            eb('customer_name', 'ilike', anywhere),
+            eb('customer_phone', 'ilike', anywhere),
+            eb('description', 'ilike', anywhere),
+            ...(UUID_TEXT.test(search) ? [eb('id', '=', search.toLowerCase())] : []),
+          ]),
+        ]
+      : []),
+  ]);
+};
+
 /** The owner's invoices page, picked by the index before the customer is joined onto its rows. */
-function pageOf(db: Db, owner: Owner, q: { limit: number; offset: number; status?: InvoiceStatus }) {
+function pageOf(db: Db, owner: Owner, q: { limit: number; offset: number } & InvoiceFilter) {
   return db
     .selectFrom('invoices')
     .selectAll()
-    .where('merchant_id', '=', owner.merchantId)
-    .where('is_test', '=', owner.isTest)
-    .$if(q.status !== undefined, (s) => s.where('status', '=', q.status!))
+    .where(listed(owner, q))
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(q.limit)
@@ -379,16 +426,14 @@ export async function selectInvoiceById(on: InvoicingQueries, id: string): Promi
 }
 
 /** Newest first; the page is picked by the index, the customer joined onto its rows only. */
-export async function selectInvoices(on: InvoicingQueries, owner: Owner, q: { limit: number; offset: number; status?: InvoiceStatus }): Promise<{ rows: InvoiceWithCustomer[]; total: number }> {
+export async function selectInvoices(on: InvoicingQueries, owner: Owner, q: { limit: number; offset: number } & InvoiceFilter): Promise<{ rows: InvoiceWithCustomer[]; total: number }> {
   const db = on.$kysely;
   const [rows, count] = await Promise.all([
     withCustomer(db, pageOf(db, owner, q)).orderBy('i.created_at', 'desc').orderBy('i.id', 'desc').execute(),
     db
       .selectFrom('invoices')
       .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('total'))
-      .where('merchant_id', '=', owner.merchantId)
-      .where('is_test', '=', owner.isTest)
-      .$if(q.status !== undefined, (s) => s.where('status', '=', q.status!))
+      .where(listed(owner, q))
       .executeTakeFirstOrThrow(),
   ]);
   return { rows, total: count.total };
