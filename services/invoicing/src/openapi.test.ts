@@ -48,7 +48,7 @@ describe('the OpenAPI document', () => {
     type Parameter = { name: string; in: string; required: boolean; schema: { default?: unknown } };
     const doc = (await request(ctx.app).get('/openapi.json')).body as { paths: Record<string, Record<string, { parameters: Parameter[] }>> };
     const query = (path: string) => Object.fromEntries(doc.paths[path]!.get!.parameters.filter((p) => p.in === 'query').map((p) => [p.name, p.required]));
-    expect(query('/api/v2/invoices')).toEqual({ limit: false, offset: false, status: false });
+    expect(query('/api/v2/invoices')).toEqual({ limit: false, offset: false, status: false, paymentMethod: false, createdFrom: false, createdTo: false, search: false });
     expect(query('/api/v2/customers')).toMatchObject({ limit: false, offset: false });
     expect(query('/api/v2/analytics')).toEqual({ startDate: false, endDate: false, groupBy: false });
     expect(query('/api/v1/analytics')).toEqual({ from: true, to: true, currency: false, groupBy: false });
