@@ -8,7 +8,7 @@ import { connectionsFor, readConfig, type BenchConfig } from './lib/config';
 import { cpuMs } from './lib/cpu';
 import { load } from './lib/load';
 import { measurementTable, mode, ms, rps, textTable, writeResults } from './lib/report';
-import type { AnySuite, Comparison, Figures, LoadOptions, Measurement, RunningSuite, Scenario } from './lib/types';
+import type { AnySuite, Comparison, FailedSuite, Figures, LoadOptions, Measurement, RunningSuite, Scenario } from './lib/types';
 import { measured, suites } from './scenarios';
 
 const fmt = (f: Figures) => `${rps(f.rps)} req/s, p50 ${ms(f.p50)} ms, p99 ${ms(f.p99)} ms, ${f.errors} errors`;
@@ -72,21 +72,33 @@ async function main() {
 
   const rows: Comparison[] = [];
   const failures: string[] = [];
+  // A suite that throws (its service would not start, its chain never paid) is reported by
+  // name with its error, and the suites after it still run: one broken suite must not hide the rest.
+  const failedSuites: FailedSuite[] = [];
+  const failed = (suite: string, scenarios: string[], err: unknown) => {
+    const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    failedSuites.push({ suite, scenarios, error });
+    console.error(`${suite}: FAILED (${scenarios.join(', ')}), the suites after it still run:\n${error}`);
+  };
   const baseline = plan.length ? await startBaseline(config) : null;
   try {
     for (const { suite, scenarios } of plan) {
       console.log(`${suite.name}: starting the service and its data`);
-      const running = await suite.setup(config);
       try {
-        for (const scenario of scenarios) {
-          const compared = await compare(config, scenario, running, baseline!);
-          rows.push(...compared);
-          for (const c of compared.filter((r) => r.service.errors)) {
-            failures.push(`${scenario.name} (${c.mode}): ${JSON.stringify({ ...c.service.statusCodes, ...c.service.socketErrorCodes })}\n${running.logs().slice(-2000)}`);
+        const running = await suite.setup(config);
+        try {
+          for (const scenario of scenarios) {
+            const compared = await compare(config, scenario, running, baseline!);
+            rows.push(...compared);
+            for (const c of compared.filter((r) => r.service.errors)) {
+              failures.push(`${scenario.name} (${c.mode}): ${JSON.stringify({ ...c.service.statusCodes, ...c.service.socketErrorCodes })}\n${running.logs().slice(-2000)}`);
+            }
           }
+        } finally {
+          await running.stop();
         }
-      } finally {
-        await running.stop();
+      } catch (err) {
+        failed(suite.name, scenarios.map((s) => s.name), err);
       }
     }
   } finally {
@@ -95,7 +107,11 @@ async function main() {
   const measurements: Measurement[] = [];
   for (const suite of measuredPlan) {
     console.log(`${suite.name}: measuring`);
-    measurements.push(...(await suite.run(config, isOn(suite))));
+    try {
+      measurements.push(...(await suite.run(config, isOn(suite))));
+    } catch (err) {
+      failed(suite.name, suite.scenarios.filter(isOn(suite)), err);
+    }
   }
 
   if (rows.length) {
@@ -103,17 +119,20 @@ async function main() {
     console.log(textTable(rows));
   }
   if (measurements.length) console.log(`\n${measurementTable(measurements)}`);
-  const written = writeResults(config, rows, measurements, startedAt);
+  const written = writeResults(config, rows, measurements, failedSuites, startedAt);
   console.log(`\nwritten: ${written.json}, ${written.md}`);
   const baselineErrors = rows.filter((r) => r.baseline.errors);
-  if (failures.length || baselineErrors.length) {
+  if (failures.length || baselineErrors.length || failedSuites.length) {
     for (const f of failures) console.error(`\nservice errors in ${f}`);
     for (const r of baselineErrors) console.error(`baseline errors in ${r.scenario} (${r.mode}): ${JSON.stringify({ ...r.baseline.statusCodes, ...r.baseline.socketErrorCodes })}`);
-    throw new Error('some requests failed; the figures above are not valid');
+    // Last, so the end of the output says which suites gave no figures and why.
+    for (const f of failedSuites) console.error(`\nFAILED ${f.suite} (${f.scenarios.join(', ')}): no figures.\n${f.error}`);
+    const what = [failures.length || baselineErrors.length ? 'some requests failed; the figures above are not valid' : '', failedSuites.length ? `suites failed: ${failedSuites.map((f) => f.suite).join(', ')}` : ''];
+    throw new Error(what.filter(Boolean).join('; '));
   }
 }
 
 main().catch((err) => {
-  console.error(err);
+  console.error(err instanceof Error ? err.message : err);
   process.exit(1);
 });

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { BenchConfig } from './config';
-import type { Comparison, Measurement } from './types';
+import type { Comparison, FailedSuite, Measurement } from './types';
 
 const HEADER = ['scenario', 'mode', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'baseline req/s', 'baseline p99 ms', 'ratio', 'cpu ms/req', 'baseline cpu ms/req', 'cpu ratio'];
 
@@ -84,7 +84,7 @@ function git(args: string[]): string | null {
 }
 
 /** Writes bench/results.json (every figure) and bench/results.md (the table) beside this folder. */
-export function writeResults(config: BenchConfig, rows: Comparison[], measurements: Measurement[], startedAt: Date): { json: string; md: string } {
+export function writeResults(config: BenchConfig, rows: Comparison[], measurements: Measurement[], failed: FailedSuite[], startedAt: Date): { json: string; md: string } {
   const dir = join(__dirname, '..');
   const status = git(['status', '--porcelain']);
   const run = {
@@ -100,6 +100,7 @@ export function writeResults(config: BenchConfig, rows: Comparison[], measuremen
     serviceNodeArgs: config.serviceNodeArgs,
     rows,
     measurements,
+    failed,
   };
   const json = join(dir, 'results.json');
   const md = join(dir, 'results.md');
@@ -109,7 +110,8 @@ export function writeResults(config: BenchConfig, rows: Comparison[], measuremen
     `# Bench results\n\n${run.date}, commit ${run.commit ?? 'unknown'}${run.uncommittedChanges ? ' (with uncommitted changes)' : ''}, ` +
       `node ${run.node}, ${run.cpus} CPUs, ${config.seconds} s per run.\n\n` +
       (rows.length ? `${markdownTable(rows)}\n` : '') +
-      (measurements.length ? `\n${measurementMarkdown(measurements)}\n` : ''),
+      (measurements.length ? `\n${measurementMarkdown(measurements)}\n` : '') +
+      failed.map((f) => `\n**FAILED ${f.suite}** (${f.scenarios.join(', ')}), no figures: ${f.error.split('\n')[0]}\n`).join(''),
   );
   return { json, md };
 }

@@ -83,6 +83,15 @@ export interface Measurement {
   goal?: { text: string; met: boolean };
 }
 
+/** A suite that threw instead of giving its figures: reported by name, the others still run. */
+export interface FailedSuite {
+  suite: string;
+  /** Its scenarios this run selected, which have no figures. */
+  scenarios: string[];
+  /** The error, with its stack (a suite puts the logs that explain it in its message). */
+  error: string;
+}
+
 /** Suites of measurements: each runs what it needs and returns its rows. */
 export interface MeasuredSuite {
   name: string;

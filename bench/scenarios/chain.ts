@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { apiClient, registerCryptoMerchant } from '@pay/testing';
 import { cursorBlockIn } from '@pay/crypto/test';
-import { startDevnet } from '../../services/crypto/src/chains/evm/devnet';
+import { startBenchDevnet } from '../lib/devnet';
 import { toChecksumAddress } from '../../services/crypto/src/chains/addresses';
 import { startService } from '../lib/service';
 import type { MeasuredSuite, Measurement } from '../lib/types';
@@ -31,7 +31,7 @@ export const chainSuite: MeasuredSuite = {
   name: 'chain',
   scenarios: ['chain.watcher'],
   async run(config): Promise<Measurement[]> {
-    const devnet = await startDevnet();
+    const devnet = await startBenchDevnet(config);
     const sql = new pg.Client({ connectionString: config.databaseUrl });
     await sql.connect();
     const svc = await startService(

@@ -12,8 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { apiClient, registerCryptoMerchant } from '@pay/testing';
-import { startDevnet } from '../../services/crypto/src/chains/evm/devnet';
+import { apiClient, registerCryptoMerchant, type RunningService } from '@pay/testing';
+import { startBenchDevnet } from '../lib/devnet';
 import { toChecksumAddress } from '../../services/crypto/src/chains/addresses';
 import { startService } from '../lib/service';
 import type { MeasuredSuite, Measurement } from '../lib/types';
@@ -30,7 +30,7 @@ export const payoutSuite: MeasuredSuite = {
   name: 'payouts',
   scenarios: ['payouts.devnet'],
   async run(config): Promise<Measurement[]> {
-    const devnet = await startDevnet();
+    const devnet = await startBenchDevnet(config);
     // The key as operators hand it over: a file only the workers process reads.
     const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-payout-key-')), 'payout.key');
     writeFileSync(keyFile, `${devnet.hotWalletKey}\n`);
@@ -56,6 +56,9 @@ export const payoutSuite: MeasuredSuite = {
     };
     const api = await startService('crypto', { ...common, RUN_WORKERS: 'false' }, config.serviceNodeArgs);
     const workers = await startService('crypto', { ...common, SERVE_API: 'false', RUN_WORKERS: 'true', PAYOUT_PRIVATE_KEY_FILE: keyFile }, config.serviceNodeArgs);
+    // What a wait that times out shows: the processes' warnings and errors (the workers do the
+    // chain's work), then the workers' last lines.
+    const logsOf = () => [problemsOf('workers-only process', workers), problemsOf('API process', api), `workers-only process, last lines:\n${workers.logs().slice(-1500)}`].join('\n');
     try {
       const m = await registerCryptoMerchant(api.url);
       const live = apiClient(api.url, { apiKey: m.liveKey, hmacSecret: m.hmacSecret }, 'crypto');
@@ -63,14 +66,14 @@ export const payoutSuite: MeasuredSuite = {
       const total = (PAYOUTS + SINGLES + 1) * AMOUNT * 2;
       const inv = (await live.keyed('POST', '/api/v1/invoices', { amount: total, currency: 'USDT_ERC20', expiresInMinutes: 600 })).body.data;
       await devnet.transfer(devnet.payer, inv.address, String(total));
-      await until(async () => (await live.keyed('GET', `/api/v1/invoices/${inv.id}`)).body.data.status === 'Paid', 60_000, 'the funding invoice Paid');
+      await until(async () => (await live.keyed('GET', `/api/v1/invoices/${inv.id}`)).body.data.status === 'Paid', 60_000, 'the funding invoice Paid', logsOf);
 
       const withdraw = async () => {
         const r = await live.signed('POST', '/api/v1/withdrawals', { toAddress: stranger(), amount: AMOUNT, currency: 'USDT_ERC20' });
         if (r.status !== 201) throw new Error(`withdrawal refused: ${r.status} ${JSON.stringify(r.body)}`);
         return r.body.data.id as string;
       };
-      const completed = (id: string) => until(async () => statusOf(await live.keyed('GET', `/api/v1/withdrawals/${id}`)) === 'Completed', 120_000, `withdrawal ${id} Completed\n${workers.logs().slice(-2000)}`);
+      const completed = (id: string) => until(async () => statusOf(await live.keyed('GET', `/api/v1/withdrawals/${id}`)) === 'Completed', 120_000, `withdrawal ${id} Completed`, logsOf);
 
       // One at a time: the latency a merchant sees (the first warms the paths up).
       const singles: number[] = [];
@@ -116,12 +119,20 @@ export const payoutSuite: MeasuredSuite = {
   },
 };
 
+/** A process's last warnings and errors, each cut short: what explains a wait that never ends. */
+function problemsOf(name: string, svc: RunningService): string {
+  const all = svc.problems();
+  if (all.length === 0) return `${name}: no warnings or errors logged`;
+  return `${name}: ${all.length} warnings and errors logged, the last ${Math.min(5, all.length)}:\n${all.slice(-5).map((l) => l.slice(0, 600)).join('\n')}`;
+}
+
 const statusOf = (r: { body: { data?: { status?: string } } }) => r.body.data?.status;
 
-async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+/** Polls `check` until it holds; past `ms`, throws saying what was awaited and what the processes logged by then. */
+async function until(check: () => Promise<boolean>, ms: number, what: string, logs: () => string): Promise<void> {
   const t0 = performance.now();
   while (!(await check())) {
-    if (performance.now() - t0 > ms) throw new Error(`not ${what} within ${ms} ms`);
+    if (performance.now() - t0 > ms) throw new Error(`payouts.devnet: not ${what} within ${ms} ms\n${logs()}`);
     await sleep(5);
   }
 }
