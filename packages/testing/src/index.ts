@@ -17,3 +17,5 @@ export * from './rpc-proxy';
 export * from './file-end';
 export * from './smtp';
 export * from './qr';
+export * from './language';
+export * from './accessibility';
