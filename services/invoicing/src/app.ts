@@ -6,7 +6,8 @@ import { redisReady } from '@pay/runtime';
 import type { InvoicingDeps } from './deps';
 import { buildConsole } from './channels/console';
 import { invoicingEvents } from './event-catalogue';
-import { invoiceRoutes } from './modules/invoices/routes';
+import { invoiceRoutes, sandboxRoutes } from './modules/invoices/routes';
+import { refundRoutes } from './modules/refunds/routes';
 import { reviewRoutes } from './modules/reviews/routes';
 import { customerRoutes } from './modules/customers/routes';
 import { analyticsRoutes } from './modules/analytics/routes';
@@ -62,6 +63,8 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
     pages: new Api({ envelope: 'success', auth: { none: guards.page }, errorPage: (err) => errorPage(err.message, err.status === 404) }),
   };
   invoiceRoutes(apis.v2, deps);
+  refundRoutes(apis.v2, deps);
+  sandboxRoutes(apis.v2, deps);
   reviewRoutes(apis.v2, deps);
   customerRoutes(apis.v2, deps);
   analyticsRoutes(apis.v2, deps);

@@ -4,7 +4,7 @@ import { every, type Lifecycle } from '@pay/runtime';
 import { OutboxRelay, pruneOutbox, Queues } from '@pay/queue';
 import { reconcileBatches, startBatchWorkers } from './modules/batch/worker';
 import type { InvoicingDeps } from './deps';
-import { expireDueInvoices } from './modules/invoices/expiry';
+import { expireDueInvoices } from './modules/settlement/expiry';
 import { reconcileRefunds } from './modules/refunds/refunds';
 import { acquirerBackground } from './payments/registry';
 import { expireDueKycSessions } from './modules/kyc/expiry';

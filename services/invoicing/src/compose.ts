@@ -11,6 +11,8 @@ import { paymentProvidersFrom } from './payments/registry';
 import type { PaymentProviders } from './payments/provider';
 import { smtpMailer } from './modules/batch/mailer';
 import { receiptStorageFrom } from './modules/receipts/storage-from-config';
+import { invoiceSettlement } from './modules/settlement/settlement';
+import { invoiceReviewJson } from './modules/reviews/views';
 import type { InvoicingDeps } from './deps';
 
 /** What a caller may set differently from production; everything else is built from the config. */
@@ -54,14 +56,19 @@ export function composeInvoicing(config: InvoicingConfig, opts: ComposeOptions =
   const keys = accountKeys({ resolver: accountsKeyResolver(db, secrets), redis, logger });
   const waker = webhookWaker(queues, config.QUEUE_PREFIX, logger);
   const mailer = smtpMailer(config);
+  // What the acquirers' reports do to invoices (payments may not import the modules: it declares the port, this wires it).
+  const settlement = invoiceSettlement({ db, clock });
   // Test mode pays through the sandbox (or T-Bank's demo terminal); live mode through T-Bank when configured, else live invoices are refused.
-  const configured = paymentProvidersFrom(config, { db, clock, logger });
+  const configured = paymentProvidersFrom(config, { db, clock, logger, settlement });
   let kick: () => void = () => undefined;
   const deps: InvoicingDeps = {
     config,
     logger,
     db,
     providers: opts.providers ? opts.providers(configured) : configured,
+    settlement,
+    // The invoices module shows an invoice's review without importing the reviews module above it.
+    reviewOfInvoice: invoiceReviewJson,
     redis,
     queueRedis: queues,
     keys,

@@ -4,8 +4,9 @@ import type { SecretBox } from '@pay/auth';
 import type { Clock, Logger } from '@pay/runtime';
 import type { WebhookWakeJob } from '@pay/queue';
 import type { InvoicingConfig } from './config';
-import type { InvoicingDb } from './db';
+import type { InvoicingDb, InvoicingQueries } from './db';
 import type { PaymentProviders } from './payments/provider';
+import type { InvoiceSettlement } from './payments/settlement';
 import type { ReceiptStorage } from './modules/receipts/storage';
 import type { Mailer } from './modules/batch/mailer';
 
@@ -22,6 +23,18 @@ export interface InvoicingDeps {
   db: InvoicingDb;
   /** Payment provider per mode: test mode always has the sandbox; live only what is configured. */
   providers: PaymentProviders;
+  /**
+   * The invoices' side of an acquirer's reports (pay, await the receipt, review, a refund made at
+   * the acquirer): the port payments/settlement.ts declares, modules/settlement/ implements.
+   */
+  settlement: InvoiceSettlement;
+  /**
+   * The invoice's review awaiting the merchant (null when all is well), as its GET shows it (the
+   * `review` of InvoiceDetail, checked against that schema outside production). The
+   * reviews module sits above invoices (it pays and refunds them), so the invoices module
+   * declares what it needs here and compose.ts gives it reviews' `invoiceReviewJson`.
+   */
+  reviewOfInvoice: (on: InvoicingQueries, invoice: { id: string; currency: string }) => Promise<object | null>;
   /** Request path: rate limits, replay guard, readiness. Fails fast when Redis is away. */
   redis: Redis;
   /** BullMQ queues and workers: waits out Redis outages. */
@@ -45,9 +58,11 @@ export interface InvoicingDeps {
  * background.ts, the console's assembly) take the whole InvoicingDeps and hand each domain its part.
  */
 export type InvoicesDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'providers'>;
+/** The invoice routes also show an invoice's review (v2 and v1 GET). */
+export type InvoiceRoutesDeps = InvoicesDeps & Pick<InvoicingDeps, 'reviewOfInvoice'>;
 export type CustomersDeps = Pick<InvoicingDeps, 'db' | 'clock'>;
 export type AnalyticsDeps = Pick<InvoicingDeps, 'db' | 'clock'>;
-export type V1Deps = InvoicesDeps;
+export type V1Deps = InvoiceRoutesDeps;
 export type BatchDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'providers' | 'mailer' | 'queueRedis' | 'kickOutbox'>;
 export type KycDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'kickOutbox'>;
 export type ReceiptsDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'kickOutbox' | 'receiptStorage'>;

@@ -5,8 +5,11 @@ import type { InvoicingDeps } from '../deps';
 import type { PaymentProvider } from './provider';
 import type { AcquirerSettings } from './settings';
 
-/** What an acquirer's code reaches of the service. */
-export type AcquirerDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'logger'>;
+/**
+ * What an acquirer's code reaches of the service: its own rows through `db`, and the invoices
+ * only through `settlement` (the port payments/settlement.ts declares), never a module.
+ */
+export type AcquirerDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'logger' | 'settlement'>;
 
 /**
  * A real acquirer, as the registry (registry.ts) holds it by name: everything the service asks
@@ -18,7 +21,7 @@ export interface Acquirer<P extends PaymentProvider = PaymentProvider> {
   /** Its name and configuration (settings.ts). */
   readonly settings: AcquirerSettings;
   /** Its provider (a terminal) for one mode, from a configuration that names it there (checked at start against its settings). */
-  provider(config: InvoicingConfig, mode: 'test' | 'live', deps: Pick<InvoicingDeps, 'db' | 'clock' | 'logger'>): P;
+  provider(config: InvoicingConfig, mode: 'test' | 'live', deps: AcquirerDeps): P;
   /** Whether a configured provider is one of its own. */
   owns(provider: PaymentProvider): provider is P;
   /** Mounts its own routes on the app (an acquirer's notification endpoint: its signatures, its answers), with its configured providers (maybe none). */

@@ -30,7 +30,7 @@ const named = (acquirers: AcquirerList, name: string | undefined) => acquirers.f
  * LIVE_PAYMENT_PROVIDER names, otherwise none (live invoices are refused: the sandbox never
  * takes live money).
  */
-export function paymentProvidersFrom(config: InvoicingConfig, deps: Pick<InvoicingDeps, 'db' | 'clock' | 'logger'>, acquirers: AcquirerList = ACQUIRERS): PaymentProviders {
+export function paymentProvidersFrom(config: InvoicingConfig, deps: AcquirerDeps, acquirers: AcquirerList = ACQUIRERS): PaymentProviders {
   const test = named(acquirers, config.TEST_PAYMENT_PROVIDER)?.provider(config, 'test', deps) ?? new SandboxProvider(config.PUBLIC_URL);
   const live = named(acquirers, config.LIVE_PAYMENT_PROVIDER)?.provider(config, 'live', deps) ?? null;
   return { test, live };

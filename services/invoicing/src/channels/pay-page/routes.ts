@@ -3,7 +3,7 @@ import { type Api } from '@pay/http';
 import { money, type Money } from '@pay/money';
 import { ApiError, StringEnum, Uuid } from '@pay/schemas';
 import type { PayPageDeps } from '../../deps';
-import { assertPayable, payInvoice } from '../../payments/payment';
+import { assertPayable, payInvoice } from '../../modules/invoices/payment';
 import { invoiceForPayPage, type InvoiceWithCustomer } from '../../modules/invoices/invoices';
 import { readCard } from '../../payments/card';
 import type { PaymentProvider } from '../../payments/provider';

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ManualClock } from '@pay/runtime';
 import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../../test/test-support';
 import { countInvoices, insertInvoiceRows } from '../../../test/invoices/store';
-import { expireDueInvoices } from '../invoices/expiry';
-import { payInvoice } from '../../payments/payment';
+import { expireDueInvoices } from '../settlement/expiry';
+import { payInvoice } from '../invoices/payment';
 
 /*
  * A hand-computed fixture: 56 invoices of one merchant (test mode) across four weeks, four

@@ -5,24 +5,18 @@ import type { InvoiceRow } from './store';
 /**
  * decisions.md §10, the one statement of what pays an invoice that an acquirer collects and
  * that requires a receipt: the acquirer's confirmation of the payment AND an APPROVED receipt,
- * whichever comes second (the acquirer's confirmation, `acquirers/`, or the receipt check,
- * `receipts/check.ts`, each asks here for the other half). Neither alone pays it: a receipt
+ * whichever comes second (the acquirer's confirmation, `modules/settlement/`, or the receipt
+ * check, `receipts/check.ts`, each asks for the other half: the receipts module's
+ * `hasApprovedReceipt`, or `confirmedPaymentOf` here). Neither alone pays it: a receipt
  * without a confirmation is a receipt_only review; a confirmation without a receipt leaves the
  * invoice PENDING, the payment shown (attempts, paymentMethod, payerBank), until a receipt is
  * approved or, at expiry, a receipt_missing review. The sandbox (test mode, where no acquirer
  * takes money) is paid by an approved receipt alone.
  *
- * The two reads are here, not in receipts/ or acquirers/, because both of those settle
- * invoices: the acquirer may not import receipts/ (receipts/ imports invoices/, which imports
- * the acquirer), so the rule and the facts it needs live with the invoice.
+ * The rule lives with the invoice, since both sides ask it; each half is read by its owner
+ * (receipts by the receipts module, acquirer payments by payments/attempts.ts).
  */
 export const needsReceiptAndConfirmation = (i: Pick<InvoiceRow, 'receipt_required' | 'provider'>): boolean => i.receipt_required && i.provider !== 'sandbox';
-
-/** An APPROVED receipt of the invoice: the receipt half of the proof. */
-export async function hasApprovedReceipt(tx: InvoicingQueries, invoiceId: string): Promise<boolean> {
-  const row = await tx.$kysely.selectFrom('receipts').select('id').where('invoice_id', '=', invoiceId).where('status', '=', 'APPROVED').limit(1).executeTakeFirst();
-  return row !== undefined;
-}
 
 /** The acquirer's half: the payment it confirmed for the invoice's amount that went to no review (the newest), or null. */
 export interface ConfirmedPayment {

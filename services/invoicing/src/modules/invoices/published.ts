@@ -5,12 +5,13 @@
  * rules' modules-not-to-other-stores), so the store can change behind this list.
  */
 export {
-  // Everyone that changes an invoice in a transaction: payments, receipts, reviews, refunds.
+  // Everyone that changes an invoice in a transaction: settlement, receipts, reviews, refunds.
   lockInvoice,
   type InvoiceRow,
-  // Payments (the acquirers, the payment of an invoice).
+  // Settlement (what the acquirers' reports do to invoices, and expiry after asking them).
+  dueWithOpenAcquirerPayment,
   existingInvoiceIds,
-  markPaid,
+  expireDue,
   recordConfirmedPayment,
   selectInvoiceById,
   setPaymentTarget,

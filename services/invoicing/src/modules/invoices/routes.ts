@@ -2,11 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
 import { exactBodyMember, paginationOf, type Api } from '@pay/http';
 import { OffsetPage } from '@pay/schemas';
-import type { InvoicesDeps } from '../../deps';
+import type { InvoiceRoutesDeps } from '../../deps';
 import { cancelInvoice } from './cancel';
 import { createInvoice, listInvoices } from './invoices';
 import { sandboxPay } from './sandbox-pay';
-import { listRefunds, refundedInvoiceJson, refundInvoice, refundJson } from '../refunds/refunds';
 import {
   CreatedInvoice,
   CreateInvoiceBody,
@@ -14,9 +13,6 @@ import {
   InvoiceListItem,
   InvoiceParams,
   ListInvoicesQuery,
-  RefundBody,
-  RefundedInvoice,
-  RefundRecord,
   SandboxPayBody,
 } from './schemas';
 import { createdInvoiceJson, invoiceListItemJson } from './views';
@@ -29,11 +25,12 @@ const LIFECYCLE =
   'PENDING → CANCELLED (merchant; `invoice.cancelled`). A PAID invoice stays PAID after refunds, full or partial (`invoice.refunded` each). ' +
   'An invoice past `expiresAt` cannot be paid or cancelled even before it shows EXPIRED.';
 
-const EVENT_BODY =
+/** What every invoice event carries: the routes that record one (here, and the refunds') say so. */
+export const EVENT_BODY =
   'Every invoice event has the body `{ event, timestamp (ms), livemode, invoice: { id, invoiceNumber, amount, currency, livemode, status, paymentMethod, payerBank, refundedAmount, paidAt, metadata, customerEmail, customerPhone } }` ' +
   '(amount in `currency`: rubles for v2 invoices); `invoice.refunded` adds `refund` (the refund record).';
 
-export function invoiceRoutes(api: Api, deps: InvoicesDeps): void {
+export function invoiceRoutes(api: Api, deps: InvoiceRoutesDeps): void {
   const url = deps.config.PUBLIC_URL;
   const detail = (owner: ReturnType<typeof ownerOf>, id: string) => invoiceDetailJson(deps, owner, id);
 
@@ -113,45 +110,11 @@ export function invoiceRoutes(api: Api, deps: InvoicesDeps): void {
     },
   });
 
-  api.route({
-    method: 'post',
-    path: '/api/v2/invoices/:invoiceId/refunds',
-    operationId: 'createRefund',
-    summary: 'Refund a paid invoice, fully or in part',
-    description:
-      'Without `amount`, refunds all that is not refunded yet. Refunds of one invoice never add up to more than its amount, however many ' +
-      'arrive at once (they queue on the invoice). The refund record is `{ id, invoiceId, amount, currency, status, reason, failureReason, ' +
-      'createdAt, settledAt }`; status is SUCCEEDED once the provider confirms (at once in the sandbox), PENDING while it has not answered ' +
-      '(finished in the background), FAILED if it refused (the amount can be refunded again). The invoice stays PAID after any refund, ' +
-      'full included; `invoice.refundedAmount` and `refundableAmount` show where it stands. Each SUCCEEDED refund lowers the customer’s ' +
-      '`totalAmount` (payments counted and trust level stay) and records `invoice.refunded` with the `refund`. ' +
-      EVENT_BODY,
-    tags,
-    auth: 'signed',
-    idempotent: true,
-    params: InvoiceParams,
-    body: RefundBody,
-    response: { status: 201, schema: Type.Object({ refund: RefundRecord, invoice: RefundedInvoice }) },
-    errors: ['NOT_FOUND', 'INVOICE_NOT_PAID', 'REFUND_EXCEEDS_PAID'],
-    handler: async ({ auth, params, body, idempotency }) => {
-      const { refund, invoice } = await refundInvoice(deps, ownerOf(auth), params.invoiceId, body, idempotency);
-      return { status: 201, body: { refund: refundJson(refund, invoice.currency), invoice: refundedInvoiceJson(invoice) } };
-    },
-  });
+}
 
-  api.route({
-    method: 'get',
-    path: '/api/v2/invoices/:invoiceId/refunds',
-    operationId: 'listRefunds',
-    summary: 'List the refunds of an invoice',
-    description: 'Oldest first.',
-    tags,
-    auth: 'signed',
-    params: InvoiceParams,
-    response: { status: 200, schema: Type.Object({ data: Type.Array(RefundRecord) }) },
-    errors: ['NOT_FOUND'],
-    handler: async ({ auth, params }) => ({ body: { data: (await listRefunds(deps, ownerOf(auth), params.invoiceId)).map((r) => refundJson(r, r.currency)) } }),
-  });
+/** The sandbox's payment of an invoice (test keys), mounted after the refunds (modules/refunds/routes.ts), where the API document lists it. */
+export function sandboxRoutes(api: Api, deps: InvoiceRoutesDeps): void {
+  const detail = (owner: ReturnType<typeof ownerOf>, id: string) => invoiceDetailJson(deps, owner, id);
 
   api.route({
     method: 'post',

@@ -4,7 +4,7 @@ import { ApiError } from '@pay/schemas';
 import type { InvoicesDeps } from '../../deps';
 import { sandboxSbpTransactionId } from '../../payments/sandbox';
 import { getInvoice } from './invoices';
-import { payInvoice } from '../../payments/payment';
+import { payInvoice } from './payment';
 
 /**
  * The sandbox's success notification, for both API generations: test keys

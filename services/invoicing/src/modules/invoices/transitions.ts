@@ -12,7 +12,7 @@ type InvoiceStatus = Tables.InvoiceStatus;
  * - PENDING → EXPIRED: the expiry, once `expiresAt` has passed.
  * - PENDING → CANCELLED: the merchant cancels.
  * - EXPIRED → PAID: only the merchant's accepting a review of money that came after the expiry
- *   (`acceptedByMerchant` in payments/payment.ts).
+ *   (`acceptedByMerchant` in payment.ts).
  * - PAID and CANCELLED are final (refunds change `refundedAmount`, never the status).
  */
 export const INVOICE_TRANSITIONS: Readonly<Record<InvoiceStatus, readonly InvoiceStatus[]>> = {

@@ -1,6 +1,6 @@
 import { ApiError } from '@pay/schemas';
 import type { InvoicingDeps } from '../../deps';
-import { payLockedInvoice } from '../../payments/payment';
+import { payLockedInvoice } from '../invoices/payment';
 import { confirmedPaymentOf, needsReceiptAndConfirmation } from '../invoices/proof';
 import { lockInvoice } from '../invoices/published';
 import { paymentMethodOf } from '../invoices/views';

@@ -1,7 +1,7 @@
 import type { EmulatedPayment } from '@pay/tbank-emulator';
 import { eventsOf } from '@pay/webhooks';
 import { eventually } from '@pay/testing';
-import { expireDueInvoices } from '../invoices/expiry';
+import { expireDueInvoices } from '../settlement/expiry';
 import { checkReceipt } from './check';
 import { moscowDay, multipartBody, receiptPdf } from '../../../test/receipts/test-fixtures';
 import { ReceiptReaders } from './readers';

@@ -9,6 +9,13 @@ import { inTransaction } from '../../transactions';
 import { insertReceipt, receiptCountOf, selectLatestReceipt, selectReceipt, selectReceipts, type ReceiptFilter, type ReceiptRow } from './store';
 
 /** Receipts one invoice may collect: room for retries after rejections, not a file store for anyone holding the link. */
+/**
+ * What the receipts module publishes of its store: whether an invoice has an APPROVED receipt
+ * (the acquirer's confirmation asks it, modules/settlement/, before paying an invoice that
+ * requires one: decisions.md §10).
+ */
+export { hasApprovedReceipt } from './store';
+
 export const MAX_RECEIPTS_PER_INVOICE = 20;
 
 export interface UploadTarget {

@@ -102,6 +102,12 @@ export async function recordReceiptCheck(tx: InvoicingQueries, id: string, outco
   await tx.$kysely.updateTable('receipts').set(outcome).where('id', '=', id).execute();
 }
 
+/** An APPROVED receipt of the invoice: the receipt half of what pays an invoice an acquirer collects (modules/invoices/proof.ts). */
+export async function hasApprovedReceipt(tx: InvoicingQueries, invoiceId: string): Promise<boolean> {
+  const row = await tx.$kysely.selectFrom('receipts').select('id').where('invoice_id', '=', invoiceId).where('status', '=', 'APPROVED').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The same bytes were uploaded before (by creation order) for another invoice. */
 export async function uploadedEarlierForAnotherInvoice(tx: InvoicingQueries, receiptId: string): Promise<boolean> {
   const db = tx.$kysely;

@@ -4,7 +4,7 @@ import { money } from '@pay/money';
 import { ApiError } from '@pay/schemas';
 import type { InvoicesDeps } from '../../deps';
 import { providerFor } from '../invoices/invoices';
-import { payLockedInvoice } from '../../payments/payment';
+import { payLockedInvoice } from '../invoices/payment';
 import { invoiceLabelsOf, lockInvoice, type InvoiceRow } from '../invoices/published';
 import { inTransaction } from '../../transactions';
 import { lockUnsettledReview, selectUnsettledReviews, settleReview, type ReviewRow } from './store';

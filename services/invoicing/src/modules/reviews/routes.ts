@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
 import { paginationOf, type Api } from '@pay/http';
 import { OffsetPage, OffsetQuery } from '@pay/schemas';
-import type { InvoicesDeps } from '../../deps';
+import type { InvoiceRoutesDeps } from '../../deps';
 import { invoiceDetailJson } from '../invoices/detail';
 import { InvoiceDetail, InvoiceParams, InvoiceReview } from '../invoices/schemas';
 import { acceptReview, listReviews, refundReview } from './reviews';
@@ -21,7 +21,7 @@ const WHY =
   'Each one opened sends `invoice.payment_review`, and shows as the invoice’s `review` (v2 and v1 GET) until it is decided.';
 
 /** The merchant's decisions on reviews (the console offers the same). */
-export function reviewRoutes(api: Api, deps: InvoicesDeps): void {
+export function reviewRoutes(api: Api, deps: InvoiceRoutesDeps): void {
   api.route({
     method: 'get',
     path: '/api/v2/reviews',

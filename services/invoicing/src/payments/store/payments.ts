@@ -2,7 +2,6 @@ import { preparedStatement } from '@pay/db';
 import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import type { InvoicingQueries, Tables } from '../../db';
 import type { PaymentMethod } from '../provider';
-import { existingInvoiceIds } from '../../modules/invoices/published';
 import { DECLINED_STATUSES, SETTLED_STATUSES } from '../statuses';
 
 /** An acquirer payment as stored (table acquirer_payments, owned by this module): one per attempt of an invoice. */
@@ -140,7 +139,8 @@ const ofAttempt = (row: AttemptKey) => (eb: ExpressionBuilder<Tables.DB, 'acquir
 export class AcquirerPayments {
   /** One terminal's view: the provider's payments of one mode (a live terminal never sees test payments, nor the reverse). */
   constructor(
-    private readonly on: InvoicingQueries,
+    /** The process's client, or the transaction this view was opened in (`in`). */
+    readonly on: InvoicingQueries,
     private readonly provider: string,
     readonly isTest: boolean,
   ) {}
@@ -154,7 +154,7 @@ export class AcquirerPayments {
     return new AcquirerPayments(tx, this.provider, this.isTest);
   }
 
-  /** An earlier attempt of this create (same key, amount and method, within `since`) that no invoice has taken yet. */
+  /** An earlier attempt of this create (same key, amount and method, within `since`); the caller checks that no invoice has taken it yet. */
   async findAttempt(q: { merchantId: string; idempotencyKey: string; method: PaymentMethod; amountKopecks: bigint; since: Date }): Promise<AcquirerPaymentRow | null> {
     const row = await payments(this.db)
       .where('provider', '=', this.provider)
@@ -168,11 +168,7 @@ export class AcquirerPayments {
       .orderBy('created_at', 'desc')
       .limit(1)
       .executeTakeFirst();
-    if (!row) return null;
-    const attempt = paymentOf(row);
-    // Its invoice was made (the same key used on another create path): not an attempt to resume.
-    if ((await existingInvoiceIds(this.on, [attempt.invoiceId])).size > 0) return null;
-    return attempt;
+    return row ? paymentOf(row) : null;
   }
 
   /** A new attempt (1 at the invoice's creation): the key (invoice, attempt) is unique, so two racing fresh attempts make one. */

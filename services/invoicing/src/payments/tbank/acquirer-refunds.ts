@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { money } from '@pay/money';
 import type { InvoicingDeps } from '../../deps';
-import { recordRefundMadeElsewhere } from '../../modules/refunds/refunds';
-import { lockInvoice } from '../../modules/invoices/published';
-import { inTransaction } from '../../transactions';
 import type { AcquirerPaymentRow } from '../store/payments';
 import type { TBankProvider } from './provider';
 
@@ -19,15 +16,14 @@ export class RefundInFlight extends Error {
  * Refunds made at the acquirer outside this service (the merchant in T-Bank's own account),
  * learnt from a REFUNDED or PARTIAL_REFUNDED report: the acquirer has refunded (paid − what
  * the payment holds now, GetState's Amount) in all; what this service does not know of is
- * recorded, once, under the invoice's lock, as a SUCCEEDED refund (acquirer_refunds and the
- * invoice's refunds, refundedAmount, invoice.refunded). While a refund of ours is unanswered
+ * recorded, once, under the invoice's lock, as a SUCCEEDED refund (acquirer_refunds here, and
+ * through deps.settlement the invoice's refunds, refundedAmount, invoice.refunded). While a refund of ours is unanswered
  * the difference may be that one: RefundInFlight, so the notification is not acknowledged.
  */
-export async function settleAcquirerRefunds(deps: Pick<InvoicingDeps, 'db' | 'clock'>, provider: TBankProvider, payment: AcquirerPaymentRow, remainingKopecks: number): Promise<string> {
+export async function settleAcquirerRefunds(deps: Pick<InvoicingDeps, 'clock' | 'settlement'>, provider: TBankProvider, payment: AcquirerPaymentRow, remainingKopecks: number): Promise<string> {
   if (!payment.paymentId || !Number.isFinite(remainingKopecks)) return 'refund status recorded';
   const paymentId = payment.paymentId;
-  return inTransaction(deps.db, async (tx) => {
-    const invoice = await lockInvoice(tx, payment.invoiceId);
+  return deps.settlement.locked(payment.invoiceId, async (tx) => {
     const store = provider.payments.in(tx);
     const current = await store.reread(payment);
     // A payment under review is the review's to refund; the invoice's money is another payment's.
@@ -37,8 +33,8 @@ export async function settleAcquirerRefunds(deps: Pick<InvoicingDeps, 'db' | 'cl
     const unknown = refundedThere - known.succeededKopecks;
     if (unknown <= 0n) return 'refunds known';
     if (known.inFlight > 0) throw new RefundInFlight(paymentId);
-    const refund = await recordRefundMadeElsewhere(tx, deps, invoice, money(unknown.toString()).div(100), 'Refunded in T-Bank’s own account, outside this service');
-    await store.recordExternalRefund({ refundId: refund?.id ?? randomUUID(), invoiceId: invoice.id, paymentId, amountKopecks: unknown }, deps.clock.now());
+    const refundId = await deps.settlement.refundedElsewhere(tx, current.invoiceId, money(unknown.toString()).div(100), 'Refunded in T-Bank’s own account, outside this service');
+    await store.recordExternalRefund({ refundId: refundId ?? randomUUID(), invoiceId: current.invoiceId, paymentId, amountKopecks: unknown }, deps.clock.now());
     return `refund made at T-Bank recorded: ${unknown} kopecks`;
   });
 }

@@ -23,6 +23,7 @@ export const tbank: Acquirer<TBankProvider> = {
       `${config.PUBLIC_URL}${NOTIFICATION_PATH}`,
       deps.clock,
       deps.logger,
+      deps.settlement,
     );
   },
   owns: (provider): provider is TBankProvider => provider instanceof TBankProvider,

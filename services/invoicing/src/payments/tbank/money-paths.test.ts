@@ -2,7 +2,7 @@ import request from 'supertest';
 import { acquirerToken, type EmulatedPayment } from '@pay/tbank-emulator';
 import { eventsOf } from '@pay/webhooks';
 import { eventually } from '@pay/testing';
-import { expireDueInvoices } from '../../modules/invoices/expiry';
+import { expireDueInvoices } from '../../modules/settlement/expiry';
 import { reconcileRefunds, REFUND_STALE_MS } from '../../modules/refunds/refunds';
 import { checkReceipt } from '../../modules/receipts/check';
 import { moscowDay, multipartBody, receiptPdf } from '../../../test/receipts/test-fixtures';

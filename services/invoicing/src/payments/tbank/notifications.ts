@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { jsonMemberText } from '@pay/http';
-import type { InvoicingDeps } from '../../deps';
+import type { AcquirerDeps } from '../acquirer';
 import { acquirerNotifications, type NotificationOutcome } from '../metrics';
 import { applyAcquirerReport } from './apply-state';
 import type { TBankProvider } from './provider';
@@ -33,7 +33,7 @@ const ASK_STATE = new Set(['CONFIRMED', 'PARTIAL_REFUNDED', 'REFUNDED']);
  * `OK`, so the acquirer keeps sending any notification whose change was not committed.
  * Every answer is counted by its outcome (invoicing_acquirer_notifications_total).
  */
-export function tbankNotificationRoutes(deps: Pick<InvoicingDeps, 'db' | 'clock' | 'logger'>, providers: TBankProvider[]): Router {
+export function tbankNotificationRoutes(deps: AcquirerDeps, providers: TBankProvider[]): Router {
   const byTerminal = new Map(providers.map((p) => [p.client.terminalKey, p]));
   const router = express.Router();
   router.post(NOTIFICATION_PATH, async (req: Request, res: Response) => {

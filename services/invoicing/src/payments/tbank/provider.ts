@@ -3,10 +3,10 @@ import { type Clock, type Logger } from '@pay/runtime';
 import { money, type Money } from '@pay/money';
 import type { InvoicingQueries } from '../../db';
 import { ApiError } from '@pay/schemas';
+import type { InvoiceSettlement } from '../settlement';
 import type { CancelOrderResult, ChargeResult, OrderRequest, PaymentProvider, ProviderOrder, RefundResult, VoidResult } from '../provider';
 import { AcquirerRefused, AcquirerUnavailable, type TBankClient } from './client';
 import { isUniqueViolation } from '@pay/db';
-import { setPaymentTarget, selectInvoiceById } from '../../modules/invoices/published';
 import { qrPngDataUri } from '../qr';
 import { DECLINED_STATUSES, INIT_STATUS, type AcquirerPaymentRow, type AcquirerPayments, type AcquirerRefundRow } from '../store/payments';
 
@@ -58,6 +58,8 @@ export class TBankProvider implements PaymentProvider {
     private readonly notificationUrl: string,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** The invoices' side (payments/settlement.ts): what an invoice is, and where its payer pays. */
+    private readonly invoices: Pick<InvoiceSettlement, 'invoiceOf' | 'existingIds' | 'setPaymentTarget'>,
   ) {}
 
   async createOrder(req: OrderRequest): Promise<ProviderOrder> {
@@ -70,13 +72,15 @@ export class TBankProvider implements PaymentProvider {
     if (req.idempotencyKey) {
       // An earlier attempt with this key that died between the acquirer's answer and the invoice's
       // commit: its acquirer payment is this request's, so the acquirer has one payment per key.
-      payment = await this.payments.findAttempt({
+      const earlier = await this.payments.findAttempt({
         merchantId: req.merchantId,
         idempotencyKey: req.idempotencyKey,
         method: req.method,
         amountKopecks: BigInt(amountKopecks),
         since: new Date(now.getTime() - IDEMPOTENCY_TTL_MS),
       });
+      // Its invoice was made (the same key used on another create path): not an attempt to resume.
+      if (earlier && (await this.invoices.existingIds(this.payments.on, [earlier.invoiceId])).size === 0) payment = earlier;
     }
     const adopted = payment !== null;
     payment ??= await this.payments.begin(
@@ -128,9 +132,9 @@ export class TBankProvider implements PaymentProvider {
    * callers at once make one (the attempt number is unique). Returns the attempt, or null.
    */
   async openNextAttempt(on: InvoicingQueries, invoiceId: string): Promise<AcquirerPaymentRow | null> {
-    const invoice = await selectInvoiceById(on, invoiceId);
+    const invoice = await this.invoices.invoiceOf(on, invoiceId);
     const latest = await this.payments.byInvoice(invoiceId);
-    if (!invoice || !latest || invoice.status !== 'PENDING' || invoice.expires_at.getTime() <= this.clock.now().getTime()) return null;
+    if (!invoice || !latest || invoice.status !== 'PENDING' || invoice.expiresAt.getTime() <= this.clock.now().getTime()) return null;
     const resuming = latest.status === INIT_STATUS && latest.attempt > 1;
     if (!resuming && !DECLINED_STATUSES.has(latest.status)) return null;
     let payment = latest;
@@ -148,15 +152,15 @@ export class TBankProvider implements PaymentProvider {
     }
     const req: OrderRequest = {
       invoiceId,
-      amount: money(invoice.amount),
+      amount: invoice.amount,
       currency: invoice.currency,
       method: latest.method,
       description: invoice.description,
-      expiresAt: invoice.expires_at,
+      expiresAt: invoice.expiresAt,
       merchantId: latest.merchantId,
       isTest: latest.isTest,
-      customerEmail: invoice.customer_email,
-      customerPhone: invoice.customer_phone,
+      customerEmail: invoice.customerEmail,
+      customerPhone: invoice.customerPhone,
     };
     // Resuming an Init whose answer was lost: CheckOrder closes what it may have opened.
     if (!payment.paymentId) payment = await this.init(payment, req, Number(latest.amountKopecks), resuming);
@@ -164,7 +168,7 @@ export class TBankProvider implements PaymentProvider {
       const qr = await this.client.call('GetQr', { PaymentId: payment.paymentId, DataType: 'PAYLOAD' });
       payment = await this.payments.record(payment, { qrPayload: String(qr.Data) }, this.clock.now());
     }
-    await setPaymentTarget(on, invoiceId, payment.method === 'sbp' ? { qrPayload: payment.qrPayload!, qrCode: qrPngDataUri(payment.qrPayload!) } : { originalPaymentUrl: payment.paymentUrl! });
+    await this.invoices.setPaymentTarget(on, invoiceId, payment.method === 'sbp' ? { qrPayload: payment.qrPayload!, qrCode: qrPngDataUri(payment.qrPayload!) } : { originalPaymentUrl: payment.paymentUrl! });
     return payment;
   }
 

@@ -1,4 +1,4 @@
-import type { InvoicingDeps } from '../../deps';
+import type { AcquirerDeps } from '../acquirer';
 import { applyAcquirerReport } from './apply-state';
 import type { TBankProvider } from './provider';
 import { AcquirerUnavailable } from './client';
@@ -14,7 +14,7 @@ const BATCH = 100;
  * under its ExternalRequestId (the acquirer answers the first request's state). Returns how
  * many payments changed.
  */
-export async function reconcileTBankPayments(deps: Pick<InvoicingDeps, 'db' | 'clock' | 'logger'>, provider: TBankProvider, afterMs: number): Promise<number> {
+export async function reconcileTBankPayments(deps: AcquirerDeps, provider: TBankProvider, afterMs: number): Promise<number> {
   const now = deps.clock.now();
   const open = await provider.payments.open(new Date(now.getTime() - afterMs), BATCH);
   let changed = 0;
@@ -43,7 +43,7 @@ export async function reconcileTBankPayments(deps: Pick<InvoicingDeps, 'db' | 'c
  * an open payment alone (invoices/store.ts expireDue), so an acquirer that cannot be asked now
  * delays the expiry rather than losing the payment. Returns how many payments were settled.
  */
-export async function settleDueTBankPayments(deps: Pick<InvoicingDeps, 'db' | 'clock' | 'logger'>, provider: TBankProvider, dueInvoiceIds: string[]): Promise<number> {
+export async function settleDueTBankPayments(deps: AcquirerDeps, provider: TBankProvider, dueInvoiceIds: string[]): Promise<number> {
   if (dueInvoiceIds.length === 0) return 0;
   let settled = 0;
   for (const payment of await provider.payments.openOfDueInvoices(dueInvoiceIds)) {

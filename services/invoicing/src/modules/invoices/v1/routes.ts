@@ -9,7 +9,6 @@ import { sandboxPay } from '../sandbox-pay';
 import { assertKnownIdShape, createV1Invoice } from './invoices';
 import { CreateV1InvoiceBody, CurrencySettings, V1CreatedInvoice, V1Invoice, V1InvoiceParams, V1SandboxPayBody } from './schemas';
 import { v1CreatedJson, v1InvoiceJson } from './views';
-import { invoiceReviewJson } from '../../reviews/views';
 
 const tags = ['Invoices v1'];
 const STATES =
@@ -21,7 +20,7 @@ export function v1InvoiceRoutes(api: Api, deps: V1Deps): void {
   const url = deps.config.PUBLIC_URL;
   const detail = async (auth: Parameters<typeof ownerOf>[0], id: string) => {
     const invoice = await getInvoice(deps, ownerOf(auth), id);
-    return { ...v1InvoiceJson(invoice, url), review: await invoiceReviewJson(deps.db, invoice) };
+    return { ...v1InvoiceJson(invoice, url), review: await deps.reviewOfInvoice(deps.db, invoice) };
   };
 
   api.route({

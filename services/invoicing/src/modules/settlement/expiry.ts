@@ -1,9 +1,9 @@
 import { money } from '@pay/money';
 import type { InvoicingDeps } from '../../deps';
 import { inTransaction, type Tx } from '../../transactions';
-import { emitInvoiceEvent } from './events';
-import { confirmedPaymentOf, needsReceiptAndConfirmation } from './proof';
-import { dueWithOpenAcquirerPayment, expireDue, type InvoiceRow } from './store';
+import { emitInvoiceEvent } from '../invoices/events';
+import { confirmedPaymentOf, needsReceiptAndConfirmation } from '../invoices/proof';
+import { dueWithOpenAcquirerPayment, expireDue, type InvoiceRow } from '../invoices/published';
 import { openReview } from '../reviews/open';
 import { settleDueAcquirerPayments } from '../../payments/registry';
 
@@ -20,7 +20,7 @@ export const EXPIRY_BATCH = 500;
  * money but whose receipt was never approved is not expired silently: see reviewMoneyWithoutReceipt.
  * Returns how many expired.
  */
-export async function expireDueInvoices(deps: Pick<InvoicingDeps, 'db' | 'clock' | 'logger' | 'providers'>): Promise<number> {
+export async function expireDueInvoices(deps: Pick<InvoicingDeps, 'db' | 'clock' | 'logger' | 'providers' | 'settlement'>): Promise<number> {
   // An invoice whose acquirer payment is open is asked about first: paid in time, it is PAID.
   const due = await dueWithOpenAcquirerPayment(deps.db, deps.clock.now(), EXPIRY_BATCH);
   await settleDueAcquirerPayments(deps, due);

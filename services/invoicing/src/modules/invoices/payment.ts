@@ -1,13 +1,13 @@
 import type { Owner } from '@pay/auth';
 import { money } from '@pay/money';
 import { ApiError } from '@pay/schemas';
-import type { InvoicingDeps } from '../deps';
-import type { ProviderPayment } from './provider';
-import { countPayment, lockPayer, type CustomerRow } from '../modules/customers/payers';
-import { inTransaction, type Tx } from '../transactions';
-import { emitInvoiceEvent } from '../modules/invoices/events';
-import { notPendingError } from '../modules/invoices/rules';
-import { lockInvoice, markPaid, type InvoiceRow } from '../modules/invoices/published';
+import type { InvoicingDeps } from '../../deps';
+import type { ProviderPayment } from '../../payments/provider';
+import { countPayment, lockPayer, type CustomerRow } from '../customers/payers';
+import { inTransaction, type Tx } from '../../transactions';
+import { emitInvoiceEvent } from './events';
+import { notPendingError } from './rules';
+import { lockInvoice, markPaid, type InvoiceRow } from './store';
 
 /** Exceptions to "PENDING and not past expiresAt", each for one caller. */
 export interface PayOptions {
