@@ -25,13 +25,14 @@ const amount = (n: number) => amountFormat.format(n);
 /** `USDT_TRC20` → `USDT`: the network is shown beside it. */
 const coin = (currency: string) => currency.split('_')[0];
 
+/** In UTC, which the column's header says. */
 const when = (iso: string | null | undefined) =>
-  iso ? html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 16)} UTC</time>` : html`<span class="muted">—</span>`;
+  iso ? html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 16)}</time>` : html`<span class="muted">—</span>`;
 
 /** A hash or address, shortened to its ends; the whole value in `title` and for copying. */
 function shortCode(value: string | null | undefined): SafeHtml {
   if (!value) return html`<span class="muted">—</span>`;
-  return value.length > 16 ? html`<code title="${value}">${value.slice(0, 8)}…${value.slice(-6)}</code>` : html`<code>${value}</code>`;
+  return value.length > 14 ? html`<code title="${value}">${value.slice(0, 6)}…${value.slice(-4)}</code>` : html`<code>${value}</code>`;
 }
 
 const statusClass: Record<string, string> = { Confirmed: 'succeeded', Completed: 'succeeded', Failed: 'failed', Pending: 'pending', Processing: 'pending' };
@@ -49,7 +50,7 @@ const scroller = (label: string, table: SafeHtml) => html`<div class="table-scro
 
 function unavailable(err: CryptoUnavailable): SafeHtml {
   return html`<div class="warning" role="alert" data-testid="crypto-unavailable"><p><strong>Crypto data is unavailable right now.</strong> ${err.message}</p>
-<p>Nothing is wrong with your balances: the console could not read them. Reload this page in a minute.</p></div>`;
+<p>The console could not read them just now; nothing was changed. Reload this page in a minute.</p></div>`;
 }
 
 function balancesTable(b: CryptoBalances): SafeHtml {
@@ -81,10 +82,10 @@ function transactionsTable(t: CryptoTransactionPage): SafeHtml {
   return scroller(
     'Transactions',
     html`<table class="data" data-testid="crypto-transactions"><caption class="sr-only">Incoming transfers, newest first</caption>
-<thead><tr><th scope="col">Detected</th><th scope="col" class="num">Amount</th><th scope="col">Network</th><th scope="col">Status</th><th scope="col">Confirmations</th><th scope="col">Transaction</th><th scope="col">Invoice</th></tr></thead>
+<thead><tr><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col">Confirmations</th><th scope="col">Detected (UTC)</th><th scope="col">Network</th><th scope="col">Transaction</th><th scope="col">Invoice</th></tr></thead>
 <tbody>${t.items.map(
-      (x) => html`<tr data-transaction="${x.id}"><td>${when(x.createdAt)}</td><td class="num">${amount(x.amount)} ${coin(x.currency)}</td><td>${x.network}</td>
-<td data-testid="status">${statusBadge(x.status)}</td><td>${x.confirmations} of ${x.requiredConfirmations}</td><td>${shortCode(x.txHash)}</td><td>${shortCode(x.invoiceId)}</td></tr>`,
+      (x) => html`<tr data-transaction="${x.id}"><td class="num">${amount(x.amount)} ${coin(x.currency)}</td><td data-testid="status">${statusBadge(x.status)}</td>
+<td>${x.confirmations} of ${x.requiredConfirmations}</td><td>${when(x.createdAt)}</td><td>${x.network}</td><td>${shortCode(x.txHash)}</td><td>${shortCode(x.invoiceId)}</td></tr>`,
     )}</tbody></table>`,
   );
 }
@@ -96,11 +97,11 @@ function withdrawalsTable(items: CryptoWithdrawal[], totalCount: number): SafeHt
   return scroller(
     'Withdrawals',
     html`<table class="data" data-testid="crypto-withdrawals"><caption class="sr-only">Withdrawals, newest first</caption>
-<thead><tr><th scope="col">Number</th><th scope="col">Created</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Fee</th><th scope="col" class="num">Sent</th><th scope="col">Status</th><th scope="col">To</th><th scope="col">Transaction</th></tr></thead>
+<thead><tr><th scope="col">Number</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Fee</th><th scope="col" class="num">Sent</th><th scope="col">Status</th><th scope="col">Created (UTC)</th><th scope="col">To</th><th scope="col">Transaction</th></tr></thead>
 <tbody>${items.map(
-      (w) => html`<tr data-withdrawal="${w.id}"><th scope="row">${w.withdrawalNumber}</th><td>${when(w.createdAt)}</td>
+      (w) => html`<tr data-withdrawal="${w.id}"><th scope="row">${w.withdrawalNumber}</th>
 <td class="num">${amount(w.amount)} ${coin(w.currency)} <span class="muted">${w.network}</span></td><td class="num" data-testid="fee">${amount(w.fee)}</td><td class="num">${amount(w.netAmount)}</td>
-<td data-testid="status">${statusBadge(w.status)}${w.status === 'Failed' && w.failureReason ? html`<div class="muted">${w.failureReason}</div>` : ''}</td><td>${shortCode(w.toAddress)}</td><td>${shortCode(w.txHash)}</td></tr>`,
+<td data-testid="status">${statusBadge(w.status)}${w.status === 'Failed' && w.failureReason ? html`<div class="muted reason">${w.failureReason}</div>` : ''}</td><td>${when(w.createdAt)}</td><td>${shortCode(w.toAddress)}</td><td>${shortCode(w.txHash)}</td></tr>`,
     )}</tbody></table>`,
   );
 }
