@@ -1,5 +1,5 @@
 import type { Express, Request } from 'express';
-import { merchantGuards } from '@pay/accounts';
+import { brandStylesheets, merchantGuards } from '@pay/accounts';
 import { postgresReady } from '@pay/db';
 import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, staticAssets, type Envelope } from '@pay/http';
 import { redisReady } from '@pay/runtime';
@@ -10,6 +10,7 @@ import { invoiceRoutes, sandboxRoutes } from './modules/invoices/routes';
 import { refundRoutes } from './modules/refunds/routes';
 import { reviewRoutes } from './modules/reviews/routes';
 import { customerRoutes } from './modules/customers/routes';
+import { brandRoutes } from './modules/brand/routes';
 import { analyticsRoutes } from './modules/analytics/routes';
 import { receiptRoutes } from './modules/receipts/routes';
 import { v1InvoiceRoutes } from './modules/invoices/v1/routes';
@@ -67,6 +68,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
   sandboxRoutes(apis.v2, deps);
   reviewRoutes(apis.v2, deps);
   customerRoutes(apis.v2, deps);
+  brandRoutes(apis.v2, deps);
   analyticsRoutes(apis.v2, deps);
   receiptRoutes(apis.v2, deps);
   v1InvoiceRoutes(apis.v1, deps);
@@ -107,6 +109,8 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
     ),
   );
   app.use(staticAssets(ASSETS_PATH, PUBLIC_DIR));
+  // The merchant's colour for the pages' brand bar (/brand/<rrggbb>.css): pages run no inline style.
+  app.use(brandStylesheets());
   // Each acquirer's own routes (payments/registry.ts): its notifications, under its own signatures and answers.
   mountAcquirers(app, deps);
   app.use(apis.v2.router, apis.v1.router, apis.pages.router, ...webConsole.routers);

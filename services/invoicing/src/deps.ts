@@ -61,6 +61,7 @@ export type InvoicesDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logg
 /** The invoice routes also show an invoice's review (v2 and v1 GET). */
 export type InvoiceRoutesDeps = InvoicesDeps & Pick<InvoicingDeps, 'reviewOfInvoice'>;
 export type CustomersDeps = Pick<InvoicingDeps, 'db' | 'clock'>;
+export type BrandDeps = Pick<InvoicingDeps, 'db' | 'clock'>;
 export type AnalyticsDeps = Pick<InvoicingDeps, 'db' | 'clock'>;
 export type V1Deps = InvoiceRoutesDeps;
 export type BatchDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'providers' | 'mailer' | 'queueRedis' | 'kickOutbox'>;
