@@ -72,7 +72,7 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
         ),
       ),
     );
-    app.use(paymentPage(deps));
+    app.use(paymentPage(deps, guards.page));
     app.use(api.router);
   }
   finishHttpApp(app, () => 'success');

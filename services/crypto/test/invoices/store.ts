@@ -7,3 +7,8 @@ export async function depositIndexesOf(on: CryptoQueries, ids: string[]): Promis
   if (ids.length === 0) return [];
   return on.$kysely.selectFrom('invoices').select(['address', 'deposit_index as depositIndex']).where('id', 'in', ids).orderBy('deposit_index', 'asc').execute();
 }
+
+/** Moves an invoice's expiry (a page test watches one expire without waiting its minimum minute). */
+export async function setInvoiceExpiry(on: CryptoQueries, id: string, expiresAt: Date): Promise<void> {
+  await on.$kysely.updateTable('invoices').set({ expires_at: expiresAt }).where('id', '=', id).execute();
+}

@@ -78,7 +78,7 @@ it('finding 9: after a partial payment the page says what was received and what 
   await devnet.mine(REQUIRED);
   await eventually(async () => {
     await page.goto(inv.paymentUrl);
-    expect(await page.getByTestId('status').textContent()).toBe('PartiallyPaid');
+    expect(await page.getByTestId('status').textContent()).toBe('Partially paid');
   }, 30_000);
   expect(await page.locator('body').textContent()).toContain('Send exactly 5.75 Tether USD');
   expect(await page.getByTestId('received').textContent()).toBe('4.25');

@@ -21,7 +21,7 @@ it('the payment page shows what to send, and the invoice state once paid (headle
   await page.goto(inv.paymentUrl);
   expect(await page.title()).toBe('Pay 42.5 Tether USD');
   expect(await page.getByTestId('address').textContent()).toBe(inv.address);
-  expect(await page.getByTestId('status').textContent()).toBe('Pending');
+  expect(await page.getByTestId('status').textContent()).toBe('Awaiting payment');
   expect(await page.locator('body').textContent()).toContain('Order <7>'); // escaped, shown as text
   expect(await page.getByTestId('test-mode').textContent()).toBe('TEST MODE: no real funds');
 
@@ -34,7 +34,7 @@ it('the payment page shows what to send, and the invoice state once paid (headle
   const shot = await page.screenshot();
   expect(shot.length).toBeGreaterThan(1000);
   await page.goto(`${svc.url}/pay/00000000-0000-4000-8000-000000000000`);
-  expect(await page.locator('body').textContent()).toContain('does not exist');
+  expect(await page.locator('body').textContent()).toContain('does not lead to an invoice');
 });
 
 it('on a phone: fits the screen, a live countdown; test mode shows a test-mode notice instead of a QR or wallet link', async () => {

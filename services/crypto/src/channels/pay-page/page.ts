@@ -1,38 +1,66 @@
 // The crypto payment page (paymentUrl) sits in a folder of its own: it reads invoices and their
 // transfers, and neither domain depends on it.
-import { Router } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import QRCode from 'qrcode';
-import { html, PAGE_CSP, staticAssets, type SafeHtml } from '@pay/http';
+import { getMerchant } from '@pay/accounts';
+import { PAGE_CSP, staticAssets } from '@pay/http';
+import { ApiError } from '@pay/schemas';
 import type { CryptoDeps } from '../../deps';
 import { currencyInfo } from '../../shared/currencies';
-import { Money, money } from '../../shared/money';
+import { money } from '../../shared/money';
 import { awaitingConfirmation } from '../../modules/transactions/transfers';
-import { ASSETS_PATH, assetUrl, PUBLIC_DIR } from '../../assets';
+import { ASSETS_PATH, PUBLIC_DIR, SHARED_ASSETS_PATH, SHARED_DIR } from '../../assets';
+import { invoiceById, type InvoiceRecord } from '../../modules/invoices/service';
 import { paymentUri } from './payment-uri';
-import { invoiceById } from '../../modules/invoices/service';
+import { pageLanguage, TEXTS, type Language } from './i18n';
+import { pageFacts, statusBody } from './presenter';
+import { paymentPage as renderPage, problemPage, type PageMerchant } from './view';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** `m:ss` or `h:mm:ss` left, as pay.js then counts it down. */
-function remainingText(ms: number): string {
-  const s = Math.ceil(ms / 1000);
-  const h = Math.floor(s / 3600);
-  return `${h > 0 ? `${h}:` : ''}${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
+/** How the page names who asks for the money. */
+async function merchantOf(deps: Pick<CryptoDeps, 'db'>, merchantId: string): Promise<PageMerchant> {
+  const m = await getMerchant(deps.db, merchantId);
+  return { displayName: m.companyName, logoUrl: null, brandColor: null, brandTextColor: null };
 }
 
-function layout(title: string, body: SafeHtml, open: boolean): string {
-  return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>${open ? html`<meta http-equiv="refresh" content="10">` : ''}<link rel="icon" href="data:,"><link rel="stylesheet" href="${assetUrl('pay.css')}"><script src="${assetUrl('pay.js')}" defer></script></head>
-<body data-status="${open ? 'pending' : 'settled'}"><main class="sheet">${body}</main></body></html>`.value;
+function pageHeaders(res: Response): void {
+  res.setHeader('Content-Security-Policy', PAGE_CSP);
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Referrer-Policy', 'same-origin');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+}
+
+/** A link that leads nowhere, in the payer's language: HTML for a browser, the API's JSON error otherwise. */
+function sendProblem(req: Request, res: Response, status: number, language: Language, kind: 'notFound' | 'brokenLink' | 'tooMany'): void {
+  const t = TEXTS[language];
+  const [title, text] = kind === 'tooMany' ? [t.tooManyTitle, t.tooManyText] : [t.notFoundTitle, kind === 'notFound' ? t.notFoundText : t.brokenLinkText];
+  pageHeaders(res);
+  res.status(status).type('html').send(problemPage(language, title, text));
+}
+
+/** Guards (the pages' rate limits) whose refusal is a page in the payer's language, or JSON for the status poll. */
+function guarded(guards: RequestHandler[], as: 'page' | 'json'): RequestHandler[] {
+  return guards.map(
+    (guard): RequestHandler =>
+      (req, res, next) =>
+        guard(req, res, (err?: unknown) => {
+          if (err === undefined || as === 'json' || !(err instanceof ApiError)) return next(err);
+          sendProblem(req, res, err.status, pageLanguage(req).language, err.status === 429 ? 'tooMany' : 'brokenLink');
+        }),
+  );
 }
 
 /**
- * The invoice's `paymentUrl`: what the payer needs to send the transfer (amount, network,
- * address, and a QR code of the payment URI a wallet reads), a countdown to expiry, and the
- * invoice's state; it reloads itself every 10 s until the invoice is settled. The frame (own
- * CSS and JS only, PAGE_CSP), the look and the countdown are the fiat page's, from the same
- * files (see ../assets.ts).
+ * The invoice's `paymentUrl` (see view.ts for what it shows), its status poll, and the
+ * answers for links that lead nowhere.
+ *
+ * Live status by polling a small JSON endpoint with `fetch`, not server-sent events: a poll is
+ * one short request, so it passes every proxy and ingress as it is, holds no connection (nor a
+ * database client) per open page for the whole hour an invoice lives, and counts against the
+ * pages' per-client rate limit like any page load, where a stream would need limits of its
+ * own. The page polls every 5 s (12 a minute, far under the limit), waits for `Retry-After` on
+ * 429, pauses while hidden, and stops once the invoice can no longer change.
  *
  * It asks for what is still due: the amount less what was received (confirmed) and what is on
  * its way (seen, awaiting confirmations), so a payer who follows it after a partial payment
@@ -40,58 +68,45 @@ function layout(title: string, body: SafeHtml, open: boolean): string {
  * (Chain.paymentToken); a test-mode invoice has none on any real network, and shows a notice
  * saying so instead of anything a wallet could act on.
  */
-export function paymentPage(deps: CryptoDeps): Router {
+export function paymentPage(deps: CryptoDeps, pageGuards: RequestHandler[] = []): Router {
   const router = Router();
+  router.use(staticAssets(SHARED_ASSETS_PATH, SHARED_DIR));
   router.use(staticAssets(ASSETS_PATH, PUBLIC_DIR));
-  router.get('/pay/:invoiceId', async (req, res) => {
-    const id = req.params.invoiceId;
-    const invoice = UUID.test(id) ? await invoiceById(deps, id) : null;
-    res.setHeader('Content-Security-Policy', PAGE_CSP);
-    res.setHeader('Cache-Control', 'no-store');
-    if (!invoice) {
-      res.status(404).type('html').send(layout('Invoice not found', html`<h1>Not found</h1><p data-testid="error">This invoice does not exist.</p>`, false));
-      return;
-    }
+
+  const factsOf = async (invoice: InvoiceRecord) => {
+    const unsettled = invoice.status === 'Pending' || invoice.status === 'PartiallyPaid';
+    return pageFacts(invoice, deps.clock.now(), unsettled ? await awaitingConfirmation(deps, invoice) : money(0));
+  };
+
+  router.get('/pay/:invoiceId', ...guarded(pageGuards, 'page'), async (req, res) => {
+    const id = String(req.params.invoiceId);
+    if (!UUID.test(id)) return sendProblem(req, res, 404, pageLanguage(req).language, 'brokenLink');
+    const invoice = await invoiceById(deps, id);
+    if (!invoice) return sendProblem(req, res, 404, pageLanguage(req).language, 'notFound');
+    const [merchant, facts] = await Promise.all([merchantOf(deps, invoice.merchantId), factsOf(invoice)]);
+    const { language, chosen } = pageLanguage(req);
     const info = currencyInfo(invoice.currency);
-    const amount = money(invoice.amount);
-    const received = money(invoice.amountReceived);
-    const remainingMs = Math.max(0, invoice.expiresAt.getTime() - deps.clock.now().getTime());
-    const open = (invoice.status === 'Pending' || invoice.status === 'PartiallyPaid') && remainingMs > 0;
-    const awaiting = open ? await awaitingConfirmation(deps, invoice) : money(0);
-    const due = Money.max(0, amount.sub(received).sub(awaiting));
     const token = invoice.isTest ? null : (deps.chains.live.get(info.network)?.paymentToken(invoice.currency) ?? null);
-    const uri = open && token && due.gt(0) ? paymentUri(token, invoice.address, due) : null;
-    const qr = uri ? await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }) : null;
-    const state =
-      invoice.status === 'Paid' ? 'paid' : invoice.status === 'Pending' || invoice.status === 'PartiallyPaid' ? (remainingMs > 0 ? 'pending' : 'expired') : 'expired';
-    const units = info.currencyName;
-    const body = html`<header><p class="number">${info.networkName}${invoice.isTest ? html` <span class="badge" data-testid="test-mode">TEST MODE: no real funds</span>` : ''}</p>
-<h1 class="amount" data-testid="amount">${amount.toString()} ${units}</h1>
-${invoice.description ? html`<p class="description">${invoice.description}</p>` : ''}</header>
-<p class="state ${state}">Status: <span data-testid="status">${invoice.status}</span></p>
-<p class="description">Received: <span data-testid="received">${received.toString()}</span> ${units}${
-      awaiting.gt(0) ? html`; on its way, awaiting confirmations: <span data-testid="awaiting">${awaiting.toString()}</span> ${units}` : ''
-    }${open ? html`; due: <span data-testid="due">${due.toString()}</span> ${units}` : ''}</p>
-${open ? html`<p class="expiry">Expires in <time data-testid="countdown" data-remaining-ms="${remainingMs}" datetime="${invoice.expiresAt.toISOString()}">${remainingText(remainingMs)}</time></p>` : ''}
-${
-  invoice.isTest
-    ? html`<p class="problem" data-testid="test-mode-notice">Test mode: this invoice is on no real network, and nothing sent to this address on one would ever arrive. It is paid through the sandbox API (POST /api/v1/sandbox/transactions).</p>`
-    : ''
-}
-${
-  open && due.gt(0)
-    ? html`<div class="sbp">${
-        uri
-          ? html`<img class="qr" data-testid="qr" data-uri="${uri}" src="data:image/svg+xml;base64,${Buffer.from(qr!).toString('base64')}" alt="QR code of the payment for your wallet app" width="246" height="246">`
-          : ''
-      }
-<p>Send exactly ${due.toString()} ${units} on ${info.networkName} to:</p><p class="description"><code data-testid="address">${invoice.address}</code></p>
-${uri ? html`<a class="button" data-testid="open-wallet" href="${uri}">Open in wallet</a>` : ''}</div>`
-    : open
-      ? html`<p class="description">Everything due is on its way; the invoice is paid once it is confirmed.</p><p class="description">Address: <code data-testid="address">${invoice.address}</code></p>`
-      : html`<p class="description">Address: <code data-testid="address">${invoice.address}</code></p>`
-}`;
-    res.type('html').send(layout(`Pay ${amount.toString()} ${units}`, body, open));
+    const uri = facts.open && token && facts.due.gt(0) ? paymentUri(token, invoice.address, facts.due) : null;
+    const qrSvg = uri ? await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }) : null;
+    pageHeaders(res);
+    res.type('html').send(renderPage({ invoice, info, facts, merchant, language, chosen, uri, qrSvg }));
+  });
+
+  // The page's poll: public (the invoice id in the link is the capability), never cached.
+  router.get('/pay/:invoiceId/status', ...guarded(pageGuards, 'json'), async (req, res) => {
+    const id = String(req.params.invoiceId);
+    const invoice = UUID.test(id) ? await invoiceById(deps, id) : null;
+    if (!invoice) throw new ApiError('NOT_FOUND', 'This payment link does not lead to an invoice');
+    const facts = await factsOf(invoice);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(statusBody(facts, TEXTS[pageLanguage(req).language].states[facts.state]));
+  });
+
+  // Anything else under /pay/ is a broken link: a page for a browser, never JSON.
+  router.all(['/pay', '/pay/', '/pay/*rest'], (req, res, next) => {
+    if (req.accepts(['html', 'json']) !== 'html') return next(new ApiError('NOT_FOUND', 'This payment link does not lead to an invoice'));
+    sendProblem(req, res, 404, pageLanguage(req).language, 'brokenLink');
   });
   return router;
 }
