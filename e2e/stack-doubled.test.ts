@@ -19,6 +19,9 @@ import {
   type RunningService,
 } from '@pay/testing';
 import { buildServiceProcess } from '@pay/build';
+import { outboxCountsByQueue, unpublishedBacklog } from '@pay/queue/test';
+import { createWebhooksDb, queueDepth, type Queries } from '@pay/webhooks';
+import { deliveriesPerEndpoint, deliveryCountsByStatus, deliveryIds, eventsPerSubject, succeededDeliveryTotals } from '@pay/webhooks/test';
 import { invoiceStatusCountsIn, openWithdrawalsIn, postingsByKindIn, transactionCountIn, withdrawalStatusCountsIn } from '@pay/crypto/test';
 import {
   batchesCreatedIn,
@@ -79,8 +82,10 @@ const DRAIN_MS = 5000;
 const RETRY_UNAVAILABLE = 5;
 
 type Row = Record<string, any>;
-/** SQL text on the stack's Postgres (the owners' test helpers take it as their `SqlQuery`). */
+/** SQL text on the stack's Postgres (the services' test helpers take it as their `SqlQuery`). */
 type Query = <T extends Row = Row>(sql: string, params?: unknown[]) => Promise<T[]>;
+/** The body key whose `id` an event is about, the first the body has: a refund's event is about the refund, not its invoice. */
+const SUBJECT_KEYS = ['refund', 'withdrawal', 'transaction', 'invoice'];
 
 /** Runs `fn` over `items`, at most `limit` at a time; `i` picks the replica. */
 async function each<T>(items: T[], limit: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
@@ -266,32 +271,34 @@ async function cryptoWork({ crypto }: Clients, q: Query): Promise<void> {
 }
 
 /** Waits until nothing is left to do: due invoices closed, batches and e-mails done, withdrawals finished, every event delivered. */
-async function settled(q: Query, due: string[], emailsReceived: () => number): Promise<void> {
+async function settled(q: Query, stackDb: Queries, due: string[], emailsReceived: () => number): Promise<void> {
   await eventually(async () => {
-    // The owners' parts through their test helpers; the packages' (webhooks, queue) still here.
-    const [pending, batchWork, withdrawals, [rest]] = await Promise.all([
+    // Each owner's part through its test helpers (the packages' on the stack's database as `Queries`).
+    const [pending, batchWork, withdrawals, { undispatched }, deliveries, { pending: unpublished }] = await Promise.all([
       pendingInvoicesIn(q, due),
       unfinishedBatchWorkIn(q),
       openWithdrawalsIn(q),
-      q(
-        `SELECT (SELECT count(*) FROM webhooks.events WHERE dispatched_at IS NULL)::int AS undispatched,
-                (SELECT count(*) FROM webhooks.deliveries WHERE status <> 'succeeded')::int AS undelivered,
-                (SELECT count(*) FROM queue.outbox WHERE published_at IS NULL)::int AS unpublished`,
-      ),
+      queueDepth(stackDb, new Date()),
+      deliveryCountsByStatus(stackDb),
+      unpublishedBacklog(stackDb),
     ]);
-    const s = { pending, ...batchWork, withdrawals, ...rest };
+    const undelivered = Object.entries(deliveries).reduce((n, [status, count]) => (status === 'succeeded' ? n : n + count), 0);
+    const s = { pending, ...batchWork, withdrawals, undispatched, undelivered, unpublished };
     expect(s).toEqual({ pending: 0, batches: 0, emails: 0, withdrawals: 0, undispatched: 0, undelivered: 0, unpublished: 0 });
     expect(emailsReceived()).toBeGreaterThanOrEqual(N.batches * N.batchRows);
   }, 60_000, 100);
 }
 
 /** Events by source and type; fails unless each has one event per subject (invoice, refund, transaction, withdrawal). */
-async function eventsOnce(q: Query): Promise<{ events: Record<string, number>; crypto: number; invoicing: number }> {
-  const counts = await q(
-    `SELECT source, type, count(*)::int AS events, count(DISTINCT subject)::int AS subjects FROM (
-       SELECT source, type, coalesce(body->'refund'->>'id', body->'withdrawal'->>'id', body->'transaction'->>'id', body->'invoice'->>'id') AS subject
-         FROM webhooks.events) e GROUP BY source, type ORDER BY source, type`,
-  );
+async function eventsOnce(stackDb: Queries): Promise<{ events: Record<string, number>; crypto: number; invoicing: number }> {
+  // Per source and type: its events, and its distinct subjects (a null subject is none).
+  const counts: { source: string; type: string; events: number; subjects: number }[] = [];
+  for (const r of await eventsPerSubject(stackDb, SUBJECT_KEYS)) {
+    let c = counts.at(-1);
+    if (c?.source !== r.source || c.type !== r.type) counts.push((c = { source: r.source, type: r.type, events: 0, subjects: 0 }));
+    c.events += r.n;
+    if (r.subject !== null) c.subjects += 1;
+  }
   for (const r of counts) expect({ ...r, events: r.subjects }).toEqual(r);
   const total = (source: string) => counts.filter((r) => r.source === source).reduce((s, r) => s + r.events, 0);
   return { events: Object.fromEntries(counts.map((r) => [`${r.source}:${r.type}`, r.events])), crypto: total('crypto'), invoicing: total('invoicing') };
@@ -341,6 +348,8 @@ describe('the stack doubled: two processes of every service on one Postgres and 
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let smtp: Awaited<ReturnType<typeof startTestSmtp>>;
   let db: pg.Pool;
+  /** The stack's database as the packages' (webhooks, queue) test helpers take it. */
+  let stackDb: ReturnType<typeof createWebhooksDb>;
   const procs: Record<string, RunningService> = {};
   const q: Query = async (sql, params = []) => (await db.query(sql, params)).rows;
   /** How long each step took (artefacts/stack-doubled.json): this machine is shared and often loaded. */
@@ -358,6 +367,7 @@ describe('the stack doubled: two processes of every service on one Postgres and 
     // Six processes with up to 20 connections each, and this test's own.
     [pgServer, redis, receiver, smtp] = await Promise.all([startThrowawayPostgres('doubled', { maxConnections: 200 }), startThrowawayRedis(), startReceiver(), startTestSmtp()]);
     db = new pg.Pool({ connectionString: pgServer.url, max: 3 });
+    stackDb = createWebhooksDb(pgServer.url, 3);
     phase('servers');
     const [bundles] = await Promise.all([buildBundles(bundleDir), deploy({ databaseUrl: pgServer.url, quiet: true })]);
     phase('build and migrate');
@@ -409,6 +419,7 @@ describe('the stack doubled: two processes of every service on one Postgres and 
       if (svc.child.exitCode === null && svc.child.signalCode === null) svc.child.kill('SIGKILL');
     }
     await db?.end();
+    await stackDb?.$close();
     await Promise.all([receiver?.close(), smtp?.close(), redis?.stop()]);
     pgServer?.stop();
     rmSync(bundleDir, { recursive: true, force: true });
@@ -490,19 +501,23 @@ describe('the stack doubled: two processes of every service on one Postgres and 
     await cryptoWork(clients, q);
     const payVsExpiry = await due.payVsExpiry;
     phase('crypto requests');
-    await settled(q, [...due.expiring, ...due.racing], () => smtp.received.length);
+    await settled(q, stackDb, [...due.expiring, ...due.racing], () => smtp.received.length);
     phase('settling');
     // Every loop and reconciler (every 500 ms at most) keeps running over the settled rows for
     // a while: a second run of anything would show in the counts below.
     await pause(1500);
 
     // Expiry: each due invoice expired once with one invoice.expired; one paid around its expiry is paid, not expired.
-    const { events, crypto: cryptoEvents, invoicing: invoicingEvents } = await eventsOnce(q);
+    const { events, crypto: cryptoEvents, invoicing: invoicingEvents } = await eventsOnce(stackDb);
     expect([...payVsExpiry.values()].filter((s) => s !== 200 && s !== 422)).toEqual([]);
     const racedPaid = [...payVsExpiry.values()].filter((s) => s === 200).length;
     const statuses = await invoiceStatusesIn(q, [...due.expiring, ...due.racing]);
     for (const s of statuses) expect([s.id, s.status]).toEqual([s.id, payVsExpiry.get(s.id) === 200 ? 'PAID' : 'EXPIRED']);
-    expect(await q(`SELECT body->'invoice'->>'id' FROM webhooks.events WHERE source = 'invoicing' AND type IN ('invoice.paid', 'invoice.expired') GROUP BY 1 HAVING count(*) > 1`)).toEqual([]);
+    const paidOrExpired = new Map<string | null, number>();
+    for (const e of await eventsPerSubject(stackDb, ['invoice'], { source: 'invoicing', types: ['invoice.paid', 'invoice.expired'] })) {
+      paidOrExpired.set(e.subject, (paidOrExpired.get(e.subject) ?? 0) + e.n);
+    }
+    expect([...paidOrExpired].filter(([, n]) => n > 1)).toEqual([]);
     expect(events['invoicing:invoice.expired']).toBe(N.expiringV1 + N.expiringV2 + N.payVsExpiry - racedPaid);
     // Payments, refunds and cancellations raced on both replicas: one each.
     expect(events['invoicing:invoice.paid']).toBe(N.paid + racedPaid);
@@ -523,16 +538,11 @@ describe('the stack doubled: two processes of every service on one Postgres and 
 
     // Deliveries: one per (event, endpoint), each sent in one attempt and received once.
     const expectedDeliveries = cryptoEvents + 2 * invoicingEvents - N.cancelled;
-    const [d] = await q(
-      `SELECT count(*)::int AS deliveries, count(DISTINCT (event_id, endpoint_id))::int AS pairs,
-              (SELECT count(*) FROM webhooks.attempts)::int AS attempts,
-              (SELECT count(DISTINCT delivery_id) FROM webhooks.attempts)::int AS attempted
-         FROM webhooks.deliveries WHERE status = 'succeeded'`,
-    );
+    const d = await succeededDeliveryTotals(stackDb);
     expect(d).toEqual({ deliveries: expectedDeliveries, pairs: expectedDeliveries, attempts: expectedDeliveries, attempted: expectedDeliveries });
     const ids = receiver.received.map((r) => r.headers['x-svc-delivery'] as string);
     const deliveryDuplicates = ids.length - new Set(ids).size;
-    expect(new Set(ids)).toEqual(new Set((await q(`SELECT id::text FROM webhooks.deliveries`)).map((r) => r.id)));
+    expect(new Set(ids)).toEqual(new Set(await deliveryIds(stackDb)));
     expect(deliveryDuplicates).toBe(0);
     const byPath = (path: string) => receiver.received.filter((r) => r.path === path).length;
     expect({ merchant: byPath('/merchant'), all: byPath('/console-all'), some: byPath('/console-some') }).toEqual({
@@ -541,7 +551,7 @@ describe('the stack doubled: two processes of every service on one Postgres and 
       some: invoicingEvents - N.cancelled,
     });
     // The same split in the rows: one merchant endpoint, however many dispatchers wrote it.
-    const perEndpoint = await q(`SELECT e.id::text, e.kind, count(d.id)::int AS n FROM webhooks.endpoints e LEFT JOIN webhooks.deliveries d ON d.endpoint_id = e.id GROUP BY 1, 2`);
+    const perEndpoint = await deliveriesPerEndpoint(stackDb);
     expect(Object.fromEntries(perEndpoint.map((r) => [r.kind === 'merchant' ? 'merchant' : r.id, r.n]))).toEqual({
       merchant: cryptoEvents,
       [endpoints.all]: invoicingEvents,
@@ -549,7 +559,7 @@ describe('the stack doubled: two processes of every service on one Postgres and 
     });
 
     // Outbox: every row published, once per job id.
-    const outbox = await q(`SELECT queue, count(*)::int AS n, count(DISTINCT job_id)::int AS jobs, count(published_at)::int AS published FROM queue.outbox GROUP BY 1 ORDER BY 1`);
+    const outbox = await outboxCountsByQueue(stackDb);
     for (const r of outbox) expect(r).toEqual({ ...r, jobs: r.n, published: r.n });
     phase('quiet period and checks');
 
@@ -570,7 +580,7 @@ describe('the stack doubled: two processes of every service on one Postgres and 
       processes: Object.keys(procs).sort(),
       workload: { ...N, payVsExpiryPaid: racedPaid },
       events,
-      deliveries: { expected: expectedDeliveries, rows: d!.deliveries, attempts: d!.attempts, requestsReceived: ids.length, duplicates: deliveryDuplicates },
+      deliveries: { expected: expectedDeliveries, rows: d.deliveries, attempts: d.attempts, requestsReceived: ids.length, duplicates: deliveryDuplicates },
       emails: { expected: N.batches * N.batchRows, received: recipients.length, duplicates: emailDuplicates },
       postings: Object.fromEntries(postings.map((p) => [p.kind, p.n])),
       outbox: Object.fromEntries(outbox.map((r) => [r.queue, r.n])),

@@ -6,7 +6,6 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import pg from 'pg';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -14,6 +13,7 @@ import { registerMerchant } from '@pay/accounts';
 import { createAccountsDb, type AccountsDb } from '@pay/accounts/src/testing';
 import { SecretBox, type Owner } from '@pay/auth';
 import { createEndpoint, createWebhooksDb, recordEvent, type WebhooksDb } from '@pay/webhooks';
+import { attemptLatencyPercentiles, deliveryCountsByStatus } from '@pay/webhooks/test';
 import { cpuMs } from '../lib/cpu';
 import { startService } from '../lib/service';
 import type { BenchConfig } from '../lib/config';
@@ -108,11 +108,12 @@ export const webhookSuite: MeasuredSuite = {
   async run(config: BenchConfig, only): Promise<Measurement[]> {
     const accounts = createAccountsDb(config.databaseUrl, 2);
     const db = createWebhooksDb(config.databaseUrl, 4);
-    const sql = new pg.Client({ connectionString: config.databaseUrl });
-    await sql.connect();
     const { url, server, seen } = await receiver();
-    const count = async (where: string, since: Date) =>
-      Number((await sql.query(`SELECT count(*)::int AS n FROM webhooks.deliveries WHERE created_at >= $1 AND ${where}`, [since])).rows[0].n);
+    /** Deliveries created since `since` that succeeded, and those that have not (yet). */
+    const count = async (since: Date) => {
+      const { succeeded = 0, ...others } = await deliveryCountsByStatus(db, since);
+      return { succeeded, not: Object.values(others).reduce((n, c) => n + c, 0) };
+    };
     const rows: Measurement[] = [];
     const worker = await startService('webhook-worker', workerEnv(config), config.serviceNodeArgs);
     try {
@@ -130,7 +131,7 @@ export const webhookSuite: MeasuredSuite = {
           const cpu = cpuMs(worker.child.pid);
           while (seen.size < deliveries) await sleep(20);
           // Delivered is not done until recorded: wait for the last outcomes to be written.
-          while ((await count(`status = 'succeeded'`, since)) < deliveries) await sleep(20);
+          while ((await count(since)).succeeded < deliveries) await sleep(20);
           const cpuAfter = cpuMs(worker.child.pid);
           return { perSecond: deliveries / ((performance.now() - started) / 1000), cpuMsPerDelivery: cpu !== null && cpuAfter !== null ? (cpuAfter - cpu) / deliveries : null };
         };
@@ -180,14 +181,8 @@ export const webhookSuite: MeasuredSuite = {
           await record(db, owner, Math.round((RATE * tick) / 1000)); // one commit per tick
           await sleep(Math.max(0, tick - (Date.now() - t)));
         }
-        while ((await count(`status <> 'succeeded'`, since)) > 0) await sleep(50);
-        const { rows: [p] } = await sql.query(
-          `SELECT percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM (a.attempted_at - e.created_at)) * 1000 + a.duration_ms) AS p
-             FROM webhooks.attempts a JOIN webhooks.deliveries d ON d.id = a.delivery_id JOIN webhooks.events e ON e.id = d.event_id
-            WHERE e.created_at >= $1`,
-          [since],
-        );
-        const [p50, p99] = p.p as number[];
+        while ((await count(since)).not > 0) await sleep(50);
+        const [p50, p99] = (await attemptLatencyPercentiles(db, since, [0.5, 0.99]))!;
         rows.push({
           scenario: 'webhooks.latency',
           what: `p99 event to end of first attempt at ${RATE} events/s x ${ENDPOINTS} endpoints (p50 ${Math.round(p50!)} ms)`,
@@ -200,7 +195,6 @@ export const webhookSuite: MeasuredSuite = {
     } finally {
       await worker.stop();
       server.close();
-      await sql.end();
       await Promise.all([accounts.$disconnect(), db.$disconnect()]);
     }
   },

@@ -1,8 +1,12 @@
-// The outbox table as this package's tests read and set it: named here, in the owner's store,
-// and nowhere else.
+// The outbox table as tests read and set it: named here, in the owner's store, and nowhere else.
+// Each function takes the `Queries` of the database it reads: the jest worker's, or a whole
+// stack's (e2e), since it names the table with its schema.
 import { sql } from 'kysely';
 import type { Queries } from '@pay/db';
 import { queueTables } from '../src/store/outbox';
+
+/** Rows not yet published (`pending`), the relay's own count, for a test waiting until nothing is left. */
+export { unpublishedBacklog } from '../src/store/outbox';
 
 /** A job's outbox row, or undefined. */
 export function outboxRow(db: Queries, jobId: string) {
@@ -12,6 +16,21 @@ export function outboxRow(db: Queries, jobId: string) {
 /** Every outbox row of a job id, in any queue: a job written twice shows twice. */
 export function outboxRowsOfJob(db: Queries, jobId: string) {
   return queueTables(db).selectFrom('outbox').select(['queue', 'payload']).where('job_id', '=', jobId).orderBy('id').execute();
+}
+
+/** Each queue's rows (`n`), distinct job ids (`jobs`) and published rows (`published`), by queue. */
+export function outboxCountsByQueue(db: Queries): Promise<{ queue: string; n: number; jobs: number; published: number }[]> {
+  return queueTables(db)
+    .selectFrom('outbox')
+    .select((eb) => [
+      'queue',
+      eb.cast<number>(eb.fn.countAll(), 'integer').as('n'),
+      eb.cast<number>(eb.fn.count('job_id').distinct(), 'integer').as('jobs'),
+      eb.cast<number>(eb.fn.count('published_at'), 'integer').as('published'),
+    ])
+    .groupBy('queue')
+    .orderBy('queue')
+    .execute();
 }
 
 /** Writes rows as they would stand after a time (written and published when given). */

@@ -1,6 +1,8 @@
-// The webhooks tables as tests read and set them (the worker's tests, through @pay/webhooks/test):
-// what a test checks of the rows, named here, by the tables' owner, and nowhere else.
-import type { Selectable } from 'kysely';
+// The webhooks tables as tests and the bench read and set them (through @pay/webhooks/test):
+// what a test checks of the rows, named here, by the tables' owner, and nowhere else. Each
+// function takes the `Queries` of the database it reads: the jest worker's, or a whole stack's
+// (e2e, chaos, bench: `createWebhooksDb(stack's url)`), since it names its tables with their schema.
+import { sql, type Selectable } from 'kysely';
 import { webhookTables, type Queries } from '../src/db';
 import type { AttemptView } from '../src/deliveries';
 import { attemptView } from '../src/store/deliveries';
@@ -84,14 +86,94 @@ export async function deliveriesToEndpoint(db: Queries, endpointId: string): Pro
   return rows.map(delivery);
 }
 
-/** How many deliveries there are of each status. */
-export async function deliveryCountsByStatus(db: Queries): Promise<Record<string, number>> {
+/** How many deliveries there are of each status (of those created since `createdSince`, when given). */
+export async function deliveryCountsByStatus(db: Queries, createdSince?: Date): Promise<Record<string, number>> {
   const rows = await webhookTables(db)
     .selectFrom('deliveries')
     .select((eb) => ['status', eb.cast<number>(eb.fn.countAll(), 'integer').as('n')])
+    .$if(createdSince !== undefined, (q) => q.where('created_at', '>=', createdSince!))
     .groupBy('status')
     .execute();
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+}
+
+/** Every delivery's id. */
+export async function deliveryIds(db: Queries): Promise<string[]> {
+  const rows = await webhookTables(db).selectFrom('deliveries').select('id').execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The succeeded deliveries (`deliveries`) and their distinct (event, endpoint) pairs (`pairs`),
+ * with every attempt (`attempts`) and the distinct deliveries attempted (`attempted`): equal
+ * when each delivery was made once and sent in one attempt.
+ */
+export async function succeededDeliveryTotals(db: Queries): Promise<{ deliveries: number; pairs: number; attempts: number; attempted: number }> {
+  return webhookTables(db)
+    .selectFrom('deliveries')
+    .select((eb) => [
+      eb.cast<number>(eb.fn.countAll(), 'integer').as('deliveries'),
+      eb.cast<number>(eb.fn.count(eb.refTuple('event_id', 'endpoint_id')).distinct(), 'integer').as('pairs'),
+      eb.cast<number>(eb.selectFrom('attempts').select((s) => s.fn.countAll().as('n')), 'integer').as('attempts'),
+      eb.cast<number>(eb.selectFrom('attempts').select((s) => s.fn.count('delivery_id').distinct().as('n')), 'integer').as('attempted'),
+    ])
+    .where('status', '=', 'succeeded')
+    .executeTakeFirstOrThrow();
+}
+
+/** Each endpoint (its id and kind) with how many deliveries it has, none included. */
+export function deliveriesPerEndpoint(db: Queries): Promise<{ id: string; kind: string; n: number }[]> {
+  return webhookTables(db)
+    .selectFrom('endpoints as e')
+    .leftJoin('deliveries as d', 'd.endpoint_id', 'e.id')
+    .select((eb) => ['e.id', 'e.kind', eb.cast<number>(eb.fn.count('d.id'), 'integer').as('n')])
+    .groupBy(['e.id', 'e.kind'])
+    .execute();
+}
+
+/**
+ * Percentiles (`fractions`, e.g. [0.5, 0.99]) of the milliseconds from an event's recording to
+ * the end of an attempt to deliver it, over the attempts of events recorded since `since`;
+ * null when there were none.
+ */
+export async function attemptLatencyPercentiles(db: Queries, since: Date, fractions: number[]): Promise<number[] | null> {
+  const row = await webhookTables(db)
+    .selectFrom('attempts as a')
+    .innerJoin('deliveries as d', 'd.id', 'a.delivery_id')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .select(
+      sql<number[] | null>`percentile_cont(${fractions}::float8[]) WITHIN GROUP (ORDER BY extract(epoch FROM (${sql.ref('a.attempted_at')} - ${sql.ref('e.created_at')})) * 1000 + ${sql.ref('a.duration_ms')})`.as('p'),
+    )
+    .where('e.created_at', '>=', since)
+    .executeTakeFirstOrThrow();
+  return row.p;
+}
+
+/**
+ * How many events there are of each source, type and subject: the subject is the `id` of the
+ * first of `subjectKeys` that the body holds (`['refund', 'invoice']`: a refund's id, else its
+ * invoice's), null when it holds none. Only events of `only.source` and `only.types` when given.
+ */
+export async function eventsPerSubject(
+  db: Queries,
+  subjectKeys: string[],
+  only: { source?: string; types?: string[] } = {},
+): Promise<{ source: string; type: string; subject: string | null; n: number }[]> {
+  const t = webhookTables(db);
+  const subject = sql<string | null>`coalesce(${sql.join(subjectKeys.map((key) => sql`${sql.ref('body')} -> ${key}::text ->> 'id'`))})`;
+  const events = t
+    .selectFrom('events')
+    .select(['source', 'type', subject.as('subject')])
+    .$if(only.source !== undefined, (q) => q.where('source', '=', only.source!))
+    .$if(only.types !== undefined, (q) => q.where('type', 'in', only.types!));
+  return t
+    .selectFrom(events.as('e'))
+    .select((eb) => ['e.source', 'e.type', 'e.subject', eb.cast<number>(eb.fn.countAll(), 'integer').as('n')])
+    .groupBy(['e.source', 'e.type', 'e.subject'])
+    .orderBy('e.source')
+    .orderBy('e.type')
+    .orderBy('e.subject')
+    .execute();
 }
 
 /** The attempts of a delivery, in the order they were made. */

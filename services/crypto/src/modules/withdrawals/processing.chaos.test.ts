@@ -11,6 +11,8 @@ import {
   untilAnswered,
   type HttpAnswer,
 } from '@pay/testing';
+import { createWebhooksDb } from '@pay/webhooks';
+import { eventsPerSubject } from '@pay/webhooks/test';
 import { generateAddress } from '../../chains/addresses';
 import { ZERO_ADDRESS } from '../../chains/sandbox/sandbox';
 import { openWithdrawalsIn, withdrawalsByKeyIn, type SqlQuery } from '../../../test/withdrawals/store';
@@ -75,16 +77,19 @@ it('finishes every withdrawal exactly once through a Redis flush and a kill -9 o
     const settledAfterKillMs = Date.now() - killedAt;
 
     // Each withdrawal (its store), its holds and releases (the ledger's), its events (webhooks'): read once everything has settled.
+    const webhooksDb = createWebhooksDb(stack.postgres.url, 1);
     const [withdrawals, entries, events] = await Promise.all([
       withdrawalsByKeyIn(query),
       holdsAndReleasesIn(query),
-      stack.query<{ id: string; completed: number; failed: number }>(
-        `SELECT e.body->'withdrawal'->>'id' AS id, count(*) FILTER (WHERE e.type = 'withdrawal.completed')::int AS completed,
-                count(*) FILTER (WHERE e.type = 'withdrawal.failed')::int AS failed
-           FROM webhooks.events e WHERE e.type IN ('withdrawal.completed', 'withdrawal.failed') GROUP BY 1`,
-      ),
+      eventsPerSubject(webhooksDb, ['withdrawal'], { types: ['withdrawal.completed', 'withdrawal.failed'] }).finally(() => webhooksDb.$close()),
     ]);
-    const eventsOf = new Map(events.map((e) => [e.id, e]));
+    const eventsOf = new Map<string | null, { completed: number; failed: number }>();
+    for (const e of events) {
+      const of = eventsOf.get(e.subject) ?? { completed: 0, failed: 0 };
+      if (e.type === 'withdrawal.completed') of.completed += e.n;
+      else of.failed += e.n;
+      eventsOf.set(e.subject, of);
+    }
     const rows = withdrawals.map((w) => ({
       ...w,
       holds: entries.get(w.id)?.holds ?? 0,
