@@ -1,16 +1,17 @@
 import type { ChaosStack } from '@pay/testing';
 import type { SqlQuery } from '../invoices/store';
 import type { InvoicingQueries } from '../../src/db';
-import type { RefundRow } from '../../src/modules/refunds/store';
+import { refundOf, type RefundRow } from '../../src/modules/refunds/store';
 
 /**
  * The refunds module's test helper (its store's, for tests and the bench): an invoice's refunds
  * as tests check them, without naming the table outside its owner.
  */
 
-/** An invoice's refunds, whole rows, by id. */
+/** An invoice's refunds, whole, by id: read as the store reads a refund (RefundRow, refundOf), so a renamed column breaks the store, not the tests. */
 export async function refundRowsOf(on: InvoicingQueries, invoiceId: string): Promise<RefundRow[]> {
-  return on.$kysely.selectFrom('refunds').selectAll().where('invoice_id', '=', invoiceId).orderBy('id').execute();
+  const rows = await on.$kysely.selectFrom('refunds').selectAll().where('invoice_id', '=', invoiceId).orderBy('id').execute();
+  return rows.map(refundOf);
 }
 
 /** How many refunds an invoice has, and the sum of the SUCCEEDED ones (as Postgres sums numeric: null when none). */
@@ -22,9 +23,9 @@ export async function refundTotalsOf(on: InvoicingQueries, invoiceId: string): P
   return { n: Number(all.n), succeeded: ok.sum };
 }
 
-/** One refund's row; throws when there is none. */
-export function refundRow(on: InvoicingQueries, id: string): Promise<RefundRow> {
-  return on.$kysely.selectFrom('refunds').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+/** One refund, as the store reads it; throws when there is none. */
+export async function refundRow(on: InvoicingQueries, id: string): Promise<RefundRow> {
+  return refundOf(await on.$kysely.selectFrom('refunds').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
 }
 
 /** Moves a refund's creation time back (e.g. past the staleness limit: reconciled without waiting). */

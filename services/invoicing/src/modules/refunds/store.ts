@@ -8,11 +8,49 @@ import { type InvoicingQueries, type Tables } from '../../db';
  * money moves.
  */
 
-export type RefundRow = Selectable<Tables.Refund>;
+export type RefundStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+
+/**
+ * A refund as the rest of the service sees it, declared here rather than derived from the
+ * generated table: a renamed or retyped column fails the type check in this store (refundOf and
+ * the statements below), not in every reader. Amounts are numeric text; times are Dates.
+ */
+export interface RefundRow {
+  id: string;
+  invoice_id: string;
+  merchant_id: string;
+  is_test: boolean;
+  amount: string;
+  status: RefundStatus;
+  reason: string | null;
+  failure_reason: string | null;
+  created_at: Date;
+  settled_at: Date | null;
+  idempotency_key: string | null;
+}
+
+/** The one mapping of a `refunds` row to RefundRow. */
+export function refundOf(r: Selectable<Tables.Refund>): RefundRow {
+  return {
+    id: r.id,
+    invoice_id: r.invoice_id,
+    merchant_id: r.merchant_id,
+    is_test: r.is_test,
+    amount: r.amount,
+    status: r.status,
+    reason: r.reason,
+    failure_reason: r.failure_reason,
+    created_at: r.created_at,
+    settled_at: r.settled_at,
+    idempotency_key: r.idempotency_key,
+  };
+}
+
+const maybeRefund = (r: Selectable<Tables.Refund> | undefined): RefundRow | undefined => (r ? refundOf(r) : undefined);
 
 /** The refund an earlier request under this Idempotency-Key reserved on the invoice since `since`, if any. */
 export async function refundOfIdempotencyKey(tx: InvoicingQueries, invoiceId: string, key: string, since: Date): Promise<RefundRow | undefined> {
-  return tx.$kysely.selectFrom('refunds').selectAll().where('invoice_id', '=', invoiceId).where('idempotency_key', '=', key).where('created_at', '>', since).executeTakeFirst();
+  return maybeRefund(await tx.$kysely.selectFrom('refunds').selectAll().where('invoice_id', '=', invoiceId).where('idempotency_key', '=', key).where('created_at', '>', since).executeTakeFirst());
 }
 
 /** What the invoice's refunds not FAILED (pending ones included) hold, as decimal text. */
@@ -26,33 +64,42 @@ export async function heldByRefunds(tx: InvoicingQueries, invoiceId: string): Pr
   return held.sum;
 }
 
-export type NewRefund = Required<Omit<Insertable<Tables.Refund>, 'id' | 'failure_reason' | 'settled_at' | 'status'>> & { status: 'PENDING' | 'SUCCEEDED'; settled_at: Date | null };
+/** What `insertRefund` writes: a refund reserved (PENDING) or made already (SUCCEEDED, at the acquirer). */
+export type NewRefund = Omit<RefundRow, 'id' | 'failure_reason' | 'status'> & { status: 'PENDING' | 'SUCCEEDED' };
 
 export async function insertRefund(tx: InvoicingQueries, r: NewRefund): Promise<RefundRow> {
-  return tx.$kysely
-    .insertInto('refunds')
-    .values({ id: randomUUID(), ...r })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row: Insertable<Tables.Refund> = {
+    id: randomUUID(),
+    invoice_id: r.invoice_id,
+    merchant_id: r.merchant_id,
+    is_test: r.is_test,
+    amount: r.amount,
+    status: r.status,
+    reason: r.reason,
+    created_at: r.created_at,
+    settled_at: r.settled_at,
+    idempotency_key: r.idempotency_key,
+  };
+  return refundOf(await tx.$kysely.insertInto('refunds').values(row).returningAll().executeTakeFirstOrThrow());
 }
 
 /** Settles a PENDING refund (once: conditional on PENDING); undefined when it was settled already. */
 export async function settlePendingRefund(tx: InvoicingQueries, id: string, s: { status: 'SUCCEEDED' | 'FAILED'; failure_reason: string | null; settled_at: Date }): Promise<RefundRow | undefined> {
-  return tx.$kysely.updateTable('refunds').set(s).where('id', '=', id).where('status', '=', 'PENDING').returningAll().executeTakeFirst();
+  return maybeRefund(await tx.$kysely.updateTable('refunds').set(s).where('id', '=', id).where('status', '=', 'PENDING').returningAll().executeTakeFirst());
 }
 
 export async function refundById(tx: InvoicingQueries, id: string): Promise<RefundRow> {
-  return tx.$kysely.selectFrom('refunds').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  return refundOf(await tx.$kysely.selectFrom('refunds').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
 }
 
 /** PENDING refunds created before `before`, oldest first (at most 100). */
-export function stalePendingRefunds(on: InvoicingQueries, before: Date): Promise<RefundRow[]> {
-  const tables = on.$kysely;
-  return tables.selectFrom('refunds').selectAll().where('status', '=', 'PENDING').where('created_at', '<', before).orderBy('created_at').limit(100).execute();
+export async function stalePendingRefunds(on: InvoicingQueries, before: Date): Promise<RefundRow[]> {
+  const rows = await on.$kysely.selectFrom('refunds').selectAll().where('status', '=', 'PENDING').where('created_at', '<', before).orderBy('created_at').limit(100).execute();
+  return rows.map(refundOf);
 }
 
 /** An invoice's refunds, oldest first. */
-export function refundsOfInvoice(on: InvoicingQueries, invoiceId: string): Promise<RefundRow[]> {
-  const tables = on.$kysely;
-  return tables.selectFrom('refunds').selectAll().where('invoice_id', '=', invoiceId).orderBy('created_at').orderBy('id').execute();
+export async function refundsOfInvoice(on: InvoicingQueries, invoiceId: string): Promise<RefundRow[]> {
+  const rows = await on.$kysely.selectFrom('refunds').selectAll().where('invoice_id', '=', invoiceId).orderBy('created_at').orderBy('id').execute();
+  return rows.map(refundOf);
 }

@@ -11,7 +11,49 @@ export type ReviewReason = 'amount_mismatch' | 'paid_after_expiry' | 'paid_after
 export type ReviewStatus = 'OPEN' | 'REFUNDING' | 'ACCEPTED' | 'REFUNDED' | 'CLOSED';
 export const UNSETTLED: ReviewStatus[] = ['OPEN', 'REFUNDING'];
 
-export type ReviewRow = Selectable<Tables.PaymentReview>;
+/**
+ * A review as the rest of the service sees it, declared here rather than derived from the
+ * generated table: a renamed or retyped column fails the type check in this store (reviewOf and
+ * the statements below), not in every reader. `amount` is numeric text; times are Dates.
+ */
+export interface ReviewRow {
+  id: string;
+  invoice_id: string;
+  merchant_id: string;
+  is_test: boolean;
+  reason: ReviewReason;
+  amount: string;
+  taken_at: Date;
+  detail: string;
+  /** `invoiceId:attempt` of the acquirer payment that took the money, or null (a receipt only). */
+  payment_id: string | null;
+  receipt_id: string | null;
+  status: ReviewStatus;
+  /** The acquirer refund of a "refund" decision. */
+  refund_id: string | null;
+  created_at: Date;
+  resolved_at: Date | null;
+}
+
+/** The one mapping of a `payment_reviews` row to ReviewRow (its reason and status are text columns this store alone writes). */
+export function reviewOf(r: Selectable<Tables.PaymentReview>): ReviewRow {
+  return {
+    id: r.id,
+    invoice_id: r.invoice_id,
+    merchant_id: r.merchant_id,
+    is_test: r.is_test,
+    reason: r.reason as ReviewReason,
+    amount: r.amount,
+    taken_at: r.taken_at,
+    detail: r.detail,
+    payment_id: r.payment_id,
+    receipt_id: r.receipt_id,
+    status: r.status as ReviewStatus,
+    refund_id: r.refund_id,
+    created_at: r.created_at,
+    resolved_at: r.resolved_at,
+  };
+}
 
 export interface NewReview {
   invoiceId: string;
@@ -48,7 +90,7 @@ export async function insertReview(tx: InvoicingQueries, r: NewReview, now: Date
     .onConflict((oc) => oc.doNothing())
     .returningAll()
     .executeTakeFirst();
-  return row ?? null;
+  return row ? reviewOf(row) : null;
 }
 
 /** The invoice's review awaiting a decision (the oldest first), or null when all is well. */
@@ -60,7 +102,7 @@ const UNSETTLED_OF_INVOICE = preparedStatement((db: InvoicingQueries['$kysely'],
 
 export async function unsettledReviewOf(on: InvoicingQueries, invoiceId: string): Promise<ReviewRow | null> {
   const [row] = await UNSETTLED_OF_INVOICE(on.$kysely, { invoiceId });
-  return row ?? null;
+  return row ? reviewOf(row) : null;
 }
 
 /** The same, locked, for a decision. */
@@ -75,16 +117,17 @@ export async function lockUnsettledReview(tx: InvoicingQueries, invoiceId: strin
     .limit(1)
     .forUpdate()
     .executeTakeFirst();
-  return row ?? null;
+  return row ? reviewOf(row) : null;
 }
 
 export async function settleReview(tx: InvoicingQueries, id: string, status: ReviewStatus, now: Date, refundId?: string): Promise<ReviewRow> {
-  return tx.$kysely
+  const row = await tx.$kysely
     .updateTable('payment_reviews')
     .set({ status, resolved_at: status === 'REFUNDING' ? null : now, ...(refundId ? { refund_id: refundId } : {}) })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
+  return reviewOf(row);
 }
 
 /** Receipt-only reviews of an invoice the acquirer's own confirmation has now paid: nothing left to decide. */
@@ -108,5 +151,5 @@ export async function selectUnsettledReviews(on: InvoicingQueries, owner: Owner,
     base.selectAll('r').orderBy('r.created_at').orderBy('r.id').limit(q.limit).offset(q.offset).execute(),
     base.select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('total')).executeTakeFirstOrThrow(),
   ]);
-  return { rows, total: count.total };
+  return { rows: rows.map(reviewOf), total: count.total };
 }
