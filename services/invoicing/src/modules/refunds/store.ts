@@ -85,7 +85,16 @@ export async function insertRefund(tx: InvoicingQueries, r: NewRefund): Promise<
 
 /** Settles a PENDING refund (once: conditional on PENDING); undefined when it was settled already. */
 export async function settlePendingRefund(tx: InvoicingQueries, id: string, s: { status: 'SUCCEEDED' | 'FAILED'; failure_reason: string | null; settled_at: Date }): Promise<RefundRow | undefined> {
-  return maybeRefund(await tx.$kysely.updateTable('refunds').set(s).where('id', '=', id).where('status', '=', 'PENDING').returningAll().executeTakeFirst());
+  // Each column spelt out in the literal (not `.set(s)`): a renamed column fails here, where a passed-in object is not checked for extra keys.
+  return maybeRefund(
+    await tx.$kysely
+      .updateTable('refunds')
+      .set({ status: s.status, failure_reason: s.failure_reason, settled_at: s.settled_at })
+      .where('id', '=', id)
+      .where('status', '=', 'PENDING')
+      .returningAll()
+      .executeTakeFirst(),
+  );
 }
 
 export async function refundById(tx: InvoicingQueries, id: string): Promise<RefundRow> {
