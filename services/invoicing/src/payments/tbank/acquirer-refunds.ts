@@ -17,8 +17,9 @@ export class RefundInFlight extends Error {
  * learnt from a REFUNDED or PARTIAL_REFUNDED report: the acquirer has refunded (paid − what
  * the payment holds now, GetState's Amount) in all; what this service does not know of is
  * recorded, once, under the invoice's lock, as a SUCCEEDED refund (acquirer_refunds here, and
- * through deps.settlement the invoice's refunds, refundedAmount, invoice.refunded). While a refund of ours is unanswered
- * the difference may be that one: RefundInFlight, so the notification is not acknowledged.
+ * through deps.settlement the invoice's refunds, refundedAmount, invoice.refunded). While a
+ * refund of ours is unanswered the difference may be that one: RefundInFlight, so the
+ * notification is not acknowledged.
  */
 export async function settleAcquirerRefunds(deps: Pick<InvoicingDeps, 'clock' | 'settlement'>, provider: TBankProvider, payment: AcquirerPaymentRow, remainingKopecks: number): Promise<string> {
   if (!payment.paymentId || !Number.isFinite(remainingKopecks)) return 'refund status recorded';
