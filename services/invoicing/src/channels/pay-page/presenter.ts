@@ -3,6 +3,7 @@ import type { InvoiceWithCustomer } from '../../modules/invoices/invoices';
 import { isKycVerified } from '../../modules/invoices/views';
 import type { Language } from '../../modules/kyc/schemas';
 import { LOCALES } from './i18n';
+import type { PageBrand } from '../../modules/brand/view';
 
 /**
  * What the payer is shown: `declined` when the last payment was declined and no fresh one is
@@ -31,6 +32,8 @@ export const NO_NOTICES: PaymentNotices = { declined: false, needsRetry: false, 
 /** Everything the hosted page shows, assembled from the invoice in one place; the view only renders it. */
 export interface PaymentPageModel {
   id: string;
+  /** Who is asking for the money: the merchant's name, logo and colour (`merchantBrand`). */
+  brand: PageBrand;
   invoiceNumber: string;
   /** The amount in the invoice's own currency for the page's language (`$49.90`, `1 490,90 ₽`), exactly, cents always shown. */
   amountText: string;
@@ -93,7 +96,8 @@ export function paymentPageModel(
   now: Date,
   receipt: { status: string; rejection_reason: string | null } | null,
   language: { language: Language; langQuery: string },
-  notices: PaymentNotices = NO_NOTICES,
+  notices: PaymentNotices,
+  brand: PageBrand,
 ): PaymentPageModel {
   const remainingMs = Math.max(0, i.expires_at.getTime() - now.getTime());
   const refunded = money(i.refunded_amount);
@@ -115,6 +119,7 @@ export function paymentPageModel(
                 : 'pending';
   return {
     id: i.id,
+    brand,
     invoiceNumber: i.invoice_number,
     amountText: formatAmount(i.amount, i.currency, language.language),
     ...language,

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { merchantBrand } from '@pay/accounts';
 import { type Api } from '@pay/http';
 import { money, type Money } from '@pay/money';
 import { ApiError, StringEnum, Uuid } from '@pay/schemas';
@@ -43,9 +44,14 @@ export function paymentPageRoutes(pages: Api, deps: PayPageDeps): void {
     if (!invoice) throw new ApiError('NOT_FOUND', 'This payment link does not lead to an invoice');
     return invoice;
   };
+  /** The invoice and its merchant's brand (who is asking for the money); the brand's read needs the invoice's merchant. */
+  const loadBranded = async (id: string) => {
+    const invoice = await load(id);
+    return { invoice, brand: await merchantBrand(deps.db, invoice.merchant_id) };
+  };
   const model = async (id: string, req: Request) => {
-    const [invoice, receipt, notices] = await Promise.all([load(id), latestReceiptOf(deps, id), paymentNoticesOf(deps.db, id)]);
-    return paymentPageModel(invoice, deps.clock.now(), receipt, requestLanguage(req), notices);
+    const [{ invoice, brand }, receipt, notices] = await Promise.all([loadBranded(id), latestReceiptOf(deps, id), paymentNoticesOf(deps.db, id)]);
+    return paymentPageModel(invoice, deps.clock.now(), receipt, requestLanguage(req), notices, brand);
   };
   /** A refusal the payer can act on: the page again, with the reason, and the refusal's status. */
   const refused = async (id: string, req: Request, err: unknown, render: (m: ReturnType<typeof paymentPageModel>, p: FormProblem) => ReturnType<typeof paymentPage>) => {
@@ -63,10 +69,14 @@ export function paymentPageRoutes(pages: Api, deps: PayPageDeps): void {
       auth: 'none',
       params: Params,
       handler: async ({ params, req }) => {
-        const [invoice, receipt, notices] = await Promise.all([load(params.invoiceId), latestReceiptOf(deps, params.invoiceId), paymentNoticesOf(deps.db, params.invoiceId)]);
+        const [{ invoice, brand }, receipt, notices] = await Promise.all([
+          loadBranded(params.invoiceId),
+          latestReceiptOf(deps, params.invoiceId),
+          paymentNoticesOf(deps.db, params.invoiceId),
+        ]);
         // A paid invoice with a successUrl sends the payer on at once (after paying here, or when the poll sees it paid).
         const success = successRedirectOf(invoice);
-        return success ? { redirect: success } : { html: paymentPage(paymentPageModel(invoice, deps.clock.now(), receipt, requestLanguage(req), notices)) };
+        return success ? { redirect: success } : { html: paymentPage(paymentPageModel(invoice, deps.clock.now(), receipt, requestLanguage(req), notices, brand)) };
       },
     });
   }

@@ -4,6 +4,7 @@ import type { PaymentPageModel } from './presenter';
 import { assetUrl } from '../../assets';
 import { LANGUAGE_NAMES, PAY_TEXTS, type PayTexts } from './i18n';
 import { LANGUAGES, type Language } from '../../modules/kyc/schemas';
+import { brandBar } from '../../modules/brand/view';
 
 
 /** The page frame: own CSS and JS only (the CSP allows nothing else), phone-width first. */
@@ -131,7 +132,7 @@ export function paymentPage(m: PaymentPageModel, problem?: FormProblem): SafeHtm
   }
   return layout(
     t.pay(m.amountText),
-    html`${languageSwitch(m, `/pay/${m.id}`)}<header><p class="number">${m.invoiceNumber}${m.isTest ? html` <span class="badge" data-testid="test-mode">${t.testMode}</span>` : ''}</p>
+    html`${brandBar(m.brand)}${languageSwitch(m, `/pay/${m.id}`)}<header><p class="number">${m.invoiceNumber}${m.isTest ? html` <span class="badge" data-testid="test-mode">${t.testMode}</span>` : ''}</p>
 <h1 class="amount" data-testid="amount">${m.amountText}</h1>
 ${m.description ? html`<p class="description" data-testid="description">${m.description}</p>` : ''}</header>
 ${stateBlock(m)}${m.state === 'pending' || m.state === 'receipt_needed' ? countdown(m) : ''}${problemBox(problem)}${action}${

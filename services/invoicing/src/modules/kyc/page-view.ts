@@ -5,6 +5,7 @@ import { assetUrl } from '../../assets';
 import { textsFor, type KycTexts } from './i18n';
 import { attemptsRemainingOf, declineReasonOf } from './decline-reasons';
 import type { KycDocumentFormValues } from './submission';
+import { brandBar, type PageBrand } from '../brand/view';
 
 /** What the page shows: the form, a wait, a declined attempt to try again, or an outcome. */
 export type KycPageState = 'form' | 'checking' | 'review' | 'retry' | 'approved' | 'declined' | 'expired';
@@ -130,12 +131,17 @@ function typedBefore(s: KycSession): Partial<KycDocumentFormValues> {
  * waiting for a retry shows the reason and "Try again" (`?retry=1`), which opens the form again
  * with the reason above it; a refused form is shown again in either case.
  */
-export function kycPage(s: KycSession, now: Date, o: { problem?: KycPageProblem; values?: Partial<KycDocumentFormValues>; retry?: boolean } = {}): SafeHtml {
+export function kycPage(
+  s: KycSession,
+  brand: PageBrand,
+  now: Date,
+  o: { problem?: KycPageProblem; values?: Partial<KycDocumentFormValues>; retry?: boolean } = {},
+): SafeHtml {
   const t = textsFor(s.language);
   const state = kycPageStateOf(s, now);
   const showForm = state === 'form' || (state === 'retry' && (o.retry === true || o.problem !== undefined));
   const intro = html`<p>${t.intro}</p><p class="expiry">${t.expiresIn} <time datetime="${s.expiresAt.toISOString()}">${s.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC</time></p>`;
-  const body = html`<header><p class="number">${s.sessionId}${s.isTest ? html` <span class="badge" data-testid="test-mode">${t.testMode}</span>` : ''}</p>
+  const body = html`${brandBar(brand)}<header><p class="number">${s.sessionId}${s.isTest ? html` <span class="badge" data-testid="test-mode">${t.testMode}</span>` : ''}</p>
 <h1>${t.title}</h1>${showForm ? intro : ''}</header>
 ${problemBox(t, o.problem)}${
     showForm ? html`${state === 'retry' ? declineReasonBox(t, s) : ''}${form(s, t, o.values ?? (state === 'retry' ? typedBefore(s) : {}))}` : outcome(state, t, s)

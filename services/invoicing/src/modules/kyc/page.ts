@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Api } from '@pay/http';
+import { merchantBrand } from '@pay/accounts';
 import { ApiError, StringEnum, Uuid } from '@pay/schemas';
 import type { KycDeps } from '../../deps';
 import { kycPage, kycPageStateOf, type KycPageState } from './page-view';
@@ -23,6 +24,11 @@ const PageQuery = Type.Object({ retry: Type.Optional(Type.String({ maxLength: 8 
  * attempt with attempts left it shows the reason and lets the customer try again.
  */
 export function kycPageRoutes(pages: Api, deps: KycDeps): void {
+  /** The session and its merchant's brand: the page says who asks for the documents. */
+  const branded = async (sessionId: string) => {
+    const s = await kycSessionByPageId(deps, sessionId);
+    return { s, brand: await merchantBrand(deps.db, s.merchantId) };
+  };
   pages.page({
     method: 'get',
     path: '/kyc/:sessionId',
@@ -30,7 +36,10 @@ export function kycPageRoutes(pages: Api, deps: KycDeps): void {
     auth: 'none',
     params: Params,
     query: PageQuery,
-    handler: async ({ params, query }) => ({ html: kycPage(await kycSessionByPageId(deps, params.sessionId), deps.clock.now(), { retry: query.retry === '1' }) }),
+    handler: async ({ params, query }) => {
+      const { s, brand } = await branded(params.sessionId);
+      return { html: kycPage(s, brand, deps.clock.now(), { retry: query.retry === '1' }) };
+    },
   });
 
   pages.page({
@@ -48,8 +57,8 @@ export function kycPageRoutes(pages: Api, deps: KycDeps): void {
       } catch (err) {
         if (!(err instanceof ApiError) || err.code === 'NOT_FOUND') throw err;
         // The form again with what was typed (files are chosen again), the reason, and the refusal's status.
-        const s = await kycSessionByPageId(deps, params.sessionId);
-        return { status: err.status, html: kycPage(s, deps.clock.now(), { problem: { message: err.message, details: err.details }, values: form }) };
+        const { s, brand } = await branded(params.sessionId);
+        return { status: err.status, html: kycPage(s, brand, deps.clock.now(), { problem: { message: err.message, details: err.details }, values: form }) };
       }
     },
   });
