@@ -1,7 +1,7 @@
 // The crypto payment page's only script (served from 'self'; the CSP runs nothing inline).
-// Copy buttons, the countdown, times in the payer's own time zone, the merchant's colour, and
-// the live status: it polls /pay/{id}/status and, when the invoice changed, fetches the page's
-// new markup and swaps its live section in place (no reload). Everything it shows is rendered
+// Copy buttons, the countdown, times in the payer's own time zone, and the live status: it
+// polls /pay/{id}/status and, when the invoice changed, fetches the page's new markup and swaps
+// its live section in place (no reload). Everything it shows is rendered
 // by the server in the payer's language; without JavaScript the page still reads correctly
 // (times in UTC, values to copy by hand).
 (function () {
@@ -106,14 +106,6 @@
       });
     } else fallback();
   });
-
-  // ---- The merchant's colour (an inline style would need the CSP opened) ----
-  var brand = document.querySelector('[data-brand-color]');
-  if (brand) {
-    brand.style.setProperty('background-color', brand.getAttribute('data-brand-color'));
-    brand.style.setProperty('color', brand.getAttribute('data-brand-text-color'));
-    brand.classList.add('branded');
-  }
 
   // ---- Live status ----
   var live = document.querySelector('[data-live]');

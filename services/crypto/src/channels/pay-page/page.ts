@@ -2,7 +2,7 @@
 // transfers, and neither domain depends on it.
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import QRCode from 'qrcode';
-import { getMerchant } from '@pay/accounts';
+import { brandStylesheetPath, brandStylesheets, merchantBrand } from '@pay/accounts';
 import { PAGE_CSP, staticAssets } from '@pay/http';
 import { ApiError } from '@pay/schemas';
 import type { CryptoDeps } from '../../deps';
@@ -18,10 +18,10 @@ import { paymentPage as renderPage, problemPage, type PageMerchant } from './vie
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** How the page names who asks for the money. */
-async function merchantOf(deps: Pick<CryptoDeps, 'db'>, merchantId: string): Promise<PageMerchant> {
-  const m = await getMerchant(deps.db, merchantId);
-  return { displayName: m.companyName, logoUrl: null, brandColor: null, brandTextColor: null };
+/** Who asks for the money, as the merchant wants payers to see it (@pay/accounts' one read of it). */
+async function merchantOf(deps: Pick<CryptoDeps, 'db'>, merchantId: string): Promise<PageMerchant & { defaultLanguage: Language }> {
+  const b = await merchantBrand(deps.db, merchantId);
+  return { displayName: b.displayName, logoUrl: b.logoUrl, stylesheet: brandStylesheetPath(b), defaultLanguage: b.defaultLanguage };
 }
 
 function pageHeaders(res: Response): void {
@@ -84,7 +84,8 @@ export function paymentPage(deps: CryptoDeps, pageGuards: RequestHandler[] = [])
     const invoice = await invoiceById(deps, id);
     if (!invoice) return sendProblem(req, res, 404, pageLanguage(req).language, 'notFound');
     const [merchant, facts] = await Promise.all([merchantOf(deps, invoice.merchantId), factsOf(invoice)]);
-    const { language, chosen } = pageLanguage(req);
+    // Neither the link nor the browser names one of ours: the merchant's language.
+    const { language, chosen } = pageLanguage(req, merchant.defaultLanguage);
     const info = currencyInfo(invoice.currency);
     const token = invoice.isTest ? null : (deps.chains.live.get(info.network)?.paymentToken(invoice.currency) ?? null);
     const uri = facts.open && token && facts.due.gt(0) ? paymentUri(token, invoice.address, facts.due) : null;
@@ -94,6 +95,9 @@ export function paymentPage(deps: CryptoDeps, pageGuards: RequestHandler[] = [])
   });
 
   // The page's poll: public (the invoice id in the link is the capability), never cached.
+  // The merchant's colour (GET /brand/<rrggbb>.css): the CSP runs no inline style.
+  router.use(brandStylesheets());
+
   router.get('/pay/:invoiceId/status', ...guarded(pageGuards, 'json'), async (req, res) => {
     const id = String(req.params.invoiceId);
     const invoice = UUID.test(id) ? await invoiceById(deps, id) : null;

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import request from 'supertest';
 import { artefactsDir, assertAccessible, assertNoEnglish, eventually, openBrowser, phonePage, registerCryptoMerchant, spawnBuiltService, type RunningService, BUILT_START_MS } from '@pay/testing';
+import { setMerchantBrand } from '@pay/accounts';
 import { createCryptoDatabase } from '../../db';
 import { setInvoiceExpiry } from '../../../test/invoices/store';
 
@@ -54,10 +55,19 @@ async function pay(m: { apiKey: string }, invoiceId: string, amount: number) {
   expect(res.status).toBe(201);
 }
 
+const ONE_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
 const text = (page: Page, testId: string) => page.getByTestId(testId).textContent();
 
-it('a payer in ru on a phone: the merchant named, copies the address and the amount, times in UTC+5, and the status goes from waiting to partially paid to paid without a reload', async () => {
+it('a payer in ru on a phone: the merchant’s name, colour and logo, copies the address and the amount, times in UTC+5, and the status goes from waiting to partially paid to paid without a reload', async () => {
   const m = await registerCryptoMerchant(svc.url, 'ООО «Ромашка»');
+  // The brand the merchant set (through invoicing's API, in production): its name, colour and logo.
+  const { db, close } = createCryptoDatabase(process.env.DATABASE_URL!, 1);
+  try {
+    await setMerchantBrand(db, m.merchantId, { displayName: 'Ромашка', brandColor: '#7B2CBF', logo: Buffer.from(ONE_PIXEL_PNG, 'base64') });
+  } finally {
+    await close();
+  }
   const inv = await invoice(m, { amount: 25, currency: 'USDT_TRC20', description: 'Заказ №7' });
   await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: svc.url });
   const { page, problems, loads } = await russianPhone();
@@ -66,7 +76,9 @@ it('a payer in ru on a phone: the merchant named, copies the address and the amo
 
   expect(await page.getAttribute('html', 'lang')).toBe('ru');
   expect(await page.title()).toBe('Оплата 25 Tether USD');
-  expect(await text(page, 'merchant-name')).toBe('ООО «Ромашка»');
+  expect(await text(page, 'merchant-name')).toBe('Ромашка');
+  expect(await page.evaluate("getComputedStyle(document.querySelector('[data-testid=merchant]')).backgroundColor")).toBe('rgb(123, 44, 191)');
+  expect(await page.evaluate("document.querySelector('[data-testid=merchant] img').naturalWidth")).toBe(1);
   expect(await text(page, 'status')).toBe('Ожидает оплаты');
   expect(await text(page, 'received')).toBe('0');
   expect(await text(page, 'due')).toBe('25');
@@ -183,10 +195,15 @@ it('the language from ?lang= or Accept-Language; the status poll is small JSON i
   const { page, problems } = await russianPhone();
   await page.goto(`${inv.paymentUrl}?lang=kk`);
   expect(await text(page, 'status')).toBe('Төлем күтілуде');
+  await assertNoEnglish(page, 'kk', { allow: [...PROPER_NAMES, 'Acme Ltd'] }); // the merchant's own name
+  await assertAccessible(page);
   expect(await page.getAttribute('body', 'data-status-url')).toBe(`/pay/${inv.id}/status?lang=kk`);
   await Promise.all([page.waitForURL(/\?lang=en$/), page.click('[data-testid=languages] a[data-lang=en]')]);
   expect(await text(page, 'status')).toBe('Awaiting payment');
   expect(problems).toEqual([]);
+
+  // A language we do not speak: the merchant's default (Russian unless it set another).
+  expect((await request(svc.url).get(`/pay/${inv.id}`).set('Accept-Language', 'de-DE,de;q=0.9')).text).toContain('<html lang="ru">');
 
   const status = await request(svc.url).get(`/pay/${inv.id}/status`).set('Accept-Language', 'ru');
   expect(status.status).toBe(200);

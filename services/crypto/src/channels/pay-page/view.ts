@@ -8,9 +8,10 @@ import { versionOf } from './presenter';
 /** How the page shows who asks for the money (the merchant's brand). */
 export interface PageMerchant {
   displayName: string;
+  /** A `data:` URL of the merchant's logo (checked PNG or JPEG), or null. */
   logoUrl: string | null;
-  brandColor: string | null;
-  brandTextColor: string | null;
+  /** The brand colour's stylesheet (`/brand/<rrggbb>.css`, colouring `.brand`), or null. */
+  stylesheet: string | null;
 }
 
 export interface PageModel {
@@ -65,9 +66,9 @@ function languageSwitch(m: PageModel, t: CryptoPageTexts): SafeHtml {
 function merchantHeader(m: PageModel, t: CryptoPageTexts): SafeHtml {
   if (!m.merchant) return html``;
   const b = m.merchant;
-  return html`<div class="merchant" data-testid="merchant"${b.brandColor ? html` data-brand-color="${b.brandColor}" data-brand-text-color="${b.brandTextColor ?? '#000000'}"` : ''}>${
+  return html`<div class="merchant${b.stylesheet ? ' brand' : ''}" data-testid="merchant">${
     b.logoUrl ? html`<img class="logo" src="${b.logoUrl}" alt="" width="40" height="40">` : ''
-  }<span>${t.invoiceFrom(html`<b data-testid="merchant-name">${b.displayName}</b>`)}</span></div>`;
+  }<span>${t.invoiceFrom(html`<b data-testid="merchant-name" translate="no">${b.displayName}</b>`)}</span></div>`;
 }
 
 /** The part of the page that changes with the invoice: the script swaps it in place when the status poll sees a change. */
@@ -113,10 +114,12 @@ ${m.uri ? html`<a class="button" data-testid="open-wallet" href="${m.uri}">${t.o
   return html`${status}${amounts}<section class="stop" data-testid="do-not-pay"><h2>${t.doNotPay}</h2>${explanation}</section>${testNotice}`;
 }
 
-function layout(language: Language, title: string, main: SafeHtml, body: SafeHtml = html``): string {
+function layout(language: Language, title: string, main: SafeHtml, body: SafeHtml = html``, brandSheet: string | null = null): string {
   return html`<!doctype html>
 <html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${sharedAssetUrl('pay.css')}"><link rel="stylesheet" href="${assetUrl('crypto-pay.css')}"><script src="${assetUrl('crypto-pay.js')}" defer></script></head>
+<title>${title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${sharedAssetUrl('pay.css')}"><link rel="stylesheet" href="${assetUrl('crypto-pay.css')}">${
+    brandSheet ? html`<link rel="stylesheet" href="${brandSheet}">` : ''
+  }<script src="${assetUrl('crypto-pay.js')}" defer></script></head>
 <body${body}><main class="sheet">${main}</main></body></html>`.value;
 }
 
@@ -137,7 +140,7 @@ ${m.invoice.description ? html`<p class="description" data-testid="description">
 <div data-live data-testid="live">${liveSection(m)}</div>
 <p class="visually-hidden" role="status" aria-live="polite" data-announce data-testid="announce"></p>`;
   const body = html` data-invoice="${m.invoice.id}" data-status-url="/pay/${m.invoice.id}/status${lang}" data-version="${versionOf(m.facts)}" data-final="${m.facts.final ? 'true' : 'false'}" data-locale="${LOCALES[m.language]}"`;
-  return layout(m.language, title, main, body);
+  return layout(m.language, title, main, body, m.merchant?.stylesheet ?? null);
 }
 
 /** The page of a link that leads nowhere (unknown invoice, broken link, refused): in the payer's language, HTML. */
