@@ -7,7 +7,9 @@
  * (OCR of PNGs, text of PDFs) and KYC sessions (face model, MRZ reader) at once. The webhook
  * worker drains a backlog of deliveries to a loopback receiver.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createAccountsDb } from '@pay/accounts/src/testing';
 import { createWebhooksDb } from '@pay/webhooks';
 import type { BenchConfig } from '../lib/config';
@@ -103,7 +105,10 @@ async function invoicingWorkers(config: BenchConfig): Promise<Measurement[]> {
   for (let i = 0; i < WORKER_RECEIPTS / 2; i++) pngs.push(await receiptPng(browser.context, { amount: '1 490,90 ₽', date: `${moscowDay(0)} 10:${String(i).padStart(2, '0')}` }));
   await browser.close();
   const pdf = await receiptPdf({ amount: '1,490.90 RUB', date: moscowDay(0) });
-  const svc = await spawnBuiltService('invoicing', { ...invoicingEnv(config), RUN_WORKERS: 'true' });
+  // Receipt files in a folder of the run's own: the default (data/receipts) is in the checkout,
+  // where a run's uploads were once committed by mistake.
+  const receiptsDir = mkdtempSync(join(tmpdir(), 'bench-receipts-'));
+  const svc = await spawnBuiltService('invoicing', { ...invoicingEnv(config), RUN_WORKERS: 'true', RECEIPTS_DIR: receiptsDir });
   try {
     const v2 = apiClient(svc.url, { apiKey: m.apiKey, hmacSecret: m.hmacSecret }, 'v2');
     const invoice = async (extra: object = {}) => expectStatus(await v2.signed('POST', '/api/v2/invoices', { amount: 1490.9, ...extra }), 201, 'invoice').invoice.id as string;
@@ -139,6 +144,7 @@ async function invoicingWorkers(config: BenchConfig): Promise<Measurement[]> {
     return rows('invoicing-workers', idle, peak, `${receipts.length} receipts (half PNG by OCR, half PDF) and ${sessions.length} KYC checks (MRZ, face model) at once`, 'RUN_WORKERS=true');
   } finally {
     await svc.stop();
+    rmSync(receiptsDir, { recursive: true, force: true });
   }
 }
 

@@ -58,7 +58,7 @@ export const payoutSuite: MeasuredSuite = {
     const workers = await startService('crypto', { ...common, SERVE_API: 'false', RUN_WORKERS: 'true', PAYOUT_PRIVATE_KEY_FILE: keyFile }, config.serviceNodeArgs);
     // What a wait that times out shows: the processes' warnings and errors (the workers do the
     // chain's work), then the workers' last lines.
-    const logsOf = () => [problemsOf('workers-only process', workers), problemsOf('API process', api), `workers-only process, last lines:\n${workers.logs().slice(-1500)}`].join('\n');
+    const logsOf = () => [problemsOf('workers-only process', workers), problemsOf('API process', api), `workers-only process, last lines:\n${workers.logs().slice(-1500) || '(nothing logged)'}`].join('\n');
     try {
       const m = await registerCryptoMerchant(api.url);
       const live = apiClient(api.url, { apiKey: m.liveKey, hmacSecret: m.hmacSecret }, 'crypto');
