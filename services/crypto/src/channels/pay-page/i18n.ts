@@ -18,7 +18,6 @@ export type PageState = 'waiting' | 'partial' | 'paid' | 'underpaid' | 'expired'
 export interface CryptoPageTexts {
   /** The document's title. */
   pay: (amount: string) => string;
-  invoiceFrom: (merchant: SafeHtml) => SafeHtml;
   testModeBadge: string;
   testModeNotice: string;
   states: Record<PageState, string>;
@@ -64,7 +63,6 @@ export interface CryptoPageTexts {
 
 const en: CryptoPageTexts = {
   pay: (a) => `Pay ${a}`,
-  invoiceFrom: (m) => html`Invoice from ${m}`,
   testModeBadge: 'TEST MODE: no real funds',
   testModeNotice:
     'Test mode: this invoice is on no real network, and nothing sent to this address on one would ever arrive. It is paid through the sandbox API (POST /api/v1/sandbox/transactions).',
@@ -108,7 +106,6 @@ const en: CryptoPageTexts = {
 
 const ru: CryptoPageTexts = {
   pay: (a) => `Оплата ${a}`,
-  invoiceFrom: (m) => html`Счёт от ${m}`,
   testModeBadge: 'ТЕСТОВЫЙ РЕЖИМ: без настоящих средств',
   testModeNotice:
     'Тестовый режим: этот счёт не относится ни к одной настоящей сети, и ничего, отправленное на этот адрес в настоящей сети, не поступит. Он оплачивается в тестовой среде продавца.',
@@ -152,7 +149,6 @@ const ru: CryptoPageTexts = {
 
 const kk: CryptoPageTexts = {
   pay: (a) => `Төлем ${a}`,
-  invoiceFrom: (m) => html`${m} шоты`,
   testModeBadge: 'СЫНАҚ РЕЖИМІ: нақты қаражатсыз',
   testModeNotice:
     'Сынақ режимі: бұл шот ешбір нақты желіге жатпайды, нақты желіде осы мекенжайға жіберілген ештеңе түспейді. Ол сатушының сынақ ортасында төленеді.',

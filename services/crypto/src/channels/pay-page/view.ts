@@ -63,12 +63,17 @@ function languageSwitch(m: PageModel, t: CryptoPageTexts): SafeHtml {
   )}</nav>`;
 }
 
-function merchantHeader(m: PageModel, t: CryptoPageTexts): SafeHtml {
+/**
+ * The merchant's bar, first on the page: who asks for the money. The fiat page's (pay.css
+ * `.brand`), so both pages look alike; its colour comes from the colour's stylesheet, linked in
+ * the head (the CSP runs no inline style). The logo is decorative: the name beside it says it.
+ */
+function merchantBar(m: PageModel): SafeHtml {
   if (!m.merchant) return html``;
   const b = m.merchant;
-  return html`<div class="merchant${b.stylesheet ? ' brand' : ''}" data-testid="merchant">${
-    b.logoUrl ? html`<img class="logo" src="${b.logoUrl}" alt="" width="40" height="40">` : ''
-  }<span>${t.invoiceFrom(html`<b data-testid="merchant-name" translate="no">${b.displayName}</b>`)}</span></div>`;
+  return html`<div class="brand" data-testid="merchant">${
+    b.logoUrl ? html`<img class="brand-logo" src="${b.logoUrl}" alt="" height="40" data-testid="merchant-logo">` : ''
+  }<p class="brand-name" data-testid="merchant-name" translate="no">${b.displayName}</p></div>`;
 }
 
 /** The part of the page that changes with the invoice: the script swaps it in place when the status poll sees a change. */
@@ -132,7 +137,7 @@ export function paymentPage(m: PageModel): string {
   const t = TEXTS[m.language];
   const lang = m.chosen ? `?lang=${m.language}` : '';
   const title = t.pay(`${m.facts.amount.toString()} ${m.info.currencyName}`);
-  const main = html`${languageSwitch(m, t)}${merchantHeader(m, t)}<header><p class="number">${name(m.info.networkName)}${
+  const main = html`${merchantBar(m)}${languageSwitch(m, t)}<header><p class="number">${name(m.info.networkName)}${
     m.invoice.isTest ? html` <span class="badge" data-testid="test-mode">${t.testModeBadge}</span>` : ''
   }</p>
 <h1 class="amount" data-testid="amount">${m.facts.amount.toString()} ${name(m.info.currencyName)}</h1>
