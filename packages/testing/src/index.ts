@@ -19,3 +19,4 @@ export * from './smtp';
 export * from './qr';
 export * from './language';
 export * from './accessibility';
+export * from './maildev';

@@ -1,10 +1,13 @@
+import { merchantBrand, type MerchantBrand } from '@pay/accounts';
 import { html } from '@pay/http';
-import { money } from '@pay/money';
 import type { BatchDeps } from '../../deps';
+import { formatAmount } from '../../channels/pay-page/presenter';
+import { LOCALES } from '../../channels/pay-page/i18n';
+import { EMAIL_TEXTS } from './email-texts';
 import { invoicesForEmails } from '../invoices/published';
 import { paymentLinkOf } from '../invoices/views';
 import type { MailMessage } from './mailer';
-import { batchIdsWithUnsentEmails, markEmailsFailed, markEmailsSent, unsentBatchEmails } from './store';
+import { batchForWork, batchIdsWithUnsentEmails, markEmailsFailed, markEmailsSent, unsentBatchEmails } from './store';
 
 /**
  * Sends an e-mail gets in all: a job retries with backoff (Queues.batchEmails), and the
@@ -23,22 +26,37 @@ interface PendingEmail {
   expires_at: Date;
 }
 
+/** What an e-mail says of the merchant who sends the invoice (`merchantBrand`). */
+export type EmailSender = Pick<MerchantBrand, 'displayName' | 'email' | 'defaultLanguage'>;
+
 /**
- * The payment link of one invoice: plain text, and the same as HTML with the link as a link
- * (a mailbox that shows text does not make it one). The HTML is built with @pay/http's `html`
- * template, so the merchant's description is escaped and cannot become markup. The link opens
- * a new top-level tab (`target="_blank"`): a web mailbox shows the message in a frame, and the pay
- * page refuses to be framed (`frame-ancestors 'none'`, against clickjacking).
+ * The payment link of one invoice, from the merchant: its display name as the sender ("<name>
+ * via <platform>", the mailer), replies to the merchant's registered e-mail, in the merchant's
+ * default language (the spec's CSV has no language column, and its columns are the contract),
+ * the amount as that language writes it (`2 500,00 ₽`). Plain text, and the same as HTML with the
+ * link as a link (a mailbox that shows text does not make it one). The HTML is built with
+ * @pay/http's `html` template, so the merchant's name and description are escaped and cannot
+ * become markup. The link opens a new top-level tab (`target="_blank"`): a web mailbox shows the
+ * message in a frame, and the pay page refuses to be framed (`frame-ancestors 'none'`).
  */
-export function paymentLinkEmail(e: PendingEmail, publicUrl: string): MailMessage {
-  const amount = `${money(e.amount).toFixed(2)} ${e.currency}`;
+export function paymentLinkEmail(e: PendingEmail, publicUrl: string, sender: EmailSender): MailMessage {
+  const language = sender.defaultLanguage;
+  const t = EMAIL_TEXTS[language];
+  const name = sender.displayName;
+  const amount = formatAmount(e.amount, e.currency, language);
   const link = paymentLinkOf(publicUrl, e.invoice_id);
-  const until = `${e.expires_at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const until = `${new Intl.DateTimeFormat(LOCALES[language], { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(e.expires_at)} UTC`;
+  const what = `${t.invoice(amount, name)}${e.description ? ` (${e.description})` : ''}.`;
   return {
     to: e.to_address,
-    subject: `Invoice for ${amount}`,
-    text: `Hello,\n\nYou have an invoice for ${amount}${e.description ? ` (${e.description})` : ''}.\n\nPay it here: ${link}\n\nThe link is valid until ${until}.\n`,
-    html: html`<!doctype html><html><body><p>Hello,</p><p>You have an invoice for ${amount}${e.description ? html` (${e.description})` : ''}.</p><p><a href="${link}" target="_blank" rel="noopener">Pay it here</a>: ${link}</p><p>The link is valid until ${until}.</p></body></html>`.value,
+    fromName: name,
+    replyTo: sender.email,
+    language,
+    subject: t.subject(amount, name),
+    text: `${t.hello}\n\n${what}\n\n${t.pay}: ${link}\n\n${t.validUntil(until)}\n\n${t.replies(name)}\n`,
+    html: html`<!doctype html><html lang="${language}"><head><meta charset="utf-8"><title>${t.subject(amount, name)}</title></head><body><p>${t.hello}</p><p>${t.invoice(amount, name)}${
+      e.description ? html` (${e.description})` : ''
+    }.</p><p><a href="${link}" target="_blank" rel="noopener">${t.pay}</a>: ${link}</p><p>${t.validUntil(until)}</p><p>${t.replies(name)}</p></body></html>`.value,
   };
 }
 
@@ -59,6 +77,10 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
  */
 export async function sendBatchEmails(deps: BatchDeps, batchId: string): Promise<{ sent: number; failed: number }> {
   const unsent = await unsentBatchEmails(deps.db, batchId);
+  if (unsent.length === 0) return { sent: 0, failed: 0 };
+  const batch = await batchForWork(deps.db, batchId);
+  // Read once per batch (one merchant's): who the e-mails come from, and in which language.
+  const sender = await merchantBrand(deps.db, batch!.merchant_id);
   const invoices = new Map((await invoicesForEmails(deps.db, unsent.map((e) => e.invoice_id))).map((i) => [i.id, i]));
   const rows: PendingEmail[] = unsent.map((e) => {
     const i = invoices.get(e.invoice_id)!;
@@ -68,7 +90,7 @@ export async function sendBatchEmails(deps: BatchDeps, batchId: string): Promise
   const failed: { id: string; error: string }[] = [];
   await eachLimited(rows, deps.mailer.concurrency, async (e) => {
     try {
-      await deps.mailer.send(paymentLinkEmail(e, deps.config.PUBLIC_URL));
+      await deps.mailer.send(paymentLinkEmail(e, deps.config.PUBLIC_URL, sender));
       sent.push(e.invoice_id);
     } catch (err) {
       failed.push({ id: e.invoice_id, error: (err as Error).message.slice(0, 500) });

@@ -4,6 +4,12 @@ import type { InvoicingConfig } from '../../config';
 
 export interface MailMessage {
   to: string;
+  /** Whom the message is from, shown as "<fromName> via <platform>" (MAIL_FROM's name) at MAIL_FROM's address; MAIL_FROM alone without it. */
+  fromName?: string;
+  /** Where a reader's reply goes (the merchant's e-mail). */
+  replyTo?: string;
+  /** The message's language (`Content-Language`). */
+  language?: string;
   subject: string;
   text: string;
   /** The same message as HTML (a multipart/alternative part), for mail clients that show it: links a reader can click. */
@@ -27,14 +33,43 @@ type SmtpConfig = Pick<InvoicingConfig, 'SMTP_HOST' | 'SMTP_PORT' | 'SMTP_SECURE
  */
 export function smtpMailer(config: SmtpConfig): Mailer {
   let transport: Promise<Transporter> | undefined;
+  const platform = senderOf(config.MAIL_FROM);
   return {
     concurrency: config.SMTP_POOL_SIZE * 4,
     async send(message) {
       transport ??= import('nodemailer').then((nodemailer) => smtpTransport(nodemailer.default, config));
-      await (await transport).sendMail({ from: config.MAIL_FROM, to: message.to, subject: message.subject, text: message.text, html: message.html });
+      await (await transport).sendMail({
+        from: message.fromName ? { name: `${headerText(message.fromName)} via ${platform.name}`, address: platform.address } : config.MAIL_FROM,
+        replyTo: message.replyTo,
+        to: message.to,
+        subject: headerText(message.subject),
+        text: message.text,
+        html: message.html,
+        headers: message.language ? { 'Content-Language': message.language } : undefined,
+      });
     },
     close: () => void transport?.then((t) => t.close(), () => undefined),
   };
+}
+
+/**
+ * MAIL_FROM (`Payments <no-reply@payments.local>`) as its name, the platform's, and address. A bare
+ * address is its own name.
+ */
+export function senderOf(mailFrom: string): { name: string; address: string } {
+  const m = /^\s*"?([^"<]*?)"?\s*<([^<>\s]+)>\s*$/.exec(mailFrom);
+  return m ? { name: m[1]! || m[2]!, address: m[2]! } : { name: mailFrom.trim(), address: mailFrom.trim() };
+}
+
+/**
+ * Text for a header: no line breaks or other control characters, which could end the header and
+ * start another (a merchant's name is checked when set; this holds whatever reaches a header).
+ * nodemailer then quotes and encodes it (RFC 2047 for non-ASCII), so `"`, `<` or `,` in a name
+ * stay part of the name.
+ */
+export function headerText(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
 }
 
 function smtpTransport(nodemailer: typeof import('nodemailer'), config: SmtpConfig): Transporter {
