@@ -36,3 +36,12 @@ export interface DeliveryFilter {
   limit: number;
   offset: number;
 }
+
+/** A delivery of an event about one object (an invoice's timeline), with where it went. */
+export interface ObjectDelivery extends DeliveryView {
+  eventId: string;
+  /** `console` (made in the console), `merchant` (the merchant's webhookUrl) or `target` (a URL the event named). */
+  endpointKind: string;
+  /** Null for `merchant` endpoints: their URL is read from the merchant at send time. */
+  endpointUrl: string | null;
+}

@@ -3,13 +3,13 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '@pay/schemas';
 import type { Owner } from '@pay/auth';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { webhookTables, type Queries, type Transactions } from '../db';
 import type { WebhookAttempt, WebhookDelivery } from '../generated/kysely/tables';
 import { consoleEndpoint, ownEndpoint } from './endpoints';
 import { insertEvent } from '../events';
 import type { EventCatalogue } from '../catalogue';
-import type { AttemptView, DeliveryFilter, DeliveryStatus, DeliveryView } from '../deliveries';
+import type { AttemptView, DeliveryFilter, DeliveryStatus, DeliveryView, ObjectDelivery } from '../deliveries';
 
 const COLUMNS = [
   'd.id',
@@ -62,6 +62,30 @@ export async function listDeliveries(db: Queries, owner: Owner, endpointId: stri
     matching.select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n')).executeTakeFirstOrThrow(),
   ]);
   return { items: rows.map(view), total: count.n };
+}
+
+/**
+ * The deliveries of the owner's events about one object (`invoice` for the events whose body
+ * has `invoice.id` = `id`), oldest first, each with where it went. `since` is when the object
+ * was made: no event about it is older, so the scan is a range of the (merchant, mode, time)
+ * index rather than every event the merchant ever had.
+ */
+export async function deliveriesOfObject(db: Queries, owner: Owner, object: { key: string; id: string; since: Date; limit: number }): Promise<ObjectDelivery[]> {
+  const rows = await webhookTables(db)
+    .selectFrom('events as e')
+    .innerJoin('deliveries as d', 'd.event_id', 'e.id')
+    .innerJoin('endpoints as p', 'p.id', 'd.endpoint_id')
+    .select(COLUMNS)
+    .select(['e.id as event_id', 'p.kind as endpoint_kind', 'p.url as endpoint_url'])
+    .where('e.merchant_id', '=', owner.merchantId)
+    .where('e.is_test', '=', owner.isTest)
+    .where('e.created_at', '>=', object.since)
+    .where(sql<string>`e.body -> ${object.key} ->> 'id'`, '=', object.id)
+    .orderBy('d.created_at')
+    .orderBy('d.id')
+    .limit(object.limit)
+    .execute();
+  return rows.map((r) => ({ ...view(r), eventId: r.event_id, endpointKind: r.endpoint_kind, endpointUrl: r.endpoint_url }));
 }
 
 /** An attempt's row as the console and the tests show it. */

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { consoleGuards } from '@pay/accounts';
-import { Api, type Operation } from '@pay/http';
+import { Api, PgIdempotencyStore, type Operation } from '@pay/http';
 import type { RequestHandler } from 'express';
 import type { InvoicingDeps } from '../../deps';
 import { consolePages, consoleErrorPage } from './pages';
@@ -9,6 +9,7 @@ import { consoleKycPages, consoleKycRoutes } from './kyc';
 import { consoleReviewPages, consoleReviewRoutes } from './payment-reviews';
 import { queueDashboard } from './queues';
 import { consoleCryptoPages } from './crypto';
+import { consolePaymentPages, consolePaymentRoutes } from './payments';
 
 /**
  * The merchant web console at /console: its JSON API (`session` auth: cookie, CSRF on
@@ -24,14 +25,18 @@ export function buildConsole(deps: InvoicingDeps, anonymous: RequestHandler[]): 
     clock: deps.clock,
     perKeyPerSecond: deps.config.RATE_LIMIT_PER_SECOND,
   });
-  const api = new Api({ envelope: 'success', auth: { none: anonymous, session: guards.api }, validateResponses: deps.config.NODE_ENV !== 'production' });
+  // Refunds from the console take an Idempotency-Key as the API's do (scoped by merchant, mode and path).
+  const idempotency = new PgIdempotencyStore(deps.db, deps.secrets, 'invoicing');
+  const api = new Api({ envelope: 'success', auth: { none: anonymous, session: guards.api }, idempotency, validateResponses: deps.config.NODE_ENV !== 'production' });
   const pages = new Api({ envelope: 'success', auth: { none: anonymous, session: guards.page }, errorPage: consoleErrorPage });
   consoleRoutes(api, deps);
   consoleKycRoutes(api, deps);
   consoleReviewRoutes(api, deps);
+  consolePaymentRoutes(api, deps);
   consolePages(pages, deps);
   consoleKycPages(pages, deps);
   consoleReviewPages(pages, deps);
+  consolePaymentPages(pages, deps);
   consoleCryptoPages(pages, deps);
   return {
     routers: [api.router, pages.router, queueDashboard(deps, guards.page)],

@@ -19,6 +19,7 @@ interface NavEntry {
 
 /** The console's sections, in the order the navigation shows them. */
 export const NAV: readonly NavEntry[] = [
+  { href: '/console/payments', label: 'Payments' },
   { href: '/console/webhooks', label: 'Webhooks' },
   { href: '/console/payment-reviews', label: 'Payment reviews' },
   { href: '/console/kyc', label: 'KYC review' },
@@ -26,8 +27,8 @@ export const NAV: readonly NavEntry[] = [
   { href: QUEUES_PATH, label: 'Queues', operators: true },
 ];
 
-/** Where `/console` and the brand link go: the first section. */
-export const HOME = NAV[0]!.href;
+/** Where sign-in, `/console` and the brand link go (webhooks, as before the payments section came). */
+export const HOME = '/console/webhooks';
 
 /** `nav-<last path segment>`: the entry's test id (`nav-kyc`, `nav-payment-reviews`, `nav-queues`). */
 const testIdOf = (e: NavEntry) => `nav-${e.href.split('/').pop()}`;

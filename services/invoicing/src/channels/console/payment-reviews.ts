@@ -72,7 +72,7 @@ export function consoleReviewPages(pages: Api, deps: InvoicesDeps & ConsoleDeps)
       const { rows } = await listReviews(deps, ownerOf(auth!), { limit: PAGE, offset: 0 });
       const card = (r: (typeof rows)[number]) => {
         const v = reviewJson(r, r.currency);
-        return html`<li class="panel" data-payment-review="${r.invoice_id}"><h2>${REASONS[r.reason] ?? r.reason} <span class="muted">${r.invoice_number}</span></h2>
+        return html`<li class="panel" data-payment-review="${r.invoice_id}"><h2>${REASONS[r.reason] ?? r.reason} <a class="muted" href="/console/payments/${r.invoice_id}">${r.invoice_number}</a></h2>
 <dl class="facts"><dt>Amount</dt><dd data-testid="review-amount">${r.amount.toString()} ${r.currency}</dd><dt>When</dt><dd>${v.takenAt}</dd><dt>Status</dt><dd>${r.status}</dd></dl>
 <p>${r.detail}</p>
 <div class="actions">
