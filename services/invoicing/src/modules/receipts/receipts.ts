@@ -40,19 +40,22 @@ export async function uploadReceipt(deps: Pick<ReceiptsDeps, 'clock' | 'db' | 'k
   if (target.source === 'page' && !canUploadFromPage(found, now)) throw pageRefusal();
   const key = `${found.merchant_id}/${id}`;
   await deps.receiptStorage.put(key, file.bytes, file.type);
-  await recordReceipt(deps, target, file, { id, key, now }).catch(async (err: unknown) => {
+  const receipt = await recordReceipt(deps, target, file, { id, key, now }).catch(async (err: unknown) => {
     await deps.receiptStorage.delete(key).catch((cleanup: unknown) => deps.logger.warn({ err: cleanup, key }, 'could not delete the file of a refused receipt upload'));
     throw err;
   });
   deps.kickOutbox();
-  const owner = target.owner ?? { merchantId: found.merchant_id, isTest: found.is_test };
-  return (await selectReceipt(deps.db, owner, id))!;
+  return receipt;
 }
 
-/** The PENDING receipt and its check job, in one transaction under the invoice's lock. */
-async function recordReceipt(deps: Pick<ReceiptsDeps, 'db'>, target: UploadTarget, file: UploadedFile, r: { id: string; key: string; now: Date }): Promise<void> {
+/**
+ * The PENDING receipt and its check job, in one transaction under the invoice's lock. Returns
+ * the receipt as written, read in that transaction: read after the commit, the check (its
+ * relay polls too) may already have decided it, and the upload would answer that instead.
+ */
+async function recordReceipt(deps: Pick<ReceiptsDeps, 'db'>, target: UploadTarget, file: UploadedFile, r: { id: string; key: string; now: Date }): Promise<ReceiptRow> {
   const { id, key, now } = r;
-  await inTransaction(deps.db, async (tx) => {
+  return inTransaction(deps.db, async (tx) => {
     // Under the invoice's lock, so concurrent uploads cannot pass the count together.
     const invoice = await lockInvoice(tx, target.invoiceId, target.owner);
     if (target.source === 'page' && !canUploadFromPage(invoice, now)) {
@@ -74,6 +77,7 @@ async function recordReceipt(deps: Pick<ReceiptsDeps, 'db'>, target: UploadTarge
       content_sha256: createHash('sha256').update(file.bytes).digest('hex'),
     });
     await writeOutbox(tx, outboxMessage('receiptChecks', id, { receiptId: id }));
+    return (await selectReceipt(tx, target.owner ?? { merchantId: invoice.merchant_id, isTest: invoice.is_test }, id))!;
   });
 }
 
