@@ -85,13 +85,13 @@ export function paymentPage(deps: CryptoDeps, pageGuards: RequestHandler[] = [])
     if (!invoice) return sendProblem(req, res, 404, pageLanguage(req).language, 'notFound');
     const [merchant, facts] = await Promise.all([merchantOf(deps, invoice.merchantId), factsOf(invoice)]);
     // Neither the link nor the browser names one of ours: the merchant's language.
-    const { language, chosen } = pageLanguage(req, merchant.defaultLanguage);
+    const { language } = pageLanguage(req, merchant.defaultLanguage);
     const info = currencyInfo(invoice.currency);
     const token = invoice.isTest ? null : (deps.chains.live.get(info.network)?.paymentToken(invoice.currency) ?? null);
     const uri = facts.open && token && facts.due.gt(0) ? paymentUri(token, invoice.address, facts.due) : null;
     const qrSvg = uri ? await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }) : null;
     pageHeaders(res);
-    res.type('html').send(renderPage({ invoice, info, facts, merchant, language, chosen, uri, qrSvg }));
+    res.type('html').send(renderPage({ invoice, info, facts, merchant, language, uri, qrSvg }));
   });
 
   // The page's poll: public (the invoice id in the link is the capability), never cached.

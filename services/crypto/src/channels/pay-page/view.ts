@@ -20,8 +20,6 @@ export interface PageModel {
   facts: PageFacts;
   merchant: PageMerchant | null;
   language: Language;
-  /** The payer picked the language on the page: links and the poll keep `?lang=`. */
-  chosen: boolean;
   /** The EIP-681 payment request (QR and wallet link), when a wallet could act on it. */
   uri: string | null;
   /** The QR code of `uri`, an SVG we generated. */
@@ -135,7 +133,8 @@ function layout(language: Language, title: string, main: SafeHtml, body: SafeHtm
  */
 export function paymentPage(m: PageModel): string {
   const t = TEXTS[m.language];
-  const lang = m.chosen ? `?lang=${m.language}` : '';
+  // Always the page's language: the poll's announcement must speak it even where the merchant's default chose it.
+  const lang = `?lang=${m.language}`;
   const title = t.pay(`${m.facts.amount.toString()} ${m.info.currencyName}`);
   const main = html`${merchantBar(m)}${languageSwitch(m, t)}<header><p class="number">${name(m.info.networkName)}${
     m.invoice.isTest ? html` <span class="badge" data-testid="test-mode">${t.testModeBadge}</span>` : ''
