@@ -3,7 +3,8 @@ import Papa from 'papaparse';
 import { eventually, startTestSmtp, decodeQrDataUri } from '@pay/testing';
 import { MAX_EMAIL_ATTEMPTS } from './emails';
 import { startInvoicingApp, newMerchant, v1Request, type InvoicingTestApp, type TestMerchant } from '../../../test/test-support';
-import { batchEmailTo, countBatchEmails, updateBatchEmails } from '../../../test/batch/store';
+import { updateBatchEmails } from '../../../test/batch/store';
+import { batchEmailCounts, emailsOfBatch } from './store';
 import { batchInvoiceColumns, batchInvoicesWithoutQr, countInvoices as countMerchantInvoices } from '../../../test/invoices/store';
 
 let smtp: Awaited<ReturnType<typeof startTestSmtp>>;
@@ -244,7 +245,7 @@ describe('a 1000-row batch in the queue worker, with e-mails', () => {
     const inv = res.body.invoices[5];
     const mail = mails.find((x) => x.raw.includes(`${url()}/pay/${inv.id}`))!;
     expect(mail.to).toEqual([`c${Number(inv.externalId.slice(4))}@example.com`]);
-    const sentRows = async () => countBatchEmails(ctx.deps.db, res.body.batchId, 'sent');
+    const sentRows = async () => (await batchEmailCounts(ctx.deps.db, res.body.batchId)).sent;
     await eventually(async () => expect(await sentRows()).toBe(good), 30_000, 200);
     // The worker drew every QR image after completing the batch: reads find them stored.
     await eventually(async () => expect(await qrCodesMissing(res.body.batchId)).toBe(0), 30_000, 200);
@@ -265,10 +266,10 @@ describe('a 1000-row batch in the queue worker, with e-mails', () => {
         rows.map((r) => [r[col('amount')], { status: r[col('emailStatus')], attempts: r[col('emailAttempts')], error: r[col('emailError')] }]),
       );
     };
-    const emailOf = async (address: string) => (await batchEmailTo(ctx.deps.db, body.batchId, address, ['status', 'attempts', 'last_error']))!;
-    await eventually(async () => expect(await emailOf('flaky@example.com')).toMatchObject({ status: 'failed', attempts: 1, last_error: expect.stringContaining('550') }), 10_000);
+    const emailOf = async (address: string) => (await emailsOfBatch(ctx.deps.db, body.batchId)).find((e) => e.toAddress === address)!;
+    await eventually(async () => expect(await emailOf('flaky@example.com')).toMatchObject({ status: 'failed', attempts: 1, lastError: expect.stringContaining('550') }), 10_000);
     expect(await emailOf('ok@example.com')).toMatchObject({ status: 'sent', attempts: 1 });
-    const failedError = (await emailOf('flaky@example.com')).last_error;
+    const failedError = (await emailOf('flaky@example.com')).lastError;
     expect(await exportedEmails()).toEqual({
       '1.00': { status: 'sent', attempts: '1', error: '' },
       '2.00': { status: 'failed', attempts: '1', error: failedError },
@@ -280,7 +281,7 @@ describe('a 1000-row batch in the queue worker, with e-mails', () => {
     const exported = await v1Request(ctx.app, m, 'get', `/api/v1/batch/invoices/${body.batchId}/export`);
     expect([exported.headers['x-emails-sent'], exported.headers['x-emails-failed'], exported.headers['x-emails-pending']]).toEqual(['1', '1', '0']);
     smtp.accept('flaky@example.com');
-    await eventually(async () => expect(await emailOf('flaky@example.com')).toMatchObject({ status: 'sent', attempts: 2, last_error: null }), 15_000);
+    await eventually(async () => expect(await emailOf('flaky@example.com')).toMatchObject({ status: 'sent', attempts: 2, lastError: null }), 15_000);
     expect((await summary()).emails).toEqual({ sent: 2, failed: 0, pending: 0, outcome: 'sent', retrying: false, lastError: null });
     expect((await exportedEmails())['2.00']).toEqual({ status: 'sent', attempts: '2', error: '' });
     expect(smtp.received.filter((x) => x.to.includes('ok@example.com')).length).toBeGreaterThanOrEqual(1);

@@ -19,7 +19,7 @@ export const CHUNK_ROWS = 250;
 /** Draws of invoice numbers for rows whose number was taken (one in 10^12 each). */
 const NUMBER_ATTEMPTS = 3;
 
-/** A valid row as kept for the worker (`batches.pending_rows`), its invoice id drawn already. */
+/** A valid row as kept for the worker (a batch's `pendingRows`), its invoice id drawn already. */
 interface StoredRow {
   id: string;
   row: number;
@@ -103,7 +103,7 @@ async function writeRows(deps: BatchDeps, tx: InvoicingQueries, owner: Owner, ba
  */
 async function completeBatch(tx: InvoicingQueries, batchId: string, now: Date): Promise<boolean> {
   const done = await markBatchCompleted(tx, batchId, await countBatchInvoices(tx, batchId), now);
-  if (!done?.send_emails) return false;
+  if (!done?.sendEmails) return false;
   const recipients = await batchRecipients(tx, batchId);
   if (recipients.length === 0) return false;
   if ((await queueBatchEmails(tx, batchId, recipients, now)) === 0) return false;
@@ -144,15 +144,15 @@ export async function createBatch(deps: BatchDeps, owner: Owner, input: BatchInp
   await deps.db.$transaction(async (tx) => {
     await insertBatch(tx, {
       id: batchId,
-      merchant_id: owner.merchantId,
-      is_test: owner.isTest,
+      merchantId: owner.merchantId,
+      isTest: owner.isTest,
       total: parsed.total,
       valid: rows.length,
       failed: parsed.errors.length,
-      send_emails: input.sendEmails,
+      sendEmails: input.sendEmails,
       errors: parsed.errors,
-      pending_rows: inline ? null : rows,
-      created_at: now,
+      pendingRows: inline ? null : rows,
+      createdAt: now,
     });
     if (inline) {
       // Written in the request: drawn now, as a single create's QR (a request is never resumed to draw them later).
@@ -187,8 +187,8 @@ export async function processBatch(deps: BatchDeps, batchId: string): Promise<vo
   if (!batch) return;
   // Completed by an earlier run of this job that stopped before drawing its QR images: draw what is missing.
   if (batch.status !== 'processing') return void (await drawQrCodesOf(deps, batchId));
-  const owner: Owner = { merchantId: batch.merchant_id, isTest: batch.is_test };
-  const rows = (batch.pending_rows as StoredRow[] | null) ?? [];
+  const owner: Owner = { merchantId: batch.merchantId, isTest: batch.isTest };
+  const rows = (batch.pendingRows as StoredRow[] | null) ?? [];
   for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
     await deps.db.$transaction(async (tx) => {
       const clashes = await writeRows(deps, tx, owner, batchId, rows.slice(i, i + CHUNK_ROWS), deps.clock.now(), true);
@@ -246,7 +246,7 @@ export async function batchSummary(deps: BatchDeps, owner: Owner, batchId: strin
     counts.sent + counts.failed + counts.pending === 0
       ? null
       : { ...counts, outcome: emailOutcome(counts), retrying: e.retrying === true, lastError: e.lastError };
-  return { batchId, status: b.status, total: b.total, created: b.created, failed: b.failed, paidCount: paid.paid_count, totalVolume: paid.volume, createdAt: b.created_at, emails };
+  return { batchId, status: b.status, total: b.total, created: b.created, failed: b.failed, paidCount: paid.paid_count, totalVolume: paid.volume, createdAt: b.createdAt, emails };
 }
 
 /** Batches still `processing` (their job may have been lost with Redis): the reconciler re-adds their jobs. */

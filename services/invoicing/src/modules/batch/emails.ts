@@ -17,13 +17,14 @@ import { batchForWork, batchIdsWithUnsentEmails, markEmailsFailed, markEmailsSen
 export { MAX_EMAIL_ATTEMPTS } from './store';
 
 
+/** An e-mail to send: its row's invoice and address, with what the message says of the invoice. */
 interface PendingEmail {
-  invoice_id: string;
-  to_address: string;
+  invoiceId: string;
+  toAddress: string;
   amount: string;
   currency: string;
   description: string | null;
-  expires_at: Date;
+  expiresAt: Date;
 }
 
 /** What an e-mail says of the merchant who sends the invoice (`merchantBrand`). */
@@ -44,11 +45,11 @@ export function paymentLinkEmail(e: PendingEmail, publicUrl: string, sender: Ema
   const t = EMAIL_TEXTS[language];
   const name = sender.displayName;
   const amount = formatAmount(e.amount, e.currency, language);
-  const link = paymentLinkOf(publicUrl, e.invoice_id);
-  const until = `${new Intl.DateTimeFormat(LOCALES[language], { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(e.expires_at)} UTC`;
+  const link = paymentLinkOf(publicUrl, e.invoiceId);
+  const until = `${new Intl.DateTimeFormat(LOCALES[language], { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(e.expiresAt)} UTC`;
   const what = `${t.invoice(amount, name)}${e.description ? ` (${e.description})` : ''}.`;
   return {
-    to: e.to_address,
+    to: e.toAddress,
     fromName: name,
     replyTo: sender.email,
     language,
@@ -80,20 +81,20 @@ export async function sendBatchEmails(deps: BatchDeps, batchId: string): Promise
   if (unsent.length === 0) return { sent: 0, failed: 0 };
   const batch = await batchForWork(deps.db, batchId);
   // Read once per batch (one merchant's): who the e-mails come from, and in which language.
-  const sender = await merchantBrand(deps.db, batch!.merchant_id);
-  const invoices = new Map((await invoicesForEmails(deps.db, unsent.map((e) => e.invoice_id))).map((i) => [i.id, i]));
+  const sender = await merchantBrand(deps.db, batch!.merchantId);
+  const invoices = new Map((await invoicesForEmails(deps.db, unsent.map((e) => e.invoiceId))).map((i) => [i.id, i]));
   const rows: PendingEmail[] = unsent.map((e) => {
-    const i = invoices.get(e.invoice_id)!;
-    return { ...e, amount: i.amount, currency: i.currency, description: i.description, expires_at: i.expires_at };
+    const i = invoices.get(e.invoiceId)!;
+    return { invoiceId: e.invoiceId, toAddress: e.toAddress, amount: i.amount, currency: i.currency, description: i.description, expiresAt: i.expires_at };
   });
   const sent: string[] = [];
   const failed: { id: string; error: string }[] = [];
   await eachLimited(rows, deps.mailer.concurrency, async (e) => {
     try {
       await deps.mailer.send(paymentLinkEmail(e, deps.config.PUBLIC_URL, sender));
-      sent.push(e.invoice_id);
+      sent.push(e.invoiceId);
     } catch (err) {
-      failed.push({ id: e.invoice_id, error: (err as Error).message.slice(0, 500) });
+      failed.push({ id: e.invoiceId, error: (err as Error).message.slice(0, 500) });
     }
   });
   const now = deps.clock.now();

@@ -35,11 +35,11 @@ export async function batchInvoicesCsv(deps: BatchDeps, owner: Owner, batchId: s
   await batchSummary(deps, owner, batchId); // 404 unless it is the caller's
   const invoices = await batchInvoices(deps.db, owner, batchId);
   const emails = new Map(
-    (await emailsOfBatch(deps.db, batchId)).map((e) => [e.invoice_id, e]),
+    (await emailsOfBatch(deps.db, batchId)).map((e) => [e.invoiceId, e]),
   );
   const rows = invoices.map((i) => {
     const e = emails.get(i.id);
-    return { ...i, email_status: e?.status ?? null, email_attempts: e?.attempts ?? null, email_error: e?.last_error ?? null };
+    return { ...i, email_status: e?.status ?? null, email_attempts: e?.attempts ?? null, email_error: e?.lastError ?? null };
   });
   // papaparse quotes what needs it and escapes cells a spreadsheet would run as a formula
   // (`=`, `+`, `-`, `@`, tab, CR: a leading `'`, OWASP's advice against CSV injection).

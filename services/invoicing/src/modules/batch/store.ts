@@ -1,54 +1,115 @@
 import type { Owner } from '@pay/auth';
-import { sql } from 'kysely';
-import { type InvoicingQueries } from '../../db';
+import { sql, type Selectable } from 'kysely';
+import { type InvoicingQueries, type Tables } from '../../db';
 import type { RowError } from './csv';
 
 /**
  * The statements on the batch module's tables (`batches`, `invoice_emails`): the only file
- * that names them. The batch use-cases (batches.ts, emails.ts, export.ts) call these.
+ * that names them. The batch use-cases (batches.ts, emails.ts, export.ts) call these, and get
+ * the records declared here, not the generated rows: a renamed or retyped column fails the
+ * type check in this store (in the mappers below), not in every reader.
  */
 
 /** Sends an e-mail gets in all (see emails.ts): a row past it is no longer sent. */
 export const MAX_EMAIL_ATTEMPTS = 20;
 
-export interface NewBatch {
+export type BatchStatus = Tables.BatchStatus;
+export type EmailStatus = Tables.EmailStatus;
+
+/** A batch as the module hands it out. */
+export interface BatchRecord {
   id: string;
-  merchant_id: string;
-  is_test: boolean;
+  merchantId: string;
+  isTest: boolean;
+  status: BatchStatus;
+  /** Data rows in the file. */
   total: number;
+  /** Rows that passed validation: the invoices this batch makes. */
   valid: number;
+  /** Invoices written so far (reaches `valid` when completed). */
+  created: number;
   failed: number;
-  send_emails: boolean;
-  errors: RowError[];
-  /** The rows the worker writes (a large batch); null when written in the request. */
-  pending_rows: unknown[] | null;
-  created_at: Date;
+  sendEmails: boolean;
+  createdAt: Date;
+  completedAt: Date | null;
 }
+
+/**
+ * A batch with its failed rows and the rows the worker has still to write: as long as the
+ * file, so read only by the worker (and tests), never by a GET.
+ */
+export interface BatchWithRows extends BatchRecord {
+  errors: RowError[];
+  /** The rows the worker writes (a large batch); null when written in the request, and once completed. */
+  pendingRows: unknown[] | null;
+}
+
+type BatchColumns = Selectable<Tables.Batch>;
+
+/** The columns of a `BatchRecord`: what every read of a batch takes. */
+const RECORD_COLUMNS = ['id', 'merchant_id', 'is_test', 'status', 'total', 'valid', 'created', 'failed', 'send_emails', 'created_at', 'completed_at'] as const satisfies readonly (keyof BatchColumns)[];
+type RecordColumns = Pick<BatchColumns, (typeof RECORD_COLUMNS)[number]>;
+
+/** A batch's row as the module hands it out: with its rows when the read took them. */
+function batchOf(r: BatchColumns): BatchWithRows;
+function batchOf(r: RecordColumns): BatchRecord;
+function batchOf(r: RecordColumns & Partial<Pick<BatchColumns, 'errors' | 'pending_rows'>>): BatchRecord | BatchWithRows {
+  const record: BatchRecord = {
+    id: r.id,
+    merchantId: r.merchant_id,
+    isTest: r.is_test,
+    status: r.status,
+    total: r.total,
+    valid: r.valid,
+    created: r.created,
+    failed: r.failed,
+    sendEmails: r.send_emails,
+    createdAt: r.created_at,
+    completedAt: r.completed_at,
+  };
+  if (r.errors === undefined || r.pending_rows === undefined) return record;
+  return { ...record, errors: r.errors as unknown as RowError[], pendingRows: r.pending_rows as unknown[] | null };
+}
+
+/** A new batch as written: `processing`, nothing created yet. */
+export type NewBatch = Omit<BatchWithRows, 'status' | 'created' | 'completedAt'>;
 
 /** A new batch, `processing`. */
 export async function insertBatch(tx: InvoicingQueries, b: NewBatch): Promise<void> {
   await tx.$kysely
     .insertInto('batches')
-    .values({ ...b, status: 'processing', errors: JSON.stringify(b.errors), pending_rows: b.pending_rows === null ? null : JSON.stringify(b.pending_rows) })
+    .values({
+      id: b.id,
+      merchant_id: b.merchantId,
+      is_test: b.isTest,
+      status: 'processing',
+      total: b.total,
+      valid: b.valid,
+      failed: b.failed,
+      send_emails: b.sendEmails,
+      errors: JSON.stringify(b.errors),
+      pending_rows: b.pendingRows === null ? null : JSON.stringify(b.pendingRows),
+      created_at: b.createdAt,
+    })
     .execute();
 }
 
-/** What the worker needs of a batch; undefined when there is none. */
-export function batchForWork(on: InvoicingQueries, batchId: string) {
-  const tables = on.$kysely;
-  return tables.selectFrom('batches').select(['merchant_id', 'is_test', 'status', 'pending_rows']).where('id', '=', batchId).executeTakeFirst();
+/** A batch with its rows, for the worker; undefined when there is none. */
+export async function batchForWork(on: InvoicingQueries, batchId: string): Promise<BatchWithRows | undefined> {
+  const row = await on.$kysely.selectFrom('batches').selectAll().where('id', '=', batchId).executeTakeFirst();
+  return row && batchOf(row);
 }
 
-/** One of the owner's batches, as its GET shows it; undefined when not the owner's. */
-export function ownedBatch(on: InvoicingQueries, owner: Owner, batchId: string) {
-  const tables = on.$kysely;
-  return tables
+/** One of the owner's batches, as its GET shows it (without its rows); undefined when not the owner's. */
+export async function ownedBatch(on: InvoicingQueries, owner: Owner, batchId: string): Promise<BatchRecord | undefined> {
+  const row = await on.$kysely
     .selectFrom('batches')
-    .select(['status', 'total', 'created', 'failed', 'created_at'])
+    .select(RECORD_COLUMNS)
     .where('id', '=', batchId)
     .where('merchant_id', '=', owner.merchantId)
     .where('is_test', '=', owner.isTest)
     .executeTakeFirst();
+  return row && batchOf(row);
 }
 
 /** Batches still `processing`, oldest first (at most 100). */
@@ -85,15 +146,16 @@ export async function recordBatchClashes(tx: InvoicingQueries, batchId: string, 
     .execute();
 }
 
-/** Marks a `processing` batch completed (once); returns whether it sends e-mails, undefined when it was not processing. */
-export async function markBatchCompleted(tx: InvoicingQueries, batchId: string, created: number, now: Date): Promise<{ send_emails: boolean } | undefined> {
-  return tx.$kysely
+/** Marks a `processing` batch completed (once); returns it, undefined when it was not processing. */
+export async function markBatchCompleted(tx: InvoicingQueries, batchId: string, created: number, now: Date): Promise<BatchRecord | undefined> {
+  const row = await tx.$kysely
     .updateTable('batches')
     .set({ status: 'completed', completed_at: now, pending_rows: null, created })
     .where('id', '=', batchId)
     .where('status', '=', 'processing')
-    .returning('send_emails')
+    .returning(RECORD_COLUMNS)
     .executeTakeFirst();
+  return row && batchOf(row);
 }
 
 /** One e-mail row per recipient (an invoice's first only); returns how many were queued. */
@@ -106,8 +168,45 @@ export async function queueBatchEmails(tx: InvoicingQueries, batchId: string, re
   return Number(queued.numInsertedOrUpdatedRows ?? 0);
 }
 
-/** A batch's e-mails by outcome, for its GET: `retrying` while a failed one has attempts left, `lastError` the SMTP error of one that failed. */
-export async function batchEmailCounts(on: InvoicingQueries, batchId: string) {
+/** A batch's payment-link e-mail to one invoice's customer, as the module hands it out. */
+export interface BatchEmailRecord {
+  invoiceId: string;
+  batchId: string;
+  toAddress: string;
+  status: EmailStatus;
+  /** Sends tried (at most MAX_EMAIL_ATTEMPTS). */
+  attempts: number;
+  /** The SMTP error of the last failed attempt. */
+  lastError: string | null;
+  sentAt: Date | null;
+  createdAt: Date;
+}
+
+/** An e-mail's row as the module hands it out. */
+function emailOf(r: Selectable<Tables.InvoiceEmail>): BatchEmailRecord {
+  return {
+    invoiceId: r.invoice_id,
+    batchId: r.batch_id,
+    toAddress: r.to_address,
+    status: r.status,
+    attempts: r.attempts,
+    lastError: r.last_error,
+    sentAt: r.sent_at,
+    createdAt: r.created_at,
+  };
+}
+
+/** A batch's e-mails by outcome: `retrying` while a failed one has attempts left, `lastError` the SMTP error of one that failed. */
+export interface BatchEmailCounts {
+  sent: number;
+  failed: number;
+  pending: number;
+  retrying: boolean | null;
+  lastError: string | null;
+}
+
+/** A batch's e-mails by outcome, for its GET. */
+export async function batchEmailCounts(on: InvoicingQueries, batchId: string): Promise<BatchEmailCounts> {
   const tables = on.$kysely;
   return tables
     .selectFrom('invoice_emails')
@@ -123,16 +222,16 @@ export async function batchEmailCounts(on: InvoicingQueries, batchId: string) {
 }
 
 /** A batch's e-mails not sent with attempts left, by invoice id. */
-export function unsentBatchEmails(on: InvoicingQueries, batchId: string) {
-  const tables = on.$kysely;
-  return tables
+export async function unsentBatchEmails(on: InvoicingQueries, batchId: string): Promise<BatchEmailRecord[]> {
+  const rows = await on.$kysely
     .selectFrom('invoice_emails')
-    .select(['invoice_id', 'to_address'])
+    .selectAll()
     .where('batch_id', '=', batchId)
     .where('status', '<>', 'sent')
     .where('attempts', '<', MAX_EMAIL_ATTEMPTS)
     .orderBy('invoice_id')
     .execute();
+  return rows.map(emailOf);
 }
 
 /** Records e-mails sent (an attempt each). */
@@ -169,7 +268,7 @@ export async function batchIdsWithUnsentEmails(on: InvoicingQueries): Promise<st
 }
 
 /** Every e-mail of a batch with its state. */
-export function emailsOfBatch(on: InvoicingQueries, batchId: string) {
-  const tables = on.$kysely;
-  return tables.selectFrom('invoice_emails').select(['invoice_id', 'status', 'attempts', 'last_error']).where('batch_id', '=', batchId).execute();
+export async function emailsOfBatch(on: InvoicingQueries, batchId: string): Promise<BatchEmailRecord[]> {
+  const rows = await on.$kysely.selectFrom('invoice_emails').selectAll().where('batch_id', '=', batchId).execute();
+  return rows.map(emailOf);
 }

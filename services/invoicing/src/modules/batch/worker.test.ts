@@ -1,8 +1,9 @@
 import request from 'supertest';
 import { invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../../../test/test-support';
-import { batchColumns, updateBatch, updateBatchEmails } from '../../../test/batch/store';
+import { updateBatch, updateBatchEmails } from '../../../test/batch/store';
 import { batchInvoicesWithoutQr, clearBatchQrCodes } from '../../../test/invoices/store';
 import { processBatch } from './batches';
+import { batchForWork } from './store';
 import { batchesWithUnsentEmails, MAX_EMAIL_ATTEMPTS } from './emails';
 
 // No background here: the test plays the queue worker itself, so each step can be looked at.
@@ -25,12 +26,12 @@ describe('a batch over BATCH_INLINE_ROWS', () => {
     expect(await summary(batchId)).toMatchObject({ status: 'processing', total: 5, created: 0, failed: 1 });
     // Meanwhile another request takes w-5: the unique index makes that row an error, not a duplicate.
     expect((await upload('amount,currency,externalId\n9,RUB,w-5\n')).status).toBe(201);
-    const batchRow = async () => (await batchColumns(ctx.deps.db, batchId, ['errors', 'pending_rows']))!;
-    const { pending_rows: pending } = await batchRow();
+    const batchRow = async () => (await batchForWork(ctx.deps.db, batchId))!;
+    const { pendingRows: pending } = await batchRow();
     await processBatch(ctx.deps, batchId);
     expect(await summary(batchId)).toMatchObject({ status: 'completed', total: 5, created: 3, failed: 2 });
     const batch = await batchRow();
-    expect(batch!.pending_rows).toBeNull();
+    expect(batch!.pendingRows).toBeNull();
     expect(batch!.errors).toEqual([
       { row: 4, externalId: 'w-4', error: 'amount "x" is not a number (digits, a dot, at most 2 decimals)' },
       { row: 5, externalId: 'w-5', error: 'externalId "w-5" was used by an earlier invoice' },
@@ -39,8 +40,7 @@ describe('a batch over BATCH_INLINE_ROWS', () => {
     for (const inv of res.body.invoices.slice(0, 3)) expect((await v1Request(ctx.app, m, 'get', `/api/v1/invoices/${inv.id}`)).status).toBe(200);
     // A job run again over rows already written (a crash after a chunk, a lost acknowledgement)
     // writes nothing twice and reports no error twice.
-    // jsonb as its text: pg would send a JS array as a Postgres array.
-    await updateBatch(ctx.deps.db, batchId, { status: 'processing', pending_rows: JSON.stringify(pending) });
+    await updateBatch(ctx.deps.db, batchId, { status: 'processing', pendingRows: pending });
     await processBatch(ctx.deps, batchId);
     expect(await summary(batchId)).toMatchObject({ status: 'completed', total: 5, created: 3, failed: 2 });
     expect((await batchRow()).errors).toHaveLength(2);
@@ -65,10 +65,10 @@ describe('a batch over BATCH_INLINE_ROWS', () => {
   it('e-mails left unsent are given new jobs until each has had its attempts, then stay failed with their error', async () => {
     const res = await upload('amount,currency,email\n1,RUB,a@example.com\n2,RUB,b@example.com\n3,RUB,c@example.com\n');
     const { batchId } = res.body;
-    await updateBatch(ctx.deps.db, batchId, { send_emails: true });
+    await updateBatch(ctx.deps.db, batchId, { sendEmails: true });
     await processBatch(ctx.deps, batchId);
     const set = (address: string, status: 'sent' | 'failed', attempts: number) =>
-      updateBatchEmails(ctx.deps.db, batchId, { status, attempts, last_error: 'x' }, address);
+      updateBatchEmails(ctx.deps.db, batchId, { status, attempts, lastError: 'x' }, address);
     expect(await batchesWithUnsentEmails(ctx.deps)).toContain(batchId); // never tried
     await set('a@example.com', 'sent', 1);
     await set('b@example.com', 'failed', 6);
