@@ -1,7 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { jsonWithRawBody } from '@pay/auth';
-import { errorHandler, notFoundHandler, type EnvelopeFor } from './errors';
+import { errorHandler, notFoundHandler, type EnvelopeFor, type ErrorPageFor } from './errors';
 import { healthRoutes, type ReadinessCheck } from './health';
 import { requestContext } from './request-context';
 import { refuseKeysInUrl } from './key-in-url';
@@ -49,8 +49,9 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   return app;
 }
 
-export function finishHttpApp(app: Express, envelopeFor: EnvelopeFor, extra: RequestHandler[] = []): Express {
+/** `errorPage`: a browser's refusals (an unknown path's 404 among them) as the service's pages instead of JSON (see ErrorPageFor). */
+export function finishHttpApp(app: Express, envelopeFor: EnvelopeFor, extra: RequestHandler[] = [], errorPage?: ErrorPageFor): Express {
   app.use(...extra, notFoundHandler);
-  app.use(errorHandler(envelopeFor));
+  app.use(errorHandler(envelopeFor, errorPage));
   return app;
 }

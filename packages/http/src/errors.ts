@@ -2,6 +2,21 @@ import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { ApiError } from '@pay/schemas';
 import { isDatabaseUnavailable } from '@pay/db';
 import { sendJson } from './json-reply';
+import type { SafeHtml } from './html';
+import { setPageHeaders } from './page-headers';
+
+/**
+ * A browser navigating here (its Accept ranks HTML above JSON, as every browser's page load
+ * does), not an API client or a page's own fetch (which send JSON or any type, and keep JSON).
+ */
+export const prefersHtml = (req: Request): boolean => req.accepts(['application/json', 'text/html']) === 'text/html';
+
+/**
+ * A service's refusal as a page, for a browser: the HTML for `err`, or null where the request
+ * keeps the JSON error (API paths, API clients). Used for what no page route answers: an
+ * unknown path (404), a method not allowed, an error before routing.
+ */
+export type ErrorPageFor = (err: ApiError, req: Request) => SafeHtml | null;
 
 /**
  * Crypto and invoicing v2 wrap errors in `{ success: false, error }`; invoicing v1 answers
@@ -51,7 +66,14 @@ function fromClientHttpError(err: { status?: unknown; message?: unknown }): ApiE
   return new ApiError('VALIDATION_ERROR', message, [{ field: '(request)', message }]);
 }
 
-export function errorHandler(envelopeFor: EnvelopeFor): ErrorRequestHandler {
+export function errorHandler(envelopeFor: EnvelopeFor, errorPage?: ErrorPageFor): ErrorRequestHandler {
+  /** The page for a browser, where the service renders one; else the JSON error. */
+  const send = (req: Request, res: Parameters<ErrorRequestHandler>[2], apiError: ApiError) => {
+    const page = errorPage?.(apiError, req);
+    if (!page) return sendJson(res, apiError.status, errorBody(apiError, envelopeFor(req)));
+    setPageHeaders(res);
+    res.status(apiError.status).type('html').send(page.value);
+  };
   return (err, req, res, _next) => {
     let apiError = err instanceof ApiError ? err : (fromParserError(err) ?? fromClientHttpError(err));
     if (!apiError && isDatabaseUnavailable(err)) {
@@ -63,12 +85,12 @@ export function errorHandler(envelopeFor: EnvelopeFor): ErrorRequestHandler {
       // Unknown failures are logged in full and answered without internals.
       req.log?.error({ err }, 'unhandled error');
       const internal = new ApiError('INTERNAL_ERROR', `Internal error; quote request id ${req.id} to support`);
-      sendJson(res, 500, errorBody(internal, envelopeFor(req)));
+      send(req, res, internal);
       return;
     }
     res.locals.errorCode = apiError.code; // for the request log line
     if ((apiError.code === 'RATE_LIMITED' || apiError.code === 'SERVICE_UNAVAILABLE') && !res.getHeader('Retry-After')) res.setHeader('Retry-After', '1');
-    sendJson(res, apiError.status, errorBody(apiError, envelopeFor(req)));
+    send(req, res, apiError);
   };
 }
 

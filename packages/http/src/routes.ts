@@ -8,6 +8,7 @@ import { replayedError, withIdempotency, type IdempotencyStore, type IdempotentR
 import { stringifyExact } from './exact-json';
 import { fromParserError, type Envelope } from './errors';
 import { html, type SafeHtml } from './html';
+import { PAGE_CSP, setPageHeaders } from './page-headers';
 import { parseUpload, type UploadedFiles, type UploadSpec } from './upload';
 
 /**
@@ -133,14 +134,7 @@ export interface PageDef<Q extends TSchema | undefined, P extends TSchema | unde
   }) => Promise<PageReply> | PageReply;
 }
 
-/**
- * Served with every page: nothing loads from elsewhere, no inline script or style runs, forms
- * post only here, and no other site may frame the page. Pages link their CSS and JS from
- * the service's own static assets.
- */
-export const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-  "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+export { PAGE_CSP } from './page-headers';
 
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
 
@@ -358,14 +352,7 @@ export class Api {
           : [requireFormBody, express.urlencoded({ extended: false, limit: this.opts.formLimit ?? '100kb', parameterLimit: 100 })]
     ).map(asPage);
     const handle: RequestHandler = async (req, res, next) => {
-      res.setHeader('Content-Security-Policy', PAGE_CSP);
-      res.setHeader('Cache-Control', 'no-store');
-      // same-origin, not no-referrer: a page's links still tell no other site where the payer
-      // was (a pay link is a capability), but a browser then names our origin in `Origin` on the
-      // page's own form posts, where no-referrer sends `Origin: null`, which the console's
-      // sign-in must refuse (login CSRF).
-      res.setHeader('Referrer-Policy', 'same-origin');
-      res.setHeader('X-Content-Type-Options', 'nosniff');
+      setPageHeaders(res);
       try {
         const params = { ...req.params };
         if (def.params) assertValid(def.params, params, { ajv: textAjv, what: 'Link' });

@@ -14,12 +14,13 @@ import type { Page } from 'playwright-core';
 export type CyrillicLanguage = 'ru' | 'kk';
 
 /**
- * Latin-letter words any page may show: the payment system's and file formats' own names.
+ * Latin-letter words any page may show: the payment system's and file formats' own names, and
+ * UTC (a time's offset is written so in Russian and Kazakh too).
  * Currency codes (ISO 4217, upper case) are allowed besides. Anything page-specific (the
  * merchant's name, a description the merchant wrote, a country code a hint names) is the
  * caller's `allow`.
  */
-export const ALLOWED_LATIN_WORDS: readonly string[] = ['SBP', 'QR', 'PDF', 'PNG', 'JPEG', 'WebP', 'CVC', 'KYC', 'Visa', 'Mastercard', 'Mir'];
+export const ALLOWED_LATIN_WORDS: readonly string[] = ['SBP', 'QR', 'PDF', 'PNG', 'JPEG', 'WebP', 'CVC', 'KYC', 'Visa', 'Mastercard', 'Mir', 'UTC'];
 
 const CURRENCY_CODES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
 

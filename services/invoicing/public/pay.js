@@ -46,14 +46,16 @@
       var digits = number.value.replace(/\D/g, '');
       var m = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(form.elements.namedItem('expiry').value);
       var cvc = form.elements.namedItem('cvc').value.trim();
+      // The words are the page's (data-problem-*), in the payer's language.
+      var said = function (what) { return form.getAttribute('data-problem-' + what); };
       var message = '';
-      if (digits.length < 12 || !luhn(digits)) message = 'Check the card number.';
-      else if (!m || Number(m[1]) < 1 || Number(m[1]) > 12) message = 'Expiry must be MM/YY.';
+      if (digits.length < 12 || !luhn(digits)) message = said('number');
+      else if (!m || Number(m[1]) < 1 || Number(m[1]) > 12) message = said('expiry');
       else {
         var year = m[2].length === 2 ? 2000 + Number(m[2]) : Number(m[2]);
         var now = new Date();
-        if (year * 12 + Number(m[1]) - 1 < now.getUTCFullYear() * 12 + now.getUTCMonth()) message = 'The card has expired.';
-        else if (!/^\d{3,4}$/.test(cvc)) message = 'CVC must be 3 or 4 digits.';
+        if (year * 12 + Number(m[1]) - 1 < now.getUTCFullYear() * 12 + now.getUTCMonth()) message = said('expired');
+        else if (!/^\d{3,4}$/.test(cvc)) message = said('cvc');
       }
       if (message) {
         e.preventDefault();

@@ -1,7 +1,7 @@
 import type { Express, Request } from 'express';
 import { brandStylesheets, merchantGuards } from '@pay/accounts';
 import { postgresReady } from '@pay/db';
-import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, staticAssets, type Envelope } from '@pay/http';
+import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, prefersHtml, staticAssets, type Envelope } from '@pay/http';
 import { redisReady } from '@pay/runtime';
 import type { InvoicingDeps } from './deps';
 import { buildConsole } from './channels/console';
@@ -20,6 +20,7 @@ import { paymentPageRoutes } from './channels/pay-page/routes';
 import { kycV1Routes, kycV2Routes } from './modules/kyc/routes';
 import { kycPageRoutes } from './modules/kyc/page';
 import { errorPage } from './channels/pay-page/view';
+import { requestLanguage } from './languages';
 import { ASSETS_PATH, PUBLIC_DIR } from './assets';
 import { mountAcquirers } from './payments/registry';
 
@@ -61,7 +62,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
   const apis: InvoicingApis = {
     v2: new Api({ envelope: 'success', auth: { signed: guards.signed }, idempotency, validateResponses }),
     v1: new Api({ envelope: 'bare', auth: { key: guards.key }, idempotency, validateResponses }),
-    pages: new Api({ envelope: 'success', auth: { none: guards.page }, errorPage: (err) => errorPage(err.message, err.status === 404) }),
+    pages: new Api({ envelope: 'success', auth: { none: guards.page }, errorPage: (err, req) => errorPage(err, req.method, requestLanguage(req).language) }),
   };
   invoiceRoutes(apis.v2, deps);
   refundRoutes(apis.v2, deps);
@@ -114,6 +115,8 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
   // Each acquirer's own routes (payments/registry.ts): its notifications, under its own signatures and answers.
   mountAcquirers(app, deps);
   app.use(apis.v2.router, apis.v1.router, apis.pages.router, ...webConsole.routers);
-  finishHttpApp(app, envelopeFor);
+  // A browser that follows a link to nowhere (`/pay/`, a mistyped path) gets the hosted pages'
+  // refusal page in its language; API paths and API clients keep the JSON error.
+  finishHttpApp(app, envelopeFor, [], (err, req) => (req.path.startsWith('/api/') || !prefersHtml(req) ? null : errorPage(err, req.method, requestLanguage(req).language)));
   return { app, apis };
 }

@@ -15,16 +15,16 @@ describe('card checks', () => {
   });
 
   it.each([
-    [{ number: '4242 4242 4242 4241' }, 'number', 'is not a valid card number (check the digits)'],
-    [{ number: '4242' }, 'number', 'must be 12 to 19 digits'],
-    [{ number: '4242abcd42424242' }, 'number', 'must be 12 to 19 digits'],
-    [{ expiry: '10/26' }, 'expiry', 'the card has expired'],
-    [{ expiry: '13/30' }, 'expiry', 'month must be 01 to 12'],
-    [{ expiry: '1230' }, 'expiry', 'must be MM/YY'],
-    [{ cvc: '12' }, 'cvc', 'must be 3 or 4 digits'],
-  ])('refuses %p, naming the field and never the number', (over, field, message) => {
+    [{ number: '4242 4242 4242 4241' }, 'number', 'is not a valid card number (check the digits)', 'NUMBER'],
+    [{ number: '4242' }, 'number', 'must be 12 to 19 digits', 'NUMBER'],
+    [{ number: '4242abcd42424242' }, 'number', 'must be 12 to 19 digits', 'NUMBER'],
+    [{ expiry: '10/26' }, 'expiry', 'the card has expired', 'EXPIRED'],
+    [{ expiry: '13/30' }, 'expiry', 'month must be 01 to 12', 'EXPIRY_MONTH'],
+    [{ expiry: '1230' }, 'expiry', 'must be MM/YY', 'EXPIRY_FORMAT'],
+    [{ cvc: '12' }, 'cvc', 'must be 3 or 4 digits', 'CVC'],
+  ])('refuses %p, naming the field (and the code the page words) and never the number', (over, field, message, code) => {
     const read = readCard(card(over), now);
-    expect(read).toEqual({ problems: [{ field, message }] });
+    expect(read).toEqual({ problems: [{ field, message, code }] });
     expect(JSON.stringify(read)).not.toContain('4242');
   });
 

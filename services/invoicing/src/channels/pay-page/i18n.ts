@@ -1,9 +1,13 @@
-import { LANGUAGES, type Language } from '../../modules/kyc/schemas';
+import type { Language } from '../../modules/kyc/schemas';
+import type { CardProblemCode } from '../../payments/card';
+import type { ReceiptRejection } from '../../modules/receipts/rejections';
+import type { PageRefusal } from './refusals';
 
 /**
- * The payment page's texts in the hosted pages' languages (the KYC page's: ru, en, kk).
- * The payer's language comes from the switch on the page (`?lang=`), else from the
- * browser's Accept-Language; English when neither names one of them.
+ * The payment page's texts in the hosted pages' languages (the KYC page's: ru, en, kk), one
+ * catalogue per page kept the same way (modules/kyc/i18n.ts is the other). The payer's
+ * language comes from the switch on the page (`?lang=`), else from the browser's
+ * Accept-Language, English when neither names one of them (src/languages.ts).
  */
 export interface PayTexts {
   testMode: string;
@@ -22,7 +26,8 @@ export interface PayTexts {
   refunded: string;
   refundedText: string;
   partlyRefunded: string;
-  partlyRefundedText: (amount: string) => string;
+  /** How much of how much came back. */
+  partlyRefundedText: (refunded: string, paid: string) => string;
   declinedText: string;
   tryAgain: string;
   underReview: string;
@@ -54,6 +59,23 @@ export interface PayTexts {
   confirmTransfer: string;
   backToInvoice: string;
   language: string;
+  /** The expiry field's hint (MM/YY in the payer's letters). */
+  expiryPlaceholder: string;
+  /** Live card payments: the card is typed on the acquirer's own form. */
+  acquirerCardForm: string;
+  payByCard: (amount: string) => string;
+  /** Why a card or a form was refused, in the payer's words (see refusals.ts). */
+  card: Record<CardProblemCode, string>;
+  chargeCancelled: string;
+  refusals: Record<PageRefusal, string>;
+  /** The refusal page's headings: nothing here, or something that cannot go on. */
+  notFoundTitle: string;
+  cannotContinueTitle: string;
+  /** Why a receipt was rejected, in the payer's words (see receipts' rejection codes). */
+  receiptReasons: Record<ReceiptRejection, (r: { receiptAmount: string | null; receiptDate: string | null }) => string>;
+  /** The sandbox bank app's banks, by the form's value (their names stay the values). */
+  sandboxBanks: Record<string, string>;
+  paidTime: (time: string) => string;
 }
 
 const en: PayTexts = {
@@ -73,7 +95,7 @@ const en: PayTexts = {
   refunded: 'REFUNDED',
   refundedText: 'The payment was refunded in full. The money goes back to your card or account; your bank may take a few days.',
   partlyRefunded: 'PARTLY REFUNDED',
-  partlyRefundedText: (a) => `${a} of this payment was refunded to you.`,
+  partlyRefundedText: (r, of) => `${r} of ${of} was refunded to you.`,
   declinedText: 'Your last payment was declined by the bank. No money was taken. You can try again.',
   tryAgain: 'Try again',
   underReview: 'UNDER REVIEW',
@@ -104,6 +126,49 @@ const en: PayTexts = {
   confirmTransfer: 'Confirm transfer',
   backToInvoice: 'Back to the invoice',
   language: 'Language',
+  expiryPlaceholder: 'MM/YY',
+  acquirerCardForm: 'You pay on the bank’s secure card form.',
+  payByCard: (a) => `Pay ${a} by card`,
+  card: {
+    NUMBER: 'Check the card number.',
+    EXPIRY_FORMAT: 'Enter the expiry date as MM/YY.',
+    EXPIRY_MONTH: 'The expiry month must be 01 to 12.',
+    EXPIRED: 'The card has expired.',
+    CVC: 'The CVC is the 3 or 4 digits on the back of the card.',
+  },
+  chargeCancelled: 'The card charge was cancelled: no money was taken.',
+  refusals: {
+    notFound: 'This link does not lead to an invoice or a page of ours. Check the link, or ask the merchant for a new one.',
+    brokenLink: 'This link is broken: part of it is missing or mistyped. Open it again from the message you received, or ask the merchant for a new one.',
+    badForm: 'The form could not be read. Go back to the invoice and try again.',
+    tooMany: 'Too many attempts in a short time. Wait a minute and try again.',
+    unavailable: 'The service is briefly unavailable. Try again in a minute.',
+    internal: 'Something went wrong on our side. Try again later.',
+    fileTooLarge: 'The file is too large. Send a smaller screenshot or PDF.',
+    fileType: 'This kind of file is not accepted. Send a PNG or JPEG screenshot or a PDF.',
+    alreadyPaid: 'This invoice is already paid. Do not pay again.',
+    expired: 'This invoice has expired. Ask the merchant for a new one.',
+    cancelled: 'The merchant cancelled this invoice.',
+    blocked: 'The merchant does not accept payments from you for this invoice. Contact the merchant.',
+    kycRequired: 'Verify your identity before paying this invoice.',
+    methodUnavailable: 'This way of paying is not available for this invoice.',
+    cardDeclined: 'The bank declined the card. No money was taken. Check the details or try another card.',
+    bankRefused: 'The bank could not start the payment. No money was taken. Try again in a minute.',
+    notNow: 'This cannot be done for this invoice now. Reload the page to see its state.',
+  },
+  notFoundTitle: 'Not found',
+  cannotContinueTitle: 'Cannot continue',
+  receiptReasons: {
+    UNREADABLE: () => 'The receipt could not be read. Upload a sharp screenshot or the PDF from your bank app.',
+    NO_AMOUNT: () => 'No payment amount was found on the receipt. Upload the receipt of this payment from your bank app.',
+    NO_DATE: () => 'No payment date was found on the receipt. Upload the receipt of this payment from your bank app.',
+    AMOUNT_MISMATCH: (r) => `The receipt shows ${r.receiptAmount ?? 'another amount'}, not the amount of this invoice.`,
+    DATE_MISMATCH: (r) => `The receipt is dated ${r.receiptDate ?? 'another day'}, outside the time this invoice could be paid.`,
+    DUPLICATE: () => 'This receipt was already uploaded for another invoice: one receipt proves one payment.',
+    NOT_PAYABLE: () => 'The receipt matches, but the invoice can no longer be paid. Contact the merchant.',
+  },
+  sandboxBanks: { 'Sandbox Bank': 'Sandbox Bank', 'Sber (sandbox)': 'Sber (sandbox)', 'T-Bank (sandbox)': 'T-Bank (sandbox)', 'Alfa-Bank (sandbox)': 'Alfa-Bank (sandbox)', 'VTB (sandbox)': 'VTB (sandbox)' },
+  paidTime: (t) => `${t} UTC`,
 };
 
 const ru: PayTexts = {
@@ -123,7 +188,7 @@ const ru: PayTexts = {
   refunded: 'ВОЗВРАТ',
   refundedText: 'Оплата возвращена полностью. Деньги вернутся на карту или счёт; банку может понадобиться несколько дней.',
   partlyRefunded: 'ЧАСТИЧНЫЙ ВОЗВРАТ',
-  partlyRefundedText: (a) => `Вам возвращено ${a} из этой оплаты.`,
+  partlyRefundedText: (r, of) => `Вам возвращено ${r} из ${of}.`,
   declinedText: 'Банк отклонил последнюю оплату. Деньги не списаны. Можно попробовать ещё раз.',
   tryAgain: 'Попробовать ещё раз',
   underReview: 'НА ПРОВЕРКЕ',
@@ -154,6 +219,49 @@ const ru: PayTexts = {
   confirmTransfer: 'Подтвердить перевод',
   backToInvoice: 'Вернуться к счёту',
   language: 'Язык',
+  expiryPlaceholder: 'ММ/ГГ',
+  acquirerCardForm: 'Оплата проходит на защищённой странице банка.',
+  payByCard: (a) => `Оплатить картой ${a}`,
+  card: {
+    NUMBER: 'Проверьте номер карты.',
+    EXPIRY_FORMAT: 'Введите срок действия в виде ММ/ГГ.',
+    EXPIRY_MONTH: 'Месяц срока действия — от 01 до 12.',
+    EXPIRED: 'Срок действия карты истёк.',
+    CVC: 'CVC — это 3 или 4 цифры на обороте карты.',
+  },
+  chargeCancelled: 'Списание по карте отменено: деньги не взяты.',
+  refusals: {
+    notFound: 'Эта ссылка не ведёт ни к счёту, ни к нашей странице. Проверьте ссылку или попросите у продавца новую.',
+    brokenLink: 'Ссылка повреждена: часть её потеряна или набрана с ошибкой. Откройте её снова из полученного сообщения или попросите у продавца новую.',
+    badForm: 'Не удалось прочитать форму. Вернитесь к счёту и попробуйте ещё раз.',
+    tooMany: 'Слишком много попыток за короткое время. Подождите минуту и попробуйте снова.',
+    unavailable: 'Сервис ненадолго недоступен. Попробуйте через минуту.',
+    internal: 'У нас что-то пошло не так. Попробуйте позже.',
+    fileTooLarge: 'Файл слишком большой. Отправьте скриншот или PDF поменьше.',
+    fileType: 'Такой файл не принимается. Отправьте скриншот PNG или JPEG либо PDF.',
+    alreadyPaid: 'Этот счёт уже оплачен. Платить ещё раз не нужно.',
+    expired: 'Срок счёта истёк. Попросите продавца выставить новый.',
+    cancelled: 'Продавец отменил этот счёт.',
+    blocked: 'Продавец не принимает от вас оплату этого счёта. Свяжитесь с продавцом.',
+    kycRequired: 'Перед оплатой этого счёта подтвердите личность.',
+    methodUnavailable: 'Этот способ оплаты недоступен для этого счёта.',
+    cardDeclined: 'Банк отклонил карту. Деньги не списаны. Проверьте данные или попробуйте другую карту.',
+    bankRefused: 'Банк не смог начать оплату. Деньги не списаны. Попробуйте через минуту.',
+    notNow: 'Сейчас это сделать нельзя. Обновите страницу, чтобы увидеть состояние счёта.',
+  },
+  notFoundTitle: 'Страница не найдена',
+  cannotContinueTitle: 'Продолжить нельзя',
+  receiptReasons: {
+    UNREADABLE: () => 'Не удалось прочитать чек. Загрузите чёткий скриншот или PDF из приложения банка.',
+    NO_AMOUNT: () => 'На чеке не найдена сумма оплаты. Загрузите чек этой оплаты из приложения банка.',
+    NO_DATE: () => 'На чеке не найдена дата оплаты. Загрузите чек этой оплаты из приложения банка.',
+    AMOUNT_MISMATCH: (r) => `На чеке сумма ${r.receiptAmount ?? 'другая'}, а не сумма этого счёта.`,
+    DATE_MISMATCH: (r) => `Чек датирован ${r.receiptDate ?? 'другим днём'} — это вне срока оплаты этого счёта.`,
+    DUPLICATE: () => 'Этот чек уже загружен для другого счёта: один чек подтверждает одну оплату.',
+    NOT_PAYABLE: () => 'Чек совпадает, но счёт уже нельзя оплатить. Свяжитесь с продавцом.',
+  },
+  sandboxBanks: { 'Sandbox Bank': 'Тестовый банк', 'Sber (sandbox)': 'Сбер (тест)', 'T-Bank (sandbox)': 'Т-Банк (тест)', 'Alfa-Bank (sandbox)': 'Альфа-Банк (тест)', 'VTB (sandbox)': 'ВТБ (тест)' },
+  paidTime: (t) => `${t} UTC`,
 };
 
 const kk: PayTexts = {
@@ -173,7 +281,7 @@ const kk: PayTexts = {
   refunded: 'ҚАЙТАРЫЛДЫ',
   refundedText: 'Төлем толық қайтарылды. Ақша картаңызға немесе шотыңызға қайтады; банкке бірнеше күн қажет болуы мүмкін.',
   partlyRefunded: 'ІШІНАРА ҚАЙТАРЫЛДЫ',
-  partlyRefundedText: (a) => `Бұл төлемнен сізге ${a} қайтарылды.`,
+  partlyRefundedText: (r, of) => `Сізге ${of} ішінен ${r} қайтарылды.`,
   declinedText: 'Банк соңғы төлемді қабылдамады. Ақша алынған жоқ. Қайта көруге болады.',
   tryAgain: 'Қайта көру',
   underReview: 'ТЕКСЕРІЛУДЕ',
@@ -204,45 +312,49 @@ const kk: PayTexts = {
   confirmTransfer: 'Аударымды растау',
   backToInvoice: 'Шотқа оралу',
   language: 'Тіл',
+  expiryPlaceholder: 'АА/ЖЖ',
+  acquirerCardForm: 'Төлем банктің қорғалған бетінде өтеді.',
+  payByCard: (a) => `Картамен төлеу ${a}`,
+  card: {
+    NUMBER: 'Карта нөмірін тексеріңіз.',
+    EXPIRY_FORMAT: 'Жарамдылық мерзімін АА/ЖЖ түрінде енгізіңіз.',
+    EXPIRY_MONTH: 'Жарамдылық айы 01-ден 12-ге дейін болуы керек.',
+    EXPIRED: 'Картаның мерзімі өтіп кеткен.',
+    CVC: 'CVC — картаның артындағы 3 немесе 4 сан.',
+  },
+  chargeCancelled: 'Картадан есептен шығару тоқтатылды: ақша алынған жоқ.',
+  refusals: {
+    notFound: 'Бұл сілтеме шотқа да, біздің бетке де апармайды. Сілтемені тексеріңіз немесе сатушыдан жаңасын сұраңыз.',
+    brokenLink: 'Сілтеме бүлінген: бір бөлігі жоқ немесе қате терілген. Оны алған хабарламаңыздан қайта ашыңыз немесе сатушыдан жаңасын сұраңыз.',
+    badForm: 'Форманы оқу мүмкін болмады. Шотқа оралып, қайта көріңіз.',
+    tooMany: 'Қысқа уақытта тым көп әрекет. Бір минут күтіп, қайта көріңіз.',
+    unavailable: 'Қызмет уақытша қолжетімсіз. Бір минуттан кейін қайта көріңіз.',
+    internal: 'Бізде бірдеңе дұрыс болмады. Кейінірек қайта көріңіз.',
+    fileTooLarge: 'Файл тым үлкен. Кішірек скриншот не PDF жіберіңіз.',
+    fileType: 'Мұндай файл қабылданбайды. PNG не JPEG скриншот немесе PDF жіберіңіз.',
+    alreadyPaid: 'Бұл шот төленіп қойған. Қайта төлемеңіз.',
+    expired: 'Шоттың мерзімі өтті. Сатушыдан жаңа шот сұраңыз.',
+    cancelled: 'Сатушы бұл шотты тоқтатты.',
+    blocked: 'Сатушы бұл шот бойынша сізден төлем қабылдамайды. Сатушыға хабарласыңыз.',
+    kycRequired: 'Бұл шотты төлеу алдында жеке басыңызды растаңыз.',
+    methodUnavailable: 'Бұл шот үшін мұндай төлем тәсілі қолжетімсіз.',
+    cardDeclined: 'Банк картаны қабылдамады. Ақша алынған жоқ. Деректерді тексеріңіз немесе басқа картаны қолданыңыз.',
+    bankRefused: 'Банк төлемді бастай алмады. Ақша алынған жоқ. Бір минуттан кейін қайта көріңіз.',
+    notNow: 'Қазір мұны істеу мүмкін емес. Шоттың күйін көру үшін бетті жаңартыңыз.',
+  },
+  notFoundTitle: 'Бет табылмады',
+  cannotContinueTitle: 'Жалғастыру мүмкін емес',
+  receiptReasons: {
+    UNREADABLE: () => 'Түбіртекті оқу мүмкін болмады. Банк қосымшасынан анық скриншот не PDF жүктеңіз.',
+    NO_AMOUNT: () => 'Түбіртектен төлем сомасы табылмады. Банк қосымшасынан осы төлемнің түбіртегін жүктеңіз.',
+    NO_DATE: () => 'Түбіртектен төлем күні табылмады. Банк қосымшасынан осы төлемнің түбіртегін жүктеңіз.',
+    AMOUNT_MISMATCH: (r) => `Түбіртектегі сома ${r.receiptAmount ?? 'басқа'}, бұл шоттың сомасы емес.`,
+    DATE_MISMATCH: (r) => `Түбіртектің күні ${r.receiptDate ?? 'басқа күн'}, бұл шотты төлеу мерзімінен тыс.`,
+    DUPLICATE: () => 'Бұл түбіртек басқа шот үшін жүктелген: бір түбіртек бір төлемді растайды.',
+    NOT_PAYABLE: () => 'Түбіртек сәйкес келеді, бірақ шотты енді төлеу мүмкін емес. Сатушыға хабарласыңыз.',
+  },
+  sandboxBanks: { 'Sandbox Bank': 'Сынақ банкі', 'Sber (sandbox)': 'Сбер (сынақ)', 'T-Bank (sandbox)': 'Т-Банк (сынақ)', 'Alfa-Bank (sandbox)': 'Альфа-Банк (сынақ)', 'VTB (sandbox)': 'ВТБ (сынақ)' },
+  paidTime: (t) => `${t} UTC`,
 };
 
 export const PAY_TEXTS: Record<Language, PayTexts> = { en, ru, kk };
-
-/** Each language's name in itself, for the switch. */
-export const LANGUAGE_NAMES: Record<Language, string> = { ru: 'Русский', en: 'English', kk: 'Қазақша' };
-
-/** The locale amounts are formatted in (Intl.NumberFormat), per page language. */
-export const LOCALES: Record<Language, string> = { ru: 'ru-RU', en: 'en-US', kk: 'kk-KZ' };
-
-const isLanguage = (s: string): s is Language => (LANGUAGES as readonly string[]).includes(s);
-
-/** `kz` (the country, which v1 KYC uses) means Kazakh too. */
-const normalise = (tag: string): string => {
-  const primary = tag.trim().toLowerCase().split('-')[0]!;
-  return primary === 'kz' ? 'kk' : primary;
-};
-
-/**
- * The page's language: the switch's `?lang=` if it names one of ours, else the first of
- * Accept-Language's languages (by q, then order) that we speak, else English.
- */
-export function pageLanguage(chosen: string | undefined, acceptLanguage: string | undefined): Language {
-  if (chosen && isLanguage(normalise(chosen))) return normalise(chosen) as Language;
-  const ranked = (acceptLanguage ?? '')
-    .split(',')
-    .map((part, order) => {
-      const [tag, ...params] = part.split(';');
-      const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)).find(Boolean);
-      return { language: normalise(tag ?? ''), q: q ? Number(q[1]) : 1, order };
-    })
-    .filter((l) => l.q > 0 && isLanguage(l.language))
-    .sort((a, b) => b.q - a.q || a.order - b.order);
-  return (ranked[0]?.language as Language | undefined) ?? 'en';
-}
-
-/** The language of a page request, and the `?lang=` its forms and links keep when the payer chose it. */
-export function requestLanguage(req: { query: unknown; headers: { 'accept-language'?: string } }): { language: Language; langQuery: string } {
-  const lang = (req.query as Record<string, unknown>).lang;
-  const chosen = typeof lang === 'string' && isLanguage(normalise(lang)) ? (normalise(lang) as Language) : undefined;
-  return { language: chosen ?? pageLanguage(undefined, req.headers['accept-language']), langQuery: chosen ? `?lang=${chosen}` : '' };
-}

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { PAGE_CSP } from '@pay/http';
+import { assertNoEnglish } from '@pay/testing';
 import { createLogger, ManualClock } from '@pay/runtime';
 import { eventsOf } from '@pay/webhooks';
 import type { SandboxProvider } from '../../payments/sandbox';
@@ -127,7 +128,7 @@ describe('the hosted payment page', () => {
     const missing = await page('/pay/00000000-0000-4000-8000-000000000000');
     expect(missing.status).toBe(404);
     expect(missing.headers['content-type']).toMatch(/^text\/html/);
-    expect(missing.text).toContain('This payment link does not lead to an invoice');
+    expect(missing.text).toContain('data-refusal="notFound">This link does not lead to an invoice');
     expect((await page('/pay/nope')).status).toBe(400);
     expect((await request(ctx.app).get('/pay/00000000-0000-4000-8000-000000000000/status')).status).toBe(404);
   });
@@ -148,15 +149,15 @@ describe('paying on the page', () => {
     logLines.length = 0;
     const badLuhn = await postCard(inv.id, { number: '4242 4242 4242 4241', expiry: '12/30', cvc: '123' });
     expect(badLuhn.status).toBe(400);
-    expect(badLuhn.text).toContain('number: is not a valid card number (check the digits)');
+    expect(badLuhn.text).toContain('<p>Check the card number.</p>');
     expect(badLuhn.text).not.toContain('4242 4242 4242 4241');
     expect(badLuhn.text).not.toContain('4242424242424241');
     const expiredCard = await postCard(inv.id, { number: CARD, expiry: '01/20', cvc: '123' });
     expect(expiredCard.status).toBe(400);
-    expect(expiredCard.text).toContain('expiry: the card has expired');
+    expect(expiredCard.text).toContain('<p>The card has expired.</p>');
     const declined = await postCard(inv.id, { number: '4000 0000 0000 0002', expiry: '12/30', cvc: '123' });
     expect(declined.status).toBe(422);
-    expect(declined.text).toContain('declined');
+    expect(declined.text).toContain('data-refusal="cardDeclined"><p>The bank declined the card. No money was taken.');
     expect((await statusOf(inv.id)).status).toBe('PENDING');
 
     const ok = await postCard(inv.id, { number: '4242 4242 4242 4242', expiry: '12/30', cvc: '123' });
@@ -179,7 +180,31 @@ describe('paying on the page', () => {
     // Paying twice from the page is refused with the page again.
     const twice = await postCard(inv.id, { number: CARD, expiry: '12/30', cvc: '123' });
     expect(twice.status).toBe(422);
-    expect(twice.text).toContain('already paid');
+    expect(twice.text).toContain('data-refusal="alreadyPaid"');
+  });
+
+  it('every card problem and refusal is said in the payer’s language (ru, kk): nothing of the API’s English', async () => {
+    const inv = await invoice(m, { paymentMethod: 'card' });
+    const cancelled = await invoice(m, { paymentMethod: 'card' });
+    await call(m, 'post', `/api/v2/invoices/${cancelled.id}/cancel`);
+    for (const lang of ['ru', 'kk'] as const) {
+      const post = (id: string, card: Record<string, string>) => request(ctx.app).post(`/pay/${id}/card?lang=${lang}`).type('form').send(card);
+      for (const [id, card, kind] of [
+        [inv.id, { number: '4242 4242 4242 4241', expiry: '13/20', cvc: '1' }, 'card'],
+        [inv.id, { number: '4242', expiry: 'soon', cvc: '12345' }, 'card'],
+        [inv.id, { number: '4000 0000 0000 0002', expiry: '12/30', cvc: '123' }, 'cardDeclined'],
+        [cancelled.id, { number: CARD, expiry: '12/30', cvc: '123' }, 'cancelled'],
+        [inv.id, { number: CARD, expiry: '12/30' }, 'badForm'],
+      ] as const) {
+        const res = await post(id, card);
+        expect(res.text).toContain(`data-refusal="${kind}"`);
+        await assertNoEnglish(res.text, lang);
+      }
+      // A refusal before any page route (an unknown or malformed link) too, by ?lang= or Accept-Language.
+      await assertNoEnglish((await request(ctx.app).get(`/pay/nope?lang=${lang}`)).text, lang);
+      await assertNoEnglish((await request(ctx.app).get('/pay/00000000-0000-4000-8000-000000000000').set('Accept-Language', lang)).text, lang);
+    }
+    expect((await statusOf(inv.id)).status).toBe('PENDING');
   });
 
   it('a blocked customer and an invoice needing KYC are refused on the page', async () => {
@@ -190,7 +215,7 @@ describe('paying on the page', () => {
     const second = await invoice(m, { customerEmail: 'blocked@example.ru', paymentMethod: 'card' });
     const refused = await postCard(second.id, { number: CARD, expiry: '12/30', cvc: '123' });
     expect(refused.status).toBe(422);
-    expect(refused.text).toContain('This customer is blocked by the merchant');
+    expect(refused.text).toContain('data-refusal="blocked"');
     expect((await statusOf(second.id)).status).toBe('PENDING');
 
     const kyc = await invoice(m, { kycRequired: true, paymentMethod: 'card' });
@@ -201,7 +226,7 @@ describe('paying on the page', () => {
     expect(shown.text).toContain(`<form method="post" action="/pay/${kyc.id}/kyc">`);
     const forced = await postCard(kyc.id, { number: CARD, expiry: '12/30', cvc: '123' });
     expect(forced.status).toBe(422);
-    expect(forced.text).toContain('requires identity verification');
+    expect(forced.text).toContain('data-refusal="kycRequired"');
     expect((await statusOf(kyc.id)).status).toBe('PENDING');
   });
 
@@ -217,11 +242,11 @@ describe('paying on the page', () => {
     const blocked = await invoice(m, { customerEmail: 'blocked-early@example.ru', paymentMethod: 'card' });
     clock.advance(15 * 60_000);
     for (const [inv, status, text] of [
-      [cancelled, 'CANCELLED', 'was cancelled'],
-      [expired, 'PENDING', 'expired'],
-      [kyc, 'PENDING', 'requires identity verification'],
-      [blocked, 'PENDING', 'blocked by the merchant'],
-      [paidBefore, 'PAID', 'already paid'],
+      [cancelled, 'CANCELLED', 'data-refusal="cancelled"'],
+      [expired, 'PENDING', 'data-refusal="expired"'],
+      [kyc, 'PENDING', 'data-refusal="kycRequired"'],
+      [blocked, 'PENDING', 'data-refusal="blocked"'],
+      [paidBefore, 'PAID', 'data-refusal="alreadyPaid"'],
     ] as const) {
       const res = await postCard(inv.id, { number: CARD, expiry: '12/30', cvc: '123' });
       expect([res.status, res.text]).toEqual([422, expect.stringContaining(text)]);
@@ -248,10 +273,10 @@ describe('paying on the page', () => {
       expect((await call(m, 'post', `/api/v2/customers/${customers.body.data[0].id}/block`, { reason: 'fraud' })).status).toBe(200);
     };
     it.each([
-      ['cancelled by the merchant', 'CANCELLED', 'was cancelled', 0, (id: string) => call(m, 'post', `/api/v2/invoices/${id}/cancel`).then((r) => expect(r.status).toBe(200))],
-      ['its customer blocked', 'PENDING', 'blocked by the merchant', 0, (_id: string, email: string) => blockCustomer(email)],
+      ['cancelled by the merchant', 'CANCELLED', 'data-refusal="cancelled"', 0, (id: string) => call(m, 'post', `/api/v2/invoices/${id}/cancel`).then((r) => expect(r.status).toBe(200))],
+      ['its customer blocked', 'PENDING', 'data-refusal="blocked"', 0, (_id: string, email: string) => blockCustomer(email)],
       // The sandbox endpoint does what another channel's success notification would.
-      ['paid by another payment', 'PAID', 'already paid', 1, (id: string) => call(m, 'post', `/api/v2/sandbox/invoices/${id}/pay`, {}).then((r) => expect(r.status).toBe(200))],
+      ['paid by another payment', 'PAID', 'data-refusal="alreadyPaid"', 1, (id: string) => call(m, 'post', `/api/v2/sandbox/invoices/${id}/pay`, {}).then((r) => expect(r.status).toBe(200))],
     ] as const)('%s: refused, the charge voided, no money taken', async (_name, status, text, paidEvents, change) => {
       const email = `race-${Math.random().toString(36).slice(2)}@example.ru`;
       // The customer exists (so it can be blocked) from an earlier paid invoice.
@@ -300,7 +325,7 @@ describe('paying on the page', () => {
     const sbp = await invoice(m, {});
     const byCard = await postCard(sbp.id, { number: CARD, expiry: '12/30', cvc: '123' });
     expect(byCard.status).toBe(422);
-    expect(byCard.text).toContain('paid by SBP');
+    expect(byCard.text).toContain('data-refusal="notNow"');
     const card = await invoice(m, { paymentMethod: 'card' });
     const bySbp = await request(ctx.app).post(`/pay/${card.id}/sbp`).type('form').send({ payerBank: 'Sandbox Bank' });
     expect(bySbp.status).toBe(422);

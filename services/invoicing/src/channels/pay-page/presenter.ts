@@ -2,8 +2,10 @@ import { money } from '@pay/money';
 import type { InvoiceWithCustomer } from '../../modules/invoices/invoices';
 import { isKycVerified } from '../../modules/invoices/views';
 import type { Language } from '../../modules/kyc/schemas';
-import { LOCALES } from './i18n';
+import { LOCALES } from '../../languages';
 import type { PageBrand } from '../../modules/brand/view';
+import type { PageReceiptRow } from '../../modules/receipts/receipts';
+import { receiptRejectionOf, type ReceiptRejection } from '../../modules/receipts/rejections';
 
 /**
  * What the payer is shown: `declined` when the last payment was declined and no fresh one is
@@ -72,8 +74,11 @@ export interface PaymentPageModel {
 
 export interface PageReceipt {
   state: 'pending' | 'approved' | 'rejected';
-  /** Why it was rejected, for the payer to act on (upload a clearer or the right one). */
-  reason: string | null;
+  /** Why it was rejected, for the payer to act on (upload a clearer or the right one); null when the row has no code. */
+  rejection: ReceiptRejection | null;
+  /** What the check read off the receipt, formatted for the page's language (a mismatch names them). */
+  receiptAmount: string | null;
+  receiptDate: string | null;
 }
 
 /** Where the payer goes at once after paying: the v1 `successUrl`, when the merchant gave one. */
@@ -91,10 +96,15 @@ export function formatAmount(amount: { toString(): string }, currency: string, l
   return new Intl.NumberFormat(LOCALES[language], { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(exact);
 }
 
+/** A calendar day (`YYYY-MM-DD`) as the language writes it: `27 ноября 2026 г.`, `November 27, 2026`. */
+export function formatDay(day: string, language: Language): string {
+  return new Intl.DateTimeFormat(LOCALES[language], { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
+}
+
 export function paymentPageModel(
   i: InvoiceWithCustomer,
   now: Date,
-  receipt: { status: string; rejection_reason: string | null } | null,
+  receipt: PageReceiptRow | null,
   language: { language: Language; langQuery: string },
   notices: PaymentNotices,
   brand: PageBrand,
@@ -136,7 +146,14 @@ export function paymentPageModel(
     declinedBefore: notices.declined,
     needsKyc: i.kyc_required && !isKycVerified(i),
     receiptRequired: i.receipt_required,
-    receipt: receipt ? { state: receipt.status.toLowerCase() as PageReceipt['state'], reason: receipt.rejection_reason } : null,
+    receipt: receipt
+      ? {
+          state: receipt.status.toLowerCase() as PageReceipt['state'],
+          rejection: receiptRejectionOf(receipt.rejection_code),
+          receiptAmount: receipt.extracted_amount === null ? null : formatAmount(receipt.extracted_amount, i.currency, language.language),
+          receiptDate: receipt.extracted_date === null ? null : formatDay(receipt.extracted_date, language.language),
+        }
+      : null,
     redirectUrl: i.redirect_url,
     acquirerCardUrl: i.payment_method === 'card' && i.provider !== 'sandbox' ? i.original_payment_url : null,
   };

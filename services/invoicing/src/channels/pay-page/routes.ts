@@ -6,19 +6,29 @@ import { ApiError, StringEnum, Uuid } from '@pay/schemas';
 import type { PayPageDeps } from '../../deps';
 import { assertPayable, payInvoice } from '../../modules/invoices/payment';
 import { invoiceForPayPage, type InvoiceWithCustomer } from '../../modules/invoices/invoices';
-import { readCard } from '../../payments/card';
+import { readCard, type CardProblem } from '../../payments/card';
 import type { PaymentProvider } from '../../payments/provider';
 import { sandboxSbpTransactionId } from '../../payments/sandbox';
 import { PAGE_STATES, paymentPageModel, successRedirectOf } from './presenter';
 import { paymentNoticesOf } from './notices';
 import { TBankProvider, asApiError } from '../../payments/tbank/provider';
-import { requestLanguage } from './i18n';
+import { requestLanguage } from '../../languages';
 import type { Request } from 'express';
 import { receiptFileSpec } from '../../modules/receipts/routes';
 import { latestReceiptOf, uploadReceipt } from '../../modules/receipts/receipts';
-import { paymentPage, sandboxBankPage, type FormProblem } from './view';
+import { cardProblemOf, formProblemOf, paymentPage, sandboxBankPage, type FormProblem } from './view';
+import { PAY_TEXTS } from './i18n';
 
 const Params = Type.Object({ invoiceId: Uuid });
+
+/** The typed card's problems, with their codes: the page words them for the payer. */
+class CardRefused extends ApiError {
+  constructor(readonly problems: CardProblem[]) {
+    super('VALIDATION_ERROR', 'Check the card details', problems);
+  }
+}
+/** A refusal after the card was charged and the charge given back: the page says no money was taken. */
+class ChargeCancelled extends ApiError {}
 /** Card fields as text: the checks (Luhn, expiry) are the handler's, so a refusal re-renders the form. */
 const CardForm = Type.Object(
   {
@@ -53,10 +63,12 @@ export function paymentPageRoutes(pages: Api, deps: PayPageDeps): void {
     const [{ invoice, brand }, receipt, notices] = await Promise.all([loadBranded(id), latestReceiptOf(deps, id), paymentNoticesOf(deps.db, id)]);
     return paymentPageModel(invoice, deps.clock.now(), receipt, requestLanguage(req), notices, brand);
   };
-  /** A refusal the payer can act on: the page again, with the reason, and the refusal's status. */
+  /** A refusal the payer can act on: the page again, with the reason in the payer's language, and the refusal's status. */
   const refused = async (id: string, req: Request, err: unknown, render: (m: ReturnType<typeof paymentPageModel>, p: FormProblem) => ReturnType<typeof paymentPage>) => {
     if (!(err instanceof ApiError) || err.code === 'NOT_FOUND') throw err;
-    return { status: err.status, html: render(await model(id, req), { message: err.message, details: err.details }) };
+    const m = await model(id, req);
+    const problem = err instanceof CardRefused ? cardProblemOf(PAY_TEXTS[m.language], err.problems) : formProblemOf(PAY_TEXTS[m.language], err, req.method, err instanceof ChargeCancelled);
+    return { status: err.status, html: render(m, problem) };
   };
   /** Back to the page after a post, in the language the payer chose. */
   const backTo = (id: string, req: Request) => `/pay/${id}${requestLanguage(req).langQuery}`;
@@ -92,7 +104,7 @@ export function paymentPageRoutes(pages: Api, deps: PayPageDeps): void {
       const id = params.invoiceId;
       try {
         const read = readCard(form, deps.clock.now());
-        if ('problems' in read) throw new ApiError('VALIDATION_ERROR', 'Check the card details', read.problems);
+        if ('problems' in read) throw new CardRefused(read.problems);
         const invoice = await load(id);
         if (invoice.payment_method !== 'card') throw new ApiError('INVALID_STATE', 'This invoice is paid by SBP: scan its QR code instead');
         const provider = invoice.is_test ? deps.providers.test : deps.providers.live;
@@ -145,7 +157,7 @@ export function paymentPageRoutes(pages: Api, deps: PayPageDeps): void {
       return err;
     }
     deps.logger.warn({ ...ids, refusal: err instanceof ApiError ? err.code : 'error' }, 'card charge voided: the invoice changed before the payment was written');
-    return err instanceof ApiError ? new ApiError(err.code, `${err.message}. The card charge was cancelled: no money was taken.`, err.details) : err;
+    return err instanceof ApiError ? new ChargeCancelled(err.code, `${err.message}. The card charge was cancelled: no money was taken.`, err.details) : err;
   };
 
   pages.page({

@@ -1,9 +1,12 @@
 import { html, type SafeHtml } from '@pay/http';
-import type { ErrorDetail } from '@pay/schemas';
+import type { ApiError } from '@pay/schemas';
 import type { PaymentPageModel } from './presenter';
 import { assetUrl } from '../../assets';
-import { LANGUAGE_NAMES, PAY_TEXTS, type PayTexts } from './i18n';
-import { LANGUAGES, type Language } from '../../modules/kyc/schemas';
+import { PAY_TEXTS, type PayTexts } from './i18n';
+import { languageSwitch as switchOf } from '../../languages';
+import type { Language } from '../../modules/kyc/schemas';
+import type { CardProblem } from '../../payments/card';
+import { refusalOf } from './refusals';
 import { brandBar } from '../../modules/brand/view';
 
 
@@ -16,13 +19,10 @@ export function layout(title: string, body: SafeHtml, attrs: { status?: string; 
 }
 
 const textsOf = (m: PaymentPageModel): PayTexts => PAY_TEXTS[m.language];
-const langQuery = (language: Language): string => `?lang=${language}`;
 
 /** The language switch: links to the same page in each language. */
 function languageSwitch(m: PaymentPageModel, path: string): SafeHtml {
-  return html`<nav class="languages" aria-label="${textsOf(m).language}" data-testid="languages">${LANGUAGES.map((l) =>
-    l === m.language ? html`<strong lang="${l}">${LANGUAGE_NAMES[l]}</strong>` : html`<a lang="${l}" hreflang="${l}" href="${path}${langQuery(l)}" data-lang="${l}">${LANGUAGE_NAMES[l]}</a>`,
-  )}</nav>`;
+  return switchOf(m.language, path, textsOf(m).language);
 }
 
 function countdown(m: PaymentPageModel): SafeHtml {
@@ -31,24 +31,41 @@ function countdown(m: PaymentPageModel): SafeHtml {
   return html`<p class="expiry">${textsOf(m).expiresIn} <time data-testid="countdown" data-remaining-ms="${m.remainingMs}" datetime="${m.expiresAt}">${text}</time></p>`;
 }
 
+/** A refusal shown on the page, already in the payer's words. */
 export interface FormProblem {
   message: string;
-  details?: ErrorDetail[];
+  details?: string[];
+  /** The refusal's kind (data-refusal), for tests and support. */
+  kind: string;
+}
+
+/** A refusal (by its code) in the page's language; `chargeCancelled` when a card charge was given back. */
+export function formProblemOf(t: PayTexts, err: ApiError, method: string, chargeCancelled = false): FormProblem {
+  const kind = refusalOf(err, method);
+  return { message: chargeCancelled ? `${t.refusals[kind]} ${t.chargeCancelled}` : t.refusals[kind], kind };
+}
+
+/** The typed card's problems, each once, in the page's language. */
+export function cardProblemOf(t: PayTexts, problems: CardProblem[]): FormProblem {
+  const [first, ...rest] = [...new Set(problems.map((p) => p.code))].map((code) => t.card[code]);
+  return { message: first ?? t.refusals.badForm, details: rest, kind: 'card' };
 }
 
 function problemBox(problem: FormProblem | undefined): SafeHtml {
   if (!problem) return html``;
-  return html`<div class="problem" role="alert" data-testid="error"><p>${problem.message}</p>${
-    problem.details?.length ? html`<ul>${problem.details.map((d) => html`<li>${d.field}: ${d.message}</li>`)}</ul>` : ''
+  return html`<div class="problem" role="alert" data-testid="error" data-refusal="${problem.kind}"><p>${problem.message}</p>${
+    problem.details?.length ? html`<ul>${problem.details.map((d) => html`<li>${d}</li>`)}</ul>` : ''
   }</div>`;
 }
 
 function cardForm(m: PaymentPageModel): SafeHtml {
   const t = textsOf(m);
   // No `value` is ever written back: a refused number is typed again, never echoed.
-  return html`<form class="card-form" method="post" action="/pay/${m.id}/card${m.langQuery}" data-card-form novalidate>
+  // The page's script checks the card before it is sent, and says so in these words.
+  return html`<form class="card-form" method="post" action="/pay/${m.id}/card${m.langQuery}" data-card-form novalidate
+ data-problem-number="${t.card.NUMBER}" data-problem-expiry="${t.card.EXPIRY_FORMAT}" data-problem-expired="${t.card.EXPIRED}" data-problem-cvc="${t.card.CVC}">
 <label>${t.cardNumber}<input name="number" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="0000 0000 0000 0000" required data-testid="card-number"></label>
-<div class="row"><label>${t.expiry}<input name="expiry" autocomplete="cc-exp" maxlength="7" placeholder="MM/YY" required data-testid="card-expiry"></label>
+<div class="row"><label>${t.expiry}<input name="expiry" autocomplete="cc-exp" maxlength="7" placeholder="${t.expiryPlaceholder}" required data-testid="card-expiry"></label>
 <label>${t.cvc}<input name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="123" required data-testid="card-cvc"></label></div>
 <p class="client-problem" data-client-problem hidden></p>
 <button type="submit" data-testid="pay">${t.pay(m.amountText)}</button>
@@ -57,7 +74,8 @@ function cardForm(m: PaymentPageModel): SafeHtml {
 
 /** Live card payments: the card is typed on the acquirer's own form, never on this page. */
 function acquirerCardLink(url: string, m: PaymentPageModel): SafeHtml {
-  return html`<p>You pay on the bank’s secure card form.</p><a class="button" data-testid="pay-by-card" href="${url}">Pay ${m.amountText} by card</a>`;
+  const t = textsOf(m);
+  return html`<p>${t.acquirerCardForm}</p><a class="button" data-testid="pay-by-card" href="${url}">${t.payByCard(m.amountText)}</a>`;
 }
 
 function sbpBlock(m: PaymentPageModel): SafeHtml {
@@ -71,14 +89,14 @@ function stateBlock(m: PaymentPageModel): SafeHtml {
   switch (m.state) {
     case 'paid':
       return html`<p class="state paid" data-testid="status">${t.paid}</p><p>${t.paidText}${
-        m.paidAt ? html`${t.paidOn ? ` ${t.paidOn}` : ':'} <time datetime="${m.paidAt}">${m.paidAt.slice(0, 16).replace('T', ' ')} UTC</time>` : ''
+        m.paidAt ? html`${t.paidOn ? ` ${t.paidOn}` : ':'} <time datetime="${m.paidAt}">${t.paidTime(m.paidAt.slice(0, 16).replace('T', ' '))}</time>` : ''
       }.${m.redirectUrl ? '' : ` ${t.closePage}`}</p>${
         m.redirectUrl ? html`<p><a class="button" data-testid="return" data-return-after-ms="5000" href="${m.redirectUrl}">${t.backToShop}</a></p>` : ''
       }`;
     case 'refunded':
       return html`<p class="state refunded" data-testid="status">${t.refunded}</p><p>${t.refundedText}</p>`;
     case 'partly_refunded':
-      return html`<p class="state partly_refunded" data-testid="status">${t.partlyRefunded}</p><p>${t.paidText}. ${t.partlyRefundedText(m.refundedText ?? '')}</p>`;
+      return html`<p class="state partly_refunded" data-testid="status">${t.partlyRefunded}</p><p>${t.paidText}.</p><p data-testid="refunded">${t.partlyRefundedText(m.refundedText ?? '', m.amountText)}</p>`;
     case 'review':
       return html`<p class="state review" data-testid="status">${t.underReview}</p><p data-testid="under-review">${t.underReviewText}</p>`;
     case 'declined':
@@ -108,7 +126,9 @@ function receiptBlock(m: PaymentPageModel): SafeHtml {
     : r.state === 'pending'
       ? html`<p class="state pending" data-testid="receipt-status" data-state="pending">${t.receiptChecking}</p>`
       : r.state === 'rejected'
-        ? html`<div class="problem" data-testid="receipt-status" data-state="rejected"><p>${t.receiptRejected} ${r.reason}</p><p>${t.receiptAnother}</p></div>`
+        ? html`<div class="problem" data-testid="receipt-status" data-state="rejected" data-rejection="${r.rejection ?? ''}"><p>${t.receiptRejected}${
+            r.rejection ? html` ${t.receiptReasons[r.rejection](r)}` : ''
+          }</p><p>${t.receiptAnother}</p></div>`
         : html`<p class="state paid" data-testid="receipt-status" data-state="approved">${t.receiptAccepted}</p>`;
   return html`<section class="receipt"><h2>${t.receiptTitle}</h2>${status}
 <form method="post" action="/pay/${m.id}/receipt${m.langQuery}" enctype="multipart/form-data" data-receipt-form>
@@ -123,7 +143,7 @@ export function paymentPage(m: PaymentPageModel, problem?: FormProblem): SafeHtm
   if (m.state === 'pending') {
     action = m.needsKyc
       ? html`<p class="problem" data-testid="kyc-required">${t.kycRequired}</p>
-<form method="post" action="/pay/${m.id}/kyc"><button type="submit" data-testid="start-kyc">${t.verifyIdentity}</button></form>`
+<form method="post" action="/pay/${m.id}/kyc${m.langQuery}"><button type="submit" data-testid="start-kyc">${t.verifyIdentity}</button></form>`
       : m.method === 'sbp'
         ? sbpBlock(m)
         : m.acquirerCardUrl
@@ -153,7 +173,7 @@ export function sandboxBankPage(m: PaymentPageModel, banks: readonly string[], p
 ${m.description ? html`<p class="description">${m.description}</p>` : ''}</header>
 ${stateBlock(m)}${problemBox(problem)}${
       open
-        ? html`<form method="post" action="/pay/${m.id}/sbp${m.langQuery}"><label>${t.yourBank}<select name="payerBank" data-testid="bank">${banks.map((b) => html`<option>${b}</option>`)}</select></label>
+        ? html`<form method="post" action="/pay/${m.id}/sbp${m.langQuery}"><label>${t.yourBank}<select name="payerBank" data-testid="bank">${banks.map((b) => html`<option value="${b}">${t.sandboxBanks[b] ?? b}</option>`)}</select></label>
 <button type="submit" data-testid="confirm">${t.confirmTransfer}</button></form>`
         : html`<p><a class="button" href="/pay/${m.id}${m.langQuery}">${t.backToInvoice}</a></p>`
     }`,
@@ -161,7 +181,13 @@ ${stateBlock(m)}${problemBox(problem)}${
   );
 }
 
-/** Refusals of the page routes (bad link, unknown invoice), in the same frame. */
-export function errorPage(message: string, notFound: boolean): SafeHtml {
-  return layout(notFound ? 'Not found' : 'Cannot continue', html`<h1>${notFound ? 'Not found' : 'Cannot continue'}</h1><p data-testid="error">${message}</p>`);
+/**
+ * A refusal no page of its own shows (a bad or unknown link, a path that leads nowhere, too
+ * many requests), in the same frame and the payer's language, with its kind in data-refusal.
+ */
+export function errorPage(err: ApiError, method: string, language: Language): SafeHtml {
+  const t = PAY_TEXTS[language];
+  const kind = refusalOf(err, method);
+  const title = kind === 'notFound' ? t.notFoundTitle : t.cannotContinueTitle;
+  return layout(title, html`<h1>${title}</h1><p data-testid="error" data-refusal="${kind}">${t.refusals[kind]}</p>`, { lang: language });
 }

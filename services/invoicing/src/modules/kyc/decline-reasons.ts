@@ -2,7 +2,7 @@ import type { KycSession } from './store';
 import type { KycCheck } from './provider';
 import type { DeclineReason } from './schemas';
 
-/** The first failed hard check names the reason; the check names are the rule-based provider's. */
+/** The first failed hard check names the reason (its own `reason` where it gives one); the check names are the rule-based provider's. */
 function reasonOfCheck(name: string): DeclineReason {
   if (name === 'document_expiry') return 'DOCUMENT_EXPIRED';
   if (name === 'document_issue_date') return 'DOCUMENT_DATA_INVALID';
@@ -35,7 +35,7 @@ export function declineReasonOf(s: Pick<KycSession, 'status' | 'checkState' | 'c
   if (s.status !== 'DECLINED' && !awaitsRetry(s)) return null;
   if (s.decidedBy && !s.decidedBy.startsWith('auto')) return 'DECLINED_BY_REVIEWER';
   const failed = ((Array.isArray(s.checks) ? s.checks : []) as unknown as KycCheck[]).find((c) => c.hard && !c.passed);
-  return failed ? reasonOfCheck(failed.name) : 'OTHER';
+  return failed ? (failed.reason ?? reasonOfCheck(failed.name)) : 'OTHER';
 }
 
 /** Attempts the customer still has: none once the session is over (decided or expired). */

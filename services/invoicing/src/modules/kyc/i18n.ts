@@ -1,4 +1,7 @@
+import { MIN_IMAGE_SIDE } from '../../engines/vision/images';
 import type { DeclineReason, Language } from './schemas';
+
+const SIDE = `${MIN_IMAGE_SIDE}×${MIN_IMAGE_SIDE}`;
 
 /** Every text of the verification page, in the session's language (v2 `language`, v1 `locale`). */
 export interface KycTexts {
@@ -42,7 +45,18 @@ export interface KycTexts {
   continue: string;
   problem: string;
   expiresIn: string;
+  /** The language switch's name. */
+  language: string;
+  /** What each form field needs, said when it was refused (submission.ts checks them). */
+  fieldProblems: Record<KycFormField, string>;
+  /** The documents were sent already: nothing to send again. */
+  alreadySent: string;
 }
+
+/** The fields the form's checks name (submission.ts), the files among them. */
+export type KycFormField =
+  | 'documentNumber' | 'documentCountry' | 'firstName' | 'lastName' | 'middleName' | 'dateOfBirth' | 'documentIssuedAt' | 'documentExpiresAt' | 'mrz'
+  | 'document' | 'selfie' | 'addressProof';
 
 const en: KycTexts = {
   title: 'Identity verification',
@@ -81,6 +95,7 @@ const en: KycTexts = {
     DOCUMENT_DATA_MISMATCH: 'What you entered does not match the document. Check each field against it.',
     UNDERAGE: 'You must be of age to be verified.',
     IMAGE_UNREADABLE: 'A picture could not be read. Send a JPEG or PNG photo.',
+    IMAGE_TOO_SMALL: `A picture is too small: at least ${SIDE} pixels is needed. Take the photo with your phone's camera, not a thumbnail or screenshot.`,
     IMAGE_QUALITY: 'A picture is too dark, blurred or small. Take it again in good light.',
     SAME_IMAGE_TWICE: 'The document photo and the selfie are the same picture. Take a selfie of your face.',
     FACE_NOT_FOUND: 'No face was found in a picture. Make sure your face is fully visible.',
@@ -95,6 +110,22 @@ const en: KycTexts = {
   continue: 'Continue',
   problem: 'Please check the form',
   expiresIn: 'Link valid until',
+  language: 'Language',
+  fieldProblems: {
+    documentNumber: 'letters and digits, 5 to 20 of them',
+    documentCountry: 'three letters, e.g. KAZ, RUS',
+    firstName: 'required, in letters',
+    lastName: 'required, in letters',
+    middleName: 'letters only',
+    dateOfBirth: 'a date',
+    documentIssuedAt: 'a date',
+    documentExpiresAt: 'a date',
+    mrz: 'the 2 or 3 lines at the bottom of the page (A–Z, 0–9, <)',
+    document: 'a photo is needed',
+    selfie: 'a photo is needed',
+    addressProof: 'a photo or PDF is needed',
+  },
+  alreadySent: 'Your documents were already sent. This page shows how the check goes.',
 };
 
 const ru: KycTexts = {
@@ -134,6 +165,7 @@ const ru: KycTexts = {
     DOCUMENT_DATA_MISMATCH: 'Введённые данные не совпадают с документом. Сверьте каждое поле.',
     UNDERAGE: 'Для проверки нужно быть совершеннолетним.',
     IMAGE_UNREADABLE: 'Не удалось прочитать снимок. Отправьте фото в формате JPEG или PNG.',
+    IMAGE_TOO_SMALL: `Снимок слишком маленький: нужно не меньше ${SIDE} пикселей. Сфотографируйте камерой телефона, а не отправляйте миниатюру или снимок экрана.`,
     IMAGE_QUALITY: 'Снимок слишком тёмный, размытый или маленький. Переснимите при хорошем освещении.',
     SAME_IMAGE_TWICE: 'Фото документа и селфи — один и тот же снимок. Сделайте селфи своего лица.',
     FACE_NOT_FOUND: 'На снимке не найдено лицо. Лицо должно быть видно полностью.',
@@ -148,6 +180,22 @@ const ru: KycTexts = {
   continue: 'Продолжить',
   problem: 'Проверьте форму',
   expiresIn: 'Ссылка действует до',
+  language: 'Язык',
+  fieldProblems: {
+    documentNumber: 'буквы и цифры, от 5 до 20',
+    documentCountry: 'три буквы, например KAZ, RUS',
+    firstName: 'обязательно, буквами',
+    lastName: 'обязательно, буквами',
+    middleName: 'только буквы',
+    dateOfBirth: 'нужна дата',
+    documentIssuedAt: 'нужна дата',
+    documentExpiresAt: 'нужна дата',
+    mrz: '2 или 3 строки внизу страницы документа (латинские буквы, цифры и <)',
+    document: 'нужна фотография',
+    selfie: 'нужна фотография',
+    addressProof: 'нужна фотография или PDF',
+  },
+  alreadySent: 'Документы уже отправлены. На этой странице видно, как идёт проверка.',
 };
 
 const kk: KycTexts = {
@@ -187,6 +235,7 @@ const kk: KycTexts = {
     DOCUMENT_DATA_MISMATCH: 'Енгізілген деректер құжатқа сәйкес келмейді. Әр өрісті тексеріңіз.',
     UNDERAGE: 'Тексеруден өту үшін кәмелетке толу керек.',
     IMAGE_UNREADABLE: 'Суретті оқу мүмкін болмады. JPEG немесе PNG фотосын жіберіңіз.',
+    IMAGE_TOO_SMALL: `Сурет тым кішкентай: кемінде ${SIDE} пиксель қажет. Кішірейтілген сурет не скриншот емес, телефон камерасымен түсіріңіз.`,
     IMAGE_QUALITY: 'Сурет тым қараңғы, бұлыңғыр немесе кішкентай. Жақсы жарықта қайта түсіріңіз.',
     SAME_IMAGE_TWICE: 'Құжат фотосы мен селфи бір сурет. Өз бетіңізді селфиге түсіріңіз.',
     FACE_NOT_FOUND: 'Суретте бет табылмады. Бетіңіз толық көрінуі керек.',
@@ -201,10 +250,22 @@ const kk: KycTexts = {
   continue: 'Жалғастыру',
   problem: 'Форманы тексеріңіз',
   expiresIn: 'Сілтеме жарамды',
+  language: 'Тіл',
+  fieldProblems: {
+    documentNumber: 'әріптер мен сандар, 5-тен 20-ға дейін',
+    documentCountry: 'үш әріп, мысалы KAZ, RUS',
+    firstName: 'міндетті, әріптермен',
+    lastName: 'міндетті, әріптермен',
+    middleName: 'тек әріптер',
+    dateOfBirth: 'күні қажет',
+    documentIssuedAt: 'күні қажет',
+    documentExpiresAt: 'күні қажет',
+    mrz: 'құжат бетінің төменгі 2 не 3 жолы (латын әріптері, сандар және <)',
+    document: 'сурет қажет',
+    selfie: 'сурет қажет',
+    addressProof: 'сурет не PDF қажет',
+  },
+  alreadySent: 'Құжаттар жіберіліп қойған. Бұл бетте тексерудің барысы көрінеді.',
 };
 
 export const KYC_TEXTS: Record<Language, KycTexts> = { en, ru, kk };
-
-export function textsFor(language: string): KycTexts {
-  return KYC_TEXTS[(language in KYC_TEXTS ? language : 'ru') as Language];
-}

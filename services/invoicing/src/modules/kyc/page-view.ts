@@ -1,8 +1,10 @@
 import { html, type SafeHtml } from '@pay/http';
-import type { ErrorDetail } from '@pay/schemas';
+import type { ApiError } from '@pay/schemas';
 import type { KycSession } from './store';
 import { assetUrl } from '../../assets';
-import { textsFor, type KycTexts } from './i18n';
+import { languageSwitch } from '../../languages';
+import { KYC_TEXTS, type KycFormField, type KycTexts } from './i18n';
+import type { Language } from './schemas';
 import { attemptsRemainingOf, declineReasonOf } from './decline-reasons';
 import type { KycDocumentFormValues } from './submission';
 import { brandBar, type PageBrand } from '../brand/view';
@@ -28,13 +30,31 @@ export function kycPageStateOf(s: Pick<KycSession, 'status' | 'checkState' | 'ex
   }
 }
 
+/** A refusal of the form, in the customer's words. */
 export interface KycPageProblem {
   message: string;
-  details?: ErrorDetail[];
+  details?: string[];
+}
+
+/** The field's label on the form (a file's too). */
+const labelOf = (t: KycTexts, field: string): string =>
+  field === 'document' ? t.documentPhoto : ((t as unknown as Record<string, unknown>)[field] as string | undefined) ?? t.problem;
+
+/**
+ * Why the form was refused, by the refusal's code and fields, never the API's English message:
+ * each field named with its label and what it needs; a session no longer open says why.
+ */
+export function kycProblemOf(t: KycTexts, err: ApiError, s: Pick<KycSession, 'expiresAt'>, now: Date): KycPageProblem {
+  if (err.code === 'INVALID_STATE') return { message: s.expiresAt.getTime() <= now.getTime() ? t.expired : t.alreadySent };
+  const fields = [...new Set((err.details ?? []).map((d) => d.field))];
+  return {
+    message: t.problem,
+    details: fields.map((f) => `${labelOf(t, f)}: ${t.fieldProblems[f as KycFormField] ?? t.problem}`),
+  };
 }
 
 /** The frame: own CSS and JS only (PAGE_CSP), `lang` of the session, the return address for kyc.js. */
-function layout(lang: string, t: KycTexts, body: SafeHtml, data: { state: KycPageState; session: string; returnUrl: string | null }): SafeHtml {
+function layout(lang: Language, t: KycTexts, body: SafeHtml, data: { state: KycPageState; session: string; returnUrl: string | null }): SafeHtml {
   return html`<!doctype html>
 <html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${t.title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${assetUrl('pay.css')}"><link rel="stylesheet" href="${assetUrl('kyc.css')}">
@@ -42,22 +62,19 @@ function layout(lang: string, t: KycTexts, body: SafeHtml, data: { state: KycPag
 <body data-kyc-state="${data.state}" data-kyc-session="${data.session}" data-return-url="${data.returnUrl ?? ''}"><main class="sheet">${body}</main></body></html>`;
 }
 
-function problemBox(t: KycTexts, p: KycPageProblem | undefined): SafeHtml {
+function problemBox(p: KycPageProblem | undefined): SafeHtml {
   if (!p) return html``;
-  const label = (field: string) => (t as unknown as Record<string, string>)[field] ?? field;
-  return html`<div class="problem" role="alert" data-testid="error"><p>${t.problem}: ${p.message}</p>${
-    p.details?.length ? html`<ul>${p.details.map((d) => html`<li>${label(d.field)}: ${d.message}</li>`)}</ul>` : ''
-  }</div>`;
+  return html`<div class="problem" role="alert" data-testid="error"><p>${p.message}</p>${p.details?.length ? html`<ul>${p.details.map((d) => html`<li>${d}</li>`)}</ul>` : ''}</div>`;
 }
 
 const IMAGES = 'image/jpeg,image/png,image/webp';
 
-function form(s: KycSession, t: KycTexts, values: Partial<KycDocumentFormValues>): SafeHtml {
+function form(s: KycSession, t: KycTexts, values: Partial<KycDocumentFormValues>, langQuery: string): SafeHtml {
   const v = (k: keyof KycDocumentFormValues) => values[k] ?? '';
   const field = (name: keyof KycDocumentFormValues, label: string, attrs: SafeHtml = html``) =>
     html`<label>${label}<input name="${name}" value="${v(name)}" data-testid="${name}" ${attrs}></label>`;
   const type = values.documentType ?? 'passport';
-  return html`<form class="kyc-form" method="post" action="/kyc/${s.sessionId}" enctype="multipart/form-data" data-kyc-form>
+  return html`<form class="kyc-form" method="post" action="/kyc/${s.sessionId}${langQuery}" enctype="multipart/form-data" data-kyc-form>
 <fieldset><legend>${t.photos}</legend>
 <label>${t.documentPhoto}<input type="file" name="document" accept="${IMAGES}" capture="environment" required data-testid="document-file"><small>${t.documentPhotoHint}</small></label>
 <label>${t.selfie}<input type="file" name="selfie" accept="${IMAGES}" capture="user" required data-testid="selfie-file"><small>${t.selfieHint}</small></label>
@@ -86,7 +103,7 @@ function declineReasonBox(t: KycTexts, s: KycSession): SafeHtml {
   return html`<p class="problem" data-testid="decline-reason" data-reason="${reason}">${t.declineReasons[reason]}</p>`;
 }
 
-function outcome(state: KycPageState, t: KycTexts, s: KycSession): SafeHtml {
+function outcome(state: KycPageState, t: KycTexts, s: KycSession, langQuery: string): SafeHtml {
   const next = s.returnUrl ? html`<a class="button" data-testid="continue" href="${s.returnUrl}">${t.continue}</a>` : html``;
   switch (state) {
     case 'checking':
@@ -98,7 +115,7 @@ function outcome(state: KycPageState, t: KycTexts, s: KycSession): SafeHtml {
     case 'retry':
       return html`<p class="state pending" data-testid="status">${t.retryTitle}</p>${declineReasonBox(t, s)}
 <p data-testid="attempts-left">${t.attemptsLeft}: ${attemptsRemainingOf(s)}</p>
-<a class="button" data-testid="try-again" href="/kyc/${s.sessionId}?retry=1">${t.tryAgain}</a>`;
+<a class="button" data-testid="try-again" href="/kyc/${s.sessionId}?retry=1${langQuery.replace('?', '&')}">${t.tryAgain}</a>`;
     case 'declined':
       return html`<p class="state expired" data-testid="status">${t.declined}</p><p>${t.declinedText}</p>${declineReasonBox(t, s)}${next}`;
     case 'expired':
@@ -135,16 +152,17 @@ export function kycPage(
   s: KycSession,
   brand: PageBrand,
   now: Date,
+  language: { language: Language; langQuery: string },
   o: { problem?: KycPageProblem; values?: Partial<KycDocumentFormValues>; retry?: boolean } = {},
 ): SafeHtml {
-  const t = textsFor(s.language);
+  const t = KYC_TEXTS[language.language];
   const state = kycPageStateOf(s, now);
   const showForm = state === 'form' || (state === 'retry' && (o.retry === true || o.problem !== undefined));
   const intro = html`<p>${t.intro}</p><p class="expiry">${t.expiresIn} <time datetime="${s.expiresAt.toISOString()}">${s.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC</time></p>`;
-  const body = html`${brandBar(brand)}<header><p class="number">${s.sessionId}${s.isTest ? html` <span class="badge" data-testid="test-mode">${t.testMode}</span>` : ''}</p>
+  const body = html`${brandBar(brand)}${languageSwitch(language.language, `/kyc/${s.sessionId}`, t.language)}<header><p class="number">${s.sessionId}${s.isTest ? html` <span class="badge" data-testid="test-mode">${t.testMode}</span>` : ''}</p>
 <h1>${t.title}</h1>${showForm ? intro : ''}</header>
-${problemBox(t, o.problem)}${
-    showForm ? html`${state === 'retry' ? declineReasonBox(t, s) : ''}${form(s, t, o.values ?? (state === 'retry' ? typedBefore(s) : {}))}` : outcome(state, t, s)
+${problemBox(o.problem)}${
+    showForm ? html`${state === 'retry' ? declineReasonBox(t, s) : ''}${form(s, t, o.values ?? (state === 'retry' ? typedBefore(s) : {}), language.langQuery)}` : outcome(state, t, s, language.langQuery)
   }`;
-  return layout(s.language, t, body, { state, session: s.sessionId, returnUrl: state === 'approved' || state === 'declined' ? s.returnUrl : null });
+  return layout(language.language, t, body, { state, session: s.sessionId, returnUrl: state === 'approved' || state === 'declined' ? s.returnUrl : null });
 }

@@ -3,7 +3,11 @@ import type { Api } from '@pay/http';
 import { merchantBrand } from '@pay/accounts';
 import { ApiError, StringEnum, Uuid } from '@pay/schemas';
 import type { KycDeps } from '../../deps';
-import { kycPage, kycPageStateOf, type KycPageState } from './page-view';
+import { kycPage, kycPageStateOf, kycProblemOf, type KycPageState } from './page-view';
+import { requestLanguage } from '../../languages';
+import { KYC_TEXTS } from './i18n';
+import type { Language } from './schemas';
+import type { KycSession } from './store';
 import { kycSessionByPageId, verificationForInvoice } from './sessions';
 import { KYC_UPLOAD, KycDocumentForm, submitKycDocuments } from './submission';
 
@@ -13,7 +17,9 @@ const PAGE_STATES: readonly KycPageState[] = ['form', 'checking', 'review', 'ret
  * `retry=1`: the customer chose "Try again" after a declined attempt (the form instead of the
  * reason alone). Other parameters are let through: links get tracking parameters appended.
  */
-const PageQuery = Type.Object({ retry: Type.Optional(Type.String({ maxLength: 8 })) });
+const PageQuery = Type.Object({ retry: Type.Optional(Type.String({ maxLength: 8 })), lang: Type.Optional(Type.String({ maxLength: 8 })) });
+/** The page's language: the switch's `?lang=`, else the session's (its merchant's choice). */
+const languageOf = (req: Parameters<typeof requestLanguage>[0], s: KycSession) => requestLanguage(req, s.language as Language);
 
 /**
  * The hosted verification page (`verificationUrl` = /kyc/{sessionId}): public, the random
@@ -36,9 +42,9 @@ export function kycPageRoutes(pages: Api, deps: KycDeps): void {
     auth: 'none',
     params: Params,
     query: PageQuery,
-    handler: async ({ params, query }) => {
+    handler: async ({ params, query, req }) => {
       const { s, brand } = await branded(params.sessionId);
-      return { html: kycPage(s, brand, deps.clock.now(), { retry: query.retry === '1' }) };
+      return { html: kycPage(s, brand, deps.clock.now(), languageOf(req, s), { retry: query.retry === '1' }) };
     },
   });
 
@@ -50,15 +56,17 @@ export function kycPageRoutes(pages: Api, deps: KycDeps): void {
     params: Params,
     upload: KYC_UPLOAD,
     form: KycDocumentForm,
-    handler: async ({ params, form, files }) => {
+    handler: async ({ params, form, files, req }) => {
       try {
         await submitKycDocuments(deps, params.sessionId, form, files);
-        return { redirect: `/kyc/${params.sessionId}` };
+        return { redirect: `/kyc/${params.sessionId}${requestLanguage(req).langQuery}` };
       } catch (err) {
         if (!(err instanceof ApiError) || err.code === 'NOT_FOUND') throw err;
-        // The form again with what was typed (files are chosen again), the reason, and the refusal's status.
+        // The form again with what was typed (files are chosen again), the reason in the customer's words, and the refusal's status.
         const { s, brand } = await branded(params.sessionId);
-        return { status: err.status, html: kycPage(s, brand, deps.clock.now(), { problem: { message: err.message, details: err.details }, values: form }) };
+        const language = languageOf(req, s);
+        const now = deps.clock.now();
+        return { status: err.status, html: kycPage(s, brand, now, language, { problem: kycProblemOf(KYC_TEXTS[language.language], err, s, now), values: form }) };
       }
     },
   });
@@ -70,9 +78,11 @@ export function kycPageRoutes(pages: Api, deps: KycDeps): void {
     auth: 'none',
     params: Type.Object({ invoiceId: Uuid }),
     form: Type.Object({}, { additionalProperties: false }),
-    handler: async ({ params }) => {
-      const s = await verificationForInvoice(deps, params.invoiceId);
-      return { redirect: s ? `/kyc/${s.sessionId}` : `/pay/${params.invoiceId}` };
+    handler: async ({ params, req }) => {
+      // The session (a new one) speaks the payment page's language, and the switch's choice is kept.
+      const { language, langQuery } = requestLanguage(req);
+      const s = await verificationForInvoice(deps, params.invoiceId, language);
+      return { redirect: s ? `/kyc/${s.sessionId}${langQuery}` : `/pay/${params.invoiceId}${langQuery}` };
     },
   });
 

@@ -1,5 +1,5 @@
 import type { SniffedType } from '@pay/http';
-import type { DocumentType, KycLevel } from './schemas';
+import type { DeclineReason, DocumentType, KycLevel } from './schemas';
 
 /** What the customer sent on the verification page. */
 export interface KycSubmission {
@@ -39,6 +39,8 @@ export interface KycCheck {
   /** A failed hard check declines; a failed soft one sends the session to a person. */
   hard: boolean;
   detail: string;
+  /** The decline reason a failed check names where its name alone is not exact (a picture that reads but is too small: IMAGE_TOO_SMALL). */
+  reason?: DeclineReason;
 }
 
 export interface KycVerdict {

@@ -4,6 +4,7 @@ import { checkDigit, idCard, idCardMrz, passportMrz, photo, selfie, tamperedMrz,
 import { hashDistance, readImage } from '../../engines/vision/images';
 import { MrzReader } from '../../engines/vision/mrz-reader';
 import type { KycSubmission } from './provider';
+import { declineReasonOf } from './decline-reasons';
 import { ageOn, DECLINE_BELOW, faceMatchScoreOf, REVIEW_BELOW, RuleBasedKycProvider } from './rules';
 
 const NOW = new Date('2026-03-01T10:00:00Z');
@@ -48,6 +49,8 @@ async function submission(over: Partial<KycSubmission['document']> = {}, files: 
   };
 }
 
+/** The session an automatic decline with this verdict leaves. */
+const declined = (v: Awaited<ReturnType<RuleBasedKycProvider['verify']>>) => ({ status: 'DECLINED' as const, checkState: null, checks: v.checks as never, decidedBy: 'auto:rules' });
 const failed = (v: Awaited<ReturnType<RuleBasedKycProvider['verify']>>) => v.checks.filter((c) => !c.passed).map((c) => c.name);
 
 describe('rule-based KYC provider', () => {
@@ -185,9 +188,13 @@ describe('rule-based KYC provider', () => {
     const broken = await provider.verify(await submission({}, { selfie: { type: 'image/png', bytes: truncated } }), NOW);
     expect(broken.outcome).toBe('decline');
     expect(failed(broken)).toContain('selfie_image');
-    const tiny = await provider.verify(await submission({}, { selfie: { type: 'image/png', bytes: await photo({ width: 200, height: 200 }) } }), NOW);
+    expect(declineReasonOf(declined(broken))).toBe('IMAGE_UNREADABLE');
+    // A picture that reads but is too small says so, not "unreadable" (issue 31).
+    const tiny = await provider.verify(await submission({}, { selfie: { type: 'image/png', bytes: await photo({ width: 150, height: 150 }) } }), NOW);
     expect(tiny.outcome).toBe('decline');
-    expect(tiny.reason).toContain('200×200');
+    expect(tiny.reason).toContain('150×150');
+    expect(failed(tiny)).toContain('selfie_image');
+    expect(declineReasonOf(declined(tiny))).toBe('IMAGE_TOO_SMALL');
   }, WITH_MODEL_MS);
 
   it('sends borderline cases to a person: no MRZ, slightly soft pictures, and every advanced level', async () => {

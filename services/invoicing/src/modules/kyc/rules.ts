@@ -84,6 +84,7 @@ async function imageChecks(files: Record<string, KycImage | undefined>): Promise
       passed: big,
       hard: true,
       detail: big ? `${width}×${height}, quality ${round3(captureQuality(r.facts))}` : `The ${label} picture is ${width}×${height}; at least ${MIN_IMAGE_SIDE}×${MIN_IMAGE_SIDE} is needed`,
+      ...(big ? {} : { reason: 'IMAGE_TOO_SMALL' as const }),
     });
     read.set(label, { label, facts: r.facts });
   }

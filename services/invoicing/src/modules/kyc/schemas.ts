@@ -25,6 +25,8 @@ export const DECLINE_REASONS = [
   'DOCUMENT_DATA_MISMATCH',
   'UNDERAGE',
   'IMAGE_UNREADABLE',
+  /** The picture reads but is smaller than the check needs (MIN_IMAGE_SIDE on each side). */
+  'IMAGE_TOO_SMALL',
   'IMAGE_QUALITY',
   'SAME_IMAGE_TWICE',
   'FACE_NOT_FOUND',

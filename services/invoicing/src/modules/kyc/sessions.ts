@@ -111,7 +111,7 @@ export async function kycSessionByPageId(deps: Pick<InvoicingDeps, 'db'>, sessio
  * still open or under way, else a new v2 session bound to it, which returns to the payment
  * page. Null when the invoice needs no verification (any more).
  */
-export async function verificationForInvoice(deps: KycDeps, invoiceId: string): Promise<KycSession | null> {
+export async function verificationForInvoice(deps: KycDeps, invoiceId: string, language: Language = 'ru'): Promise<KycSession | null> {
   const invoice = await selectInvoiceById(deps.db, invoiceId);
   if (!invoice) throw new ApiError('NOT_FOUND', 'This payment link does not lead to an invoice');
   const now = deps.clock.now();
@@ -121,7 +121,7 @@ export async function verificationForInvoice(deps: KycDeps, invoiceId: string): 
   return createKycSession(deps, { merchantId: invoice.merchant_id, isTest: invoice.is_test }, {
     api: 'v2',
     level: 'basic',
-    language: 'ru',
+    language,
     invoiceId,
     returnUrl: paymentLinkOf(deps.config.PUBLIC_URL, invoiceId),
   });

@@ -45,7 +45,7 @@ export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'clock' | 'r
     let now = deps.clock.now();
     let decision: Decision = decideReceipt(reading, fields, invoice, now);
     if (decision.status === 'APPROVED' && (await uploadedEarlierForAnotherInvoice(tx, receiptId))) {
-      decision = { status: 'REJECTED', rejectionReason: 'This file has already been uploaded for another invoice: one receipt proves one payment' };
+      decision = { status: 'REJECTED', rejectionReason: 'This file has already been uploaded for another invoice: one receipt proves one payment', rejectionCode: 'DUPLICATE' };
     }
     const confirmed = needsReceiptAndConfirmation(invoice) && invoice.status === 'PENDING' ? await confirmedPaymentOf(tx, invoice.id) : null;
     if (decision.status === 'APPROVED' && invoice.status === 'PENDING' && needsReceiptAndConfirmation(invoice) && !confirmed) {
@@ -72,7 +72,7 @@ export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'clock' | 'r
         now = paid.paid_at ?? now;
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
-        decision = { status: 'REJECTED', rejectionReason: `The receipt matches, but the invoice cannot be paid: ${err.message}` };
+        decision = { status: 'REJECTED', rejectionReason: `The receipt matches, but the invoice cannot be paid: ${err.message}`, rejectionCode: 'NOT_PAYABLE' };
       }
     }
     const approved = decision.status === 'APPROVED';
@@ -84,6 +84,7 @@ export async function checkReceipt(deps: Pick<InvoicingDeps, 'db' | 'clock' | 'r
       bank: fields.bank,
       payment_type: fields.paymentType,
       rejection_reason: decision.rejectionReason,
+      rejection_code: decision.rejectionCode,
       verified_amount: approved ? fields.amount!.toFixed(2) : null,
       verified_at: now,
     });

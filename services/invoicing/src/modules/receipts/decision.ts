@@ -1,5 +1,6 @@
 import Decimal from 'decimal.js';
 import type { ReceiptFields } from './extract';
+import type { ReceiptRejection } from './rejections';
 
 /**
  * Tolerances of the automatic check (also in the OpenAPI description of the receipt routes):
@@ -26,10 +27,7 @@ export interface Reading {
   failure?: string;
 }
 
-export interface Decision {
-  status: 'APPROVED' | 'REJECTED';
-  rejectionReason: string | null;
-}
+export type Decision = { status: 'APPROVED'; rejectionReason: null; rejectionCode: null } | { status: 'REJECTED'; rejectionReason: string; rejectionCode: ReceiptRejection };
 
 const moscowDate = (t: Date, shiftDays = 0) => new Date(t.getTime() + MOSCOW_OFFSET_MS + shiftDays * DAY_MS).toISOString().slice(0, 10);
 
@@ -41,22 +39,22 @@ export function dateWindow(invoice: { created_at: Date; expires_at: Date }, now:
 
 /** APPROVED when amount and date match the invoice within the tolerances; otherwise REJECTED with the first reason found. */
 export function decideReceipt(reading: Reading, fields: ReceiptFields, invoice: { amount: { toString(): string }; created_at: Date; expires_at: Date }, now: Date): Decision {
-  const reject = (rejectionReason: string): Decision => ({ status: 'REJECTED', rejectionReason });
+  const reject = (rejectionReason: string, rejectionCode: ReceiptRejection = 'UNREADABLE'): Decision => ({ status: 'REJECTED', rejectionReason, rejectionCode });
   if (reading.failure) return reject(`Unreadable: ${reading.failure}`);
   if (reading.text.trim() === '') return reject('Unreadable: no text could be read from the file');
   if (reading.confidence < MIN_OCR_CONFIDENCE) {
     return reject(`Unreadable: the text recognition confidence ${reading.confidence.toFixed(2)} is below ${MIN_OCR_CONFIDENCE}`);
   }
   if (!fields.amount && !fields.date) return reject('Unreadable: neither an amount nor a date could be found on the receipt');
-  if (!fields.amount) return reject('No payment amount could be found on the receipt');
-  if (!fields.date) return reject('No payment date could be found on the receipt');
+  if (!fields.amount) return reject('No payment amount could be found on the receipt', 'NO_AMOUNT');
+  if (!fields.date) return reject('No payment date could be found on the receipt', 'NO_DATE');
   const expected = new Decimal(invoice.amount.toString());
   if (fields.amount.minus(expected).abs().gt(AMOUNT_TOLERANCE)) {
-    return reject(`Amount mismatch: the receipt shows ${fields.amount.toFixed(2)}, the invoice is for ${expected.toFixed(2)}`);
+    return reject(`Amount mismatch: the receipt shows ${fields.amount.toFixed(2)}, the invoice is for ${expected.toFixed(2)}`, 'AMOUNT_MISMATCH');
   }
   const window = dateWindow(invoice, now);
   if (fields.date < window.from || fields.date > window.to) {
-    return reject(`Date mismatch: the receipt is dated ${fields.date}, outside the invoice's payment window ${window.from} to ${window.to}`);
+    return reject(`Date mismatch: the receipt is dated ${fields.date}, outside the invoice's payment window ${window.from} to ${window.to}`, 'DATE_MISMATCH');
   }
-  return { status: 'APPROVED', rejectionReason: null };
+  return { status: 'APPROVED', rejectionReason: null, rejectionCode: null };
 }

@@ -105,6 +105,8 @@ export async function receiptFile(deps: Pick<InvoicingDeps, 'db' | 'receiptStora
 }
 
 /** The newest receipt of an invoice, for the hosted page: its state and, when rejected, why. */
+export type { PageReceiptRow } from './store';
+
 export function latestReceiptOf(deps: Pick<InvoicingDeps, 'db'>, invoiceId: string) {
   return selectLatestReceipt(deps.db, invoiceId);
 }

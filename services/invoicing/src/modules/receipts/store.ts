@@ -1,3 +1,4 @@
+import type { ReceiptRejection } from './rejections';
 import type { Insertable, SelectQueryBuilder, Updateable } from 'kysely';
 import { type InvoicingQueries, type Tables } from '../../db';
 
@@ -30,6 +31,7 @@ export interface ReceiptRow {
   bank: string | null;
   payment_type: string | null;
   rejection_reason: string | null;
+  rejection_code: string | null;
   verified_amount: string | null;
   verified_at: Date | null;
   created_at: Date;
@@ -49,12 +51,16 @@ export async function selectReceipt(on: InvoicingQueries, owner: Owner, id: stri
   return row ?? null;
 }
 
-/** The newest receipt of an invoice, for the hosted page: its state and, when rejected, why. */
-export async function selectLatestReceipt(on: InvoicingQueries, invoiceId: string): Promise<Pick<ReceiptRow, 'status' | 'rejection_reason'> | null> {
+/** What the hosted page shows of a receipt: its state and, when rejected, why (the code) with what the check read. */
+export type PageReceiptRow = Pick<ReceiptRow, 'status' | 'rejection_reason' | 'rejection_code' | 'extracted_amount' | 'extracted_date'>;
+
+/** The newest receipt of an invoice, for the hosted page. */
+export async function selectLatestReceipt(on: InvoicingQueries, invoiceId: string): Promise<PageReceiptRow | null> {
   const db = on.$kysely;
   const row = await db
     .selectFrom('receipts')
-    .select(['status', 'rejection_reason'])
+    .select(['status', 'rejection_reason', 'rejection_code', 'extracted_amount'])
+    .select((eb) => eb.cast<string | null>('extracted_date', 'text').as('extracted_date'))
     .where('invoice_id', '=', invoiceId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
@@ -98,7 +104,7 @@ export function receiptInCheck(tx: InvoicingQueries, id: string) {
 }
 
 /** Records the check's outcome on the receipt. */
-export async function recordReceiptCheck(tx: InvoicingQueries, id: string, outcome: Pick<Updateable<Tables.Receipt>, 'status' | 'extracted_amount' | 'extracted_date' | 'confidence' | 'bank' | 'payment_type' | 'rejection_reason' | 'verified_amount' | 'verified_at'>): Promise<void> {
+export async function recordReceiptCheck(tx: InvoicingQueries, id: string, outcome: Pick<Updateable<Tables.Receipt>, 'status' | 'extracted_amount' | 'extracted_date' | 'confidence' | 'bank' | 'payment_type' | 'rejection_reason' | 'rejection_code' | 'verified_amount' | 'verified_at'>): Promise<void> {
   await tx.$kysely.updateTable('receipts').set(outcome).where('id', '=', id).execute();
 }
 
@@ -147,7 +153,7 @@ export async function rejectUnreadableReceipt(on: InvoicingQueries, id: string, 
   const db = on.$kysely;
   await db
     .updateTable('receipts')
-    .set({ status: 'REJECTED', rejection_reason: `Unreadable: the receipt could not be checked (${why.slice(0, 200)})`, verified_at: at })
+    .set({ status: 'REJECTED', rejection_reason: `Unreadable: the receipt could not be checked (${why.slice(0, 200)})`, rejection_code: 'UNREADABLE' satisfies ReceiptRejection, verified_at: at })
     .where('id', '=', id)
     .where('status', '=', 'PENDING')
     .execute();

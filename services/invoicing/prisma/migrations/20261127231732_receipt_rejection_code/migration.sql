@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "receipts" ADD COLUMN     "rejection_code" TEXT;

@@ -1,0 +1,58 @@
+import { html, type SafeHtml } from '@pay/http';
+import { LANGUAGES, type Language } from './modules/kyc/schemas';
+
+/**
+ * The hosted pages' languages (ru, en, kk: the KYC API's `language`), how a request picks one,
+ * and the switch between them. Each page keeps its texts in a catalogue of its own, one record
+ * per language (channels/pay-page/i18n.ts, modules/kyc/i18n.ts).
+ */
+
+/** Each language's name in itself, for the switch. */
+export const LANGUAGE_NAMES: Record<Language, string> = { ru: 'Русский', en: 'English', kk: 'Қазақша' };
+
+/** The locale amounts are formatted in (Intl.NumberFormat), per page language. */
+export const LOCALES: Record<Language, string> = { ru: 'ru-RU', en: 'en-US', kk: 'kk-KZ' };
+
+const isLanguage = (s: string): s is Language => (LANGUAGES as readonly string[]).includes(s);
+
+/** `kz` (the country, which v1 KYC uses) means Kazakh too. */
+const normalise = (tag: string): string => {
+  const primary = tag.trim().toLowerCase().split('-')[0]!;
+  return primary === 'kz' ? 'kk' : primary;
+};
+
+/**
+ * The page's language: the switch's `?lang=` if it names one of ours, else the first of
+ * Accept-Language's languages (by q, then order) that we speak, else English.
+ */
+export function pageLanguage(chosen: string | undefined, acceptLanguage: string | undefined): Language {
+  if (chosen && isLanguage(normalise(chosen))) return normalise(chosen) as Language;
+  const ranked = (acceptLanguage ?? '')
+    .split(',')
+    .map((part, order) => {
+      const [tag, ...params] = part.split(';');
+      const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)).find(Boolean);
+      return { language: normalise(tag ?? ''), q: q ? Number(q[1]) : 1, order };
+    })
+    .filter((l) => l.q > 0 && isLanguage(l.language))
+    .sort((a, b) => b.q - a.q || a.order - b.order);
+  return (ranked[0]?.language as Language | undefined) ?? 'en';
+}
+
+/**
+ * The language of a page request, and the `?lang=` its forms and links keep when the payer
+ * chose it. `fallback`: the page's own default instead of Accept-Language (a KYC session's
+ * `language`, which its merchant chose).
+ */
+export function requestLanguage(req: { query: unknown; headers: { 'accept-language'?: string } }, fallback?: Language): { language: Language; langQuery: string } {
+  const lang = (req.query as Record<string, unknown> | undefined)?.lang;
+  const chosen = typeof lang === 'string' && isLanguage(normalise(lang)) ? (normalise(lang) as Language) : undefined;
+  return { language: chosen ?? fallback ?? pageLanguage(undefined, req.headers['accept-language']), langQuery: chosen ? `?lang=${chosen}` : '' };
+}
+
+/** The language switch: links to the same page (`path`) in each language, the current one marked. */
+export function languageSwitch(current: Language, path: string, label: string): SafeHtml {
+  return html`<nav class="languages" aria-label="${label}" data-testid="languages">${LANGUAGES.map((l) =>
+    l === current ? html`<strong lang="${l}">${LANGUAGE_NAMES[l]}</strong>` : html`<a lang="${l}" hreflang="${l}" href="${path}?lang=${l}" data-lang="${l}">${LANGUAGE_NAMES[l]}</a>`,
+  )}</nav>`;
+}
