@@ -173,6 +173,8 @@ export interface TestMerchant {
   liveKey: string;
   hmacSecret: string;
   isTest: boolean;
+  /** Its name, which its payers' pages show (a page's language check allows it). */
+  companyName: string;
 }
 
 /**
@@ -180,8 +182,9 @@ export interface TestMerchant {
  * endpoint), with a key of the requested mode. The HMAC secret is the merchant's, for both.
  */
 export async function newMerchant(deps: { db: Transactions; secrets: SecretBox }, mode: 'test' | 'live' = 'test'): Promise<TestMerchant> {
-  const r = await registerMerchant(deps.db, deps.secrets, { companyName: 'Acme Ltd', email: `m-${randomUUID()}@example.test`, address: '1 Main St' });
-  const base = { merchantId: r.merchant.id, liveKey: r.apiKeyValue, hmacSecret: r.hmacSecret };
+  const companyName = 'Acme Ltd';
+  const r = await registerMerchant(deps.db, deps.secrets, { companyName, email: `m-${randomUUID()}@example.test`, address: '1 Main St' });
+  const base = { merchantId: r.merchant.id, liveKey: r.apiKeyValue, hmacSecret: r.hmacSecret, companyName };
   if (mode === 'live') return { ...base, apiKey: r.apiKeyValue, keyId: r.apiKey.id, isTest: false };
   const test = await createApiKey(deps.db, r.merchant.id, { name: 'tests', isTestKey: true });
   return { ...base, apiKey: test.apiKeyValue, keyId: test.apiKey.id, isTest: true };

@@ -11,9 +11,8 @@ import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '
  * states of a live acquirer are walked the same way in payments/tbank/tbank.browser.test.ts.
  */
 const ARTEFACTS = artefactsDir('pay-page-languages');
-/** The merchant's own words on the page (its description): not ours to translate. */
+/** The invoice's description, the merchant's own words: not ours to translate. */
 const DESCRIPTION = 'Плед Merino Wool';
-const ALLOW = [DESCRIPTION];
 
 let ctx: Awaited<ReturnType<typeof startBuiltInvoicing>>;
 let browser: Awaited<ReturnType<typeof openBrowser>>;
@@ -34,23 +33,25 @@ async function invoice(body: Record<string, unknown> = {}) {
   return res.body.invoice as { id: string; paymentLink: string; qrPayload: string };
 }
 const shots = (name: string) => ({ dir: ARTEFACTS, name });
+/** The merchant's own words on its pages: its name and the invoice's description. */
+const allow = () => [DESCRIPTION, m.companyName];
 
 it('awaiting payment by SBP and by card, the sandbox bank app, KYC needed, expired and cancelled', async () => {
   const { page, problems } = await phonePage(browser.context);
   const sbp = await invoice();
-  await assertPageInLanguages(page, sbp.paymentLink, { allow: ALLOW, shots: shots('1-sbp') });
+  await assertPageInLanguages(page, sbp.paymentLink, { allow: allow(), shots: shots('1-sbp') });
   expect(await page.getByTestId('qr').getAttribute('alt')).toBe('СБП QR коды: оны банк қосымшасында сканерлеңіз');
-  await assertPageInLanguages(page, sbp.qrPayload, { allow: ALLOW, shots: shots('2-sandbox-bank') });
+  await assertPageInLanguages(page, sbp.qrPayload, { allow: allow(), shots: shots('2-sandbox-bank') });
   const card = await invoice({ paymentMethod: 'card' });
-  await assertPageInLanguages(page, card.paymentLink, { allow: ALLOW, shots: shots('3-card') });
+  await assertPageInLanguages(page, card.paymentLink, { allow: allow(), shots: shots('3-card') });
   expect(await page.getByTestId('card-expiry').getAttribute('placeholder')).toBe('АА/ЖЖ');
-  await assertPageInLanguages(page, (await invoice({ kycRequired: true })).paymentLink, { allow: ALLOW, shots: shots('4-kyc-needed') });
+  await assertPageInLanguages(page, (await invoice({ kycRequired: true })).paymentLink, { allow: allow(), shots: shots('4-kyc-needed') });
   const expired = await invoice();
   await setInvoiceStatus(ctx.deps.db, expired.id, 'EXPIRED');
-  await assertPageInLanguages(page, expired.paymentLink, { allow: ALLOW, shots: shots('5-expired') });
+  await assertPageInLanguages(page, expired.paymentLink, { allow: allow(), shots: shots('5-expired') });
   const cancelled = await invoice();
   expect((await v2Request(ctx.app, m, 'post', `/api/v2/invoices/${cancelled.id}/cancel`)).status).toBe(200);
-  await assertPageInLanguages(page, cancelled.paymentLink, { allow: ALLOW, shots: shots('6-cancelled') });
+  await assertPageInLanguages(page, cancelled.paymentLink, { allow: allow(), shots: shots('6-cancelled') });
   expect(problems).toEqual([]);
   await page.close();
 }, 120_000);
@@ -69,14 +70,14 @@ it('card problems caught in the page and refused by the bank are said in the pay
     await page.getByTestId('pay').click();
     await page.waitForSelector('[data-client-problem]:not([hidden])');
     expect(await page.textContent('[data-client-problem]')).toBe(luhn);
-    await assertNoEnglish(page, lang, { allow: ALLOW });
+    await assertNoEnglish(page, lang, { allow: allow() });
     // The sandbox declines this number: the form again, the bank's refusal in the payer's words.
     await page.getByTestId('card-number').fill('4000000000000002');
     await Promise.all([page.waitForURL(`${card.paymentLink}/card?lang=${lang}`), page.getByTestId('pay').click()]);
     expect(await page.getByTestId('error').getAttribute('data-refusal')).toBe('cardDeclined');
     expect(await page.getByTestId('error').textContent()).toContain(declined);
     expect(await page.getByTestId('card-number').isVisible()).toBe(true);
-    await assertNoEnglish(page, lang, { allow: ALLOW });
+    await assertNoEnglish(page, lang, { allow: allow() });
     await assertAccessible(page);
     await page.screenshot({ path: join(ARTEFACTS, `7-card-declined-${lang}.png`), fullPage: true });
   }
@@ -89,14 +90,14 @@ it('paid, partly refunded with the amounts, refunded in full (never "paid" again
   const { page, problems } = await phonePage(browser.context);
   const paid = await invoice();
   expect((await v2Request(ctx.app, m, 'post', `/api/v2/sandbox/invoices/${paid.id}/pay`, {})).status).toBe(200);
-  await assertPageInLanguages(page, paid.paymentLink, { allow: ALLOW, shots: shots('8-paid') });
+  await assertPageInLanguages(page, paid.paymentLink, { allow: allow(), shots: shots('8-paid') });
   expect((await v2Request(ctx.app, m, 'post', `/api/v2/invoices/${paid.id}/refunds`, { amount: 250 })).status).toBe(201);
-  await assertPageInLanguages(page, paid.paymentLink, { allow: ALLOW, shots: shots('9-partly-refunded') });
+  await assertPageInLanguages(page, paid.paymentLink, { allow: allow(), shots: shots('9-partly-refunded') });
   await page.goto(`${paid.paymentLink}?lang=ru`);
   expect(await page.locator('body').getAttribute('data-status')).toBe('partly_refunded');
   expect((await page.getByTestId('refunded').textContent())!.replace(/\u00a0/g, ' ')).toBe('Вам возвращено 250,00 ₽ из 1 000,00 ₽.');
   expect((await v2Request(ctx.app, m, 'post', `/api/v2/invoices/${paid.id}/refunds`, {})).status).toBe(201);
-  await assertPageInLanguages(page, paid.paymentLink, { allow: ALLOW, shots: shots('10-refunded') });
+  await assertPageInLanguages(page, paid.paymentLink, { allow: allow(), shots: shots('10-refunded') });
   await page.goto(`${paid.paymentLink}?lang=ru`);
   expect(await page.locator('body').getAttribute('data-status')).toBe('refunded');
   expect(await page.getByTestId('status').textContent()).toBe('ВОЗВРАТ');

@@ -32,7 +32,8 @@ async function session(body: Record<string, unknown> = {}) {
   expect(res.status).toBe(201);
   return res.body.session as { id: string; sessionId: string; verificationUrl: string };
 }
-const allow = (s: { sessionId: string }) => [...ALLOW, s.sessionId];
+/** The session's id in its header, and the merchant's name. */
+const allow = (s: { sessionId: string }) => [...ALLOW, s.sessionId, m.companyName];
 
 it('the form, a form refused, and an expired link, in the session’s language or the switch’s', async () => {
   const { page, problems } = await phonePage(browser.context);
@@ -100,7 +101,7 @@ it('a kycRequired invoice sends the payer to a session in the payment page’s l
   await Promise.all([page.waitForURL(/\/kyc\/kyc_[A-Za-z0-9_-]+\?lang=kk$/), page.getByTestId('start-kyc').click()]);
   expect(await page.getAttribute('html', 'lang')).toBe('kk');
   const sessionId = /\/kyc\/(kyc_[A-Za-z0-9_-]+)/.exec(page.url())![1]!;
-  await assertNoEnglish(page, 'kk', { allow: [...ALLOW, sessionId] });
+  await assertNoEnglish(page, 'kk', { allow: [...ALLOW, sessionId, m.companyName] });
   expect(problems).toEqual([]);
   await page.close();
 }, 60_000);

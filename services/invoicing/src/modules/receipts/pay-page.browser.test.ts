@@ -5,6 +5,7 @@ import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '
 import { invoiceColumns } from '../../../test/invoices/store';
 import { countReceiptsOf, receiptSourcesOf } from '../../../test/receipts/store';
 import { moscowDay, receiptPdf, receiptPng } from '../../../test/receipts/test-fixtures';
+import { assertPageInLanguages } from '../../../test/pages';
 
 /** Screenshots of every step, kept as test artefacts (gitignored). */
 const ARTIFACTS = artefactsDir('pay-page');
@@ -46,9 +47,14 @@ describe('a receipt uploaded from the hosted payment page, in Chromium', () => {
       await Promise.all([page.waitForURL(inv.paymentLink), page.getByTestId('upload-receipt').click()]);
       // The page polls and reloads itself when the check decides.
       await page.waitForSelector('[data-testid="receipt-status"][data-state="rejected"]', { timeout: 90_000 });
-      expect(await page.getByTestId('receipt-status').textContent()).toMatch(/not accepted: Amount mismatch: the receipt shows 2570\.00, the invoice is for 2750\.00/);
+      expect(await page.getByTestId('receipt-status').getAttribute('data-rejection')).toBe('AMOUNT_MISMATCH');
+      expect(await page.getByTestId('receipt-status').textContent()).toContain('not accepted: The receipt shows RUB\u00a02,570.00, not the amount of this invoice.');
       expect(await statusOf(inv.id)).toBe('PENDING');
       await page.screenshot({ path: join(ARTIFACTS, 'receipt-2-rejected.png'), fullPage: true });
+      // The same rejection in the payer's language, naming what the receipt shows (issue 31).
+      await assertPageInLanguages(page, inv.paymentLink, { allow: ['Лампа <i>x</i>', m.companyName], shots: { dir: ARTIFACTS, name: 'receipt-2-rejected' } });
+      expect(await page.getByTestId('receipt-status').getAttribute('data-rejection')).toBe('AMOUNT_MISMATCH');
+      await page.goto(inv.paymentLink);
 
       await page.getByTestId('receipt-file').setInputFiles({ name: 'IMG_0413.png', mimeType: 'image/png', buffer: right });
       await Promise.all([page.waitForURL(inv.paymentLink), page.getByTestId('upload-receipt').click()]);
@@ -76,12 +82,12 @@ describe('a receipt uploaded from the hosted payment page, in Chromium', () => {
     const refused = await request(ctx.app).post(`/pay/${plain.id}/receipt`).attach('file', pdf, 'r.pdf');
     expect(refused.status).toBe(422);
     expect(refused.headers['content-type']).toMatch(/^text\/html/);
-    expect(refused.text).toContain('does not take a receipt now');
+    expect(refused.text).toContain('data-refusal="notNow"');
 
     const required = (await v2Request(ctx.app, m, 'post', '/api/v2/invoices', { amount: 10, receiptRequired: true })).body.invoice as { id: string };
     const html = await request(ctx.app).post(`/pay/${required.id}/receipt`).attach('file', Buffer.from('<svg onload=alert(1)>'), { filename: 'r.png', contentType: 'image/png' });
     expect(html.status).toBe(400);
-    expect(html.text).toContain('must be one of: image/png, image/jpeg, application/pdf');
+    expect(html.text).toContain('data-refusal="fileType"');
     expect(await countReceiptsOf(ctx.deps.db, [plain.id, required.id])).toBe(0);
   });
 });

@@ -5,6 +5,7 @@ import { invoiceColumns, invoiceRow } from '../../../test/invoices/store';
 import { countAcquirerPayments } from '../../../test/payments/store';
 import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../../test/test-support';
 import { moscowDay, receiptPng } from '../../../test/receipts/test-fixtures';
+import { assertPageInLanguages } from '../../../test/pages';
 
 const ARTIFACTS = artefactsDir('pay-page');
 const TERMINAL = 'BrowserTerminal';
@@ -74,6 +75,12 @@ it('a live SBP invoice in Chromium: declined (try again opens a fresh QR), under
   expect(await page.getByTestId('declined').isVisible()).toBe(true);
   expect(await page.getByTestId('qr').count()).toBe(0);
   await page.screenshot({ path: join(ARTIFACTS, 'live-sbp-1-declined.png'), fullPage: true });
+  // Each state in Russian and Kazakh too: no English, no accessibility violation (issue 31).
+  const inLanguages = async (link: string, name: string, description: string | null) => {
+    await assertPageInLanguages(page, link, { allow: [m.companyName, ...(description ? [description] : [])], shots: { dir: ARTIFACTS, name } });
+    await page.goto(link);
+  };
+  await inLanguages(declined.paymentLink, 'live-sbp-1-declined', 'Declined first');
   await page.getByTestId('retry').click();
   await page.waitForSelector('[data-testid="qr"]');
   expect(await status()).toBe('pending');
@@ -82,6 +89,7 @@ it('a live SBP invoice in Chromium: declined (try again opens a fresh QR), under
   expect(fresh.paymentId).not.toBe(first.paymentId);
   expect(await page.getByTestId('open-bank').getAttribute('href')).toBe(`${emulator.url}/sbp/${fresh.paymentId}`);
   await page.screenshot({ path: join(ARTIFACTS, 'live-sbp-2-try-again.png'), fullPage: true });
+  await inLanguages(declined.paymentLink, 'live-sbp-2-try-again', 'Declined first');
 
   // Another amount taken: under review, no QR to pay again.
   const wrong = (await v2Request(ctx.app, m, 'post', '/api/v2/invoices', { amount: 1200 })).body.invoice as { id: string; paymentLink: string };
@@ -94,6 +102,7 @@ it('a live SBP invoice in Chromium: declined (try again opens a fresh QR), under
   expect(await page.getByTestId('under-review').isVisible()).toBe(true);
   expect(await page.getByTestId('qr').count()).toBe(0);
   await page.screenshot({ path: join(ARTIFACTS, 'live-sbp-3-review.png'), fullPage: true });
+  await inLanguages(wrong.paymentLink, 'live-sbp-3-review', null);
 
   // Paid, then refunded in part, then in full.
   const paid = (await v2Request(ctx.app, m, 'post', '/api/v2/invoices', { amount: 1000 })).body.invoice as { id: string; paymentLink: string };
@@ -104,12 +113,14 @@ it('a live SBP invoice in Chromium: declined (try again opens a fresh QR), under
   expect(await status()).toBe('partly_refunded');
   expect(await page.getByTestId('status').textContent()).toBe('PARTLY REFUNDED');
   await page.screenshot({ path: join(ARTIFACTS, 'live-sbp-4-partly-refunded.png'), fullPage: true });
+  await inLanguages(paid.paymentLink, 'live-sbp-4-partly-refunded', null);
   expect((await v2Request(ctx.app, m, 'post', `/api/v2/invoices/${paid.id}/refunds`, {})).status).toBe(201);
   await page.reload();
   expect(await status()).toBe('refunded');
   expect(await page.getByTestId('status').textContent()).toBe('REFUNDED');
   expect(await page.content()).not.toContain('Payment received');
   await page.screenshot({ path: join(ARTIFACTS, 'live-sbp-5-refunded.png'), fullPage: true });
+  await inLanguages(paid.paymentLink, 'live-sbp-5-refunded', null);
   expect(problems).toEqual([]);
 }, 120_000);
 
