@@ -2,7 +2,7 @@ import { merchantBrand, type MerchantBrand } from '@pay/accounts';
 import { html } from '@pay/http';
 import type { BatchDeps } from '../../deps';
 import { formatAmount } from '../../channels/pay-page/presenter';
-import { LOCALES } from '../../channels/pay-page/i18n';
+import { LOCALES } from '../../languages';
 import { EMAIL_TEXTS } from './email-texts';
 import { invoicesForEmails } from '../invoices/published';
 import { paymentLinkOf } from '../invoices/views';
