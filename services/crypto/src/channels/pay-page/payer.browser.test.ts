@@ -153,6 +153,28 @@ it('a refused clipboard: the value is selected for copying by hand, and the page
   await page.close();
 }, 60_000);
 
+it('the poll is rate-limit friendly: every 5 s, and on a 429 it waits the Retry-After it was given', async () => {
+  const m = await registerCryptoMerchant(svc.url);
+  const inv = await invoice(m, { amount: 2, currency: 'USDT_TRC20' });
+  const { page } = await phonePage(browser.context);
+  const polls: number[] = [];
+  const started = Date.now();
+  // The service's own 429 is tested in presenter.test.ts; here the browser is told it, to see what the script does.
+  await page.route(`**/pay/${inv.id}/status*`, async (route) => {
+    polls.push(Date.now() - started);
+    if (polls.length === 1) await route.fulfill({ status: 429, headers: { 'Retry-After': '2', 'Content-Type': 'application/json' }, body: '{"success":false}' });
+    else await route.continue();
+  });
+  await page.goto(inv.paymentUrl);
+  await eventually(async () => expect(polls.length).toBeGreaterThanOrEqual(3), 20_000, 200);
+  const [first, second, third] = polls as [number, number, number];
+  expect(first).toBeGreaterThanOrEqual(4500); // the first poll 5 s after the page
+  expect(second - first).toBeGreaterThanOrEqual(1900); // Retry-After: 2 (s)
+  expect(second - first).toBeLessThan(4500); // not the usual 5 s, nor the 15 s after an error
+  expect(third - second).toBeGreaterThanOrEqual(4900); // back to every 5 s
+  await page.close();
+}, 60_000);
+
 it('an expired invoice: the open page turns into "do not pay" by itself, with no address, QR or copy button; reloaded it says the same, in UTC without JavaScript', async () => {
   const m = await registerCryptoMerchant(svc.url, 'ООО «Ромашка»');
   const inv = await invoice(m, { amount: 7, currency: 'USDT_TRC20' });
