@@ -5,6 +5,9 @@ import { attemptRowsOf, DECLINED_STATUSES } from './store/payments';
 /** What other modules and the channels read of the acquirer payments (the payments module's store stays its own). */
 export { attemptNoticeRowsOf, payingAttemptOf } from './store/payments';
 
+/** The acquirer statuses that decline a payment, each naming why (DECLINED_STATUSES). */
+export type DeclineReason = 'REJECTED' | 'AUTH_FAIL' | 'ATTEMPTS_EXPIRED';
+
 /** What the merchant is told of one acquirer status: the payer may still pay, was declined, paid, or the payment closed. */
 export function attemptStatus(acquirerStatus: string): 'PENDING' | 'DECLINED' | 'CONFIRMED' | 'PARTIALLY_REFUNDED' | 'REFUNDED' | 'CLOSED' {
   if (DECLINED_STATUSES.has(acquirerStatus)) return 'DECLINED';
@@ -39,6 +42,8 @@ export async function attemptsOfInvoice(on: InvoicingQueries, invoiceId: string)
     attempt: r.attempt,
     method: r.method,
     status: attemptStatus(r.status),
+    // Why a declined payment was: the acquirer's own status, which names it.
+    declineReason: DECLINED_STATUSES.has(r.status) ? (r.status as DeclineReason) : null,
     amount: toJsonNumber(money(String(r.paid_kopecks ?? r.amount_kopecks)).div(100)),
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),

@@ -292,11 +292,18 @@ const ATTEMPT_STATUS: Record<string, string> = {
   CLOSED: 'Closed without payment',
 };
 
+/** The attempt's `declineReason` (GET /api/v2/invoices/{id}) in words. */
+const DECLINE_REASON: Record<string, string> = {
+  REJECTED: 'Declined (REJECTED): the payer’s bank or the acquirer refused the payment; no money moved, the payer may try again',
+  AUTH_FAIL: 'Declined (AUTH_FAIL): the payer failed 3-D Secure authentication; no money moved',
+  ATTEMPTS_EXPIRED: 'Declined (ATTEMPTS_EXPIRED): too many failed tries on this payment; no money moved',
+};
+
 function timelineEntries(t: TimelineJson): Entry[] {
   const i = t.invoice;
   const out: Entry[] = [{ at: i.createdAt, kind: 'created', title: `Created: ${amountText(i.amount)} ${i.currency}, ${METHOD[i.paymentMethod] ?? i.paymentMethod}` }];
   for (const a of i.attempts) {
-    out.push({ at: a.createdAt, kind: a.status === 'DECLINED' ? 'declined' : 'attempt', title: `Payment attempt ${a.attempt} (${METHOD[a.method] ?? a.method}): ${a.status}`, detail: html`<p>${ATTEMPT_STATUS[a.status] ?? a.status}. ${amountText(a.amount)} ${i.currency}; last heard ${when(a.updatedAt)}.</p>` });
+    out.push({ at: a.createdAt, kind: a.status === 'DECLINED' ? 'declined' : 'attempt', title: `Payment attempt ${a.attempt} (${METHOD[a.method] ?? a.method}): ${a.status}`, detail: html`<p>${a.declineReason ? DECLINE_REASON[a.declineReason] ?? a.declineReason : (ATTEMPT_STATUS[a.status] ?? a.status)}. ${amountText(a.amount)} ${i.currency}; last heard ${when(a.updatedAt)}.</p>` });
   }
   if (i.paidAt) out.push({ at: i.paidAt, kind: 'paid', title: `Paid${i.payerBank ? ` from ${i.payerBank}` : ''} (${METHOD[i.paymentMethod] ?? i.paymentMethod})` });
   if (i.status === 'EXPIRED') out.push({ at: i.expiresAt, kind: 'expired', title: 'Expired unpaid' });

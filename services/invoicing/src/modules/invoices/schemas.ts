@@ -98,6 +98,9 @@ export const InvoiceReview = Type.Object({ ...PaymentReviewObject.properties }, 
 export const InvoiceAttempt = Type.Object(
   {
     ...PaymentAttemptObject.properties,
+    declineReason: Type.Union([StringEnum(['REJECTED', 'AUTH_FAIL', 'ATTEMPTS_EXPIRED'] as const), Type.Null()], {
+      description: 'Why a DECLINED payment was: REJECTED (the payer’s bank or the acquirer refused it), AUTH_FAIL (3-D Secure authentication failed), ATTEMPTS_EXPIRED (too many failed tries); null otherwise',
+    }),
     amount: { ...Amount, description: 'Asked, or (once confirmed) what the acquirer took, in rubles' },
     createdAt: Timestamp,
     updatedAt: Timestamp,

@@ -108,7 +108,7 @@ describe('issue 28: the money paths of a live T-Bank invoice', () => {
     await eventually(async () => expect((await get(inv.id)).qrPayload).toBe(`${emulator.url}/sbp/${fresh.paymentId}`));
     const now = await get(inv.id);
     expect(now.status).toBe('PENDING');
-    expect(now.attempts.map((a: { status: string }) => a.status)).toEqual(['DECLINED', 'PENDING']);
+    expect(now.attempts.map((a: { status: string; declineReason: string | null }) => [a.status, a.declineReason])).toEqual([['DECLINED', 'REJECTED'], ['PENDING', null]]);
     const page = await fetch(`${ctx.base}/pay/${inv.id}`).then((r) => r.text());
     expect(page).toContain('data-testid="declined"');
     emulator.pay(fresh.paymentId, { method: 'sbp' });
