@@ -41,7 +41,9 @@ document.addEventListener('submit', async (event) => {
   if (!form.dataset || !form.dataset.api) return;
   event.preventDefault();
   const method = form.dataset.method || 'POST';
-  const body = formJson(form);
+  // A form with a file goes as multipart (the browser sets its Content-Type and boundary).
+  const upload = form.enctype === 'multipart/form-data';
+  const body = upload ? new FormData(form) : formJson(form);
   // The confirmation names what was typed, as typed (250.50, not the number 250.5).
   const typed = (k) => (form.elements[k] && form.elements[k].value) || '';
   if (form.dataset.confirm && !window.confirm(form.dataset.confirm.replace(/\{(\w+)\}/g, (_, k) => typed(k)))) return;
@@ -53,13 +55,13 @@ document.addEventListener('submit', async (event) => {
   }
   const csrf = document.querySelector('meta[name="csrf-token"]');
   if (csrf) headers['X-CSRF-Token'] = csrf.content;
-  const hasBody = Object.keys(body).length > 0;
-  if (hasBody) headers['Content-Type'] = 'application/json';
+  const hasBody = upload || Object.keys(body).length > 0;
+  if (hasBody && !upload) headers['Content-Type'] = 'application/json';
   const errorEl = form.querySelector('[data-error]');
   if (errorEl) errorEl.textContent = '';
   for (const b of form.querySelectorAll('button')) b.disabled = true;
   try {
-    const res = await fetch(form.dataset.api, { method, headers, body: hasBody ? JSON.stringify(body) : undefined, credentials: 'same-origin' });
+    const res = await fetch(form.dataset.api, { method, headers, body: upload ? body : hasBody ? JSON.stringify(body) : undefined, credentials: 'same-origin' });
     const json = await res.json().catch(() => null);
     if (!res.ok) {
       if (errorEl) errorEl.textContent = errorText(json, res.status);

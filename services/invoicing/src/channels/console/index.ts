@@ -10,6 +10,7 @@ import { consoleReviewPages, consoleReviewRoutes } from './payment-reviews';
 import { queueDashboard } from './queues';
 import { consoleCryptoPages } from './crypto';
 import { consolePaymentPages, consolePaymentRoutes } from './payments';
+import { consoleBrandPages, consoleBrandRoutes } from './brand';
 
 /**
  * The merchant web console at /console: its JSON API (`session` auth: cookie, CSRF on
@@ -33,11 +34,13 @@ export function buildConsole(deps: InvoicingDeps, anonymous: RequestHandler[]): 
   consoleKycRoutes(api, deps);
   consoleReviewRoutes(api, deps);
   consolePaymentRoutes(api, deps);
+  consoleBrandRoutes(api, deps);
   consolePages(pages, deps);
   consoleKycPages(pages, deps);
   consoleReviewPages(pages, deps);
   consolePaymentPages(pages, deps);
   consoleCryptoPages(pages, deps);
+  consoleBrandPages(pages, deps);
   return {
     routers: [api.router, pages.router, queueDashboard(deps, guards.page)],
     operations: api.operations,

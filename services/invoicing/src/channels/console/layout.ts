@@ -24,6 +24,7 @@ export const NAV: readonly NavEntry[] = [
   { href: '/console/payment-reviews', label: 'Payment reviews' },
   { href: '/console/kyc', label: 'KYC review' },
   { href: '/console/crypto', label: 'Crypto' },
+  { href: '/console/settings', label: 'Settings' },
   { href: QUEUES_PATH, label: 'Queues', operators: true },
 ];
 

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import request from 'supertest';
 import { signedHeaders } from '@pay/auth';
-import { artefactsDir, assertAccessible, openBrowser, phonePage, BUILT_START_MS } from '@pay/testing';
+import { merchantBrand } from '@pay/accounts';
+import { artefactsDir, assertAccessible, eventually, openBrowser, phonePage, BUILT_START_MS } from '@pay/testing';
 import { multipartBody } from '../../../test/receipts/test-fixtures';
 import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../../test/test-support';
 
@@ -100,4 +101,53 @@ describe('the merchant’s identity on the payer’s pages, in Chromium at 390 p
     expect(problems).toEqual([]);
     await page.close();
   });
+});
+
+describe('the console’s settings page', () => {
+  for (const width of [390, 1280]) {
+    it(`sets the name, colour, e-mail language and logo (${width} px, 0 axe violations), and the payment page shows them`, async () => {
+      const m = await newMerchant(ctx.deps);
+      const page = await browser.context.newPage();
+      await page.setViewportSize({ width, height: 900 });
+      const problems: string[] = [];
+      page.on('console', (msg) => void (msg.type() === 'error' && problems.push(msg.text())));
+      await page.goto(`${ctx.base}/console/sign-in`);
+      await page.fill('input[name=apiKey]', m.apiKey);
+      await Promise.all([page.waitForURL(/\/console\/webhooks$/), page.click('form[data-testid=sign-in] button')]);
+      await Promise.all([page.waitForURL(/\/console\/settings$/), page.click('[data-testid=nav-settings]')]);
+      expect(await page.inputValue('[data-testid=display-name]')).toBe('Acme Ltd');
+      expect(await page.getByTestId('no-logo').count()).toBe(1);
+      await assertAccessible(page);
+
+      await page.fill('[data-testid=display-name]', 'Кофейня «Ромашка»');
+      await page.fill('[data-testid=brand-color]', '#7B1FA2');
+      await page.selectOption('[data-testid=default-language]', 'kk');
+      await Promise.all([page.waitForEvent('load'), page.click('form[data-testid=brand-form] button')]);
+      await eventually(async () =>
+        expect(await merchantBrand(ctx.deps.db, m.merchantId)).toMatchObject({ displayName: 'Кофейня «Ромашка»', brandColor: '#7b1fa2', defaultLanguage: 'kk' }),
+      );
+      await page.setInputFiles('[data-testid=logo-file]', { name: 'logo.png', mimeType: 'image/png', buffer: await logo() });
+      await Promise.all([page.waitForEvent('load'), page.click('form[data-testid=logo-form] button')]);
+      await page.getByTestId('logo-preview').waitFor();
+      expect(await page.evaluate("document.querySelector('[data-testid=logo-preview]').naturalWidth")).toBe(120);
+      // A bad colour is refused in the form, with the reason, and changes nothing.
+      await page.fill('[data-testid=brand-color]', 'purple');
+      await page.evaluate("document.querySelector('[data-testid=brand-color]').removeAttribute('pattern')");
+      await page.click('form[data-testid=brand-form] button');
+      await eventually(async () => expect(await page.textContent('form[data-testid=brand-form] [data-error]')).toContain('brandColor must be a colour written #rrggbb'));
+      expect((await merchantBrand(ctx.deps.db, m.merchantId)).brandColor).toBe('#7b1fa2');
+      // The refusal's 400 is the one console error expected: the browser logs the failed request.
+      expect(problems).toEqual(['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+      problems.length = 0;
+      expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+      await assertAccessible(page);
+      await page.screenshot({ path: join(ARTEFACTS, `3-console-settings-${width}.png`), fullPage: true });
+
+      const inv = (await v2Request(ctx.app, m, 'post', '/api/v2/invoices', { amount: 990 })).body.invoice as { paymentLink: string };
+      await page.goto(inv.paymentLink);
+      expect(await barOf(page)).toMatchObject({ name: 'Кофейня «Ромашка»', background: 'rgb(123, 31, 162)', color: 'rgb(255, 255, 255)', logoLoaded: true });
+      expect(problems).toEqual([]);
+      await page.close();
+    });
+  }
 });
