@@ -5,6 +5,7 @@ import { signedHeaders } from '@pay/auth';
 import { merchantBrand } from '@pay/accounts';
 import { artefactsDir, assertAccessible, eventually, openBrowser, phonePage, BUILT_START_MS } from '@pay/testing';
 import { multipartBody } from '../../../test/receipts/test-fixtures';
+import { HOME } from '../../channels/console/layout';
 import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../../test/test-support';
 
 /** Screenshots, kept as test artefacts (gitignored). */
@@ -113,7 +114,7 @@ describe('the console’s settings page', () => {
       page.on('console', (msg) => void (msg.type() === 'error' && problems.push(msg.text())));
       await page.goto(`${ctx.base}/console/sign-in`);
       await page.fill('input[name=apiKey]', m.apiKey);
-      await Promise.all([page.waitForURL(/\/console\/webhooks$/), page.click('form[data-testid=sign-in] button')]);
+      await Promise.all([page.waitForURL(`${ctx.base}${HOME}`), page.click('form[data-testid=sign-in] button')]);
       await Promise.all([page.waitForURL(/\/console\/settings$/), page.click('[data-testid=nav-settings]')]);
       expect(await page.inputValue('[data-testid=display-name]')).toBe('Acme Ltd');
       expect(await page.getByTestId('no-logo').count()).toBe(1);
