@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { assertAccessible, assertNoEnglish, eventually, openBrowser, phonePage, BUILT_START_MS, artefactsDir } from '@pay/testing';
 import { assertPageInLanguages } from '../../../test/pages';
-import { setKycSessionExpiresAt } from '../../../test/kyc/store';
+import { setKycSessionExpiresAt, setKycSessionStatus } from '../../../test/kyc/store';
 import { documentForm, idCard, photo, postDocuments, selfie } from '../../../test/kyc/fixtures';
 import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../../test/test-support';
 
@@ -35,7 +35,7 @@ async function session(body: Record<string, unknown> = {}) {
 /** The session's id in its header, and the merchant's name. */
 const allow = (s: { sessionId: string }) => [...ALLOW, s.sessionId, m.companyName];
 
-it('the form, a form refused, and an expired link, in the session’s language or the switch’s', async () => {
+it('the form, a form refused, an expired link and an approved session, in the session’s language or the switch’s', async () => {
   const { page, problems } = await phonePage(browser.context);
   const s = await session({ language: 'en' });
   await assertPageInLanguages(page, s.verificationUrl, { allow: allow(s), shots: { dir: ARTEFACTS, name: '1-form' } });
@@ -65,6 +65,9 @@ it('the form, a form refused, and an expired link, in the session’s language o
   const expired = await session({ language: 'ru' });
   await setKycSessionExpiresAt(ctx.deps.db, expired.id, new Date(Date.now() - 60_000));
   await assertPageInLanguages(page, expired.verificationUrl, { allow: allow(expired), shots: { dir: ARTEFACTS, name: '3-expired' } });
+  const approved = await session({ language: 'en' });
+  await setKycSessionStatus(ctx.deps.db, approved.id, 'APPROVED');
+  await assertPageInLanguages(page, approved.verificationUrl, { allow: allow(approved), shots: { dir: ARTEFACTS, name: '3-approved' } });
   expect(problems.filter((p) => !/status of 4\d\d/.test(p))).toEqual([]);
   await page.close();
 }, 90_000);

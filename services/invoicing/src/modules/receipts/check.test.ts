@@ -55,6 +55,9 @@ async function decided(id: string) {
 
 const invoiceStatus = async (id: string) => (await v2Request(ctx.app, m, 'get', `/api/v2/invoices/${id}`)).body.invoice as { status: string; paidAt: string | null };
 
+/** The rejection's code, which the payer's page words (modules/receipts/rejections.ts). */
+const rejectionCodeOf = async (id: string) => (await receiptColumns(ctx.deps.db, id, ['rejection_code']))!.rejection_code;
+
 const today = () => `${moscowDay(0)} 14:05`;
 const weeksAgo = () => `${moscowDay(-20)} 10:12`;
 
@@ -91,15 +94,20 @@ describe.each(kinds)('a $kind receipt the test makes', ({ name, make, unreadable
       expect(badAmount).toMatchObject({ status: 'REJECTED', verifiedAmount: null });
       expect(badAmount.verificationDetails.extractedAmount).not.toBe(AMOUNT);
       expect(badAmount.verificationDetails.rejectionReason).toMatch(/^Amount mismatch: the receipt shows \d+\.\d\d, the invoice is for 1490\.90$/);
+      // Beside the merchant's text, the code the payer's page words in the payer's language.
+      expect(await rejectionCodeOf(wrongAmountR.id)).toBe('AMOUNT_MISMATCH');
+      expect(await rejectionCodeOf(matching.id)).toBeNull();
 
       const badDate = await decided(wrongDate.id);
       expect(badDate).toMatchObject({ status: 'REJECTED', verifiedAmount: null });
       expect(badDate.verificationDetails.extractedAmount).toBe(AMOUNT);
       expect(badDate.verificationDetails.rejectionReason).toMatch(/^Date mismatch: the receipt is dated \d{4}-\d{2}-\d{2}, outside/);
+      expect(await rejectionCodeOf(wrongDate.id)).toBe('DATE_MISMATCH');
 
       const unread = await decided(garbage.id);
       expect(unread).toMatchObject({ status: 'REJECTED', verifiedAmount: null });
       expect(unread.verificationDetails.rejectionReason).toMatch(/^Unreadable: /);
+      expect(await rejectionCodeOf(garbage.id)).toBe('UNREADABLE');
 
       // Not receiptRequired: checked and recorded, no state change.
       expect((await invoiceStatus(inv.id)).status).toBe('PENDING');
@@ -155,6 +163,7 @@ describe('a receiptRequired invoice', () => {
       const done = await decided(r.id);
       expect(done.status).toBe('REJECTED');
       expect(done.verificationDetails.rejectionReason).toMatch(/^The receipt matches, but the invoice cannot be paid: .*cancelled/);
+      expect(await rejectionCodeOf(r.id)).toBe('NOT_PAYABLE');
       expect((await invoiceStatus(inv.id)).status).toBe('CANCELLED');
     },
     60_000,
