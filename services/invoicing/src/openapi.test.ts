@@ -28,6 +28,8 @@ describe('the OpenAPI document', () => {
         '/api/v2/sandbox/invoices/{invoiceId}/pay',
         '/api/v2/kyc/sessions',
         '/api/v2/kyc/sessions/{sessionId}',
+        '/api/v2/merchant/brand',
+        '/api/v2/merchant/brand/logo',
       ].sort(),
     );
     const text = (path: string, method: string) => doc.paths[path]![method]!.description ?? '';
