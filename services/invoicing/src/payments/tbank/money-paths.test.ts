@@ -111,6 +111,13 @@ describe('issue 28: the money paths of a live T-Bank invoice', () => {
     expect(now.attempts.map((a: { status: string; declineReason: string | null }) => [a.status, a.declineReason])).toEqual([['DECLINED', 'REJECTED'], ['PENDING', null]]);
     const page = await fetch(`${ctx.base}/pay/${inv.id}`).then((r) => r.text());
     expect(page).toContain('data-testid="declined"');
+    // The merchant's dashboard shows the attempts as GET does, the decline with its reason in words.
+    const agent = request.agent(ctx.app);
+    expect((await agent.post('/console/api/session').send({ apiKey: m.apiKey })).status).toBe(200);
+    expect((await agent.get(`/console/api/invoices/${inv.id}/timeline`)).body.invoice.attempts).toEqual(now.attempts);
+    const timeline = (await agent.get(`/console/payments/${inv.id}`)).text;
+    expect([...timeline.matchAll(/data-kind="([a-z-]+)"/g)].map((x) => x[1])).toEqual(['created', 'declined', 'attempt']);
+    expect(timeline).toContain('Declined (REJECTED): the payer’s bank or the acquirer refused the payment');
     emulator.pay(fresh.paymentId, { method: 'sbp' });
     await eventually(async () => expect((await invoice(inv.id)).status).toBe('PAID'));
     expect((await get(inv.id)).attempts.map((a: { status: string }) => a.status)).toEqual(['DECLINED', 'CONFIRMED']);
@@ -139,6 +146,12 @@ describe('issue 28: the money paths of a live T-Bank invoice', () => {
     const html = (await agent.get('/console/payment-reviews')).text;
     expect(html).toContain(`data-payment-review="${inv.id}"`);
     expect(html).toContain(`/console/api/payment-reviews/${inv.id}/refund`);
+    // The payments list points at it, and the invoice's timeline carries the same two actions.
+    expect((await agent.get('/console/payments')).text).toMatch(/data-testid="reviews-waiting"><a href="\/console\/payment-reviews">\d+ payments? awaits? your review/);
+    const timeline = (await agent.get(`/console/payments/${inv.id}`)).text;
+    expect(timeline).toContain('data-kind="review"');
+    expect(timeline).toContain(`data-api="/console/api/payment-reviews/${inv.id}/accept"`);
+    expect(timeline).toContain(`data-api="/console/api/payment-reviews/${inv.id}/refund"`);
     const refunded = await agent.post(`/console/api/payment-reviews/${inv.id}/refund`).set('X-CSRF-Token', session.body.csrfToken).send({});
     expect(refunded.status).toBe(200);
     expect(emulator.payments.get(p.paymentId)).toMatchObject({ status: 'REFUNDED', remaining: 0 });
