@@ -34,7 +34,7 @@ export interface MerchantBrand {
   brandColor: string | null;
   /** `#000000` or `#ffffff`, whichever contrasts more with `brandColor` (always ≥ 4.58:1, WCAG AA); null with it. */
   brandTextColor: string | null;
-  /** The language of pages and e-mails where the payer's is not known. */
+  /** The language of e-mails to payers (batch e-mails): the spec's CSV names no language a row could give. Pages follow the payer's browser. */
   defaultLanguage: BrandLanguage;
   /** The merchant's registered e-mail: the Reply-To of e-mails sent for it, so payers' answers reach the merchant. */
   email: string;
