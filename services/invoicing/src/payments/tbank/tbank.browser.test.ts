@@ -145,6 +145,8 @@ it('a live receiptRequired SBP invoice in Chromium: paid at the acquirer, the pa
   expect(await page.locator('[data-receipt-form]').count()).toBe(1);
   expect((await invoiceColumns(ctx.deps.db, inv.id, ['status']))!.status).toBe('PENDING');
   await page.screenshot({ path: join(ARTIFACTS, 'live-receipt-2-payment-received.png'), fullPage: true });
+  await assertPageInLanguages(page, inv.paymentLink, { allow: [m.companyName, 'Receipt required'], shots: { dir: ARTIFACTS, name: 'live-receipt-2-payment-received' } });
+  await page.goto(inv.paymentLink);
 
   await page.getByTestId('receipt-file').setInputFiles({ name: 'IMG_2001.png', mimeType: 'image/png', buffer: receipt });
   await Promise.all([page.waitForURL(inv.paymentLink), page.getByTestId('upload-receipt').click()]);
