@@ -83,7 +83,7 @@ describe('per invoice, across every client (issue 28, deliverable 10)', () => {
       const html = await page(target);
       expect(html.status).toBe(429);
       expect(html.headers['content-type']).toMatch(/^text\/html/);
-      expect(html.text).toContain('Too many requests');
+      expect(html.text).toContain('data-refusal="tooMany"');
       expect(Number(html.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(Number(html.headers['retry-after'])).toBeLessThanOrEqual(60);
       // The same invoice named with capital letters is the same invoice.
