@@ -73,7 +73,7 @@ describe('merchantBrand', () => {
     );
     expect(err.code).toBe('VALIDATION_ERROR');
     expect(err.details?.map((d) => d.field)).toEqual(['displayName', 'brandColor', 'defaultLanguage', 'logo']);
-    for (const input of [{ displayName: '   ' }, { displayName: 'x'.repeat(101) }, { brandColor: '#12345' }, { brandColor: '#12345g' }, { logo: Buffer.concat([PNG, Buffer.alloc(MAX_LOGO_BYTES)]) }]) {
+    for (const input of [{ displayName: '   ' }, { displayName: 'Shop \u202eTRATS' }, { displayName: 'x'.repeat(101) }, { brandColor: '#12345' }, { brandColor: '#12345g' }, { logo: Buffer.concat([PNG, Buffer.alloc(MAX_LOGO_BYTES)]) }]) {
       expect((await refusal(setMerchantBrand(db, m.id, input))).code).toBe('VALIDATION_ERROR');
     }
     expect(await merchantBrand(db, m.id)).toMatchObject({ displayName: 'Kept', brandColor: null, logoUrl: null, defaultLanguage: 'ru' });

@@ -95,10 +95,11 @@ export async function setMerchantBrand(on: Queries, merchantId: string, input: B
   const changes: BrandChanges = {};
   if (input.displayName !== undefined) {
     const name = input.displayName === null ? null : input.displayName.trim();
-    // A control character (a line break above all) would let a name forge e-mail headers or page lines.
+    // A control character (a line break above all) would let a name forge e-mail headers or page
+    // lines; a bidirectional override would let it show as another name ("moc.lapyap").
     // eslint-disable-next-line no-control-regex
-    if (name !== null && (name.length === 0 || name.length > MAX_DISPLAY_NAME_LENGTH || /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name))) {
-      details.push({ field: 'displayName', message: `must be 1 to ${MAX_DISPLAY_NAME_LENGTH} characters, with no line breaks or control characters` });
+    if (name !== null && (name.length === 0 || name.length > MAX_DISPLAY_NAME_LENGTH || /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(name))) {
+      details.push({ field: 'displayName', message: `must be 1 to ${MAX_DISPLAY_NAME_LENGTH} characters, with no line breaks, control characters or direction overrides` });
     } else changes.displayName = name;
   }
   if (input.brandColor !== undefined) {

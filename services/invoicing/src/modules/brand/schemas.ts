@@ -23,7 +23,7 @@ export const BrandChangeBody = Type.Object(
   {
     displayName: Type.Optional(
       Type.Union([Type.String({ minLength: 1, maxLength: MAX_DISPLAY_NAME_LENGTH }), Type.Null()], {
-        description: `1 to ${MAX_DISPLAY_NAME_LENGTH} characters, no line breaks; null: \`companyName\` again.`,
+        description: `1 to ${MAX_DISPLAY_NAME_LENGTH} characters, no line breaks, control characters or direction overrides; null: \`companyName\` again.`,
       }),
     ),
     brandColor: Type.Optional(Type.Union([Color, Type.Null()], { description: 'null: the pages’ own colours.' })),
