@@ -126,8 +126,9 @@ function receiptBlock(m: PaymentPageModel): SafeHtml {
     : r.state === 'pending'
       ? html`<p class="state pending" data-testid="receipt-status" data-state="pending">${t.receiptChecking}</p>`
       : r.state === 'rejected'
-        ? html`<div class="problem" data-testid="receipt-status" data-state="rejected" data-rejection="${r.rejection ?? ''}"><p>${t.receiptRejected}${
-            r.rejection ? html` ${t.receiptReasons[r.rejection](r)}` : ''
+        ? html`<div class="problem" data-testid="receipt-status" data-state="rejected" data-rejection="${r.rejection ?? ''}"><p>${
+            // A row rejected before codes were kept has no reason to word: the sentence ends there.
+            r.rejection ? html`${t.receiptRejected} ${t.receiptReasons[r.rejection](r)}` : t.receiptRejected.replace(/:$/, '.')
           }</p><p>${t.receiptAnother}</p></div>`
         : html`<p class="state paid" data-testid="receipt-status" data-state="approved">${t.receiptAccepted}</p>`;
   return html`<section class="receipt"><h2>${t.receiptTitle}</h2>${status}
