@@ -39,6 +39,7 @@ test('creates the database and applies the migrations inside the target schema',
     { table_schema: 'accounts', table_name: '_prisma_migrations' },
     { table_schema: 'accounts', table_name: 'api_keys' },
     { table_schema: 'accounts', table_name: 'console_sessions' },
+    { table_schema: 'accounts', table_name: 'merchant_brands' },
     { table_schema: 'accounts', table_name: 'merchants' },
   ]);
 
