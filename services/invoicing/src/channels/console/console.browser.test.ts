@@ -61,7 +61,8 @@ it('signs in, creates a webhook, sees a delivery arrive, rotates the secret and 
   await page.click('form[data-testid=sign-in] button');
   await eventually(async () => expect(await page.locator('form[data-testid=sign-in] [data-error]').textContent()).toMatch(/malformed/));
   await page.fill('input[name=apiKey]', m.apiKey);
-  await Promise.all([page.waitForURL(`${base}/console/webhooks`), page.click('form[data-testid=sign-in] button')]);
+  await Promise.all([page.waitForURL(`${base}/console/payments`), page.click('form[data-testid=sign-in] button')]);
+  await Promise.all([page.waitForURL(`${base}/console/webhooks`), page.click('[data-testid=nav-webhooks]')]);
   expect(await page.textContent('[data-testid=mode]')).toBe('Test mode');
   await shot(page, '1-webhooks-empty');
 
@@ -124,7 +125,7 @@ it("opens the operators' queue dashboard (Bull Board) under the console's sessio
   page.on('console', (msg) => msg.text().includes('Content Security Policy') && refused.push(msg.text()));
   await page.goto(`${base}/console/sign-in`);
   await page.fill('input[name=apiKey]', m.apiKey);
-  await Promise.all([page.waitForURL(`${base}/console/webhooks`), page.click('form[data-testid=sign-in] button')]);
+  await Promise.all([page.waitForURL(`${base}/console/payments`), page.click('form[data-testid=sign-in] button')]);
   await Promise.all([page.waitForURL(`${base}/console/queues`), page.click('[data-testid=nav-queues]')]);
   // The board's React app draws every queue of the catalogue from its own API.
   await eventually(async () => expect(await page.locator('body').textContent()).toContain('invoicing-kyc-checks'), 15_000);
@@ -147,7 +148,7 @@ it('signs in without script by posting the form, and never lets a key into a URL
   await Promise.all([page.waitForLoadState('load'), page.click('form[data-testid=sign-in] button')]);
   expect(await page.locator('form[data-testid=sign-in] [data-error]').textContent()).not.toBe('');
   await page.fill('input[name=apiKey]', m.apiKey);
-  await Promise.all([page.waitForURL(`${base}/console/webhooks`), page.click('form[data-testid=sign-in] button')]);
+  await Promise.all([page.waitForURL(`${base}/console/payments`), page.click('form[data-testid=sign-in] button')]);
   expect(await page.textContent('[data-testid=mode]')).toBe('Test mode');
   expect(urls.filter((u) => u.startsWith('POST ')).map((u) => new URL(u.slice(5)).pathname)).toEqual(['/console/sign-in', '/console/sign-in']);
   expect(urls.filter((u) => u.includes('sk_test_'))).toEqual([]);
@@ -169,7 +170,8 @@ it('signed in with a live key, makes a webhook that receives live events only, a
   const page = await browser.context.newPage();
   await page.goto(`${base}/console/sign-in`);
   await page.fill('input[name=apiKey]', m.apiKey);
-  await Promise.all([page.waitForURL(`${base}/console/webhooks`), page.click('form[data-testid=sign-in] button')]);
+  await Promise.all([page.waitForURL(`${base}/console/payments`), page.click('form[data-testid=sign-in] button')]);
+  await Promise.all([page.waitForURL(`${base}/console/webhooks`), page.click('[data-testid=nav-webhooks]')]);
   expect(await page.textContent('[data-testid=mode]')).toBe('Live mode');
   expect(await page.textContent('[data-testid=new-webhook-mode]')).toMatch(/^It will receive live events only/);
 

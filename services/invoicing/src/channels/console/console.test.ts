@@ -56,7 +56,7 @@ describe('console sign-in', () => {
     }
     // The console's own page (same origin), and clients that are not browsers (no Origin), sign in.
     const same = await form({ Origin: own, 'Sec-Fetch-Site': 'same-origin' });
-    expect([same.status, same.headers.location]).toEqual([303, '/console/webhooks']);
+    expect([same.status, same.headers.location]).toEqual([303, '/console/payments']);
     expect((await api({ Origin: own })).status).toBe(200);
     expect((await api({})).status).toBe(200);
     // A browser that reached the console at another address than PUBLIC_URL (localhost, a

@@ -75,7 +75,7 @@ it('review page: shows the pictures, data and checks, and a reviewer declines wi
   page.on('pageerror', (err) => problems.push(err.message));
   await page.goto(`${base}/console/sign-in`);
   await page.fill('input[name=apiKey]', m.apiKey);
-  await Promise.all([page.waitForURL(`${base}/console/webhooks`), page.click('form[data-testid=sign-in] button')]);
+  await Promise.all([page.waitForURL(`${base}/console/payments`), page.click('form[data-testid=sign-in] button')]);
   await Promise.all([page.waitForURL(`${base}/console/kyc`), page.click('[data-testid=nav-kyc]')]);
   const card = page.locator(`[data-review="${id}"]`);
   expect(await card.locator('h2').textContent()).toContain('Anna Sergeevna Ivanova');

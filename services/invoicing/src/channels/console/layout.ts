@@ -28,8 +28,8 @@ export const NAV: readonly NavEntry[] = [
   { href: QUEUES_PATH, label: 'Queues', operators: true },
 ];
 
-/** Where sign-in, `/console` and the brand link go (webhooks, as before the payments section came). */
-export const HOME = '/console/webhooks';
+/** Where sign-in, `/console` and the brand link go: the payments list, what a merchant opens the console for. */
+export const HOME = '/console/payments';
 
 /** `nav-<last path segment>`: the entry's test id (`nav-kyc`, `nav-payment-reviews`, `nav-queues`). */
 const testIdOf = (e: NavEntry) => `nav-${e.href.split('/').pop()}`;

@@ -73,8 +73,8 @@ it('a merchant finds a payment, exports the list, and refunds part of it from th
   page.on('pageerror', (err) => problems.push(err.message));
   await page.goto(`${base}/console/sign-in`);
   await page.fill('input[name=apiKey]', m.apiKey);
-  await Promise.all([page.waitForURL(`${base}/console/webhooks`), page.click('form[data-testid=sign-in] button')]);
-  await Promise.all([page.waitForURL(`${base}/console/payments`), page.click('[data-testid=nav-payments]')]);
+  // Sign-in lands on the payments list (the console's HOME).
+  await Promise.all([page.waitForURL(`${base}/console/payments`), page.click('form[data-testid=sign-in] button')]);
   expect(await page.textContent('[data-testid=payments-total]')).toBe('3 payments');
   expect(await page.locator('[data-testid=payments] tbody tr').count()).toBe(3);
   await checkPage(page, 'list');
