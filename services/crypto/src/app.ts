@@ -7,7 +7,7 @@ import type { CryptoDeps } from './deps';
 import { merchantRoutes } from './modules/merchants/routes';
 import { apiKeyRoutes } from './modules/api-keys/routes';
 import { invoiceRoutes } from './modules/invoices/routes';
-import { paymentPage } from './channels/pay-page/page';
+import { cryptoErrorPage, paymentPage } from './channels/pay-page/page';
 import { transactionRoutes } from './modules/transactions/routes';
 import { cryptoEvents } from './event-catalogue';
 import { withdrawalRoutes } from './modules/withdrawals/routes';
@@ -75,6 +75,6 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
     app.use(paymentPage(deps, guards.page));
     app.use(api.router);
   }
-  finishHttpApp(app, () => 'success');
+  finishHttpApp(app, () => 'success', [], cryptoErrorPage);
   return { app, api };
 }

@@ -3,7 +3,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import QRCode from 'qrcode';
 import { brandStylesheetPath, brandStylesheets, merchantBrand } from '@pay/accounts';
-import { PAGE_CSP, staticAssets } from '@pay/http';
+import { PAGE_CSP, prefersHtml, staticAssets, trustedHtml, type ErrorPageFor } from '@pay/http';
 import { ApiError } from '@pay/schemas';
 import type { CryptoDeps } from '../../deps';
 import { currencyInfo } from '../../shared/currencies';
@@ -38,6 +38,20 @@ function sendProblem(req: Request, res: Response, status: number, language: Lang
   pageHeaders(res);
   res.status(status).type('html').send(problemPage(language, title, text));
 }
+
+/**
+ * finishHttpApp's errorPage: a browser's refusal that no page route answered (an unknown path's
+ * 404 among them) is the payment page's problem page in the payer's language. API paths, and
+ * clients that prefer JSON, keep the API's JSON error (null).
+ */
+export const cryptoErrorPage: ErrorPageFor = (err, req) => {
+  if (req.path.startsWith('/api/') || !prefersHtml(req)) return null;
+  const language = pageLanguage(req).language;
+  const t = TEXTS[language];
+  const [title, text] = err.status === 404 ? [t.notFoundTitle, t.brokenLinkText] : err.status === 429 ? [t.tooManyTitle, t.tooManyText] : [t.errorTitle, t.errorText];
+  // problemPage is our own template, its texts escaped there.
+  return trustedHtml(problemPage(language, title, text));
+};
 
 /** Guards (the pages' rate limits) whose refusal is a page in the payer's language, or JSON for the status poll. */
 function guarded(guards: RequestHandler[], as: 'page' | 'json'): RequestHandler[] {
