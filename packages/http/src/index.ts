@@ -13,3 +13,4 @@ export * from './content-type';
 export * from './server';
 export * from './exact-json';
 export * from './outbound-url';
+export * from './languages';

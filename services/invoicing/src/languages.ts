@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from '@pay/http';
+import { html, negotiateLanguage, type LanguageRequest, type SafeHtml } from '@pay/http';
 import { LANGUAGES, type Language } from './modules/kyc/schemas';
 
 /**
@@ -13,30 +13,13 @@ export const LANGUAGE_NAMES: Record<Language, string> = { ru: 'Русский', 
 /** The locale amounts are formatted in (Intl.NumberFormat), per page language. */
 export const LOCALES: Record<Language, string> = { ru: 'ru-RU', en: 'en-US', kk: 'kk-KZ' };
 
-const isLanguage = (s: string): s is Language => (LANGUAGES as readonly string[]).includes(s);
-
-/** `kz` (the country, which v1 KYC uses) means Kazakh too. */
-const normalise = (tag: string): string => {
-  const primary = tag.trim().toLowerCase().split('-')[0]!;
-  return primary === 'kz' ? 'kk' : primary;
-};
-
 /**
  * The page's language: the switch's `?lang=` if it names one of ours, else the first of
- * Accept-Language's languages (by q, then order) that we speak, else English.
+ * Accept-Language's languages (by q, then order) that we speak, else English (@pay/http's
+ * negotiation, which crypto's payment page shares).
  */
 export function pageLanguage(chosen: string | undefined, acceptLanguage: string | undefined): Language {
-  if (chosen && isLanguage(normalise(chosen))) return normalise(chosen) as Language;
-  const ranked = (acceptLanguage ?? '')
-    .split(',')
-    .map((part, order) => {
-      const [tag, ...params] = part.split(';');
-      const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)).find(Boolean);
-      return { language: normalise(tag ?? ''), q: q ? Number(q[1]) : 1, order };
-    })
-    .filter((l) => l.q > 0 && isLanguage(l.language))
-    .sort((a, b) => b.q - a.q || a.order - b.order);
-  return (ranked[0]?.language as Language | undefined) ?? 'en';
+  return negotiateLanguage(LANGUAGES, { query: { lang: chosen }, headers: { 'accept-language': acceptLanguage } }, { fallback: 'en' }).language;
 }
 
 /**
@@ -44,10 +27,9 @@ export function pageLanguage(chosen: string | undefined, acceptLanguage: string 
  * chose it. `fallback`: the page's own default instead of Accept-Language (a KYC session's
  * `language`, which its merchant chose).
  */
-export function requestLanguage(req: { query: unknown; headers: { 'accept-language'?: string } }, fallback?: Language): { language: Language; langQuery: string } {
-  const lang = (req.query as Record<string, unknown> | undefined)?.lang;
-  const chosen = typeof lang === 'string' && isLanguage(normalise(lang)) ? (normalise(lang) as Language) : undefined;
-  return { language: chosen ?? fallback ?? pageLanguage(undefined, req.headers['accept-language']), langQuery: chosen ? `?lang=${chosen}` : '' };
+export function requestLanguage(req: LanguageRequest, fallback?: Language): { language: Language; langQuery: string } {
+  const { language, chosen } = negotiateLanguage(LANGUAGES, req, { preferred: fallback, fallback: 'en' });
+  return { language, langQuery: chosen ? `?lang=${chosen}` : '' };
 }
 
 /** The language switch: links to the same page (`path`) in each language, the current one marked. */

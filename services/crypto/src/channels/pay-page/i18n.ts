@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from '@pay/http';
+import { html, negotiateLanguage, type LanguageRequest, type SafeHtml } from '@pay/http';
 
 /**
  * The crypto payment page's texts in the hosted pages' languages (ru, en, kk: the fiat and KYC
@@ -198,37 +198,8 @@ export const LANGUAGE_NAMES: Record<Language, string> = { ru: 'Русский', 
 /** The BCP 47 locale of dates (Intl.DateTimeFormat), per page language. */
 export const LOCALES: Record<Language, string> = { ru: 'ru-RU', en: 'en-GB', kk: 'kk-KZ' };
 
-const isLanguage = (s: string): s is Language => (LANGUAGES as readonly string[]).includes(s);
-
-/** `kz` (the country, which some links use) means Kazakh too. */
-const primaryOf = (tag: string): string => {
-  const primary = tag.trim().toLowerCase().split('-')[0]!;
-  return primary === 'kz' ? 'kk' : primary;
-};
-
-/** A `?lang=` value that names one of ours, normalised; undefined otherwise. */
-export function chosenLanguage(lang: unknown): Language | undefined {
-  if (typeof lang !== 'string') return undefined;
-  const primary = primaryOf(lang);
-  return isLanguage(primary) ? primary : undefined;
-}
-
-/** The first of Accept-Language's languages (by q, then order) that we speak. */
-export function acceptedLanguage(acceptLanguage: string | undefined): Language | undefined {
-  const ranked = (acceptLanguage ?? '')
-    .split(',')
-    .map((part, order) => {
-      const [tag, ...params] = part.split(';');
-      const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)).find(Boolean);
-      return { language: primaryOf(tag ?? ''), q: q ? Number(q[1]) : 1, order };
-    })
-    .filter((l) => l.q > 0 && isLanguage(l.language))
-    .sort((a, b) => b.q - a.q || a.order - b.order);
-  return ranked[0]?.language as Language | undefined;
-}
-
-/** The page's language: `?lang=`, else Accept-Language, else `fallback` (the merchant's default, or Russian). */
-export function pageLanguage(req: { query: unknown; headers: { 'accept-language'?: string } }, fallback: Language = 'ru'): { language: Language; chosen: boolean } {
-  const chosen = chosenLanguage((req.query as Record<string, unknown>).lang);
-  return chosen ? { language: chosen, chosen: true } : { language: acceptedLanguage(req.headers['accept-language']) ?? fallback, chosen: false };
+/** The page's language: `?lang=`, else Accept-Language, else `fallback` (the merchant's default, or Russian); @pay/http's negotiation, which invoicing's pages share. */
+export function pageLanguage(req: LanguageRequest, fallback: Language = 'ru'): { language: Language; chosen: boolean } {
+  const { language, chosen } = negotiateLanguage(LANGUAGES, req, { fallback });
+  return { language, chosen: chosen !== undefined };
 }
