@@ -24,11 +24,15 @@ export function pageLanguage(chosen: string | undefined, acceptLanguage: string 
 
 /**
  * The language of a page request, and the `?lang=` its forms and links keep when the payer
- * chose it. `fallback`: the page's own default instead of Accept-Language (a KYC session's
- * `language`, which its merchant chose).
+ * chose it: `?lang=`, else `preferred` (what the page's owner named explicitly: the language a
+ * merchant set on a KYC session), else Accept-Language, else `fallback` (English unless the
+ * page has its own default, as a KYC session has `ru`).
  */
-export function requestLanguage(req: LanguageRequest, fallback?: Language): { language: Language; langQuery: string } {
-  const { language, chosen } = negotiateLanguage(LANGUAGES, req, { preferred: fallback, fallback: 'en' });
+export function requestLanguage(
+  req: LanguageRequest,
+  page: { preferred?: Language; fallback?: Language } = {},
+): { language: Language; langQuery: string } {
+  const { language, chosen } = negotiateLanguage(LANGUAGES, req, { preferred: page.preferred, fallback: page.fallback ?? 'en' });
   return { language, langQuery: chosen ? `?lang=${chosen}` : '' };
 }
 

@@ -18,8 +18,12 @@ const PAGE_STATES: readonly KycPageState[] = ['form', 'checking', 'review', 'ret
  * reason alone). Other parameters are let through: links get tracking parameters appended.
  */
 const PageQuery = Type.Object({ retry: Type.Optional(Type.String({ maxLength: 8 })), lang: Type.Optional(Type.String({ maxLength: 8 })) });
-/** The page's language: the switch's `?lang=`, else the session's (its merchant's choice). */
-const languageOf = (req: Parameters<typeof requestLanguage>[0], s: KycSession) => requestLanguage(req, s.language as Language);
+/**
+ * The page's language: the switch's `?lang=`, else the language the merchant named on the
+ * session, else the customer's browser (Accept-Language), else the session's default (`ru`).
+ */
+const languageOf = (req: Parameters<typeof requestLanguage>[0], s: KycSession) =>
+  requestLanguage(req, { preferred: (s.chosenLanguage ?? undefined) as Language | undefined, fallback: s.language as Language });
 
 /**
  * The hosted verification page (`verificationUrl` = /kyc/{sessionId}): public, the random

@@ -55,7 +55,7 @@ export function kycV2Routes(api: Api, deps: KycDeps): void {
       const s = await createKycSession(deps, ownerOf(auth), {
         api: 'v2',
         level: 'basic',
-        language: body.language ?? 'ru',
+        language: body.language,
         invoiceId: body.invoiceId,
         customerEmail: body.customerEmail,
         customerPhone: body.customerPhone,
@@ -134,7 +134,7 @@ export function kycV1Routes(api: Api, deps: KycDeps): void {
       const s = await createKycSession(deps, ownerOf(auth), {
         api: 'v1',
         level: body.level,
-        language: body.locale === 'kz' ? 'kk' : (body.locale ?? 'ru'),
+        language: body.locale === 'kz' ? 'kk' : body.locale,
         returnUrl: body.redirectUrl,
         webhookUrl: body.webhookUrl,
         metadata: body.metadata,

@@ -12,6 +12,9 @@ import { isKycVerified, paymentLinkOf } from '../invoices/views';
 import { DEFAULT_KYC_ATTEMPTS, type KycLevel, type KycStatus, type Language } from './schemas';
 
 /** A session the customer has not finished by then expires (v1 says 24 h; v2 uses the same). */
+/** A session's `language` when the merchant names none (the spec's default). */
+export const DEFAULT_KYC_LANGUAGE: Language = 'ru';
+
 export const KYC_SESSION_TTL_MS = 24 * 3_600_000;
 
 /** `kyc_` and 24 URL-safe characters (144 random bits): unguessable, since it opens the page. */
@@ -22,7 +25,8 @@ export function newSessionId(): string {
 export interface NewKycSession {
   api: 'v1' | 'v2';
   level: KycLevel;
-  language: Language;
+  /** The page's language as the merchant named it; absent: the spec's default (`ru`), and the page follows the browser first. */
+  language?: Language;
   invoiceId?: string;
   customerEmail?: string;
   customerPhone?: string;
@@ -67,7 +71,8 @@ export async function createKycSession(deps: KycDeps, owner: Owner, input: NewKy
     api: input.api,
     sessionId: newSessionId(),
     level: input.level,
-    language: input.language,
+    language: input.language ?? DEFAULT_KYC_LANGUAGE,
+    chosenLanguage: input.language ?? null,
     invoiceId: input.invoiceId ?? null,
     customerEmail: email,
     customerPhone: phone,

@@ -20,7 +20,10 @@ export interface KycSession {
   sessionId: string;
   status: Tables.KycSessionStatus;
   level: Tables.KycLevel;
+  /** The API's `language`: the merchant's, else the default (`ru`). */
   language: string;
+  /** The language the merchant named at creation; null when it named none (the page then follows the browser). */
+  chosenLanguage: string | null;
   invoiceId: string | null;
   customerEmail: string | null;
   customerPhone: string | null;
@@ -72,7 +75,7 @@ export interface KycFile {
 /** A new session: what the table does not default. */
 export type NewKycSessionRow = Pick<
   KycSession,
-  | 'id' | 'merchantId' | 'isTest' | 'api' | 'sessionId' | 'level' | 'language' | 'invoiceId' | 'customerEmail' | 'customerPhone'
+  | 'id' | 'merchantId' | 'isTest' | 'api' | 'sessionId' | 'level' | 'language' | 'chosenLanguage' | 'invoiceId' | 'customerEmail' | 'customerPhone'
   | 'customerRef' | 'returnUrl' | 'webhookUrl' | 'maxAttempts' | 'expiresAt' | 'createdAt' | 'updatedAt'
 > & { metadata?: unknown };
 
@@ -123,6 +126,7 @@ function sessionOf(r: SessionRow): KycSession {
     status: r.status,
     level: r.level,
     language: r.language,
+    chosenLanguage: r.chosen_language,
     invoiceId: r.invoice_id,
     customerEmail: r.customer_email,
     customerPhone: r.customer_phone,
@@ -198,6 +202,7 @@ export async function insertKycSession(on: InvoicingQueries, s: NewKycSessionRow
       session_id: s.sessionId,
       level: s.level,
       language: s.language,
+      chosen_language: s.chosenLanguage,
       invoice_id: s.invoiceId,
       customer_email: s.customerEmail,
       customer_phone: s.customerPhone,
