@@ -38,7 +38,7 @@ describe('the hosted payment page in Chromium, phone-sized', () => {
     const usd = (await v1Request(ctx.app, m, 'post', '/api/v1/invoices', { amount: 49.9, currency: 'USD' })).body as { paymentUrl: string };
     const { page, problems } = await phone();
     await page.goto(usd.paymentUrl);
-    expect(await page.title()).toBe('Pay $49.90');
+    expect(await page.title()).toBe(`Pay $49.90 — ${m.companyName}`);
     expect(await page.getByTestId('amount').textContent()).toBe('$49.90');
     await Promise.all([page.waitForURL(/\?lang=ru$/), page.click('[data-testid=languages] a[data-lang=ru]')]);
     expect(await page.getByTestId('amount').textContent()).toBe('49,90\u00a0$');

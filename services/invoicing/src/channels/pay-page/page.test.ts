@@ -46,11 +46,12 @@ describe('the hosted payment page', () => {
     const at = (path: string, language?: string) => (language ? page(path).set('Accept-Language', language) : page(path));
     const en = await at(`/pay/${usd.id}`, 'en-GB,en;q=0.9');
     expect(en.text).toContain('<html lang="en">');
-    expect(en.text).toContain('<title>Pay $49.90</title>');
+    // The title names the merchant too (its display name, by default the company name).
+    expect(en.text).toContain(`<title>Pay $49.90 — ${m.companyName}</title>`);
     expect(en.text).toContain('data-testid="amount">$49.90</h1>');
     const ru = await at(`/pay/${usd.id}`, 'de-DE, ru;q=0.8, en;q=0.5');
     expect(ru.text).toContain('<html lang="ru">');
-    expect(ru.text).toContain('<title>Оплатить 49,90\u00a0$</title>');
+    expect(ru.text).toContain(`<title>Оплатить 49,90\u00a0$ — ${m.companyName}</title>`);
     expect(ru.text).toContain('Ожидает оплаты');
     for (const res of [en, ru]) expect(res.text).not.toContain('₽');
     const bank = await at(`/pay/${usd.id}/sbp`, 'ru');

@@ -7,7 +7,7 @@ import { languageSwitch as switchOf } from '../../languages';
 import type { Language } from '../../modules/kyc/schemas';
 import type { CardProblem } from '../../payments/card';
 import { refusalOf } from './refusals';
-import { brandBar } from '../../modules/brand/view';
+import { brandBar, titleWithMerchant } from '../../modules/brand/view';
 
 
 /** The page frame: own CSS and JS only (the CSP allows nothing else), phone-width first. */
@@ -152,7 +152,7 @@ export function paymentPage(m: PaymentPageModel, problem?: FormProblem): SafeHtm
           : cardForm(m);
   }
   return layout(
-    t.pay(m.amountText),
+    titleWithMerchant(t.pay(m.amountText), m.brand),
     html`${brandBar(m.brand)}${languageSwitch(m, `/pay/${m.id}`)}<header><p class="number">${m.invoiceNumber}${m.isTest ? html` <span class="badge" data-testid="test-mode">${t.testMode}</span>` : ''}</p>
 <h1 class="amount" data-testid="amount">${m.amountText}</h1>
 ${m.description ? html`<p class="description" data-testid="description">${m.description}</p>` : ''}</header>

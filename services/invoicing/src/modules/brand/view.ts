@@ -4,6 +4,11 @@ import { html, type SafeHtml } from '@pay/http';
 /** What a page shows of the merchant (`merchantBrand`'s fields a page reads). */
 export type PageBrand = Pick<MerchantBrand, 'displayName' | 'logoUrl' | 'brandColor'>;
 
+/** A page's `<title>` with the merchant's name ("Оплатить 2 500,00 ₽ — Acme Ltd"): a tab or a bookmark says who asks. */
+export function titleWithMerchant(title: string, brand: PageBrand): string {
+  return `${title} — ${brand.displayName}`;
+}
+
 /**
  * The merchant's bar at the top of a payer's page (payment, KYC): its logo and name, so the
  * payer sees at once who is asking. The colour comes from the colour's stylesheet (PAGE_CSP

@@ -6,11 +6,16 @@ import { invoicingAppForSuite, newMerchant, v1Request, v2Request } from '../../.
 // session, else the customer's browser (Accept-Language), else the session's default (ru).
 const ctx = invoicingAppForSuite();
 
+const TITLES = { ru: 'Проверка личности', en: 'Identity verification', kk: 'Жеке басты растау' } as Record<string, string>;
+
+/** The page's `lang`; its title names the merchant (its display name, by default the company name) in that language. */
 const pageLanguage = async (url: string, acceptLanguage?: string) => {
   const req = request(ctx.app).get(new URL(url).pathname + new URL(url).search);
   const res = await (acceptLanguage ? req.set('Accept-Language', acceptLanguage) : req);
   expect(res.status).toBe(200);
-  return /<html lang="([a-z]+)">/.exec(res.text)?.[1];
+  const lang = /<html lang="([a-z]+)">/.exec(res.text)?.[1];
+  expect(/<title>(.*)<\/title>/.exec(res.text)?.[1]).toBe(`${TITLES[lang!]} — Acme Ltd`);
+  return lang;
 };
 
 describe('the KYC page’s language', () => {

@@ -7,7 +7,7 @@ import { KYC_TEXTS, type KycFormField, type KycTexts } from './i18n';
 import type { Language } from './schemas';
 import { attemptsRemainingOf, declineReasonOf } from './decline-reasons';
 import type { KycDocumentFormValues } from './submission';
-import { brandBar, type PageBrand } from '../brand/view';
+import { brandBar, titleWithMerchant, type PageBrand } from '../brand/view';
 
 /** What the page shows: the form, a wait, a declined attempt to try again, or an outcome. */
 export type KycPageState = 'form' | 'checking' | 'review' | 'retry' | 'approved' | 'declined' | 'expired';
@@ -54,10 +54,10 @@ export function kycProblemOf(t: KycTexts, err: ApiError, s: Pick<KycSession, 'ex
 }
 
 /** The frame: own CSS and JS only (PAGE_CSP), `lang` of the session, the return address for kyc.js. */
-function layout(lang: Language, t: KycTexts, body: SafeHtml, data: { state: KycPageState; session: string; returnUrl: string | null }): SafeHtml {
+function layout(lang: Language, title: string, body: SafeHtml, data: { state: KycPageState; session: string; returnUrl: string | null }): SafeHtml {
   return html`<!doctype html>
 <html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${t.title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${assetUrl('pay.css')}"><link rel="stylesheet" href="${assetUrl('kyc.css')}">
+<title>${title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${assetUrl('pay.css')}"><link rel="stylesheet" href="${assetUrl('kyc.css')}">
 <script src="${assetUrl('kyc.js')}" defer></script></head>
 <body data-kyc-state="${data.state}" data-kyc-session="${data.session}" data-return-url="${data.returnUrl ?? ''}"><main class="sheet">${body}</main></body></html>`;
 }
@@ -164,5 +164,5 @@ export function kycPage(
 ${problemBox(o.problem)}${
     showForm ? html`${state === 'retry' ? declineReasonBox(t, s) : ''}${form(s, t, o.values ?? (state === 'retry' ? typedBefore(s) : {}), language.langQuery)}` : outcome(state, t, s, language.langQuery)
   }`;
-  return layout(language.language, t, body, { state, session: s.sessionId, returnUrl: state === 'approved' || state === 'declined' ? s.returnUrl : null });
+  return layout(language.language, titleWithMerchant(t.title, brand), body, { state, session: s.sessionId, returnUrl: state === 'approved' || state === 'declined' ? s.returnUrl : null });
 }
