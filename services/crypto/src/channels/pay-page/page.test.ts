@@ -19,7 +19,7 @@ it('the payment page shows what to send, and the invoice state once paid (headle
   const inv = (await request(svc.url).post('/api/v1/invoices').set('X-Api-Key', m.apiKey).send({ amount: 42.5, currency: 'USDT_TRC20', description: 'Order <7>' })).body.data;
   const page = await browser.context.newPage();
   await page.goto(inv.paymentUrl);
-  expect(await page.title()).toBe('Pay 42.5 Tether USD');
+  expect(await page.title()).toBe('Pay 42.5 Tether USD — Acme Ltd');
   expect(await page.getByTestId('address').textContent()).toBe(inv.address);
   expect(await page.getByTestId('status').textContent()).toBe('Awaiting payment');
   expect(await page.locator('body').textContent()).toContain('Order <7>'); // escaped, shown as text

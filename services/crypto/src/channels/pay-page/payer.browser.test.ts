@@ -75,7 +75,7 @@ it('a payer in ru on a phone: the merchant’s name, colour and logo, copies the
   await page.evaluate('window.sameDocument = true');
 
   expect(await page.getAttribute('html', 'lang')).toBe('ru');
-  expect(await page.title()).toBe('Оплата 25 Tether USD');
+  expect(await page.title()).toBe('Оплата 25 Tether USD — Ромашка');
   expect(await text(page, 'merchant-name')).toBe('Ромашка');
   expect(await page.evaluate("getComputedStyle(document.querySelector('[data-testid=merchant]')).backgroundColor")).toBe('rgb(123, 44, 191)');
   expect(await page.evaluate("document.querySelector('[data-testid=merchant-logo]').naturalWidth")).toBe(1);

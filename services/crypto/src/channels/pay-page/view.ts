@@ -135,7 +135,9 @@ export function paymentPage(m: PageModel): string {
   const t = TEXTS[m.language];
   // Always the page's language: the poll's announcement must speak it even where the merchant's default chose it.
   const lang = `?lang=${m.language}`;
-  const title = t.pay(`${m.facts.amount.toString()} ${m.info.currencyName}`);
+  // The title ends in the merchant's name, as the fiat and KYC pages' do: a tab or a bookmark says who asks.
+  const pay = t.pay(`${m.facts.amount.toString()} ${m.info.currencyName}`);
+  const title = m.merchant ? `${pay} — ${m.merchant.displayName}` : pay;
   const main = html`${merchantBar(m)}${languageSwitch(m, t)}<header><p class="number">${name(m.info.networkName)}${
     m.invoice.isTest ? html` <span class="badge" data-testid="test-mode">${t.testModeBadge}</span>` : ''
   }</p>
