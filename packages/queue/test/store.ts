@@ -2,7 +2,7 @@
 // Each function takes the `Queries` of the database it reads: the jest worker's, or a whole
 // stack's (e2e), since it names the table with its schema.
 import { sql } from 'kysely';
-import type { Queries } from '@pay/db';
+import type { Queries, Transactions } from '@pay/db';
 import { queueTables } from '../src/store/outbox';
 
 /** Rows not yet published (`pending`), the relay's own count, for a test waiting until nothing is left. */
@@ -64,6 +64,18 @@ export async function ageOutboxRow(db: Queries, jobId: string, seconds: number):
     .set({ created_at: sql`now() - cast(${seconds} as integer) * interval '1 second'` })
     .where('job_id', '=', jobId)
     .execute();
+}
+
+/**
+ * Runs `during` while a job's row is locked as a relay's claim locks it (FOR UPDATE): relays
+ * claim with SKIP LOCKED, so none moves the row meanwhile, while plain reads (the backlog
+ * gauge) still see it unpublished.
+ */
+export function whileOutboxRowLocked<T>(db: Transactions, jobId: string, during: () => Promise<T>): Promise<T> {
+  return db.$transaction(async (tx) => {
+    await queueTables(tx).selectFrom('outbox').select('id').where('job_id', '=', jobId).forUpdate().execute();
+    return during();
+  });
 }
 
 /** Deletes a job's row. */
