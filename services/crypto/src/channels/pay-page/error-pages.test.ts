@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { PAGE_CSP } from '@pay/http';
 import { cryptoAppForSuite } from '../../../test/test-support';
 import { TEXTS } from './i18n';
 
@@ -23,7 +24,7 @@ describe('the crypto service to a browser on an unknown path', () => {
       expect(res.text).toContain(`<h1>${TEXTS[language].notFoundTitle}</h1>`);
       expect(res.text).toContain(TEXTS[language].brokenLinkText);
       expect(res.text).not.toContain('NOT_FOUND');
-      expect(res.headers['content-security-policy']).toBeDefined();
+      expect([res.headers['content-security-policy'], res.headers['cache-control']]).toEqual([PAGE_CSP, 'no-store']);
     }
   });
 
