@@ -134,7 +134,7 @@ export interface PageDef<Q extends TSchema | undefined, P extends TSchema | unde
   }) => Promise<PageReply> | PageReply;
 }
 
-export { PAGE_CSP } from './page-headers';
+export { PAGE_CSP, setPageHeaders } from './page-headers';
 
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
 

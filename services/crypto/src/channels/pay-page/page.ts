@@ -3,7 +3,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import QRCode from 'qrcode';
 import { brandStylesheetPath, brandStylesheets, merchantBrand } from '@pay/accounts';
-import { PAGE_CSP, prefersHtml, staticAssets, trustedHtml, type ErrorPageFor } from '@pay/http';
+import { prefersHtml, setPageHeaders, staticAssets, trustedHtml, type ErrorPageFor } from '@pay/http';
 import { ApiError } from '@pay/schemas';
 import type { CryptoDeps } from '../../deps';
 import { currencyInfo } from '../../shared/currencies';
@@ -24,18 +24,11 @@ async function merchantOf(deps: Pick<CryptoDeps, 'db'>, merchantId: string): Pro
   return { displayName: b.displayName, logoUrl: b.logoUrl, stylesheet: brandStylesheetPath(b), defaultLanguage: b.defaultLanguage };
 }
 
-function pageHeaders(res: Response): void {
-  res.setHeader('Content-Security-Policy', PAGE_CSP);
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Referrer-Policy', 'same-origin');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-}
-
 /** A link that leads nowhere, in the payer's language: HTML for a browser, the API's JSON error otherwise. */
 function sendProblem(req: Request, res: Response, status: number, language: Language, kind: 'notFound' | 'brokenLink' | 'tooMany'): void {
   const t = TEXTS[language];
   const [title, text] = kind === 'tooMany' ? [t.tooManyTitle, t.tooManyText] : [t.notFoundTitle, kind === 'notFound' ? t.notFoundText : t.brokenLinkText];
-  pageHeaders(res);
+  setPageHeaders(res);
   res.status(status).type('html').send(problemPage(language, title, text));
 }
 
@@ -104,14 +97,14 @@ export function paymentPage(deps: CryptoDeps, pageGuards: RequestHandler[] = [])
     const token = invoice.isTest ? null : (deps.chains.live.get(info.network)?.paymentToken(invoice.currency) ?? null);
     const uri = facts.open && token && facts.due.gt(0) ? paymentUri(token, invoice.address, facts.due) : null;
     const qrSvg = uri ? await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }) : null;
-    pageHeaders(res);
+    setPageHeaders(res);
     res.type('html').send(renderPage({ invoice, info, facts, merchant, language, uri, qrSvg }));
   });
 
-  // The page's poll: public (the invoice id in the link is the capability), never cached.
   // The merchant's colour (GET /brand/<rrggbb>.css): the CSP runs no inline style.
   router.use(brandStylesheets());
 
+  // The page's poll: public (the invoice id in the link is the capability), never cached.
   router.get('/pay/:invoiceId/status', ...guarded(pageGuards, 'json'), async (req, res) => {
     const id = String(req.params.invoiceId);
     const invoice = UUID.test(id) ? await invoiceById(deps, id) : null;
