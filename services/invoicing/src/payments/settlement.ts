@@ -19,23 +19,34 @@ export interface InvoiceSettlement {
   existingIds(on: InvoicingQueries, invoiceIds: string[]): Promise<Set<string>>;
   /** Points the invoice's QR code or card form at an acquirer payment (a fresh one after a decline). */
   setPaymentTarget(on: InvoicingQueries, invoiceId: string, target: { qrPayload: string; qrCode: string } | { originalPaymentUrl: string }): Promise<void>;
-  /** Runs `work` in one transaction holding the invoice's row lock: every call below is made inside one. */
-  locked<T>(invoiceId: string, work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in one transaction holding the invoice's row lock, and hands it the invoice as
+   * locked: every call below is made inside one, on that invoice, so none reads its row again.
+   */
+  locked<T>(invoiceId: string, work: (tx: Tx, invoice: LockedInvoice) => Promise<T>): Promise<T>;
   /**
    * The acquirer confirmed a payment of the invoice (its first word on it): pays it, leaves it
    * awaiting its receipt (decisions.md §10), or puts the money before the merchant as a review
    * (another amount, an invoice no longer payable), with `invoice.paid` or
    * `invoice.payment_review`. Says which, with the review's reason and text.
    */
-  confirmed(tx: Tx, invoiceId: string, c: AcquirerConfirmation): Promise<ConfirmationOutcome>;
+  confirmed(tx: Tx, invoice: LockedInvoice, c: AcquirerConfirmation): Promise<ConfirmationOutcome>;
   /** The acquirer declined a payment: `invoice.payment_failed` while the invoice is PENDING. Returns whether it was. */
-  declined(tx: Tx, invoiceId: string, attempt: DeclinedAttempt): Promise<boolean>;
+  declined(tx: Tx, invoice: LockedInvoice, attempt: DeclinedAttempt): Promise<boolean>;
   /**
    * A refund the acquirer made outside this service (the merchant in its own account): a
    * SUCCEEDED refund of the invoice, never past what is left of it. Returns the refund's id, or
    * null when nothing was left to refund.
    */
-  refundedElsewhere(tx: Tx, invoiceId: string, amount: Money, reason: string): Promise<string | null>;
+  refundedElsewhere(tx: Tx, invoice: LockedInvoice, amount: Money, reason: string): Promise<string | null>;
+}
+
+/**
+ * The invoice `locked` holds, as `locked` handed it out: to the payments layer only its id (the
+ * row itself is the invoices' own), passed back to the calls made under that lock.
+ */
+export interface LockedInvoice {
+  readonly id: string;
 }
 
 /** What an acquirer reads of an invoice to open a payment for it. */

@@ -6,7 +6,7 @@ import { inTransaction } from '../../transactions';
 import { emitInvoiceEvent } from '../invoices/events';
 import { payLockedInvoice } from '../invoices/payment';
 import { needsReceiptAndConfirmation } from '../invoices/proof';
-import { existingInvoiceIds, lockInvoice, recordConfirmedPayment, selectInvoiceById, setPaymentTarget } from '../invoices/published';
+import { existingInvoiceIds, lockInvoice, recordConfirmedPayment, selectInvoiceById, setPaymentTarget, type InvoiceRow } from '../invoices/published';
 import { hasApprovedReceipt } from '../receipts/receipts';
 import { recordRefundMadeElsewhere } from '../refunds/refunds';
 import { closeReceiptReviews, openReview, type ReviewReason } from '../reviews/open';
@@ -30,11 +30,9 @@ export function invoiceSettlement(deps: Pick<InvoicingDeps, 'db' | 'clock'>): In
 
     setPaymentTarget,
 
-    locked: (invoiceId, work) =>
-      inTransaction(deps.db, async (tx) => {
-        await lockInvoice(tx, invoiceId);
-        return work(tx);
-      }),
+    // The row read under the lock is the one handed on (as the port's LockedInvoice): the calls
+    // below get it back, typed as the row it is, so none of them reads or locks it again.
+    locked: (invoiceId, work) => inTransaction(deps.db, async (tx) => work(tx, await lockInvoice(tx, invoiceId))),
 
     /**
      * The first CONFIRMED of a payment decides what its money does, under the invoice's lock: it
@@ -45,8 +43,7 @@ export function invoiceSettlement(deps: Pick<InvoicingDeps, 'db' | 'clock'>): In
      * an invoice already paid, cancelled, expired, or refusing the payer) opens a review with
      * invoice.payment_review, never a silent "already paid".
      */
-    async confirmed(tx, invoiceId, c) {
-      const invoice = await lockInvoice(tx, invoiceId);
+    async confirmed(tx, invoice: InvoiceRow, c) {
       const [taken, asked, currency] = [c.taken.toFixed(2), c.asked.toFixed(2), invoice.currency];
       const review = async (reason: ReviewReason, detail: string) => {
         await openReview(tx, deps.clock, invoice, { reason, amount: taken, takenAt: c.takenAt, detail, paymentKey: c.paymentKey, receiptId: null });
@@ -71,15 +68,14 @@ export function invoiceSettlement(deps: Pick<InvoicingDeps, 'db' | 'clock'>): In
       return { outcome: 'paid' };
     },
 
-    async declined(tx, invoiceId, attempt) {
-      const invoice = await lockInvoice(tx, invoiceId);
+    async declined(tx, invoice: InvoiceRow, attempt) {
       if (invoice.status !== 'PENDING') return false;
       await emitInvoiceEvent(tx, deps.clock, invoice, 'invoice.payment_failed', { attempt });
       return true;
     },
 
-    async refundedElsewhere(tx, invoiceId, amount, reason) {
-      const refund = await recordRefundMadeElsewhere(tx, deps, await lockInvoice(tx, invoiceId), amount, reason);
+    async refundedElsewhere(tx, invoice: InvoiceRow, amount, reason) {
+      const refund = await recordRefundMadeElsewhere(tx, deps, invoice, amount, reason);
       return refund?.id ?? null;
     },
   };

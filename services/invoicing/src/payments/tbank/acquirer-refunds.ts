@@ -24,7 +24,7 @@ export class RefundInFlight extends Error {
 export async function settleAcquirerRefunds(deps: Pick<InvoicingDeps, 'clock' | 'settlement'>, provider: TBankProvider, payment: AcquirerPaymentRow, remainingKopecks: number): Promise<string> {
   if (!payment.paymentId || !Number.isFinite(remainingKopecks)) return 'refund status recorded';
   const paymentId = payment.paymentId;
-  return deps.settlement.locked(payment.invoiceId, async (tx) => {
+  return deps.settlement.locked(payment.invoiceId, async (tx, invoice) => {
     const store = provider.payments.in(tx);
     const current = await store.reread(payment);
     // A payment under review is the review's to refund; the invoice's money is another payment's.
@@ -34,8 +34,8 @@ export async function settleAcquirerRefunds(deps: Pick<InvoicingDeps, 'clock' | 
     const unknown = refundedThere - known.succeededKopecks;
     if (unknown <= 0n) return 'refunds known';
     if (known.inFlight > 0) throw new RefundInFlight(paymentId);
-    const refundId = await deps.settlement.refundedElsewhere(tx, current.invoiceId, money(unknown.toString()).div(100), 'Refunded in T-Bank’s own account, outside this service');
-    await store.recordExternalRefund({ refundId: refundId ?? randomUUID(), invoiceId: current.invoiceId, paymentId, amountKopecks: unknown }, deps.clock.now());
+    const refundId = await deps.settlement.refundedElsewhere(tx, invoice, money(unknown.toString()).div(100), 'Refunded in T-Bank’s own account, outside this service');
+    await store.recordExternalRefund({ refundId: refundId ?? randomUUID(), invoiceId: invoice.id, paymentId, amountKopecks: unknown }, deps.clock.now());
     return `refund made at T-Bank recorded: ${unknown} kopecks`;
   });
 }

@@ -39,13 +39,13 @@ export async function applyAcquirerReport(deps: Deps, provider: TBankProvider, p
  * opens a review; a reviewed payment is marked so (its money is the review's, not the invoice's).
  */
 async function confirmed(deps: Deps, provider: TBankProvider, payment: AcquirerPaymentRow, report: AcquirerReport): Promise<string> {
-  return deps.settlement.locked(payment.invoiceId, async (tx) => {
+  return deps.settlement.locked(payment.invoiceId, async (tx, invoice) => {
     const store = provider.payments.in(tx);
     const current = await store.reread(payment);
     if (current.confirmedAt) return 'already applied';
     const now = deps.clock.now();
     await store.confirm(current, { paidKopecks: BigInt(report.amountKopecks), payerBank: report.payerBank }, now);
-    const settled = await deps.settlement.confirmed(tx, current.invoiceId, {
+    const settled = await deps.settlement.confirmed(tx, invoice, {
       acquirer: 'T-Bank',
       asked: money(current.amountKopecks.toString()).div(100),
       taken: money(report.amountKopecks).div(100),
@@ -67,11 +67,11 @@ async function confirmed(deps: Deps, provider: TBankProvider, payment: AcquirerP
  * Opening it may fail (the acquirer unreachable): the page's "try again" and the reconciler open it later.
  */
 async function declined(deps: Deps, provider: TBankProvider, payment: AcquirerPaymentRow, status: string): Promise<string> {
-  const failed = await deps.settlement.locked(payment.invoiceId, async (tx) => {
+  const failed = await deps.settlement.locked(payment.invoiceId, async (tx, invoice) => {
     const store = provider.payments.in(tx);
     const current = await store.reread(payment);
     if (!(await store.advance(current, status, deps.clock.now()))) return false;
-    return deps.settlement.declined(tx, current.invoiceId, { attempt: current.attempt, method: current.method, status: attemptStatus(status), acquirerStatus: status });
+    return deps.settlement.declined(tx, invoice, { attempt: current.attempt, method: current.method, status: attemptStatus(status), acquirerStatus: status });
   });
   if (!failed) return `ignored ${status} (payment is ${payment.status})`;
   try {
