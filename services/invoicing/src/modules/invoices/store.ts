@@ -118,6 +118,13 @@ function withCustomer(db: Db, from: 'invoices' | ReturnType<typeof pageOf>) {
  * optional and combine with AND. `search` matches the invoice number (from its start), the id
  * (the whole UUID), the customer's e-mail, name and phone, and the description (anywhere in
  * them), case-insensitively.
+ *
+ * Indexes: the owner's (merchant_id, is_test, created_at, id) index narrows every list to one
+ * merchant's rows in one mode, in the page's order; `status` has its own index; the method,
+ * dates and `search` are filters over those rows. `search` uses no index of its own on purpose:
+ * an ILIKE '%…%' needs a trigram (pg_trgm) index per column to be indexed, five of them written
+ * on every invoice insert for a search over one merchant's invoices, which the owner's index
+ * already bounds (the page stops once filled; its count reads the merchant's rows in that mode).
  */
 export interface InvoiceFilter {
   status?: InvoiceStatus;
