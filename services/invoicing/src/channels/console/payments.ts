@@ -267,7 +267,7 @@ function filtersForm(f: Omit<ListQuery, 'limit' | 'offset'>, mode: 'test' | 'liv
 
 function paymentRows(items: ReturnType<typeof invoiceListItemJson>[]): SafeHtml {
   if (items.length === 0) return html`<p class="empty" data-testid="no-payments">No payments match.</p>`;
-  return html`<table class="payments" data-testid="payments"><caption class="visually-hidden">Payments, newest first</caption>
+  return html`<table class="payments" data-testid="payments"><caption class="sr-only">Payments, newest first</caption>
 <thead><tr><th scope="col">Invoice</th><th scope="col">Created</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Method</th><th scope="col">Customer</th><th scope="col">Description</th></tr></thead>
 <tbody>${items.map(
     (i) => html`<tr data-invoice="${i.id}"><td><a href="/console/payments/${i.id}">${i.invoiceNumber}</a></td><td>${when(i.createdAt)}</td>
