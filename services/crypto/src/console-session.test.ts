@@ -10,7 +10,8 @@ const signIn = async (apiKey: string) => (await signInToConsole(ctx.deps.db, ctx
 const asSession = (token: string, path: string) => request(ctx.app).get(path).set('X-Console-Session', token);
 
 it("reads the merchant's balances, transactions and withdrawals in the session key's mode, as the key itself reads them", async () => {
-  const m = await testMerchant(ctx.app);
+  const live = await registerMerchant(ctx.app);
+  const m = await testKeyFor(ctx.app, live);
   await fund(ctx, m, 'USDT_TRC20', 50);
   const token = await signIn(m.apiKey);
   for (const path of ['/api/v1/withdrawals/balance', '/api/v1/transactions?page=1&pageSize=5', '/api/v1/withdrawals', '/api/v1/merchants/profile']) {
@@ -22,9 +23,10 @@ it("reads the merchant's balances, transactions and withdrawals in the session k
   expect(balance.available).toBe(49.5);
   expect((await asSession(token, '/api/v1/transactions')).body.data.totalCount).toBe(1);
 
-  // A live key's session sees live mode: nothing of the test-mode funds.
-  const live = await signIn((await registerMerchant(ctx.app)).apiKey);
-  expect((await asSession(live, '/api/v1/transactions')).body.data.totalCount).toBe(0);
+  // The same merchant's live key: its session sees live mode, nothing of the test-mode funds.
+  const liveSession = await signIn(live.apiKey);
+  expect((await asSession(liveSession, '/api/v1/transactions')).body.data.totalCount).toBe(0);
+  expect((await asSession(liveSession, '/api/v1/withdrawals/balance')).body).toEqual((await request(ctx.app).get('/api/v1/withdrawals/balance').set('X-Api-Key', live.apiKey)).body);
 });
 
 it('never changes anything: creating a key, a sandbox transfer or a withdrawal with a session is refused', async () => {
