@@ -4,7 +4,7 @@ import { freePort } from '@pay/testing';
 import { newMerchant, startInvoicingApp, type InvoicingTestApp } from '../../../test/test-support';
 
 // The console's crypto pages when crypto's API cannot give the data: a clear message in the
-// page, never an error page. (With crypto answering, console-crypto.browser.test.ts shows the
+// page, never an error page. (With crypto answering, crypto.browser.test.ts shows the
 // data on the built services.) CRYPTO_BASE_URL names a port of this file's: first a server
 // there that answers as an overloaded crypto does, then nothing at all.
 let port: number;
@@ -60,8 +60,24 @@ it('says crypto cannot be reached when nothing listens at CRYPTO_BASE_URL', asyn
 });
 
 it('sends a browser without a session to sign in, and asks crypto nothing', async () => {
+  // A crypto that answers, so a request the console made would be counted here.
   asked = [];
-  const res = await request(ctx.app).get('/console/crypto');
-  expect([res.status, res.headers.location]).toEqual([303, '/console/sign-in']);
-  expect(asked).toEqual([]);
+  crypto = createServer((req, res) => {
+    asked.push({ path: req.url!, session: req.headers['x-console-session'] as string | undefined });
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true,"data":{"balances":[],"totalUsdValue":0}}');
+  });
+  await new Promise<void>((r) => crypto!.listen(port, '127.0.0.1', r));
+  try {
+    for (const path of PAGES) {
+      const res = await request(ctx.app).get(path);
+      expect([path, res.status, res.headers.location]).toEqual([path, 303, '/console/sign-in']);
+    }
+    expect(asked).toEqual([]);
+    // The same server is asked once a session reads the page: the check above could fail.
+    const { agent } = await signedIn();
+    expect((await agent.get('/console/crypto')).text).toContain('data-testid="crypto-balances"');
+    expect(asked.map((a) => a.path)).toEqual(['/api/v1/withdrawals/balance']);
+  } finally {
+    await new Promise((r) => crypto!.close(r));
+  }
 });
