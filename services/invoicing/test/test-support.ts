@@ -201,6 +201,20 @@ export async function newMerchantIn(databaseUrl: string): Promise<TestMerchant> 
 }
 
 /**
+ * A console session for the key, as the console's sign-in form makes it (POST
+ * /console/api/session): a supertest agent carrying the session cookie, the CSRF token changes
+ * must send, and the session's cookie value. Throws unless the sign-in answered 200.
+ */
+export async function consoleSignIn(app: Express | string, apiKey: string) {
+  const agent = request.agent(app);
+  const res = await agent.post('/console/api/session').send({ apiKey });
+  if (res.status !== 200) throw new Error(`console sign-in failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const session = /^console_session=([^;]+)/.exec(res.headers['set-cookie']?.[0] ?? '')?.[1];
+  if (!session) throw new Error('console sign-in set no console_session cookie');
+  return { agent, csrf: res.body.csrfToken as string, session, res };
+}
+
+/**
  * A chaos stack (@pay/testing) with an invoicing process on it, a merchant and its signed v2
  * client, which follows the process when `killAndReplace` swaps it for a new one.
  */

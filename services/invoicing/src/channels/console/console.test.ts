@@ -1,18 +1,12 @@
 import request from 'supertest';
 import { createApiKey, revokeApiKey } from '@pay/accounts';
 import { ManualClock } from '@pay/runtime';
-import { invoicingAppForSuite, newMerchant, startInvoicingApp, type TestMerchant } from '../../../test/test-support';
+import { consoleSignIn, invoicingAppForSuite, newMerchant, startInvoicingApp, type TestMerchant } from '../../../test/test-support';
 
 const clock = new ManualClock(Date.now());
 const ctx = invoicingAppForSuite({ clock });
 
-async function signIn(m: Pick<TestMerchant, 'apiKey'>, app = ctx.app) {
-  const agent = request.agent(app);
-  const res = await agent.post('/console/api/session').send({ apiKey: m.apiKey });
-  expect(res.status).toBe(200);
-  const csrf = res.body.csrfToken as string;
-  return { agent, csrf, res };
-}
+const signIn = (m: Pick<TestMerchant, 'apiKey'>, app = ctx.app) => consoleSignIn(app, m.apiKey);
 
 const hookBody = { url: 'https://hooks.example.com/pay', events: ['invoice.paid', 'kyc.passed'], description: 'Orders' };
 

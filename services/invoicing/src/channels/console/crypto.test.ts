@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import request from 'supertest';
 import { freePort } from '@pay/testing';
-import { newMerchant, startInvoicingApp, type InvoicingTestApp } from '../../../test/test-support';
+import { consoleSignIn, newMerchant, startInvoicingApp, type InvoicingTestApp } from '../../../test/test-support';
 
 // The console's crypto pages when crypto's API cannot give the data: a clear message in the
 // page, never an error page. (With crypto answering, crypto.browser.test.ts shows the
@@ -23,10 +23,7 @@ const PAGES = ['/console/crypto', '/console/crypto/transactions?page=2', '/conso
 
 async function signedIn() {
   const m = await newMerchant(ctx.deps);
-  const agent = request.agent(ctx.app);
-  const res = await agent.post('/console/api/session').send({ apiKey: m.apiKey });
-  expect(res.status).toBe(200);
-  const session = /^console_session=([^;]+)/.exec(res.headers['set-cookie']![0]!)![1];
+  const { agent, session } = await consoleSignIn(ctx.app, m.apiKey);
   return { agent, session };
 }
 

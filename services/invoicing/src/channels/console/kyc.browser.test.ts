@@ -1,9 +1,8 @@
 import { join } from 'node:path';
-import request from 'supertest';
 import { eventsOf } from '@pay/webhooks';
 import { eventually, openBrowser, BUILT_START_MS, artefactsDir } from '@pay/testing';
 import { kycSessionRow } from '../../../test/kyc/store';
-import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../../test/test-support';
+import { consoleSignIn, newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../../test/test-support';
 import { documentForm, idCard, postDocuments } from '../../../test/kyc/fixtures';
 
 const ARTEFACTS = artefactsDir('console');
@@ -36,11 +35,7 @@ async function inReview(m: TestMerchant, email: string): Promise<string> {
   return s.id;
 }
 
-async function signIn(m: TestMerchant) {
-  const agent = request.agent(ctx.app);
-  const res = await agent.post('/console/api/session').send({ apiKey: m.apiKey });
-  return { agent, csrf: res.body.csrfToken as string };
-}
+const signIn = (m: TestMerchant) => consoleSignIn(ctx.app, m.apiKey);
 
 it('console API: lists reviews, needs the CSRF token, decides only its own merchant’s sessions, once', async () => {
   const m = await newMerchant(ctx.deps);

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Papa from 'papaparse';
-import request from 'supertest';
 import type { Page } from 'playwright-core';
 import { artefactsDir, assertAccessible, BUILT_START_MS, eventually, openBrowser, spawnBuiltService, startReceiver, type Receiver, type RunningService } from '@pay/testing';
-import { newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../../test/test-support';
+import { consoleSignIn, newMerchant, startBuiltInvoicing, v2Request, type TestMerchant } from '../../../test/test-support';
 
 const ARTEFACTS = artefactsDir('console');
 
@@ -57,9 +56,8 @@ async function create(m: TestMerchant, body: Record<string, unknown>) {
 
 it('a merchant finds a payment, exports the list, and refunds part of it from the dashboard; the refund and its webhook show in the timeline', async () => {
   const m = await newMerchant(app.deps);
-  const agent = request.agent(base);
-  const session = await agent.post('/console/api/session').send({ apiKey: m.apiKey });
-  expect((await agent.post('/console/api/webhooks').set('X-CSRF-Token', session.body.csrfToken).send({ url: `${receiver.url}/hooks`, events: ['invoice.paid', 'invoice.refunded'] })).status).toBe(201);
+  const { agent, csrf } = await consoleSignIn(base, m.apiKey);
+  expect((await agent.post('/console/api/webhooks').set('X-CSRF-Token', csrf).send({ url: `${receiver.url}/hooks`, events: ['invoice.paid', 'invoice.refunded'] })).status).toBe(201);
 
   const paid = await create(m, { amount: 1490.9, description: 'Warm blanket', customerEmail: 'ann@example.ru', customerName: 'Ann Lee' });
   expect((await v2Request(app.app, m, 'post', `/api/v2/sandbox/invoices/${paid.id}/pay`, { payerBank: 'T-Bank' })).status).toBe(200);

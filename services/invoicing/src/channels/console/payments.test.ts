@@ -3,19 +3,14 @@ import Papa from 'papaparse';
 import request from 'supertest';
 import { ManualClock } from '@pay/runtime';
 import { claimDue, dispatchEvents, heartbeat, recordOutcomes } from '@pay/webhooks';
-import { clockSigner, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../../test/test-support';
+import { clockSigner, consoleSignIn, invoicingAppForSuite, newMerchant, type TestMerchant } from '../../../test/test-support';
 import { CSV_COLUMNS } from './payments';
 
 const clock = new ManualClock(Date.now());
 const ctx = invoicingAppForSuite({ clock });
 const call = clockSigner(() => ctx.app, clock);
 
-async function signIn(m: Pick<TestMerchant, 'apiKey'>) {
-  const agent = request.agent(ctx.app);
-  const res = await agent.post('/console/api/session').send({ apiKey: m.apiKey });
-  expect(res.status).toBe(200);
-  return { agent, csrf: res.body.csrfToken as string };
-}
+const signIn = (m: Pick<TestMerchant, 'apiKey'>) => consoleSignIn(ctx.app, m.apiKey);
 
 async function invoice(m: TestMerchant, body: Record<string, unknown>, pay = false): Promise<{ id: string; invoiceNumber: string }> {
   clock.advance(1000);

@@ -1,16 +1,14 @@
 import request from 'supertest';
 import { Queues } from '@pay/queue';
-import { invoicingAppForSuite, newMerchant } from '../../../test/test-support';
+import { consoleSignIn, invoicingAppForSuite, newMerchant } from '../../../test/test-support';
 import { QUEUES_PATH } from './operators';
 
 const ctx = invoicingAppForSuite();
 
 async function signedIn() {
   const m = await newMerchant(ctx.deps);
-  const agent = request.agent(ctx.app);
-  const res = await agent.post('/console/api/session').send({ apiKey: m.apiKey });
-  expect(res.status).toBe(200);
-  return { m, agent, csrf: res.body.csrfToken as string };
+  const { agent, csrf } = await consoleSignIn(ctx.app, m.apiKey);
+  return { m, agent, csrf };
 }
 
 describe('the queue dashboard (Bull Board) at /console/queues', () => {
