@@ -40,6 +40,8 @@ export interface DeliveryFilter {
 /** A delivery of an event about one object (an invoice's timeline), with where it went. */
 export interface ObjectDelivery extends DeliveryView {
   eventId: string;
+  /** When the event happened, on the clock of the change it reports (the delivery's `createdAt` is the dispatcher's). */
+  eventAt: Date;
   /** `console` (made in the console), `merchant` (the merchant's webhookUrl) or `target` (a URL the event named). */
   endpointKind: string;
   /** Null for `merchant` endpoints: their URL is read from the merchant at send time. */

@@ -76,7 +76,7 @@ export async function deliveriesOfObject(db: Queries, owner: Owner, object: { ke
     .innerJoin('deliveries as d', 'd.event_id', 'e.id')
     .innerJoin('endpoints as p', 'p.id', 'd.endpoint_id')
     .select(COLUMNS)
-    .select(['e.id as event_id', 'p.kind as endpoint_kind', 'p.url as endpoint_url'])
+    .select(['e.id as event_id', 'e.created_at as event_at', 'p.kind as endpoint_kind', 'p.url as endpoint_url'])
     .where('e.merchant_id', '=', owner.merchantId)
     .where('e.is_test', '=', owner.isTest)
     .where('e.created_at', '>=', object.since)
@@ -85,7 +85,7 @@ export async function deliveriesOfObject(db: Queries, owner: Owner, object: { ke
     .orderBy('d.id')
     .limit(object.limit)
     .execute();
-  return rows.map((r) => ({ ...view(r), eventId: r.event_id, endpointKind: r.endpoint_kind, endpointUrl: r.endpoint_url }));
+  return rows.map((r) => ({ ...view(r), eventId: r.event_id, eventAt: r.event_at, endpointKind: r.endpoint_kind, endpointUrl: r.endpoint_url }));
 }
 
 /** An attempt's row as the console and the tests show it. */

@@ -28,7 +28,10 @@ async function invoice(m: TestMerchant, body: Record<string, unknown>, pay = fal
 async function deliverWebhooks(statuses: number[]) {
   const workerId = randomUUID();
   await heartbeat(ctx.deps.db, workerId);
-  await dispatchEvents(ctx.deps.db, { limit: 10_000, now: clock.now(), merchantsWithUrl: async () => ({ live: [], test: [] }) });
+  // The worker reads its clock before it finds the events (delivery-worker.ts runOnce), so a
+  // delivery's createdAt may fall a moment before the change it reports: the timeline must
+  // still show the change first.
+  await dispatchEvents(ctx.deps.db, { limit: 10_000, now: new Date(clock.now().getTime() - 5), merchantsWithUrl: async () => ({ live: [], test: [] }) });
   for (const statusCode of statuses) {
     const claimed = await claimDue(ctx.deps.db, { workerId, now: clock.now(), limit: 10_000, perEndpoint: 10_000, skipEndpoints: [] });
     const at = clock.now();

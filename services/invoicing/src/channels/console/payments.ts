@@ -37,6 +37,8 @@ const WebhookSent = Type.Object(
     event: Type.String(),
     status: StringEnum(['pending', 'succeeded', 'failed'] as const),
     endpoint: Type.Object({ kind: Type.String({ description: '`console`, `merchant` (webhookUrl) or `target`' }), url: Type.Union([Type.String(), Type.Null()]) }),
+    /** When the event happened (the change it reports): the timeline places the webhook there. */
+    eventAt: Timestamp,
     createdAt: Timestamp,
     nextAttemptAt: NullableTimestamp,
     attempts: Type.Array(
@@ -83,6 +85,7 @@ export async function invoiceTimeline(deps: Deps, owner: Owner, invoiceId: strin
       event: d.event,
       status: d.status,
       endpoint: { kind: d.endpointKind, url: d.endpointUrl },
+      eventAt: d.eventAt.toISOString(),
       createdAt: d.createdAt.toISOString(),
       nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
       attempts: (attempts.get(d.id) ?? []).map((a) => ({ attemptedAt: a.attemptedAt.toISOString(), statusCode: a.statusCode, error: a.error, durationMs: a.durationMs, manual: a.manual })),
@@ -323,7 +326,10 @@ function timelineEntries(t: TimelineJson): Entry[] {
   for (const w of t.webhooks) {
     const last = w.attempts[w.attempts.length - 1];
     out.push({
-      at: w.createdAt,
+      // At its event's time, which the invoice's own clock set when the change happened: the
+      // delivery's createdAt is the webhook worker's, read before it found the event, so it can
+      // fall a moment before the paidAt it reports.
+      at: w.eventAt,
       kind: 'webhook',
       title: html`Webhook <code>${w.event}</code> ${statusBadge(w.status)}`,
       detail: html`<p class="muted">To ${w.endpoint.url ?? (w.endpoint.kind === 'merchant' ? 'your webhook URL' : w.endpoint.kind)} · ${w.attempts.length} attempt${w.attempts.length === 1 ? '' : 's'}${
