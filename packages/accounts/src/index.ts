@@ -6,3 +6,4 @@ export * from './guards';
 export * from './key-cache';
 export * from './console-sessions';
 export * from './brand';
+export * from './brand-bar';

@@ -2,7 +2,7 @@
 // transfers, and neither domain depends on it.
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import QRCode from 'qrcode';
-import { brandStylesheetPath, brandStylesheets, merchantBrand } from '@pay/accounts';
+import { brandStylesheets, merchantBrand } from '@pay/accounts';
 import { prefersHtml, setPageHeaders, staticAssets, trustedHtml, type ErrorPageFor } from '@pay/http';
 import { ApiError } from '@pay/schemas';
 import type { CryptoDeps } from '../../deps';
@@ -14,15 +14,9 @@ import { invoiceById, type InvoiceRecord } from '../../modules/invoices/service'
 import { paymentUri } from './payment-uri';
 import { pageLanguage, TEXTS, type Language } from './i18n';
 import { pageFacts, statusBody } from './presenter';
-import { paymentPage as renderPage, problemPage, type PageMerchant } from './view';
+import { paymentPage as renderPage, problemPage } from './view';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Who asks for the money, as the merchant wants payers to see it (@pay/accounts' one read of it). */
-async function merchantOf(deps: Pick<CryptoDeps, 'db'>, merchantId: string): Promise<PageMerchant & { defaultLanguage: Language }> {
-  const b = await merchantBrand(deps.db, merchantId);
-  return { displayName: b.displayName, logoUrl: b.logoUrl, stylesheet: brandStylesheetPath(b), defaultLanguage: b.defaultLanguage };
-}
 
 /** A link that leads nowhere, in the payer's language: HTML for a browser, the API's JSON error otherwise. */
 function sendProblem(req: Request, res: Response, status: number, language: Language, kind: 'notFound' | 'brokenLink' | 'tooMany'): void {
@@ -90,7 +84,8 @@ export function paymentPage(deps: CryptoDeps, pageGuards: RequestHandler[] = [])
     if (!UUID.test(id)) return sendProblem(req, res, 404, pageLanguage(req).language, 'brokenLink');
     const invoice = await invoiceById(deps, id);
     if (!invoice) return sendProblem(req, res, 404, pageLanguage(req).language, 'notFound');
-    const [merchant, facts] = await Promise.all([merchantOf(deps, invoice.merchantId), factsOf(invoice)]);
+    // Who asks for the money, as the merchant wants payers to see it (@pay/accounts' one read of it).
+    const [merchant, facts] = await Promise.all([merchantBrand(deps.db, invoice.merchantId), factsOf(invoice)]);
     // Neither the link nor the browser names one of ours: the merchant's language.
     const { language } = pageLanguage(req, merchant.defaultLanguage);
     const info = currencyInfo(invoice.currency);

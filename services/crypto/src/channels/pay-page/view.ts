@@ -1,3 +1,4 @@
+import { brandBar, titleWithMerchant, type PageBrand } from '@pay/accounts';
 import { html, type SafeHtml } from '@pay/http';
 import { assetUrl, sharedAssetUrl } from '../../assets';
 import type { CurrencyInfo } from '../../shared/currencies';
@@ -5,20 +6,12 @@ import { LANGUAGE_NAMES, LANGUAGES, LOCALES, TEXTS, type CryptoPageTexts, type L
 import type { PageFacts } from './presenter';
 import { versionOf } from './presenter';
 
-/** How the page shows who asks for the money (the merchant's brand). */
-export interface PageMerchant {
-  displayName: string;
-  /** A `data:` URL of the merchant's logo (checked PNG or JPEG), or null. */
-  logoUrl: string | null;
-  /** The brand colour's stylesheet (`/brand/<rrggbb>.css`, colouring `.brand`), or null. */
-  stylesheet: string | null;
-}
-
 export interface PageModel {
   invoice: { id: string; address: string; description: string | null; isTest: boolean; expiresAt: Date; paidAt: Date | null };
   info: CurrencyInfo;
   facts: PageFacts;
-  merchant: PageMerchant | null;
+  /** Who asks for the money: its bar first on the page (@pay/accounts' brandBar, as on the fiat and KYC pages) and its name in the title. */
+  merchant: PageBrand;
   language: Language;
   /** The EIP-681 payment request (QR and wallet link), when a wallet could act on it. */
   uri: string | null;
@@ -61,19 +54,6 @@ function languageSwitch(m: PageModel, t: CryptoPageTexts): SafeHtml {
   )}</nav>`;
 }
 
-/**
- * The merchant's bar, first on the page: who asks for the money. The fiat page's (pay.css
- * `.brand`), so both pages look alike; its colour comes from the colour's stylesheet, linked in
- * the head (the CSP runs no inline style). The logo is decorative: the name beside it says it.
- */
-function merchantBar(m: PageModel): SafeHtml {
-  if (!m.merchant) return html``;
-  const b = m.merchant;
-  return html`<div class="brand" data-testid="merchant">${
-    b.logoUrl ? html`<img class="brand-logo" src="${b.logoUrl}" alt="" height="40" data-testid="merchant-logo">` : ''
-  }<p class="brand-name" data-testid="merchant-name" translate="no">${b.displayName}</p></div>`;
-}
-
 /** The part of the page that changes with the invoice: the script swaps it in place when the status poll sees a change. */
 export function liveSection(m: PageModel): SafeHtml {
   const t = TEXTS[m.language];
@@ -108,7 +88,7 @@ ${m.uri ? html`<a class="button" data-testid="open-wallet" href="${m.uri}">${t.o
     return html`${status}${amounts}<p class="notice" data-testid="paid">${t.paidText}${m.invoice.paidAt ? html` ${t.paidAt}: ${moment(m.invoice.paidAt, m.language, 'paid-at')}` : ''}</p><p>${t.closePage}</p>`;
   }
   // Expired (or partly paid and expired): no address, no QR, nothing to copy: a payment sent now is not credited.
-  const merchantName = m.merchant?.displayName ?? '';
+  const merchantName = m.merchant.displayName;
   const explanation = f.awaiting.gt(0)
     ? html`<p>${t.expiredConfirming}</p>`
     : f.state === 'underpaid'
@@ -117,12 +97,10 @@ ${m.uri ? html`<a class="button" data-testid="open-wallet" href="${m.uri}">${t.o
   return html`${status}${amounts}<section class="stop" data-testid="do-not-pay"><h2>${t.doNotPay}</h2>${explanation}</section>${testNotice}`;
 }
 
-function layout(language: Language, title: string, main: SafeHtml, body: SafeHtml = html``, brandSheet: string | null = null): string {
+function layout(language: Language, title: string, main: SafeHtml, body: SafeHtml = html``): string {
   return html`<!doctype html>
 <html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${sharedAssetUrl('pay.css')}"><link rel="stylesheet" href="${assetUrl('crypto-pay.css')}">${
-    brandSheet ? html`<link rel="stylesheet" href="${brandSheet}">` : ''
-  }<script src="${assetUrl('crypto-pay.js')}" defer></script></head>
+<title>${title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${sharedAssetUrl('pay.css')}"><link rel="stylesheet" href="${assetUrl('crypto-pay.css')}"><script src="${assetUrl('crypto-pay.js')}" defer></script></head>
 <body${body}><main class="sheet">${main}</main></body></html>`.value;
 }
 
@@ -135,10 +113,8 @@ export function paymentPage(m: PageModel): string {
   const t = TEXTS[m.language];
   // Always the page's language: the poll's announcement must speak it even where the merchant's default chose it.
   const lang = `?lang=${m.language}`;
-  // The title ends in the merchant's name, as the fiat and KYC pages' do: a tab or a bookmark says who asks.
-  const pay = t.pay(`${m.facts.amount.toString()} ${m.info.currencyName}`);
-  const title = m.merchant ? `${pay} — ${m.merchant.displayName}` : pay;
-  const main = html`${merchantBar(m)}${languageSwitch(m, t)}<header><p class="number">${name(m.info.networkName)}${
+  const title = titleWithMerchant(t.pay(`${m.facts.amount.toString()} ${m.info.currencyName}`), m.merchant);
+  const main = html`${brandBar(m.merchant)}${languageSwitch(m, t)}<header><p class="number">${name(m.info.networkName)}${
     m.invoice.isTest ? html` <span class="badge" data-testid="test-mode">${t.testModeBadge}</span>` : ''
   }</p>
 <h1 class="amount" data-testid="amount">${m.facts.amount.toString()} ${name(m.info.currencyName)}</h1>
@@ -146,7 +122,7 @@ ${m.invoice.description ? html`<p class="description" data-testid="description">
 <div data-live data-testid="live">${liveSection(m)}</div>
 <p class="visually-hidden" role="status" aria-live="polite" data-announce data-testid="announce"></p>`;
   const body = html` data-invoice="${m.invoice.id}" data-status-url="/pay/${m.invoice.id}/status${lang}" data-version="${versionOf(m.facts)}" data-final="${m.facts.final ? 'true' : 'false'}" data-locale="${LOCALES[m.language]}"`;
-  return layout(m.language, title, main, body, m.merchant?.stylesheet ?? null);
+  return layout(m.language, title, main, body);
 }
 
 /** The page of a link that leads nowhere (unknown invoice, broken link, refused): in the payer's language, HTML. */

@@ -3,7 +3,7 @@ import type { InvoiceWithCustomer } from '../../modules/invoices/invoices';
 import { isKycVerified } from '../../modules/invoices/views';
 import type { Language } from '../../modules/kyc/schemas';
 import { LOCALES } from '../../languages';
-import type { PageBrand } from '../../modules/brand/view';
+import type { PageBrand } from '@pay/accounts';
 import type { PageReceiptRow } from '../../modules/receipts/receipts';
 import { receiptRejectionOf, type ReceiptRejection } from '../../modules/receipts/rejections';
 

@@ -7,7 +7,7 @@ import { languageSwitch as switchOf } from '../../languages';
 import type { Language } from '../../modules/kyc/schemas';
 import type { CardProblem } from '../../payments/card';
 import { refusalOf } from './refusals';
-import { brandBar, titleWithMerchant } from '../../modules/brand/view';
+import { brandBar, titleWithMerchant } from '@pay/accounts';
 
 
 /** The page frame: own CSS and JS only (the CSP allows nothing else), phone-width first. */

@@ -7,7 +7,7 @@ import { KYC_TEXTS, type KycFormField, type KycTexts } from './i18n';
 import type { Language } from './schemas';
 import { attemptsRemainingOf, declineReasonOf } from './decline-reasons';
 import type { KycDocumentFormValues } from './submission';
-import { brandBar, titleWithMerchant, type PageBrand } from '../brand/view';
+import { brandBar, titleWithMerchant, type PageBrand } from '@pay/accounts';
 
 /** What the page shows: the form, a wait, a declined attempt to try again, or an outcome. */
 export type KycPageState = 'form' | 'checking' | 'review' | 'retry' | 'approved' | 'declined' | 'expired';
