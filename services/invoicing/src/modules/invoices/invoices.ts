@@ -190,7 +190,7 @@ function dayOf(text: string, field: string): Date {
 }
 
 /** The filter of a list query: whole UTC days, `createdTo` included. */
-export function invoiceFilterOf(q: Omit<ListQuery, 'limit' | 'offset'>): InvoiceFilter {
+function invoiceFilterOf(q: Omit<ListQuery, 'limit' | 'offset'>): InvoiceFilter {
   const from = q.createdFrom === undefined ? undefined : dayOf(q.createdFrom, 'createdFrom');
   const to = q.createdTo === undefined ? undefined : dayOf(q.createdTo, 'createdTo');
   if (from && to && from > to) throw new ApiError('VALIDATION_ERROR', 'createdFrom must not be after createdTo', [{ field: 'createdFrom', message: 'must be on or before createdTo' }]);

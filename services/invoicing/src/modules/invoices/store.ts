@@ -397,21 +397,6 @@ export async function drawBatchQrCodes(on: InvoicingQueries, batchId: string): P
   }
 }
 
-/** Batches with SBP invoices still without their QR image (a process stopped between completing a batch and drawing them). */
-export async function batchesMissingQrCodes(on: InvoicingQueries, batchIds: string[]): Promise<string[]> {
-  const db = on.$kysely;
-  if (batchIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('invoices')
-    .select('batch_id')
-    .distinct()
-    .where('batch_id', 'in', batchIds)
-    .where('qr_code', 'is', null)
-    .where('qr_payload', 'is not', null)
-    .execute();
-  return rows.map((r) => r.batch_id!);
-}
-
 const GET = preparedStatement((db: Db, p: { id: string; merchantId: string; isTest: boolean }) =>
   withCustomer(db, 'invoices').where('i.id', '=', p.id).where('i.merchant_id', '=', p.merchantId).where('i.is_test', '=', p.isTest),
 );

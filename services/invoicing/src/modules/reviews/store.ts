@@ -9,7 +9,7 @@ export type ReviewReason = 'amount_mismatch' | 'paid_after_expiry' | 'paid_after
 
 /** OPEN and REFUNDING await the merchant (or the acquirer's answer); the rest are settled. */
 export type ReviewStatus = 'OPEN' | 'REFUNDING' | 'ACCEPTED' | 'REFUNDED' | 'CLOSED';
-export const UNSETTLED: ReviewStatus[] = ['OPEN', 'REFUNDING'];
+const UNSETTLED: ReviewStatus[] = ['OPEN', 'REFUNDING'];
 
 /**
  * A review as the rest of the service sees it, declared here rather than derived from the

@@ -8,7 +8,7 @@ import { openReview } from '../reviews/open';
 import { settleDueAcquirerPayments } from '../../payments/registry';
 
 /** Invoices expired per transaction: short transactions, and a backlog still drains in a loop. */
-export const EXPIRY_BATCH = 500;
+const EXPIRY_BATCH = 500;
 
 /**
  * Expires PENDING invoices whose `expiresAt` has passed (after asking the acquirer about any
