@@ -5,6 +5,13 @@ import { assertNoEnglish, englishIn, textsOfHtml } from './language';
 const page = (lang: string, body: string, title = 'Оплата') =>
   `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>${title}</title><style>p{}</style><script>var english = 'yes';</script></head><body>${body}</body></html>`;
 
+/** One Chromium for the checks of rendered pages below. */
+let browser: Awaited<ReturnType<typeof openBrowser>>;
+beforeAll(async () => {
+  browser = await openBrowser();
+}, 30_000);
+afterAll(() => browser?.close());
+
 describe('assertNoEnglish on HTML as served', () => {
   it('passes a Russian page: allowed names, currency codes, identifiers, another language declared with lang', async () => {
     const html = page(
@@ -38,6 +45,11 @@ describe('assertNoEnglish on HTML as served', () => {
     await expect(assertNoEnglish(page('en', '<p>Оплата получена</p>'), 'ru')).rejects.toThrow('<html lang="en">, expected "ru"');
   });
 
+  it('fails on a page with nothing to read in its language: blank, or only its title', async () => {
+    await expect(assertNoEnglish(page('ru', ''), 'ru')).rejects.toThrow('no text in "ru" on the page');
+    await expect(assertNoEnglish(page('kk', '<main><p hidden>Төлем алынды</p><p>49,90 USD</p></main>'), 'kk')).rejects.toThrow('no text in "kk" on the page');
+  });
+
   it("allows a caller's words (the merchant's name) and only those", () => {
     const texts = textsOfHtml(page('kk', '<header>Coffee Lab</header><p>Төлем алынды. Thank you</p>')).texts;
     expect(englishIn(texts, { allow: ['Coffee Lab'] }).map((f) => f.word)).toEqual(['Thank', 'you']);
@@ -47,12 +59,6 @@ describe('assertNoEnglish on HTML as served', () => {
 });
 
 describe('assertNoEnglish on a page rendered in Chromium', () => {
-  let browser: Awaited<ReturnType<typeof openBrowser>>;
-  beforeAll(async () => {
-    browser = await openBrowser();
-  }, 30_000);
-  afterAll(() => browser?.close());
-
   it('checks what shows and is spoken, not what CSS hides; options count when their select does', async () => {
     const { page: p } = await phonePage(browser.context);
     await p.setContent(
@@ -72,12 +78,6 @@ describe('assertNoEnglish on a page rendered in Chromium', () => {
 });
 
 describe('assertAccessible', () => {
-  let browser: Awaited<ReturnType<typeof openBrowser>>;
-  beforeAll(async () => {
-    browser = await openBrowser();
-  }, 30_000);
-  afterAll(() => browser?.close());
-
   it('passes a labelled page and names the rule and element of an unlabelled input, under a strict CSP', async () => {
     const { page: p, problems } = await phonePage(browser.context);
     // The CSP of the hosted pages: axe runs without an inline script, so nothing is refused.

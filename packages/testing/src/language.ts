@@ -62,13 +62,16 @@ export function englishIn(texts: readonly PageText[], options: NoEnglishOptions 
 
 /**
  * Fails when `page` (a Playwright page, or a page's HTML as served) is not wholly in `lang`:
- * its `<html lang>` must be `lang`, and no English word (see above) may show. The message
+ * its `<html lang>` must be `lang`, its body must show some text in that (Cyrillic) language,
+ * so that a blank page cannot pass, and no English word (see above) may show. The message
  * lists each word with where it stands.
  */
 export async function assertNoEnglish(page: Page | string, lang: CyrillicLanguage, options: NoEnglishOptions = {}): Promise<void> {
   const { lang: declared, texts } = typeof page === 'string' ? textsOfHtml(page) : await textsOfPage(page);
   const problems: string[] = [];
   if (primaryTag(declared) !== lang) problems.push(`<html lang="${declared}">, expected "${lang}"`);
+  // A blank or unrendered page has no English either: it must say something in its language.
+  if (!texts.some((t) => t.where !== 'document title' && CYRILLIC.test(t.text))) problems.push(`no text in "${lang}" on the page: blank, or not rendered`);
   const seen = new Set<string>();
   for (const f of englishIn(texts, options)) {
     const line = `"${f.word}" in ${f.where}: ${f.context}`;
@@ -77,6 +80,8 @@ export async function assertNoEnglish(page: Page | string, lang: CyrillicLanguag
   }
   if (problems.length > 0) throw new Error(`English on a "${lang}" page:\n  ${problems.join('\n  ')}`);
 }
+
+const CYRILLIC = /\p{Script=Cyrillic}/u;
 
 const primaryTag = (tag: string | null | undefined): string => (tag ?? '').trim().toLowerCase().split('-')[0]!;
 
