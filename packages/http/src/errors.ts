@@ -9,14 +9,18 @@ import { setPageHeaders } from './page-headers';
  * A browser navigating here (its Accept ranks HTML above JSON, as every browser's page load
  * does), not an API client or a page's own fetch (which send JSON or any type, and keep JSON).
  */
-export const prefersHtml = (req: Request): boolean => req.accepts(['application/json', 'text/html']) === 'text/html';
+const prefersHtml = (req: Request): boolean => req.accepts(['application/json', 'text/html']) === 'text/html';
 
 /**
- * A service's refusal as a page, for a browser: the HTML for `err`, or null where the request
- * keeps the JSON error (API paths, API clients). Used for what no page route answers: an
- * unknown path (404), a method not allowed, an error before routing.
+ * A service's refusal as a page, for a browser: the HTML for `err`. Used for what no page route
+ * answers: an unknown path (404), a method not allowed, an error before routing. errorHandler
+ * asks for it only for a browser's navigation (prefersHtml) outside `/api/`: API paths and API
+ * clients keep the JSON error, in every service alike.
  */
-export type ErrorPageFor = (err: ApiError, req: Request) => SafeHtml | null;
+export type ErrorPageFor = (err: ApiError, req: Request) => SafeHtml;
+
+/** Where a refusal is a page (errorHandler's errorPage), not JSON: a browser's page load, off the API. */
+const wantsErrorPage = (req: Request): boolean => !req.path.startsWith('/api/') && prefersHtml(req);
 
 /**
  * Crypto and invoicing v2 wrap errors in `{ success: false, error }`; invoicing v1 answers
@@ -69,10 +73,9 @@ function fromClientHttpError(err: { status?: unknown; message?: unknown }): ApiE
 export function errorHandler(envelopeFor: EnvelopeFor, errorPage?: ErrorPageFor): ErrorRequestHandler {
   /** The page for a browser, where the service renders one; else the JSON error. */
   const send = (req: Request, res: Parameters<ErrorRequestHandler>[2], apiError: ApiError) => {
-    const page = errorPage?.(apiError, req);
-    if (!page) return sendJson(res, apiError.status, errorBody(apiError, envelopeFor(req)));
+    if (!errorPage || !wantsErrorPage(req)) return sendJson(res, apiError.status, errorBody(apiError, envelopeFor(req)));
     setPageHeaders(res);
-    res.status(apiError.status).type('html').send(page.value);
+    res.status(apiError.status).type('html').send(errorPage(apiError, req).value);
   };
   return (err, req, res, _next) => {
     let apiError = err instanceof ApiError ? err : (fromParserError(err) ?? fromClientHttpError(err));

@@ -1,7 +1,7 @@
 import type { Express, Request } from 'express';
 import { brandStylesheets, merchantGuards } from '@pay/accounts';
 import { postgresReady } from '@pay/db';
-import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, prefersHtml, staticAssets, type Envelope } from '@pay/http';
+import { Api, buildOpenApi, createHttpApp, docsRoutes, finishHttpApp, PgIdempotencyStore, staticAssets, type Envelope } from '@pay/http';
 import { redisReady } from '@pay/runtime';
 import type { InvoicingDeps } from './deps';
 import { buildConsole } from './channels/console';
@@ -117,6 +117,6 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
   app.use(apis.v2.router, apis.v1.router, apis.pages.router, ...webConsole.routers);
   // A browser that follows a link to nowhere (`/pay/`, a mistyped path) gets the hosted pages'
   // refusal page in its language; API paths and API clients keep the JSON error.
-  finishHttpApp(app, envelopeFor, [], (err, req) => (req.path.startsWith('/api/') || !prefersHtml(req) ? null : errorPage(err, req.method, requestLanguage(req).language)));
+  finishHttpApp(app, envelopeFor, [], (err, req) => errorPage(err, req.method, requestLanguage(req).language));
   return { app, apis };
 }

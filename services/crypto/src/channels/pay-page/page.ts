@@ -3,7 +3,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import QRCode from 'qrcode';
 import { brandStylesheets, merchantBrand } from '@pay/accounts';
-import { prefersHtml, setPageHeaders, staticAssets, trustedHtml, type ErrorPageFor } from '@pay/http';
+import { setPageHeaders, staticAssets, trustedHtml, type ErrorPageFor } from '@pay/http';
 import { ApiError } from '@pay/schemas';
 import type { CryptoDeps } from '../../deps';
 import { currencyInfo } from '../../shared/currencies';
@@ -29,10 +29,9 @@ function sendProblem(req: Request, res: Response, status: number, language: Lang
 /**
  * finishHttpApp's errorPage: a browser's refusal that no page route answered (an unknown path's
  * 404 among them) is the payment page's problem page in the payer's language. API paths, and
- * clients that prefer JSON, keep the API's JSON error (null).
+ * clients that prefer JSON, keep the API's JSON error (finishHttpApp decides, for every service).
  */
 export const cryptoErrorPage: ErrorPageFor = (err, req) => {
-  if (req.path.startsWith('/api/') || !prefersHtml(req)) return null;
   const language = pageLanguage(req).language;
   const t = TEXTS[language];
   const [title, text] = err.status === 404 ? [t.notFoundTitle, t.brokenLinkText] : err.status === 429 ? [t.tooManyTitle, t.tooManyText] : [t.errorTitle, t.errorText];
