@@ -14,19 +14,11 @@ export const LANGUAGE_NAMES: Record<Language, string> = { ru: 'Русский', 
 export const LOCALES: Record<Language, string> = { ru: 'ru-RU', en: 'en-US', kk: 'kk-KZ' };
 
 /**
- * The page's language: the switch's `?lang=` if it names one of ours, else the first of
- * Accept-Language's languages (by q, then order) that we speak, else English (@pay/http's
- * negotiation, which crypto's payment page shares).
- */
-export function pageLanguage(chosen: string | undefined, acceptLanguage: string | undefined): Language {
-  return negotiateLanguage(LANGUAGES, { query: { lang: chosen }, headers: { 'accept-language': acceptLanguage } }, { fallback: 'en' }).language;
-}
-
-/**
- * The language of a page request, and the `?lang=` its forms and links keep when the payer
- * chose it: `?lang=`, else `preferred` (what the page's owner named explicitly: the language a
- * merchant set on a KYC session), else Accept-Language, else `fallback` (English unless the
- * page has its own default, as a KYC session has `ru`).
+ * The language of a page request (@pay/http's negotiation, which crypto's payment page
+ * shares), and the `?lang=` its forms and links keep when the payer chose it: `?lang=`, else
+ * `preferred` (what the page's owner named explicitly: the language a merchant set on a KYC
+ * session), else Accept-Language, else `fallback` (English unless the page has its own
+ * default, as a KYC session has `ru`).
  */
 export function requestLanguage(
   req: LanguageRequest,
