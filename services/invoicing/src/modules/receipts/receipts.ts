@@ -8,7 +8,6 @@ import { lockInvoice, receiptTargetOf } from '../invoices/published';
 import { inTransaction } from '../../transactions';
 import { insertReceipt, receiptCountOf, selectLatestReceipt, selectReceipt, selectReceipts, type ReceiptFilter, type ReceiptRow } from './store';
 
-/** Receipts one invoice may collect: room for retries after rejections, not a file store for anyone holding the link. */
 /**
  * What the receipts module publishes of its store: whether an invoice has an APPROVED receipt
  * (the acquirer's confirmation asks it, modules/settlement/, before paying an invoice that
@@ -16,6 +15,7 @@ import { insertReceipt, receiptCountOf, selectLatestReceipt, selectReceipt, sele
  */
 export { hasApprovedReceipt } from './store';
 
+/** Receipts one invoice may collect: room for retries after rejections, not a file store for anyone holding the link. */
 export const MAX_RECEIPTS_PER_INVOICE = 20;
 
 export interface UploadTarget {
@@ -104,9 +104,9 @@ export async function receiptFile(deps: Pick<InvoicingDeps, 'db' | 'receiptStora
   return { receipt, bytes: await deps.receiptStorage.get(receipt.storage_key) };
 }
 
-/** The newest receipt of an invoice, for the hosted page: its state and, when rejected, why. */
 export type { PageReceiptRow } from './store';
 
+/** The newest receipt of an invoice, for the hosted page: its state and, when rejected, why. */
 export function latestReceiptOf(deps: Pick<InvoicingDeps, 'db'>, invoiceId: string) {
   return selectLatestReceipt(deps.db, invoiceId);
 }
