@@ -11,10 +11,10 @@ export type { KycFile, KycSession } from './store';
 import { isKycVerified, paymentLinkOf } from '../invoices/views';
 import { DEFAULT_KYC_ATTEMPTS, type KycLevel, type KycStatus, type Language } from './schemas';
 
-/** A session the customer has not finished by then expires (v1 says 24 h; v2 uses the same). */
 /** A session's `language` when the merchant names none (the spec's default). */
-export const DEFAULT_KYC_LANGUAGE: Language = 'ru';
+const DEFAULT_KYC_LANGUAGE: Language = 'ru';
 
+/** A session the customer has not finished by then expires (v1 says 24 h; v2 uses the same). */
 export const KYC_SESSION_TTL_MS = 24 * 3_600_000;
 
 /** `kyc_` and 24 URL-safe characters (144 random bits): unguessable, since it opens the page. */
@@ -114,9 +114,10 @@ export async function kycSessionByPageId(deps: Pick<InvoicingDeps, 'db'>, sessio
  * The verification the hosted payment page sends a payer to when a `kycRequired` invoice is
  * not yet `kycVerified`: the newest session bound to the invoice that is
  * still open or under way, else a new v2 session bound to it, which returns to the payment
- * page. Null when the invoice needs no verification (any more).
+ * page and speaks its `language` (the payment page's). Null when the invoice needs no
+ * verification (any more).
  */
-export async function verificationForInvoice(deps: KycDeps, invoiceId: string, language: Language = 'ru'): Promise<KycSession | null> {
+export async function verificationForInvoice(deps: KycDeps, invoiceId: string, language: Language): Promise<KycSession | null> {
   const invoice = await selectInvoiceById(deps.db, invoiceId);
   if (!invoice) throw new ApiError('NOT_FOUND', 'This payment link does not lead to an invoice');
   const now = deps.clock.now();
