@@ -62,13 +62,17 @@ export function tbankNotificationRoutes(deps: AcquirerDeps, providers: TBankProv
         deps.logger.error({ paymentId, orderId: body.OrderId, invoiceId: payment.invoiceId, status }, 'T-Bank notification refused: its OrderId is not its payment’s invoice');
         return reply('order_mismatch', 400, 'OrderId does not match the payment');
       }
-      const report = ASK_STATE.has(status) ? await provider.stateOf(payment) : { status, amountKopecks: Number(body.Amount), payerBank: null, sbpTransactionId: null };
+      const asked = ASK_STATE.has(status);
+      const report = asked ? await provider.stateOf(payment) : { status, amountKopecks: Number(body.Amount), payerBank: null, sbpTransactionId: null };
       let outcome = '';
       if (status === 'CONFIRMED' && !payment.confirmedAt && rankOf(report.status) > rankOf('CONFIRMED')) {
         // Confirmed, and refunded since: the confirmation (its Amount is under the Token) is applied first.
         outcome = `${await applyAcquirerReport(deps, provider, payment, { ...report, status: 'CONFIRMED', amountKopecks: Number(body.Amount) })}; `;
       }
-      outcome += await applyAcquirerReport(deps, provider, (await provider.payments.byPaymentId(paymentId)) ?? payment, report);
+      // The row read again only where it may have moved since it was read above: while the acquirer
+      // was asked (a call away), or by the confirmation just applied. Otherwise nothing ran between.
+      const current = asked ? ((await provider.payments.byPaymentId(paymentId)) ?? payment) : payment;
+      outcome += await applyAcquirerReport(deps, provider, current, report);
       await provider.payments.logNotification({ paymentId, status, body, outcome }, randomUUID(), deps.clock.now());
       return reply('applied', 200, 'OK');
     } catch (err) {
