@@ -1,4 +1,4 @@
-import { merchantBrand, type MerchantBrand } from '@pay/accounts';
+import { merchantBrand, type BrandLanguage, type MerchantBrand } from '@pay/accounts';
 import { html } from '@pay/http';
 import type { BatchDeps } from '../../deps';
 import { formatAmount } from '../../channels/pay-page/presenter';
@@ -30,6 +30,14 @@ interface PendingEmail {
 /** What an e-mail says of the merchant who sends the invoice (`merchantBrand`). */
 export type EmailSender = Pick<MerchantBrand, 'displayName' | 'email' | 'defaultLanguage'>;
 
+/** Each language's expiry format, built once: a formatter costs ~60 µs to build and ~2 µs to use, and a batch writes one date per e-mail. */
+const untilFormats = new Map<BrandLanguage, Intl.DateTimeFormat>();
+function untilText(at: Date, language: BrandLanguage): string {
+  let format = untilFormats.get(language);
+  if (!format) untilFormats.set(language, (format = new Intl.DateTimeFormat(LOCALES[language], { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' })));
+  return `${format.format(at)} UTC`;
+}
+
 /**
  * The payment link of one invoice, from the merchant: its display name as the sender ("<name>
  * via <platform>", the mailer), replies to the merchant's registered e-mail, in the merchant's
@@ -46,7 +54,7 @@ export function paymentLinkEmail(e: PendingEmail, publicUrl: string, sender: Ema
   const name = sender.displayName;
   const amount = formatAmount(e.amount, e.currency, language);
   const link = paymentLinkOf(publicUrl, e.invoiceId);
-  const until = `${new Intl.DateTimeFormat(LOCALES[language], { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(e.expiresAt)} UTC`;
+  const until = untilText(e.expiresAt, language);
   const what = `${t.invoice(amount, name)}${e.description ? ` (${e.description})` : ''}.`;
   return {
     to: e.toAddress,
