@@ -19,7 +19,7 @@ import { openDevnet, startDevnetNode, type Devnet } from '../services/crypto/src
 import { fromUnits } from '../services/crypto/src/chains/evm/amounts';
 import { isEvmAddress } from '../services/crypto/src/chains/addresses';
 import { createCryptoDatabase } from '../services/crypto/src/db';
-import { forgetPayouts, forgetWatcher } from '../services/crypto/test';
+import { forgetDevnet } from '../services/crypto/test';
 
 // The same folder as scripts/stack.sh's, so a second stack (STACK_STATE=/x stack.sh devnet) has its own devnet.
 const STATE = path.resolve(__dirname, '..', process.env.STACK_STATE || '.stack');
@@ -98,17 +98,14 @@ function stopAll(): void {
 
 /**
  * A new devnet is a new chain: what the crypto service remembers of the last one (cursor,
- * block hashes, the hot wallet's nonce and signed payouts) would not match it.
+ * block hashes, the hot wallet's nonce and signed payouts, sweeps) would not match it.
  */
 async function forgetPreviousDevnet(): Promise<void> {
   const { db, close } = createCryptoDatabase(process.env.DATABASE_URL ?? 'postgresql://root@127.0.0.1:5432/payments', 1);
   try {
     // Through the chains module's test helpers (@pay/crypto/test): the tables are its store's.
     await db.$transaction(async (tx) => {
-      for (const { network } of NETWORKS) {
-        await forgetWatcher(tx, network);
-        await forgetPayouts(tx, network);
-      }
+      for (const { network } of NETWORKS) await forgetDevnet(tx, network);
     });
   } finally {
     await close();

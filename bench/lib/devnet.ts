@@ -1,4 +1,4 @@
-import { forgetPayouts, forgetSweeps, forgetWatcher } from '@pay/crypto/test';
+import { forgetDevnet } from '@pay/crypto/test';
 import { startDevnet, type Devnet } from '../../services/crypto/src/chains/evm/devnet';
 import { createCryptoDatabase } from '../../services/crypto/src/db';
 import type { BenchConfig } from './config';
@@ -15,11 +15,7 @@ import type { BenchConfig } from './config';
 export async function startBenchDevnet(config: BenchConfig): Promise<Devnet> {
   const { db, close } = createCryptoDatabase(config.databaseUrl, 1);
   try {
-    await db.$transaction(async (tx) => {
-      await forgetWatcher(tx, 'Ethereum');
-      await forgetPayouts(tx, 'Ethereum');
-      await forgetSweeps(tx, 'Ethereum');
-    });
+    await db.$transaction((tx) => forgetDevnet(tx, 'Ethereum'));
   } finally {
     await close();
   }

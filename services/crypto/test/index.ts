@@ -9,5 +9,5 @@ export { withdrawalStatusCountsIn } from './withdrawals/totals-store';
 export { transactionCountIn } from './transactions/totals-store';
 export { invoiceStatusCountsIn } from './invoices/totals-store';
 export { postingsByKindIn } from './ledger/totals-store';
-export { forgetPayouts, forgetSweeps, forgetWatcher } from './chains/store';
+export { forgetDevnet, forgetPayouts, forgetSweeps, forgetWatcher } from './chains/store';
 export { cursorBlockIn } from './chains/totals-store';

@@ -21,6 +21,17 @@ export async function forgetSweeps(on: CryptoQueries, network: Network): Promise
   await on.$kysely.deleteFrom('sweep_transfers').where('network', '=', network).execute();
 }
 
+/**
+ * Forgets everything the crypto service remembers of a network's chain (the watcher's cursor and
+ * block hashes, hot wallets and signed payouts, sweeps): a new devnet is a new chain, and the
+ * watcher rightly stops at "is it the same chain?" while an earlier devnet's state is there.
+ */
+export async function forgetDevnet(on: CryptoQueries, network: Network): Promise<void> {
+  await forgetWatcher(on, network);
+  await forgetPayouts(on, network);
+  await forgetSweeps(on, network);
+}
+
 /** The watcher's cursor of a network (it must exist). */
 export async function cursorOf(on: CryptoQueries, network: Network): Promise<{ blockNumber: bigint; leader: string | null }> {
   const row = await on.$kysely.selectFrom('chain_cursors').select(['block_number', 'leader']).where('network', '=', network).executeTakeFirstOrThrow();

@@ -13,7 +13,7 @@ import { DEPOSIT_ACCOUNT_PATH, DEVNET_MNEMONIC, startDevnet, type Devnet } from 
 import { money } from '../../shared/money';
 import type { SolvencyLine } from './line';
 import { checkSolvency, solvencyOf } from './solvency';
-import { forgetPayouts, forgetSweeps, forgetWatcher, sweepsWhere } from '../../../test/chains/store';
+import { forgetDevnet, sweepsWhere } from '../../../test/chains/store';
 
 // Live USDT_ERC20 on a local devnet: the solvency check, its metrics, the operator's report
 // and sweep (the CLI, as an operator runs it). The Ethereum rows of the watcher's and signer's
@@ -33,11 +33,7 @@ beforeAll(async () => {
   devnet = await startDevnet();
   ctx = await startCryptoApp({ env: envFor(devnet), live: { runsPayouts: true, payoutKey: devnet.hotWalletKey } });
   const db = ctx.deps.db;
-  await db.$transaction(async (tx) => {
-    await forgetWatcher(tx, 'Ethereum');
-    await forgetPayouts(tx, 'Ethereum');
-    await forgetSweeps(tx, 'Ethereum');
-  });
+  await db.$transaction((tx) => forgetDevnet(tx, 'Ethereum'));
   await ctx.live!.signer!.register(); // this devnet's hot wallet
   m = await registerMerchant(ctx.app); // its first key is live
   await watchChains(ctx.deps); // this replica now leads Ethereum's watcher
