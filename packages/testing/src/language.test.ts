@@ -53,6 +53,9 @@ describe('assertNoEnglish on HTML as served', () => {
   it("allows a caller's words (the merchant's name) and only those", () => {
     const texts = textsOfHtml(page('kk', '<header>Coffee Lab</header><p>Төлем алынды. Thank you</p>')).texts;
     expect(englishIn(texts, { allow: ['Coffee Lab'] }).map((f) => f.word)).toEqual(['Thank', 'you']);
+    // A phrase is allowed where it stands whole (however the spaces wrap), not its words anywhere on the page.
+    const described = [{ text: 'Плед Merino\n  Wool · Receipt required', where: 'text' }, { text: 'Receipt: required', where: 'badge' }];
+    expect(englishIn(described, { allow: ['Плед Merino Wool', 'Receipt required'] }).map((f) => `${f.word} in ${f.where}`)).toEqual(['Receipt in badge', 'required in badge']);
     // Currency codes are upper-case ISO 4217 only: "all" and "top" are words.
     expect(englishIn([{ text: 'ALL TOP all top', where: 'text' }]).map((f) => f.word)).toEqual(['all', 'top']);
   });

@@ -25,7 +25,11 @@ export const ALLOWED_LATIN_WORDS: readonly string[] = ['SBP', 'QR', 'PDF', 'PNG'
 const CURRENCY_CODES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
 
 export interface NoEnglishOptions {
-  /** Words or phrases allowed on this page besides ALLOWED_LATIN_WORDS (each phrase's Latin words are allowed). */
+  /**
+   * The page's own words besides ALLOWED_LATIN_WORDS (the merchant's name, an invoice's
+   * description), each allowed where it stands whole, as written (spaces may differ): allowing
+   * "Receipt required" does not allow "Receipt" or "required" elsewhere on the page.
+   */
   allow?: readonly string[];
 }
 
@@ -46,10 +50,15 @@ const LATIN_WORD = /[A-Za-z]+(?:['’][A-Za-z]+)*/g;
 
 /** The Latin words of `texts` that are not allowed, each with where it stands. */
 export function englishIn(texts: readonly PageText[], options: NoEnglishOptions = {}): EnglishFinding[] {
-  const allowed = new Set([...ALLOWED_LATIN_WORDS, ...(options.allow ?? [])].flatMap((phrase) => phrase.match(LATIN_WORD) ?? []).map((w) => w.toLowerCase()));
+  const allowed = new Set(ALLOWED_LATIN_WORDS.map((w) => w.toLowerCase()));
+  const callers = (options.allow ?? []).map((phrase) => phrase.trim()).filter(Boolean);
+  // Longest first, so a phrase inside another (a name in a description) does not cut it short.
+  const ownWords = callers.length
+    ? new RegExp(callers.sort((a, b) => b.length - a.length).map((phrase) => phrase.split(/\s+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+')).join('|'), 'g')
+    : null;
   const findings: EnglishFinding[] = [];
   for (const { text, where } of texts) {
-    for (const token of text.split(/\s+/)) {
+    for (const token of (ownWords ? text.replace(ownWords, ' ') : text).split(/\s+/)) {
       if (!token || /[\d@]|:\/\//.test(token)) continue;
       for (const word of token.match(LATIN_WORD) ?? []) {
         if (allowed.has(word.toLowerCase()) || CURRENCY_CODES.has(word)) continue;
