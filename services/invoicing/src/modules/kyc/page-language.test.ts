@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { kycSessionRow } from '../../../test/kyc/store';
 import { invoicingAppForSuite, newMerchant, v1Request, v2Request } from '../../../test/test-support';
+import { kycSessionById } from './store';
 
 // The verification page's language: ?lang=, else the language the merchant named on the
 // session, else the customer's browser (Accept-Language), else the session's default (ru).
@@ -29,8 +29,8 @@ describe('the KYC page’s language', () => {
     expect(await pageLanguage(url, 'de-DE')).toBe('ru');
     expect(await pageLanguage(url)).toBe('ru');
     expect(await pageLanguage(`${url}?lang=kk`, 'en')).toBe('kk');
-    // The stored (API) language keeps the spec's default; only the page knows none was named.
-    expect(await kycSessionRow(ctx.deps.db, created.body.session.id)).toMatchObject({ language: 'ru', chosen_language: null });
+    // The session's (API) language keeps the spec's default; only the page knows none was named.
+    expect(await kycSessionById(ctx.deps.db, created.body.session.id)).toMatchObject({ language: 'ru', chosenLanguage: null });
   });
 
   it('a language the merchant named wins over the browser (ru included), ?lang= over both', async () => {
@@ -42,7 +42,7 @@ describe('the KYC page’s language', () => {
       expect(await pageLanguage(url, `${other},${other}-XX;q=0.9`)).toBe(language);
       expect(await pageLanguage(url)).toBe(language);
       expect(await pageLanguage(`${url}?lang=${other}`, language)).toBe(other);
-      expect(await kycSessionRow(ctx.deps.db, created.body.session.id)).toMatchObject({ language, chosen_language: language });
+      expect(await kycSessionById(ctx.deps.db, created.body.session.id)).toMatchObject({ language, chosenLanguage: language });
     }
   });
 

@@ -3,6 +3,7 @@ import { ManualClock } from '@pay/runtime';
 import { countKycSessions, kycSessionRow, setKycSessionExpiresAt, setKycSessionStatus } from '../../../test/kyc/store';
 import { clockSigner, invoicingAppForSuite, newMerchant, v1Request } from '../../../test/test-support';
 import { expireDueKycSessions } from './expiry';
+import { kycSessionById } from './store';
 
 const clock = new ManualClock(Date.parse('2026-03-01T10:00:00.000Z'));
 const ctx = invoicingAppForSuite({ clock });
@@ -30,7 +31,8 @@ describe('KYC sessions v2', () => {
       },
     });
     const stored = await kycSessionRow(ctx.deps.db, r.body.session.id);
-    expect(stored).toMatchObject({ language: 'ru', level: 'basic', api: 'v2' });
+    expect(stored).toMatchObject({ chosen_language: null, level: 'basic', api: 'v2' });
+    expect((await kycSessionById(ctx.deps.db, r.body.session.id))?.language).toBe('ru');
   });
 
   it('takes every optional field; binds an invoice of its own and inherits its e-mail and phone', async () => {
@@ -49,7 +51,8 @@ describe('KYC sessions v2', () => {
     const inherited = await call(m, 'post', '/api/v2/kyc/sessions', { invoiceId: inv.body.invoice.id });
     expect(inherited.body.session).toMatchObject({ customerEmail: 'anna@example.kz', customerPhone: '+77011234567', customerId: null });
     const stored = await kycSessionRow(ctx.deps.db, full.body.session.id);
-    expect(stored).toMatchObject({ language: 'kk', return_url: 'https://shop.example/kyc-done?order=7&x=%22' });
+    expect(stored).toMatchObject({ chosen_language: 'kk', return_url: 'https://shop.example/kyc-done?order=7&x=%22' });
+    expect((await kycSessionById(ctx.deps.db, full.body.session.id))?.language).toBe('kk');
   });
 
   it('refuses an invoice of another merchant or of the other mode, and bad fields, writing nothing', async () => {
@@ -163,10 +166,13 @@ describe('KYC sessions v1', () => {
       attemptsRemaining: 3,
     });
     const stored = await kycSessionRow(ctx.deps.db, r.body.id);
-    expect(stored).toMatchObject({ api: 'v1', language: 'kk', level: 'advanced', webhook_url: 'https://hooks.example/kyc', return_url: 'https://shop.example/back' });
+    expect(stored).toMatchObject({ api: 'v1', chosen_language: 'kk', level: 'advanced', webhook_url: 'https://hooks.example/kyc', return_url: 'https://shop.example/back' });
     const basic = await v1Request(ctx.app, m, 'post', '/api/v1/kyc/sessions', { level: 'basic', redirectUrl: 'https://shop.example/back' });
     expect(basic.body).toMatchObject({ level: 'basic', metadata: {} });
-    expect((await kycSessionRow(ctx.deps.db, basic.body.id)).language).toBe('ru');
+    // No language named: none stored, and the session's language is the default.
+    expect((await kycSessionRow(ctx.deps.db, basic.body.id)).chosen_language).toBeNull();
+    expect((await kycSessionById(ctx.deps.db, basic.body.id))?.language).toBe('ru');
+    expect((await kycSessionById(ctx.deps.db, r.body.id))?.language).toBe('kk');
     const got = await v1Request(ctx.app, m, 'get', `/api/v1/kyc/sessions/${r.body.id}`);
     expect(got.status).toBe(200);
     expect(got.body).toEqual(r.body);

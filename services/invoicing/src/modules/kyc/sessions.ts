@@ -11,9 +11,6 @@ export type { KycFile, KycSession } from './store';
 import { isKycVerified, paymentLinkOf } from '../invoices/views';
 import { DEFAULT_KYC_ATTEMPTS, type KycLevel, type KycStatus, type Language } from './schemas';
 
-/** A session's `language` when the merchant names none (the spec's default). */
-const DEFAULT_KYC_LANGUAGE: Language = 'ru';
-
 /** A session the customer has not finished by then expires (v1 says 24 h; v2 uses the same). */
 export const KYC_SESSION_TTL_MS = 24 * 3_600_000;
 
@@ -71,7 +68,6 @@ export async function createKycSession(deps: KycDeps, owner: Owner, input: NewKy
     api: input.api,
     sessionId: newSessionId(),
     level: input.level,
-    language: input.language ?? DEFAULT_KYC_LANGUAGE,
     chosenLanguage: input.language ?? null,
     invoiceId: input.invoiceId ?? null,
     customerEmail: email,

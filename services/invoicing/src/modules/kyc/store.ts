@@ -20,7 +20,7 @@ export interface KycSession {
   sessionId: string;
   status: Tables.KycSessionStatus;
   level: Tables.KycLevel;
-  /** The API's `language`: the merchant's, else the default (`ru`). */
+  /** The API's `language`: the merchant's, else the default (`ru`); derived, not stored. */
   language: string;
   /** The language the merchant named at creation; null when it named none (the page then follows the browser). */
   chosenLanguage: string | null;
@@ -72,10 +72,13 @@ export interface KycFile {
   createdAt: Date;
 }
 
+/** A session's language when its merchant named none (the spec's default). */
+const DEFAULT_KYC_LANGUAGE = 'ru';
+
 /** A new session: what the table does not default. */
 export type NewKycSessionRow = Pick<
   KycSession,
-  | 'id' | 'merchantId' | 'isTest' | 'api' | 'sessionId' | 'level' | 'language' | 'chosenLanguage' | 'invoiceId' | 'customerEmail' | 'customerPhone'
+  | 'id' | 'merchantId' | 'isTest' | 'api' | 'sessionId' | 'level' | 'chosenLanguage' | 'invoiceId' | 'customerEmail' | 'customerPhone'
   | 'customerRef' | 'returnUrl' | 'webhookUrl' | 'maxAttempts' | 'expiresAt' | 'createdAt' | 'updatedAt'
 > & { metadata?: unknown };
 
@@ -125,7 +128,7 @@ function sessionOf(r: SessionRow): KycSession {
     sessionId: r.session_id,
     status: r.status,
     level: r.level,
-    language: r.language,
+    language: r.chosen_language ?? DEFAULT_KYC_LANGUAGE,
     chosenLanguage: r.chosen_language,
     invoiceId: r.invoice_id,
     customerEmail: r.customer_email,
@@ -201,7 +204,6 @@ export async function insertKycSession(on: InvoicingQueries, s: NewKycSessionRow
       api: s.api,
       session_id: s.sessionId,
       level: s.level,
-      language: s.language,
       chosen_language: s.chosenLanguage,
       invoice_id: s.invoiceId,
       customer_email: s.customerEmail,

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "kyc_sessions" DROP COLUMN "language";
