@@ -34,6 +34,9 @@ export function acceptedLanguage<L extends string>(supported: readonly L[], acce
   return ranked[0]?.language as L | undefined;
 }
 
+/** Each language the hosted pages speak, named in itself: for language switches and pickers. */
+export const LANGUAGE_NAMES = { ru: 'Русский', en: 'English', kk: 'Қазақша' } as const;
+
 /** What a page request carries that names a language. */
 export interface LanguageRequest {
   query: unknown;

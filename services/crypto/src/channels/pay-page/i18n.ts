@@ -192,9 +192,6 @@ const kk: CryptoPageTexts = {
 
 export const TEXTS: Record<Language, CryptoPageTexts> = { ru, en, kk };
 
-/** Each language's name in itself, for the switch. */
-export const LANGUAGE_NAMES: Record<Language, string> = { ru: 'Русский', en: 'English', kk: 'Қазақша' };
-
 /** The BCP 47 locale of dates (Intl.DateTimeFormat), per page language. */
 export const LOCALES: Record<Language, string> = { ru: 'ru-RU', en: 'en-GB', kk: 'kk-KZ' };
 

@@ -1,8 +1,8 @@
 import { brandBar, titleWithMerchant, type PageBrand } from '@pay/accounts';
-import { html, type SafeHtml } from '@pay/http';
+import { html, LANGUAGE_NAMES, type SafeHtml } from '@pay/http';
 import { assetUrl, sharedAssetUrl } from '../../assets';
 import type { CurrencyInfo } from '../../shared/currencies';
-import { LANGUAGE_NAMES, LANGUAGES, LOCALES, TEXTS, type CryptoPageTexts, type Language } from './i18n';
+import { LANGUAGES, LOCALES, TEXTS, type CryptoPageTexts, type Language } from './i18n';
 import type { PageFacts } from './presenter';
 import { versionOf } from './presenter';
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { BRAND_LANGUAGES, LOGO_TYPES, MAX_LOGO_BYTES, merchantBrand, setMerchantBrand, type MerchantBrand } from '@pay/accounts';
-import { html, type Api } from '@pay/http';
+import { html, LANGUAGE_NAMES, type Api } from '@pay/http';
 import { StringEnum } from '@pay/schemas';
 import type { ConsoleDeps } from '../../deps';
 import { brandJson } from '../../modules/brand/routes';
@@ -10,7 +10,6 @@ import { layout, sessionFrame } from './layout';
 const tags = ['Console'];
 export const SETTINGS_PATH = '/console/settings';
 
-const LANGUAGE_LABELS: Record<MerchantBrand['defaultLanguage'], string> = { ru: 'Русский', en: 'English', kk: 'Қазақша' };
 
 /**
  * The settings form as console.js sends it: every field, as text; an empty one clears its value
@@ -96,7 +95,7 @@ export function consoleBrandPages(pages: Api, deps: ConsoleDeps): void {
 <label>Brand colour <input name="brandColor" pattern="#[0-9a-fA-F]{6}" placeholder="#0b3d91" value="${b.brandColor ?? ''}" aria-describedby="colour-hint" data-testid="brand-color"></label>
 <p class="muted" id="colour-hint">Written #rrggbb; empty for the pages’ own colours. Text on it is black or white, whichever reads better.</p>
 <label>Language of e-mails <select name="defaultLanguage" data-testid="default-language">${BRAND_LANGUAGES.map(
-            (l) => html`<option value="${l}" ${l === b.defaultLanguage ? html`selected` : ''}>${LANGUAGE_LABELS[l]}</option>`,
+            (l) => html`<option value="${l}" ${l === b.defaultLanguage ? html`selected` : ''}>${LANGUAGE_NAMES[l]}</option>`,
           )}</select></label>
 <button class="primary">Save</button><p class="form-error" data-error></p></form></section>
 <section class="panel"><h2>Logo</h2>
