@@ -1,4 +1,5 @@
-import { html, negotiateLanguage, type LanguageRequest, type SafeHtml } from '@pay/http';
+import { html, LANGUAGE_NAMES, negotiateLanguage, type LanguageRequest, type SafeHtml } from '@pay/http';
+import { money } from '@pay/money';
 import { LANGUAGES, type Language } from './modules/kyc/schemas';
 
 /**
@@ -7,11 +8,26 @@ import { LANGUAGES, type Language } from './modules/kyc/schemas';
  * per language (channels/pay-page/i18n.ts, modules/kyc/i18n.ts).
  */
 
-/** Each language's name in itself, for the switch. */
-export const LANGUAGE_NAMES: Record<Language, string> = { ru: 'Русский', en: 'English', kk: 'Қазақша' };
-
 /** The locale amounts are formatted in (Intl.NumberFormat), per page language. */
 export const LOCALES: Record<Language, string> = { ru: 'ru-RU', en: 'en-US', kk: 'kk-KZ' };
+
+/** One formatter per language and currency: building one costs about 30 µs, using it 2 µs. */
+const amountFormats = new Map<string, Intl.NumberFormat>();
+
+/**
+ * `1234567.5 USD` → `$1,234,567.50` (en), `1 234 567,50 $` (ru), for pages and e-mails:
+ * Intl.NumberFormat for the language's locale, given the exact decimal as a string (never a
+ * float), so no digit is rounded away.
+ */
+export function formatAmount(amount: { toString(): string }, currency: string, language: Language): string {
+  const key = `${language} ${currency}`;
+  let format = amountFormats.get(key);
+  if (!format) {
+    format = new Intl.NumberFormat(LOCALES[language], { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    amountFormats.set(key, format);
+  }
+  return format.format(money(amount).toFixed(2) as `${number}`);
+}
 
 /**
  * The language of a page request (@pay/http's negotiation, which crypto's payment page

@@ -2,7 +2,7 @@ import { money } from '@pay/money';
 import type { InvoiceWithCustomer } from '../../modules/invoices/invoices';
 import { isKycVerified } from '../../modules/invoices/views';
 import type { Language } from '../../modules/kyc/schemas';
-import { LOCALES } from '../../languages';
+import { formatAmount, LOCALES } from '../../languages';
 import type { PageBrand } from '@pay/accounts';
 import type { PageReceiptRow } from '../../modules/receipts/receipts';
 import { receiptRejectionOf, type ReceiptRejection } from '../../modules/receipts/rejections';
@@ -84,16 +84,6 @@ export interface PageReceipt {
 /** Where the payer goes at once after paying: the v1 `successUrl`, when the merchant gave one. */
 export function successRedirectOf(i: Pick<InvoiceWithCustomer, 'status' | 'success_url'>): string | null {
   return i.status === 'PAID' ? i.success_url : null;
-}
-
-/**
- * `1234567.5 USD` → `$1,234,567.50` (en), `1 234 567,50 $` (ru): Intl.NumberFormat for the
- * language's locale, given the exact decimal as a string (never a float), so no digit is
- * rounded away.
- */
-export function formatAmount(amount: { toString(): string }, currency: string, language: Language): string {
-  const exact = money(amount).toFixed(2) as `${number}`;
-  return new Intl.NumberFormat(LOCALES[language], { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(exact);
 }
 
 /** A calendar day (`YYYY-MM-DD`) as the language writes it: `27 ноября 2026 г.`, `November 27, 2026`. */

@@ -1,8 +1,7 @@
 import { merchantBrand, type BrandLanguage, type MerchantBrand } from '@pay/accounts';
 import { html } from '@pay/http';
 import type { BatchDeps } from '../../deps';
-import { formatAmount } from '../../channels/pay-page/presenter';
-import { LOCALES } from '../../languages';
+import { formatAmount, LOCALES } from '../../languages';
 import { EMAIL_TEXTS } from './email-texts';
 import { invoicesForEmails } from '../invoices/published';
 import { paymentLinkOf } from '../invoices/views';
