@@ -2,3 +2,4 @@ export * from './errors';
 export * from './ajv';
 export * from './common';
 export * from './money-input';
+export * from './day-input';

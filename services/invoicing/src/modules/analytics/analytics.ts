@@ -1,7 +1,7 @@
 import type { Owner } from '@pay/auth';
 import { type Clock } from '@pay/runtime';
 import { toJsonNumber } from '@pay/money';
-import { ApiError } from '@pay/schemas';
+import { ApiError, parseDay } from '@pay/schemas';
 import type { InvoicingQueries } from '../../db';
 import { rubAnalyticsOf } from '../invoices/analytics';
 import { customerNamesOf } from '../customers/customers';
@@ -22,10 +22,7 @@ export function assertAnalyticsRange(at: Date, field: string): void {
 
 /** A `YYYY-MM-DD` that is a real date in the range analytics answer for, as UTC midnight. */
 function parseDate(text: string, field: string): Date {
-  const d = new Date(`${text}T00:00:00.000Z`);
-  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== text) {
-    throw new ApiError('VALIDATION_ERROR', `${field} is not a calendar date: ${text}`, [{ field, message: 'must be a real date, YYYY-MM-DD' }]);
-  }
+  const d = parseDay(text, field);
   assertAnalyticsRange(d, field);
   return d;
 }

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { Amount, StringEnum, Uuid } from '@pay/schemas';
+import { Amount, IsoDay, StringEnum, Uuid } from '@pay/schemas';
 
-const IsoDate = (description: string) => Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description });
 
 export type GroupBy = 'day' | 'week' | 'month';
 
@@ -18,8 +17,8 @@ export const TOP_CUSTOMERS = 10;
 
 export const AnalyticsQuery = Type.Object(
   {
-    startDate: Type.Optional(IsoDate(`YYYY-MM-DD (UTC), inclusive, from ${ANALYTICS_FIRST_DAY}; default ${ANALYTICS_DEFAULT_DAYS - 1} days before endDate`)),
-    endDate: Type.Optional(IsoDate(`YYYY-MM-DD (UTC), inclusive, at most ${ANALYTICS_LAST_DAY}; default today`)),
+    startDate: Type.Optional(IsoDay(`YYYY-MM-DD (UTC), inclusive, from ${ANALYTICS_FIRST_DAY}; default ${ANALYTICS_DEFAULT_DAYS - 1} days before endDate`)),
+    endDate: Type.Optional(IsoDay(`YYYY-MM-DD (UTC), inclusive, at most ${ANALYTICS_LAST_DAY}; default today`)),
     groupBy: StringEnum<GroupBy>(['day', 'week', 'month'], { default: 'day', description: 'Timeline bucket; weeks start on Monday' }),
   },
   { additionalProperties: false },

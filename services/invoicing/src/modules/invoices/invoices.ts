@@ -4,7 +4,7 @@ import type { Owner } from '@pay/auth';
 import { IDEMPOTENCY_TTL_MS, type IdempotentRun, type RawJson } from '@pay/http';
 import { readableNumber } from '@pay/runtime';
 import { type Money } from '@pay/money';
-import { ApiError, parseMoney } from '@pay/schemas';
+import { ApiError, parseDay, parseMoney } from '@pay/schemas';
 import type { InvoicingDeps, InvoicesDeps } from '../../deps';
 import type { PaymentMethod, PaymentProvider } from '../../payments/provider';
 import { assertCurrencyEnabled, type Currency } from './currencies';
@@ -180,19 +180,10 @@ export interface ListQuery {
 
 const DAY_MS = 86_400_000;
 
-/** A `YYYY-MM-DD` that is a real day, as its UTC midnight; 400 naming the field otherwise. */
-function dayOf(text: string, field: string): Date {
-  const d = new Date(`${text}T00:00:00.000Z`);
-  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== text) {
-    throw new ApiError('VALIDATION_ERROR', `${field} is not a calendar date: ${text}`, [{ field, message: 'must be a real date, YYYY-MM-DD' }]);
-  }
-  return d;
-}
-
 /** The filter of a list query: whole UTC days, `createdTo` included. */
 function invoiceFilterOf(q: Omit<ListQuery, 'limit' | 'offset'>): InvoiceFilter {
-  const from = q.createdFrom === undefined ? undefined : dayOf(q.createdFrom, 'createdFrom');
-  const to = q.createdTo === undefined ? undefined : dayOf(q.createdTo, 'createdTo');
+  const from = q.createdFrom === undefined ? undefined : parseDay(q.createdFrom, 'createdFrom');
+  const to = q.createdTo === undefined ? undefined : parseDay(q.createdTo, 'createdTo');
   if (from && to && from > to) throw new ApiError('VALIDATION_ERROR', 'createdFrom must not be after createdTo', [{ field: 'createdFrom', message: 'must be on or before createdTo' }]);
   return {
     status: q.status,

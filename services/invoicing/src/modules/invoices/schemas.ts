@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { CURRENCIES } from './currencies';
-import { Amount, Email, NullableTimestamp, OffsetQuery, StringEnum, Timestamp, Uuid } from '@pay/schemas';
+import { Amount, Email, IsoDay, NullableTimestamp, OffsetQuery, StringEnum, Timestamp, Uuid } from '@pay/schemas';
 import { PaymentAttemptObject, PaymentReviewObject, RefundObject } from './event-objects';
 import { KycStatusName } from '../customers/schemas';
 
@@ -122,7 +122,6 @@ export const InvoiceDetail = Type.Object(
   { additionalProperties: false },
 );
 
-const CreatedDay = (description: string) => Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description });
 
 /** The spec's `limit`, `offset` and `status`, and this service's optional filters (additions: merchants and the console use them alike). */
 export const ListInvoicesQuery = Type.Object(
@@ -130,8 +129,8 @@ export const ListInvoicesQuery = Type.Object(
     ...OffsetQuery(1000),
     status: Type.Optional(InvoiceStatus),
     paymentMethod: Type.Optional(StringEnum(['sbp', 'card'] as const, { description: 'The items’ `paymentMethod`: how the invoice was paid, else how it is offered' })),
-    createdFrom: Type.Optional(CreatedDay('Created on or after this day: YYYY-MM-DD (UTC), inclusive')),
-    createdTo: Type.Optional(CreatedDay('Created on or before this day: YYYY-MM-DD (UTC), inclusive')),
+    createdFrom: Type.Optional(IsoDay('Created on or after this day: YYYY-MM-DD (UTC), inclusive')),
+    createdTo: Type.Optional(IsoDay('Created on or before this day: YYYY-MM-DD (UTC), inclusive')),
     search: Type.Optional(
       Type.String({
         minLength: 1,
