@@ -128,6 +128,19 @@ export function parseUpload(spec: UploadSpec): RequestHandler {
   };
 }
 
+/**
+ * A file whose bytes are none of the types its field takes: a 400 VALIDATION_ERROR like any
+ * other, told apart by its class, so that a page can say "wrong kind of file" in the payer's
+ * language without reading the message.
+ */
+export class FileTypeRefused extends ApiError {
+  constructor(name: string, expected: readonly string[], type: string | null) {
+    super('VALIDATION_ERROR', `File ${name} must be one of: ${expected.join(', ')} (judged by its content${type ? `; this one is ${type}` : ''})`, [
+      { field: name, message: `must be one of: ${expected.join(', ')}` },
+    ]);
+  }
+}
+
 function collect(req: Request, spec: UploadSpec): UploadedFiles {
   const received = (req.files ?? {}) as Record<string, Express.Multer.File[]>;
   const out: UploadedFiles = {};
@@ -138,12 +151,7 @@ function collect(req: Request, spec: UploadSpec): UploadedFiles {
       continue;
     }
     const type = sniffType(got.buffer);
-    if (!type || !file.types.includes(type)) {
-      const expected = file.types.join(', ');
-      throw new ApiError('VALIDATION_ERROR', `File ${name} must be one of: ${expected} (judged by its content${type ? `; this one is ${type}` : ''})`, [
-        { field: name, message: `must be one of: ${expected}` },
-      ]);
-    }
+    if (!type || !file.types.includes(type)) throw new FileTypeRefused(name, file.types, type);
     out[name] = { originalName: got.originalname, type, bytes: got.buffer };
   }
   return out;

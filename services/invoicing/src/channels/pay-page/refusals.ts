@@ -1,4 +1,5 @@
 import type { ApiError } from '@pay/schemas';
+import { FileTypeRefused } from '@pay/http';
 
 /**
  * What a refusal means to a payer, by its code, never its message: the API's messages are
@@ -32,8 +33,7 @@ export function refusalOf(err: ApiError, method: string): PageRefusal {
       return 'notFound';
     case 'VALIDATION_ERROR':
     case 'VALIDATION_FAILED':
-      // A file judged by its bytes to be of another type (upload.ts names the types it takes).
-      if (err.details?.some((d) => d.message.startsWith('must be one of'))) return 'fileType';
+      if (err instanceof FileTypeRefused) return 'fileType';
       return method.toUpperCase() === 'GET' ? 'brokenLink' : 'badForm';
     case 'RATE_LIMITED':
       return 'tooMany';
