@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { signedHeaders } from '@pay/auth';
-import { apiClient, buildOncePerRun, eventually, expectStatus, freePort, idleStackEnv, openBrowser, registerCryptoMerchant, type RegisteredMerchant } from '@pay/testing';
+import { apiClient, buildOncePerRun, eventually, expectStatus, freePort, idleStackEnv, maildevEmails, openBrowser, registerCryptoMerchant, type RegisteredMerchant } from '@pay/testing';
 import { moscowDay, multipartBody, receiptPdf } from '@pay/invoicing/test';
 
 /**
@@ -75,14 +75,6 @@ it('prints the mailbox and the receipts bucket beside the three services', () =>
   expect(printed).toMatch(new RegExp(`receipts \\(S3\\) +${urls.s3} +\\(s3rver, bucket receipts`));
 });
 
-interface MaildevEmail {
-  id: string;
-  subject: string;
-  to: { address: string }[];
-  html?: string;
-  text?: string;
-}
-
 it('a batch with sendEmails lands in the mailbox, and the payment link in an e-mail opens the invoice’s page', async () => {
   const live = apiClient(urls.invoicing, { apiKey: merchant.liveKey });
   expectStatus(await live.keyed('PUT', '/api/v1/settings/currencies', { enabledCurrencies: ['RUB'] }), 200, 'enable RUB');
@@ -95,11 +87,9 @@ it('a batch with sendEmails lands in the mailbox, and the payment link in an e-m
   expect(batch).toMatchObject({ total: 2, created: 2, failed: 0 });
 
   // What the web inbox lists: one e-mail per row, to that row's address.
-  const mails = await eventually(
+  const opened = await eventually(
     async () => {
-      const res = await fetch(`${urls.mailbox}/email`);
-      expect(res.status).toBe(200);
-      const mine = ((await res.json()) as MaildevEmail[]).filter((m) => m.to.some((t) => to.includes(t.address)));
+      const mine = (await maildevEmails(urls.mailbox)).filter((m) => m.to.some((t) => to.includes(t.address)));
       expect(mine.map((m) => m.to[0]!.address).sort()).toEqual([...to].sort());
       return mine;
     },
@@ -108,7 +98,6 @@ it('a batch with sendEmails lands in the mailbox, and the payment link in an e-m
   );
   // Each e-mail as the inbox opens it, with its invoice's payment link in the text and as a link in the HTML,
   // in the merchant's default language (Russian until it sets another: the spec's CSV names no language).
-  const opened = await Promise.all(mails.map(async (m) => (await (await fetch(`${urls.mailbox}/email/${m.id}`)).json()) as MaildevEmail));
   const invoices = batch.invoices as { id: string; paymentUrl: string; amount: number }[];
   for (const invoice of invoices) {
     expect(invoice.paymentUrl).toBe(`${urls.invoicing}/pay/${invoice.id}`);

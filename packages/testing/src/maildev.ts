@@ -17,6 +17,14 @@ export interface MaildevEmail {
   html?: string;
 }
 
+/** Every e-mail a maildev at `url` (its web inbox) has received, each as `GET /email/:id` gives it. */
+export async function maildevEmails(url: string): Promise<MaildevEmail[]> {
+  const res = await fetch(`${url}/email`);
+  expectOk(res.status);
+  const list = (await res.json()) as { id: string }[];
+  return Promise.all(list.map(async (m) => (await (await fetch(`${url}/email/${m.id}`)).json()) as MaildevEmail));
+}
+
 /** The workspace's own maildev (the dev mailbox scripts/stack.sh runs), so tests read e-mails as a person's inbox would. */
 const MAILDEV_BIN = resolve(__dirname, '../../../node_modules/.bin/maildev');
 
@@ -42,10 +50,7 @@ export async function startMaildev() {
     smtpPort,
     url,
     /** Every e-mail received so far, each as `GET /email/:id` gives it. */
-    async emails(): Promise<MaildevEmail[]> {
-      const list = (await (await fetch(`${url}/email`)).json()) as { id: string }[];
-      return Promise.all(list.map(async (m) => (await (await fetch(`${url}/email/${m.id}`)).json()) as MaildevEmail));
-    },
+    emails: () => maildevEmails(url),
     async close() {
       if (proc.exitCode === null) {
         const exited = new Promise((r) => proc.once('exit', r));
