@@ -5,7 +5,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { formatGwei, getAddress, parseGwei, parseUnits, type Address } from 'viem';
 import { metricsRegistry } from '@pay/runtime';
-import { eventually, spawnService, startRpcProxy } from '@pay/testing';
+import { BUILT_START_MS, eventually, spawnBuiltService, startRpcProxy } from '@pay/testing';
 import { buildCryptoApp } from '../../app';
 import { watchChains } from '../../background';
 import { registerMerchant, signedRequest, startCryptoApp, type CryptoTestApp, type TestMerchant } from '../../../test/test-support';
@@ -24,7 +24,6 @@ import { payoutTransactionsOf } from './payout-store';
 // Live USDT_BEP20 payouts on a real local chain, BSC's settings pointed at it. The BSC rows
 // of the watcher's and signer's tables are this file's alone (deposits.devnet.test.ts uses Ethereum).
 const REQUIRED = 2;
-const STARTUP_MS = 120_000;
 let devnet: Devnet;
 let ctx: CryptoTestApp;
 let m: TestMerchant;
@@ -105,15 +104,16 @@ describe('live USDT on an EVM devnet: payouts', () => {
     try {
       // The same file open to every user: the process refuses to start, naming its mode.
       chmodSync(keyFile, 0o644);
-      // Started from TypeScript with viem on a loaded machine: up to two minutes to start (or refuse).
-      const refused = await spawnService('crypto', workersEnv, STARTUP_MS).then(
+      // The bundle crypto-workers runs in production (dist/main.js under plain node), not tsx:
+      // what ships is what refuses, and it starts in seconds where tsx took minutes under load.
+      const refused = await spawnBuiltService('crypto', workersEnv).then(
         async (svc) => (await svc.stop(), 'started'),
         (err: Error) => err.message,
       );
       expect(refused).toMatch(/exited with 1 before listening:[\s\S]*PAYOUT_PRIVATE_KEY_FILE \S+ is open to every user of this machine \(mode 0644\): chmod 600 it/);
       expect(refused).not.toContain(devnet.hotWalletKey.slice(2));
       chmodSync(keyFile, 0o600);
-      const workers = await spawnService('crypto', workersEnv, STARTUP_MS);
+      const workers = await spawnBuiltService('crypto', workersEnv);
       try {
         expect(workers.logs()).toMatch(new RegExp(`"hotWallet":"${devnet.hotWallet.address}".*"msg":"live chain connected"`, 'i'));
         const to = recipient();
@@ -141,7 +141,7 @@ describe('live USDT on an EVM devnet: payouts', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 3 * STARTUP_MS + 90_000);
+  }, BUILT_START_MS + 2 * 60_000 + 90_000);
 
   it('a payout that reverts on chain fails with its reason, and the amount is back in the balance', async () => {
     await devnet.pause(); // every token transfer reverts
