@@ -22,6 +22,7 @@ export interface ConsoleEndpoint {
   updatedAt: Date;
   /** Set when the endpoint failed every attempt for 3 days; nothing is sent until it is re-enabled. */
   disabledAt: Date | null;
+  /** `every delivery failed for 3 days` (the worker) or `disabled by the merchant`. */
   disabledReason: string | null;
   failingSince: Date | null;
 }
@@ -50,3 +51,16 @@ export interface EndpointInput {
   events: string[];
   description?: string | null;
 }
+
+/** What a merchant may change of a webhook (console or API); absent fields stay as they are. */
+export interface EndpointChange extends Partial<EndpointInput> {
+  /**
+   * false: the merchant disables it (nothing is sent, deliveries of the meantime are `failed`,
+   * replayable); true: enabled again, its failing streak forgotten (missed deliveries are sent
+   * again only by a replay).
+   */
+  enabled?: boolean;
+}
+
+/** Why a webhook is disabled when its merchant disabled it (the worker's own reason says 3 days of failures). */
+export const DISABLED_BY_MERCHANT = 'disabled by the merchant';

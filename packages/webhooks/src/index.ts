@@ -5,6 +5,7 @@ export * from './schedule';
 export * from './signing';
 export * from './catalogue';
 export * from './endpoints';
+export * from './manage';
 export * from './store/endpoints';
 export * from './deliveries';
 export * from './store/deliveries';

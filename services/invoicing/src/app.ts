@@ -13,6 +13,7 @@ import { customerRoutes } from './modules/customers/routes';
 import { brandRoutes } from './modules/brand/routes';
 import { analyticsRoutes } from './modules/analytics/routes';
 import { receiptRoutes } from './modules/receipts/routes';
+import { webhookRoutes } from './modules/webhooks/routes';
 import { v1InvoiceRoutes } from './modules/invoices/v1/routes';
 import { v1AnalyticsRoutes } from './modules/analytics/v1/routes';
 import { batchRoutes } from './modules/batch/routes';
@@ -72,6 +73,7 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
   brandRoutes(apis.v2, deps);
   analyticsRoutes(apis.v2, deps);
   receiptRoutes(apis.v2, deps);
+  webhookRoutes(apis.v2, deps);
   v1InvoiceRoutes(apis.v1, deps);
   v1AnalyticsRoutes(apis.v1, deps);
   batchRoutes(apis.v1, deps);

@@ -69,4 +69,6 @@ export type KycDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' |
 export type ReceiptsDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'kickOutbox' | 'receiptStorage'>;
 export type PayPageDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'providers' | 'kickOutbox' | 'receiptStorage'>;
 export type PaymentsDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'providers'>;
+/** The merchant's webhooks (v2 API): the console's needs, for the same functions. */
+export type WebhooksDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'secrets' | 'wakeWebhooks'>;
 export type ConsoleDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'redis' | 'secrets' | 'wakeWebhooks'>;

@@ -30,6 +30,8 @@ describe('the OpenAPI document', () => {
         '/api/v2/kyc/sessions/{sessionId}',
         '/api/v2/merchant/brand',
         '/api/v2/merchant/brand/logo',
+        '/api/v2/webhooks',
+        '/api/v2/webhooks/{webhookId}',
       ].sort(),
     );
     const text = (path: string, method: string) => doc.paths[path]![method]!.description ?? '';

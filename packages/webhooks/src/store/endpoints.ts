@@ -3,10 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '@pay/schemas';
 import type { Owner, SecretBox } from '@pay/auth';
-import type { ExpressionBuilder, Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import { webhookTables, type Queries, type Transactions } from '../db';
 import type { DB, WebhookEndpoint } from '../generated/kysely/tables';
-import { generateWebhookSecret, type ConsoleEndpoint, type EndpointInput } from '../endpoints';
+import { DISABLED_BY_MERCHANT, generateWebhookSecret, type ConsoleEndpoint, type EndpointChange, type EndpointInput } from '../endpoints';
 
 const COLUMNS = ['id', 'url', 'events', 'description', 'secret_enc', 'is_test', 'created_at', 'updated_at', 'disabled_at', 'disabled_reason', 'failing_since'] as const;
 
@@ -57,20 +57,28 @@ export async function createEndpoint(db: Queries, box: SecretBox, owner: Owner, 
   return view(box, row);
 }
 
-/** The merchant's console webhooks in the caller's mode, oldest first. */
-export async function listEndpoints(db: Queries, box: SecretBox, owner: Owner): Promise<ConsoleEndpoint[]> {
-  const rows = await webhookTables(db)
-    .selectFrom('endpoints')
+/** The merchant's console webhooks in the caller's mode, oldest first (all of them, or a page). */
+export async function listEndpoints(db: Queries, box: SecretBox, owner: Owner, page?: { limit: number; offset: number }): Promise<ConsoleEndpoint[]> {
+  const rows = await ownConsoleEndpoints(db, owner)
     .select(COLUMNS)
     .$narrowType<{ url: string; secret_enc: string }>()
-    .where('merchant_id', '=', owner.merchantId)
-    .where('is_test', '=', owner.isTest)
-    .where('kind', '=', 'console')
     .orderBy('created_at')
     .orderBy('id')
+    .$if(page !== undefined, (q) => q.limit(page!.limit).offset(page!.offset))
     .execute();
   return rows.map((r) => view(box, r));
 }
+
+/** How many console webhooks the merchant has in the caller's mode (a page's total). */
+export async function countEndpoints(db: Queries, owner: Owner): Promise<number> {
+  const row = await ownConsoleEndpoints(db, owner)
+    .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
+    .executeTakeFirstOrThrow();
+  return row.n;
+}
+
+const ownConsoleEndpoints = (db: Queries, owner: Owner) =>
+  webhookTables(db).selectFrom('endpoints').where('merchant_id', '=', owner.merchantId).where('is_test', '=', owner.isTest).where('kind', '=', 'console');
 
 function notFound(id: string): ApiError {
   return new ApiError('NOT_FOUND', `Webhook ${id} not found`);
@@ -82,21 +90,51 @@ export async function getEndpoint(db: Queries, box: SecretBox, owner: Owner, id:
   return view(box, row);
 }
 
-export async function updateEndpoint(db: Queries, box: SecretBox, owner: Owner, id: string, input: Partial<EndpointInput>, now: Date): Promise<ConsoleEndpoint> {
+/**
+ * Changes what is given. `enabled: false` disables it as its merchant (a webhook disabled
+ * already keeps its first reason and time); `enabled: true` enables it and forgets its failing
+ * streak. Run it where the caller locked the row (lockEndpoint) when it must know what changed.
+ */
+export async function updateEndpoint(db: Queries, box: SecretBox, owner: Owner, id: string, input: EndpointChange, now: Date): Promise<ConsoleEndpoint> {
   const row = await webhookTables(db)
     .updateTable('endpoints')
-    .set({
+    .set((eb) => ({
       ...(input.url !== undefined ? { url: input.url } : {}),
       ...(input.events !== undefined ? { events: [...new Set(input.events)] } : {}),
       ...(input.description !== undefined ? { description: input.description ?? null } : {}),
+      ...(input.enabled === false
+        ? { disabled_at: eb.fn.coalesce('disabled_at', eb.val(now)), disabled_reason: eb.fn.coalesce('disabled_reason', eb.val(DISABLED_BY_MERCHANT)) }
+        : {}),
+      ...(input.enabled === true ? { disabled_at: null, disabled_reason: null, failing_since: null } : {}),
       updated_at: now,
-    })
+    }))
     .where(consoleEndpoint(owner, id))
     .returning(COLUMNS)
     .$narrowType<{ url: string; secret_enc: string }>()
     .executeTakeFirst();
   if (!row) throw notFound(id);
   return view(box, row);
+}
+
+/** The owner's console webhook's row, locked FOR UPDATE in the caller's transaction: whether it is disabled now. */
+export async function lockEndpoint(tx: Queries, owner: Owner, id: string): Promise<{ disabledAt: Date | null }> {
+  const row = await webhookTables(tx).selectFrom('endpoints').select('disabled_at').where(consoleEndpoint(owner, id)).forUpdate().executeTakeFirst();
+  if (!row) throw notFound(id);
+  return { disabledAt: row.disabled_at };
+}
+
+/**
+ * A disabled endpoint's deliveries still waiting become `failed` (replayable), as the worker
+ * does when it disables one itself; a lease held by a worker sending right now is left to it.
+ */
+export async function failPendingDeliveriesOf(tx: Queries, endpointId: string): Promise<void> {
+  await webhookTables(tx)
+    .updateTable('deliveries')
+    .set((eb) => ({ status: 'failed', next_attempt_at: null, last_error: eb.fn.coalesce('last_error', sql.lit('not sent: the endpoint is disabled')) }))
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .where('lease_owner', 'is', null)
+    .execute();
 }
 
 /** Deletes the webhook with its delivery history; nothing more is sent to it. */

@@ -7,7 +7,8 @@ import { ApiError, MAX_OFFSET } from '@pay/schemas';
 import { attemptsOf, getEndpoint, listDeliveries, listEndpoints, type AttemptView, type ConsoleEndpoint, type DeliveryView } from '@pay/webhooks';
 import { INVOICING_EVENT_KINDS } from '../../event-catalogue';
 import type { ConsoleDeps } from '../../deps';
-import { DeliveryQuery, IdParams, SignInBody } from './schemas';
+import { DeliveryQuery } from '../../modules/webhooks/schemas';
+import { IdParams, SignInBody } from './schemas';
 import { isSecure } from './routes';
 import { HOME, layout, sessionFrame } from './layout';
 

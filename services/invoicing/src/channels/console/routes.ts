@@ -3,8 +3,7 @@ import { assertSameOriginSignIn, clearSessionCookie, getMerchant, sessionCookieO
 import { ownerOf } from '@pay/auth';
 import { paginationOf, type Api } from '@pay/http';
 import {
-  assertWebhookUrl,
-  createEndpoint,
+  createWebhook,
   deleteEndpoint,
   getEndpoint,
   listDeliveries,
@@ -13,21 +12,19 @@ import {
   requestResend,
   rotateEndpointSecret,
   sendTestEvent,
-  updateEndpoint,
+  updateWebhook,
 } from '@pay/webhooks';
 import { invoicingEvents } from '../../event-catalogue';
 import type { ConsoleDeps } from '../../deps';
-import { CreateWebhookBody, Deliveries, Delivery, DeliveryQuery, IdParams, SignedIn, SignInBody, TestBody, UpdateWebhookBody, Webhook } from './schemas';
-import { deliveryJson, webhookJson } from './views';
+import { CreateWebhookBody, Delivery, DeliveryQuery, UpdateWebhookBody, Webhook } from '../../modules/webhooks/schemas';
+import { deliveryJson, webhookJson } from '../../modules/webhooks/views';
+import { webhookUrlPolicy } from '../../modules/webhooks/policy';
+import { Deliveries, IdParams, SignedIn, SignInBody, TestBody } from './schemas';
 
 const tags = ['Console'];
 
 /** Served over TLS when the public URL is https; the cookie is then Secure. */
 export const isSecure = (deps: ConsoleDeps) => deps.config.PUBLIC_URL.startsWith('https://');
-
-export function urlPolicy(deps: ConsoleDeps) {
-  return { allowPrivate: deps.config.ALLOW_PRIVATE_WEBHOOK_URLS, requireHttps: deps.config.NODE_ENV === 'production' };
-}
 
 /**
  * The console's own JSON API, behind a session cookie; every change carries
@@ -98,8 +95,7 @@ export function consoleRoutes(api: Api, deps: ConsoleDeps): void {
     body: CreateWebhookBody,
     response: { status: 201, schema: Webhook },
     handler: async ({ auth, body }) => {
-      assertWebhookUrl(body.url, urlPolicy(deps));
-      const w = await createEndpoint(db, secrets, ownerOf(auth), { url: body.url, events: body.events, description: body.description?.trim() || null }, clock.now());
+      const w = await createWebhook(db, secrets, ownerOf(auth), body, { policy: webhookUrlPolicy(deps.config), now: clock.now() });
       return { status: 201, body: webhookJson(w) };
     },
   });
@@ -121,7 +117,7 @@ export function consoleRoutes(api: Api, deps: ConsoleDeps): void {
     method: 'patch',
     path: '/console/api/webhooks/:id',
     operationId: 'consoleUpdateWebhook',
-    summary: 'Change the URL, the events or the description',
+    summary: 'Change the URL, the events, the description, or whether it is enabled',
     tags,
     auth: 'session',
     params: IdParams,
@@ -129,9 +125,7 @@ export function consoleRoutes(api: Api, deps: ConsoleDeps): void {
     response: { status: 200, schema: Webhook },
     errors: ['NOT_FOUND'],
     handler: async ({ auth, params, body }) => {
-      if (body.url) assertWebhookUrl(body.url, urlPolicy(deps));
-      const description = body.description === undefined ? undefined : body.description?.trim() || null;
-      const w = await updateEndpoint(db, secrets, ownerOf(auth), params.id, { url: body.url, events: body.events, description }, clock.now());
+      const w = await updateWebhook(db, secrets, ownerOf(auth), params.id, body, { policy: webhookUrlPolicy(deps.config), now: clock.now() });
       return { body: webhookJson(w) };
     },
   });

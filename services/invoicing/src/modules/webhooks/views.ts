@@ -1,5 +1,6 @@
 import type { ConsoleEndpoint, DeliveryView } from '@pay/webhooks';
 
+/** A webhook as the console and the v2 API show it, secret included (the spec lets it be viewed again). */
 export function webhookJson(w: ConsoleEndpoint) {
   return {
     id: w.id,
@@ -8,9 +9,11 @@ export function webhookJson(w: ConsoleEndpoint) {
     description: w.description,
     secret: w.secret,
     mode: w.mode,
+    enabled: w.disabledAt === null,
     createdAt: w.createdAt.toISOString(),
     updatedAt: w.updatedAt.toISOString(),
     disabledAt: w.disabledAt?.toISOString() ?? null,
+    disabledReason: w.disabledReason,
     failingSince: w.failingSince?.toISOString() ?? null,
   };
 }

@@ -1,0 +1,38 @@
+// Managing a merchant's webhooks: the one implementation behind the console's JSON API and the
+// v2 API (`/api/v2/webhooks`), so both check a URL, change a webhook and disable it alike.
+import type { Owner, SecretBox } from '@pay/auth';
+import type { Queries, Transactions } from './db';
+import { assertWebhookUrl, type ConsoleEndpoint, type EndpointChange, type EndpointInput, type UrlPolicy } from './endpoints';
+import { createEndpoint, failPendingDeliveriesOf, lockEndpoint, updateEndpoint } from './store/endpoints';
+
+/** What every change needs besides its input: where URLs may point, and the time. */
+export interface ManageContext {
+  policy: UrlPolicy;
+  now: Date;
+}
+
+/** A description as stored: trimmed, and an empty one is none. */
+function descriptionOf(d: string | null | undefined): string | null | undefined {
+  return d === undefined ? undefined : d?.trim() || null;
+}
+
+/** Creates a webhook after checking its URL (outbound rules, HTTPS in production); the answer shows its secret. */
+export function createWebhook(db: Queries, box: SecretBox, owner: Owner, input: EndpointInput, ctx: ManageContext): Promise<ConsoleEndpoint> {
+  assertWebhookUrl(input.url, ctx.policy);
+  return createEndpoint(db, box, owner, { url: input.url, events: input.events, description: descriptionOf(input.description) ?? null }, ctx.now);
+}
+
+/**
+ * Changes a webhook: its URL (checked as at creation), events, description, and whether it is
+ * enabled. Disabling it fails what was still waiting for it (replayable), as the worker does
+ * when it disables one after 3 days of failures.
+ */
+export async function updateWebhook(db: Transactions, box: SecretBox, owner: Owner, id: string, change: EndpointChange, ctx: ManageContext): Promise<ConsoleEndpoint> {
+  if (change.url !== undefined) assertWebhookUrl(change.url, ctx.policy);
+  return db.$transaction(async (tx) => {
+    const before = await lockEndpoint(tx, owner, id);
+    const after = await updateEndpoint(tx, box, owner, id, { ...change, description: descriptionOf(change.description) }, ctx.now);
+    if (before.disabledAt === null && after.disabledAt !== null) await failPendingDeliveriesOf(tx, id);
+    return after;
+  });
+}

@@ -1,0 +1,101 @@
+import { Type } from '@sinclair/typebox';
+import { ownerOf } from '@pay/auth';
+import { paginationOf, type Api } from '@pay/http';
+import { OffsetPage } from '@pay/schemas';
+import { countEndpoints, createWebhook, deleteEndpoint, getEndpoint, listEndpoints, updateWebhook } from '@pay/webhooks';
+import type { WebhooksDeps } from '../../deps';
+import { webhookUrlPolicy } from './policy';
+import { CreateWebhookBody, ListWebhooksQuery, UpdateWebhookBody, Webhook, WebhookParams } from './schemas';
+import { webhookJson } from './views';
+
+const tags = ['Webhooks'];
+
+const ABOUT =
+  'The same webhooks as the web console manages (the console keeps working on the same functions): each receives the events of the mode of the key that made it, ' +
+  "signed with its own secret (X-SVC-Signature). `secret` is shown in every answer, as the console shows it; the merchant's crypto `webhookUrl` is not one of these.";
+
+/**
+ * The merchant's webhooks through the v2 API (issue 32): what the console does, signed like
+ * every v2 operation, on the same functions of @pay/webhooks.
+ */
+export function webhookRoutes(api: Api, deps: WebhooksDeps): void {
+  const { db, secrets, clock } = deps;
+  const context = () => ({ policy: webhookUrlPolicy(deps.config), now: clock.now() });
+
+  api.route({
+    method: 'post',
+    path: '/api/v2/webhooks',
+    operationId: 'createWebhook',
+    summary: 'Create a webhook',
+    description: `${ABOUT} The URL must be HTTPS in production and may not point at a private, loopback or link-local address.`,
+    tags,
+    auth: 'signed',
+    idempotent: true,
+    body: CreateWebhookBody,
+    response: { status: 201, schema: Type.Object({ webhook: Webhook }) },
+    handler: async ({ auth, body }) => ({ status: 201, body: { webhook: webhookJson(await createWebhook(db, secrets, ownerOf(auth), body, context())) } }),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/v2/webhooks',
+    operationId: 'listWebhooks',
+    summary: 'List webhooks',
+    description: `Oldest first, in the mode of the key. \`limit\` default 50, at most 100. ${ABOUT}`,
+    tags,
+    auth: 'signed',
+    query: ListWebhooksQuery,
+    response: { status: 200, schema: OffsetPage(Webhook) },
+    handler: async ({ auth, query }) => {
+      const owner = ownerOf(auth);
+      const [rows, total] = await Promise.all([listEndpoints(db, secrets, owner, query), countEndpoints(db, owner)]);
+      return { body: { data: rows.map(webhookJson), pagination: paginationOf(total, query) } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/v2/webhooks/:webhookId',
+    operationId: 'getWebhook',
+    summary: 'Get a webhook',
+    description: 'One webhook of the key’s mode, secret included.',
+    tags,
+    auth: 'signed',
+    params: WebhookParams,
+    response: { status: 200, schema: Type.Object({ webhook: Webhook }) },
+    errors: ['NOT_FOUND'],
+    handler: async ({ auth, params }) => ({ body: { webhook: webhookJson(await getEndpoint(db, secrets, ownerOf(auth), params.webhookId)) } }),
+  });
+
+  api.route({
+    method: 'patch',
+    path: '/api/v2/webhooks/:webhookId',
+    operationId: 'updateWebhook',
+    summary: 'Update a webhook',
+    description: 'Changes what is given: `url` (checked as at creation), `events`, `description` (null clears it), `enabled`.',
+    tags,
+    auth: 'signed',
+    params: WebhookParams,
+    body: UpdateWebhookBody,
+    response: { status: 200, schema: Type.Object({ webhook: Webhook }) },
+    errors: ['NOT_FOUND'],
+    handler: async ({ auth, params, body }) => ({ body: { webhook: webhookJson(await updateWebhook(db, secrets, ownerOf(auth), params.webhookId, body, context())) } }),
+  });
+
+  api.route({
+    method: 'delete',
+    path: '/api/v2/webhooks/:webhookId',
+    operationId: 'deleteWebhook',
+    summary: 'Delete a webhook',
+    description: 'Deletes the webhook with its delivery history; nothing more is sent to it.',
+    tags,
+    auth: 'signed',
+    params: WebhookParams,
+    response: { status: 200, schema: Type.Object({ id: Type.String({ format: 'uuid' }), deleted: Type.Literal(true) }) },
+    errors: ['NOT_FOUND'],
+    handler: async ({ auth, params }) => {
+      await deleteEndpoint(db, ownerOf(auth), params.webhookId);
+      return { body: { id: params.webhookId, deleted: true as const } };
+    },
+  });
+}

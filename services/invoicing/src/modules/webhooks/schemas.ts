@@ -1,0 +1,71 @@
+// The JSON of a merchant's webhooks, the same in the console's API and the v2 API.
+import { Type } from '@sinclair/typebox';
+import { HttpUrl, NullableTimestamp, OffsetQuery, StringEnum, Timestamp, Uuid } from '@pay/schemas';
+import { INVOICING_EVENT_KINDS } from '../../event-catalogue';
+
+export const EventKind = StringEnum(INVOICING_EVENT_KINDS, { description: 'An invoicing event kind' });
+const Events = Type.Array(EventKind, { minItems: 1, uniqueItems: true, description: 'Event kinds this webhook receives' });
+const Description = Type.String({ maxLength: 500 });
+const WebhookUrl = Type.String({
+  ...HttpUrl,
+  description:
+    'Where events are POSTed. HTTPS in production; never a private, loopback or link-local address (checked when saved and again at every send).',
+});
+
+export const CreateWebhookBody = Type.Object(
+  { url: WebhookUrl, events: Events, description: Type.Optional(Description) },
+  { additionalProperties: false },
+);
+
+export const UpdateWebhookBody = Type.Object(
+  {
+    url: Type.Optional(WebhookUrl),
+    events: Type.Optional(Events),
+    description: Type.Optional(Type.Union([Description, Type.Null()])),
+    enabled: Type.Optional(
+      Type.Boolean({
+        description:
+          'false disables the webhook (nothing is sent; what falls due meanwhile is failed, replayable); true enables it again and forgets its failing streak. Missed deliveries are sent again only by a replay.',
+      }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const Webhook = Type.Object({
+  id: Uuid,
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  description: Type.Union([Type.String(), Type.Null()]),
+  secret: Type.String({ description: 'Signs X-SVC-Signature; rotate it to revoke' }),
+  mode: StringEnum(['live', 'test'] as const, {
+    description:
+      'The events it receives: those of the mode it was made in, the signed-in key’s (a live key makes live webhooks). A live webhook never receives a livemode: false event, nor a test webhook a live one',
+  }),
+  enabled: Type.Boolean({ description: 'false once disabled (by its merchant, or after every delivery failed for 3 days)' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  disabledAt: Type.Union([Timestamp, Type.Null()], { description: 'Set when every delivery failed for 3 days, or its merchant disabled it; replay to re-enable' }),
+  disabledReason: Type.Union([Type.String(), Type.Null()], { description: '`every delivery failed for 3 days` or `disabled by the merchant`' }),
+  failingSince: NullableTimestamp,
+});
+
+export const Delivery = Type.Object({
+  id: Uuid,
+  event: Type.String(),
+  status: StringEnum(['pending', 'succeeded', 'failed'] as const),
+  attempts: Type.Integer({ description: 'Scheduled attempts made (at most 6); manual resends are not counted' }),
+  lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
+  lastResponseBody: Type.Union([Type.String({ description: 'First 1 KB' }), Type.Null()]),
+  lastError: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Timestamp,
+  nextAttemptAt: NullableTimestamp,
+});
+
+export const DeliveryQuery = Type.Object(
+  { status: Type.Optional(StringEnum(['pending', 'succeeded', 'failed'] as const)), event: Type.Optional(EventKind), ...OffsetQuery(100) },
+  { additionalProperties: false },
+);
+
+export const WebhookParams = Type.Object({ webhookId: Uuid });
+export const ListWebhooksQuery = Type.Object({ ...OffsetQuery(100) }, { additionalProperties: false });
