@@ -95,7 +95,7 @@ export const invoicingSuite = defineSuite<InvoicingData>({
       name: 'invoicing.v1-create',
       connections: 100,
       baseline: 'invoicing.insert-invoice-v1',
-      // v1: the API key only, a currency and metadata returned as given (its QR drawn and stored, as v2's).
+      // v1: the API key only, a currency and metadata returned as given (its answer has no QR: the first view draws it).
       requests: ({ merchant: m }) => () => {
         const { n, amount } = nextAmount();
         return {

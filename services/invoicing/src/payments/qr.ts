@@ -38,7 +38,8 @@ function qrSymbol(payload: string) {
  * The QR code of `payload` as a `data:image/png;base64,…` URI. The PNG is written here as
  * 1-bit greyscale; with the mask chosen and applied by qr-mask.ts, a symbol costs ≈0.25 ms
  * against ≈3.2 ms for the library's own `toDataURL` (RGBA PNG) of the same image (measured
- * 2026-11-24, 600 payment links). Invoices store the result at creation, so no read draws one.
+ * 2026-11-24, 600 payment links). Invoices store the result once (at create, or at the first
+ * view of one written without it: withQrCodes), so later reads never draw it again.
  */
 export function qrPngDataUri(payload: string): string {
   const qr = qrSymbol(payload);

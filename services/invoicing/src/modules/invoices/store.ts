@@ -358,14 +358,50 @@ export async function batchInvoices(on: InvoicingQueries, owner: Owner, batchId:
     .execute();
 }
 
-/** QR images drawn per statement by drawBatchQrCodes: ~0.25 ms of CPU each, so ~50 ms a chunk. */
+/** QR images drawn per statement: ~0.25 ms of CPU each, so ~50 ms a chunk. */
 const QR_CHUNK = 200;
+
+type QrFields = Pick<InvoiceRow, 'id' | 'qr_code' | 'qr_payload'>;
+
+/**
+ * Draws the QR image of each row that has a payload but no image yet, stores it (only where
+ * none is stored: two first reads at once draw the same image, the second write changes
+ * nothing) and sets it on the row. One statement: CASE id WHEN … THEN its image … END.
+ */
+async function storeMissingQrCodes(on: InvoicingQueries, rows: QrFields[]): Promise<void> {
+  const missing = rows.filter((r) => r.qr_code === null && r.qr_payload !== null);
+  if (missing.length === 0) return;
+  for (const r of missing) r.qr_code = qrPngDataUri(r.qr_payload!);
+  await on.$kysely
+    .updateTable('invoices')
+    .set((eb) => {
+      const [first, ...rest] = missing;
+      let image = eb.case('id').when(first!.id).then(first!.qr_code!);
+      for (const r of rest) image = image.when(r.id).then(r.qr_code!);
+      return { qr_code: image.end() };
+    })
+    .where('id', 'in', missing.map((r) => r.id))
+    .where('qr_code', 'is', null)
+    .execute();
+}
+
+/**
+ * The QR image of invoices written without one (`qrLater`: v1 creates, whose answer does not
+ * carry it, and batch rows), drawn on their first view: every read that shows an invoice's QR
+ * (v2 get and list, v1 get, the hosted page) passes its rows here, so it answers the image as
+ * if it had been drawn at create. Each image is drawn once; later reads find it stored.
+ */
+export async function withQrCodes<T extends QrFields>(on: InvoicingQueries, rows: T[]): Promise<T[]> {
+  for (let at = 0; at < rows.length; at += QR_CHUNK) await storeMissingQrCodes(on, rows.slice(at, at + QR_CHUNK));
+  return rows;
+}
 
 /**
  * Draws and stores the QR image of every SBP invoice of a batch that has none yet, in chunks
  * (batch rows are written without it, so a 1,000-row batch completes in a fraction of a
  * second). Called once the batch is completed, before its job ends, and again by the batch
- * reconciler for a batch whose process stopped in between; reads never draw one.
+ * reconciler for a batch whose process stopped in between; a read before that draws the
+ * images it shows (withQrCodes).
  */
 export async function drawBatchQrCodes(on: InvoicingQueries, batchId: string): Promise<number> {
   const db = on.$kysely;
@@ -373,26 +409,14 @@ export async function drawBatchQrCodes(on: InvoicingQueries, batchId: string): P
   for (;;) {
     const rows = await db
       .selectFrom('invoices')
-      .select(['id', 'qr_payload'])
+      .select(['id', 'qr_code', 'qr_payload'])
       .where('batch_id', '=', batchId)
       .where('qr_code', 'is', null)
       .where('qr_payload', 'is not', null)
       .limit(QR_CHUNK)
       .execute();
     if (rows.length === 0) return drawn;
-    const drawnNow = rows.map((r) => ({ id: r.id, qr: qrPngDataUri(r.qr_payload!) }));
-    await db
-      .updateTable('invoices')
-      .set((eb) => {
-        // One statement per chunk: CASE id WHEN … THEN its image … END.
-        const [first, ...rest] = drawnNow;
-        let image = eb.case('id').when(first!.id).then(first!.qr);
-        for (const d of rest) image = image.when(d.id).then(d.qr);
-        return { qr_code: image.end() };
-      })
-      .where('id', 'in', drawnNow.map((d) => d.id))
-      .where('qr_code', 'is', null)
-      .execute();
+    await storeMissingQrCodes(on, rows);
     drawn += rows.length;
   }
 }

@@ -3,6 +3,7 @@ import { ManualClock } from '@pay/runtime';
 import { eventsOf } from '@pay/webhooks';
 import { decodeQrDataUri } from '@pay/testing';
 import { clockSigner, invoicingAppForSuite, newMerchant, v1Request, type TestMerchant } from '../../../../test/test-support';
+import { qrPngDataUri } from '../../../payments/qr';
 import { countInvoices, invoiceColumns, invoiceMetadataText, setInvoiceStatus } from '../../../../test/invoices/store';
 
 const clock = new ManualClock(new Date('2026-11-23T10:00:00.000Z'));
@@ -197,6 +198,32 @@ describe('GET /api/v1/invoices/{id}, cancel and sandbox pay', () => {
     const twice = await v1(m, 'post', `/api/v1/sandbox/invoices/${inv.id}/pay`, {});
     expect(twice.status).toBe(422);
     expect(twice.body.error.code).toBe('INVOICE_ALREADY_PAID');
+  });
+
+  it('a create stores no QR image (its answer has none); the first view draws the one a create would have, stores it, and every view answers it', async () => {
+    const m = await newMerchant(ctx.deps);
+    const v2 = clockSigner(() => ctx.app, clock);
+    const { body: inv } = await v1(m, 'post', '/api/v1/invoices', { amount: 99.99, currency: 'RUB' });
+    expect(inv).not.toHaveProperty('qrCodeUrl');
+    const payload = `${url()}/pay/${inv.id}/sbp`;
+    expect(await invoiceColumns(ctx.deps.db, inv.id, ['qr_code', 'qr_payload'])).toEqual({ qr_code: null, qr_payload: payload });
+    // The first view is the v2 list here (the console's payments too): it draws and stores the image.
+    const list = await v2(m, 'get', '/api/v2/invoices');
+    expect(list.status).toBe(200);
+    expect(list.body.data.find((i: { id: string }) => i.id === inv.id).qrCode).toBe(qrPngDataUri(payload));
+    expect((await invoiceColumns(ctx.deps.db, inv.id, ['qr_code']))!.qr_code).toBe(qrPngDataUri(payload));
+    const got = await v1(m, 'get', `/api/v1/invoices/${inv.id}`);
+    expect(got.body.qrCodeUrl).toBe(qrPngDataUri(payload));
+    // A first view by GET (v1 here, v2 and the hosted page read the same way) draws the same image.
+    const { body: other } = await v1(m, 'post', '/api/v1/invoices', { amount: 99.98, currency: 'RUB' });
+    const first = await v1(m, 'get', `/api/v1/invoices/${other.id}`);
+    expect(first.body.qrCodeUrl).toBe(qrPngDataUri(`${url()}/pay/${other.id}/sbp`));
+    expect((await invoiceColumns(ctx.deps.db, other.id, ['qr_code']))!.qr_code).toBe(first.body.qrCodeUrl);
+    expect((await v2(m, 'get', `/api/v2/invoices/${other.id}`)).body.invoice.qrCode).toBe(first.body.qrCodeUrl);
+    const { body: third } = await v1(m, 'post', '/api/v1/invoices', { amount: 99.97, currency: 'RUB' });
+    const page = await request(ctx.app).get(`/pay/${third.id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`src="${qrPngDataUri(`${url()}/pay/${third.id}/sbp`)}"`);
   });
 
   it('cancel: cancelled in lower case, and then not payable', async () => {

@@ -46,6 +46,8 @@ export function createV1Invoice(deps: V1Deps, owner: Owner, body: CreateV1Input,
     metadata: body.metadata ?? null,
     redirectUrl: body.redirectUrl ?? null,
     successUrl: body.successUrl ?? null,
+    // The v1 create answer has no QR (`qrCodeUrl` is get only): its first view draws it.
+    qrLater: true,
     idempotency,
   });
 }
