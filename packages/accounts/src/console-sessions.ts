@@ -1,9 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import type { Redis } from 'ioredis';
 import { ApiError } from '@pay/schemas';
 import { rateLimit, requireApiKey, type AuthContext, type SecretBox } from '@pay/auth';
-import type { Clock, Logger } from '@pay/runtime';
+import type { Clock, Logger, RedisClient } from '@pay/runtime';
 import type { Queries } from '@pay/db';
 import { accountsKeyResolver } from './key-resolver';
 import { deleteExpiredSessions, deleteSession, insertConsoleSession, sessionByTokenHash, setSessionExpiry } from './store/console-sessions';
@@ -195,7 +194,7 @@ function csrfMatches(sent: string | undefined, expected: string): boolean {
 export interface ConsoleGuardOptions {
   /** The service's client: the sessions are read on it (`accounts` schema). */
   db: Queries;
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   clock: Clock;
   perKeyPerSecond: number;

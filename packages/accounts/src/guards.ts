@@ -1,7 +1,6 @@
 import type { RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
-import { rateLimit, ReplayGuard, requireApiKey, requireSignature, SIGNATURE_WINDOW_MS, type KeyResolver, type RateRule, type SigningStyle } from '@pay/auth';
-import type { Clock, Logger } from '@pay/runtime';
+import { keyCaller, rateLimit, ReplayGuard, requireApiKey, requireSignature, SIGNATURE_WINDOW_MS, type KeyResolver, type RateRule, type SigningStyle } from '@pay/auth';
+import type { Clock, Logger, RedisClient } from '@pay/runtime';
 import type { Queries } from '@pay/db';
 import { apiKeyOrConsoleSession } from './console-sessions';
 
@@ -13,7 +12,7 @@ export interface MerchantGuardOptions {
   /** Key resolution (`accountKeys(...).resolver`: cached, invalidated across processes). */
   resolver: KeyResolver;
   /** The request-path Redis client (fails fast while Redis is away). */
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   clock: Clock;
   limits: {
@@ -66,7 +65,7 @@ export function merchantGuards(o: MerchantGuardOptions): { none: RequestHandler[
       rateLimit({ redis: o.redis, rule: perAddressPages, identify: address, onError }),
       ...(perInvoicePages ? [rateLimit({ redis: o.redis, rule: perInvoicePages, identify: invoice, onError })] : []),
     ],
-    key: [authenticateReader, rateLimit({ redis: o.redis, rule: perKey, identify: (req) => req.auth?.keyId ?? null, onError })],
+    key: [authenticateReader, rateLimit({ redis: o.redis, rule: perKey, identify: (req) => (req.auth ? keyCaller(req.auth) : null), onError })],
     signed: [
       authenticate,
       requireSignature({

@@ -1,6 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { KeyResolver, ResolvedKey } from '@pay/auth';
-import type { Logger } from '@pay/runtime';
+import { duplicateRedis, type Logger, type RedisClient } from '@pay/runtime';
 
 /**
  * How long a process may answer from a cached key: a revoked key may work
@@ -36,7 +35,7 @@ export class CachedKeyResolver implements KeyResolver {
 
   constructor(
     private readonly inner: KeyResolver,
-    private readonly subscriber: Redis,
+    private readonly subscriber: RedisClient,
     private readonly logger: Logger,
     private readonly ttlMs = KEY_CACHE_TTL_MS,
     private readonly now: () => number = Date.now,
@@ -110,7 +109,7 @@ function memoizeSecret(key: ResolvedKey): ResolvedKey {
  * committed. A failed publish is logged, not thrown: the change stands, and the one-second
  * lifetime of cached entries bounds how long another process may still accept the old key.
  */
-export async function publishKeyChange(redis: Redis, logger: Logger, merchantId: string): Promise<void> {
+export async function publishKeyChange(redis: RedisClient, logger: Logger, merchantId: string): Promise<void> {
   try {
     await redis.publish(KEY_INVALIDATION_CHANNEL, merchantId);
   } catch (err) {
@@ -130,8 +129,8 @@ export interface AccountKeys {
  * Builds the key resolution of one process: `redis` is the request-path client (it publishes);
  * a duplicate of it listens for changes. Close it at shutdown.
  */
-export function accountKeys(o: { resolver: KeyResolver; redis: Redis; logger: Logger; ttlMs?: number }): AccountKeys {
-  const cache = new CachedKeyResolver(o.resolver, o.redis.duplicate(), o.logger, o.ttlMs);
+export function accountKeys(o: { resolver: KeyResolver; redis: RedisClient; logger: Logger; ttlMs?: number }): AccountKeys {
+  const cache = new CachedKeyResolver(o.resolver, duplicateRedis(o.redis), o.logger, o.ttlMs);
   return {
     resolver: cache,
     changed: (merchantId) => publishKeyChange(o.redis, o.logger, merchantId),

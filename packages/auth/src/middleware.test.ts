@@ -310,10 +310,10 @@ describe('requireSignature, crypto style', () => {
     expect(genuine.status).toBe(200);
   });
 
-  it('records the claim in Redis under the prefix, keyed by merchant and signature, for twice the window', async () => {
+  it('records the claim in Redis under the prefix, keyed by merchant (its hash tag: the slot of its rate counts) and signature, for twice the window', async () => {
     const headers = signedHeaders('crypto', SECRET, { method: 'GET', path: '/api/v1/balances', now: nowMs });
     expect((await send({ path: '/api/v1/balances' })).status).toBe(200);
-    const ttl = await redis.pttl(`${prefix}crypto:m_active:${headers['X-Signature']}`);
+    const ttl = await redis.pttl(`${prefix}crypto:{m_active}:${headers['X-Signature']}`);
     expect(ttl).toBeGreaterThan(595_000);
   });
 });

@@ -1,6 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { rateLimited, setRateHeaders } from './rate-limit';
-import type { GateResult, RateRule } from './redis-gate';
+import { keyCaller, signatureClaimId, type GateResult, type RateRule } from './redis-gate';
 import { ApiError } from '@pay/schemas';
 import { hashApiKey, parseApiKey } from './api-keys';
 import type { ReplayGuard } from './replay-guard';
@@ -127,7 +127,7 @@ export function requireSignature(opts: RequireSignatureOptions): RequestHandler 
       const auth = req.auth;
       const key = resolvedKeys.get(req);
       if (!auth || !key) throw new Error('requireSignature must be mounted after requireApiKey');
-      const rate = opts.rateLimit ? { rule: opts.rateLimit, who: auth.keyId } : undefined;
+      const rate = opts.rateLimit ? { rule: opts.rateLimit, who: keyCaller(auth) } : undefined;
       const signature = req.get(spec.signatureHeader);
       const refused = await refusal(req, key, req.get(spec.timestampHeader), signature);
       if (refused) {
@@ -144,7 +144,8 @@ export function requireSignature(opts: RequireSignatureOptions): RequestHandler 
       // valid with any of the merchant's keys. The rate count rides in the same round trip.
       let result: GateResult;
       try {
-        result = await opts.replayGuard.claimCounted(`${auth.merchantId}:${signature}`, rate, now());
+        // signature is set: refusal() refused a request without one.
+        result = await opts.replayGuard.claimCounted(signatureClaimId(auth.merchantId, signature!), rate, now());
       } catch {
         // A signature that cannot be checked for replay is not accepted: accepting it would let
         // a captured request through twice. The caller can retry with a fresh signature.

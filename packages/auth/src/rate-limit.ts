@@ -1,10 +1,10 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { ApiError } from '@pay/schemas';
 import { RedisGate, type GateResult, type RateRule } from './redis-gate';
 
 export interface RateLimitOptions {
-  redis: Redis;
+  redis: Redis | Cluster;
   rule: RateRule;
   /** Who is counted; null skips the request. */
   identify: (req: Request) => string | null;

@@ -1,11 +1,11 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 /**
  * One Lua script per request for everything a request asks of Redis: count it against a
  * fixed-window rate limit and, for a signed request, claim its signature against replays.
  * Both decisions are made in one round trip; the claim is skipped when the rate limit
  * refuses, so a refused request never burns its signature.
- * KEYS: counter, claim. ARGV: limit (0: no counting), window ms, claim ttl ms (0: no claim).
+ * KEYS: counter, claim (in one slot on a cluster: see `keyCaller`). ARGV: limit (0: no counting), window ms, claim ttl ms (0: no claim).
  * Returns { count, verdict }: verdict 1 passed, 0 replayed, -1 over the limit.
  */
 const GATE_SCRIPT = `
@@ -21,9 +21,24 @@ if tonumber(ARGV[3]) > 0 then
 end
 return {count, 1}`;
 
-type GateRedis = Redis & { payGate(counter: string, claim: string, limit: number, windowMs: number, claimTtlMs: number): Promise<[number, number]> };
+type GateRedis = (Redis | Cluster) & { payGate(counter: string, claim: string, limit: number, windowMs: number, claimTtlMs: number): Promise<[number, number]> };
 
-const defined = new WeakSet<Redis>();
+const defined = new WeakSet<Redis | Cluster>();
+
+/**
+ * The per-key limit's caller: the key under its merchant's hash tag. A signed request's count
+ * and its signature's claim (keyed by merchant) run in one script, and a Redis Cluster runs a
+ * script only on keys of one slot (else CROSSSLOT): both keys carry `{merchantId}`, which
+ * Cluster hashes alone. Key-only requests count the same key under the same name.
+ */
+export function keyCaller(auth: { merchantId: string; keyId: string }): string {
+  return `{${auth.merchantId}}:${auth.keyId}`;
+}
+
+/** A signature's claim, one per merchant (the payload does not name the key), in the slot of `keyCaller`. */
+export function signatureClaimId(merchantId: string, signature: string): string {
+  return `{${merchantId}}:${signature}`;
+}
 
 /** A fixed-window limit: at most `limit` requests per `windowMs`, counted per caller under `prefix`. */
 export interface RateRule {
@@ -47,7 +62,7 @@ export interface GateResult {
 export class RedisGate {
   private readonly redis: GateRedis;
 
-  constructor(redis: Redis) {
+  constructor(redis: Redis | Cluster) {
     if (!defined.has(redis)) {
       // EVALSHA with a fallback to EVAL when the script cache is empty (after a Redis restart).
       redis.defineCommand('payGate', { numberOfKeys: 2, lua: GATE_SCRIPT });

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { RedisGate, type GateResult, type RateRule } from './redis-gate';
 
 export interface ReplayGuardOptions {
@@ -18,7 +18,7 @@ export class ReplayGuard {
   private readonly prefix: string;
   private readonly gate: RedisGate;
 
-  constructor(redis: Redis, opts: ReplayGuardOptions) {
+  constructor(redis: Redis | Cluster, opts: ReplayGuardOptions) {
     if (!Number.isInteger(opts.windowMs) || opts.windowMs <= 0) throw new Error('ReplayGuard windowMs must be a positive integer');
     this.windowMs = opts.windowMs;
     this.prefix = opts.prefix;

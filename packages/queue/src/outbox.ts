@@ -1,8 +1,7 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { assertValid } from '@pay/schemas';
 import type { Queries, Transactions } from '@pay/db';
-import { backoffDelay, deleteInBatches, type Logger } from '@pay/runtime';
+import { backoffDelay, deleteInBatches, type Logger, type RedisClient } from '@pay/runtime';
 import { jobOptionsFor, Queues, type JobOf, type QueueKey } from './jobs';
 import { watchOutbox } from './metrics';
 import { deletePublishedBefore, insertOutboxRow, lockUnpublished, markPublished } from './store/outbox';
@@ -42,7 +41,7 @@ export function pruneOutbox(db: Queries, now: Date = new Date()): Promise<number
 
 export interface RelayOptions {
   db: Transactions;
-  connection: Redis;
+  connection: RedisClient;
   logger: Logger;
   prefix?: string;
   intervalMs?: number;

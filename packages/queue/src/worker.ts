@@ -1,12 +1,11 @@
 import { DelayedError, Queue, Worker, type Job, type WorkerOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { assertValid } from '@pay/schemas';
-import { queueJobOutcomes, ShutdownAbort, watchQueueDepth, type Lifecycle, type Logger } from '@pay/runtime';
+import { queueJobOutcomes, ShutdownAbort, watchQueueDepth, type Lifecycle, type Logger, type RedisClient } from '@pay/runtime';
 import { Queues, type JobOf, type QueueKey } from './jobs';
 
 export interface WorkerSetup<K extends QueueKey> {
   queue: K;
-  connection: Redis;
+  connection: RedisClient;
   logger: Logger;
   lifecycle?: Lifecycle;
   prefix?: string;

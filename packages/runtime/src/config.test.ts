@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { ConfigError, loadConfig, baseConfigProperties } from './config';
+import { ConfigError, loadConfig, baseConfigProperties, hashTagOf } from './config';
+import { clusterNodesOf } from './redis';
 
 const Schema = Type.Object({
   ...baseConfigProperties,
@@ -53,4 +54,30 @@ describe('DATABASE_POOL_MAX', () => {
   });
 
 
+});
+
+describe('REDIS_CLUSTER_NODES', () => {
+  const Schema = Type.Object({ ...baseConfigProperties, QUEUE_PREFIX: Type.String({ default: 'bull' }) });
+  const KEY = '0'.repeat(64);
+
+  it('takes host:port, comma-separated, and refuses a URL', () => {
+    expect(loadConfig(Schema, { SECRETS_KEY: KEY, REDIS_CLUSTER_NODES: 'redis-0.redis:6379, 10.0.0.2:6379', QUEUE_PREFIX: '{bull}' }).REDIS_CLUSTER_NODES).toBe('redis-0.redis:6379, 10.0.0.2:6379');
+    expect(clusterNodesOf('redis-0.redis:6379, 10.0.0.2:6380')).toEqual([
+      { host: 'redis-0.redis', port: 6379 },
+      { host: '10.0.0.2', port: 6380 },
+    ]);
+    expect(() => loadConfig(Schema, { SECRETS_KEY: KEY, REDIS_CLUSTER_NODES: 'redis://10.0.0.2:6379', QUEUE_PREFIX: '{bull}' })).toThrow(/REDIS_CLUSTER_NODES must match pattern/);
+  });
+
+  it('needs a hash-tagged QUEUE_PREFIX, and says which', () => {
+    const env = { SECRETS_KEY: KEY, REDIS_CLUSTER_NODES: '10.0.0.2:6379' };
+    expect(() => loadConfig(Schema, env)).toThrow(/QUEUE_PREFIX must carry a hash tag on a Redis Cluster .*Set it to \{bull\} on every service/);
+    // Redis hashes what lies between the first `{` and the first `}` after it, when not empty.
+    expect(() => loadConfig(Schema, { ...env, QUEUE_PREFIX: '{}{bull}' })).toThrow(/QUEUE_PREFIX must carry a hash tag/);
+    expect(loadConfig(Schema, { ...env, QUEUE_PREFIX: '{bull}' }).QUEUE_PREFIX).toBe('{bull}');
+    expect(loadConfig(Schema, { ...env, QUEUE_PREFIX: 'pay:{bull}' }).QUEUE_PREFIX).toBe('pay:{bull}');
+    expect(hashTagOf('rl:crypto:key:{m-1}:k:123')).toBe('m-1');
+    // Without a cluster, any prefix.
+    expect(loadConfig(Schema, { SECRETS_KEY: KEY }).QUEUE_PREFIX).toBe('bull');
+  });
 });

@@ -27,7 +27,30 @@ export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv 
     });
     throw new ConfigError(problems);
   }
+  const clusterProblem = queuePrefixOnClusterProblem(values);
+  if (clusterProblem) throw new ConfigError([clusterProblem]);
   return values as Static<T>;
+}
+
+/**
+ * A key's hash tag as Redis Cluster reads it: what lies between the first `{` and the first `}`
+ * after it, when not empty; null when the whole key is hashed.
+ */
+export function hashTagOf(key: string): string | null {
+  const open = key.indexOf('{');
+  const close = open < 0 ? -1 : key.indexOf('}', open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : null;
+}
+
+/**
+ * BullMQ's scripts touch many keys of a queue at once, which a Redis Cluster refuses
+ * (CROSSSLOT) unless they hash to one slot: on a cluster the prefix must carry a hash tag.
+ * Every service that shares queues must use the same prefix, so it is refused, not rewritten.
+ */
+function queuePrefixOnClusterProblem(values: Record<string, unknown>): string | null {
+  const prefix = values.QUEUE_PREFIX;
+  if (!values.REDIS_CLUSTER_NODES || typeof prefix !== 'string' || hashTagOf(prefix) !== null) return null;
+  return `QUEUE_PREFIX must carry a hash tag on a Redis Cluster (REDIS_CLUSTER_NODES is set): BullMQ's scripts touch several keys of a queue, which must share one slot. Set it to {${prefix}} on every service`;
 }
 
 /** Variables every service reads; each service extends this with its own. */
@@ -49,6 +72,13 @@ export const baseConfigProperties = {
       "the most Postgres connections this process opens: the size of its one pool (its client's, which the packages' tables share); pods x this must stay below Postgres' max_connections",
   }),
   REDIS_URL: Type.String({ pattern: '^rediss?://', format: 'parsable-url', default: 'redis://127.0.0.1:6379', description: 'redis://host:port' }),
+  REDIS_CLUSTER_NODES: Type.Optional(
+    Type.String({
+      pattern: '^\\s*[^\\s,:]+:\\d{1,5}\\s*(,\\s*[^\\s,:]+:\\d{1,5}\\s*)*$',
+      description:
+        'a Redis Cluster instead of REDIS_URL: some of its nodes as host:port, comma-separated (the rest are found through them); QUEUE_PREFIX must then carry a hash tag, e.g. {bull}',
+    }),
+  ),
   BODY_LIMIT: Type.String({ default: '100kb', pattern: '^[0-9]+(b|kb|mb)$', description: 'e.g. 100kb' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10000, description: 'bound on closing (listener, workers, pools) after the drain window' }),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'when set, GET /metrics needs Authorization: Bearer <token>' })),

@@ -1,12 +1,53 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis, type ClusterNode, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 
 /** How long a request waits on Redis before treating it as unavailable. */
 export const REQUEST_REDIS_TIMEOUT_MS = 500;
 
-const lastErrors = new WeakMap<Redis, Error>();
+/** A connection to one Redis server or to a Redis Cluster: every package takes either. */
+export type RedisClient = Redis | Cluster;
 
-function watched(redis: Redis, role: string, logger: Logger): Redis {
+/** Where Redis is: `REDIS_CLUSTER_NODES` (a cluster) when set, else `REDIS_URL` (one server). */
+export interface RedisSettings {
+  REDIS_URL: string;
+  REDIS_CLUSTER_NODES?: string;
+}
+
+/** `host:port,host:port` as ioredis's startup nodes (the config's pattern has checked the form). */
+export function clusterNodesOf(list: string): ClusterNode[] {
+  return list
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const at = entry.lastIndexOf(':');
+      return { host: entry.slice(0, at), port: Number(entry.slice(at + 1)) };
+    });
+}
+
+/**
+ * One client for either deployment, with the same per-connection options. On a cluster the
+ * client learns every node from any startup node that answers (CLUSTER SLOTS), follows
+ * MOVED/ASK, and after a failover finds the promoted replica by refreshing the slots; it sends
+ * to masters only (`scaleReads` stays `master`), so a request never reads a replica's lag.
+ */
+function connect(settings: RedisSettings, options: RedisOptions, clusterOptions: { enableOfflineQueue?: boolean; enableAutoPipelining?: boolean } = {}): RedisClient {
+  if (!settings.REDIS_CLUSTER_NODES) return new Redis(settings.REDIS_URL, { ...options, ...clusterOptions });
+  return new Cluster(clusterNodesOf(settings.REDIS_CLUSTER_NODES), {
+    ...clusterOptions,
+    redisOptions: options,
+    // A failover takes cluster-node-timeout plus an election: retry a redirected or refused
+    // command for that long rather than failing it on the first refusal.
+    retryDelayOnFailover: 200,
+    retryDelayOnClusterDown: 200,
+    retryDelayOnTryAgain: 200,
+    slotsRefreshTimeout: 2000,
+  });
+}
+
+const lastErrors = new WeakMap<RedisClient, Error>();
+
+function watched<C extends RedisClient>(redis: C, role: string, logger: Logger): C {
   // Without a listener ioredis prints every reconnect failure to stderr; with one, the
   // reason is logged once per outage and kept for /readyz.
   redis.on('error', (err: Error) => {
@@ -26,22 +67,27 @@ function watched(redis: Redis, role: string, logger: Logger): Redis {
  * limiter lets it through and the replay guard answers 503. (Before the first connection
  * /readyz is not ready, so a balancer sends no traffic yet.)
  */
-export function requestRedis(url: string, logger: Logger, timeoutMs = REQUEST_REDIS_TIMEOUT_MS): Redis {
+export function requestRedis(settings: RedisSettings, logger: Logger, timeoutMs = REQUEST_REDIS_TIMEOUT_MS): RedisClient {
   // Auto-pipelining sends the commands concurrent requests issue in one tick as one write:
   // under load, one syscall for many rate-limit checks instead of one each.
-  return watched(new Redis(url, { enableOfflineQueue: false, commandTimeout: timeoutMs, maxRetriesPerRequest: 1, enableAutoPipelining: true }), 'requests', logger);
+  return watched(connect(settings, { commandTimeout: timeoutMs, maxRetriesPerRequest: 1 }, { enableOfflineQueue: false, enableAutoPipelining: true }), 'requests', logger);
 }
 
 /**
  * Redis for BullMQ queues and workers. BullMQ waits out outages itself and needs commands that
  * never give up (`maxRetriesPerRequest: null`); its work is never on a request's critical path.
  */
-export function queueRedis(url: string, logger: Logger): Redis {
-  return watched(new Redis(url, { maxRetriesPerRequest: null }), 'queues', logger);
+export function queueRedis(settings: RedisSettings, logger: Logger): RedisClient {
+  return watched(connect(settings, { maxRetriesPerRequest: null }), 'queues', logger);
+}
+
+/** A second connection like `redis` (the same server or cluster, the same options): a subscribed connection takes no other command. */
+export function duplicateRedis(redis: RedisClient): RedisClient {
+  return redis instanceof Cluster ? redis.duplicate() : redis.duplicate();
 }
 
 /** Readiness check: says why Redis is unreachable (e.g. ECONNREFUSED) rather than timing out. */
-export async function redisReady(redis: Redis): Promise<void> {
+export async function redisReady(redis: RedisClient): Promise<void> {
   if (redis.status !== 'ready') {
     throw new Error(`${redis.status}${lastErrors.has(redis) ? `: ${lastErrors.get(redis)!.message}` : ''}`);
   }
@@ -52,7 +98,7 @@ export async function redisReady(redis: Redis): Promise<void> {
  * Closes a client at shutdown. QUIT lets a connected client finish what it sent; a client
  * that is not connected is dropped at once, since QUIT would wait for a Redis that is away.
  */
-export async function closeRedis(redis: Redis): Promise<void> {
+export async function closeRedis(redis: RedisClient): Promise<void> {
   if (redis.status === 'ready') {
     await redis.quit().catch(() => redis.disconnect());
   } else {

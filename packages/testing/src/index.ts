@@ -20,3 +20,4 @@ export * from './qr';
 export * from './language';
 export * from './accessibility';
 export * from './maildev';
+export * from './redis-cluster';

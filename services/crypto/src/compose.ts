@@ -51,8 +51,8 @@ export interface CryptoService {
 export async function composeCrypto(opts: ComposeOptions): Promise<CryptoService> {
   const { config, logger, clock } = opts;
   const { db, close: closeDb } = createCryptoDatabase(config.DATABASE_URL, opts.poolSize);
-  const redis = requestRedis(config.REDIS_URL, logger);
-  const queues = queueRedis(config.REDIS_URL, logger);
+  const redis = requestRedis(config, logger);
+  const queues = queueRedis(config, logger);
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);
   const live = await (opts.connectLive ?? ((ctx) => connectLiveChains(config, ctx)))({ db, clock, logger });
   const keys = accountKeys({ resolver: accountsKeyResolver(db, secrets), redis, logger });

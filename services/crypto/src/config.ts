@@ -26,7 +26,7 @@ export const CryptoConfigSchema = Type.Object({
   WITHDRAWAL_POLL_MS: Millis(1000, 'how often a sent withdrawal is checked for confirmations'),
   OUTBOX_INTERVAL_MS: Millis(250, 'outbox relay poll period (a commit also wakes it at once)'),
   RECONCILE_INTERVAL_MS: Millis(30_000, 'how often withdrawals still Pending or Processing get their job again (same job id: one still queued is not doubled)'),
-  QUEUE_PREFIX: Type.String({ default: 'bull', pattern: '^[a-zA-Z0-9_:-]+$', description: 'BullMQ key prefix' }),
+  QUEUE_PREFIX: Type.String({ default: 'bull', pattern: '^[a-zA-Z0-9_:{}-]+$', description: 'BullMQ key prefix' }),
   // Each live chain's own settings (chains/evm/settings.ts: EVM_RPC_URL_*, token contracts, DEPOSIT_XPUB, PAYOUT_*…).
   ...liveChainSettings,
   SOLVENCY_INTERVAL_MS: Millis(300_000, 'live chain: how often the replica leading a network compares what is on chain with what the ledger owes (metrics crypto_solvency_*)'),

@@ -1,7 +1,6 @@
-import type { Redis } from 'ioredis';
 import type { AccountKeys } from '@pay/accounts';
 import type { SecretBox } from '@pay/auth';
-import type { Clock, Logger } from '@pay/runtime';
+import type { Clock, Logger, RedisClient } from '@pay/runtime';
 import type { CryptoConfig } from './config';
 import type { CryptoDb } from './db';
 import type { Chains } from './chains/registry';
@@ -16,9 +15,9 @@ export interface CryptoDeps {
   /** API key resolution (cached per process, invalidated across processes) and change announcements. */
   keys: AccountKeys;
   /** Request path: rate limits, replay guard, readiness. Fails fast when Redis is away. */
-  redis: Redis;
+  redis: RedisClient;
   /** BullMQ queues and workers: waits out Redis outages. */
-  queueRedis: Redis;
+  queueRedis: RedisClient;
   secrets: SecretBox;
   clock: Clock;
   chains: Chains;

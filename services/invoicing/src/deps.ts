@@ -1,7 +1,6 @@
-import type { Redis } from 'ioredis';
 import type { AccountKeys } from '@pay/accounts';
 import type { SecretBox } from '@pay/auth';
-import type { Clock, Logger } from '@pay/runtime';
+import type { Clock, Logger, RedisClient } from '@pay/runtime';
 import type { WebhookWakeJob } from '@pay/queue';
 import type { InvoicingConfig } from './config';
 import type { InvoicingDb, InvoicingQueries } from './db';
@@ -36,9 +35,9 @@ export interface InvoicingDeps {
    */
   reviewOfInvoice: (on: InvoicingQueries, invoice: { id: string; currency: string }) => Promise<object | null>;
   /** Request path: rate limits, replay guard, readiness. Fails fast when Redis is away. */
-  redis: Redis;
+  redis: RedisClient;
   /** BullMQ queues and workers: waits out Redis outages. */
-  queueRedis: Redis;
+  queueRedis: RedisClient;
   secrets: SecretBox;
   /** Uploaded receipt files: local disk or an S3-compatible bucket (RECEIPTS_STORAGE). */
   receiptStorage: ReceiptStorage;

@@ -1,8 +1,7 @@
 import type { Express } from 'express';
-import type { Redis } from 'ioredis';
 import { postgresReady, type Queries } from '@pay/db';
 import { createHttpApp, finishHttpApp } from '@pay/http';
-import { type Logger, redisReady } from '@pay/runtime';
+import { type Logger, redisReady, type RedisClient } from '@pay/runtime';
 import type { WorkerConfig } from './config';
 import type { DeliveryMetrics } from './metrics';
 
@@ -11,7 +10,7 @@ export interface WorkerDeps {
   logger: Logger;
   /** The deliveries' database; the readiness probe asks it too. */
   db: Queries;
-  redis: Redis;
+  redis: RedisClient;
   metrics: DeliveryMetrics;
   isShuttingDown: () => boolean;
 }

@@ -13,8 +13,8 @@ runMain(async () => {
   // One client on one pool, as every process (@pay/db): the webhooks package's, whose tables
   // are the worker's; the accounts package's merchant lookups run on it too (its $kysely).
   const db = createWebhooksDb(config.DATABASE_URL, config.DATABASE_POOL_MAX);
-  const redis = requestRedis(config.REDIS_URL, logger);
-  const queues = queueRedis(config.REDIS_URL, logger);
+  const redis = requestRedis(config, logger);
+  const queues = queueRedis(config, logger);
   const delivery = await startDelivery({ config, logger, db, accounts: db, secrets: SecretBox.fromEnv(config.SECRETS_KEY), clock: systemClock, queueRedis: queues });
   const app = buildWorkerApp({ config, logger, db, redis, metrics: delivery.metrics, isShuttingDown: () => lifecycle.isShuttingDown });
   await listen(app, config.PORT, config.HOST, lifecycle, logger);

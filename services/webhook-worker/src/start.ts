@@ -1,7 +1,6 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { SecretBox } from '@pay/auth';
-import type { Clock, Lifecycle, Logger } from '@pay/runtime';
+import type { Clock, Lifecycle, Logger, RedisClient } from '@pay/runtime';
 import { Queues, startWorker } from '@pay/queue';
 import { queueDepth, type Queries, type Transactions } from '@pay/webhooks';
 import type { WorkerConfig } from './config';
@@ -19,7 +18,7 @@ export interface DeliveryDeps {
   secrets: SecretBox;
   clock: Clock;
   /** BullMQ's connection (waits out Redis outages). */
-  queueRedis: Redis;
+  queueRedis: RedisClient;
   lifecycle?: Lifecycle;
   /** Tests resolve names their own way (a public-looking name that points to loopback). */
   lookup?: ConstructorParameters<typeof WebhookSender>[0]['lookup'];

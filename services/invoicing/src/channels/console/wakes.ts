@@ -1,6 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
-import type { Logger } from '@pay/runtime';
+import type { Logger, RedisClient } from '@pay/runtime';
 import { Queues, wakeWebhookWorker, type WebhookWakeJob } from '@pay/queue';
 
 /**
@@ -8,7 +7,7 @@ import { Queues, wakeWebhookWorker, type WebhookWakeJob } from '@pay/queue';
  * request: the rows are already in Postgres, and the worker's poll finds them anyway if Redis
  * is away.
  */
-export function webhookWaker(connection: Redis, prefix: string, logger: Logger) {
+export function webhookWaker(connection: RedisClient, prefix: string, logger: Logger) {
   const queue = new Queue(Queues.webhookWakes.name, { connection, prefix });
   return {
     wake(reason: WebhookWakeJob['reason']): void {
