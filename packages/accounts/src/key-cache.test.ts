@@ -95,6 +95,55 @@ describe('CachedKeyResolver', () => {
     await cache.close();
   });
 
+  it('resolutions that miss together share one read (no stampede when an entry expires under load)', async () => {
+    const keys = new CountingKeys();
+    keys.rows.set('h6', keyOf('m6'));
+    keys.rows.set('h7', keyOf('m7'));
+    const cache = await listeningCache(keys);
+    let release!: () => void;
+    keys.gate = new Promise((r) => (release = r));
+    const together = [...Array.from({ length: 50 }, () => cache.resolve('h6')), cache.resolve('h7'), cache.resolve('unknown')];
+    release();
+    const answers = await Promise.all(together);
+    expect(keys.reads).toBe(3); // one per key hash, an unknown one included
+    expect(new Set(answers.slice(0, 50).map((k) => k!.keyId)).size).toBe(1);
+    expect(answers.at(-1)).toBeNull();
+    await cache.close();
+  });
+
+  it('a resolution after a change never joins a read begun before it (that row may predate a revocation)', async () => {
+    const merchant = randomUUID();
+    const keys = new CountingKeys();
+    keys.rows.set('h8', keyOf(merchant));
+    const subscriber = redis();
+    const cache = await listeningCache(keys, undefined, subscriber);
+    const arrived = new Promise<void>((r) => subscriber.on('message', (_channel: string, id: string) => id === merchant && r()));
+    let release!: () => void;
+    keys.gate = new Promise((r) => (release = r));
+    const before = cache.resolve('h8');
+    keys.rows.set('h8', { ...keyOf(merchant), revokedAt: new Date() });
+    await publishKeyChange(redis(), logger, merchant);
+    await arrived;
+    const after = cache.resolve('h8');
+    release();
+    keys.gate = null;
+    expect((await before)!.revokedAt).toBeNull();
+    expect((await after)!.revokedAt).not.toBeNull();
+    expect(keys.reads).toBe(2);
+    await cache.close();
+  });
+
+  it('shares no read while the invalidation channel is down', async () => {
+    const keys = new CountingKeys();
+    keys.rows.set('h9', keyOf('m9'));
+    const dead = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    dead.on('error', () => undefined);
+    const offline = new CachedKeyResolver(keys, dead, logger);
+    await Promise.all([offline.resolve('h9'), offline.resolve('h9')]);
+    expect(keys.reads).toBe(2);
+    await offline.close();
+  });
+
   it('caches nothing while the invalidation channel is down, and unseals a secret once per entry', async () => {
     const keys = new CountingKeys();
     let unsealed = 0;

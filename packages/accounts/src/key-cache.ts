@@ -26,9 +26,15 @@ interface Entry {
  *   (every request reads the database), and everything cached is dropped when it drops.
  * A read that overlaps an invalidation is not stored (generation check), so a row read
  * before a revocation committed cannot be cached after it.
+ * Resolutions that miss together share one read (`reading`), as they would share the entry it
+ * stores: without that, each expiry under load sent every request in flight for the key to the
+ * database (most of the crypto GET's key reads). A resolution joins a read only while nothing
+ * was invalidated since it began, and only while listening: the same rules as an entry.
  */
 export class CachedKeyResolver implements KeyResolver {
   private readonly entries = new Map<string, Entry>();
+  /** Reads under way, by key hash, with the generation they began in. */
+  private readonly reading = new Map<string, { generation: number; key: Promise<ResolvedKey | null> }>();
   private generation = 0;
   private listening = false;
   private closed = false;
@@ -57,14 +63,21 @@ export class CachedKeyResolver implements KeyResolver {
     const hit = this.listening ? this.entries.get(keyHash) : undefined;
     if (hit && hit.expiresAt > started) return hit.key;
     const generation = this.generation;
-    const key = await this.inner.resolve(keyHash);
-    if (!key) return null;
-    const cached = memoizeSecret(key);
-    if (this.listening && generation === this.generation) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-      this.entries.set(keyHash, { key: cached, expiresAt: started + this.ttlMs });
+    const shared = this.listening ? this.reading.get(keyHash) : undefined;
+    if (shared && shared.generation === generation) return shared.key;
+    const key = this.inner.resolve(keyHash).then((found) => found && memoizeSecret(found));
+    const read = { generation, key };
+    if (this.listening) this.reading.set(keyHash, read);
+    try {
+      const cached = await key;
+      if (cached && this.listening && generation === this.generation) {
+        if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+        this.entries.set(keyHash, { key: cached, expiresAt: started + this.ttlMs });
+      }
+      return cached;
+    } finally {
+      if (this.reading.get(keyHash) === read) this.reading.delete(keyHash);
     }
-    return cached;
   }
 
   async close(): Promise<void> {
