@@ -6,3 +6,4 @@ export * from './redis-gate';
 export * from './replay-guard';
 export * from './rate-limit';
 export * from './middleware';
+export * from './hmac-key';

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '@pay/schemas';
+import { hmacKey } from './hmac-key';
 
 /** `crypto`: the crypto service's API. `v2`: invoicing API v2. Same payload, different header conventions. */
 export type SigningStyle = 'crypto' | 'v2';
@@ -40,7 +41,7 @@ export function signingPayload(parts: SignedRequestParts): Buffer {
 }
 
 export function signRequest(style: SigningStyle, secret: string, parts: SignedRequestParts): string {
-  return createHmac('sha256', Buffer.from(secret, 'utf8'))
+  return createHmac('sha256', hmacKey(secret))
     .update(signingPayload(parts))
     .digest(SIGNING_STYLES[style].signatureEncoding);
 }
