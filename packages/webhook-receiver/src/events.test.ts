@@ -231,14 +231,16 @@ describe('the event types match the JSON Schemas of the bodies the platform send
 
 const at = new Date('2026-11-24T09:00:00.000Z');
 const iso = at.toISOString();
+/** The envelope every body carries (recordEvent writes it), of a test-mode invoicing event. */
+const envelope = (kind: string) => ({ event: kind, timestamp: at.getTime(), livemode: false, id: '00000000-0000-4000-8000-0000000000e1', type: kind, createdAt: iso, source: 'invoicing' });
 const v1Session = (status: string) => ({ id: '00000000-0000-4000-8000-000000000004', level: 'basic', status, metadata: { orderId: 'A-1' }, reason: status === 'completed' ? null : 'Document expired', updatedAt: iso });
 
 /** [label, family, body]: every kind, as its document's example shows it, and KYC's v1 session shape (sent to a v1 session's own webhookUrl), which the examples do not show. */
 const examples: [string, 'InvoicingWebhookEvent' | 'CryptoWebhookEvent', Json][] = [
   ...families.flatMap(({ name, examples }) => Object.entries(examples).map(([kind, body]) => [`${kind} (${name})`, name, body] as [string, typeof name, Json])),
-  ['kyc.passed (v1 session)', 'InvoicingWebhookEvent', { event: 'kyc.passed', timestamp: at.getTime(), livemode: false, session: v1Session('completed') }],
-  ['kyc.rejected (v1 session)', 'InvoicingWebhookEvent', { event: 'kyc.rejected', timestamp: at.getTime(), livemode: false, session: v1Session('failed') }],
-  ['kyc.manual_review (v1 session)', 'InvoicingWebhookEvent', { event: 'kyc.manual_review', timestamp: at.getTime(), livemode: false, session: v1Session('in_progress') }],
+  ['kyc.passed (v1 session)', 'InvoicingWebhookEvent', { ...envelope('kyc.passed'), session: v1Session('completed') }],
+  ['kyc.rejected (v1 session)', 'InvoicingWebhookEvent', { ...envelope('kyc.rejected'), session: v1Session('failed') }],
+  ['kyc.manual_review (v1 session)', 'InvoicingWebhookEvent', { ...envelope('kyc.manual_review'), session: v1Session('in_progress') }],
 ];
 
 describe('verifyWebhook on a real body of every kind', () => {
@@ -275,6 +277,11 @@ export function typedAccess(e: WebhookEvent, inv: InvoicingWebhookEvent, cry: Cr
   if (cry.event === 'withdrawal.failed') out.push(cry.withdrawal.failureReason?.trim(), cry.withdrawal.netAmount + 1);
   if (cry.event === 'transaction.confirmed') out.push(cry.transaction.blockNumber, cry.transaction.currency satisfies `${string}_${string}`);
   if (e.event === 'invoice.paid') out.push('network' in e.invoice ? e.invoice.amountReceived : e.invoice.invoiceNumber);
+  // The two invoice.paid families, told apart by the discriminant every body carries.
+  if (e.event === 'invoice.paid' && e.source === 'crypto') out.push(e.invoice.network, e.invoice.amountReceived);
+  if (e.event === 'invoice.paid' && e.source === 'invoicing') out.push(e.invoice.invoiceNumber, e.id, e.createdAt);
+  // @ts-expect-error a crypto invoice has no invoiceNumber
+  if (e.event === 'invoice.paid' && e.source === 'crypto') out.push(e.invoice.invoiceNumber);
   const only: WebhookEventOf<'withdrawal.completed'>['withdrawal']['completedAt'] = null;
   // The named object types merchants import, derived from the generated event types.
   const paidAt: WebhookInvoice<'PAID'>['paidAt'] = iso;

@@ -59,6 +59,26 @@ describe('verifyWebhook', () => {
     expect(code(() => verifyWebhook(test, headers({}, body), secret, { now, acceptTestEvents: true }))).toBe('INVALID_SIGNATURE');
   });
 
+  it('during a rotated secret’s overlap, accepts a receiver holding the old secret, the new one, or both; refuses any other', () => {
+    const overlap = webhookHeaders({ secret: 'whsec_new', previousSecret: 'whsec_old', deliveryId: 'd-1', event: 'invoice.paid', timestamp: now, body });
+    // A receiver that checks one signature today keeps the old secret working: X-SVC-Signature is still one hex signature, the old one's.
+    expect(overlap['X-SVC-Signature']).toMatch(/^[0-9a-f]{64}$/);
+    expect(overlap['X-SVC-Signatures']).toMatch(/^v1,[0-9a-f]{64} v1,[0-9a-f]{64}$/);
+    expect(overlap['X-SVC-Signatures']!.endsWith(overlap['X-SVC-Signature']!)).toBe(true);
+    for (const s of ['whsec_old', 'whsec_new', ['whsec_new', 'whsec_old'], ['whsec_other', 'whsec_new']]) {
+      expect(verifyWebhook(body, overlap, s, { now }).deliveryId).toBe('d-1');
+    }
+    expect(code(() => verifyWebhook(body, overlap, 'whsec_other', { now }))).toBe('INVALID_SIGNATURE');
+    // After the overlap only the new secret signs: a receiver still on the old one is refused.
+    const after = webhookHeaders({ secret: 'whsec_new', deliveryId: 'd-1', event: 'invoice.paid', timestamp: now, body });
+    expect(after['X-SVC-Signatures']).toBeUndefined();
+    expect(code(() => verifyWebhook(body, after, 'whsec_old', { now }))).toBe('INVALID_SIGNATURE');
+    expect(verifyWebhook(body, after, ['whsec_old', 'whsec_new'], { now }).deliveryId).toBe('d-1');
+    // A listed entry of another scheme, or a forged list, proves nothing.
+    expect(code(() => verifyWebhook(body, { ...after, 'X-SVC-Signatures': `v2,${'0'.repeat(64)} v1,zz` }, 'whsec_old', { now }))).toBe('INVALID_SIGNATURE');
+    expect(() => verifyWebhook(body, overlap, [], { now })).toThrow(/secret is missing/);
+  });
+
   it('takes any Uint8Array body, and says a missing secret is a set-up error, not a bad request', () => {
     expect(verifyWebhook(new TextEncoder().encode(body), headers(), secret, { now }).deliveryId).toBe('d-1');
     expect(() => verifyWebhook(body, headers(), undefined as unknown as string, { now })).toThrow(TypeError);

@@ -57,9 +57,10 @@ export type CryptoNetwork = CryptoInvoice['network'];
 
 /**
  * Every event the platform sends. `invoice.paid` is both a console event (`WebhookInvoice`,
- * with `invoiceNumber`) and a crypto event (`CryptoInvoice`, with `network`): narrow with
- * `verifyWebhook<InvoicingWebhookEvent>` / `<CryptoWebhookEvent>` on a route that receives
- * only one kind, or with `'network' in event.invoice`.
+ * with `invoiceNumber`) and a crypto event (`CryptoInvoice`, with `network`): narrow on
+ * `event.source` (`'invoicing'` or `'crypto'`, in every body), or with
+ * `verifyWebhook<InvoicingWebhookEvent>` / `<CryptoWebhookEvent>` on a route that receives one
+ * family only.
  */
 export type WebhookEvent = InvoicingWebhookEvent | CryptoWebhookEvent;
 
@@ -112,10 +113,21 @@ export interface VerifyWebhookOptions {
   acceptTestEvents?: boolean;
 }
 
+/** `X-SVC-Signatures` during a secret's overlap: space-separated `v1,<hex>` entries, one per secret that signed. */
+function listedSignatures(value: string | undefined): string[] {
+  if (!value) return [];
+  return value
+    .split(' ')
+    .filter((entry) => entry.startsWith('v1,'))
+    .map((entry) => entry.slice(3));
+}
+
 /**
- * Verifies a webhook before anything is done with it: `X-SVC-Signature` must be the hex
- * HMAC-SHA256 of `X-SVC-Timestamp` + the raw body under your webhook secret (compared in
- * constant time), the timestamp within 5 minutes of `now`, and the event live unless
+ * Verifies a webhook before anything is done with it: a signature of the request (the hex
+ * `X-SVC-Signature`, or, while a rotated secret's overlap lasts, any `v1,<hex>` entry of
+ * `X-SVC-Signatures`) must be the HMAC-SHA256 of `X-SVC-Timestamp` + the raw body under your
+ * webhook secret (or any of `secret`, when you pass the old and the new one while you move),
+ * compared in constant time; the timestamp within 5 minutes of `now`; and the event live unless
  * `acceptTestEvents`. Pass the body exactly as received (a Buffer, Uint8Array or string),
  * never a re-serialised object. Throws WebhookVerificationError; returns the typed event and
  * the delivery id.
@@ -126,10 +138,11 @@ export interface VerifyWebhookOptions {
 export function verifyWebhook<E extends WebhookEvent = WebhookEvent>(
   rawBody: string | Uint8Array,
   headers: WebhookHeaders,
-  secret: string,
+  secret: string | readonly string[],
   opts: VerifyWebhookOptions = {},
 ): VerifiedWebhook<E> {
-  if (typeof secret !== 'string' || secret === '') throw new TypeError('verifyWebhook: the webhook secret is missing');
+  const secrets = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : [];
+  if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s === '')) throw new TypeError('verifyWebhook: the webhook secret is missing');
   const signature = header(headers, 'x-svc-signature');
   const timestampText = header(headers, 'x-svc-timestamp');
   const deliveryId = header(headers, 'x-svc-delivery');
@@ -139,10 +152,17 @@ export function verifyWebhook<E extends WebhookEvent = WebhookEvent>(
     throw new WebhookVerificationError('INVALID_BODY', 'Pass the raw body (Buffer or string), e.g. express.raw({ type: "application/json" }), not a parsed object');
   }
   const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
-  const expected = createHmac('sha256', secret).update(timestampText!).update(body).digest();
-  const given = /^[0-9a-f]{64}$/.test(signature!) ? Buffer.from(signature!, 'hex') : Buffer.alloc(0);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw new WebhookVerificationError('INVALID_SIGNATURE', 'X-SVC-Signature does not match: wrong secret (rotated?) or the body was changed');
+  const given = [signature!, ...listedSignatures(header(headers, 'x-svc-signatures'))]
+    .filter((s) => /^[0-9a-f]{64}$/.test(s))
+    .map((s) => Buffer.from(s, 'hex'));
+  // Every comparison is made (no early exit), each in constant time.
+  let matched = false;
+  for (const key of secrets) {
+    const expected = createHmac('sha256', key).update(timestampText!).update(body).digest();
+    for (const g of given) if (g.length === expected.length && timingSafeEqual(g, expected)) matched = true;
+  }
+  if (!matched) {
+    throw new WebhookVerificationError('INVALID_SIGNATURE', 'No signature of X-SVC-Signature or X-SVC-Signatures matches: wrong secret (rotated, overlap over?) or the body was changed');
   }
   const timestamp = Number(timestampText);
   const now = opts.now ?? Date.now();

@@ -11,7 +11,7 @@ import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const README = readFileSync(path.resolve(__dirname, '..', 'README.md'), 'utf8');
-const ENVELOPE = ['event', 'timestamp', 'livemode'];
+const ENVELOPE = ['event', 'timestamp', 'livemode', 'id', 'type', 'createdAt', 'source'];
 
 type Family = 'invoicing' | 'crypto';
 

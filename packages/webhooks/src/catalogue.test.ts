@@ -18,8 +18,9 @@ describe('an event catalogue', () => {
 
   it('lists its kinds in the order declared, each body the envelope around its fields', () => {
     expect(events.kinds).toEqual(['thing.made', 'thing.lost']);
-    expect(Object.keys(events.bodies['thing.lost'].properties)).toEqual(['event', 'timestamp', 'livemode', 'thing', 'reason']);
-    expect(events.bodies['thing.lost'].required).toEqual(['event', 'timestamp', 'livemode', 'thing', 'reason']);
+    const envelope = ['event', 'timestamp', 'livemode', 'id', 'type', 'createdAt', 'source'];
+    expect(Object.keys(events.bodies['thing.lost'].properties)).toEqual([...envelope, 'thing', 'reason']);
+    expect(events.bodies['thing.lost'].required).toEqual([...envelope, 'thing', 'reason']);
     expect(() => assertValid(events.bodies['thing.made'], { event: 'thing.lost', timestamp: 1, livemode: true, ...events.sample('thing.made', new Date(), true) })).toThrow();
   });
 

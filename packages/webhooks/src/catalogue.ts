@@ -1,6 +1,6 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import type { OutgoingWebhook } from '@pay/http';
-import { registerEventPayloads, type EventSource } from './events';
+import { envelopeOf, registerEventPayloads, type EventSource } from './events';
 
 /**
  * `livemode` of every event, of both services: recordEvent writes it from the event's mode,
@@ -10,15 +10,26 @@ import { registerEventPayloads, type EventSource } from './events';
 export const Livemode = Type.Boolean({ description: 'false for an event of test mode (a test key, the sandbox), true for live mode' });
 
 /**
- * `{ event, timestamp, livemode, ...fields }`: the envelope of every event around the
- * object(s) that changed, e.g. `{ invoice }`, or `{ invoice, refund }` for invoice.refunded.
+ * `{ event, timestamp, livemode, id, type, createdAt, source, ...fields }`: the envelope of
+ * every event around the object(s) that changed, e.g. `{ invoice }`, or `{ invoice, refund }`
+ * for invoice.refunded. `event`, `timestamp` and the object are the spec's; the others are
+ * additions (issue 32) written by recordEvent for every event, so no kind can leave them out:
+ * `id` (the event's, the same on every delivery, retry, resend and replay of it), `type` (=
+ * `event`, the name other platforms use), `createdAt` (`timestamp` as ISO 8601) and `source`,
+ * the family that tells crypto's `invoice.paid` from invoicing's.
  */
-export function eventEnvelope(kind: string, fields: Record<string, TSchema>): TObject {
+export function eventEnvelope(source: EventSource, kind: string, fields: Record<string, TSchema>): TObject {
   return Type.Object(
     {
       event: Type.Literal(kind),
       timestamp: Type.Integer({ description: 'Unix time in milliseconds when the event happened' }),
       livemode: Livemode,
+      id: Type.String({ format: 'uuid', description: 'The event’s id: the same on every delivery of it (each endpoint, retry, resend and replay); X-SVC-Delivery is the delivery’s' }),
+      type: Type.Literal(kind, { description: 'The event kind again (= `event`), under the name other platforms use' }),
+      createdAt: Type.String({ format: 'date-time', description: '`timestamp` as ISO 8601 (UTC, milliseconds)' }),
+      source: Type.Literal(source, {
+        description: 'Which family the event is of: `invoicing` (console webhooks) or `crypto` (the merchant’s webhookUrl). Tells the two `invoice.paid` apart',
+      }),
       ...fields,
     },
     { additionalProperties: false },
@@ -29,7 +40,8 @@ export function eventEnvelope(kind: string, fields: Record<string, TSchema>): TO
 export const WEBHOOK_HEADERS = {
   'Content-Type': 'application/json',
   'X-SVC-Event': 'The event kind, e.g. invoice.paid',
-  'X-SVC-Signature': 'Lower-case hex HMAC-SHA256(secret, X-SVC-Timestamp + raw body). Verify before processing',
+  'X-SVC-Signature':
+    'Lower-case hex HMAC-SHA256(secret, X-SVC-Timestamp + raw body). Verify before processing. While a rotated secret’s overlap lasts it is the old secret’s, and an X-SVC-Signatures header (sent then only) lists every signature as space-separated `v1,<hex>` entries, the new secret’s first: accept the request when any matches',
   'X-SVC-Timestamp': 'Unix time in milliseconds when this attempt was sent; refuse it if more than 5 minutes from your clock',
   'X-SVC-Delivery': 'UUID of the delivery, the same on every retry and resend: deduplicate on it',
 };
@@ -38,7 +50,7 @@ export const WEBHOOK_HEADERS = {
 export interface EventKind {
   /** What happened, for the merchant: the OpenAPI webhook's summary. */
   summary: string;
-  /** The body's fields beside the envelope (`event`, `timestamp`, `livemode`), e.g. `{ invoice: InvoiceObject }`. */
+  /** The body's fields beside the envelope (eventEnvelope: `event`, `timestamp`, `livemode`, `id`, ...), e.g. `{ invoice: InvoiceObject }`. */
   fields: Record<string, TSchema>;
   /**
    * Those fields with values that cannot be mistaken for real ones: the console's test event
@@ -69,6 +81,7 @@ export interface EventCatalogue<K extends string = string> {
 
 /** When the document's example events happen: fixed, so the committed documents do not change from run to run. */
 const EXAMPLE_AT = new Date('2026-01-15T09:30:00.000Z');
+const EXAMPLE_EVENT_ID = '00000000-0000-4000-8000-00000000e7e0';
 
 /**
  * Defines a service's event catalogue and hands it to this package (eventsOf validates that
@@ -81,7 +94,7 @@ export function defineEvents<K extends string>(
   kinds: Record<K, EventKind>,
 ): EventCatalogue<K> {
   const names = Object.keys(kinds) as K[];
-  const bodies = Object.fromEntries(names.map((k) => [k, eventEnvelope(k, kinds[k].fields)])) as Record<K, TObject>;
+  const bodies = Object.fromEntries(names.map((k) => [k, eventEnvelope(source, k, kinds[k].fields)])) as Record<K, TObject>;
   const sample = (kind: K, at: Date, livemode: boolean) => kinds[kind].sample(at, livemode);
   const catalogue: EventCatalogue<K> = {
     source,
@@ -99,7 +112,7 @@ export function defineEvents<K extends string>(
               'Otherwise retried 1 min, 5 min, 15 min, 1 h and 4 h after the previous attempt; after the 6th failed attempt the delivery is failed. ' +
               'At least once: the same X-SVC-Delivery may arrive more than once.',
             body: bodies[k],
-            example: { event: k, timestamp: EXAMPLE_AT.getTime(), livemode: true, ...sample(k, EXAMPLE_AT, true) },
+            example: { ...envelopeOf({ id: EXAMPLE_EVENT_ID, source, type: k, at: EXAMPLE_AT.getTime(), livemode: true }), ...sample(k, EXAMPLE_AT, true) },
             headers: WEBHOOK_HEADERS,
           },
         ]),

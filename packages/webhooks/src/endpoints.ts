@@ -14,6 +14,11 @@ export interface ConsoleEndpoint {
   description: string | null;
   secret: string;
   /**
+   * Until when the secret replaced by the last rotation still signs beside `secret` (the
+   * overlap); null when it was rotated without one (or never). A time past is over.
+   */
+  previousSecretExpiresAt: Date | null;
+  /**
    * The events it receives: those of the mode it was made in (the console session's key). A
    * live webhook never receives a test event (`livemode: false`), nor a test webhook a live one.
    */

@@ -34,13 +34,18 @@ export interface NewEvent {
   targetUrl?: string;
 }
 
+/** The envelope's fields of an event recorded now, in the order of catalogue.ts's eventEnvelope (the object's fields follow). */
+export function envelopeOf(e: { id: string; source: EventSource; type: string; at: number; livemode: boolean }) {
+  return { event: e.type, timestamp: e.at, livemode: e.livemode, id: e.id, type: e.type, createdAt: new Date(e.at).toISOString(), source: e.source };
+}
+
 /** The caller's transaction (`tx`), or its client outside one. */
 type Tx = Queries;
 
 /**
  * Records an event in the caller's transaction, so the event exists exactly when the change it
  * reports commits, and is never lost to a crash or a Redis restart. The body is the envelope
- * of every event: `{ event, timestamp, livemode, <object> }`, serialised once here with exact
+ * of every event: `{ event, timestamp, livemode, id, type, createdAt, source, <object> }` (catalogue.ts's eventEnvelope), serialised once here with exact
  * decimals and kept as that text, so every attempt sends the same bytes. The webhook worker
  * turns it into deliveries. Returns the event id.
  */
@@ -55,8 +60,9 @@ export async function insertEvent(
   tx: Tx,
   e: NewEvent & { id: string; targetEndpointId: string | null; dispatchedAt?: Date },
 ): Promise<void> {
-  // `livemode` is written here, from the event's own mode, for every event of every source.
-  const body = stringifyExact({ event: e.type, timestamp: e.at, livemode: !e.owner.isTest, ...e.object });
+  // The envelope is written here, for every event of every source: `livemode` from the
+  // event's own mode, `id` its own (so every delivery, retry, resend and replay carries it).
+  const body = stringifyExact({ ...envelopeOf({ id: e.id, source: e.source, type: e.type, at: e.at, livemode: !e.owner.isTest }), ...e.object });
   await insertEventRow(tx, {
     id: e.id,
     source: e.source,

@@ -3,7 +3,9 @@
 import type { Owner, SecretBox } from '@pay/auth';
 import type { Queries, Transactions } from './db';
 import { assertWebhookUrl, type ConsoleEndpoint, type EndpointChange, type EndpointInput, type UrlPolicy } from './endpoints';
-import { createEndpoint, failPendingDeliveriesOf, lockEndpoint, updateEndpoint } from './store/endpoints';
+import { createEndpoint, failPendingDeliveriesOf, lockEndpoint, rotateEndpointSecret, updateEndpoint } from './store/endpoints';
+import { MAX_SECRET_OVERLAP_SECONDS } from './signing';
+import { ApiError } from '@pay/schemas';
 
 /** What every change needs besides its input: where URLs may point, and the time. */
 export interface ManageContext {
@@ -35,4 +37,17 @@ export async function updateWebhook(db: Transactions, box: SecretBox, owner: Own
     if (before.disabledAt === null && after.disabledAt !== null) await failPendingDeliveriesOf(tx, id);
     return after;
   });
+}
+
+/**
+ * A new secret for a webhook. `overlapSeconds` (0 to MAX_SECRET_OVERLAP_SECONDS): how long the
+ * replaced secret keeps signing beside it. The console's rotate defaults to 0 (the spec: the old
+ * one stops at once), the API's to 24 h; the caller says which.
+ */
+export function rotateWebhookSecret(db: Queries, box: SecretBox, owner: Owner, id: string, overlapSeconds: number, now: Date): Promise<{ secret: string; previousSecretExpiresAt: Date | null }> {
+  if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_SECRET_OVERLAP_SECONDS) {
+    const message = `must be an integer from 0 to ${MAX_SECRET_OVERLAP_SECONDS}`;
+    throw new ApiError('VALIDATION_ERROR', `overlapSeconds ${message}`, [{ field: 'overlapSeconds', message }]);
+  }
+  return rotateEndpointSecret(db, box, owner, id, now, overlapSeconds * 1000);
 }

@@ -43,7 +43,9 @@ describe('events', () => {
     const [stored, ...more] = await eventsOf(sql, owner);
     expect(more).toEqual([]);
     expect(stored).toMatchObject({ id, source: 'invoicing', merchantId: owner.merchantId, isTest: true, type: 'invoice.paid', targetUrl: null });
-    expect(stored!.rawBody).toBe(JSON.stringify({ event: 'invoice.paid', timestamp: e.at, livemode: false, ...e.object }));
+    expect(stored!.rawBody).toBe(
+      JSON.stringify({ event: 'invoice.paid', timestamp: e.at, livemode: false, id, type: 'invoice.paid', createdAt: new Date(e.at).toISOString(), source: 'invoicing', ...e.object }),
+    );
   });
 
   it('are read back only when their body is the one their service declared for the kind', async () => {
@@ -67,7 +69,7 @@ describe('console endpoints', () => {
     expect((await listEndpoints(sql, box, owner)).map((e) => e.id)).toEqual([made.id]);
     expect(await listEndpoints(sql, box, { ...owner, isTest: false })).toEqual([]); // the other mode sees none
 
-    const rotated = await rotateEndpointSecret(sql, box, owner, made.id, new Date());
+    const { secret: rotated } = await rotateEndpointSecret(sql, box, owner, made.id, new Date());
     expect(rotated).not.toBe(made.secret);
     expect((await getEndpoint(sql, box, owner, made.id)).secret).toBe(rotated);
 

@@ -297,23 +297,28 @@ const RELEASE = preparedStatement((db: Kysely<DB>, p: { workerId: string; ids: s
     .where('lease_owner', '=', p.workerId),
 );
 
-/** An endpoint's URL, sealed secret and state as stored now. */
+/** An endpoint's URL, sealed secret(s) and state as stored now. */
 export interface EndpointTarget {
   url: string | null;
   secretEnc: string | null;
+  /** The secret replaced by a rotation with an overlap, and until when it signs too. */
+  previousSecretEnc: string | null;
+  previousSecretExpiresAt: Date | null;
   disabled: boolean;
 }
 
 /** The current URL, secret and state of endpoints, read right before each send (a read per few sends: prepared). */
 export async function endpointTargets(db: Queries, ids: string[]): Promise<Map<string, EndpointTarget>> {
   const rows = await ENDPOINT_TARGETS(webhookTables(db), { ids });
-  return new Map(rows.map((r) => [r.id, { url: r.url, secretEnc: r.secret_enc, disabled: r.disabled }]));
+  return new Map(
+    rows.map((r) => [r.id, { url: r.url, secretEnc: r.secret_enc, previousSecretEnc: r.previous_secret_enc, previousSecretExpiresAt: r.previous_secret_expires_at, disabled: r.disabled }]),
+  );
 }
 
 const ENDPOINT_TARGETS = preparedStatement((db: Kysely<DB>, p: { ids: string[] }) =>
   db
     .selectFrom('endpoints')
-    .select((eb) => ['id', 'url', 'secret_enc', eb('disabled_at', 'is not', null).$castTo<boolean>().as('disabled')])
+    .select((eb) => ['id', 'url', 'secret_enc', 'previous_secret_enc', 'previous_secret_expires_at', eb('disabled_at', 'is not', null).$castTo<boolean>().as('disabled')])
     .where((eb) => eb('id', '=', anyOf(eb as never, p.ids))),
 );
 

@@ -32,6 +32,7 @@ describe('the OpenAPI document', () => {
         '/api/v2/merchant/brand/logo',
         '/api/v2/webhooks',
         '/api/v2/webhooks/{webhookId}',
+        '/api/v2/webhooks/{webhookId}/rotate-secret',
       ].sort(),
     );
     const text = (path: string, method: string) => doc.paths[path]![method]!.description ?? '';

@@ -59,6 +59,8 @@ export interface DeliveryWorkerOptions {
 interface Target {
   url: string | null;
   secret: string | null;
+  /** A rotated secret still in its overlap: it signs too. */
+  previousSecret?: string | null;
   disabled: boolean;
 }
 
@@ -196,8 +198,11 @@ export class DeliveryWorker {
     if (!endpoint) return { url: null, secret: null, disabled: true };
     const open = (sealed: string | null | undefined) => (sealed ? this.openSecret(sealed) : null);
     switch (d.kind) {
-      case 'console':
-        return { url: endpoint.url, secret: open(endpoint.secretEnc), disabled: endpoint.disabled };
+      case 'console': {
+        // The overlap is read against this worker's clock when the request is signed.
+        const overlapping = endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt.getTime() > this.o.clock.now().getTime();
+        return { url: endpoint.url, secret: open(endpoint.secretEnc), previousSecret: overlapping ? open(endpoint.previousSecretEnc) : null, disabled: endpoint.disabled };
+      }
       case 'target':
         return { url: endpoint.url, secret: open(merchant?.hmacSecretEnc), disabled: endpoint.disabled };
       case 'merchant':
@@ -239,7 +244,7 @@ export class DeliveryWorker {
         };
       } else {
         const at = this.o.clock.now();
-        const r = await this.o.sender.send({ url: target.url, secret: target.secret, deliveryId: d.id, event: d.eventType, body: d.body, timestamp: at.getTime() });
+        const r = await this.o.sender.send({ url: target.url, secret: target.secret, previousSecret: target.previousSecret, deliveryId: d.id, event: d.eventType, body: d.body, timestamp: at.getTime() });
         const retryAfterMs = retryAfterMsOf(r.statusCode, r.retryAfter, at);
         outcome = { delivery: d, attempt: { at, durationMs: r.durationMs, url: target.url, statusCode: r.statusCode, error: r.error, responseBody: r.responseBody, succeeded: r.succeeded, retryAfterMs } };
         this.observe(d, r.succeeded ? 'succeeded' : r.statusCode !== null ? 'http_error' : r.refused ? 'refused' : 'network_error', r.durationMs);

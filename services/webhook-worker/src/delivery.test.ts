@@ -42,7 +42,11 @@ describe('a delivery', () => {
     expect(r.headers['x-svc-signature']).toMatch(/^[0-9a-f]{64}$/);
     // Only the transport's own headers besides the spec's.
     expect(Object.keys(r.headers).filter((h) => h.startsWith('x-')).sort()).toEqual(['x-svc-delivery', 'x-svc-event', 'x-svc-signature', 'x-svc-timestamp']);
-    expect(r.body).toBe(JSON.stringify({ event: 'invoice.paid', timestamp: ctx.clock.now().getTime(), livemode: false, ...paid() }));
+    // The spec's envelope and object, then what issue 32 added: the event's id (the same on every delivery of it), type, createdAt and source.
+    const at = ctx.clock.now();
+    expect(r.body).toBe(
+      JSON.stringify({ event: 'invoice.paid', timestamp: at.getTime(), livemode: false, id: eventId, type: 'invoice.paid', createdAt: at.toISOString(), source: 'invoicing', ...paid() }),
+    );
 
     expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1, nextAttemptAt: null, lastStatusCode: 200, lastResponseBody: 'ok', leaseOwner: null });
     const attempts = await ctx.attemptsOfDelivery(delivery!.id);
@@ -249,7 +253,7 @@ describe('console actions as the worker sees them', () => {
     const w = ctx.worker();
     await ctx.event(m.test, 'invoice.paid', paid(1));
     await ctx.round(w);
-    const fresh = await rotateEndpointSecret(ctx.db, ctx.secrets, m.test, hook.id, ctx.clock.now());
+    const { secret: fresh } = await rotateEndpointSecret(ctx.db, ctx.secrets, m.test, hook.id, ctx.clock.now());
     expect(fresh).not.toBe(hook.secret);
     await ctx.event(m.test, 'invoice.paid', paid(2));
     await ctx.round(w);
@@ -258,6 +262,43 @@ describe('console actions as the worker sees them', () => {
     expect(first!.headers['x-svc-signature']).toBe(sign(hook.secret, ts(first), first!.body));
     expect(second!.headers['x-svc-signature']).toBe(sign(fresh, ts(second), second!.body));
     expect(second!.headers['x-svc-signature']).not.toBe(sign(hook.secret, ts(second), second!.body));
+  });
+
+  it('a secret rotated with an overlap: both sign until it ends (X-SVC-Signature the old one’s), then the new one alone', async () => {
+    const { verifyWebhook } = await import('@pay/webhook-receiver');
+    const m = await ctx.merchant();
+    const hook = await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
+    const w = ctx.worker();
+    const { secret: fresh, previousSecretExpiresAt } = await rotateEndpointSecret(ctx.db, ctx.secrets, m.test, hook.id, ctx.clock.now(), 3600_000);
+    expect(previousSecretExpiresAt).toEqual(new Date(ctx.clock.now().getTime() + 3600_000));
+    const verify = (r: (typeof receiver.received)[number], secret: string) => {
+      try {
+        return verifyWebhook(r.body, r.headers, secret, { now: Number(r.headers['x-svc-timestamp']), acceptTestEvents: true }).deliveryId;
+      } catch (err) {
+        return (err as { code: string }).code;
+      }
+    };
+    await ctx.event(m.test, 'invoice.paid', paid(1));
+    await ctx.round(w);
+    ctx.clock.advance(3599_000);
+    await ctx.event(m.test, 'invoice.paid', paid(2));
+    await ctx.round(w);
+    for (const r of receiver.received) {
+      const ts = r.headers['x-svc-timestamp'] as string;
+      // A receiver checking one signature with the secret it holds today is unaffected during the overlap.
+      expect(r.headers['x-svc-signature']).toBe(sign(hook.secret, ts, r.body));
+      expect(r.headers['x-svc-signatures']).toBe(`v1,${sign(fresh, ts, r.body)} v1,${sign(hook.secret, ts, r.body)}`);
+      expect(verify(r, hook.secret)).toBe(r.headers['x-svc-delivery']);
+      expect(verify(r, fresh)).toBe(r.headers['x-svc-delivery']);
+    }
+    ctx.clock.advance(1000);
+    await ctx.event(m.test, 'invoice.paid', paid(3));
+    await ctx.round(w);
+    const after = receiver.received[2]!;
+    expect(after.headers['x-svc-signature']).toBe(sign(fresh, after.headers['x-svc-timestamp'] as string, after.body));
+    expect(after.headers['x-svc-signatures']).toBeUndefined();
+    expect(verify(after, hook.secret)).toBe('INVALID_SIGNATURE');
+    expect(verify(after, fresh)).toBe(after.headers['x-svc-delivery']);
   });
 
   it('a secret rotated after the claim, before the send, signs that send: each send reads the secret as stored right before it goes', async () => {
@@ -271,7 +312,7 @@ describe('console actions as the worker sees them', () => {
     let fresh: string | null = null;
     receiver.answer((_req, res) => {
       void (async () => {
-        fresh ??= await rotateEndpointSecret(ctx.db, ctx.secrets, m.test, hook.id, ctx.clock.now());
+        fresh ??= (await rotateEndpointSecret(ctx.db, ctx.secrets, m.test, hook.id, ctx.clock.now())).secret;
         res.writeHead(200).end('ok');
       })();
     });

@@ -11,6 +11,8 @@ const MAX_DRAIN_BYTES = 256 * 1024;
 export interface SendRequest {
   url: string;
   secret: string;
+  /** A rotated secret still in its overlap: it signs too (webhookHeaders). */
+  previousSecret?: string | null;
   deliveryId: string;
   event: string;
   body: string;
@@ -49,7 +51,7 @@ class RefusedAddress extends Error {
 }
 
 /**
- * Sends webhook requests: a POST with exactly the spec's headers, no redirects followed (a 3xx
+ * Sends webhook requests: a POST with the spec's headers (and X-SVC-Signatures during a secret's overlap: webhookHeaders), no redirects followed (a 3xx
  * is a failed attempt), 10 s for the whole exchange, keep-alive connections per origin.
  * Unless the operator allows private destinations, the address is checked where the
  * connection is made, not only where the URL was saved: every address a name resolves to is
@@ -84,7 +86,10 @@ export class WebhookSender {
   private post(r: SendRequest): Promise<{ statusCode: number; excerpt: string; retryAfter: string | null }> {
     const url = new URL(r.url);
     const secure = url.protocol === 'https:';
-    const headers = { ...webhookHeaders({ secret: r.secret, deliveryId: r.deliveryId, event: r.event, timestamp: r.timestamp, body: r.body }), 'Content-Length': String(Buffer.byteLength(r.body)) };
+    const headers = {
+      ...webhookHeaders({ secret: r.secret, previousSecret: r.previousSecret, deliveryId: r.deliveryId, event: r.event, timestamp: r.timestamp, body: r.body }),
+      'Content-Length': String(Buffer.byteLength(r.body)),
+    };
     return new Promise((resolve, reject) => {
       const req = (secure ? https : http).request(url, {
         method: 'POST',

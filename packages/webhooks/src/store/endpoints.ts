@@ -8,7 +8,7 @@ import { webhookTables, type Queries, type Transactions } from '../db';
 import type { DB, WebhookEndpoint } from '../generated/kysely/tables';
 import { DISABLED_BY_MERCHANT, generateWebhookSecret, type ConsoleEndpoint, type EndpointChange, type EndpointInput } from '../endpoints';
 
-const COLUMNS = ['id', 'url', 'events', 'description', 'secret_enc', 'is_test', 'created_at', 'updated_at', 'disabled_at', 'disabled_reason', 'failing_since'] as const;
+const COLUMNS = ['id', 'url', 'events', 'description', 'secret_enc', 'previous_secret_expires_at', 'is_test', 'created_at', 'updated_at', 'disabled_at', 'disabled_reason', 'failing_since'] as const;
 
 /** A console endpoint's row: console endpoints always have a URL and a sealed secret. */
 type EndpointRow = Omit<Pick<Selectable<WebhookEndpoint>, (typeof COLUMNS)[number]>, 'url' | 'secret_enc'> & { url: string; secret_enc: string };
@@ -27,6 +27,7 @@ function view(box: SecretBox, r: EndpointRow): ConsoleEndpoint {
     events: r.events,
     description: r.description,
     secret: box.open(r.secret_enc),
+    previousSecretExpiresAt: r.previous_secret_expires_at,
     mode: r.is_test ? 'test' : 'live',
     createdAt: r.created_at,
     updatedAt: r.updated_at,
@@ -144,14 +145,36 @@ export async function deleteEndpoint(db: Queries, owner: Owner, id: string): Pro
 }
 
 /**
- * A new secret at once: the worker reads secrets when it sends, so the next request is signed
- * with the new one and the old one verifies nothing more.
+ * A new secret, signing from the next request on (the worker reads secrets when it sends).
+ * With an overlap the secret it replaces keeps signing beside it until `now + overlapMs`
+ * (X-SVC-Signatures carries both; X-SVC-Signature stays the old one's), so a receiver can move
+ * to the new secret without losing a delivery; without one (0, the console's default as the
+ * spec says) the old one verifies nothing more at once. A rotation during an overlap replaces
+ * the secret that was in force; the one before it stops.
  */
-export async function rotateEndpointSecret(db: Queries, box: SecretBox, owner: Owner, id: string, now: Date): Promise<string> {
+export async function rotateEndpointSecret(
+  db: Queries,
+  box: SecretBox,
+  owner: Owner,
+  id: string,
+  now: Date,
+  overlapMs = 0,
+): Promise<{ secret: string; previousSecretExpiresAt: Date | null }> {
   const secret = generateWebhookSecret();
-  const res = await webhookTables(db).updateTable('endpoints').set({ secret_enc: box.seal(secret), updated_at: now }).where(consoleEndpoint(owner, id)).executeTakeFirst();
+  const until = overlapMs > 0 ? new Date(now.getTime() + overlapMs) : null;
+  const res = await webhookTables(db)
+    .updateTable('endpoints')
+    .set((eb) => ({
+      secret_enc: box.seal(secret),
+      // The right-hand side reads the row as it was: the secret being replaced.
+      previous_secret_enc: until ? eb.ref('secret_enc') : null,
+      previous_secret_expires_at: until,
+      updated_at: now,
+    }))
+    .where(consoleEndpoint(owner, id))
+    .executeTakeFirst();
   if (res.numUpdatedRows === 0n) throw notFound(id);
-  return secret;
+  return { secret, previousSecretExpiresAt: until };
 }
 
 /**

@@ -251,7 +251,7 @@ describe('console webhooks API', () => {
     expect(Object.keys(doc.webhooks).sort()).toEqual(['invoice.cancelled', 'invoice.expired', 'invoice.paid', 'invoice.payment_failed', 'invoice.payment_review', 'invoice.refunded', 'kyc.manual_review', 'kyc.passed', 'kyc.rejected']);
     const paid = doc.webhooks['invoice.paid'].post;
     const body = paid.requestBody.content['application/json'].schema;
-    expect(Object.keys(body.properties)).toEqual(['event', 'timestamp', 'livemode', 'invoice']);
+    expect(Object.keys(body.properties)).toEqual(['event', 'timestamp', 'livemode', 'id', 'type', 'createdAt', 'source', 'invoice']);
     // The spec's fields, and what issue 28 added: the currency, the mode, how and from which bank it was paid, what was refunded.
     expect(Object.keys(body.properties.invoice.properties)).toEqual([
       'id', 'invoiceNumber', 'amount', 'currency', 'livemode', 'status', 'paymentMethod', 'payerBank', 'refundedAmount', 'paidAt', 'metadata', 'customerEmail', 'customerPhone',

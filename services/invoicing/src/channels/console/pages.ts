@@ -178,9 +178,9 @@ ${
 }
 <section class="panel"><h2>Signing secret</h2>
 <details><summary>Show secret</summary><code class="secret" data-testid="secret">${hook.secret}</code></details>
-<p class="muted">Verify <code>X-SVC-Signature</code> = hex HMAC-SHA256(secret, <code>X-SVC-Timestamp</code> + raw body).</p>
+<p class="muted">Verify <code>X-SVC-Signature</code> = hex HMAC-SHA256(secret, <code>X-SVC-Timestamp</code> + raw body). While a rotated secret's overlap lasts, <code>X-SVC-Signature</code> stays the old secret's and <code>X-SVC-Signatures</code> lists both as <code>v1,&lt;hex&gt;</code> entries${hook.previousSecretExpiresAt && hook.previousSecretExpiresAt.getTime() > deps.clock.now().getTime() ? html` (the old secret signs until <span data-testid="overlap-until">${hook.previousSecretExpiresAt.toISOString()}</span>)` : ''}.</p>
 <div class="actions">
-<form data-api="/console/api/webhooks/${hook.id}/rotate-secret" data-confirm="The current secret stops working at once. Rotate?"><button>Rotate secret</button><span class="form-error" data-error></span></form>
+<form data-api="/console/api/webhooks/${hook.id}/rotate-secret" data-confirm="Rotate the secret? The current one stops working once the overlap you chose is over (at once with 0)." data-testid="rotate-secret"><label>Old secret keeps signing for <input name="overlapSeconds" type="number" min="0" max="604800" step="1" value="0"> seconds (0: stops at once; 86400: 24 h)</label> <button>Rotate secret</button><span class="form-error" data-error></span></form>
 <form data-api="/console/api/webhooks/${hook.id}/test"><button data-testid="send-test">Send test event</button><span class="form-error" data-error></span></form>
 </div></section>
 <section class="panel"><h2>Settings</h2>

@@ -10,13 +10,13 @@ import {
   listEndpoints,
   reenableAndReplay,
   requestResend,
-  rotateEndpointSecret,
+  rotateWebhookSecret,
   sendTestEvent,
   updateWebhook,
 } from '@pay/webhooks';
 import { invoicingEvents } from '../../event-catalogue';
 import type { ConsoleDeps } from '../../deps';
-import { CreateWebhookBody, Delivery, DeliveryQuery, UpdateWebhookBody, Webhook } from '../../modules/webhooks/schemas';
+import { CreateWebhookBody, Delivery, DeliveryQuery, RotatedSecret, RotateSecretBody, UpdateWebhookBody, Webhook } from '../../modules/webhooks/schemas';
 import { deliveryJson, webhookJson } from '../../modules/webhooks/views';
 import { webhookUrlPolicy } from '../../modules/webhooks/policy';
 import { Deliveries, IdParams, SignedIn, SignInBody, TestBody } from './schemas';
@@ -150,13 +150,18 @@ export function consoleRoutes(api: Api, deps: ConsoleDeps): void {
     method: 'post',
     path: '/console/api/webhooks/:id/rotate-secret',
     operationId: 'consoleRotateWebhookSecret',
-    summary: 'A new signing secret, in force at once; the old one stops working',
+    summary: 'A new signing secret, in force at once; the old one stops working unless an overlap is asked for',
     tags,
     auth: 'session',
     params: IdParams,
-    response: { status: 200, schema: Type.Object({ secret: Type.String() }) },
+    body: RotateSecretBody(0),
+    response: { status: 200, schema: RotatedSecret },
     errors: ['NOT_FOUND'],
-    handler: async ({ auth, params }) => ({ body: { secret: await rotateEndpointSecret(db, secrets, ownerOf(auth), params.id, clock.now()) } }),
+    handler: async ({ auth, params, body }) => {
+      // The spec's console action kills the old secret at once: overlap 0 unless the user picks one.
+      const r = await rotateWebhookSecret(db, secrets, ownerOf(auth), params.id, body?.overlapSeconds ?? 0, clock.now());
+      return { body: { secret: r.secret, previousSecretExpiresAt: r.previousSecretExpiresAt?.toISOString() ?? null } };
+    },
   });
 
   api.route({

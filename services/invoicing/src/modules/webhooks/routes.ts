@@ -2,10 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
 import { paginationOf, type Api } from '@pay/http';
 import { OffsetPage } from '@pay/schemas';
-import { countEndpoints, createWebhook, deleteEndpoint, getEndpoint, listEndpoints, updateWebhook } from '@pay/webhooks';
+import { countEndpoints, createWebhook, deleteEndpoint, getEndpoint, listEndpoints, rotateWebhookSecret, updateWebhook } from '@pay/webhooks';
 import type { WebhooksDeps } from '../../deps';
 import { webhookUrlPolicy } from './policy';
-import { CreateWebhookBody, ListWebhooksQuery, UpdateWebhookBody, Webhook, WebhookParams } from './schemas';
+import { CreateWebhookBody, ListWebhooksQuery, RotatedSecret, RotateSecretBody, UpdateWebhookBody, Webhook, WebhookParams } from './schemas';
 import { webhookJson } from './views';
 
 const tags = ['Webhooks'];
@@ -96,6 +96,28 @@ export function webhookRoutes(api: Api, deps: WebhooksDeps): void {
     handler: async ({ auth, params }) => {
       await deleteEndpoint(db, ownerOf(auth), params.webhookId);
       return { body: { id: params.webhookId, deleted: true as const } };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/api/v2/webhooks/:webhookId/rotate-secret',
+    operationId: 'rotateWebhookSecret',
+    summary: 'Rotate a webhook’s secret',
+    description:
+      'A new secret signs from the next request on. The replaced one keeps signing for `overlapSeconds` (default 86400, 24 h; 0 stops it at once, as the console’s rotate does by default; at most 604800, 7 days). ' +
+      'During the overlap X-SVC-Signature stays the old secret’s, so a receiver that checks one signature keeps working unchanged, and X-SVC-Signatures lists both as space-separated `v1,<hex>` entries, the new first: ' +
+      'move your receiver to the new secret within the overlap with one that accepts any listed signature (@pay/webhook-receiver does). After it only the new secret signs. Rotating again during an overlap replaces the secret in force; the older one stops.',
+    tags,
+    auth: 'signed',
+    idempotent: true,
+    params: WebhookParams,
+    body: RotateSecretBody(24 * 60 * 60),
+    response: { status: 200, schema: RotatedSecret },
+    errors: ['NOT_FOUND'],
+    handler: async ({ auth, params, body }) => {
+      const r = await rotateWebhookSecret(db, secrets, ownerOf(auth), params.webhookId, body?.overlapSeconds ?? 24 * 60 * 60, clock.now());
+      return { body: { secret: r.secret, previousSecretExpiresAt: r.previousSecretExpiresAt?.toISOString() ?? null } };
     },
   });
 }

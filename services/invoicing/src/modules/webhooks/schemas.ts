@@ -1,6 +1,7 @@
 // The JSON of a merchant's webhooks, the same in the console's API and the v2 API.
 import { Type } from '@sinclair/typebox';
 import { HttpUrl, NullableTimestamp, OffsetQuery, StringEnum, Timestamp, Uuid } from '@pay/schemas';
+import { MAX_SECRET_OVERLAP_SECONDS } from '@pay/webhooks';
 import { INVOICING_EVENT_KINDS } from '../../event-catalogue';
 
 export const EventKind = StringEnum(INVOICING_EVENT_KINDS, { description: 'An invoicing event kind' });
@@ -38,6 +39,10 @@ export const Webhook = Type.Object({
   events: Type.Array(Type.String()),
   description: Type.Union([Type.String(), Type.Null()]),
   secret: Type.String({ description: 'Signs X-SVC-Signature; rotate it to revoke' }),
+  previousSecretExpiresAt: Type.Union([Timestamp, Type.Null()], {
+    description:
+      'Until when the secret replaced by the last rotation still signs beside `secret` (X-SVC-Signature stays the old one’s, X-SVC-Signatures lists both); null when rotated without an overlap or never. A time past means the overlap is over',
+  }),
   mode: StringEnum(['live', 'test'] as const, {
     description:
       'The events it receives: those of the mode it was made in, the signed-in key’s (a live key makes live webhooks). A live webhook never receives a livemode: false event, nor a test webhook a live one',
@@ -69,3 +74,23 @@ export const DeliveryQuery = Type.Object(
 
 export const WebhookParams = Type.Object({ webhookId: Uuid });
 export const ListWebhooksQuery = Type.Object({ ...OffsetQuery(100) }, { additionalProperties: false });
+
+/** How long the replaced secret keeps signing: the console's default is 0 (the spec: it stops at once), the API's 24 h. */
+export function RotateSecretBody(defaultSeconds: number) {
+  return Type.Object(
+    {
+      overlapSeconds: Type.Integer({
+        minimum: 0,
+        maximum: MAX_SECRET_OVERLAP_SECONDS,
+        default: defaultSeconds,
+        description: `Seconds the replaced secret keeps signing beside the new one (0: it stops at once; at most ${MAX_SECRET_OVERLAP_SECONDS}, 7 days). Default ${defaultSeconds}`,
+      }),
+    },
+    { additionalProperties: false },
+  );
+}
+
+export const RotatedSecret = Type.Object({
+  secret: Type.String({ description: 'The new secret, signing from the next request on' }),
+  previousSecretExpiresAt: Type.Union([Timestamp, Type.Null()], { description: 'Until when the replaced secret signs too; null when it stopped at once' }),
+});

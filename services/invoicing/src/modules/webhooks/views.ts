@@ -8,6 +8,7 @@ export function webhookJson(w: ConsoleEndpoint) {
     events: w.events,
     description: w.description,
     secret: w.secret,
+    previousSecretExpiresAt: w.previousSecretExpiresAt?.toISOString() ?? null,
     mode: w.mode,
     enabled: w.disabledAt === null,
     createdAt: w.createdAt.toISOString(),

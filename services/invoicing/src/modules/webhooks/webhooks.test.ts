@@ -86,6 +86,34 @@ describe('webhooks through the v2 API', () => {
     }
   });
 
+  it('rotates the secret: the API keeps the old one signing 24 h by default, the console stops it at once unless asked', async () => {
+    const m = await newMerchant(ctx.deps);
+    const w = (await v2(m, 'post', '/api/v2/webhooks', hook)).body.webhook;
+    expect(w.previousSecretExpiresAt).toBeNull();
+    const before = Date.now();
+    const r = await v2(m, 'post', `/api/v2/webhooks/${w.id}/rotate-secret`);
+    expect(r.status).toBe(200);
+    expect(r.body.secret).toMatch(/^whsec_/);
+    expect(r.body.secret).not.toBe(w.secret);
+    const until = Date.parse(r.body.previousSecretExpiresAt);
+    expect(until - before).toBeGreaterThanOrEqual(24 * 3600_000 - 5_000);
+    expect(until - before).toBeLessThanOrEqual(24 * 3600_000 + 60_000);
+    expect((await v2(m, 'get', `/api/v2/webhooks/${w.id}`)).body.webhook).toMatchObject({ secret: r.body.secret, previousSecretExpiresAt: r.body.previousSecretExpiresAt });
+    const none = await v2(m, 'post', `/api/v2/webhooks/${w.id}/rotate-secret`, { overlapSeconds: 0 });
+    expect(none.body.previousSecretExpiresAt).toBeNull();
+    for (const overlapSeconds of [604801, -1, 1.5, '60']) {
+      const bad = await v2(m, 'post', `/api/v2/webhooks/${w.id}/rotate-secret`, { overlapSeconds });
+      expect([bad.status, bad.body.error.details[0].field]).toEqual([400, 'overlapSeconds']);
+    }
+    expect((await v2(m, 'get', `/api/v2/webhooks/${w.id}`)).body.webhook.secret).toBe(none.body.secret);
+    // The console's rotate is the spec's: the old secret stops at once, unless its user picks an overlap.
+    const { agent, csrf } = await consoleSignIn(ctx.app, m.apiKey);
+    const c = await agent.post(`/console/api/webhooks/${w.id}/rotate-secret`).set('X-CSRF-Token', csrf);
+    expect([c.status, c.body.previousSecretExpiresAt]).toEqual([200, null]);
+    const picked = await agent.post(`/console/api/webhooks/${w.id}/rotate-secret`).set('X-CSRF-Token', csrf).send({ overlapSeconds: 3600 });
+    expect(Date.parse(picked.body.previousSecretExpiresAt)).toBeGreaterThan(Date.now() + 3500_000);
+  });
+
   it("never shows or changes another merchant's webhook, nor another mode's: 404", async () => {
     const a = await newMerchant(ctx.deps);
     const b = await newMerchant(ctx.deps);
@@ -96,6 +124,7 @@ describe('webhooks through the v2 API', () => {
       expect((await v2(who, 'get', `/api/v2/webhooks/${id}`)).status).toBe(404);
       expect((await v2(who, 'patch', `/api/v2/webhooks/${id}`, { enabled: false })).status).toBe(404);
       expect((await v2(who, 'delete', `/api/v2/webhooks/${id}`)).status).toBe(404);
+      expect((await v2(who, 'post', `/api/v2/webhooks/${id}/rotate-secret`)).status).toBe(404);
     }
     expect((await v2(a, 'get', `/api/v2/webhooks/${id}`)).body.webhook.enabled).toBe(true);
   });
