@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { signedHeaders } from '@pay/auth';
-import { apiClient, buildOncePerRun, eventually, expectStatus, freePort, idleStackEnv, maildevEmails, openBrowser, registerCryptoMerchant, type RegisteredMerchant } from '@pay/testing';
+import { apiClient, artefactsDir, assertAccessible, assertNoEnglish, buildOncePerRun, eventually, expectStatus, freePort, idleStackEnv, maildevEmails, openBrowser, phonePage, registerCryptoMerchant, type RegisteredMerchant } from '@pay/testing';
 import { moscowDay, multipartBody, receiptPdf } from '@pay/invoicing/test';
 
 /**
@@ -24,8 +24,10 @@ async function run(file: string, args: string[], options: Parameters<typeof exec
     const { stdout } = await execFileAsync(file, args, { ...options, encoding: 'utf8' });
     return { stdout: String(stdout) };
   } catch (err) {
-    const e = err as Error & { stdout?: string; stderr?: string };
-    throw new Error(`${e.message}\n--- stdout:\n${e.stdout ?? ''}\n--- stderr:\n${e.stderr ?? ''}`);
+    const e = err as Error & { stdout?: string; stderr?: string; killed?: boolean; signal?: string };
+    // Killed: it ran out of its timeout (a loaded machine), not a failure it reported itself.
+    const killed = e.killed ? ` (killed by ${e.signal} after its ${options?.timeout} ms timeout)` : '';
+    throw new Error(`${e.message}${killed}\n--- stdout:\n${e.stdout ?? ''}\n--- stderr:\n${e.stderr ?? ''}`);
   }
 }
 
@@ -286,6 +288,91 @@ describe('a second stack, with the devnet and the T-Bank emulator, beside the fi
     expect(balance.stdout.trim()).toBe(`118.8 USDT_ERC20 at ${to}`);
     expect((await usdt()).available).toBe(28.5);
   }, 420_000);
+
+  /**
+   * Issue 31's walk, on the stack as a developer starts it (`stack.sh devnet --tbank-emulator`):
+   * a payer in Russian on a phone pays a card invoice at the acquirer's form and a live USDT
+   * invoice on the devnet, and the merchant refunds part of the card payment from the
+   * dashboard; the payer's page then says so, in Russian. Screenshots in artefacts/walk/.
+   */
+  it('the walk: a payer in ru on a phone pays fiat by card and crypto by USDT; the merchant refunds from the dashboard; the payer sees the refund', async () => {
+    const shots = artefactsDir('walk');
+    const invoicing = apiClient(urls2.invoicing, { apiKey: second.liveKey, hmacSecret: second.hmacSecret });
+    const crypto = apiClient(urls2.crypto, { apiKey: second.liveKey });
+    expectStatus(await invoicing.signed('PATCH', '/api/v2/merchant/brand', { displayName: 'Ромашка', brandColor: '#7B2CBF' }), 200, 'brand');
+    const browser = await openBrowser();
+    try {
+      const { page, problems: consoleErrors } = await phonePage(browser.context);
+      await page.setExtraHTTPHeaders({ 'Accept-Language': 'ru-RU,ru;q=0.9' });
+      // A failed request is named by its URL, ours only: T-Bank's form (the emulator) has no favicon.
+      const ours = [urls2.invoicing, urls2.crypto];
+      const failed: string[] = [];
+      page.on('response', (r) => r.status() >= 400 && ours.some((o) => r.url().startsWith(o)) && failed.push(`${r.status()} ${r.url()}`));
+      const problems = () => [...failed, ...consoleErrors.filter((e) => !e.startsWith('Failed to load resource'))];
+      const inRussian = (allow: string[]) => Promise.all([assertNoEnglish(page, 'ru', { allow }), assertAccessible(page)]);
+      const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+
+      // Fiat: a live card invoice; the hosted page sends the payer to T-Bank's form (the emulator's).
+      const card = expectStatus(await invoicing.signed('POST', '/api/v2/invoices', { amount: 2500, paymentMethod: 'card', description: 'Заказ №42' }), 201, 'card invoice').invoice;
+      await page.goto(card.paymentLink);
+      expect(await page.title()).toContain('Ромашка');
+      await inRussian(['Заказ №42']);
+      await shot('1-card-invoice');
+      await Promise.all([page.waitForURL(card.originalPaymentUrl), page.getByTestId('pay-by-card').click()]);
+      await page.locator('button[value="pay"]').click();
+      await page.waitForSelector('[data-status="CONFIRMED"]');
+      await eventually(async () => {
+        await page.goto(card.paymentLink);
+        expect(await page.getAttribute('body', 'data-status')).toBe('paid');
+      }, 30_000, 500);
+      expect(await page.getByTestId('status').textContent()).toBe('ОПЛАЧЕН');
+      await inRussian(['Заказ №42']);
+      await shot('2-card-paid');
+
+      // Crypto: a live USDT invoice; the page waits, and turns paid by itself when the devnet transfer is deep enough.
+      const usdt = expectStatus(await crypto.keyed('POST', '/api/v1/invoices', { amount: 25, currency: 'USDT_ERC20', description: 'Заказ №43' }), 201, 'crypto invoice').data;
+      await page.goto(usdt.paymentUrl);
+      await page.evaluate('window.sameDocument = true');
+      expect(await page.getByTestId('status').textContent()).toBe('Ожидает оплаты');
+      expect(await page.getByTestId('address').textContent()).toBe(usdt.address);
+      const tokenNames = ['Tether USD', 'Ethereum', 'UTC', 'GMT', 'Заказ №43'];
+      await inRussian(tokenNames);
+      await shot('3-crypto-waiting');
+      await run('pnpm', ['--silent', 'devnet:pay', usdt.address, '25'], { cwd: ROOT, env: env2, timeout: 240_000 });
+      await eventually(async () => expect(await page.getByTestId('status').textContent()).toBe('Оплачен'), 120_000, 1000);
+      expect(await page.evaluate('window.sameDocument')).toBe(true);
+      await inRussian(tokenNames);
+      await shot('4-crypto-paid');
+
+      // The merchant, on the same phone: signs in with the live key, finds the card payment, refunds 1000 of it.
+      const merchantPage = (await phonePage(browser.context)).page;
+      await merchantPage.goto(`${urls2.invoicing}/console/sign-in`);
+      await merchantPage.fill('input[name=apiKey]', second.liveKey);
+      await Promise.all([merchantPage.waitForURL(`${urls2.invoicing}/console/payments`), merchantPage.click('form[data-testid=sign-in] button')]);
+      await Promise.all([merchantPage.waitForURL(`${urls2.invoicing}/console/payments/${card.id}`), merchantPage.click(`a[href="/console/payments/${card.id}"]`)]);
+      await merchantPage.fill('[data-testid=refund-form] input[name=amount]', '1000');
+      merchantPage.once('dialog', (d) => void d.accept());
+      await Promise.all([merchantPage.waitForEvent('load'), merchantPage.click('[data-testid=refund]')]);
+      await eventually(async () => {
+        const refunds = expectStatus(await invoicing.signed('GET', `/api/v2/invoices/${card.id}/refunds`), 200, 'refunds').data;
+        expect(refunds).toEqual([expect.objectContaining({ amount: 1000, status: 'SUCCEEDED' })]);
+      }, 30_000, 500);
+      await merchantPage.reload();
+      expect(await merchantPage.textContent('[data-testid=timeline]')).toContain('Refunded 1000.00 RUB');
+      await assertAccessible(merchantPage);
+      await merchantPage.screenshot({ path: join(shots, '5-merchant-refunded.png'), fullPage: true });
+
+      // The payer's page says what came back, in Russian.
+      await page.goto(card.paymentLink);
+      expect(await page.getAttribute('body', 'data-status')).toBe('partly_refunded');
+      expect(await page.getByTestId('refunded').textContent()).toMatch(/1\s000,00\s₽ из 2\s500,00\s₽/);
+      await inRussian(['Заказ №42']);
+      await shot('6-card-partly-refunded');
+      expect(problems()).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 600_000);
 
   it('stops alone: the first stack keeps running', async () => {
     await run('bash', ['scripts/stack.sh', 'stop'], { cwd: ROOT, env: env2, timeout: 240_000 });
