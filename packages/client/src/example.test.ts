@@ -9,6 +9,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { installPackedLibrary, readmeCodeBlock, spawnBuiltService, typeCheckIn, type PackedInstall, type RunningService, BUILT_START_MS } from '@pay/testing';
+import { verifyWebhook } from '../../webhook-receiver/src/index';
 
 const PACKAGE = path.resolve(__dirname, '..');
 const EXAMPLE = path.join(PACKAGE, 'examples', 'first-session.mjs');
@@ -70,8 +71,48 @@ describe('installed alone from the packed build into a plain Node project', () =
     expect(stdout).toMatch(/^customers: 1 paid invoices: \d+$/m);
     expect(stdout).toMatch(/^batch: completed$/m);
     expect(stdout).toMatch(/^withdrawal: [0-9a-f-]{36} Pending$/m);
-    expect(stdout).toMatch(/^refused: 422 \w+ \S+$/m);
+    expect(stdout).toMatch(/^refused: 422 REFUND_EXCEEDS_PAID \S+$/m);
+    expect(Number(/^answers: (\d+)$/m.exec(stdout)?.[1])).toBeGreaterThanOrEqual(15); // one per call of `pay` in the session, more while the balance is awaited
   }, 120_000);
+
+  it('the packed build names its version in the User-Agent, emits request and response events, pages into an array and signs test webhooks', async () => {
+    // A loopback "API" answering a v2 list of 5 invoices, 2 a page.
+    writeFileSync(
+      path.join(packed.project, 'surface.mjs'),
+      `import { createServer } from 'node:http';
+import { PayClient } from '@pay/client';
+const agents = [];
+const server = createServer((req, res) => {
+  agents.push(req.headers['user-agent']);
+  const q = new URL(req.url, 'http://x').searchParams;
+  const limit = Number(q.get('limit') ?? 2), offset = Number(q.get('offset') ?? 0);
+  res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req-' + offset });
+  res.end(JSON.stringify({ success: true, data: [0, 1, 2, 3, 4].slice(offset, offset + limit).map((i) => ({ id: 'i' + i })), pagination: { total: 5, limit, offset, pages: 3 } }));
+});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const pay = new PayClient({ apiKey: 'sk_test_packed', hmacSecret: 'hs_packed', invoicingUrl: 'http://127.0.0.1:' + server.address().port });
+const events = [];
+pay.on('request', (e) => events.push(['request', e.method, e.path])).on('response', (e) => events.push(['response', e.status, e.requestId, typeof e.elapsed]));
+const items = await pay.invoicing.v2.invoices.list.each({ query: { limit: 2 } }).toArray({ limit: 3 });
+const body = JSON.stringify({ event: 'invoice.paid', livemode: true, invoice: { id: 'inv-1' } });
+const headers = pay.webhooks.generateTestHeader(body, 'whsec_packed');
+server.close();
+console.log(JSON.stringify({ agents, events, items: items.map((i) => i.id), body, headers }));
+`,
+    );
+    const out = execFileSync(process.execPath, ['surface.mjs'], { cwd: packed.project, env: { PATH: process.env.PATH! }, encoding: 'utf8' });
+    const { agents, events, items, body, headers } = JSON.parse(out);
+    const { version } = JSON.parse(readFileSync(path.join(packed.installed, 'package.json'), 'utf8'));
+    expect(agents).toEqual([`pay-client-node/${version} node/${process.version}`, `pay-client-node/${version} node/${process.version}`]);
+    expect(items).toEqual(['i0', 'i1', 'i2']);
+    expect(events).toEqual([
+      ['request', 'GET', '/api/v2/invoices?limit=2'],
+      ['response', 200, 'req-0', 'number'],
+      ['request', 'GET', '/api/v2/invoices?limit=2&offset=2'],
+      ['response', 200, 'req-2', 'number'],
+    ]);
+    expect(verifyWebhook(body, headers, 'whsec_packed').event).toEqual(JSON.parse(body));
+  }, 60_000);
 
   it('type-checks as TypeScript against the packed declarations, ESM and CommonJS, and catches a wrong field', async () => {
     cpSync(EXAMPLE, path.join(packed.project, 'session.mts'));
@@ -85,9 +126,23 @@ export async function f(): Promise<string> {
   await client.invoicing.createInvoice({ body: { amount: '10', description: 'x' } });
   // @ts-expect-error: getInvoice needs its path parameter
   await client.invoicing.getInvoice();
+  // @ts-expect-error: and so does its place in the namespaces
+  await client.invoicing.v2.invoices.retrieve();
   return invoice.status;
 }
 export const isPayError = (err: unknown): boolean => err instanceof pay.PayApiError;
+export function refusal(err: unknown): string {
+  if (client.invoicing.v2.refunds.create.isError(err)) {
+    // @ts-expect-error: a typo of REFUND_EXCEEDS_PAID fails the type check
+    if (err.code === 'REFUND_EXCEDS_PAID') return 'never';
+    return err.code;
+  }
+  return 'other';
+}
+export const named = (i: pay.Invoice, c: pay.Customer, k: pay.KycSession, w: pay.Withdrawal, t: pay.Transaction, b: pay.Balance): string[] => [i.id, c.id, k.id, w.id, t.id, String(b.totalUsdValue)];
+export const firstTen = (): Promise<pay.Customer[]> => client.invoicing.v2.customers.list.each().toArray({ limit: 10 });
+client.on('response', (e: pay.ResponseEvent) => console.log(e.method, e.path, e.status, e.elapsed, e.requestId));
+export const signed: string = client.webhooks.generateTestHeader('{}', 'whsec_x')['X-SVC-Signature'];
 `,
     );
     const { diagnostics, declarations } = await typeCheckIn(packed.project, ['session.mts', 'cjs.cts'], '@pay/client', ['node']);

@@ -2,13 +2,16 @@
  * The protocol as the SDK does it, against a real HTTP server on loopback that answers as each
  * test scripts it (startReceiver): signatures equal to the platform's own signer, retries of
  * 503 and 429 after Retry-After signed afresh with one Idempotency-Key, no retry of another
- * 4xx or of a request that is unsafe to repeat, timeouts and AbortSignal. The services
+ * 4xx or of a request that is unsafe to repeat, timeouts and AbortSignal; what it tells of
+ * itself (User-Agent, request and response events), its resource namespaces and auto-paging. The services
  * themselves are in services.test.ts.
  */
 import { signedHeaders } from '@pay/auth';
 import { eventually, startReceiver, type ReceivedRequest, type Receiver } from '@pay/testing';
 import type { ServerResponse } from 'node:http';
-import { PayApiError, PayClient, signRequest } from './index';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CRYPTO_OPERATIONS, INVOICING_OPERATIONS, PayApiError, PayClient, signRequest, type RequestEvent, type ResponseEvent } from './index';
 
 let server: Receiver;
 beforeEach(async () => {
@@ -186,4 +189,116 @@ it('tells the caller what is missing before sending anything', async () => {
   await expect(new PayClient({ apiKey: 'k', invoicingUrl: server.url }).invoicing.listInvoices()).rejects.toThrow("listInvoices is signed: give PayClient the merchant's hmacSecret");
   await expect(new PayClient({ apiKey: 'k' }).crypto.getBalance()).rejects.toThrow('getBalance is an operation of the crypto API: give PayClient its cryptoUrl');
   expect(server.received).toHaveLength(0);
+});
+
+it('puts every operation in one resource namespace, the same function as its operationId alias', async () => {
+  const c = client();
+  expect(c.invoicing.v2.invoices.create).toBe(c.invoicing.createInvoice);
+  expect(c.invoicing.v2.refunds.create).toBe(c.invoicing.createRefund);
+  expect(c.invoicing.sandbox.invoices.pay).toBe(c.invoicing.sandboxPayInvoice);
+  expect(c.invoicing.v1.invoices.create).toBe(c.invoicing.v1CreateInvoice);
+  expect(c.invoicing.v1.sandbox.invoices.pay).toBe(c.invoicing.v1SandboxPayInvoice);
+  expect(c.crypto.withdrawals.create).toBe(c.crypto.createWithdrawal);
+  expect(c.crypto.balance.retrieve).toBe(c.crypto.getBalance);
+  // Every operation of the tables has exactly one place.
+  const placed = (tree: object): unknown[] => Object.values(tree).flatMap((v) => (typeof v === 'function' ? [v] : placed(v)));
+  const { each: _i, ...invoicingTree } = c.invoicing as unknown as Record<string, unknown>;
+  const { each: _c, ...cryptoTree } = c.crypto as unknown as Record<string, unknown>;
+  const invoicingPlaced = placed(Object.fromEntries(Object.entries(invoicingTree).filter(([k]) => !(k in INVOICING_OPERATIONS))));
+  const cryptoPlaced = placed(Object.fromEntries(Object.entries(cryptoTree).filter(([k]) => !(k in CRYPTO_OPERATIONS))));
+  expect(new Set(invoicingPlaced)).toEqual(new Set(Object.keys(INVOICING_OPERATIONS).map((id) => invoicingTree[id])));
+  expect(invoicingPlaced).toHaveLength(Object.keys(INVOICING_OPERATIONS).length);
+  expect(new Set(cryptoPlaced)).toEqual(new Set(Object.keys(CRYPTO_OPERATIONS).map((id) => cryptoTree[id])));
+  expect(cryptoPlaced).toHaveLength(Object.keys(CRYPTO_OPERATIONS).length);
+
+  script(created);
+  const { invoice } = await c.invoicing.v2.invoices.create({ body: { amount: 100, description: 'Blanket' } });
+  expect(invoice.id).toBe('inv-1');
+  expect(server.received.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /api/v2/invoices']);
+});
+
+it("tells an operation's own PayApiError apart (isError), with the operation and service it came from", async () => {
+  script({ status: 422, body: { success: false, error: { code: 'REFUND_EXCEEDS_PAID', message: 'more than paid' } } });
+  const c = client();
+  const err = await c.invoicing.v2.refunds.create({ path: { invoiceId: 'inv-1' }, body: { amount: 5000 } }).catch((e: unknown) => e);
+  expect(err).toMatchObject({ code: 'REFUND_EXCEEDS_PAID', service: 'invoicing', operationId: 'createRefund' });
+  expect(c.invoicing.v2.refunds.create.isError(err)).toBe(true);
+  expect(c.invoicing.createRefund.isError(err)).toBe(true);
+  expect(c.invoicing.v2.invoices.cancel.isError(err)).toBe(false);
+  // One operationId in both APIs (createInvoice) is told apart by its service.
+  script({ status: 422, body: { success: false, error: { code: 'VALIDATION_ERROR', message: 'no' } } });
+  const cryptoErr = await c.crypto.invoices.create({ body: { amount: 1, currency: 'USDT_TRC20' } }).catch((e: unknown) => e);
+  expect(c.crypto.invoices.create.isError(cryptoErr)).toBe(true);
+  expect(c.invoicing.v2.invoices.create.isError(cryptoErr)).toBe(false);
+  expect(c.invoicing.v2.invoices.create.isError(new Error('x'))).toBe(false);
+});
+
+it("sends a User-Agent with the SDK's version from its package.json, Node's, and the merchant's app", async () => {
+  script({ status: 200, body: { success: true, data: { balances: [] } } });
+  const { version } = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
+  await client().crypto.balance.retrieve();
+  await client({ appInfo: { name: 'AcmeShop', version: '1.2.0', url: 'https://acme.example' } }).crypto.balance.retrieve();
+  expect(server.received.map((r) => r.headers['user-agent'])).toEqual([
+    `pay-client-node/${version} node/${process.version}`,
+    `pay-client-node/${version} node/${process.version} AcmeShop/1.2.0 (https://acme.example)`,
+  ]);
+  expect(() => client({ appInfo: { name: 'Acme Shop' } })).toThrow('appInfo.name must be a product token');
+});
+
+it("emits 'request' and 'response' for every attempt: method, path, status, elapsed, request id; never the key, secret or signature", async () => {
+  script(unavailable, { ...created, headers: { 'X-Request-Id': 'req-final' } });
+  const requests: RequestEvent[] = [];
+  const responses: ResponseEvent[] = [];
+  const c = client({ apiKey: 'sk_test_never_told' });
+  const onResponse = (e: ResponseEvent) => responses.push(e);
+  c.on('request', (e) => requests.push(e)).on('response', onResponse);
+  await c.invoicing.v2.invoices.create({ body: { amount: 100, description: 'Blanket' }, idempotencyKey: 'order-9' });
+  const common = { service: 'invoicing', operationId: 'createInvoice', method: 'POST', path: '/api/v2/invoices', idempotencyKey: 'order-9' };
+  expect(requests).toEqual([
+    { ...common, attempt: 1, requestStartTime: expect.any(Number) },
+    { ...common, attempt: 2, requestStartTime: expect.any(Number) },
+  ]);
+  expect(responses).toEqual([
+    { ...common, attempt: 1, requestStartTime: requests[0]!.requestStartTime, status: 503, elapsed: expect.any(Number), requestEndTime: expect.any(Number), requestId: 'req-1', errorCode: 'SERVICE_UNAVAILABLE' },
+    { ...common, attempt: 2, requestStartTime: requests[1]!.requestStartTime, status: 201, elapsed: expect.any(Number), requestEndTime: expect.any(Number), requestId: 'req-final', errorCode: undefined },
+  ]);
+  for (const r of responses) expect(r.elapsed).toBe(r.requestEndTime - r.requestStartTime);
+  const told = JSON.stringify([requests, responses]);
+  for (const secret of ['sk_test_never_told', SECRET, ...server.received.map((r) => r.headers['x-signature'] as string)]) expect(told).not.toContain(secret);
+
+  // No answer: status 0 and the client's code. A listener that throws fails nothing; off() removes one.
+  c.off('response', onResponse);
+  c.on('request', () => {
+    throw new Error('a broken logger');
+  });
+  const warned = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+  try {
+    script('cut');
+    const last: ResponseEvent[] = [];
+    c.on('response', (e) => last.push(e));
+    await expect(c.invoicing.v2.invoices.cancel({ path: { invoiceId: 'inv-1' } })).rejects.toMatchObject({ code: 'NETWORK_ERROR' });
+    expect(last).toMatchObject([{ operationId: 'cancelInvoice', path: '/api/v2/invoices/inv-1/cancel', status: 0, errorCode: 'NETWORK_ERROR', requestId: undefined }]);
+    expect(responses).toHaveLength(2);
+    expect(warned).toHaveBeenCalledWith("a PayClient 'request' listener threw: a broken logger", 'PayClientListenerWarning');
+  } finally {
+    warned.mockRestore();
+  }
+});
+
+it('pages a list method with each(), and collects at most limit items with toArray({ limit }), no page beyond', async () => {
+  const invoices = Array.from({ length: 7 }, (_, i) => ({ id: `i${i}` }));
+  server.answer((req, res) => {
+    const q = new URL(req.path, 'http://x').searchParams;
+    const limit = Number(q.get('limit') ?? 2);
+    const offset = Number(q.get('offset') ?? 0);
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ success: true, data: invoices.slice(offset, offset + limit), pagination: { total: 7, limit, offset, pages: 4 } }));
+  });
+  const c = client();
+  const three = await c.invoicing.v2.invoices.list.each({ query: { limit: 2 } }).toArray({ limit: 3 });
+  expect(three.map((i) => i.id)).toEqual(['i0', 'i1', 'i2']);
+  expect(server.received.map((r) => r.path)).toEqual(['/api/v2/invoices?limit=2', '/api/v2/invoices?limit=2&offset=2']);
+  const all = await c.invoicing.each('listInvoices', { query: { limit: 3 } }).toArray({ limit: 100 });
+  expect(all.map((i) => i.id)).toEqual(invoices.map((i) => i.id));
+  await expect(c.invoicing.v2.invoices.list.each().toArray({ limit: 0 })).rejects.toThrow('toArray needs { limit } between 1 and 10000');
 });
