@@ -58,8 +58,13 @@ function resolve(doc, node) {
   return node;
 }
 
-/** The error codes an error answer declares: the enum (or const) of its `error.code`, through $ref, allOf, oneOf and anyOf. */
+/**
+ * The error codes an error answer declares: its `x-error-codes` list where it has one (one Error
+ * schema then serves every answer, its `code` listing every code of the API), else the enum (or
+ * const) of its `error.code`, through $ref, allOf, oneOf and anyOf.
+ */
 function errorCodesOf(doc, response) {
+  if (Array.isArray(response['x-error-codes'])) return response['x-error-codes'].filter((c) => typeof c === 'string');
   const schema = response.content?.['application/json']?.schema;
   if (!schema) return [];
   const codes = [];

@@ -43,3 +43,14 @@ it("lets a merchant test its receiver's refusals: another secret, an old timesta
   expect(refusal(() => verifyWebhook(body, webhooks.generateTestHeader(body, SECRET, { timestamp: Date.now() - 10 * 60_000 }), SECRET))).toBe('TIMESTAMP_OUT_OF_WINDOW');
   expect(() => webhooks.generateTestHeader(body, '')).toThrow('generateTestHeader: give the webhook secret');
 });
+
+it('signs with both secrets during a rotation overlap, as the platform does: the previous in X-SVC-Signature, both in X-SVC-Signatures', () => {
+  const body = JSON.stringify(event);
+  const now = 1_764_000_000_456;
+  const ours = webhooks.generateTestHeader(body, 'whsec_new', { previousSecret: SECRET, timestamp: now, deliveryId: 'dlv-3' });
+  const sign = (key: string) => webhooks.generateTestHeader(body, key, { timestamp: now, deliveryId: 'dlv-3' })['X-SVC-Signature'];
+  expect(ours).toEqual({ 'X-SVC-Signature': sign(SECRET), 'X-SVC-Signatures': `v1,${sign('whsec_new')} v1,${sign(SECRET)}`, 'X-SVC-Timestamp': String(now), 'X-SVC-Delivery': 'dlv-3' });
+  // A receiver still holding the previous secret verifies it unchanged.
+  expect(verifyWebhook(body, ours, SECRET, { now }).deliveryId).toBe('dlv-3');
+  expect(() => webhooks.generateTestHeader(body, 'whsec_new', { previousSecret: '' })).toThrow('previousSecret');
+});
