@@ -101,6 +101,7 @@ const PLACES = {
     setMerchantLogo: 'brand.setLogo',
     deleteMerchantLogo: 'brand.deleteLogo',
     downloadReceiptFile: 'receipts.download',
+    rotateWebhookSecret: 'webhooks.rotateSecret',
   },
   crypto: {
     getMerchantProfile: 'merchants.retrieve',
@@ -214,6 +215,44 @@ function schemaNames(docs) {
   });
 }
 
+/*
+ * Named types the documents do not name yet: each is a part of an operation's answer (an
+ * operationId, its status, and the path to the part, a number for an array's items). One is
+ * written only where no component schema has its exported name, so a document that names its
+ * schemas (`components.schemas.Invoice`) takes over without a change here.
+ */
+const ANSWER_PARTS = {
+  invoicing: {
+    Invoice: ['getInvoice', 200, 'invoice'],
+    Refund: ['listRefunds', 200, 'data', 0],
+    Customer: ['listCustomers', 200, 'data', 0],
+    Brand: ['getMerchantBrand', 200, 'brand'],
+    Receipt: ['getReceipt', 200, 'receipt'],
+    KycSession: ['getKycSession', 200, 'session'],
+    V1Invoice: ['v1GetInvoice', 200],
+    V1KycSession: ['v1GetKycSession', 200],
+    Batch: ['v1GetBatch', 200],
+  },
+  crypto: {
+    CryptoInvoice: ['getInvoice', 200, 'data'],
+    Transaction: ['getTransaction', 200, 'data'],
+    Withdrawal: ['getWithdrawal', 200, 'data'],
+    Balances: ['getBalance', 200, 'data'],
+    Balance: ['getBalance', 200, 'data', 'balances', 0],
+    ApiKey: ['listApiKeys', 200, 'data', 'items', 0],
+    Merchant: ['getMerchantProfile', 200, 'data'],
+  },
+};
+
+function answerParts(service, namespace, rows, taken) {
+  return Object.entries(ANSWER_PARTS[service] ?? {}).flatMap(([name, [id, status, ...path]]) => {
+    if (taken.has(name)) return [];
+    if (!rows.some((r) => r.id === id)) throw new Error(`generate.mjs ANSWER_PARTS: ${service} has no operation ${id} (for ${name})`);
+    const parts = path.map((p) => (typeof p === 'number' ? '[number]' : `[${JSON.stringify(p)}]`)).join('');
+    return [`/** Part of ${id}'s answer (the document names no schema ${name} yet). */`, `export type ${name} = ${namespace}.operations[${JSON.stringify(id)}]['responses'][${status}]['content']['application/json']${parts};`];
+  });
+}
+
 /** Writes src/generated/api.ts unless it is already what the documents, package.json and this script make (it names their hash). */
 export async function generate() {
   const documents = SERVICES.map(({ service }) => readFileSync(join(root, 'docs', 'openapi', `${service}.json`), 'utf8'));
@@ -259,6 +298,7 @@ export async function generate() {
       types.replace(/^/gm, '  ').trimEnd(),
       '}',
       '',
+      ...answerParts(service, namespace, rows, new Set(names.flatMap((n) => Object.values(n)))),
       ...Object.entries(names[i]).flatMap(([name, exported]) => {
         const schema = resolve(doc, doc.components.schemas[name]);
         const doc1 = (schema.description ?? schema.title ?? '').trim().split('\n')[0].replace(/\*\//g, '*\\/');

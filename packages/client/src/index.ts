@@ -141,42 +141,6 @@ export interface InvoicingClient extends InvoicingResources<InvoicingFns>, Invoi
 export interface CryptoClient extends CryptoResources<CryptoFns>, CryptoMethods<CryptoFns>, Pager<CryptoApi.operations, CryptoOperationId> {}
 
 // ---------------------------------------------------------------------------------------------
-// Named types of the resources, as the operations answer them.
-
-/** An invoice (v2), as getInvoice answers it. */
-export type Invoice = ResultOf<InvoicingApi.operations['getInvoice']>['invoice'];
-/** A refund of an invoice (v2). */
-export type Refund = ItemOf<InvoicingApi.operations['listRefunds']>;
-/** A payment review awaiting the merchant's decision (v2). */
-export type Review = ItemOf<InvoicingApi.operations['listReviews']>;
-/** A customer (v2). */
-export type Customer = ItemOf<InvoicingApi.operations['listCustomers']>;
-/** The merchant's brand as payers see it (v2). */
-export type Brand = ResultOf<InvoicingApi.operations['getMerchantBrand']>['brand'];
-/** A payment receipt (v2). */
-export type Receipt = ResultOf<InvoicingApi.operations['getReceipt']>['receipt'];
-/** A KYC session (v2). */
-export type KycSession = ResultOf<InvoicingApi.operations['getKycSession']>['session'];
-/** An invoice in the v1 shape. */
-export type V1Invoice = ResultOf<InvoicingApi.operations['v1GetInvoice']>;
-/** A KYC session in the v1 shape. */
-export type V1KycSession = ResultOf<InvoicingApi.operations['v1GetKycSession']>;
-/** A CSV batch's progress (v1). */
-export type Batch = ResultOf<InvoicingApi.operations['v1GetBatch']>;
-/** A crypto invoice. */
-export type CryptoInvoice = ResultOf<CryptoApi.operations['getInvoice']>['data'];
-/** An incoming on-chain transfer. */
-export type Transaction = ResultOf<CryptoApi.operations['getTransaction']>['data'];
-/** A withdrawal to an external wallet. */
-export type Withdrawal = ResultOf<CryptoApi.operations['getWithdrawal']>['data'];
-/** The merchant's balances per currency and network. */
-export type Balance = ResultOf<CryptoApi.operations['getBalance']>['data'];
-/** An API key (its secret shown only when created). */
-export type ApiKey = ItemOf<CryptoApi.operations['listApiKeys']>;
-/** The merchant's profile. */
-export type Merchant = ResultOf<CryptoApi.operations['getMerchantProfile']>['data'];
-
-// ---------------------------------------------------------------------------------------------
 // Errors.
 
 export interface PayErrorDetail {

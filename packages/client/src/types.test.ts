@@ -12,7 +12,7 @@ import ts from 'typescript';
 const INDEX = path.join(__dirname, 'index');
 const DOCS = path.join(__dirname, '..', '..', '..', 'docs', 'openapi');
 
-const PROGRAM = `import { PayApiError, PayClient, webhooks, type Balance, type Customer, type ErrorOf, type Invoice, type KycSession, type Transaction, type Withdrawal } from ${JSON.stringify(INDEX)};
+const PROGRAM = `import { PayApiError, PayClient, webhooks, type Balance, type Balances, type Customer, type ErrorOf, type Invoice, type KycSession, type Transaction, type Withdrawal } from ${JSON.stringify(INDEX)};
 
 const pay = new PayClient({ apiKey: 'k', hmacSecret: 's', invoicingUrl: 'http://127.0.0.1:3001', cryptoUrl: 'http://127.0.0.1:3002' });
 
@@ -49,7 +49,8 @@ export const withdrawal = async (): Promise<Withdrawal> => (await pay.crypto.wit
 export const withdrawals = pay.crypto.withdrawals.create;
 export const withdraw = () => pay.crypto.createWithdrawal({ body: { toAddress: 'T', amount: 10, currency: 'USDT_TRC20' } });
 export const transaction = async (): Promise<Transaction> => (await pay.crypto.transactions.retrieve({ path: { transactionId: 't' } })).data;
-export const balance = async (): Promise<Balance> => (await pay.crypto.balance.retrieve()).data;
+export const balance = async (): Promise<Balances> => (await pay.crypto.balance.retrieve()).data;
+export const usdt = async (): Promise<Balance | undefined> => (await pay.crypto.balance.retrieve()).data.balances.find((b) => b.currency === 'USDT_TRC20');
 export const status = (i: Invoice): string => i.status;
 // @ts-expect-error: an invoicing Invoice has no network (a CryptoInvoice has)
 export const network = (i: Invoice): string => i.network;
