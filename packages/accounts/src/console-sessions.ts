@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '@pay/schemas';
-import { rateLimit, requireApiKey, type AuthContext, type SecretBox } from '@pay/auth';
+import { rateLimit, requireApiKey, type AuthContext, type Owner, type SecretBox } from '@pay/auth';
 import type { Clock, Logger, RedisClient } from '@pay/runtime';
 import type { Queries } from '@pay/db';
 import { accountsKeyResolver } from './key-resolver';
@@ -84,6 +84,24 @@ export async function consoleSessionOf(db: Queries, token: string, now: Date, po
     expiresAt = slid;
   }
   return { auth: { keyId: s.keyId, merchantId: s.merchantId, isTestMode: s.keyIsTest }, csrfToken: s.csrfToken, expiresAt };
+}
+
+/** The data a console page or call looks at: live money, or test mode's. */
+export type ConsoleMode = 'live' | 'test';
+
+/**
+ * Whose data a console request shows: the session's merchant in the session's mode, or in the
+ * mode it asks for (`?mode=`). A session signed in with a live key may switch to test data, as
+ * Stripe's dashboard toggles test mode: test data moves no money, and seeing it needs nothing a
+ * live key does not already open. A test key's session sees test data only: asking it for live
+ * is refused (403), so a test key, handed to a developer or left in a test config, can never
+ * reveal live payments, nor refund them.
+ */
+export function consoleOwnerFor(auth: AuthContext, mode: ConsoleMode | undefined): Owner {
+  if (mode === 'live' && auth.isTestMode) {
+    throw new ApiError('FORBIDDEN', 'This console session was signed in with a test key: it shows test data only. Sign in with a live key (sk_live_…) to see live payments');
+  }
+  return { merchantId: auth.merchantId, isTest: mode === undefined ? auth.isTestMode : mode === 'test' };
 }
 
 /**

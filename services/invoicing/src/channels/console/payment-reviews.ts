@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { consoleOwnerFor } from '@pay/accounts';
 import { ownerOf } from '@pay/auth';
 import { html, type Api } from '@pay/http';
 import { Uuid } from '@pay/schemas';
@@ -7,6 +8,7 @@ import { acceptReview, listReviews, refundReview } from '../../modules/reviews/r
 import { reviewJson } from '../../modules/reviews/views';
 import { InvoiceReview } from '../../modules/invoices/schemas';
 import { layout, sessionFrame } from './layout';
+import { ModeOnlyQuery } from './schemas';
 
 const tags = ['Console'];
 const PAGE = 100;
@@ -51,11 +53,13 @@ export function consoleReviewRoutes(api: Api, deps: InvoicesDeps): void {
       summary: decision === 'accept' ? 'Accept the invoice’s payment review (the money stays)' : 'Refund the money of the invoice’s payment review',
       tags,
       auth: 'session',
+      description: '`mode=test` decides a test invoice’s review from a live key’s session (its payment page); a test key’s session never decides live ones (403).',
       params: Params,
+      query: ModeOnlyQuery,
       response: { status: 200, schema: Decided },
-      errors: ['NOT_FOUND', 'INVALID_STATE', 'ACQUIRER_REFUSED', 'SERVICE_UNAVAILABLE'],
-      handler: async ({ auth, params }) => {
-        await (decision === 'accept' ? acceptReview : refundReview)(deps, ownerOf(auth), params.invoiceId);
+      errors: ['NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE', 'ACQUIRER_REFUSED', 'SERVICE_UNAVAILABLE'],
+      handler: async ({ auth, params, query }) => {
+        await (decision === 'accept' ? acceptReview : refundReview)(deps, consoleOwnerFor(auth, query.mode), params.invoiceId);
         return { body: { invoiceId: params.invoiceId, decision } };
       },
     });

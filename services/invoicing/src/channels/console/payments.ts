@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import Papa from 'papaparse';
-import { ownerOf, type Owner } from '@pay/auth';
+import { consoleOwnerFor, type ConsoleMode } from '@pay/accounts';
+import type { AuthContext, Owner } from '@pay/auth';
 import { html, paginationOf, type Api, type SafeHtml } from '@pay/http';
 import { money, type JsonDecimal } from '@pay/money';
 import { ApiError, MAX_OFFSET, NullableTimestamp, OffsetPage, StringEnum, Timestamp, Uuid } from '@pay/schemas';
@@ -13,6 +14,7 @@ import { invoiceListItemJson } from '../../modules/invoices/views';
 import { listRefunds, refundedInvoiceJson, refundInvoice, refundJson } from '../../modules/refunds/refunds';
 import { listReviews } from '../../modules/reviews/reviews';
 import { layout, sessionFrame } from './layout';
+import { ModeOnlyQuery, ModeQuery } from './schemas';
 
 type Deps = InvoiceRoutesDeps & ConsoleDeps;
 
@@ -29,7 +31,13 @@ const TIMELINE_DELIVERIES = 200;
  * invoice is `invoiceDetailJson` (GET /api/v2/invoices/{id}) with `listRefunds`, a refund is
  * `refundInvoice` (POST /api/v2/invoices/{id}/refunds, idempotent the same way), and the
  * webhooks sent for it are the deliveries the console's webhook pages list.
+ *
+ * Each takes `mode` (`live` or `test`, default the session's): a live key's session switches
+ * the list, its CSV, an invoice and its refund between live and test data; a test key's session
+ * is refused live (consoleOwnerFor). The module functions then run as the API's would for a key
+ * of that mode.
  */
+
 
 const WebhookSent = Type.Object(
   {
@@ -65,8 +73,10 @@ const Timeline = Type.Object(
 
 type TimelineJson = Static<typeof Timeline>;
 
+/** The v2 list's query, and the mode. */
+const ConsoleListQuery = Type.Object({ ...ListInvoicesQuery.properties, ...ModeQuery }, { additionalProperties: false });
 /** The list query without paging: what the CSV export takes. */
-const ExportQuery = Type.Omit(ListInvoicesQuery, ['limit', 'offset'], { additionalProperties: false });
+const ExportQuery = Type.Omit(ConsoleListQuery, ['limit', 'offset'], { additionalProperties: false });
 
 /** An invoice with what happened to it: GET /api/v2/invoices/{id}, its refunds, and the webhooks sent about it. */
 export async function invoiceTimeline(deps: Deps, owner: Owner, invoiceId: string): Promise<TimelineJson> {
@@ -157,13 +167,14 @@ export function consolePaymentRoutes(api: Api, deps: Deps): void {
     method: 'get',
     path: '/console/api/invoices',
     operationId: 'consoleListInvoices',
-    summary: 'The merchant’s invoices in the session’s mode, as GET /api/v2/invoices (the same filters)',
+    summary: 'The merchant’s invoices, as GET /api/v2/invoices (the same filters), in the session’s mode or the one asked for',
     tags,
     auth: 'session',
-    query: ListInvoicesQuery,
+    query: ConsoleListQuery,
     response: { status: 200, schema: OffsetPage(InvoiceListItem) },
-    handler: async ({ auth, query }) => {
-      const { rows, total } = await listInvoices(deps, ownerOf(auth), query);
+    errors: ['FORBIDDEN'],
+    handler: async ({ auth, query: { mode, ...query } }) => {
+      const { rows, total } = await listInvoices(deps, consoleOwnerFor(auth, mode), query);
       return { body: { data: rows.map((r) => invoiceListItemJson(r, deps.config.PUBLIC_URL)), pagination: paginationOf(total, query) } };
     },
   });
@@ -180,10 +191,12 @@ export function consolePaymentRoutes(api: Api, deps: Deps): void {
     auth: 'session',
     query: ExportQuery,
     response: { status: 200, schema: Type.Object({}), file: ['text/csv'], description: 'CSV, UTF-8, comma separated, CRLF line ends, header row' },
-    handler: async ({ auth, query, res }) => {
-      const { text, total } = await invoicesCsv(deps, ownerOf(auth), query);
+    errors: ['FORBIDDEN'],
+    handler: async ({ auth, query: { mode, ...query }, res }) => {
+      const owner = consoleOwnerFor(auth, mode);
+      const { text, total } = await invoicesCsv(deps, owner, query);
       res.setHeader('X-Total-Count', String(total));
-      return { file: { bytes: Buffer.from(text, 'utf8'), type: 'text/csv; charset=utf-8', name: `invoices-${auth.isTestMode ? 'test' : 'live'}.csv` } };
+      return { file: { bytes: Buffer.from(text, 'utf8'), type: 'text/csv; charset=utf-8', name: `invoices-${owner.isTest ? 'test' : 'live'}.csv` } };
     },
   });
 
@@ -195,9 +208,10 @@ export function consolePaymentRoutes(api: Api, deps: Deps): void {
     tags,
     auth: 'session',
     params: InvoiceParams,
+    query: ModeOnlyQuery,
     response: { status: 200, schema: Timeline },
-    errors: ['NOT_FOUND'],
-    handler: async ({ auth, params }) => ({ body: await invoiceTimeline(deps, ownerOf(auth), params.invoiceId) }),
+    errors: ['NOT_FOUND', 'FORBIDDEN'],
+    handler: async ({ auth, params, query }) => ({ body: await invoiceTimeline(deps, consoleOwnerFor(auth, query.mode), params.invoiceId) }),
   });
 
   api.route({
@@ -205,16 +219,19 @@ export function consolePaymentRoutes(api: Api, deps: Deps): void {
     path: '/console/api/invoices/:invoiceId/refunds',
     operationId: 'consoleCreateRefund',
     summary: 'Refund a paid invoice, fully or in part: POST /api/v2/invoices/{id}/refunds from the console',
-    description: 'The same refund as the API’s, with the same `Idempotency-Key` behaviour (the console sends one per distinct request).',
+    description:
+      'The same refund as the API’s, with the same `Idempotency-Key` behaviour (the console sends one per distinct request). ' +
+      '`mode=test` refunds a test invoice from a live key’s session; a test key’s session never refunds live money (403).',
     tags,
     auth: 'session',
     idempotent: true,
     params: InvoiceParams,
+    query: ModeOnlyQuery,
     body: RefundBody,
     response: { status: 201, schema: Type.Object({ refund: RefundRecord, invoice: RefundedInvoice }) },
-    errors: ['NOT_FOUND', 'INVOICE_NOT_PAID', 'REFUND_EXCEEDS_PAID', 'SERVICE_UNAVAILABLE'],
-    handler: async ({ auth, params, body, idempotency }) => {
-      const { refund, invoice } = await refundInvoice(deps, ownerOf(auth), params.invoiceId, body, idempotency);
+    errors: ['NOT_FOUND', 'FORBIDDEN', 'INVOICE_NOT_PAID', 'REFUND_EXCEEDS_PAID', 'SERVICE_UNAVAILABLE'],
+    handler: async ({ auth, params, query, body, idempotency }) => {
+      const { refund, invoice } = await refundInvoice(deps, consoleOwnerFor(auth, query.mode), params.invoiceId, body, idempotency);
       return { status: 201, body: { refund: refundJson(refund, invoice.currency), invoice: refundedInvoiceJson(invoice) } };
     },
   });
@@ -239,7 +256,29 @@ function listQueryOf(q: Record<string, string | undefined>): Omit<ListQuery, 'li
   };
 }
 
-const queryString = (f: Omit<ListQuery, 'limit' | 'offset'>, extra: Record<string, string> = {}) =>
+/**
+ * What a page shows, and the `mode` its links and forms carry: none when it is the session's own
+ * (so the console's addresses stay as they were), `mode=test` on a live session's test view.
+ */
+interface View {
+  owner: Owner;
+  mode: ConsoleMode;
+  /** The mode to name in links and API calls, when it differs from the session's. */
+  asked?: ConsoleMode;
+}
+
+/** The page's `?mode=` (anything but `live` or `test` is the session's mode), checked by consoleOwnerFor: a test key's session asking for live is a 403 page. */
+function viewOf(auth: AuthContext, mode: string | undefined): View {
+  const wanted = mode === 'live' || mode === 'test' ? mode : undefined;
+  const owner = consoleOwnerFor(auth, wanted);
+  const viewed: ConsoleMode = owner.isTest ? 'test' : 'live';
+  return { owner, mode: viewed, asked: viewed !== (auth.isTestMode ? 'test' : 'live') ? viewed : undefined };
+}
+
+/** `?mode=…` (with `sep` first) when the view names one, else nothing. */
+const modeSuffix = (v: View, sep: '?' | '&' = '?') => (v.asked ? `${sep}mode=${v.asked}` : '');
+
+const queryString = (f: Omit<ListQuery, 'limit' | 'offset'> & { mode?: ConsoleMode }, extra: Record<string, string> = {}) =>
   new URLSearchParams({ ...(Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) as Record<string, string>), ...extra }).toString();
 
 const PageQuery = Type.Object(
@@ -249,12 +288,15 @@ const PageQuery = Type.Object(
     createdFrom: Type.Optional(Type.String()),
     createdTo: Type.Optional(Type.String()),
     search: Type.Optional(Type.String()),
+    mode: Type.Optional(Type.String()),
     offset: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
 );
+const DetailPageQuery = Type.Object({ mode: Type.Optional(Type.String()) }, { additionalProperties: false });
 
-function filtersForm(f: Omit<ListQuery, 'limit' | 'offset'>, mode: 'test' | 'live'): SafeHtml {
+function filtersForm(f: Omit<ListQuery, 'limit' | 'offset'>, view: View, sessionMode: ConsoleMode): SafeHtml {
+  const mode = view.mode;
   const option = (value: string, label: string, current: string | undefined) => html`<option value="${value}" ${current === value ? html`selected` : ''}>${label}</option>`;
   return html`<form method="get" class="filters" data-testid="payment-filters" role="search" aria-label="Payments">
 <label>Search <input name="search" type="search" value="${f.search ?? ''}" maxlength="200" placeholder="Number, id, customer, description"></label>
@@ -262,18 +304,26 @@ function filtersForm(f: Omit<ListQuery, 'limit' | 'offset'>, mode: 'test' | 'liv
 <label>Method <select name="paymentMethod">${option('', 'Any', f.paymentMethod ?? '')}${option('sbp', 'SBP', f.paymentMethod)}${option('card', 'Card', f.paymentMethod)}</select></label>
 <label>From <input name="createdFrom" type="date" value="${f.createdFrom ?? ''}"></label>
 <label>To <input name="createdTo" type="date" value="${f.createdTo ?? ''}"></label>
-<p class="mode-filter">Mode <span class="badge ${mode}" data-testid="list-mode">${mode === 'test' ? 'Test' : 'Live'}</span></p>
-<button class="primary">Filter</button> <a href="/console/payments">Clear</a>
+${
+  sessionMode === 'live'
+    ? html`<label>Mode <select name="mode" data-testid="mode-filter">${option('live', 'Live', mode)}${option('test', 'Test', mode)}</select></label>`
+    : html`<p class="mode-filter">Mode <span class="badge test" data-testid="list-mode">Test</span></p>`
+}
+<button class="primary">Filter</button> <a href="/console/payments${modeSuffix(view)}">Clear</a>
 </form>
-<p class="muted">Times and days are UTC. The mode is your key’s: sign in with a ${mode === 'test' ? 'live' : 'test'} key to see ${mode === 'test' ? 'live' : 'test'} payments.</p>`;
+<p class="muted">Times and days are UTC. ${
+    sessionMode === 'live'
+      ? html`Showing <strong data-testid="list-mode">${mode === 'test' ? 'test' : 'live'}</strong> payments.`
+      : 'Signed in with a test key: test payments only. Sign in with a live key to see live payments.'
+  }</p>`;
 }
 
-function paymentRows(items: ReturnType<typeof invoiceListItemJson>[]): SafeHtml {
+function paymentRows(items: ReturnType<typeof invoiceListItemJson>[], view: View): SafeHtml {
   if (items.length === 0) return html`<p class="empty" data-testid="no-payments">No payments match.</p>`;
   return html`<table class="payments" data-testid="payments"><caption class="sr-only">Payments, newest first</caption>
 <thead><tr><th scope="col">Invoice</th><th scope="col">Created</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Method</th><th scope="col">Customer</th><th scope="col">Description</th></tr></thead>
 <tbody>${items.map(
-    (i) => html`<tr data-invoice="${i.id}"><td><a href="/console/payments/${i.id}">${i.invoiceNumber}</a></td><td>${when(i.createdAt)}</td>
+    (i) => html`<tr data-invoice="${i.id}"><td><a href="/console/payments/${i.id}${modeSuffix(view)}">${i.invoiceNumber}</a></td><td>${when(i.createdAt)}</td>
 <td class="amount">${amountText(i.amount)} ${i.currency}${money(amountText(i.refundedAmount)).gt(0) ? html`<br><span class="muted">refunded ${amountText(i.refundedAmount)}</span>` : ''}</td>
 <td>${statusBadge(i.status)}</td><td>${METHOD[i.paymentMethod] ?? i.paymentMethod}</td><td>${i.customerName ?? ''} ${i.customerEmail ? html`<span class="muted">${i.customerEmail}</span>` : ''}</td><td>${i.description ?? ''}</td></tr>`,
   )}</tbody></table>`;
@@ -348,12 +398,12 @@ ${
   return out.map((e, n) => ({ e, n })).sort((a, b) => (a.e.at ?? '9').localeCompare(b.e.at ?? '9') || a.n - b.n).map((x) => x.e);
 }
 
-function refundForm(t: TimelineJson): SafeHtml {
+function refundForm(t: TimelineJson, view: View): SafeHtml {
   const i = t.invoice;
   if (i.status !== 'PAID') return html`<p class="muted" data-testid="no-refund">Only a paid invoice can be refunded; this one is ${i.status}.</p>`;
   const left = money(amountText(i.amount)).sub(money(amountText(i.refundedAmount)));
   if (left.lte(0)) return html`<p class="muted" data-testid="no-refund">Refunded in full.</p>`;
-  return html`<form data-api="/console/api/invoices/${i.id}/refunds" data-idempotent data-testid="refund-form"
+  return html`<form data-api="/console/api/invoices/${i.id}/refunds${modeSuffix(view)}" data-idempotent data-testid="refund-form"
  data-confirm="Refund {amount} ${i.currency} of ${i.invoiceNumber} to the payer? This cannot be undone.">
 <label>Amount, ${i.currency} <input name="amount" type="number" inputmode="decimal" min="0.01" step="0.01" max="${left.toFixed(2)}" value="${left.toFixed(2)}" required aria-describedby="refund-help"></label>
 <p class="muted" id="refund-help">Up to ${left.toFixed(2)} ${i.currency} (paid ${amountText(i.amount)}, refunded ${amountText(i.refundedAmount)}). Less than that is a partial refund.</p>
@@ -361,14 +411,14 @@ function refundForm(t: TimelineJson): SafeHtml {
 <button class="danger" data-testid="refund">Refund…</button><p class="form-error" role="alert" data-error></p></form>`;
 }
 
-function reviewActions(t: TimelineJson): SafeHtml {
+function reviewActions(t: TimelineJson, view: View): SafeHtml {
   const r = t.invoice.review;
   if (!r) return html``;
   return html`<section class="panel" aria-labelledby="review-h"><h2 id="review-h">Payment review</h2>
 <p class="warning">${r.detail}</p><p>${amountText(r.amount)} ${r.currency}, taken ${when(r.takenAt)}.</p>
 <div class="actions">
-<form data-api="/console/api/payment-reviews/${t.invoice.id}/accept" data-confirm="Keep this money? An unpaid invoice becomes PAID."><button class="primary" data-testid="accept">Accept</button><span class="form-error" role="alert" data-error></span></form>
-<form data-api="/console/api/payment-reviews/${t.invoice.id}/refund" data-confirm="Refund this money to the payer?"><button class="danger" data-testid="review-refund">Refund</button><span class="form-error" role="alert" data-error></span></form>
+<form data-api="/console/api/payment-reviews/${t.invoice.id}/accept${modeSuffix(view)}" data-confirm="Keep this money? An unpaid invoice becomes PAID."><button class="primary" data-testid="accept">Accept</button><span class="form-error" role="alert" data-error></span></form>
+<form data-api="/console/api/payment-reviews/${t.invoice.id}/refund${modeSuffix(view)}" data-confirm="Refund this money to the payer?"><button class="danger" data-testid="review-refund">Refund</button><span class="form-error" role="alert" data-error></span></form>
 </div><p><a href="/console/payment-reviews">All payments awaiting review</a></p></section>`;
 }
 
@@ -380,9 +430,11 @@ export function consolePaymentPages(pages: Api, deps: Deps): void {
     auth: 'session',
     query: PageQuery,
     handler: async ({ req, auth, query }) => {
-      const owner = ownerOf(auth!);
+      const view = viewOf(auth!, query.mode);
+      const owner = view.owner;
       const session = await sessionFrame(deps, req, auth!);
       const filter = listQueryOf(query);
+      const linked = { ...filter, mode: view.asked };
       const offset = Math.min(MAX_OFFSET, Math.max(0, Number.parseInt(query.offset ?? '0', 10) || 0));
       let problem: string | null = null;
       let page: { rows: Awaited<ReturnType<typeof listInvoices>>['rows']; total: number } = { rows: [], total: 0 };
@@ -402,13 +454,13 @@ export function consolePaymentPages(pages: Api, deps: Deps): void {
           session,
           body: html`<h1>Payments</h1>
 ${reviews.total > 0 ? html`<p class="warning" data-testid="reviews-waiting"><a href="/console/payment-reviews">${reviews.total} payment${reviews.total === 1 ? ' awaits' : 's await'} your review</a>: money an invoice did not simply take.</p>` : ''}
-${filtersForm(filter, session.mode)}
+${filtersForm(filter, view, session.mode)}
 ${problem ? html`<p class="error" role="alert" data-testid="filter-error">${problem}</p>` : ''}
 <p class="list-head"><span data-testid="payments-total">${page.total} payment${page.total === 1 ? '' : 's'}</span>
-<a href="/console/api/invoices.csv?${queryString(filter)}" download data-testid="export-csv">Export CSV</a></p>
-${paymentRows(items)}
-<nav class="pager" aria-label="Pages">${offset > 0 ? html`<a href="?${queryString(filter, { offset: String(Math.max(0, offset - PAGE_SIZE)) })}">Newer</a>` : ''} ${
-            more ? html`<a href="?${queryString(filter, { offset: String(offset + PAGE_SIZE) })}" data-testid="older">Older</a>` : ''
+<a href="/console/api/invoices.csv?${queryString(linked)}" download data-testid="export-csv">Export CSV</a></p>
+${paymentRows(items, view)}
+<nav class="pager" aria-label="Pages">${offset > 0 ? html`<a href="?${queryString(linked, { offset: String(Math.max(0, offset - PAGE_SIZE)) })}">Newer</a>` : ''} ${
+            more ? html`<a href="?${queryString(linked, { offset: String(offset + PAGE_SIZE) })}" data-testid="older">Older</a>` : ''
           }</nav>`,
         }),
       };
@@ -421,20 +473,22 @@ ${paymentRows(items)}
     summary: 'One invoice: its timeline (created, attempts, paid, refunds, webhooks) and a refund form',
     auth: 'session',
     params: InvoiceParams,
-    handler: async ({ req, auth, params }) => {
-      const t = await invoiceTimeline(deps, ownerOf(auth!), params.invoiceId);
+    query: DetailPageQuery,
+    handler: async ({ req, auth, params, query }) => {
+      const view = viewOf(auth!, query.mode);
+      const t = await invoiceTimeline(deps, view.owner, params.invoiceId);
       const i = t.invoice;
       return {
         html: layout({
           title: i.invoiceNumber,
           session: await sessionFrame(deps, req, auth!),
-          body: html`<p><a href="/console/payments">← Payments</a></p>
-<h1>${i.invoiceNumber} ${statusBadge(i.status)}</h1>
+          body: html`<p><a href="/console/payments${modeSuffix(view)}">← ${view.asked === 'test' ? 'Test payments' : 'Payments'}</a></p>
+<h1>${i.invoiceNumber} ${statusBadge(i.status)}${view.asked ? html` <span class="badge ${view.mode}" data-testid="viewing-mode">${view.mode === 'test' ? 'Test data' : 'Live data'}</span>` : ''}</h1>
 <dl class="facts" data-testid="invoice-facts"><dt>Amount</dt><dd>${amountText(i.amount)} ${i.currency}</dd><dt>Refunded</dt><dd data-testid="refunded">${amountText(i.refundedAmount)} ${i.currency}</dd>
 <dt>Method</dt><dd>${METHOD[i.paymentMethod] ?? i.paymentMethod}</dd><dt>Customer</dt><dd>${i.customerName ?? ''} ${i.customerEmail ?? ''} ${i.customerPhone ?? ''}</dd>
 <dt>Description</dt><dd>${i.description ?? '—'}</dd><dt>Expires</dt><dd>${when(i.expiresAt)}</dd><dt>Id</dt><dd><code>${i.id}</code></dd></dl>
-${reviewActions(t)}
-<section class="panel" aria-labelledby="refund-h"><h2 id="refund-h">Refund</h2>${refundForm(t)}</section>
+${reviewActions(t, view)}
+<section class="panel" aria-labelledby="refund-h"><h2 id="refund-h">Refund</h2>${refundForm(t, view)}</section>
 <section class="panel" aria-labelledby="timeline-h"><h2 id="timeline-h">Timeline</h2>
 <ol class="timeline" data-testid="timeline">${timelineEntries(t).map(
             (e) => html`<li class="${e.kind}" data-kind="${e.kind}"><p class="when">${when(e.at)}</p><p class="what"><strong>${e.title}</strong></p>${e.detail ?? ''}</li>`,
