@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { BrandLanguage } from '@pay/accounts';
 import type { Owner } from '@pay/auth';
 import { readableNumber } from '@pay/runtime';
 import { money } from '@pay/money';
@@ -29,6 +30,8 @@ interface StoredRow {
   email: string | null;
   externalId: string | null;
   redirectUrl: string | null;
+  /** The row's e-mail language; null or absent (a row stored before the column): the merchant's default. */
+  language?: BrandLanguage | null;
 }
 
 export interface BatchInput extends BatchDefaults {
@@ -45,7 +48,20 @@ export interface BatchResult {
   errors: RowError[];
 }
 
-const stored = (r: BatchRow): StoredRow => ({ id: randomUUID(), row: r.row, amount: r.amount.toFixed(), currency: r.currency, description: r.description, email: r.email, externalId: r.externalId, redirectUrl: r.redirectUrl });
+const stored = (r: BatchRow): StoredRow => ({
+  id: randomUUID(),
+  row: r.row,
+  amount: r.amount.toFixed(),
+  currency: r.currency,
+  description: r.description,
+  email: r.email,
+  externalId: r.externalId,
+  redirectUrl: r.redirectUrl,
+  language: r.language,
+});
+
+/** The rows' e-mail languages by invoice id (rows without one are left out: the merchant's default). */
+const languagesOf = (rows: StoredRow[]) => new Map(rows.flatMap((r) => (r.language ? [[r.id, r.language] as const] : [])));
 
 /**
  * Writes the invoices of some rows in one set-based statement. A row whose id already exists
@@ -101,12 +117,12 @@ async function writeRows(deps: BatchDeps, tx: InvoicingQueries, owner: Owner, ba
  * asked for: a row per invoice with an address, and one job that sends them. Says whether it
  * queued any.
  */
-async function completeBatch(tx: InvoicingQueries, batchId: string, now: Date): Promise<boolean> {
+async function completeBatch(tx: InvoicingQueries, batchId: string, languages: ReadonlyMap<string, BrandLanguage>, now: Date): Promise<boolean> {
   const done = await markBatchCompleted(tx, batchId, await countBatchInvoices(tx, batchId), now);
   if (!done?.sendEmails) return false;
   const recipients = await batchRecipients(tx, batchId);
   if (recipients.length === 0) return false;
-  if ((await queueBatchEmails(tx, batchId, recipients, now)) === 0) return false;
+  if ((await queueBatchEmails(tx, batchId, recipients.map((r) => ({ ...r, language: languages.get(r.id) ?? null })), now)) === 0) return false;
   await writeOutbox(tx, outboxMessage('batchEmails', `batch-emails-${batchId}`, { batchId }));
   return true;
 }
@@ -159,7 +175,7 @@ export async function createBatch(deps: BatchDeps, owner: Owner, input: BatchInp
       const clashes = await writeRows(deps, tx, owner, batchId, rows, now, false);
       await recordBatchClashes(tx, batchId, clashes);
       errors.push(...clashes);
-      await completeBatch(tx, batchId, now);
+      await completeBatch(tx, batchId, languagesOf(rows), now);
     } else {
       await writeOutbox(tx, outboxMessage('batchInvoices', `batch-${batchId}`, { batchId }));
     }
@@ -196,7 +212,8 @@ export async function processBatch(deps: BatchDeps, batchId: string): Promise<vo
       await setBatchCreated(tx, batchId, await countBatchInvoices(tx, batchId));
     });
   }
-  const mailing = await deps.db.$transaction((tx) => completeBatch(tx, batchId, deps.clock.now()));
+  // The rows are read in the run that completes the batch (completing clears them, in the same transaction).
+  const mailing = await deps.db.$transaction((tx) => completeBatch(tx, batchId, languagesOf(rows), deps.clock.now()));
   deps.kickOutbox();
   if (!mailing) await drawQrCodesOf(deps, batchId);
 }

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { merchantBrand } from '@pay/accounts';
-import { eventually, startMaildev, type MaildevEmail } from '@pay/testing';
+import { assertNoEnglish, eventually, startMaildev, type MaildevEmail } from '@pay/testing';
 import { smtpMailer } from './mailer';
 import { newMerchant, startInvoicingApp, v1Request, v2Request, type TestMerchant } from '../../../test/test-support';
 
@@ -92,6 +92,56 @@ describe('batch e-mails come from the merchant, in its language, with the amount
     expect(mail!.html).toContain('(&lt;img src=x onerror=alert(1)&gt;)');
     expect(mail!.html).not.toContain('<img');
     expect(mail!.html).not.toContain('<b>');
+  });
+});
+
+describe('the batch row’s language column', () => {
+  it('writes each row’s e-mail in its language (ru, kk, and v1’s kz as Kazakh), a row without one in the merchant’s default; an unknown language is that row’s error', async () => {
+    const m = await merchant({ displayName: 'Acme Coffee', defaultLanguage: 'en' });
+    const to = (who: string) => `${who}-${m.merchantId}@example.com`;
+    const csv = [
+      'amount,currency,description,email,language',
+      `2500,RUB,Капучино,${to('ru')},ru`,
+      `15000,KZT,Тур,${to('kk')},kk`,
+      `900,RUB,Латте,${to('kz')},KZ`,
+      `100,RUB,Tea,${to('default')},`,
+      `5,RUB,Water,${to('fr')},fr`,
+    ].join('\n');
+    const res = await request(ctx.app).post('/api/v1/batch/invoices').set('x-api-key', m.apiKey).field('sendEmails', 'true').attach('file', Buffer.from(csv), 'invoices.csv');
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ total: 5, created: 4, failed: 1, errors: [{ row: 5, externalId: null, error: 'language "fr" is not one of ru, en, kk (or kz)' }] });
+    const mails = await eventually(
+      async () => {
+        const mine = (await maildev.emails()).filter((e) => e.to.some((t) => t.address.endsWith(`-${m.merchantId}@example.com`)));
+        expect(mine).toHaveLength(4);
+        return new Map(mine.map((e) => [e.to[0]!.address.split('-')[0]!, e]));
+      },
+      60_000,
+      200,
+    );
+    const ru = mails.get('ru')!;
+    expect(spaced(ru.subject)).toBe('Счёт на 2 500,00 ₽ от Acme Coffee');
+    expect(ru.headers['content-language']).toBe('ru');
+    await assertNoEnglish(ru.html!, 'ru', { allow: ['Acme Coffee'] });
+    expect(ru.text).not.toMatch(/\b(Hello|Invoice|Pay the invoice|valid until)\b/);
+    for (const who of ['kk', 'kz']) {
+      const kk = mails.get(who)!;
+      expect([who, kk.headers['content-language']]).toEqual([who, 'kk']);
+      expect(kk.html).toContain('<html lang="kk">');
+      await assertNoEnglish(kk.html!, 'kk', { allow: ['Acme Coffee'] });
+    }
+    expect(spaced(mails.get('kk')!.subject)).toBe('Acme Coffee: 15 000,00 ₸ сомасына шот');
+    const plain = mails.get('default')!;
+    expect([plain.headers['content-language'], spaced(plain.subject)]).toEqual(['en', 'Invoice for RUB 100.00 from Acme Coffee']);
+    expect(mails.has('fr')).toBe(false);
+  });
+
+  it('is optional: the spec’s columns alone still read, and a header naming an unknown column is still refused, now listing language', async () => {
+    const m = await merchant({ displayName: 'Acme Coffee', defaultLanguage: 'ru' });
+    const plain = await request(ctx.app).post('/api/v1/batch/invoices').set('x-api-key', m.apiKey).attach('file', Buffer.from('amount,currency,description,email,externalId,redirectUrl\n10,RUB,Tea,,,\n'), 'invoices.csv');
+    expect([plain.status, plain.body.created]).toEqual([201, 1]);
+    const unknown = await request(ctx.app).post('/api/v1/batch/invoices').set('x-api-key', m.apiKey).attach('file', Buffer.from('amount,currency,locale\n10,RUB,ru\n'), 'invoices.csv');
+    expect([unknown.status, unknown.body.error.details]).toEqual([400, [{ field: 'file', message: 'has unknown columns: locale (known: amount, currency, description, email, externalId, redirectUrl, language)' }]]);
   });
 });
 

@@ -5,7 +5,7 @@ describe('the payment link e-mail', () => {
   const id = '7b0c3e5a-4a59-4c1b-9a53-0e0f1d8f9a01';
   const sender = (over: Partial<EmailSender> = {}): EmailSender => ({ displayName: 'Acme Coffee', email: 'shop@acme.example', defaultLanguage: 'en', ...over });
   const email = (description: string | null, s: EmailSender = sender(), amount = '1490.9', currency = 'RUB') =>
-    paymentLinkEmail({ invoiceId: id, toAddress: 'ann@example.ru', amount, currency, description, expiresAt: new Date('2026-11-27T00:10:00Z') }, 'https://pay.example.com', s);
+    paymentLinkEmail({ invoiceId: id, toAddress: 'ann@example.ru', amount, currency, description, expiresAt: new Date('2026-11-27T00:10:00Z'), language: null }, 'https://pay.example.com', s);
   /** Intl's no-break spaces (U+00A0, U+202F) as plain ones. */
   const spaced = (s: string | undefined) => (s ?? '').replace(/[\u00a0\u202f]/g, ' ');
 

@@ -1,4 +1,4 @@
-import { merchantBrand, type BrandLanguage, type MerchantBrand } from '@pay/accounts';
+import { BRAND_LANGUAGES, merchantBrand, type BrandLanguage, type MerchantBrand } from '@pay/accounts';
 import { html } from '@pay/http';
 import type { BatchDeps } from '../../deps';
 import { formatAmount, LOCALES } from '../../languages';
@@ -24,6 +24,8 @@ interface PendingEmail {
   currency: string;
   description: string | null;
   expiresAt: Date;
+  /** The batch row's `language`; null: the merchant's default. */
+  language: BrandLanguage | null;
 }
 
 /** What an e-mail says of the merchant who sends the invoice (`merchantBrand`). */
@@ -39,8 +41,8 @@ function untilText(at: Date, language: BrandLanguage): string {
 
 /**
  * The payment link of one invoice, from the merchant: its display name as the sender ("<name>
- * via <platform>", the mailer), replies to the merchant's registered e-mail, in the merchant's
- * default language (the spec's CSV has no language column, and its columns are the contract),
+ * via <platform>", the mailer), replies to the merchant's registered e-mail, in the batch row's
+ * `language` (the optional column beside the spec's), else the merchant's default language,
  * the amount as that language writes it (`2 500,00 ₽`). Plain text, and the same as HTML with the
  * link as a link (a mailbox that shows text does not make it one). The HTML is built with
  * @pay/http's `html` template, so the merchant's name and description are escaped and cannot
@@ -48,7 +50,7 @@ function untilText(at: Date, language: BrandLanguage): string {
  * message in a frame, and the pay page refuses to be framed (`frame-ancestors 'none'`).
  */
 export function paymentLinkEmail(e: PendingEmail, publicUrl: string, sender: EmailSender): MailMessage {
-  const language = sender.defaultLanguage;
+  const language = e.language ?? sender.defaultLanguage;
   const t = EMAIL_TEXTS[language];
   const name = sender.displayName;
   const amount = formatAmount(e.amount, e.currency, language);
@@ -92,7 +94,8 @@ export async function sendBatchEmails(deps: BatchDeps, batchId: string): Promise
   const invoices = new Map((await invoicesForEmails(deps.db, unsent.map((e) => e.invoiceId))).map((i) => [i.id, i]));
   const rows: PendingEmail[] = unsent.map((e) => {
     const i = invoices.get(e.invoiceId)!;
-    return { invoiceId: e.invoiceId, toAddress: e.toAddress, amount: i.amount, currency: i.currency, description: i.description, expiresAt: i.expires_at };
+    const language = (BRAND_LANGUAGES as readonly string[]).includes(e.language ?? '') ? (e.language as BrandLanguage) : null;
+    return { invoiceId: e.invoiceId, toAddress: e.toAddress, amount: i.amount, currency: i.currency, description: i.description, expiresAt: i.expires_at, language };
   });
   const sent: string[] = [];
   const failed: { id: string; error: string }[] = [];

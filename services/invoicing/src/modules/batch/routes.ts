@@ -34,7 +34,9 @@ export function batchRoutes(api: Api, deps: BatchDeps): void {
       '`error.details` as `{ field: "row N", message, row, externalId }`. Cells are data: one starting with =, +, - or @ ' +
       'is stored as the text it is. Up to 100 valid rows are written before the answer (batch `completed`); a larger batch is written by a ' +
       'worker: the answer already lists its invoices (ids drawn), and GET /api/v1/batch/invoices/{batchId} shows it `processing` with ' +
-      '`created` growing, then `completed`. `sendEmails=true` e-mails each payment link to the row’s `email` once the batch is written; a ' +
+      '`created` growing, then `completed`. `sendEmails=true` e-mails each payment link to the row’s `email` once the batch is written, in ' +
+      'the row’s `language` (optional: `ru`, `en` or `kk`, and `kz` as Kazakh as v1 spells it; another value is that row’s error), else the ' +
+      'merchant’s default language (`defaultLanguage` of its brand); a ' +
       'failed send is recorded on its row and retried with backoff. The same file and fields sent again with the same `Idempotency-Key` ' +
       'answer the first result and create nothing.',
     tags,

@@ -159,10 +159,10 @@ export async function markBatchCompleted(tx: InvoicingQueries, batchId: string, 
 }
 
 /** One e-mail row per recipient (an invoice's first only); returns how many were queued. */
-export async function queueBatchEmails(tx: InvoicingQueries, batchId: string, recipients: Array<{ id: string; customer_email: string }>, now: Date): Promise<number> {
+export async function queueBatchEmails(tx: InvoicingQueries, batchId: string, recipients: Array<{ id: string; customer_email: string; language: string | null }>, now: Date): Promise<number> {
   const queued = await tx.$kysely
     .insertInto('invoice_emails')
-    .values(recipients.map((r) => ({ invoice_id: r.id, batch_id: batchId, to_address: r.customer_email, created_at: now })))
+    .values(recipients.map((r) => ({ invoice_id: r.id, batch_id: batchId, to_address: r.customer_email, language: r.language, created_at: now })))
     .onConflict((oc) => oc.column('invoice_id').doNothing())
     .executeTakeFirst();
   return Number(queued.numInsertedOrUpdatedRows ?? 0);
@@ -173,6 +173,8 @@ export interface BatchEmailRecord {
   invoiceId: string;
   batchId: string;
   toAddress: string;
+  /** The row's `language` column (`ru`, `en`, `kk`); null: the merchant's default. */
+  language: string | null;
   status: EmailStatus;
   /** Sends tried (at most MAX_EMAIL_ATTEMPTS). */
   attempts: number;
@@ -188,6 +190,7 @@ function emailOf(r: Selectable<Tables.InvoiceEmail>): BatchEmailRecord {
     invoiceId: r.invoice_id,
     batchId: r.batch_id,
     toAddress: r.to_address,
+    language: r.language,
     status: r.status,
     attempts: r.attempts,
     lastError: r.last_error,

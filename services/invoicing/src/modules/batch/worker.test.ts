@@ -4,7 +4,7 @@ import { updateBatch, updateBatchEmails } from '../../../test/batch/store';
 import { batchInvoicesWithoutQr, clearBatchQrCodes } from '../../../test/invoices/store';
 import { qrPngDataUri } from '../../payments/qr';
 import { processBatch } from './batches';
-import { batchForWork } from './store';
+import { batchForWork, emailsOfBatch } from './store';
 import { batchesWithUnsentEmails, MAX_EMAIL_ATTEMPTS } from './emails';
 
 // No background here: the test plays the queue worker itself, so each step can be looked at.
@@ -62,6 +62,16 @@ describe('a batch over BATCH_INLINE_ROWS', () => {
     await processBatch(ctx.deps, batchId);
     expect(await missing()).toBe(0);
     expect((await v1Request(ctx.app, m, 'get', `/api/v1/invoices/${id}`)).body.qrCodeUrl).toBe(first.body.qrCodeUrl);
+  });
+
+  it('keeps each row’s language through the worker: its e-mail is queued in it (none: the merchant’s default, when sent)', async () => {
+    const res = await upload('amount,currency,email,language\n1,RUB,l1@example.com,kk\n2,RUB,l2@example.com,\n3,RUB,l3@example.com,ru\n');
+    expect(res.status).toBe(201);
+    const { batchId } = res.body;
+    await updateBatch(ctx.deps.db, batchId, { sendEmails: true });
+    await processBatch(ctx.deps, batchId);
+    const queued = await emailsOfBatch(ctx.deps.db, batchId);
+    expect(Object.fromEntries(queued.map((e) => [e.toAddress, e.language]))).toEqual({ 'l1@example.com': 'kk', 'l2@example.com': null, 'l3@example.com': 'ru' });
   });
 
   it('e-mails left unsent are given new jobs until each has had its attempts, then stay failed with their error', async () => {

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "invoice_emails" ADD COLUMN     "language" TEXT;
