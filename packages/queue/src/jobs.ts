@@ -71,6 +71,16 @@ export const Queues = {
     schema: Type.Object({ batchId: Uuid }, { additionalProperties: false }),
     jobOptions: { attempts: 6, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: true, removeOnFail: true },
   },
+  /**
+   * E-mails a merchant that one of its webhooks was disabled (invoicing sends it: it has the
+   * mailer). Written to the outbox in the transaction that announced `endpoint.disabled`; the
+   * job id names the disabling, so one disabling is one e-mail.
+   */
+  webhookDisabledEmails: {
+    name: 'webhook-disabled-emails',
+    schema: Type.Object({ endpointId: Uuid, disabledAt: Type.String({ format: 'date-time' }) }, { additionalProperties: false }),
+    jobOptions: { attempts: 6, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: true, removeOnFail: true },
+  },
 } as const satisfies Record<string, QueueSpec>;
 
 export type QueueKey = keyof typeof Queues;

@@ -30,6 +30,17 @@ export function outboxMessage<K extends QueueKey>(queue: K, jobId: string, paylo
   return { queue: spec.name, jobId, payload };
 }
 
+/**
+ * The e-mail job of one webhook's disabling (webhookDisabledEmails), for whoever announces it:
+ * the webhook worker, and invoicing when a merchant disables one. Its id names the disabling.
+ */
+export function webhookDisabledEmail(endpoint: { id: string; disabledAt: Date }): OutboxWrite {
+  return outboxMessage('webhookDisabledEmails', `webhook-disabled-${endpoint.id}-${endpoint.disabledAt.getTime()}`, {
+    endpointId: endpoint.id,
+    disabledAt: endpoint.disabledAt.toISOString(),
+  });
+}
+
 /** Published outbox rows are kept this long for inspection, then pruned. */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 

@@ -15,6 +15,7 @@ export * from './generated/events';
 import type {
   CryptoInvoicePaidEvent,
   CryptoWebhookEvent,
+  EndpointDisabledEvent,
   InvoicePaymentFailedEvent,
   InvoicePaymentReviewEvent,
   InvoiceRefundedEvent,
@@ -35,6 +36,9 @@ export type WebhookRefund = InvoiceRefundedEvent['refund'];
 export type WebhookPaymentAttempt = InvoicePaymentFailedEvent['attempt'];
 /** The review of `invoice.payment_review`: money the invoice did not simply take, awaiting the merchant's decision. */
 export type WebhookPaymentReview = InvoicePaymentReviewEvent['review'];
+
+/** The webhook of `endpoint.disabled`: disabled after 3 days of failures, or by its merchant. */
+export type WebhookDisabledEndpoint = EndpointDisabledEvent['endpoint'];
 
 type KycSessions = Extract<InvoicingWebhookEvent, { session: unknown }>['session'];
 export type WebhookKycStatus = Extract<KycSessions, { sessionId: string }>['status'];

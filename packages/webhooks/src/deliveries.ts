@@ -5,6 +5,8 @@ export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 export interface DeliveryView {
   id: string;
   endpointId: string;
+  /** The event it delivers: the body's `id`. */
+  eventId: string;
   event: string;
   status: DeliveryStatus;
   /** Scheduled attempts made (manual resends are listed in the history, not counted here). */
@@ -39,7 +41,6 @@ export interface DeliveryFilter {
 
 /** A delivery of an event about one object (an invoice's timeline), with where it went. */
 export interface ObjectDelivery extends DeliveryView {
-  eventId: string;
   /** When the event happened, on the clock of the change it reports (the delivery's `createdAt` is the dispatcher's). */
   eventAt: Date;
   /** `console` (made in the console), `merchant` (the merchant's webhookUrl) or `target` (a URL the event named). */

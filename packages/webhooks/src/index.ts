@@ -6,6 +6,7 @@ export * from './signing';
 export * from './catalogue';
 export * from './endpoints';
 export * from './manage';
+export * from './disabled';
 export * from './store/endpoints';
 export * from './deliveries';
 export * from './store/deliveries';

@@ -5,12 +5,18 @@ import type { Queries, Transactions } from './db';
 import { assertWebhookUrl, type ConsoleEndpoint, type EndpointChange, type EndpointInput, type UrlPolicy } from './endpoints';
 import { createEndpoint, failPendingDeliveriesOf, lockEndpoint, rotateEndpointSecret, updateEndpoint } from './store/endpoints';
 import { MAX_SECRET_OVERLAP_SECONDS } from './signing';
+import { announceDisabledIn, type AlsoOnDisabled } from './disabled';
 import { ApiError } from '@pay/schemas';
 
 /** What every change needs besides its input: where URLs may point, and the time. */
 export interface ManageContext {
   policy: UrlPolicy;
   now: Date;
+}
+
+/** A change that may disable a webhook also says what to queue beside its `endpoint.disabled` (the e-mail). */
+export interface UpdateContext extends ManageContext {
+  alsoOnDisabled: AlsoOnDisabled;
 }
 
 /** A description as stored: trimmed, and an empty one is none. */
@@ -27,14 +33,18 @@ export function createWebhook(db: Queries, box: SecretBox, owner: Owner, input: 
 /**
  * Changes a webhook: its URL (checked as at creation), events, description, and whether it is
  * enabled. Disabling it fails what was still waiting for it (replayable), as the worker does
- * when it disables one after 3 days of failures.
+ * when it disables one after 3 days of failures, and announces it (`endpoint.disabled` to the
+ * merchant's other webhooks, and `alsoOnDisabled`: the e-mail) in the same transaction.
  */
-export async function updateWebhook(db: Transactions, box: SecretBox, owner: Owner, id: string, change: EndpointChange, ctx: ManageContext): Promise<ConsoleEndpoint> {
+export async function updateWebhook(db: Transactions, box: SecretBox, owner: Owner, id: string, change: EndpointChange, ctx: UpdateContext): Promise<ConsoleEndpoint> {
   if (change.url !== undefined) assertWebhookUrl(change.url, ctx.policy);
   return db.$transaction(async (tx) => {
     const before = await lockEndpoint(tx, owner, id);
     const after = await updateEndpoint(tx, box, owner, id, { ...change, description: descriptionOf(change.description) }, ctx.now);
-    if (before.disabledAt === null && after.disabledAt !== null) await failPendingDeliveriesOf(tx, id);
+    if (before.disabledAt === null && after.disabledAt !== null) {
+      await failPendingDeliveriesOf(tx, id);
+      await announceDisabledIn(tx, { now: ctx.now, ids: [id], also: ctx.alsoOnDisabled });
+    }
     return after;
   });
 }

@@ -8,6 +8,7 @@ import { AUTO_DISABLE_AFTER_MS, nextAttemptAt, seededRandom } from './schedule';
 import type { EndpointKind } from './endpoints';
 import type { DeliveryStatus } from './deliveries';
 import type { DB } from './generated/kysely/tables';
+import { ENDPOINT_DISABLED } from './disabled';
 
 /** `column = ANY($n)`: one array parameter, so an empty list is no special case (`IN ()` is not SQL). */
 const anyOf = <T>(eb: ExpressionBuilder<DB, keyof DB>, values: readonly T[]) => eb.fn<T>('any', [eb.val(values)]);
@@ -111,7 +112,14 @@ export async function dispatchEvents(
               .then(eb.and([eb('ep.kind', '=', 'target'), eb('ep.url', '=', eb.ref('ev.target_url'))]))
               .when('ev.source', '=', 'crypto')
               .then(eb.and([eb('ep.kind', '=', 'merchant'), hasUrl(eb as never)]))
-              .else(eb.and([eb('ep.kind', '=', 'console'), eb('ev.type', '=', eb.fn<string>('any', [eb.ref('ep.events')]))]))
+              // A disabled webhook is not told of its own disabling (nor another's): it would only be failed.
+              .else(
+                eb.and([
+                  eb('ep.kind', '=', 'console'),
+                  eb('ev.type', '=', eb.fn<string>('any', [eb.ref('ep.events')])),
+                  eb.or([eb('ep.disabled_at', 'is', null), eb('ev.type', '!=', ENDPOINT_DISABLED)]),
+                ]),
+              )
               .end(),
           ),
       )

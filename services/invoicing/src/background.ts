@@ -15,6 +15,7 @@ import { RuleBasedKycProvider } from './modules/kyc/rules';
 import { reconcileKycChecks, startKycWorker } from './modules/kyc/worker';
 import { ReceiptReaders } from './modules/receipts/readers';
 import { reconcileReceipts, startReceiptWorker } from './modules/receipts/worker';
+import { startDisabledEmailWorker } from './modules/webhooks/disabled-email';
 
 /** How often expired idempotency answers, console sessions and published outbox rows are deleted. */
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
@@ -39,6 +40,8 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
   const zones = new MrzReader(ocr);
   const kycWorker = startKycWorker(deps, new RuleBasedKycProvider(faces, zones));
   const batchWorkers = startBatchWorkers(deps);
+  // E-mails telling a merchant one of its webhooks was disabled (queued where it was announced).
+  const disabledEmails = startDisabledEmailWorker(deps);
   const expiry = every('invoice-expiry', deps.config.EXPIRY_INTERVAL_MS, () => expireDueInvoices(deps), deps.logger);
   // Reconcilers (RECONCILE_INTERVAL_MS, 30 s): refunds left PENDING by a dead request are
   // finished; KYC checks, batches and batch e-mails whose job Redis lost get it again;
@@ -64,11 +67,11 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
     // minute and more on a loaded machine), so closing the workers, which waits for their
     // running jobs, is quick. An aborted job fails with nothing decided and runs again.
     await Promise.all([readers.close(), faces.close(), zones.close()]);
-    await Promise.all([receipts.close(), kycWorker.close(), ...batchWorkers.map((w) => w.close())]);
+    await Promise.all([receipts.close(), kycWorker.close(), disabledEmails.close(), ...batchWorkers.map((w) => w.close())]);
     await relay.stop();
   };
   lifecycle?.onShutdown('background', stop);
-  return { relay, receipts, readers, faces, zones, kycWorker, batchWorkers, expiry, loops, stop };
+  return { relay, receipts, readers, faces, zones, kycWorker, batchWorkers, disabledEmails, expiry, loops, stop };
 }
 
 /**

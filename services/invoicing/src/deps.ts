@@ -69,5 +69,5 @@ export type ReceiptsDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logg
 export type PayPageDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'providers' | 'kickOutbox' | 'receiptStorage'>;
 export type PaymentsDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'providers'>;
 /** The merchant's webhooks (v2 API): the console's needs, for the same functions. */
-export type WebhooksDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'secrets' | 'wakeWebhooks'>;
-export type ConsoleDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'redis' | 'secrets' | 'wakeWebhooks'>;
+export type WebhooksDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'secrets' | 'wakeWebhooks' | 'kickOutbox'>;
+export type ConsoleDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'config' | 'logger' | 'queueRedis' | 'redis' | 'secrets' | 'wakeWebhooks' | 'kickOutbox'>;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineEvents } from '@pay/webhooks';
+import { defineEvents, endpointDisabledEvent } from '@pay/webhooks';
 import { invoiceObject, PaymentAttemptObject, PaymentReviewObject, SettledRefund } from './modules/invoices/event-objects';
 import { kycSession } from './modules/kyc/event-objects';
 
@@ -107,6 +107,8 @@ export const invoicingEvents = defineEvents('invoicing', SENT_TO, {
     fields: { session: kycSession('IN_PROGRESS') },
     sample: (at) => sampleSession('IN_PROGRESS', at),
   },
+  // Recorded by @pay/webhooks (the worker's disabling, and a merchant's): the webhooks are invoicing's.
+  'endpoint.disabled': endpointDisabledEvent,
 });
 
 export type InvoicingEventKind = (typeof invoicingEvents.kinds)[number];

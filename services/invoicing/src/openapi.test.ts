@@ -33,6 +33,9 @@ describe('the OpenAPI document', () => {
         '/api/v2/webhooks',
         '/api/v2/webhooks/{webhookId}',
         '/api/v2/webhooks/{webhookId}/rotate-secret',
+        '/api/v2/webhooks/{webhookId}/deliveries',
+        '/api/v2/webhooks/{webhookId}/deliveries/{deliveryId}/resend',
+        '/api/v2/webhooks/{webhookId}/replay',
       ].sort(),
     );
     const text = (path: string, method: string) => doc.paths[path]![method]!.description ?? '';

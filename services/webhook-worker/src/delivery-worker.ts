@@ -4,9 +4,10 @@ import { merchantsWithWebhookUrl, merchantWebhookTargets, webhookUrlFor } from '
 import type { SecretBox } from '@pay/auth';
 import { type Queries } from '@pay/db';
 import { backoffDelay, type Clock, type Logger } from '@pay/runtime';
-import { wakeWebhookWorker } from '@pay/queue';
+import { wakeWebhookWorker, webhookDisabledEmail, writeOutbox } from '@pay/queue';
 import {
   afterOutcome,
+  announceDisabledEndpoints,
   retryAfterMsOf,
   claimDue,
   dispatchEvents,
@@ -35,6 +36,8 @@ const MAX_HELD = 5000;
 const QUEUE_PER_SLOT = 10;
 /** Events turned into deliveries per transaction. */
 const DISPATCH_BATCH = 1000;
+/** How often disabled webhooks not yet announced are looked for (one whose announcement a crash lost). */
+const ANNOUNCE_SWEEP_MS = 10_000;
 
 export interface DeliveryWorkerOptions {
   db: Transactions;
@@ -123,8 +126,10 @@ export class DeliveryWorker {
       heartbeat(this.o.db, this.id).catch((err) => this.o.logger.warn({ err: { message: (err as Error).message } }, 'webhook worker heartbeat failed'));
     }, Math.max(100, Math.floor(this.o.ttlMs / 3)));
     const poll = setInterval(() => this.kick(), this.o.pollIntervalMs);
-    for (const t of [beat, poll]) t.unref();
-    this.timers.push(beat, poll);
+    const sweep = setInterval(() => void this.announceDisabled(), ANNOUNCE_SWEEP_MS);
+    for (const t of [beat, poll, sweep]) t.unref();
+    this.timers.push(beat, poll, sweep);
+    void this.announceDisabled();
     this.kick();
   }
 
@@ -292,7 +297,10 @@ export class DeliveryWorker {
         this.o.logger.debug({ outcomes: batch.length, ms: Math.round(performance.now() - F0) }, 'delivery outcomes recorded');
         this.flushFailures = 0;
         for (const o of batch) this.held.delete(o.delivery.id);
-        if (disabled.length > 0) this.o.logger.warn({ endpoints: disabled }, 'webhook endpoints disabled after failing for 3 days');
+        if (disabled.length > 0) {
+          this.o.logger.warn({ endpoints: disabled }, 'webhook endpoints disabled after failing for 3 days');
+          await this.announceDisabled(disabled);
+        }
         this.scheduleRetries(batch);
       } catch (err) {
         this.flushFailures++;
@@ -305,6 +313,20 @@ export class DeliveryWorker {
       if (this.outcomes.length > 0 && !this.flushTimer) void this.flush();
     });
     return this.flushing;
+  }
+
+  /**
+   * Tells the merchant of webhooks disabled and not yet announced (these, or any: the sweep):
+   * `endpoint.disabled` to its other webhooks and the e-mail's outbox job, one transaction.
+   * Never throws: the outcomes are recorded already, and the sweep tries again.
+   */
+  async announceDisabled(ids?: string[]): Promise<string[]> {
+    try {
+      return await announceDisabledEndpoints(this.o.db, { now: this.o.clock.now(), ids, also: (tx, e) => writeOutbox(tx, webhookDisabledEmail(e)) });
+    } catch (err) {
+      this.o.logger.warn({ err: { message: (err as Error).message } }, 'could not announce disabled webhooks; the sweep will');
+      return [];
+    }
   }
 
   private scheduleRetries(batch: Outcome[]): void {

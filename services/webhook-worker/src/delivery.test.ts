@@ -265,7 +265,7 @@ describe('console actions as the worker sees them', () => {
   });
 
   it('a secret rotated with an overlap: both sign until it ends (X-SVC-Signature the old one’s), then the new one alone', async () => {
-    const { verifyWebhook } = await import('@pay/webhook-receiver');
+    const { verifyWebhook } = await import('../../../packages/webhook-receiver/src/index');
     const m = await ctx.merchant();
     const hook = await ctx.endpoint(m.test, { url: receiver.url, events: ['invoice.paid'] });
     const w = ctx.worker();

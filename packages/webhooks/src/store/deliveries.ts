@@ -1,5 +1,6 @@
-// The deliveries and attempts as the console reads them and asks for resends and test events
-// (this package's store of `webhooks.deliveries` for the console; the worker's statements are ../store.ts).
+// The deliveries and attempts as the console and the v2 API read them and ask for resends,
+// replays and test events (this package's store of `webhooks.deliveries` for them; the
+// worker's statements are ../store.ts).
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '@pay/schemas';
 import type { Owner } from '@pay/auth';
@@ -14,6 +15,7 @@ import type { AttemptView, DeliveryFilter, DeliveryStatus, DeliveryView, ObjectD
 const COLUMNS = [
   'd.id',
   'd.endpoint_id',
+  'd.event_id',
   'd.event_type',
   'd.status',
   'd.attempts',
@@ -28,7 +30,7 @@ const COLUMNS = [
 
 type DeliveryColumn = (typeof COLUMNS)[number] extends `d.${infer C}` ? C : never;
 
-type DeliveryRow = Omit<Pick<Selectable<WebhookDelivery>, 'id' | 'endpoint_id' | 'event_type' | 'status' | 'attempts' | 'last_status_code' | 'last_response_body' | 'last_error' | 'last_attempt_at' | 'created_at' | 'next_attempt_at' | 'resend_requested_at'>, 'status'> & {
+type DeliveryRow = Omit<Pick<Selectable<WebhookDelivery>, 'id' | 'endpoint_id' | 'event_id' | 'event_type' | 'status' | 'attempts' | 'last_status_code' | 'last_response_body' | 'last_error' | 'last_attempt_at' | 'created_at' | 'next_attempt_at' | 'resend_requested_at'>, 'status'> & {
   status: string;
 };
 
@@ -36,6 +38,7 @@ function view(r: DeliveryRow): DeliveryView {
   return {
     id: r.id,
     endpointId: r.endpoint_id,
+    eventId: r.event_id,
     event: r.event_type,
     status: r.status as DeliveryStatus,
     attempts: r.attempts,
@@ -76,7 +79,7 @@ export async function deliveriesOfObject(db: Queries, owner: Owner, object: { ke
     .innerJoin('deliveries as d', 'd.event_id', 'e.id')
     .innerJoin('endpoints as p', 'p.id', 'd.endpoint_id')
     .select(COLUMNS)
-    .select(['e.id as event_id', 'e.created_at as event_at', 'p.kind as endpoint_kind', 'p.url as endpoint_url'])
+    .select(['e.created_at as event_at', 'p.kind as endpoint_kind', 'p.url as endpoint_url'])
     .where('e.merchant_id', '=', owner.merchantId)
     .where('e.is_test', '=', owner.isTest)
     .where('e.created_at', '>=', object.since)
@@ -85,7 +88,7 @@ export async function deliveriesOfObject(db: Queries, owner: Owner, object: { ke
     .orderBy('d.id')
     .limit(object.limit)
     .execute();
-  return rows.map((r) => ({ ...view(r), eventId: r.event_id, eventAt: r.event_at, endpointKind: r.endpoint_kind, endpointUrl: r.endpoint_url }));
+  return rows.map((r) => ({ ...view(r), eventAt: r.event_at, endpointKind: r.endpoint_kind, endpointUrl: r.endpoint_url }));
 }
 
 /** An attempt's row as the console and the tests show it. */
@@ -127,17 +130,19 @@ async function assertEndpointOf(db: Queries, owner: Owner, endpointId: string): 
 /**
  * Asks for a manual resend: the worker makes one more attempt with the same `X-SVC-Delivery`,
  * recorded as a new (manual) attempt. It does not count against the six of the schedule; a
- * success marks the delivery `succeeded`.
+ * success marks the delivery `succeeded`. Asked again before it is made, it is still one resend
+ * (the first request's time is kept). With `endpointId`, the delivery must be that webhook's.
  */
-export async function requestResend(db: Queries, owner: Owner, deliveryId: string, now: Date): Promise<DeliveryView> {
+export async function requestResend(db: Queries, owner: Owner, deliveryId: string, now: Date, endpointId?: string): Promise<DeliveryView> {
   const row = await webhookTables(db)
     .updateTable('deliveries as d')
-    .set({ resend_requested_at: now })
+    .set((eb) => ({ resend_requested_at: eb.fn.coalesce('d.resend_requested_at', eb.cast<Date>(eb.val(now), 'timestamptz')) }))
     .from('endpoints as e')
     .where('d.id', '=', deliveryId)
     .whereRef('e.id', '=', 'd.endpoint_id')
     .where('e.merchant_id', '=', owner.merchantId)
     .where('e.is_test', '=', owner.isTest)
+    .$if(endpointId !== undefined, (q) => q.where('d.endpoint_id', '=', endpointId!))
     .returning(COLUMNS)
     .executeTakeFirst();
   if (!row) throw new ApiError('NOT_FOUND', `Delivery ${deliveryId} not found`);
@@ -162,5 +167,84 @@ export async function sendTestEvent<K extends string>(db: Transactions, events: 
       .returning(COLUMNS.map((c) => c.slice(2) as DeliveryColumn))
       .executeTakeFirstOrThrow();
     return view(row);
+  });
+}
+
+/** How far back a replay may reach. */
+export const REPLAY_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
+/** A delivery attempted this recently is not sent again by a replay: a double click replays once. */
+export const REPLAY_DEBOUNCE_MS = 60_000;
+
+/**
+ * Sends a webhook again every event since `since` of a kind it subscribes to, through the
+ * deliveries the worker sends (the same path as every delivery):
+ * - an event it has no delivery of (it subscribed later, or was made after) gets one, due now;
+ * - a delivery that failed is put back on a fresh schedule (same id, first attempt now), one
+ *   that succeeded gets a manual resend (same id: receivers deduplicate on X-SVC-Delivery), one
+ *   waiting for a retry is brought forward to now.
+ * Idempotent enough for a double click: the webhook's row is locked, so replays of it run one
+ * after the other, and a delivery already asked for (a resend pending, an attempt due now) or
+ * attempted in the last REPLAY_DEBOUNCE_MS is left alone. A disabled webhook is refused (enable
+ * it first: its deliveries would fail unsent).
+ */
+export async function replaySince(db: Transactions, owner: Owner, endpointId: string, since: Date, now: Date): Promise<{ created: number; resent: number }> {
+  if (since.getTime() < now.getTime() - REPLAY_WINDOW_MS || since.getTime() > now.getTime()) {
+    const message = 'must be within the last 30 days';
+    throw new ApiError('VALIDATION_ERROR', `since ${message}`, [{ field: 'since', message }]);
+  }
+  return db.$transaction(async (tx) => {
+    const t = webhookTables(tx);
+    const endpoint = await t.selectFrom('endpoints').select(['events', 'disabled_at']).where(consoleEndpoint(owner, endpointId)).forUpdate().executeTakeFirst();
+    if (!endpoint) throw new ApiError('NOT_FOUND', `Webhook ${endpointId} not found`);
+    if (endpoint.disabled_at) throw new ApiError('INVALID_STATE', `Webhook ${endpointId} is disabled: enable it (PATCH enabled: true) before replaying`);
+    if (endpoint.events.length === 0) return { created: 0, resent: 0 };
+    // The events this webhook is for: its merchant's and mode's, of a kind it subscribes to, sent
+    // to the merchant's webhooks (not a v1 session's own URL, nor another webhook's test event).
+    const events = t
+      .selectFrom('events as ev')
+      .select('ev.id')
+      .where('ev.merchant_id', '=', owner.merchantId)
+      .where('ev.is_test', '=', owner.isTest)
+      .where('ev.source', '=', 'invoicing')
+      .where('ev.target_url', 'is', null)
+      .where((eb) => eb.or([eb('ev.target_endpoint_id', 'is', null), eb('ev.target_endpoint_id', '=', endpointId)]))
+      .where('ev.created_at', '>=', since)
+      .where('ev.type', 'in', endpoint.events);
+    const created = await t
+      .insertInto('deliveries')
+      .columns(['id', 'event_id', 'endpoint_id', 'event_type', 'status', 'attempts', 'next_attempt_at', 'created_at'])
+      .expression(
+        t
+          .selectFrom('events as e')
+          .select((eb) => [
+            sql<string>`gen_random_uuid()`.as('id'),
+            'e.id as event_id',
+            eb.val(endpointId).as('endpoint_id'),
+            'e.type as event_type',
+            sql.lit('pending').as('status'),
+            sql.lit(0).as('attempts'),
+            eb.cast<Date>(eb.val(now), 'timestamptz').as('next_attempt_at'),
+            eb.cast<Date>(eb.val(now), 'timestamptz').as('created_at'),
+          ])
+          .where('e.id', 'in', events),
+      )
+      .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doNothing())
+      .executeTakeFirst();
+    const since60 = new Date(now.getTime() - REPLAY_DEBOUNCE_MS);
+    const resent = await t
+      .updateTable('deliveries as d')
+      .set((eb) => ({
+        status: eb.case().when('d.status', '=', 'failed').then(sql.lit('pending')).else(eb.ref('d.status')).end(),
+        attempts: eb.case().when('d.status', '=', 'failed').then(sql.lit(0)).else(eb.ref('d.attempts')).end(),
+        next_attempt_at: eb.case().when('d.status', '=', 'succeeded').then(eb.ref('d.next_attempt_at')).else(eb.cast<Date>(eb.val(now), 'timestamptz')).end(),
+        resend_requested_at: eb.case().when('d.status', '=', 'succeeded').then(eb.cast<Date>(eb.val(now), 'timestamptz')).else(eb.ref('d.resend_requested_at')).end(),
+      }))
+      .where('d.endpoint_id', '=', endpointId)
+      .where('d.event_id', 'in', events)
+      .where('d.resend_requested_at', 'is', null)
+      .where((eb) => eb.not(eb.and([eb('d.status', '=', 'pending'), eb('d.next_attempt_at', '<=', now)])))
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('attempts as a').select(sql.lit(1).as('one')).whereRef('a.delivery_id', '=', 'd.id').where('a.attempted_at', '>', since60))))
+      .executeTakeFirst();
+    return { created: Number(created.numInsertedOrUpdatedRows ?? 0), resent: Number(resent.numUpdatedRows) };
   });
 }

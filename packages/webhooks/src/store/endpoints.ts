@@ -106,7 +106,7 @@ export async function updateEndpoint(db: Queries, box: SecretBox, owner: Owner, 
       ...(input.enabled === false
         ? { disabled_at: eb.fn.coalesce('disabled_at', eb.val(now)), disabled_reason: eb.fn.coalesce('disabled_reason', eb.val(DISABLED_BY_MERCHANT)) }
         : {}),
-      ...(input.enabled === true ? { disabled_at: null, disabled_reason: null, failing_since: null } : {}),
+      ...(input.enabled === true ? { disabled_at: null, disabled_reason: null, failing_since: null, disabled_announced_at: null } : {}),
       updated_at: now,
     }))
     .where(consoleEndpoint(owner, id))
@@ -193,7 +193,7 @@ export async function reenableAndReplay(db: Transactions, owner: Owner, id: stri
       .executeTakeFirst();
     if (!endpoint) throw notFound(id);
     const since = endpoint.failing_since ?? endpoint.disabled_at;
-    await tables.updateTable('endpoints').set({ disabled_at: null, disabled_reason: null, failing_since: null, updated_at: now }).where('id', '=', id).execute();
+    await tables.updateTable('endpoints').set({ disabled_at: null, disabled_reason: null, failing_since: null, disabled_announced_at: null, updated_at: now }).where('id', '=', id).execute();
     if (!since) return [];
     const rows = await tables
       .updateTable('deliveries')

@@ -248,7 +248,9 @@ describe('console webhooks API', () => {
 
   it('documents every invoicing event in the OpenAPI webhooks section; invoice.paid exactly as the spec', async () => {
     const doc = (await request(ctx.app).get('/openapi.json')).body;
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['invoice.cancelled', 'invoice.expired', 'invoice.paid', 'invoice.payment_failed', 'invoice.payment_review', 'invoice.refunded', 'kyc.manual_review', 'kyc.passed', 'kyc.rejected']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual([
+      'endpoint.disabled', 'invoice.cancelled', 'invoice.expired', 'invoice.paid', 'invoice.payment_failed', 'invoice.payment_review', 'invoice.refunded', 'kyc.manual_review', 'kyc.passed', 'kyc.rejected',
+    ]);
     const paid = doc.webhooks['invoice.paid'].post;
     const body = paid.requestBody.content['application/json'].schema;
     expect(Object.keys(body.properties)).toEqual(['event', 'timestamp', 'livemode', 'id', 'type', 'createdAt', 'source', 'invoice']);

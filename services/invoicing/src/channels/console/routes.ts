@@ -19,6 +19,7 @@ import type { ConsoleDeps } from '../../deps';
 import { CreateWebhookBody, Delivery, DeliveryQuery, RotatedSecret, RotateSecretBody, UpdateWebhookBody, Webhook } from '../../modules/webhooks/schemas';
 import { deliveryJson, webhookJson } from '../../modules/webhooks/views';
 import { webhookUrlPolicy } from '../../modules/webhooks/policy';
+import { queueDisabledEmail } from '../../modules/webhooks/disabled-email';
 import { Deliveries, IdParams, SignedIn, SignInBody, TestBody } from './schemas';
 
 const tags = ['Console'];
@@ -125,7 +126,8 @@ export function consoleRoutes(api: Api, deps: ConsoleDeps): void {
     response: { status: 200, schema: Webhook },
     errors: ['NOT_FOUND'],
     handler: async ({ auth, params, body }) => {
-      const w = await updateWebhook(db, secrets, ownerOf(auth), params.id, body, { policy: webhookUrlPolicy(deps.config), now: clock.now() });
+      const w = await updateWebhook(db, secrets, ownerOf(auth), params.id, body, { policy: webhookUrlPolicy(deps.config), now: clock.now(), alsoOnDisabled: queueDisabledEmail });
+      if (body.enabled === false) deps.kickOutbox();
       return { body: webhookJson(w) };
     },
   });

@@ -2,11 +2,26 @@ import { Type } from '@sinclair/typebox';
 import { ownerOf } from '@pay/auth';
 import { paginationOf, type Api } from '@pay/http';
 import { OffsetPage } from '@pay/schemas';
-import { countEndpoints, createWebhook, deleteEndpoint, getEndpoint, listEndpoints, rotateWebhookSecret, updateWebhook } from '@pay/webhooks';
+import { attemptsOf, countEndpoints, createWebhook, deleteEndpoint, getEndpoint, listDeliveries, listEndpoints, replaySince, requestResend, rotateWebhookSecret, updateWebhook } from '@pay/webhooks';
 import type { WebhooksDeps } from '../../deps';
 import { webhookUrlPolicy } from './policy';
-import { CreateWebhookBody, ListWebhooksQuery, RotatedSecret, RotateSecretBody, UpdateWebhookBody, Webhook, WebhookParams } from './schemas';
-import { webhookJson } from './views';
+import { queueDisabledEmail } from './disabled-email';
+import {
+  CreateWebhookBody,
+  Delivery,
+  DeliveryParams,
+  DeliveryQuery,
+  DeliveryWithAttempts,
+  ListWebhooksQuery,
+  Replayed,
+  ReplayBody,
+  RotatedSecret,
+  RotateSecretBody,
+  UpdateWebhookBody,
+  Webhook,
+  WebhookParams,
+} from './schemas';
+import { deliveryJson, deliveryWithAttemptsJson, webhookJson } from './views';
 
 const tags = ['Webhooks'];
 
@@ -72,14 +87,20 @@ export function webhookRoutes(api: Api, deps: WebhooksDeps): void {
     path: '/api/v2/webhooks/:webhookId',
     operationId: 'updateWebhook',
     summary: 'Update a webhook',
-    description: 'Changes what is given: `url` (checked as at creation), `events`, `description` (null clears it), `enabled`.',
+    description:
+      'Changes what is given: `url` (checked as at creation), `events`, `description` (null clears it), `enabled`. Disabling it records `endpoint.disabled` for the merchant’s other webhooks subscribed to it and e-mails the merchant, as when the platform disables one after 3 days of failures.',
     tags,
     auth: 'signed',
     params: WebhookParams,
     body: UpdateWebhookBody,
     response: { status: 200, schema: Type.Object({ webhook: Webhook }) },
     errors: ['NOT_FOUND'],
-    handler: async ({ auth, params, body }) => ({ body: { webhook: webhookJson(await updateWebhook(db, secrets, ownerOf(auth), params.webhookId, body, context())) } }),
+    handler: async ({ auth, params, body }) => {
+      const w = await updateWebhook(db, secrets, ownerOf(auth), params.webhookId, body, { ...context(), alsoOnDisabled: queueDisabledEmail });
+      // A disabling queued its e-mail.
+      if (body.enabled === false) deps.kickOutbox();
+      return { body: { webhook: webhookJson(w) } };
+    },
   });
 
   api.route({
@@ -118,6 +139,68 @@ export function webhookRoutes(api: Api, deps: WebhooksDeps): void {
     handler: async ({ auth, params, body }) => {
       const r = await rotateWebhookSecret(db, secrets, ownerOf(auth), params.webhookId, body?.overlapSeconds ?? 24 * 60 * 60, clock.now());
       return { body: { secret: r.secret, previousSecretExpiresAt: r.previousSecretExpiresAt?.toISOString() ?? null } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/v2/webhooks/:webhookId/deliveries',
+    operationId: 'listWebhookDeliveries',
+    summary: 'List a webhook’s deliveries with their attempts',
+    description:
+      'Newest first, optionally of one `status` and one `event` kind. `limit` default 50, at most 100. Each delivery is one event to this webhook (`id` is X-SVC-Delivery, `eventId` the body’s `id`), with every request made for it (`attemptHistory`: scheduled and manual, oldest first, each with its status code or network error and the first 1 KB of the answer).',
+    tags,
+    auth: 'signed',
+    params: WebhookParams,
+    query: DeliveryQuery,
+    response: { status: 200, schema: OffsetPage(DeliveryWithAttempts) },
+    errors: ['NOT_FOUND'],
+    handler: async ({ auth, params, query }) => {
+      const { items, total } = await listDeliveries(db, ownerOf(auth), params.webhookId, query);
+      const attempts = await attemptsOf(db, items.map((d) => d.id));
+      return { body: { data: items.map((d) => deliveryWithAttemptsJson(d, attempts.get(d.id) ?? [])), pagination: paginationOf(total, query) } };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/api/v2/webhooks/:webhookId/deliveries/:deliveryId/resend',
+    operationId: 'resendWebhookDelivery',
+    summary: 'Resend one delivery',
+    description:
+      'One more request for this delivery, now, with the same X-SVC-Delivery and body (`id` included), recorded as a manual attempt; it does not count against the six of the schedule, and a success marks the delivery succeeded. Asking again before it is made asks once.',
+    tags,
+    auth: 'signed',
+    idempotent: true,
+    params: DeliveryParams,
+    response: { status: 202, schema: Type.Object({ delivery: Delivery }) },
+    errors: ['NOT_FOUND'],
+    handler: async ({ auth, params }) => {
+      const d = await requestResend(db, ownerOf(auth), params.deliveryId, clock.now(), params.webhookId);
+      deps.wakeWebhooks('resend');
+      return { status: 202, body: { delivery: deliveryJson(d) } };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/api/v2/webhooks/:webhookId/replay',
+    operationId: 'replayWebhookEvents',
+    summary: 'Replay every event since a time',
+    description:
+      'Sends this webhook again every event since `since` (at most 30 days ago) of a kind it subscribes to, through the same deliveries as ever: events it never got are delivered (`created`), failed deliveries are put back on a fresh schedule, succeeded ones resent, waiting retries brought forward (`resent`), each with its own X-SVC-Delivery and the event’s `id`, so receivers deduplicate. ' +
+      'A double click replays once: replays of one webhook run one after the other, and a delivery already due or attempted in the last minute is left alone. A disabled webhook is refused (422 INVALID_STATE): enable it first.',
+    tags,
+    auth: 'signed',
+    idempotent: true,
+    params: WebhookParams,
+    body: ReplayBody,
+    response: { status: 202, schema: Type.Object({ replay: Replayed }) },
+    errors: ['NOT_FOUND', 'INVALID_STATE'],
+    handler: async ({ auth, params, body }) => {
+      const r = await replaySince(db, ownerOf(auth), params.webhookId, new Date(body.since), clock.now());
+      deps.wakeWebhooks('replay');
+      return { status: 202, body: { replay: { since: new Date(body.since).toISOString(), ...r } } };
     },
   });
 }

@@ -94,3 +94,33 @@ export const RotatedSecret = Type.Object({
   secret: Type.String({ description: 'The new secret, signing from the next request on' }),
   previousSecretExpiresAt: Type.Union([Timestamp, Type.Null()], { description: 'Until when the replaced secret signs too; null when it stopped at once' }),
 });
+
+export const DeliveryParams = Type.Object({ webhookId: Uuid, deliveryId: Uuid });
+
+export const Attempt = Type.Object({
+  attemptedAt: Timestamp,
+  durationMs: Type.Integer({ minimum: 0 }),
+  url: Type.String({ description: 'Where it was sent (the webhook’s URL then)' }),
+  statusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'The answer’s status; null when there was none (see `error`)' }),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'Network failure or refusal (timeout, connection refused, private address) when there was no answer' }),
+  responseBody: Type.Union([Type.String({ description: 'First 1 KB' }), Type.Null()]),
+  succeeded: Type.Boolean(),
+  manual: Type.Boolean({ description: 'A resend or replay asked for, rather than the retry schedule' }),
+});
+
+export const DeliveryWithAttempts = Type.Object({
+  ...Delivery.properties,
+  eventId: Type.String({ format: 'uuid', description: 'The event it delivers: its body’s `id`' }),
+  attemptHistory: Type.Array(Attempt, { description: 'Every request made for it, oldest first' }),
+});
+
+export const ReplayBody = Type.Object(
+  { since: Type.String({ format: 'date-time', description: 'Replay the events from this time on (ISO 8601), at most 30 days ago' }) },
+  { additionalProperties: false },
+);
+
+export const Replayed = Type.Object({
+  since: Timestamp,
+  created: Type.Integer({ minimum: 0, description: 'Events it had no delivery of, now delivered' }),
+  resent: Type.Integer({ minimum: 0, description: 'Deliveries sent again (failed ones on a fresh schedule, succeeded ones resent, waiting retries brought forward)' }),
+});

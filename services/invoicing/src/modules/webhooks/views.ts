@@ -1,4 +1,4 @@
-import type { ConsoleEndpoint, DeliveryView } from '@pay/webhooks';
+import type { AttemptView, ConsoleEndpoint, DeliveryView } from '@pay/webhooks';
 
 /** A webhook as the console and the v2 API show it, secret included (the spec lets it be viewed again). */
 export function webhookJson(w: ConsoleEndpoint) {
@@ -30,5 +30,23 @@ export function deliveryJson(d: DeliveryView) {
     lastError: d.lastError,
     createdAt: d.createdAt.toISOString(),
     nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
+  };
+}
+
+/** A delivery as the v2 API lists it: with its event's id and every attempt. */
+export function deliveryWithAttemptsJson(d: DeliveryView, attempts: AttemptView[]) {
+  return {
+    ...deliveryJson(d),
+    eventId: d.eventId,
+    attemptHistory: attempts.map((a) => ({
+      attemptedAt: a.attemptedAt.toISOString(),
+      durationMs: a.durationMs,
+      url: a.url,
+      statusCode: a.statusCode,
+      error: a.error,
+      responseBody: a.responseBody,
+      succeeded: a.succeeded,
+      manual: a.manual,
+    })),
   };
 }

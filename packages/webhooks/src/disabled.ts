@@ -1,0 +1,132 @@
+// `endpoint.disabled`: told to the merchant's other webhooks (those subscribed) and by e-mail
+// whenever one of its webhooks is disabled, by the worker after 3 days of failures or by the
+// merchant. Announced in one transaction with what the caller queues beside it (the e-mail's
+// outbox job), and marked announced in the same, so an announcement is made once per disabling
+// and one missed by a crash is made by the next sweep (announceDisabledEndpoints without ids).
+import { Type } from '@sinclair/typebox';
+import { webhookTables, type Queries, type Transactions } from './db';
+import { recordEvent } from './events';
+import type { EventKind } from './catalogue';
+
+export const ENDPOINT_DISABLED = 'endpoint.disabled';
+
+/** The disabled webhook, as `endpoint.disabled` shows it. */
+export const DisabledEndpointObject = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    url: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    disabledAt: Type.String({ format: 'date-time' }),
+    disabledReason: Type.String({ description: '`every delivery failed for 3 days` or `disabled by the merchant`' }),
+    failingSince: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
+/** The kind, for the catalogue of the service whose webhooks these are (invoicing's). */
+export const endpointDisabledEvent: EventKind = {
+  summary:
+    'One of the merchant’s webhooks was disabled (every delivery failed for 3 days, or the merchant disabled it); sent to its other webhooks subscribed to this kind, and by e-mail. Nothing is sent to it until it is enabled again; replay what it missed.',
+  fields: { endpoint: DisabledEndpointObject },
+  sample: (at) => ({
+    endpoint: {
+      id: '00000000-0000-4000-8000-000000000000',
+      url: 'https://example.com/webhooks',
+      description: 'Test event',
+      disabledAt: at.toISOString(),
+      disabledReason: 'every delivery failed for 3 days',
+      failingSince: new Date(at.getTime() - 3 * 24 * 3600_000).toISOString(),
+    },
+  }),
+};
+
+/** A disabled webhook being announced: what the event says, and whose it is. */
+export interface DisabledEndpoint {
+  id: string;
+  merchantId: string;
+  isTest: boolean;
+  url: string;
+  description: string | null;
+  disabledAt: Date;
+  disabledReason: string;
+  failingSince: Date | null;
+}
+
+/** What the caller writes beside each announcement, in its transaction (the e-mail's outbox job). */
+export type AlsoOnDisabled = (tx: Queries, endpoint: DisabledEndpoint) => Promise<void>;
+
+/**
+ * Records `endpoint.disabled` for console webhooks disabled and not yet announced (these `ids`,
+ * or any, up to `limit`), each with `also` (its e-mail), and marks them announced: in the
+ * caller's transaction, rows locked SKIP LOCKED so two sweeps never announce one twice.
+ * Returns the ids announced.
+ */
+export async function announceDisabledIn(tx: Queries, o: { now: Date; ids?: string[]; limit?: number; also: AlsoOnDisabled }): Promise<string[]> {
+  const t = webhookTables(tx);
+  const rows = await t
+    .selectFrom('endpoints')
+    .select(['id', 'merchant_id', 'is_test', 'url', 'description', 'disabled_at', 'disabled_reason', 'failing_since'])
+    .where('kind', '=', 'console')
+    .where('disabled_at', 'is not', null)
+    .where('disabled_announced_at', 'is', null)
+    .$if(o.ids !== undefined, (q) => q.where('id', 'in', o.ids!.length > 0 ? o.ids! : ['00000000-0000-0000-0000-000000000000']))
+    .orderBy('disabled_at')
+    .limit(o.limit ?? 100)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+  for (const r of rows) {
+    const endpoint: DisabledEndpoint = {
+      id: r.id,
+      merchantId: r.merchant_id,
+      isTest: r.is_test,
+      url: r.url ?? '',
+      description: r.description,
+      disabledAt: r.disabled_at!,
+      disabledReason: r.disabled_reason ?? 'disabled',
+      failingSince: r.failing_since,
+    };
+    await recordEvent(tx, {
+      source: 'invoicing',
+      owner: { merchantId: r.merchant_id, isTest: r.is_test },
+      type: ENDPOINT_DISABLED,
+      object: {
+        endpoint: {
+          id: endpoint.id,
+          url: endpoint.url,
+          description: endpoint.description,
+          disabledAt: endpoint.disabledAt.toISOString(),
+          disabledReason: endpoint.disabledReason,
+          failingSince: endpoint.failingSince?.toISOString() ?? null,
+        },
+      },
+      at: o.now.getTime(),
+    });
+    await o.also(tx, endpoint);
+  }
+  if (rows.length > 0) {
+    await t
+      .updateTable('endpoints')
+      .set({ disabled_announced_at: o.now })
+      .where('id', 'in', rows.map((r) => r.id))
+      .execute();
+  }
+  return rows.map((r) => r.id);
+}
+
+/** announceDisabledIn in a transaction of its own (the worker's, after it disabled endpoints, and its sweep). */
+export function announceDisabledEndpoints(db: Transactions, o: { now: Date; ids?: string[]; limit?: number; also: AlsoOnDisabled }): Promise<string[]> {
+  return db.$transaction((tx) => announceDisabledIn(tx, o));
+}
+
+/** A webhook as its disabling e-mail names it (null once deleted, or enabled again since `disabledAt`). */
+export async function disabledEndpointOf(db: Queries, id: string, disabledAt: Date): Promise<DisabledEndpoint | null> {
+  const r = await webhookTables(db)
+    .selectFrom('endpoints')
+    .select(['id', 'merchant_id', 'is_test', 'url', 'description', 'disabled_at', 'disabled_reason', 'failing_since'])
+    .where('id', '=', id)
+    .where('disabled_at', '=', disabledAt)
+    .executeTakeFirst();
+  if (!r) return null;
+  return { id: r.id, merchantId: r.merchant_id, isTest: r.is_test, url: r.url ?? '', description: r.description, disabledAt: r.disabled_at!, disabledReason: r.disabled_reason ?? 'disabled', failingSince: r.failing_since };
+}
