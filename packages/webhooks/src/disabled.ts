@@ -4,7 +4,8 @@
 // outbox job), and marked announced in the same, so an announcement is made once per disabling
 // and one missed by a crash is made by the next sweep (announceDisabledEndpoints without ids).
 import { Type } from '@sinclair/typebox';
-import { webhookTables, type Queries, type Transactions } from './db';
+import type { Queries, Transactions } from './db';
+import { disabledEndpointRow, lockUnannouncedDisabled, markDisabledAnnounced } from './store/endpoints';
 import { recordEvent } from './events';
 import type { EventKind } from './catalogue';
 
@@ -62,19 +63,7 @@ export type AlsoOnDisabled = (tx: Queries, endpoint: DisabledEndpoint) => Promis
  * Returns the ids announced.
  */
 export async function announceDisabledIn(tx: Queries, o: { now: Date; ids?: string[]; limit?: number; also: AlsoOnDisabled }): Promise<string[]> {
-  const t = webhookTables(tx);
-  const rows = await t
-    .selectFrom('endpoints')
-    .select(['id', 'merchant_id', 'is_test', 'url', 'description', 'disabled_at', 'disabled_reason', 'failing_since'])
-    .where('kind', '=', 'console')
-    .where('disabled_at', 'is not', null)
-    .where('disabled_announced_at', 'is', null)
-    .$if(o.ids !== undefined, (q) => q.where('id', 'in', o.ids!.length > 0 ? o.ids! : ['00000000-0000-0000-0000-000000000000']))
-    .orderBy('disabled_at')
-    .limit(o.limit ?? 100)
-    .forUpdate()
-    .skipLocked()
-    .execute();
+  const rows = await lockUnannouncedDisabled(tx, { ids: o.ids, limit: o.limit ?? 100 });
   for (const r of rows) {
     const endpoint: DisabledEndpoint = {
       id: r.id,
@@ -104,13 +93,7 @@ export async function announceDisabledIn(tx: Queries, o: { now: Date; ids?: stri
     });
     await o.also(tx, endpoint);
   }
-  if (rows.length > 0) {
-    await t
-      .updateTable('endpoints')
-      .set({ disabled_announced_at: o.now })
-      .where('id', 'in', rows.map((r) => r.id))
-      .execute();
-  }
+  await markDisabledAnnounced(tx, rows.map((r) => r.id), o.now);
   return rows.map((r) => r.id);
 }
 
@@ -121,12 +104,7 @@ export function announceDisabledEndpoints(db: Transactions, o: { now: Date; ids?
 
 /** A webhook as its disabling e-mail names it (null once deleted, or enabled again since `disabledAt`). */
 export async function disabledEndpointOf(db: Queries, id: string, disabledAt: Date): Promise<DisabledEndpoint | null> {
-  const r = await webhookTables(db)
-    .selectFrom('endpoints')
-    .select(['id', 'merchant_id', 'is_test', 'url', 'description', 'disabled_at', 'disabled_reason', 'failing_since'])
-    .where('id', '=', id)
-    .where('disabled_at', '=', disabledAt)
-    .executeTakeFirst();
+  const r = await disabledEndpointRow(db, id, disabledAt);
   if (!r) return null;
   return { id: r.id, merchantId: r.merchant_id, isTest: r.is_test, url: r.url ?? '', description: r.description, disabledAt: r.disabled_at!, disabledReason: r.disabled_reason ?? 'disabled', failingSince: r.failing_since };
 }

@@ -206,3 +206,32 @@ export async function reenableAndReplay(db: Transactions, owner: Owner, id: stri
     return rows.map((r) => r.id);
   });
 }
+
+const DISABLED_COLUMNS = ['id', 'merchant_id', 'is_test', 'url', 'description', 'disabled_at', 'disabled_reason', 'failing_since'] as const;
+
+/** Console webhooks disabled and not yet announced (these ids, or any), oldest disabling first, locked SKIP LOCKED in the caller's transaction. */
+export function lockUnannouncedDisabled(tx: Queries, o: { ids?: string[]; limit: number }) {
+  return webhookTables(tx)
+    .selectFrom('endpoints')
+    .select(DISABLED_COLUMNS)
+    .where('kind', '=', 'console')
+    .where('disabled_at', 'is not', null)
+    .where('disabled_announced_at', 'is', null)
+    .$if(o.ids !== undefined, (q) => q.where((eb) => eb('id', '=', eb.fn<string>('any', [eb.val(o.ids!)]))))
+    .orderBy('disabled_at')
+    .limit(o.limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+}
+
+/** Their disabling announced now (announceDisabledIn). */
+export async function markDisabledAnnounced(tx: Queries, ids: string[], now: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await webhookTables(tx).updateTable('endpoints').set({ disabled_announced_at: now }).where('id', 'in', ids).execute();
+}
+
+/** A webhook's row while it is still disabled since `disabledAt` (its disabling's e-mail). */
+export function disabledEndpointRow(db: Queries, id: string, disabledAt: Date) {
+  return webhookTables(db).selectFrom('endpoints').select(DISABLED_COLUMNS).where('id', '=', id).where('disabled_at', '=', disabledAt).executeTakeFirst();
+}
