@@ -67,6 +67,13 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   for _ in $(seq 1 30); do redis-cli ping >/dev/null 2>&1 && break; sleep 0.2; done
 fi
 
+# --- PgBouncer, for the tests that run the stack through it in transaction pooling -----------
+# (@pay/testing startPgBouncer starts its own on a private port; the package's service is unused.)
+if ! command -v pgbouncer >/dev/null && [ ! -x /usr/sbin/pgbouncer ]; then
+  say "installing pgbouncer"
+  as_root apt-get update -qq; DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq pgbouncer >/dev/null
+fi
+
 # --- Chromium, for the tests of hosted pages (Debian's package; nothing downloads a browser) --
 if ! command -v chromium >/dev/null; then
   say "installing chromium"

@@ -21,3 +21,4 @@ export * from './language';
 export * from './accessibility';
 export * from './maildev';
 export * from './redis-cluster';
+export * from './pgbouncer';
