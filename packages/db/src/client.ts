@@ -18,7 +18,7 @@ import {
 } from 'kysely';
 import kyselyExtension from 'prisma-extension-kysely';
 import type pg from 'pg';
-import { pgPool } from './pool';
+import { pgPool, type DatabasePooling } from './pool';
 import { PgRows, textNumbers } from './rows';
 
 /**
@@ -38,6 +38,8 @@ export interface DbOptions {
   schema: string;
   /** The process's connections (DATABASE_POOL_MAX): this is its one pool. */
   poolSize: number;
+  /** DATABASE_POOLING: `transaction` behind PgBouncer in transaction pooling (pool.ts). */
+  pooling?: DatabasePooling;
 }
 
 /** What `createDb` needs of a generated Prisma client class. */
@@ -80,6 +82,9 @@ export interface Transactions extends Queries {
 /** The pool under each client's `$kysely`: `preparedStatement` runs there. */
 const poolOf = new WeakMap<object, pg.Pool>();
 
+/** The schema each client's `$kysely` works in (its search_path): `postgresReady` checks it. */
+const schemaOf = new WeakMap<object, string>();
+
 /** The pool under a client's `$kysely` (outside a transaction), or undefined for a transaction's. */
 export function poolUnder(kysely: object): pg.Pool | undefined {
   return poolOf.get(kysely);
@@ -107,7 +112,7 @@ const pgRows = new PgRows();
  */
 export function createDb<C extends object, DB>(Client: PrismaClientClass<C>, options: DbOptions): Db<C, DB> {
   keepPrismaCompilerOnLiftoff();
-  const pool = pgPool(options.url, options.schema, options.poolSize);
+  const pool = pgPool(options.url, options.schema, options.poolSize, options.pooling);
   const adapter = textNumbers(new PrismaPg(pool, { schema: options.schema, disposeExternalPool: true }));
   const client = new Client({ adapter, transactionOptions: { ...TRANSACTION_OPTIONS } }) as C & {
     $disconnect(): Promise<void>;
@@ -131,6 +136,7 @@ export function createDb<C extends object, DB>(Client: PrismaClientClass<C>, opt
     }, options);
   const db = new Proxy(extended, { get: (target, key, receiver) => (key === '$transaction' ? transaction : Reflect.get(target, key, receiver)) }) as Db<C, DB>;
   poolOf.set(db.$kysely, pool);
+  schemaOf.set(db.$kysely, options.schema);
   return db;
 }
 
@@ -193,8 +199,18 @@ export function keepPrismaCompilerOnLiftoff(): void {
 
 /**
  * The readiness probe's question to Postgres: a statement with no table, through the
- * process's client like every other one (`postgresReady(db.$kysely)`).
+ * process's client like every other one (`postgresReady(db.$kysely)`). For a client of
+ * `createDb` it also checks that the connection works in the client's schema: behind PgBouncer
+ * (DATABASE_POOLING=transaction) the search_path is set by PgBouncer's database entry, and one
+ * that sets none would have the service's unqualified tables, functions and types missing.
  */
 export async function postgresReady(db: QueryExecutorProvider): Promise<void> {
-  await sql`SELECT 1`.execute(db);
+  const { rows } = await sql<{ schema: string | null }>`SELECT current_schema() AS schema`.execute(db);
+  const expected = schemaOf.get(db);
+  const schema = rows[0]?.schema ?? null;
+  if (expected && schema !== expected) {
+    throw new Error(
+      `the database connection works in schema ${schema ?? '(none)'}, not ${expected}: behind PgBouncer (DATABASE_POOLING=transaction) give this service a database entry with connect_query='SET search_path TO ${expected}' and point DATABASE_URL at it`,
+    );
+  }
 }

@@ -2,6 +2,6 @@ export { createDb, postgresReady, poolUnder, TRANSACTION_OPTIONS, WASM_TIERING_B
 export { tablesOf } from './tables';
 export { preparedStatement } from './prepared';
 export { isDatabaseUnavailable, isUniqueViolation } from './errors';
-export { openPools, pgPool, type PoolCounts } from './pool';
+export { isTransactionPooled, openPools, pgPool, type DatabasePooling, type PoolCounts } from './pool';
 export { PgRows } from './rows';
 export type { Kysely } from 'kysely';

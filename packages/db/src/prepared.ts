@@ -1,5 +1,6 @@
 import type { CompiledQuery, Compilable, Kysely } from 'kysely';
 import { poolUnder } from './client';
+import { isTransactionPooled } from './pool';
 
 /** Where a prepared statement takes a value: stands in for it while the statement is compiled. */
 class Slot {
@@ -33,7 +34,10 @@ export function preparedStatement<DB, P extends object, O>(build: (db: Kysely<DB
     compiled ??= build(db, new Proxy({}, { get: (_, key) => new Slot(String(key)) }) as P).compile();
     const parameters = compiled.parameters.map((p) => (p instanceof Slot ? (values as Record<string, unknown>)[p.name] : p));
     const pool = poolUnder(db);
-    if (pool) return (await pool.query({ name, text: compiled.sql, values: parameters as unknown[] })).rows as O[];
+    // Behind PgBouncer in transaction pooling the next call may reach a server connection that
+    // never saw this statement's Parse ("prepared statement does not exist"): sent unnamed there,
+    // Postgres parses and plans it on every call (README "When to use preparedStatement").
+    if (pool) return (await pool.query(isTransactionPooled(pool) ? { text: compiled.sql, values: parameters as unknown[] } : { name, text: compiled.sql, values: parameters as unknown[] })).rows as O[];
     return (await db.executeQuery<O>({ ...compiled, parameters })).rows;
   };
 }

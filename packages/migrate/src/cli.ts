@@ -16,13 +16,16 @@ const USAGE = `usage: tsx packages/migrate/src/cli.ts <verb>
                                     from what its migrations make
 
 <target> is the folder name under packages/ or services/ (e.g. accounts, crypto).
-DATABASE_URL defaults to ${DEFAULT_DATABASE_URL}.`;
+It connects to DATABASE_DIRECT_URL when set (Postgres itself, past PgBouncer: deploy holds an
+advisory lock for its whole session), else DATABASE_URL, which defaults to ${DEFAULT_DATABASE_URL}.`;
 
 class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
   const [verb, ...args] = argv;
-  const databaseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  // Deploy's advisory lock and search_path live in a session, which PgBouncer in transaction
+  // pooling does not keep: the direct connection when the services' goes through one.
+  const databaseUrl = process.env.DATABASE_DIRECT_URL || process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   // The checkout this file lives in, whatever the caller's cwd.
   const root = findRepoRoot(__dirname);
   const started = Date.now();

@@ -64,6 +64,18 @@ export const baseConfigProperties = {
     default: 'postgresql://root@127.0.0.1:5432/payments',
     description: 'PostgreSQL connection URL, postgresql://user@host:port/db',
   }),
+  DATABASE_POOLING: StringEnum<'session' | 'transaction'>(['session', 'transaction'], {
+    default: 'session',
+    description:
+      "transaction: DATABASE_URL is a PgBouncer in transaction pooling, so statements are sent unnamed (no named prepared statements) and the schema's search_path comes from the PgBouncer database entry (connect_query), not from the connection; session: Postgres itself or a session pooler",
+  }),
+  DATABASE_DIRECT_URL: Type.Optional(
+    Type.String({
+      pattern: '^postgres(ql)?://',
+      format: 'parsable-url',
+      description: 'Postgres itself, past any PgBouncer: LISTEN/NOTIFY and migrations need a session of their own; unset: DATABASE_URL',
+    }),
+  ),
   DATABASE_POOL_MAX: Type.Integer({
     minimum: 3,
     maximum: 500,

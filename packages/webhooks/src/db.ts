@@ -1,4 +1,4 @@
-import { createDb, tablesOf, type Db, type Kysely, type Queries } from '@pay/db';
+import { createDb, tablesOf, type DatabasePooling, type Db, type Kysely, type Queries } from '@pay/db';
 import type { DB } from './generated/kysely/tables';
 import { PrismaClient } from './generated/prisma/client';
 
@@ -9,8 +9,8 @@ export const WEBHOOKS_SCHEMA = 'webhooks';
  * A client of this package's own, for a process whose own tables are these (the webhook
  * worker), and until invoicing passes its own client to this package's functions.
  */
-export function createWebhooksDb(databaseUrl: string, poolSize = 5): WebhooksDb {
-  return createDb<PrismaClient, DB>(PrismaClient, { url: databaseUrl, schema: WEBHOOKS_SCHEMA, poolSize });
+export function createWebhooksDb(databaseUrl: string, poolSize = 5, pooling: DatabasePooling = 'session'): WebhooksDb {
+  return createDb<PrismaClient, DB>(PrismaClient, { url: databaseUrl, schema: WEBHOOKS_SCHEMA, poolSize, pooling });
 }
 
 export type WebhooksDb = Db<PrismaClient, DB>;

@@ -44,7 +44,7 @@ async function main([command, ...args]: string[]): Promise<number> {
   // workers' PAYOUT_PRIVATE_KEY_FILE must not trip the API process's refusal of the key.
   const config = loadCryptoConfig({ SECRETS_KEY: UNUSED_SECRETS_KEY, ...process.env, SERVE_API: 'false', LOG_LEVEL: process.env.LOG_LEVEL ?? 'error' });
   const logger = createLogger('crypto-cli', config.LOG_LEVEL, process.stderr);
-  const { db, close } = createCryptoDatabase(config.DATABASE_URL, 2);
+  const { db, close } = createCryptoDatabase(config.DATABASE_URL, 2, config.DATABASE_POOLING);
   // Read-only here: no payout key, no watcher run; the chain is only asked for balances.
   const live = await connectLiveChain(config, db, systemClock, logger, { runsPayouts: false });
   try {

@@ -50,7 +50,7 @@ export interface CryptoService {
  */
 export async function composeCrypto(opts: ComposeOptions): Promise<CryptoService> {
   const { config, logger, clock } = opts;
-  const { db, close: closeDb } = createCryptoDatabase(config.DATABASE_URL, opts.poolSize);
+  const { db, close: closeDb } = createCryptoDatabase(config.DATABASE_URL, opts.poolSize, config.DATABASE_POOLING);
   const redis = requestRedis(config, logger);
   const queues = queueRedis(config, logger);
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);

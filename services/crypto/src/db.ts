@@ -1,4 +1,4 @@
-import { createDb, type Db, type Kysely, type Tx } from '@pay/db';
+import { createDb, type DatabasePooling, type Db, type Kysely, type Tx } from '@pay/db';
 import type { DB } from './generated/kysely/tables';
 import { PrismaClient } from './generated/prisma/client';
 
@@ -19,8 +19,8 @@ export interface CryptoDatabase {
   close(): Promise<void>;
 }
 
-export function createCryptoDatabase(databaseUrl: string, poolSize = 10): CryptoDatabase {
-  const db = createDb<PrismaClient, DB>(PrismaClient, { url: databaseUrl, schema: CRYPTO_SCHEMA, poolSize });
+export function createCryptoDatabase(databaseUrl: string, poolSize = 10, pooling: DatabasePooling = 'session'): CryptoDatabase {
+  const db = createDb<PrismaClient, DB>(PrismaClient, { url: databaseUrl, schema: CRYPTO_SCHEMA, poolSize, pooling });
   return { db, close: () => db.$close() };
 }
 

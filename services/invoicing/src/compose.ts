@@ -49,7 +49,7 @@ export interface ComposedInvoicing {
 export function composeInvoicing(config: InvoicingConfig, opts: ComposeOptions = {}): ComposedInvoicing {
   const logger = opts.logger ?? createLogger('invoicing', config.LOG_LEVEL);
   const clock = opts.clock ?? systemClock;
-  const db = createInvoicingDb(config.DATABASE_URL, opts.poolSize ?? config.DATABASE_POOL_MAX);
+  const db = createInvoicingDb(config.DATABASE_URL, opts.poolSize ?? config.DATABASE_POOL_MAX, config.DATABASE_POOLING);
   const redis = requestRedis(config, logger);
   const queues = queueRedis(config, logger);
   const secrets = SecretBox.fromEnv(config.SECRETS_KEY);

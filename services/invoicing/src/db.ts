@@ -1,4 +1,4 @@
-import { createDb, type Db, type Kysely, type Tx } from '@pay/db';
+import { createDb, type DatabasePooling, type Db, type Kysely, type Tx } from '@pay/db';
 import type { DB } from './generated/kysely/tables';
 import { PrismaClient } from './generated/prisma/client';
 
@@ -22,6 +22,6 @@ export interface InvoicingQueries {
 }
 export type * as Tables from './generated/kysely/tables';
 
-export function createInvoicingDb(databaseUrl: string, poolSize = 10): InvoicingDb {
-  return createDb<PrismaClient, DB>(PrismaClient, { url: databaseUrl, schema: INVOICING_SCHEMA, poolSize });
+export function createInvoicingDb(databaseUrl: string, poolSize = 10, pooling: DatabasePooling = 'session'): InvoicingDb {
+  return createDb<PrismaClient, DB>(PrismaClient, { url: databaseUrl, schema: INVOICING_SCHEMA, poolSize, pooling });
 }

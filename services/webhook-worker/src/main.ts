@@ -12,7 +12,7 @@ runMain(async () => {
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS, config.SHUTDOWN_DRAIN_MS);
   // One client on one pool, as every process (@pay/db): the webhooks package's, whose tables
   // are the worker's; the accounts package's merchant lookups run on it too (its $kysely).
-  const db = createWebhooksDb(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+  const db = createWebhooksDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, config.DATABASE_POOLING);
   const redis = requestRedis(config, logger);
   const queues = queueRedis(config, logger);
   const delivery = await startDelivery({ config, logger, db, accounts: db, secrets: SecretBox.fromEnv(config.SECRETS_KEY), clock: systemClock, queueRedis: queues });

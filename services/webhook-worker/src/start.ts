@@ -59,8 +59,9 @@ export async function startDelivery(deps: DeliveryDeps) {
     concurrency: 1,
     process: async () => delivery.kick(),
   });
-  // Events recorded by any service wake the loop at their commit (Postgres NOTIFY).
-  const events = listenForEvents({ databaseUrl: c.DATABASE_URL, logger: deps.logger, onEvent: () => delivery.kick() });
+  // Events recorded by any service wake the loop at their commit (Postgres NOTIFY). LISTEN holds
+  // a session, which PgBouncer in transaction pooling does not keep: Postgres itself, directly.
+  const events = listenForEvents({ databaseUrl: c.DATABASE_DIRECT_URL ?? c.DATABASE_URL, logger: deps.logger, onEvent: () => delivery.kick() });
   const stop = async () => {
     await events.close();
     await consumer.close();
