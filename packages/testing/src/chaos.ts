@@ -3,22 +3,33 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { spawnService, type RunningService } from './spawn-service';
 import { startThrowawayPostgres, startThrowawayRedis } from './throwaway';
+import { startPgBouncer } from './pgbouncer';
 import { ARTEFACTS } from './artefacts';
 
+
+/** How a chaos stack's services reach its Postgres: directly, or through PgBouncer in transaction pooling. */
+export interface ChaosStackOptions {
+  through?: 'pgbouncer';
+}
 
 /**
  * A stack of the scenario's own for chaos tests: a throwaway Postgres (migrated) and Redis that
  * the test may restart, flush or kill, and service processes on them (`spawnService`: the real
- * entry point under tsx). `close()` keeps every process's log in artefacts/ beside the counts,
- * to explain a failure after the fact, then stops everything.
+ * entry point under tsx). With `through: 'pgbouncer'` the services reach Postgres through a
+ * PgBouncer in transaction pooling (`startPgBouncer`: DATABASE_URL their schema's entry,
+ * DATABASE_DIRECT_URL the server), which the test may restart too. `close()` keeps every
+ * process's log in artefacts/ beside the counts, to explain a failure after the fact, then
+ * stops everything.
  */
-export async function startChaosStack(name: string) {
+export async function startChaosStack(name: string, opts: ChaosStackOptions = {}) {
   const postgres = await startThrowawayPostgres(name.replace(/\W/g, '_'));
   const redis = await startThrowawayRedis();
   const processes: { service: string; svc: RunningService }[] = [];
+  let pgbouncer: Awaited<ReturnType<typeof startPgBouncer>> | undefined;
   try {
     const { deploy } = await import('@pay/migrate');
     await deploy({ databaseUrl: postgres.url, quiet: true });
+    if (opts.through === 'pgbouncer') pgbouncer = await startPgBouncer(postgres.url);
   } catch (err) {
     await redis.stop();
     postgres.stop();
@@ -27,9 +38,12 @@ export async function startChaosStack(name: string) {
   return {
     postgres,
     redis,
-    /** Starts a service on this stack's Postgres and Redis. */
+    /** The PgBouncer between the services and Postgres (`through: 'pgbouncer'`). */
+    pgbouncer,
+    /** Starts a service on this stack's Postgres (or its PgBouncer) and Redis. */
     async spawn(service: string, env: Record<string, string> = {}): Promise<RunningService> {
-      const svc = await spawnService(service, { DATABASE_URL: postgres.url, REDIS_URL: redis.url, ...env });
+      const database = pgbouncer ? pgbouncer.envFor(service) : { DATABASE_URL: postgres.url };
+      const svc = await spawnService(service, { ...database, REDIS_URL: redis.url, ...env });
       processes.push({ service, svc });
       return svc;
     },
@@ -46,7 +60,9 @@ export async function startChaosStack(name: string) {
     async close() {
       mkdirSync(ARTEFACTS, { recursive: true });
       processes.forEach(({ service, svc }, i) => writeFileSync(join(ARTEFACTS, `chaos-${name}-${service}-${i + 1}.log`), svc.logs()));
+      if (pgbouncer) writeFileSync(join(ARTEFACTS, `chaos-${name}-pgbouncer.log`), pgbouncer.logs());
       await Promise.all(processes.map(({ svc }) => killHard(svc)));
+      await pgbouncer?.stop();
       await redis.stop();
       postgres.stop();
     },

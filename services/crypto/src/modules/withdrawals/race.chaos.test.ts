@@ -8,11 +8,16 @@ const WITHDRAWALS = 100;
 /**
  * 100 withdrawals of 25 race on one balance of 990, signed requests over real HTTP to a crypto
  * process of its own: exactly 39 are made (39 × 25 = 975 ≤ 990 < 40 × 25), the rest refused
- * for the balance, and the ledger holds exactly those 39.
+ * for the balance, and the ledger holds exactly those 39. The same directly on Postgres and
+ * through PgBouncer in transaction pooling (the balance's row locks live in transactions,
+ * which PgBouncer keeps on one server connection each).
  */
-it('100 concurrent withdrawals against a balance for 39: exactly 39 made, the rest INSUFFICIENT_BALANCE', async () => {
+it.each([
+  ['directly', 'withdrawal-race', {}],
+  ['through PgBouncer', 'withdrawal-race-pgbouncer', { through: 'pgbouncer' as const }],
+])('100 concurrent withdrawals against a balance for 39 (%s): exactly 39 made, the rest INSUFFICIENT_BALANCE', async (_, scenario, through) => {
   const started = Date.now();
-  const stack = await startChaosStack('withdrawal-race');
+  const stack = await startChaosStack(scenario, through);
   try {
     const svc = await stack.spawn('crypto', { WITHDRAWAL_DAILY_LIMIT: '100000' });
     const m = await registerCryptoMerchant(svc.url);
@@ -28,7 +33,7 @@ it('100 concurrent withdrawals against a balance for 39: exactly 39 made, the re
     const query: SqlQuery = (text, values) => stack.query(text, values);
     const rows = { withdrawals: await withdrawalCountIn(query, m.merchantId), ...(await holdsAndAvailableIn(query, m.merchantId)) };
     const balance = await client.keyed('GET', '/api/v1/withdrawals/balance');
-    await recordChaos('withdrawal-race', {
+    await recordChaos(scenario, {
       ...counts,
       withdrawals: WITHDRAWALS,
       rows: rows.withdrawals,
