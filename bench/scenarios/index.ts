@@ -7,11 +7,15 @@ import { receiptSuite } from './receipts';
 import { memorySuite } from './memory';
 import { chainSuite } from './chain';
 import { payoutSuite } from './payouts';
+import { throughPgBouncer } from './pgbouncer';
 
 /** Every suite, in the order the bench runs them. Register a new scenario file here (one line). */
 export const suites: AnySuite[] = [
   cryptoSuite,
   invoicingSuite,
+  // The creates and the GET again, the service behind PgBouncer in transaction pooling (README "PgBouncer").
+  throughPgBouncer(cryptoSuite, 'crypto', ['crypto.get-invoice', 'crypto.create-invoice']),
+  throughPgBouncer(invoicingSuite, 'invoicing', ['invoicing.v2-create']),
 ];
 
 /** Suites measured otherwise than by HTTP load (deliveries/s, batches, OCR, memory), after the HTTP ones. */
