@@ -62,6 +62,22 @@ function typeOf(schema, indent) {
   throw new Error(`generate.mjs: no TypeScript type for the schema ${JSON.stringify(schema)}`);
 }
 
+/**
+ * The schema with every `$ref` to the document's named schemas (`components.schemas`) replaced
+ * by what it names, words beside the `$ref` kept: each event's interface spells its body out.
+ */
+function inlineRefs(node, schemas) {
+  if (Array.isArray(node)) return node.map((n) => inlineRefs(n, schemas));
+  if (!node || typeof node !== 'object') return node;
+  if (typeof node.$ref === 'string') {
+    const name = node.$ref.replace('#/components/schemas/', '');
+    if (!schemas[name]) throw new Error(`generate.mjs: ${node.$ref} names no schema of the document`);
+    const { $ref, ...words } = node;
+    return { ...inlineRefs(schemas[name], schemas), ...words };
+  }
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inlineRefs(v, schemas)]));
+}
+
 /** Writes src/generated/events.ts unless it is already what the documents and this script make (it names their hash). */
 export function generate() {
   const documents = SERVICES.map(({ service }) => readFileSync(join(root, 'docs', 'openapi', `${service}.json`), 'utf8'));
@@ -71,10 +87,11 @@ export function generate() {
   const parts = [stamp, '/* eslint-disable */', ''];
   const named = new Set();
   for (const [i, { service, union, prefix, says }] of SERVICES.entries()) {
-    const webhooks = JSON.parse(documents[i]).webhooks ?? {};
+    const doc = JSON.parse(documents[i]);
+    const webhooks = doc.webhooks ?? {};
     const members = [];
     for (const [kind, item] of Object.entries(webhooks)) {
-      const schema = item.post?.requestBody?.content?.['application/json']?.schema;
+      const schema = inlineRefs(item.post?.requestBody?.content?.['application/json']?.schema, doc.components?.schemas ?? {});
       if (!schema || schema.type !== 'object') throw new Error(`docs/openapi/${service}.json: webhook ${kind} has no JSON object body`);
       let name = `${pascal(kind)}Event`;
       if (named.has(name)) name = `${prefix}${name}`;

@@ -30,7 +30,7 @@ describe('a CSV download (response.file)', () => {
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
     expect(res.headers['content-disposition']).toBe('attachment; filename="export.csv"');
     expect(res.text).toBe('a,b\r\n1,2\r\n');
-    const doc = buildOpenApi({ title: 't', version: '1', description: '', serverUrl: 'http://x', signing: '' }, api.operations) as unknown as {
+    const doc = buildOpenApi({ title: 't', version: '1', description: '', serverUrl: 'http://x' }, api.operations) as unknown as {
       paths: Record<string, { get: { responses: Record<string, { content: Record<string, unknown> }> } }>;
     };
     expect(Object.keys(doc.paths['/export']!.get.responses['200']!.content)).toEqual(['text/csv']);

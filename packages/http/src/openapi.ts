@@ -1,7 +1,12 @@
 import express, { Router, type RequestHandler } from 'express';
 import type { TSchema } from '@sinclair/typebox';
 import { ErrorDetailSchema, statusOf, type ErrorCode } from '@pay/schemas';
+import { SIGNING_STYLES, type SigningStyle } from '@pay/auth';
 import type { Envelope } from './errors';
+import { exampleOf } from './openapi-examples';
+import { ERROR_MEANINGS } from './openapi-errors';
+import { pascalCase, plainSchema, SchemaComponents } from './openapi-components';
+import { signingGuide, signingRule, type SignedExample } from './signing-guide';
 import type { AuthLevel, Operation } from './routes';
 import type { UploadSpec } from './upload';
 import { docsPage } from './docs-page';
@@ -10,9 +15,12 @@ export interface OpenApiInfo {
   title: string;
   version: string;
   description: string;
+  /** The base URL the document names by default (`servers`' `baseUrl` variable): the service's PUBLIC_URL. */
   serverUrl: string;
-  /** How the signed operations sign (shown in the security scheme's description). */
-  signing: string;
+  /** How the signed operations sign, with the request each language's sample sends; absent when none is signed. */
+  signing?: { style: SigningStyle; example: SignedExample };
+  /** What else to say of credentials (e.g. that v1 takes the key alone), after the rule. */
+  credentialsNote?: string;
 }
 
 const AUTH_ERRORS: Record<AuthLevel, ErrorCode[]> = {
@@ -22,24 +30,12 @@ const AUTH_ERRORS: Record<AuthLevel, ErrorCode[]> = {
   signed: ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_SIGNATURE', 'TIMESTAMP_OUT_OF_WINDOW', 'REPLAYED_REQUEST', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'],
 };
 
-/** TypeBox schemas are JSON Schema already; JSON round-trip drops its symbol markers. */
-function plain(schema: TSchema): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
-}
-
-function errorSchema(envelope: Envelope, codes: ErrorCode[]) {
-  const error = {
-    type: 'object',
-    required: ['code', 'message'],
-    properties: {
-      code: { type: 'string', enum: codes },
-      message: { type: 'string' },
-      details: { type: 'array', items: plain(ErrorDetailSchema) },
-    },
-  };
-  return envelope === 'success'
-    ? { type: 'object', required: ['success', 'error'], properties: { success: { const: false }, error } }
-    : { type: 'object', required: ['error'], properties: { error } };
+/** Every error code an operation can answer: its credentials', its own, and those of how it is sent. */
+export function operationErrors(op: Operation): ErrorCode[] {
+  const codes: ErrorCode[] = [...AUTH_ERRORS[op.auth], ...op.errors, 'VALIDATION_ERROR', 'METHOD_NOT_ALLOWED'];
+  if (op.body || op.upload) codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
+  if (op.idempotent) codes.push('IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS');
+  return [...new Set(codes)];
 }
 
 type ObjectSchema = { properties?: Record<string, Record<string, unknown>>; required?: string[] };
@@ -50,21 +46,11 @@ type ObjectSchema = { properties?: Record<string, Record<string, unknown>>; requ
  * `groupBy`): a request without it succeeds, so the document must not demand it.
  */
 function requestSchema(schema: TSchema): ObjectSchema {
-  const { required: all = [], ...rest } = plain(schema) as ObjectSchema;
+  const { required: all = [], title, ...rest } = plainSchema(schema) as ObjectSchema & { title?: string };
   const required = all.filter((name) => rest.properties?.[name]?.default === undefined);
-  return required.length > 0 ? { ...rest, required } : rest;
-}
-
-function parameters(schema: TSchema | undefined, where: 'query' | 'path') {
-  if (!schema) return [];
-  const s = requestSchema(schema);
-  return Object.entries(s.properties ?? {}).map(([name, prop]) => ({
-    name,
-    in: where,
-    required: where === 'path' || (s.required ?? []).includes(name),
-    description: prop.description,
-    schema: prop,
-  }));
+  // Loosened, it is no longer the schema its title names (which an answer may use as it is).
+  const named = required.length === all.length && title !== undefined ? { title } : {};
+  return required.length > 0 ? { ...named, ...rest, required } : { ...named, ...rest };
 }
 
 const SECURITY: Record<AuthLevel, Record<string, never[]>[]> = {
@@ -98,37 +84,121 @@ export interface OutgoingWebhook {
   headers: Record<string, string>;
 }
 
+/** Response headers the services send (request-context, rate limits, idempotency), declared once under `components.headers`. */
+const HEADERS = {
+  'X-Request-Id': { description: 'The request’s id (yours, if you sent a well-formed X-Request-Id): quote it to support', schema: { type: 'string' } },
+  'X-RateLimit-Limit': { description: 'Requests allowed in the current window (per API key per second; per client address per minute without a key)', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before sending the request again', schema: { type: 'integer' } },
+  'Idempotent-Replayed': { description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+};
+type HeaderName = keyof typeof HEADERS;
+const headerRefs = (names: HeaderName[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+
+/** The headers of an answer of `op` with `status`. */
+function responseHeaders(op: Operation, status: number): Record<string, unknown> {
+  const names: HeaderName[] = ['X-Request-Id'];
+  // Counted once the caller is known (the key's limit), or at once (the address's, for `none`).
+  if (op.auth !== 'session' && status !== 401) names.push('X-RateLimit-Limit', 'X-RateLimit-Remaining');
+  if (status === 429 || status === 503) names.push('Retry-After');
+  if (op.idempotent && status < 500) names.push('Idempotent-Replayed');
+  return headerRefs(names);
+}
+
+/** The error envelope of an API face, named once: v2 and crypto `{ success: false, error }`, invoicing v1 `{ error }`. */
+const ENVELOPE_NAME: Record<Envelope, string> = { success: 'ErrorResponse', bare: 'V1ErrorResponse' };
+
+function errorComponents(envelopes: Set<Envelope>, codes: ErrorCode[], components: SchemaComponents) {
+  const schemas: Record<string, unknown> = {
+    ErrorCode: { title: 'ErrorCode', type: 'string', enum: codes, description: 'Every code this API answers; each operation lists its own in its error responses (`x-error-codes`)' },
+    Error: {
+      title: 'Error',
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: SchemaComponents.ref('ErrorCode'),
+        message: { type: 'string', description: 'What went wrong and what to fix, in English' },
+        details: { type: 'array', items: components.use(ErrorDetailSchema), description: 'Each failing field (or row of an uploaded file)' },
+      },
+      additionalProperties: false,
+    },
+  };
+  if (envelopes.has('success')) {
+    schemas.ErrorResponse = { title: 'ErrorResponse', type: 'object', required: ['success', 'error'], properties: { success: { const: false }, error: SchemaComponents.ref('Error') }, additionalProperties: false };
+  }
+  if (envelopes.has('bare')) {
+    schemas.V1ErrorResponse = { title: 'V1ErrorResponse', type: 'object', required: ['error'], properties: { error: SchemaComponents.ref('Error') }, additionalProperties: false };
+  }
+  for (const schema of Object.values(schemas)) components.use(schema);
+}
+
+/** The error answers of `op` by status: the envelope's `$ref`, the codes (words and `x-error-codes`), an example of each code. */
+function errorResponses(op: Operation): Record<string, unknown> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of operationErrors(op)) {
+    const status = statusOf(code);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<string, unknown> = {};
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const example = (code: ErrorCode) => {
+      const error = { code, message: ERROR_MEANINGS[code] };
+      return op.envelope === 'success' ? { success: false, error } : { error };
+    };
+    responses[status] = {
+      description: codes.map((c) => `${c}: ${ERROR_MEANINGS[c]}`).join('. '),
+      headers: responseHeaders(op, status),
+      'x-error-codes': codes,
+      content: {
+        'application/json': {
+          schema: SchemaComponents.ref(ENVELOPE_NAME[op.envelope]),
+          examples: Object.fromEntries(codes.map((c) => [c, { summary: c, value: example(c) }])),
+        },
+      },
+    };
+  }
+  return responses;
+}
+
 export function buildOpenApi(info: OpenApiInfo, operations: Operation[], webhooks: Record<string, OutgoingWebhook> = {}) {
   assertUniqueOperationIds(operations);
+  const components = new SchemaComponents();
+  // The error schemas first: the codes of every operation, in the order of the ErrorCode list.
+  const codes = new Set(operations.flatMap(operationErrors));
+  errorComponents(new Set(operations.map((op) => op.envelope)), [...codes].sort(), components);
+  const resolve = (ref: string) => components.schemas[ref.replace('#/components/schemas/', '')] as Record<string, unknown>;
+  const example = (schema: Record<string, unknown>, where: string) => exampleOf(schema, resolve, where);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const path = op.path.replace(/:(\w+)/g, '{$1}');
-    const envelope = op.envelope;
-    const codes = [...AUTH_ERRORS[op.auth], ...op.errors, 'VALIDATION_ERROR' as const, 'METHOD_NOT_ALLOWED' as const];
-    if (op.body || op.upload) codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
-    if (op.idempotent) codes.push('IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS');
-    const byStatus = new Map<number, ErrorCode[]>();
-    for (const code of new Set(codes)) {
-      const status = statusOf(code);
-      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
-    }
+    const name = pascalCase(op.operationId);
+    const where = `${op.method.toUpperCase()} ${op.path}`;
+    const success = op.response.file
+      ? Object.fromEntries(op.response.file.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
+      : (() => {
+          const schema = components.useNamed(`${name}Response`, op.response.schema);
+          return { 'application/json': { schema, example: example(schema, `${where} answer`) } };
+        })();
     const responses: Record<string, unknown> = {
-      [op.response.status]: {
-        description: op.response.description ?? 'Success',
-        content: op.response.file
-          ? Object.fromEntries(op.response.file.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
-          : { 'application/json': { schema: plain(op.response.schema) } },
-      },
+      [op.response.status]: { description: op.response.description ?? 'Success', headers: responseHeaders(op, op.response.status), content: success },
+      ...errorResponses(op),
     };
-    for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
-      responses[status] = {
-        description: list.join(', '),
-        content: { 'application/json': { schema: errorSchema(envelope, list) } },
-      };
+    const parameters = [
+      ...parameterList(op.params, 'path', components),
+      ...parameterList(op.query, 'query', components),
+      ...(op.idempotent
+        ? [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'A retry with the same key (up to 255 characters) within 24 h gets the first answer again instead of running twice; the same key with a different body is refused with 409 IDEMPOTENCY_CONFLICT', schema: { type: 'string', maxLength: 255 }, example: 'order-42-create' }]
+        : []),
+    ].map((p) => ({ ...p, example: p.example ?? example(p.schema as Record<string, unknown>, `${where} ${p.name}`) }));
+    let requestBody: Record<string, unknown> | undefined;
+    if (op.upload) {
+      // A form: each file a binary string, then the text fields.
+      const schema = components.useNamed(`${name}Form`, uploadSchema(op.upload, op.body));
+      requestBody = { required: true, content: { 'multipart/form-data': { schema } } };
+    } else if (op.body) {
+      const schema = components.useNamed(`${name}Request`, requestSchema(op.body));
+      requestBody = { required: true, content: { 'application/json': { schema, example: example(schema, `${where} body`) } } };
     }
-    const headers = op.idempotent
-      ? [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'A retry with the same key (up to 255 characters) within 24 h gets the first answer again instead of running twice; the same key with a different body is refused with 409 IDEMPOTENCY_CONFLICT', schema: { type: 'string', maxLength: 255 } }]
-      : [];
     paths[path] ??= {};
     paths[path][op.method] = {
       operationId: op.operationId,
@@ -136,30 +206,61 @@ export function buildOpenApi(info: OpenApiInfo, operations: Operation[], webhook
       description: op.description,
       tags: op.tags,
       security: SECURITY[op.auth],
-      parameters: [...parameters(op.params, 'path'), ...parameters(op.query, 'query'), ...headers],
-      ...(op.upload
-        ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: uploadSchema(op.upload, op.body) } } } }
-        : op.body
-          ? { requestBody: { required: true, content: { 'application/json': { schema: requestSchema(op.body) } } } }
-          : {}),
+      parameters,
+      ...(requestBody ? { requestBody } : {}),
       responses,
     };
   }
+  const tags = [...new Set(operations.flatMap((op) => op.tags))];
   return {
     openapi: '3.1.0',
-    info: { title: info.title, version: info.version, description: info.description },
-    servers: [{ url: info.serverUrl }],
+    info: {
+      title: info.title,
+      version: info.version,
+      description: [info.description, info.signing ? signingGuide(info.signing.style, info.signing.example) : '', info.credentialsNote ?? ''].filter(Boolean).join('\n\n'),
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [
+      {
+        url: '{baseUrl}',
+        description: 'Your deployment of the service',
+        variables: { baseUrl: { default: info.serverUrl, description: 'The service’s public base URL (its PUBLIC_URL), without a trailing slash' } },
+      },
+    ],
+    tags: tags.map((name) => ({ name, description: TAG_WORDS[name] ?? `Operations on ${name}` })),
     components: {
+      schemas: components.schemas,
+      headers: HEADERS,
       securitySchemes: {
-        apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
-        timestamp: { type: 'apiKey', in: 'header', name: 'X-Timestamp', description: info.signing },
-        signature: { type: 'apiKey', in: 'header', name: 'X-Signature', description: info.signing },
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'The merchant’s API key (live or test: a test key works in test mode, with the sandbox)' },
+        ...(info.signing
+          ? {
+              timestamp: { type: 'apiKey', in: 'header', name: SIGNING_STYLES[info.signing.style].timestampHeader, description: signingRule(info.signing.style) },
+              signature: { type: 'apiKey', in: 'header', name: SIGNING_STYLES[info.signing.style].signatureHeader, description: signingRule(info.signing.style) },
+            }
+          : {}),
         session: { type: 'apiKey', in: 'cookie', name: 'console_session', description: 'Web console session; changes also carry X-CSRF-Token' },
       },
     },
     paths,
-    ...(Object.keys(webhooks).length > 0 ? { webhooks: webhooksSection(webhooks) } : {}),
+    ...(Object.keys(webhooks).length > 0 ? { webhooks: webhooksSection(webhooks, components) } : {}),
   };
+}
+
+/** Tags whose words say more than their name. */
+const TAG_WORDS: Record<string, string> = {};
+
+function parameterList(schema: TSchema | undefined, where: 'query' | 'path', components: SchemaComponents) {
+  if (!schema) return [];
+  const s = requestSchema(schema);
+  return Object.entries(s.properties ?? {}).map(([name, prop]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (s.required ?? []).includes(name),
+    description: prop.description as string | undefined,
+    schema: components.use(prop) as Record<string, unknown>,
+    example: undefined as unknown,
+  }));
 }
 
 /** Two operations of one document under one name would give the SDK two methods of one name. */
@@ -179,7 +280,7 @@ export function webhookOperationId(event: string): string {
   return `${event.replace(/[._](\w)/g, (_m, c: string) => c.toUpperCase())}Webhook`;
 }
 
-function webhooksSection(webhooks: Record<string, OutgoingWebhook>) {
+function webhooksSection(webhooks: Record<string, OutgoingWebhook>, components: SchemaComponents) {
   return Object.fromEntries(
     Object.entries(webhooks).map(([name, w]) => [
       name,
@@ -189,7 +290,10 @@ function webhooksSection(webhooks: Record<string, OutgoingWebhook>) {
           summary: w.summary,
           description: w.description,
           parameters: Object.entries(w.headers).map(([header, description]) => ({ name: header, in: 'header', required: true, description, schema: { type: 'string' } })),
-          requestBody: { required: true, content: { 'application/json': { schema: plain(w.body), ...(w.example === undefined ? {} : { example: w.example }) } } },
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: components.useNamed(`${pascalCase(name)}Event`, w.body), ...(w.example === undefined ? {} : { example: w.example }) } },
+          },
           // The platform calls the merchant: no credential of ours is asked of anyone.
           security: [],
           responses: { '2XX': { description: 'Any 2xx answer within 10 s marks the delivery succeeded; anything else is retried' } },

@@ -15,7 +15,7 @@ export const ErrorDetailSchema = Type.Object({
   message: Type.String(),
   row: Type.Optional(Type.Integer({ minimum: 1, description: 'Row errors of an uploaded CSV file: the 1-based data row (header not counted)' })),
   externalId: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Row errors of an uploaded CSV file: the row’s externalId, null when it has none' })),
-});
+}, { title: 'ErrorDetail' });
 
 export const ErrorBody = Type.Object({
   code: Type.String(),
@@ -38,12 +38,16 @@ export function DataBody<T extends TSchema>(data: T, opts: { message?: boolean }
 
 /** The crypto API's paged list: `data = { items, totalCount, page, pageSize }`. */
 export function PagedData<T extends TSchema>(item: T) {
-  return Type.Object({
-    items: Type.Array(item),
-    totalCount: Type.Integer(),
-    page: Type.Integer(),
-    pageSize: Type.Integer(),
-  });
+  // A page of named items is named after them (`InvoicePage`): one model per kind of page.
+  return Type.Object(
+    {
+      items: Type.Array(item),
+      totalCount: Type.Integer(),
+      page: Type.Integer(),
+      pageSize: Type.Integer(),
+    },
+    item.title ? { title: `${item.title}Page` } : {},
+  );
 }
 
 /**
@@ -71,17 +75,20 @@ export function OffsetQuery(maxLimit: number) {
 export function OffsetPage<T extends TSchema>(item: T) {
   return Type.Object({
     data: Type.Array(item),
-    pagination: Type.Object({
-      total: Type.Integer({ minimum: 0 }),
-      limit: Type.Integer({ minimum: 1 }),
-      offset: Type.Integer({ minimum: 0 }),
-      pages: Type.Integer({ minimum: 0, description: 'ceil(total / limit)' }),
-    }),
+    pagination: Type.Object(
+      {
+        total: Type.Integer({ minimum: 0 }),
+        limit: Type.Integer({ minimum: 1 }),
+        offset: Type.Integer({ minimum: 0 }),
+        pages: Type.Integer({ minimum: 0, description: 'ceil(total / limit)' }),
+      },
+      { title: 'Pagination' },
+    ),
   });
 }
 
 /** A string enum as a union of literals, so the static type is the union of the values. */
-export function StringEnum<T extends string>(values: readonly T[], options: { description?: string; default?: T } = {}): TUnsafe<T> {
+export function StringEnum<T extends string>(values: readonly T[], options: { description?: string; default?: T; title?: string } = {}): TUnsafe<T> {
   // A JSON Schema `enum` (not anyOf of consts): ajv then says "must be one of: …".
   return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
 }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ApiError } from './errors';
 
 /** A query's calendar day, `YYYY-MM-DD` (UTC): the shape; `parseDay` checks that it is a real day. */
-export const IsoDay = (description: string) => Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description });
+export const IsoDay = (description: string) => Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description, examples: ['2026-01-15'] });
 
 /** A `YYYY-MM-DD` that is a real day (not 2026-02-30), as its UTC midnight; a 400 naming the field otherwise. */
 export function parseDay(text: string, field: string): Date {

@@ -64,8 +64,15 @@ function unionOf(parts: Shape[]): Shape {
   return flat.length === 1 ? flat[0]! : { union: flat };
 }
 
-function fromSchema(schema: Json): Shape {
-  if (Array.isArray(schema.anyOf)) return unionOf((schema.anyOf as Json[]).map(fromSchema));
+/** The shape of `schema`; a `$ref` is read in the `components` beside it at the root (a document's body schema, see webhooksOf). */
+function fromSchema(schema: Json, root: Json = schema): Shape {
+  const of = (s: Json) => fromSchema(s, root);
+  if (typeof schema.$ref === 'string') {
+    const named = (root.components as { schemas: Record<string, Json> } | undefined)?.schemas[schema.$ref.replace('#/components/schemas/', '')];
+    if (!named) throw new Error(`fromSchema: ${schema.$ref} names no schema beside it`);
+    return of(named);
+  }
+  if (Array.isArray(schema.anyOf)) return unionOf((schema.anyOf as Json[]).map(of));
   if ('const' in schema) return { literal: schema.const as string };
   if (Array.isArray(schema.enum)) return unionOf((schema.enum as string[]).map((literal) => ({ literal })));
   switch (schema.type) {
@@ -77,9 +84,9 @@ function fromSchema(schema: Json): Shape {
     case 'integer':
       return { leaf: 'number' };
     case 'object': {
-      if (schema.patternProperties) return { record: unionOf(Object.values(schema.patternProperties as Record<string, Json>).map(fromSchema)) };
+      if (schema.patternProperties) return { record: unionOf(Object.values(schema.patternProperties as Record<string, Json>).map(of)) };
       const required = new Set((schema.required as string[] | undefined) ?? []);
-      return { object: Object.fromEntries(Object.entries((schema.properties as Record<string, Json>) ?? {}).map(([k, v]) => [k, { optional: !required.has(k), shape: fromSchema(v) }])) };
+      return { object: Object.fromEntries(Object.entries((schema.properties as Record<string, Json>) ?? {}).map(([k, v]) => [k, { optional: !required.has(k), shape: of(v) }])) };
     }
     case undefined:
       if (Object.keys(schema).every((k) => ['description', 'title'].includes(k))) return { leaf: 'unknown' };
@@ -173,13 +180,21 @@ const program = (() => {
 /** A JSON Schema as @pay/schemas validates it (a TypeBox schema). */
 type TSchema = Parameters<typeof assertValid>[0];
 
-/** A document's webhooks: each kind's body schema and example body. */
+/**
+ * A document's webhooks: each kind's body schema and example body. A body is a `$ref` to the
+ * document's named schemas, so each is given with them beside it (`components`): ajv resolves
+ * `#/components/schemas/…` in its root, and so does fromSchema.
+ */
 function webhooksOf(service: 'invoicing' | 'crypto'): { schemas: Record<string, TSchema>; examples: Record<string, Json> } {
   const doc = JSON.parse(readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'openapi', `${service}.json`), 'utf8')) as {
+    components: Json;
     webhooks: Record<string, { post: { requestBody: { content: { 'application/json': { schema: TSchema; example: Json } } } } }>;
   };
   const bodies = Object.entries(doc.webhooks).map(([kind, w]) => [kind, w.post.requestBody.content['application/json']] as const);
-  return { schemas: Object.fromEntries(bodies.map(([k, b]) => [k, b.schema])), examples: Object.fromEntries(bodies.map(([k, b]) => [k, b.example])) };
+  return {
+    schemas: Object.fromEntries(bodies.map(([k, b]) => [k, { ...b.schema, components: doc.components } as TSchema])),
+    examples: Object.fromEntries(bodies.map(([k, b]) => [k, b.example])),
+  };
 }
 
 const families: { name: 'InvoicingWebhookEvent' | 'CryptoWebhookEvent'; schemas: Record<string, TSchema>; examples: Record<string, Json> }[] = [

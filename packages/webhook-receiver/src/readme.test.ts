@@ -17,11 +17,15 @@ type Family = 'invoicing' | 'crypto';
 
 /** Kind → the object keys of its body, per family, from docs/openapi/<service>.json. */
 function documented(service: Family): Map<string, string[]> {
+  type Schema = { $ref?: string; properties?: Record<string, unknown> };
   const doc = JSON.parse(readFileSync(path.join(ROOT, 'docs', 'openapi', `${service}.json`), 'utf8')) as {
-    webhooks: Record<string, { post: { requestBody: { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } } } }>;
+    components: { schemas: Record<string, Schema> };
+    webhooks: Record<string, { post: { requestBody: { content: { 'application/json': { schema: Schema } } } } }>;
   };
+  // A body is a named schema of the document (`$ref`).
+  const body = (s: Schema): Schema => (s.$ref ? doc.components.schemas[s.$ref.replace('#/components/schemas/', '')]! : s);
   return new Map(
-    Object.entries(doc.webhooks).map(([kind, w]) => [kind, Object.keys(w.post.requestBody.content['application/json'].schema.properties).filter((k) => !ENVELOPE.includes(k)).sort()]),
+    Object.entries(doc.webhooks).map(([kind, w]) => [kind, Object.keys(body(w.post.requestBody.content['application/json'].schema).properties ?? {}).filter((k) => !ENVELOPE.includes(k)).sort()]),
   );
 }
 

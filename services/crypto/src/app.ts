@@ -12,9 +12,6 @@ import { transactionRoutes } from './modules/transactions/routes';
 import { cryptoEvents } from './event-catalogue';
 import { withdrawalRoutes } from './modules/withdrawals/routes';
 
-const SIGNING_DOC =
-  'HMAC operations: X-Timestamp = Unix seconds; X-Signature = Base64(HMAC-SHA256(hmacSecret, `${timestamp}.${METHOD}.${path}${rawBody}`)), ' +
-  'path without query string, body exactly as sent (empty when none). Allowed skew 300 s; a signature is accepted once.';
 
 export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
   const guards = merchantGuards({
@@ -65,7 +62,7 @@ export function buildCryptoApp(deps: CryptoDeps): { app: Express; api: Api } {
             version: '1.0.0',
             description: 'Merchant registration, API keys, crypto invoices, balances, withdrawals and on-chain transactions.',
             serverUrl: deps.config.PUBLIC_URL,
-            signing: SIGNING_DOC,
+            signing: { style: 'crypto', example: { method: 'POST', path: '/api/v1/withdrawals', body: '{"toAddress":"TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7","amount":10,"currency":"USDT_TRC20"}' } },
           },
           api.operations,
           cryptoEvents.webhookDocs(),

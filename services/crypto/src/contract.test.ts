@@ -85,7 +85,8 @@ function requestFor(op: Operation) {
 
 function documentedCodes(op: Operation, status: number): string[] {
   const path = op.path.replace(/:(\w+)/g, '{$1}');
-  return doc.paths[path]![op.method]!.responses[String(status)]?.content['application/json'].schema.properties.error.properties.code.enum ?? [];
+  // Each error answer lists its codes (`x-error-codes`); its schema is the one ErrorResponse.
+  return doc.paths[path]![op.method]!.responses[String(status)]?.['x-error-codes'] ?? [];
 }
 
 /** A new second for every signed request (inside the 300 s window), so none is a replay. */

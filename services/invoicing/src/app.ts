@@ -29,9 +29,6 @@ import { mountAcquirers } from './payments/registry';
 export const envelopeFor = (req: Request | string): Envelope =>
   (typeof req === 'string' ? req : req.path).startsWith('/api/v1') ? 'bare' : 'success';
 
-const SIGNING_DOC =
-  'v2: x-timestamp = Unix milliseconds; x-signature = lower-case hex HMAC-SHA256(hmacSecret, `${timestamp}.${METHOD}.${path}${rawBody}`), ' +
-  'path without query string. Allowed skew 300 s; a signature is accepted once. v1: x-api-key only.';
 
 /** The service's three faces, each an `Api` with its own envelope and guards. */
 export interface InvoicingApis {
@@ -104,7 +101,8 @@ export function buildInvoicingApp(deps: InvoicingDeps): { app: Express; apis: In
           version: '2.0.0',
           description: 'Fiat invoices (SBP, card), KYC sessions, receipts, customers, analytics and batch invoicing.',
           serverUrl: deps.config.PUBLIC_URL,
-          signing: SIGNING_DOC,
+          signing: { style: 'v2', example: { method: 'POST', path: '/api/v2/invoices', body: '{"amount":1490.9,"description":"Warm blanket"}' } },
+          credentialsNote: 'v1 operations (`/api/v1/*`) take the API key alone (`X-Api-Key`), unsigned.',
         },
         [...apis.v2.operations, ...apis.v1.operations],
         invoicingEvents.webhookDocs(),

@@ -45,7 +45,7 @@ describe('the OpenAPI document', () => {
     expect(text('/api/v2/analytics', 'get')).toMatch(/Time zone UTC.*weeks start on Monday/);
     expect(text('/api/v2/customers', 'get')).toMatch(/LEVEL_3 \(6\+ payments and KYC verified\)/);
     expect(text('/api/v2/receipts/{receiptId}', 'get')).toMatch(/within 0\.01 RUB of the invoice’s.*Moscow time, ±1 day/);
-    expect(Object.keys(doc.paths['/api/v2/receipts/{receiptId}/file']!.get!.responses['200'] as object)).toEqual(['description', 'content']);
+    expect(Object.keys(doc.paths['/api/v2/receipts/{receiptId}/file']!.get!.responses['200'] as object)).toEqual(['description', 'headers', 'content']);
     expect(text('/api/v2/kyc/sessions', 'post')).toMatch(/faceMatchScore is 1 for d up to 0\.45 and falls linearly to 0 at d = 0\.70: 0\.8 at d = 0\.50 and 0\.4 at d = 0\.60/);
     expect(text('/api/v1/kyc/sessions', 'post')).toMatch(/`pending` → `in_progress` → `completed` or `failed`, or `expired`: the v2 NOT_STARTED, IN_PROGRESS, APPROVED, DECLINED and EXPIRED/);
     expect(Object.keys(doc.paths['/api/v1/kyc/sessions']!.post!.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '422']));
@@ -83,8 +83,14 @@ describe('the OpenAPI document', () => {
     const batch = doc.paths['/api/v1/batch/invoices']!.post! as { requestBody?: { content: Record<string, unknown> }; responses: Record<string, unknown> };
     expect(Object.keys(batch.requestBody!.content)).toEqual(['multipart/form-data']);
     expect(Object.keys(batch.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '413', '422']));
-    const rowError = (batch.responses['422'] as { content: Record<string, { schema: { properties: { error: { properties: { details: { items: { properties: object; required: string[] } } } } } } }> })
-      .content['application/json']!.schema.properties.error.properties.details.items;
+    // v1's error envelope, named once; its `details` are ErrorDetail, whose rows say where in the file.
+    const refused = batch.responses['422'] as { 'x-error-codes': string[]; content: Record<string, { schema: { $ref: string } }> };
+    expect(refused.content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/V1ErrorResponse' });
+    expect(refused['x-error-codes']).toContain('NO_VALID_ROWS');
+    const schemas = (doc as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown>; required: string[] }> } }).components.schemas;
+    expect(schemas.V1ErrorResponse!.properties.error).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(schemas.Error!.properties.details).toMatchObject({ items: { $ref: '#/components/schemas/ErrorDetail' } });
+    const rowError = schemas.ErrorDetail!;
     expect(Object.keys(rowError.properties)).toEqual(['field', 'message', 'row', 'externalId']);
     expect(rowError.required).toEqual(['field', 'message']);
     const exported = doc.paths['/api/v1/batch/invoices/{batchId}/export']!.get! as { responses: Record<string, { content?: Record<string, unknown> }> };

@@ -18,7 +18,7 @@ export const ApiKeyItem = Type.Object({
   createdAt: Timestamp,
   lastUsedAt: NullableTimestamp,
   revokedAt: NullableTimestamp,
-});
+}, { title: 'ApiKey' });
 
 export const CreatedKey = Type.Object({
   id: Uuid,
@@ -27,12 +27,12 @@ export const CreatedKey = Type.Object({
   keyPrefix: Type.String(),
   isTestKey: Type.Boolean(),
   createdAt: Timestamp,
-});
+}, { title: 'CreatedApiKey' });
 
 export const RegeneratedSecret = Type.Object({
   hmacSecret: Type.String({ description: 'The new signing secret; the previous one stopped working' }),
   rotatedAt: Timestamp,
-});
+}, { title: 'HmacSecret' });
 
 export const ListKeysQuery = Type.Object(PageQuery, { additionalProperties: false });
 export const KeyParams = Type.Object({ keyId: Uuid });

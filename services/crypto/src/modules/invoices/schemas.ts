@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { Amount, NullableTimestamp, PageQuery, Timestamp, Uuid, StringEnum } from '@pay/schemas';
 import { CURRENCY_CODES, NETWORKS } from '../../shared/currencies';
 
-export const CurrencyCode = StringEnum(CURRENCY_CODES, { description: 'Currency code' });
-export const NetworkName = StringEnum(NETWORKS);
-export const InvoiceStatus = StringEnum(['Pending', 'PartiallyPaid', 'Paid', 'Underpaid', 'Expired'] as const);
+export const CurrencyCode = StringEnum(CURRENCY_CODES, { description: 'Currency code', title: 'Currency' });
+export const NetworkName = StringEnum(NETWORKS, { title: 'Network' });
+export const InvoiceStatus = StringEnum(['Pending', 'PartiallyPaid', 'Paid', 'Underpaid', 'Expired'] as const, { title: 'InvoiceStatus' });
 
 export const CreateInvoiceBody = Type.Object(
   {
@@ -25,7 +25,7 @@ export const CreatedInvoice = Type.Object({
   status: InvoiceStatus,
   expiresAt: Timestamp,
   paymentUrl: Type.String(),
-});
+}, { title: 'CreatedInvoice' });
 
 export const InvoiceDetail = Type.Composite([
   CreatedInvoice,
@@ -35,7 +35,7 @@ export const InvoiceDetail = Type.Composite([
     paidAt: NullableTimestamp,
     createdAt: Timestamp,
   }),
-]);
+], { title: 'Invoice' });
 
 export const ListInvoicesQuery = Type.Object({ ...PageQuery, status: Type.Optional(InvoiceStatus) }, { additionalProperties: false });
 export const InvoiceParams = Type.Object({ invoiceId: Uuid });

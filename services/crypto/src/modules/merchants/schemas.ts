@@ -22,7 +22,7 @@ export const RegisteredApiKey = Type.Object({
   hmacSecret: Type.String({ description: 'The signing secret; shown only here and on regeneration' }),
   name: Type.String(),
   createdAt: Timestamp,
-});
+}, { title: 'RegisteredApiKey' });
 
 export const Registration = Type.Object({
   merchantId: Uuid,
@@ -31,9 +31,9 @@ export const Registration = Type.Object({
   status: Type.Literal('Active'),
   apiKey: RegisteredApiKey,
   createdAt: Timestamp,
-});
+}, { title: 'MerchantRegistration' });
 
-export const MerchantStatus = StringEnum(['Active', 'Suspended'] as const);
+export const MerchantStatus = StringEnum(['Active', 'Suspended'] as const, { title: 'MerchantStatus' });
 
 export const Profile = Type.Object({
   id: Uuid,
@@ -48,7 +48,7 @@ export const Profile = Type.Object({
   feePercent: Type.Number({ description: 'Percent taken from each confirmed incoming payment' }),
   isTestMode: Type.Boolean({ description: 'True when the calling key is a test key' }),
   createdAt: Timestamp,
-});
+}, { title: 'Merchant' });
 
 export const Stats = Type.Object({
   totalInvoices: Type.Integer(),
@@ -58,7 +58,7 @@ export const Stats = Type.Object({
   totalReceived: Type.Number(),
   totalFees: Type.Number(),
   availableBalance: Type.Number(),
-});
+}, { title: 'MerchantStats' });
 
 export const WebhookBody = Type.Object(
   {

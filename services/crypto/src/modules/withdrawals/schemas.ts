@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Amount, NullableTimestamp, PageQuery, Timestamp, Uuid, StringEnum } from '@pay/schemas';
 import { CurrencyCode, NetworkName } from '../invoices/schemas';
 
-export const WithdrawalStatus = StringEnum(['Pending', 'Processing', 'Completed', 'Failed'] as const);
+export const WithdrawalStatus = StringEnum(['Pending', 'Processing', 'Completed', 'Failed'] as const, { title: 'WithdrawalStatus' });
 
 export const CreateWithdrawalBody = Type.Object(
   {
@@ -15,7 +15,7 @@ export const CreateWithdrawalBody = Type.Object(
 
 export const CreatedWithdrawal = Type.Object({
   id: Uuid,
-  withdrawalNumber: Type.String({ pattern: '^WD-\\d{8}-[A-Z0-9]+$' }),
+  withdrawalNumber: Type.String({ pattern: '^WD-\\d{8}-[A-Z0-9]+$', examples: ['WD-20260115-A1B2C3'] }),
   toAddress: Type.String(),
   amount: Amount,
   fee: Amount,
@@ -24,7 +24,7 @@ export const CreatedWithdrawal = Type.Object({
   network: NetworkName,
   status: WithdrawalStatus,
   createdAt: Timestamp,
-});
+}, { title: 'CreatedWithdrawal' });
 
 export const WithdrawalDetail = Type.Composite([
   CreatedWithdrawal,
@@ -35,7 +35,7 @@ export const WithdrawalDetail = Type.Composite([
     completedAt: NullableTimestamp,
     failureReason: Type.Union([Type.String(), Type.Null()]),
   }),
-]);
+], { title: 'Withdrawal' });
 
 export const WithdrawalListItem = Type.Object({
   id: Uuid,
@@ -45,7 +45,7 @@ export const WithdrawalListItem = Type.Object({
   netAmount: Amount,
   status: WithdrawalStatus,
   txHash: Type.Union([Type.String(), Type.Null()]),
-});
+}, { title: 'WithdrawalListItem' });
 
 export const BalanceEntry = Type.Object({
   currency: CurrencyCode,
@@ -55,9 +55,9 @@ export const BalanceEntry = Type.Object({
   available: Amount,
   pending: Amount,
   total: Amount,
-});
+}, { title: 'Balance' });
 
-export const BalanceData = Type.Object({ balances: Type.Array(BalanceEntry), totalUsdValue: Amount });
+export const BalanceData = Type.Object({ balances: Type.Array(BalanceEntry), totalUsdValue: Amount }, { title: 'Balances' });
 
 export const ListWithdrawalsQuery = Type.Object({ ...PageQuery, status: Type.Optional(WithdrawalStatus) }, { additionalProperties: false });
 export const WithdrawalParams = Type.Object({ withdrawalId: Uuid });

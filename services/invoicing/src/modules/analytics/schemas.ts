@@ -42,7 +42,7 @@ export const Analytics = Type.Object(
           transactions: Type.Integer({ minimum: 0 }),
           invoices: Type.Integer({ minimum: 0 }),
         },
-        { additionalProperties: false },
+        { title: 'AnalyticsBucket', additionalProperties: false },
       ),
     ),
     topCustomers: Type.Array(
@@ -53,10 +53,10 @@ export const Analytics = Type.Object(
           totalAmount: Amount,
           paymentCount: Type.Integer({ minimum: 1 }),
         },
-        { additionalProperties: false },
+        { title: 'TopCustomer', additionalProperties: false },
       ),
       { maxItems: TOP_CUSTOMERS },
     ),
   },
-  { additionalProperties: false },
+  { title: 'Analytics', additionalProperties: false },
 );

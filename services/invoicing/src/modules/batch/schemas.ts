@@ -21,7 +21,7 @@ export const BatchResult = Type.Object(
     created: Type.Integer({ minimum: 0, description: 'Invoices made (or being made, while the batch is processing)' }),
     failed: Type.Integer({ minimum: 0 }),
     invoices: Type.Array(
-      Type.Object({ id: Type.String(), amount: Amount, currency: CurrencyCode, externalId: NullableString, paymentUrl: Type.String(), status: V1Status }, { additionalProperties: false }),
+      Type.Object({ id: Type.String(), amount: Amount, currency: CurrencyCode, externalId: NullableString, paymentUrl: Type.String(), status: V1Status }, { title: 'BatchInvoice', additionalProperties: false }),
     ),
     errors: Type.Array(
       Type.Object(
@@ -33,11 +33,11 @@ export const BatchResult = Type.Object(
           externalId: NullableString,
           error: Type.String(),
         },
-        { additionalProperties: false },
+        { title: 'BatchRowError', additionalProperties: false },
       ),
     ),
   },
-  { additionalProperties: false },
+  { title: 'BatchUpload', additionalProperties: false },
 );
 
 export const BatchSummary = Type.Object(
@@ -61,14 +61,14 @@ export const BatchSummary = Type.Object(
             retrying: Type.Boolean({ description: 'A failed e-mail has attempts left and will be tried again' }),
             lastError: Type.Union([Type.String(), Type.Null()], { description: 'An SMTP error of a failed e-mail' }),
           },
-          { additionalProperties: false },
+          { title: 'BatchEmails', additionalProperties: false },
         ),
         Type.Null(),
       ],
       { description: 'The payment-link e-mails (sendEmails) by state now; null when the batch sends none. Additive to the documented summary.' },
     ),
   },
-  { additionalProperties: false },
+  { title: 'Batch', additionalProperties: false },
 );
 
 export const BatchParams = Type.Object({ batchId: Type.String({ minLength: 1, maxLength: 200 }) });

@@ -16,7 +16,7 @@ export const BrandJson = Type.Object(
     logoUrl: Type.Union([Type.String(), Type.Null()], { description: 'The logo as a `data:image/png;base64,…` (or jpeg) URL, or null.' }),
     defaultLanguage: Language,
   },
-  { additionalProperties: false },
+  { title: 'Brand', additionalProperties: false },
 );
 
 export const BrandChangeBody = Type.Object(

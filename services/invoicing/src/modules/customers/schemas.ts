@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { NullableTimestamp, OffsetQuery, StringEnum, Timestamp, Uuid } from '@pay/schemas';
 
 /** A customer's KYC status. */
-export const KycStatusName = StringEnum(['PENDING', 'VERIFIED', 'REJECTED'] as const);
-export const TrustLevelName = StringEnum(['NEW', 'LEVEL_1', 'LEVEL_2', 'LEVEL_3'] as const);
+export const KycStatusName = StringEnum(['PENDING', 'VERIFIED', 'REJECTED'] as const, { title: 'KycStatus' });
+export const TrustLevelName = StringEnum(['NEW', 'LEVEL_1', 'LEVEL_2', 'LEVEL_3'] as const, { title: 'TrustLevel' });
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
 export const CustomerJson = Type.Object(
@@ -22,7 +22,7 @@ export const CustomerJson = Type.Object(
     blockedReason: Type.Optional(NullableString),
     createdAt: Timestamp,
   },
-  { additionalProperties: false, description: 'A blocked customer also has `blockedAt` and `blockedReason`' },
+  { title: 'Customer', additionalProperties: false, description: 'A blocked customer also has `blockedAt` and `blockedReason`' },
 );
 
 export const ListCustomersQuery = Type.Object(
@@ -40,5 +40,5 @@ export const BlockBody = Type.Object({ reason: Type.Optional(Type.String({ minLe
 
 export const BlockState = Type.Object(
   { id: Uuid, isBlocked: Type.Boolean(), blockedAt: NullableTimestamp, blockedReason: NullableString },
-  { additionalProperties: false },
+  { title: 'CustomerBlockState', additionalProperties: false },
 );

@@ -65,7 +65,7 @@ export const RefundObject = Type.Object(
 /** `invoice.refunded` is sent once the provider has returned the money: the refund is SUCCEEDED and settled. */
 export const SettledRefund = Type.Object(
   { ...RefundObject.properties, status: Type.Literal('SUCCEEDED'), settledAt: Timestamp },
-  { additionalProperties: false, description: 'The refund record (as the refunds API answers it) of this refund' },
+  { title: 'SettledRefund', additionalProperties: false, description: 'The refund record (as the refunds API answers it) of this refund' },
 );
 
 /**
@@ -89,7 +89,7 @@ export const PaymentReviewObject = Type.Object(
     detail: Type.String({ description: 'What happened, for a person' }),
     createdAt: Timestamp,
   },
-  { additionalProperties: false, description: 'Money awaiting the merchant’s decision: accept (the money stays; a PENDING or EXPIRED invoice becomes PAID) or refund (the acquirer returns it)' },
+  { title: 'PaymentReview', additionalProperties: false, description: 'Money awaiting the merchant’s decision: accept (the money stays; a PENDING or EXPIRED invoice becomes PAID) or refund (the acquirer returns it)' },
 );
 
 /** One acquirer payment of an invoice (`attempts`, and the declined one of `invoice.payment_failed`). */
@@ -99,5 +99,5 @@ export const PaymentAttemptObject = Type.Object(
     method: StringEnum(['sbp', 'card'] as const),
     status: StringEnum(['PENDING', 'DECLINED', 'CONFIRMED', 'PARTIALLY_REFUNDED', 'REFUNDED', 'CLOSED'] as const),
   },
-  { additionalProperties: true, description: 'One acquirer payment (Init) of the invoice' },
+  { title: 'PaymentAttemptSummary', additionalProperties: true, description: 'One acquirer payment (Init) of the invoice' },
 );

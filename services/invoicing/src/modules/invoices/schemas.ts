@@ -5,10 +5,10 @@ import { PaymentAttemptObject, PaymentReviewObject, RefundObject } from './event
 import { KycStatusName } from '../customers/schemas';
 
 export const INVOICE_STATUSES = ['PENDING', 'PAID', 'EXPIRED', 'CANCELLED'] as const;
-export const InvoiceStatus = StringEnum(INVOICE_STATUSES);
-export const PaymentMethodName = StringEnum(['sbp', 'card'] as const);
+export const InvoiceStatus = StringEnum(INVOICE_STATUSES, { title: 'InvoiceStatus' });
+export const PaymentMethodName = StringEnum(['sbp', 'card'] as const, { title: 'PaymentMethod' });
 /** `+7` and ten digits. */
-export const RussianPhone = Type.String({ pattern: '^\\+7\\d{10}$', description: '`+7XXXXXXXXXX`' });
+export const RussianPhone = Type.String({ pattern: '^\\+7\\d{10}$', description: '`+7XXXXXXXXXX`', examples: ['+79991234567'] });
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
 /**
@@ -47,7 +47,7 @@ export const CreateInvoiceBody = Type.Object(
 
 export const InvoiceCustomer = Type.Object(
   { id: Uuid, fullName: NullableString, email: NullableString, kycStatus: KycStatusName },
-  { additionalProperties: false, description: 'The customer identified by the invoice’s e-mail or phone (bound when paid)' },
+  { title: 'InvoiceCustomer', additionalProperties: false, description: 'The customer identified by the invoice’s e-mail or phone (bound when paid)' },
 );
 
 /** What every invoice object tells (v1 and v2 views, events): see `paymentFactsJson`. */
@@ -61,7 +61,7 @@ export const PaymentFacts = Type.Object({
 /** Fields every view has. */
 const common = {
   id: Uuid,
-  invoiceNumber: Type.String({ pattern: '^INV-\\d{8}-[0-9A-Z]{8}$' }),
+  invoiceNumber: Type.String({ pattern: '^INV-\\d{8}-[0-9A-Z]{8}$', examples: ['INV-20260115-7Q2M9XKD'] }),
   amount: Amount,
   currency: StringEnum(CURRENCIES, { description: '`RUB` for every invoice created through v2; an invoice created through v1 shows its own currency' }),
   description: NullableString,
@@ -69,7 +69,7 @@ const common = {
   ...PaymentFacts.properties,
   expiresAt: Timestamp,
   createdAt: Timestamp,
-  qrCode: Type.Optional(Type.String({ pattern: '^data:image/png;base64,', description: 'SBP invoices: PNG data URI of `qrPayload`' })),
+  qrCode: Type.Optional(Type.String({ pattern: '^data:image/png;base64,', examples: ['data:image/png;base64,iVBORw0KGgo='], description: 'SBP invoices: PNG data URI of `qrPayload`' })),
   qrPayload: Type.Optional(Type.String({ description: 'SBP invoices: the link the QR code encodes' })),
   externalOrderId: Type.String({ format: 'uuid', description: 'The payment provider’s order id' }),
   kycRequired: Type.Boolean(),
@@ -85,12 +85,12 @@ export const CreatedInvoice = Type.Object(
     originalPaymentUrl,
     customer: Type.Null({ description: 'Always null on create' }),
   },
-  { additionalProperties: false },
+  { title: 'CreatedInvoice', additionalProperties: false },
 );
 
 export const InvoiceListItem = Type.Object(
   { ...common, customerEmail: NullableString, customerName: NullableString, paidAt: NullableTimestamp },
-  { additionalProperties: false },
+  { title: 'InvoiceListItem', additionalProperties: false },
 );
 
 /** The invoice's review, as `invoice.payment_review` carries it. */
@@ -119,7 +119,7 @@ export const InvoiceDetail = Type.Object(
     review: Type.Union([InvoiceReview, Type.Null()], { description: 'Money awaiting the merchant’s decision (accept or refund); null when all is well' }),
     attempts: Type.Array(InvoiceAttempt, { description: 'The acquirer payments of the invoice, first first: one more after each decline; empty for the sandbox' }),
   },
-  { additionalProperties: false },
+  { title: 'Invoice', additionalProperties: false },
 );
 
 
@@ -163,7 +163,7 @@ export const RefundBody = Type.Object(
 /** The webhook's refund record (`invoice.refunded`'s `refund`) with the currency narrowed to invoice currencies: one definition for both. */
 export const RefundRecord = Type.Object(
   { ...RefundObject.properties, currency: StringEnum(CURRENCIES, { description: 'The invoice’s currency' }) },
-  { additionalProperties: false, description: RefundObject.description },
+  { title: 'Refund', additionalProperties: false, description: RefundObject.description },
 );
 
 export const RefundedInvoice = Type.Object(
@@ -174,5 +174,5 @@ export const RefundedInvoice = Type.Object(
     refundedAmount: Amount,
     refundableAmount: Amount,
   },
-  { additionalProperties: false, description: 'The invoice after the refund; it stays PAID, even when fully refunded' },
+  { title: 'RefundedInvoice', additionalProperties: false, description: 'The invoice after the refund; it stays PAID, even when fully refunded' },
 );

@@ -23,11 +23,11 @@ export function kycSession(status: string) {
       reason: Type.Optional(reason),
       updatedAt: Timestamp,
     },
-    { additionalProperties: false, title: 'v2 session' },
+    { additionalProperties: false, description: 'A session made through v2, in the v2 vocabulary' },
   );
   const v1 = Type.Object(
     { id: Uuid, level: Type.Union([Type.Literal('basic'), Type.Literal('advanced')]), status: Type.Literal(V1_KYC_STATUS[status]!), metadata: Metadata, reason, updatedAt: Timestamp },
-    { additionalProperties: false, title: 'v1 session' },
+    { additionalProperties: false, description: 'A session made through v1 (POST /api/v1/kyc/sessions), in the v1 shape and statuses' },
   );
   return Type.Union([v2, v1]);
 }

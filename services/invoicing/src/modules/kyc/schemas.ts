@@ -115,7 +115,7 @@ const verificationSubset = {
   fullName: Type.String({ description: 'First, middle and last name' }),
   dateOfBirth: DateOnly,
   documentType: StringEnum(DOCUMENT_TYPES),
-  documentCountry: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 3166-1 alpha-3' }),
+  documentCountry: Type.String({ pattern: '^[A-Z]{3}$', examples: ['KAZ'], description: 'ISO 3166-1 alpha-3' }),
   faceMatchScore: { ...Score, description: 'See the scores described on the create operation' },
   livenessScore: {
     ...Score,
@@ -124,7 +124,7 @@ const verificationSubset = {
   verifiedAt: Timestamp,
 };
 
-export const VerificationSummary = Type.Object(verificationSubset, { additionalProperties: false, description: 'Null unless the session is APPROVED' });
+export const VerificationSummary = Type.Object(verificationSubset, { title: 'KycVerificationSummary', additionalProperties: false, description: 'Null unless the session is APPROVED' });
 export const VerificationDetail = Type.Object(
   {
     ...verificationSubset,
@@ -133,7 +133,7 @@ export const VerificationDetail = Type.Object(
     documentIssuedAt: Type.Union([DateOnly, Type.Null()]),
     documentExpiresAt: DateOnly,
   },
-  { additionalProperties: false, description: 'Null unless the session is APPROVED' },
+  { title: 'KycVerification', additionalProperties: false, description: 'Null unless the session is APPROVED' },
 );
 
 const common = {
@@ -148,10 +148,10 @@ const common = {
 };
 const verificationUrl = Type.String({ description: 'The hosted verification page: send the customer here' });
 
-export const CreatedKycSession = Type.Object({ ...common, verificationUrl, expiresAt: Timestamp }, { additionalProperties: false });
+export const CreatedKycSession = Type.Object({ ...common, verificationUrl, expiresAt: Timestamp }, { title: 'CreatedKycSession', additionalProperties: false });
 export const KycSessionListItem = Type.Object(
   { ...common, verification: Type.Union([VerificationSummary, Type.Null()]) },
-  { additionalProperties: false },
+  { title: 'KycSessionListItem', additionalProperties: false },
 );
 /** Additive to the documented session: why it was declined, as a code, and the attempts. */
 const attemptFields = {
@@ -168,7 +168,7 @@ const attemptFields = {
 };
 export const KycSessionDetail = Type.Object(
   { ...common, verificationUrl, verification: Type.Union([VerificationDetail, Type.Null()]), expiresAt: Timestamp, ...attemptFields },
-  { additionalProperties: false },
+  { title: 'KycSession', additionalProperties: false },
 );
 
 export const ListKycSessionsQuery = Type.Object(
@@ -205,6 +205,6 @@ export const KycSessionV1 = Type.Object(
     expiresAt: Timestamp,
     ...attemptFields,
   },
-  { additionalProperties: false },
+  { title: 'V1KycSession', additionalProperties: false },
 );
 export const KycSessionV1Params = Type.Object({ sessionId: Type.String({ minLength: 1, maxLength: 64 }) });

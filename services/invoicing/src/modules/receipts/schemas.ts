@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Amount, OffsetQuery, StringEnum, Timestamp, Uuid } from '@pay/schemas';
 
 export const RECEIPT_STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;
-export const ReceiptStatusName = StringEnum(RECEIPT_STATUSES);
+export const ReceiptStatusName = StringEnum(RECEIPT_STATUSES, { title: 'ReceiptStatus' });
 
 /** What the list shows: no `verificationDetails`. */
 export const ReceiptListItem = Type.Object(
@@ -15,7 +15,7 @@ export const ReceiptListItem = Type.Object(
     verifiedAt: Type.Union([Timestamp, Type.Null()], { description: 'When the automatic check decided (APPROVED or REJECTED); null while PENDING' }),
     createdAt: Timestamp,
   },
-  { additionalProperties: false },
+  { title: 'ReceiptListItem', additionalProperties: false },
 );
 
 export const VerificationDetails = Type.Object(
@@ -31,10 +31,10 @@ export const VerificationDetails = Type.Object(
     }),
     rejectionReason: Type.Optional(Type.String({ description: 'Only when REJECTED: the mismatch, or why the file is unreadable' })),
   },
-  { additionalProperties: false },
+  { title: 'ReceiptVerification', additionalProperties: false },
 );
 
-export const ReceiptDetail = Type.Object({ ...ReceiptListItem.properties, verificationDetails: VerificationDetails }, { additionalProperties: false });
+export const ReceiptDetail = Type.Object({ ...ReceiptListItem.properties, verificationDetails: VerificationDetails }, { title: 'Receipt', additionalProperties: false });
 
 export const ListReceiptsQuery = Type.Object(
   { ...OffsetQuery(100), status: Type.Optional(ReceiptStatusName), invoiceId: Type.Optional(Uuid) },

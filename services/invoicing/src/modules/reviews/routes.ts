@@ -11,7 +11,7 @@ import { reviewJson } from './views';
 const tags = ['Reviews'];
 const ReviewListItem = Type.Object(
   { ...InvoiceReview.properties, invoiceId: Type.String({ format: 'uuid' }), invoiceNumber: Type.String() },
-  { additionalProperties: false, description: 'A review awaiting a decision, with its invoice' },
+  { title: 'PaymentReviewListItem', additionalProperties: false, description: 'A review awaiting a decision, with its invoice' },
 );
 
 const WHY =

@@ -8,16 +8,17 @@ import { ANALYTICS_FIRST_DAY, ANALYTICS_LAST_DAY } from '../schemas';
 export const HOURLY_MAX_DAYS = 7;
 export type V1GroupBy = 'hour' | 'day' | 'week' | 'month';
 
-const IsoInstant = (description: string) =>
+const IsoInstant = (description: string, example: string) =>
   Type.String({
     pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,6})?)?(Z|[+-]\\d{2}:?\\d{2})?)?$',
     description,
+    examples: [example],
   });
 
 export const V1AnalyticsQuery = Type.Object(
   {
-    from: IsoInstant(`ISO 8601 date (\`2026-11-01\`, 00:00 UTC) or date-time (without a zone: UTC); included; from ${ANALYTICS_FIRST_DAY}`),
-    to: IsoInstant(`ISO 8601 date (the whole day included) or date-time (excluded); at most the end of ${ANALYTICS_LAST_DAY}`),
+    from: IsoInstant(`ISO 8601 date (\`2026-11-01\`, 00:00 UTC) or date-time (without a zone: UTC); included; from ${ANALYTICS_FIRST_DAY}`, '2026-11-01'),
+    to: IsoInstant(`ISO 8601 date (the whole day included) or date-time (excluded); at most the end of ${ANALYTICS_LAST_DAY}`, '2026-11-30'),
     currency: Type.Optional(CurrencyCode),
     groupBy: StringEnum<V1GroupBy>(['hour', 'day', 'week', 'month'], { default: 'day', description: `\`hour\` for periods up to ${HOURLY_MAX_DAYS} days; weeks start on Monday (UTC)` }),
   },
@@ -39,16 +40,17 @@ export const V1Analytics = Type.Object(
         conversionRate: Percentage,
         averageAmount: Amount,
       },
-      { additionalProperties: false },
+      { title: 'V1AnalyticsSummary', additionalProperties: false },
     ),
-    byPeriod: Type.Array(Type.Object({ date: Timestamp, volume: Amount, count: Count, paidCount: Count }, { additionalProperties: false })),
+    byPeriod: Type.Array(Type.Object({ date: Timestamp, volume: Amount, count: Count, paidCount: Count }, { title: 'V1AnalyticsPeriod', additionalProperties: false })),
     byCurrency: Type.Partial(
-      Type.Object(Object.fromEntries(CURRENCIES.map((c) => [c, Type.Object({ volume: Amount, count: Count, paidCount: Count }, { additionalProperties: false })])), {
+      Type.Object(Object.fromEntries(CURRENCIES.map((c) => [c, Type.Object({ volume: Amount, count: Count, paidCount: Count }, { title: 'V1CurrencyTotals', additionalProperties: false })])), {
+        title: 'V1AnalyticsByCurrency',
         additionalProperties: false,
         description: 'Keyed by currency code: the currencies that have invoices in the period',
       }),
     ),
-    byBank: Type.Record(Type.String(), Type.Object({ volume: Amount, count: Count, percentage: Percentage }, { additionalProperties: false })),
+    byBank: Type.Record(Type.String(), Type.Object({ volume: Amount, count: Count, percentage: Percentage }, { title: 'V1BankTotals', additionalProperties: false })),
   },
-  { additionalProperties: false },
+  { title: 'V1Analytics', additionalProperties: false },
 );

@@ -3,9 +3,9 @@ import { Amount, HttpUrl, StringEnum, Timestamp } from '@pay/schemas';
 import { CreateInvoiceBody, InvoiceReview, PaymentFacts, SandboxPayBody } from '../schemas';
 import { CURRENCIES } from '../currencies';
 
-export const CurrencyCode = StringEnum(CURRENCIES, { description: '`USD`, `EUR`, `RUB`, `KZT`' });
+export const CurrencyCode = StringEnum(CURRENCIES, { title: 'Currency', description: '`USD`, `EUR`, `RUB`, `KZT`' });
 export const V1_STATUSES = ['pending', 'paid', 'expired', 'cancelled'] as const;
-export const V1Status = StringEnum(V1_STATUSES);
+export const V1Status = StringEnum(V1_STATUSES, { title: 'V1InvoiceStatus' });
 /** The v1 default validity. */
 export const V1_DEFAULT_VALIDITY_HOURS = 24;
 /** The longest validity a v1 invoice may ask for, as v2's `expiresInHours` maximum. */
@@ -45,7 +45,7 @@ const v1Common = {
   expiresAt: Timestamp,
 };
 
-export const V1CreatedInvoice = Type.Object(v1Common, { additionalProperties: false });
+export const V1CreatedInvoice = Type.Object(v1Common, { title: 'V1CreatedInvoice', additionalProperties: false });
 
 export const V1Invoice = Type.Object(
   {
@@ -56,7 +56,7 @@ export const V1Invoice = Type.Object(
     paidAt: Type.Optional(Type.String({ format: 'date-time', description: 'Paid invoices only' })),
     review: Type.Union([InvoiceReview, Type.Null()], { description: 'Money awaiting the merchant’s decision (accept or refund, API v2 or the console); null when all is well' }),
   },
-  { additionalProperties: false },
+  { title: 'V1Invoice', additionalProperties: false },
 );
 
 /** v1 ids are opaque strings: anything that is not one of ours is 404, not 400. */
@@ -66,6 +66,6 @@ export const V1SandboxPayBody = SandboxPayBody;
 
 export const CurrencySettings = Type.Object(
   { enabledCurrencies: Type.Array(CurrencyCode, { minItems: 1, maxItems: CURRENCIES.length, uniqueItems: true, description: 'The currencies invoices may be created in' }) },
-  { additionalProperties: false },
+  { title: 'CurrencySettings', additionalProperties: false },
 );
 
