@@ -4,6 +4,7 @@
  * `redocly lint`, run here so CI fails on it; it reads the files and fetches nothing).
  */
 import { createConfig, lint } from '@redocly/openapi-core';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,6 +44,21 @@ it.each(SERVICES)('docs/openapi/%s.json names every operation uniquely and says 
 it.each(SERVICES)("docs/openapi/%s.json passes Redocly's recommended rules with no error and no warning", async (service) => {
   expect(await lintProblems(documentPath(service))).toEqual([]);
 });
+
+it("`redocly lint --extends recommended` (the pinned @redocly/cli, its own newer rules) finds no error and no warning in either document, offline", () => {
+  const cli = path.join(__dirname, '..', 'node_modules', '.bin', 'redocly');
+  // Telemetry and the update check off: the linter reads the files and sends nothing anywhere.
+  for (const service of SERVICES) {
+    const out = execFileSync(cli, ['lint', '--extends', 'recommended', '--format', 'json', documentPath(service)], {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const report = JSON.parse(out) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] };
+    expect([service, report.problems.map((p) => `${p.ruleId}: ${p.message}`)]).toEqual([service, []]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+  }
+}, 120_000);
 
 it('the linter does see what a document without operationIds and security would lack', async () => {
   const doc = JSON.parse(readCommitted('crypto')) as Doc;

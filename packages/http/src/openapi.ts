@@ -231,7 +231,8 @@ export function buildOpenApi(info: OpenApiInfo, operations: Operation[], webhook
     components: {
       schemas: components.schemas,
       headers: HEADERS,
-      securitySchemes: {
+      // Only the schemes an operation uses: a declared but unused one is noise to a generator (and a linter warning).
+      securitySchemes: usedSchemes(operations, {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'The merchant’s API key (live or test: a test key works in test mode, with the sandbox)' },
         ...(info.signing
           ? {
@@ -240,11 +241,16 @@ export function buildOpenApi(info: OpenApiInfo, operations: Operation[], webhook
             }
           : {}),
         session: { type: 'apiKey', in: 'cookie', name: 'console_session', description: 'Web console session; changes also carry X-CSRF-Token' },
-      },
+      }),
     },
     paths,
     ...(Object.keys(webhooks).length > 0 ? { webhooks: webhooksSection(webhooks, components) } : {}),
   };
+}
+
+function usedSchemes(operations: Operation[], schemes: Record<string, unknown>): Record<string, unknown> {
+  const used = new Set(operations.flatMap((op) => SECURITY[op.auth].flatMap((s) => Object.keys(s))));
+  return Object.fromEntries(Object.entries(schemes).filter(([name]) => used.has(name)));
 }
 
 /** Tags whose words say more than their name. */
