@@ -9,7 +9,7 @@ import { pascalCase, plainSchema, SchemaComponents } from './openapi-components'
 import { signingGuide, signingRule, type SignedExample } from './signing-guide';
 import type { AuthLevel, Operation } from './routes';
 import type { UploadSpec } from './upload';
-import { docsPage } from './docs-page';
+import { docsPage, DOCS_PHONE_CSS } from './docs-page';
 
 export interface OpenApiInfo {
   title: string;
@@ -321,6 +321,9 @@ export function docsRoutes(title: string, build: () => unknown): Router {
   let assets: RequestHandler | undefined;
   router.get('/openapi.json', (_req, res) => {
     res.json((document ??= build()));
+  });
+  router.get('/docs/phone.css', (_req, res) => {
+    res.type('css').set('Cache-Control', 'public, max-age=3600').send(DOCS_PHONE_CSS);
   });
   router.get('/docs', (_req, res) => {
     res.type('html').send((page ??= docsPage(title)));
