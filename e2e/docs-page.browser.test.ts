@@ -26,6 +26,9 @@ it.each([
   await page.goto(`${base()}/docs`);
   expect(await page.getAttribute('meta[name=viewport]', 'content')).toBe('width=device-width, initial-scale=1');
   await page.waitForSelector('.opblock-summary', { timeout: 30_000 });
+  // The signing rule and a sample in each language, from the document's description.
+  const info = (await page.textContent('.information-container')) ?? '';
+  for (const sample of ['Signing requests', 'openssl dgst -sha256', "createHmac('sha256'", 'hmac.new(', 'hash_hmac(', 'hmac.New(sha256.New']) expect(info).toContain(sample);
   const fits = () => page.evaluate('document.documentElement.scrollWidth <= window.innerWidth && document.body.scrollWidth <= window.innerWidth');
   const widest = () =>
     page.evaluate(`Array.from(document.querySelectorAll('body *')).filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`);
