@@ -102,13 +102,18 @@ describe('a live key’s session switches between live and test data', () => {
     expect(detail).toContain(`data-api="/console/api/invoices/${testPaid.id}/refunds?mode=test"`);
     expect(detail).toContain('href="/console/payments?mode=test"');
     expect((await agent.get(`/console/payments/${testPaid.id}`)).status).toBe(404);
+    // The review queue follows the viewed mode too (its links carry it from the payments pages).
+    const reviews = await agent.get('/console/api/payment-reviews?mode=test');
+    expect([reviews.status, reviews.body.data]).toEqual([200, []]);
+    expect((await agent.get('/console/payment-reviews?mode=test')).status).toBe(200);
+    expect((await agent.get('/console/api/payment-reviews?mode=both')).status).toBe(400);
   });
 });
 
 describe('a test key’s session never reveals or moves live money', () => {
   it('is refused live (403) on the list, the CSV, an invoice, a refund, a review decision and the pages; nothing is refunded', async () => {
     const { agent, csrf } = await consoleSignIn(ctx.app, m.apiKey);
-    for (const path of ['/console/api/invoices?mode=live', '/console/api/invoices.csv?mode=live', `/console/api/invoices/${livePaid.id}/timeline?mode=live`]) {
+    for (const path of ['/console/api/invoices?mode=live', '/console/api/invoices.csv?mode=live', `/console/api/invoices/${livePaid.id}/timeline?mode=live`, '/console/api/payment-reviews?mode=live']) {
       const res = await agent.get(path);
       expect([path, res.status, res.body.error.code]).toEqual([path, 403, 'FORBIDDEN']);
       expect(res.body.error.message).toMatch(/signed in with a test key: it shows test data only\. Sign in with a live key/);
@@ -122,7 +127,7 @@ describe('a test key’s session never reveals or moves live money', () => {
     expect((await v2Request(ctx.app, live, 'get', `/api/v2/invoices/${livePaid.id}`)).body.invoice).toMatchObject({ status: 'PAID', refundedAmount: 0 });
     expect(emulator.paymentsOfOrder(livePaid.id)[0]).toMatchObject({ status: 'CONFIRMED' });
 
-    for (const path of ['/console/payments?mode=live', `/console/payments/${livePaid.id}?mode=live`]) {
+    for (const path of ['/console/payments?mode=live', `/console/payments/${livePaid.id}?mode=live`, '/console/payment-reviews?mode=live']) {
       const page = await agent.get(path).set('Accept', 'text/html');
       expect([path, page.status]).toEqual([path, 403]);
       expect(page.text).not.toContain(livePaid.invoiceNumber);

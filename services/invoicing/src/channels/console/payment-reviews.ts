@@ -9,6 +9,7 @@ import { reviewJson } from '../../modules/reviews/views';
 import { InvoiceReview } from '../../modules/invoices/schemas';
 import { layout, sessionFrame } from './layout';
 import { ModeOnlyQuery } from './schemas';
+import { DetailPageQuery, modeSuffix, viewOf } from './mode-view';
 
 const tags = ['Console'];
 const PAGE = 100;
@@ -39,9 +40,12 @@ export function consoleReviewRoutes(api: Api, deps: InvoicesDeps): void {
     summary: 'Payment reviews awaiting a decision (oldest first)',
     tags,
     auth: 'session',
+    description: '`mode=test` lists a live key’s session’s test reviews; a test key’s session never sees live ones (403).',
+    query: ModeOnlyQuery,
     response: { status: 200, schema: Type.Object({ data: Type.Array(Item) }) },
-    handler: async ({ auth }) => {
-      const { rows } = await listReviews(deps, ownerOf(auth), { limit: PAGE, offset: 0 });
+    errors: ['FORBIDDEN'],
+    handler: async ({ auth, query }) => {
+      const { rows } = await listReviews(deps, consoleOwnerFor(auth, query.mode), { limit: PAGE, offset: 0 });
       return { body: { data: rows.map((r) => ({ ...reviewJson(r, r.currency), invoiceId: r.invoice_id, invoiceNumber: r.invoice_number })) } };
     },
   });
@@ -72,16 +76,20 @@ export function consoleReviewPages(pages: Api, deps: InvoicesDeps & ConsoleDeps)
     path: '/console/payment-reviews',
     summary: 'Payment reviews awaiting a decision, with accept and refund',
     auth: 'session',
-    handler: async ({ req, auth }) => {
-      const { rows } = await listReviews(deps, ownerOf(auth!), { limit: PAGE, offset: 0 });
+    // The mode the payments list was viewing (a live session's test data), carried by its links.
+    query: DetailPageQuery,
+    handler: async ({ req, auth, query }) => {
+      const view = viewOf(auth!, query.mode);
+      const suffix = modeSuffix(view);
+      const { rows } = await listReviews(deps, view.owner, { limit: PAGE, offset: 0 });
       const card = (r: (typeof rows)[number]) => {
         const v = reviewJson(r, r.currency);
-        return html`<li class="panel" data-payment-review="${r.invoice_id}"><h2>${REASONS[r.reason] ?? r.reason} <a class="muted" href="/console/payments/${r.invoice_id}">${r.invoice_number}</a></h2>
+        return html`<li class="panel" data-payment-review="${r.invoice_id}"><h2>${REASONS[r.reason] ?? r.reason} <a class="muted" href="/console/payments/${r.invoice_id}${suffix}">${r.invoice_number}</a></h2>
 <dl class="facts"><dt>Amount</dt><dd data-testid="review-amount">${r.amount.toString()} ${r.currency}</dd><dt>When</dt><dd>${v.takenAt}</dd><dt>Status</dt><dd>${r.status}</dd></dl>
 <p>${r.detail}</p>
 <div class="actions">
-<form data-api="/console/api/payment-reviews/${r.invoice_id}/accept" data-confirm="Keep this money? An unpaid invoice becomes PAID."><button class="primary" data-testid="accept">Accept</button><span class="form-error" data-error></span></form>
-${r.payment_id !== null ? html`<form data-api="/console/api/payment-reviews/${r.invoice_id}/refund" data-confirm="Refund this money to the payer?"><button class="danger" data-testid="refund">Refund</button><span class="form-error" data-error></span></form>` : ''}
+<form data-api="/console/api/payment-reviews/${r.invoice_id}/accept${suffix}" data-confirm="Keep this money? An unpaid invoice becomes PAID."><button class="primary" data-testid="accept">Accept</button><span class="form-error" data-error></span></form>
+${r.payment_id !== null ? html`<form data-api="/console/api/payment-reviews/${r.invoice_id}/refund${suffix}" data-confirm="Refund this money to the payer?"><button class="danger" data-testid="refund">Refund</button><span class="form-error" data-error></span></form>` : ''}
 </div></li>`;
       };
       return {

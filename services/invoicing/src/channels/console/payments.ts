@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import Papa from 'papaparse';
 import { consoleOwnerFor, type ConsoleMode } from '@pay/accounts';
-import type { AuthContext, Owner } from '@pay/auth';
+import type { Owner } from '@pay/auth';
 import { html, paginationOf, type Api, type SafeHtml } from '@pay/http';
 import { money, type JsonDecimal } from '@pay/money';
 import { ApiError, MAX_OFFSET, NullableTimestamp, OffsetPage, StringEnum, Timestamp, Uuid } from '@pay/schemas';
@@ -15,6 +15,7 @@ import { listRefunds, refundedInvoiceJson, refundInvoice, refundJson } from '../
 import { listReviews } from '../../modules/reviews/reviews';
 import { layout, sessionFrame } from './layout';
 import { ModeOnlyQuery, ModeQuery } from './schemas';
+import { DetailPageQuery, modeSuffix, viewOf, type View } from './mode-view';
 
 type Deps = InvoiceRoutesDeps & ConsoleDeps;
 
@@ -256,28 +257,6 @@ function listQueryOf(q: Record<string, string | undefined>): Omit<ListQuery, 'li
   };
 }
 
-/**
- * What a page shows, and the `mode` its links and forms carry: none when it is the session's own
- * (so the console's addresses stay as they were), `mode=test` on a live session's test view.
- */
-interface View {
-  owner: Owner;
-  mode: ConsoleMode;
-  /** The mode to name in links and API calls, when it differs from the session's. */
-  asked?: ConsoleMode;
-}
-
-/** The page's `?mode=` (anything but `live` or `test` is the session's mode), checked by consoleOwnerFor: a test key's session asking for live is a 403 page. */
-function viewOf(auth: AuthContext, mode: string | undefined): View {
-  const wanted = mode === 'live' || mode === 'test' ? mode : undefined;
-  const owner = consoleOwnerFor(auth, wanted);
-  const viewed: ConsoleMode = owner.isTest ? 'test' : 'live';
-  return { owner, mode: viewed, asked: viewed !== (auth.isTestMode ? 'test' : 'live') ? viewed : undefined };
-}
-
-/** `?mode=…` (with `sep` first) when the view names one, else nothing. */
-const modeSuffix = (v: View, sep: '?' | '&' = '?') => (v.asked ? `${sep}mode=${v.asked}` : '');
-
 const queryString = (f: Omit<ListQuery, 'limit' | 'offset'> & { mode?: ConsoleMode }, extra: Record<string, string> = {}) =>
   new URLSearchParams({ ...(Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) as Record<string, string>), ...extra }).toString();
 
@@ -293,7 +272,6 @@ const PageQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-const DetailPageQuery = Type.Object({ mode: Type.Optional(Type.String()) }, { additionalProperties: false });
 
 function filtersForm(f: Omit<ListQuery, 'limit' | 'offset'>, view: View, sessionMode: ConsoleMode): SafeHtml {
   const mode = view.mode;
@@ -419,7 +397,7 @@ function reviewActions(t: TimelineJson, view: View): SafeHtml {
 <div class="actions">
 <form data-api="/console/api/payment-reviews/${t.invoice.id}/accept${modeSuffix(view)}" data-confirm="Keep this money? An unpaid invoice becomes PAID."><button class="primary" data-testid="accept">Accept</button><span class="form-error" role="alert" data-error></span></form>
 <form data-api="/console/api/payment-reviews/${t.invoice.id}/refund${modeSuffix(view)}" data-confirm="Refund this money to the payer?"><button class="danger" data-testid="review-refund">Refund</button><span class="form-error" role="alert" data-error></span></form>
-</div><p><a href="/console/payment-reviews">All payments awaiting review</a></p></section>`;
+</div><p><a href="/console/payment-reviews${modeSuffix(view)}">All payments awaiting review</a></p></section>`;
 }
 
 export function consolePaymentPages(pages: Api, deps: Deps): void {
@@ -453,7 +431,7 @@ export function consolePaymentPages(pages: Api, deps: Deps): void {
           title: 'Payments',
           session,
           body: html`<h1>Payments</h1>
-${reviews.total > 0 ? html`<p class="warning" data-testid="reviews-waiting"><a href="/console/payment-reviews">${reviews.total} payment${reviews.total === 1 ? ' awaits' : 's await'} your review</a>: money an invoice did not simply take.</p>` : ''}
+${reviews.total > 0 ? html`<p class="warning" data-testid="reviews-waiting"><a href="/console/payment-reviews${modeSuffix(view)}">${reviews.total} payment${reviews.total === 1 ? ' awaits' : 's await'} your review</a>: money an invoice did not simply take.</p>` : ''}
 ${filtersForm(filter, view, session.mode)}
 ${problem ? html`<p class="error" role="alert" data-testid="filter-error">${problem}</p>` : ''}
 <p class="list-head"><span data-testid="payments-total">${page.total} payment${page.total === 1 ? '' : 's'}</span>
