@@ -1,5 +1,6 @@
 import request from 'supertest';
 import crypto, { randomUUID } from 'node:crypto';
+import { readableNumber } from '@pay/runtime';
 import { eventually } from '@pay/testing';
 import { abandonClaim } from '@pay/http/test';
 import { eventsOf } from '@pay/webhooks';
@@ -276,20 +277,30 @@ describe('POST /api/v1/withdrawals', () => {
   it('draws a new number when the random one is already taken, instead of failing', async () => {
     const n = await testMerchant(ctx.app);
     await fund(ctx, n, 'USDT_TRC20', 20);
-    // The number's suffix comes from randomBytes(8): hand the same bytes to the first
-    // withdrawal and to the second one's first draw, so the second collides once.
-    const realRandomBytes = crypto.randomBytes;
-    const drawn = realRandomBytes(8); // fresh per run: the test databases outlive a run
-    let sameDraws = 2;
-    const spy = jest.spyOn(crypto, 'randomBytes').mockImplementation(((size: number, ...rest: unknown[]) =>
-      size === 8 && sameDraws-- > 0 ? Buffer.from(drawn) : (realRandomBytes as (...a: unknown[]) => Buffer)(size, ...rest)) as typeof crypto.randomBytes);
+    // The number's suffix comes 8 bytes at a time from a 1 KB pool (readableNumber). At its next
+    // refill, the pool gets a marker, then the same 8 bytes twice: drawing until the marker
+    // comes out leaves those two next, for the first withdrawal and the second one's first draw.
+    const realFill = crypto.randomFillSync;
+    const marker = crypto.randomBytes(8);
+    const drawn = crypto.randomBytes(8); // fresh per run: the test databases outlive a run
+    let refills = 0;
+    const spy = jest.spyOn(crypto, 'randomFillSync').mockImplementation(((buf: Buffer, ...rest: unknown[]) => {
+      (realFill as (...a: unknown[]) => Buffer)(buf, ...rest);
+      if (refills++ === 0) Buffer.concat([marker, drawn, drawn]).copy(buf);
+      return buf;
+    }) as typeof crypto.randomFillSync);
+    for (let i = 0; i < 200 && refills === 0; i++) readableNumber('WD', new Date());
+    expect(refills).toBe(1);
     try {
       const a = await withdraw(n, { toAddress: TRON, amount: 5, currency: 'USDT_TRC20' });
       // Same body: signed a second later, so it is not refused as a replay.
       const b = await signedRequest(ctx.app, n, 'post', '/api/v1/withdrawals', { toAddress: TRON, amount: 5, currency: 'USDT_TRC20' }, { now: Date.now() + 1000 });
       expect([a.status, b.status]).toEqual([201, 201]);
       expect(b.body.data.withdrawalNumber).not.toBe(a.body.data.withdrawalNumber);
-      expect(sameDraws).toBeLessThan(0); // both same draws were taken
+      // The first took the repeated bytes; the second drew them too (taken), then drew again.
+      const suffixOf = (bytes: Buffer) => [...bytes].map((x) => '0123456789ABCDEFGHJKLMNPQRSTUVWXYZ'[x % 34]).join('');
+      expect(a.body.data.withdrawalNumber.slice(-8)).toBe(suffixOf(drawn));
+      expect(refills).toBe(1);
     } finally {
       spy.mockRestore();
     }

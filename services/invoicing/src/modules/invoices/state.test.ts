@@ -53,6 +53,10 @@ describe('sandbox pay', () => {
     expect(events[0]!.source).toBe('invoicing');
     expect(events[0]!.body).toEqual({
       event: 'invoice.paid',
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      type: 'invoice.paid',
+      createdAt: expect.any(String),
+      source: 'invoicing',
       timestamp: clock.now().getTime(),
       livemode: false,
       invoice: {
@@ -144,6 +148,10 @@ describe('cancel', () => {
     const [event] = await eventsOf(ctx.deps.db, owner(m), 'invoice.cancelled');
     expect(event!.body).toEqual({
       event: 'invoice.cancelled',
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      type: 'invoice.cancelled',
+      createdAt: expect.any(String),
+      source: 'invoicing',
       timestamp: clock.now().getTime(),
       livemode: false,
       invoice: {
@@ -214,6 +222,10 @@ describe('refunds', () => {
     expect(events.map((e) => e.body)).toEqual([
       {
         event: 'invoice.refunded',
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        type: 'invoice.refunded',
+        createdAt: expect.any(String),
+        source: 'invoicing',
         timestamp: expect.any(Number),
         livemode: false,
         invoice: expect.objectContaining({ id: inv.id, status: 'PAID', amount: 100.1, refundedAmount: 30.05, customerEmail: 'r@example.ru' }),

@@ -99,6 +99,10 @@ it('walks the v1 page on a phone from pending to a decision, back to redirectUrl
   expect(createHmac('sha256', m.hmacSecret).update(`${got.headers['x-svc-timestamp']}${got.body}`).digest('hex')).toBe(got.headers['x-svc-signature']);
   expect(JSON.parse(got.body)).toEqual({
     event: 'kyc.passed',
+    id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    type: 'kyc.passed',
+    createdAt: expect.any(String),
+    source: 'invoicing',
     timestamp: expect.any(Number),
     livemode: false,
     session: { id: session.id, level: 'basic', status: 'completed', metadata: { orderId: 'A-17' }, reason: null, updatedAt: expect.any(String) },

@@ -95,6 +95,10 @@ describe('KYC verification flow', () => {
     expect(events[0]!.targetUrl).toBeNull();
     expect(events[0]!.body).toEqual({
       event: 'kyc.passed',
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      type: 'kyc.passed',
+      createdAt: expect.any(String),
+      source: 'invoicing',
       timestamp: expect.any(Number),
       livemode: false,
       session: { id: created.id, sessionId: created.sessionId, status: 'APPROVED', invoiceId: inv.id, customerId: 'crm-1', customerEmail: 'Anna@Example.kz', customerPhone: null, reason: null, updatedAt: s.updated_at.toISOString() },
