@@ -1,7 +1,6 @@
-import { apiClient, fundCryptoMerchant, recordChaos, raceRequests, registerCryptoMerchant, serverFailures, startChaosStack } from '@pay/testing';
+import { recordChaos, raceRequests, serverFailures } from '@pay/testing';
 import { generateAddress } from '../../chains/addresses';
-import { withdrawalCountIn, type SqlQuery } from '../../../test/withdrawals/store';
-import { holdsAndAvailableIn } from '../../../test/ledger/store';
+import { fundedMerchantOnChaosStack } from '../../../test/withdrawals/chaos';
 
 const WITHDRAWALS = 60;
 
@@ -13,12 +12,8 @@ const WITHDRAWALS = 60;
  */
 it('withdrawals through a PgBouncer restart: each made exactly once, the balance exact', async () => {
   const started = Date.now();
-  const stack = await startChaosStack('withdrawal-pgbouncer-restart', { through: 'pgbouncer' });
+  const { stack, client, ledger } = await fundedMerchantOnChaosStack('withdrawal-pgbouncer-restart', { through: 'pgbouncer' });
   try {
-    const svc = await stack.spawn('crypto', { WITHDRAWAL_DAILY_LIMIT: '100000' });
-    const m = await registerCryptoMerchant(svc.url);
-    await fundCryptoMerchant(svc.url, m, 'USDT_TRC20', 1000); // 990 available after the 1% fee
-    const client = apiClient(() => svc.url, m, 'crypto');
 
     const addresses = Array.from({ length: WITHDRAWALS }, () => generateAddress('Tron'));
     // Spread over about 1.5 s, so requests are in flight on every side of the restart.
@@ -30,8 +25,7 @@ it('withdrawals through a PgBouncer restart: each made exactly once, the balance
     await stack.pgbouncer!.restart(1000);
     const { attempts, created: ok, counts } = await race;
 
-    const query: SqlQuery = (text, values) => stack.query(text, values);
-    const rows = { withdrawals: await withdrawalCountIn(query, m.merchantId), ...(await holdsAndAvailableIn(query, m.merchantId)) };
+    const rows = await ledger();
     await recordChaos('withdrawal-pgbouncer-restart', {
       ...counts,
       withdrawals: WITHDRAWALS,

@@ -1,7 +1,6 @@
-import { apiClient, fundCryptoMerchant, recordChaos, raceRequests, registerCryptoMerchant, serverFailures, startChaosStack } from '@pay/testing';
+import { recordChaos, raceRequests, serverFailures } from '@pay/testing';
 import { generateAddress } from '../../chains/addresses';
-import { withdrawalCountIn, type SqlQuery } from '../../../test/withdrawals/store';
-import { holdsAndAvailableIn } from '../../../test/ledger/store';
+import { fundedMerchantOnChaosStack } from '../../../test/withdrawals/chaos';
 
 const WITHDRAWALS = 100;
 
@@ -17,12 +16,8 @@ it.each([
   ['through PgBouncer', 'withdrawal-race-pgbouncer', { through: 'pgbouncer' as const }],
 ])('100 concurrent withdrawals against a balance for 39 (%s): exactly 39 made, the rest INSUFFICIENT_BALANCE', async (_, scenario, through) => {
   const started = Date.now();
-  const stack = await startChaosStack(scenario, through);
+  const { stack, client, ledger } = await fundedMerchantOnChaosStack(scenario, through);
   try {
-    const svc = await stack.spawn('crypto', { WITHDRAWAL_DAILY_LIMIT: '100000' });
-    const m = await registerCryptoMerchant(svc.url);
-    await fundCryptoMerchant(svc.url, m, 'USDT_TRC20', 1000); // 990 available after the 1% fee
-    const client = apiClient(() => svc.url, m, 'crypto');
 
     // Each to its own address (so its own signature), with its own key: a 503 (a pool out of
     // time on a loaded machine) is retried as a client would.
@@ -30,8 +25,7 @@ it.each([
     const { attempts, created: ok, refused, counts } = await raceRequests(WITHDRAWALS, (i) =>
       client.signed('POST', '/api/v1/withdrawals', { toAddress: addresses[i], amount: 25, currency: 'USDT_TRC20' }, { 'Idempotency-Key': `race-${i}` }),
     );
-    const query: SqlQuery = (text, values) => stack.query(text, values);
-    const rows = { withdrawals: await withdrawalCountIn(query, m.merchantId), ...(await holdsAndAvailableIn(query, m.merchantId)) };
+    const rows = await ledger();
     const balance = await client.keyed('GET', '/api/v1/withdrawals/balance');
     await recordChaos(scenario, {
       ...counts,
