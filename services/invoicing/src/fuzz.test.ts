@@ -40,6 +40,16 @@ beforeAll(async () => {
   const batch = await request(ctx.app).post('/api/v1/batch/invoices').set('x-api-key', owner.apiKey).attach('file', Buffer.from('amount,currency\n10,RUB\n'), { filename: 'b.csv', contentType: 'text/csv' });
   expect(batch.status).toBe(201);
   ownerIds.batchId = batch.body.batchId;
+  // A webhook with one delivery: the cancelled invoice's event, replayed to the webhook made after it.
+  const since = new Date(Date.now() - 1000).toISOString();
+  const hook = await v2Request(ctx.app, owner, 'post', '/api/v2/webhooks', { url: 'https://hooks.example.com/fuzz', events: ['invoice.cancelled'] });
+  expect(hook.status).toBe(201);
+  ownerIds.webhookId = hook.body.webhook.id;
+  const toCancel = await v2Request(ctx.app, owner, 'post', '/api/v2/invoices', { amount: 20 });
+  expect((await v2Request(ctx.app, owner, 'post', `/api/v2/invoices/${toCancel.body.invoice.id}/cancel`)).status).toBe(200);
+  expect((await v2Request(ctx.app, owner, 'post', `/api/v2/webhooks/${ownerIds.webhookId}/replay`, { since })).body.replay).toMatchObject({ created: 1 });
+  const deliveries = await v2Request(ctx.app, owner, 'get', `/api/v2/webhooks/${ownerIds.webhookId}/deliveries`);
+  ownerIds.deliveryId = deliveries.body.data[0].id;
 });
 afterAll(() => snapshot?.close());
 
