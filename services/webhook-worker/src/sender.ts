@@ -83,7 +83,15 @@ export class WebhookSender {
     }
   }
 
-  private post(r: SendRequest): Promise<{ statusCode: number; excerpt: string; retryAfter: string | null }> {
+  /**
+   * One POST. A kept-alive socket the receiver closed as the request went out on it (its idle
+   * timer fired while ours, late under load, had not) fails with ECONNRESET before any answer:
+   * the receiver never read the request, so it goes out again on another socket, as Node's
+   * documentation of `request.reusedSocket` advises. Only reused sockets, and within the same
+   * deadline: a fresh connection that fails is a failed attempt. (A receiver that did read it
+   * and then crashed gets it twice, with one X-SVC-Delivery: deliveries are at least once.)
+   */
+  private post(r: SendRequest, deadline = performance.now() + this.o.timeoutMs): Promise<{ statusCode: number; excerpt: string; retryAfter: string | null }> {
     const url = new URL(r.url);
     const secure = url.protocol === 'https:';
     const headers = {
@@ -97,10 +105,13 @@ export class WebhookSender {
         agent: secure ? this.agents.https : this.agents.http,
         lookup: this.lookup,
       });
-      const timer = setTimeout(() => req.destroy(new Error(`timed out after ${this.o.timeoutMs} ms`)), this.o.timeoutMs);
+      const timer = setTimeout(() => req.destroy(new Error(`timed out after ${this.o.timeoutMs} ms`)), Math.max(0, deadline - performance.now()));
+      let answered = false;
       const fail = (err: Error) => {
         clearTimeout(timer);
-        reject(err);
+        const closedWhileIdle = req.reusedSocket && !answered && (err as NodeJS.ErrnoException).code === 'ECONNRESET';
+        if (closedWhileIdle && performance.now() < deadline) this.post(r, deadline).then(resolve, reject);
+        else reject(err);
       };
       req.on('error', fail);
       if (!this.o.allowPrivate) {
@@ -114,6 +125,7 @@ export class WebhookSender {
         });
       }
       req.on('response', (res) => {
+        answered = true;
         const chunks: Buffer[] = [];
         let kept = 0;
         let seen = 0;
