@@ -21,7 +21,7 @@ import {
 import { buildServiceProcess } from '@pay/build';
 import { outboxCountsByQueue, unpublishedBacklog } from '@pay/queue/test';
 import { createWebhooksDb, queueDepth, type Queries } from '@pay/webhooks';
-import { deliveriesPerEndpoint, deliveryCountsByStatus, deliveryIds, eventsPerSubject, succeededDeliveryTotals } from '@pay/webhooks/test';
+import { deliveriesPerEndpoint, deliveryIds, eventsPerSubject, succeededDeliveryTotals, unsucceededDeliveries } from '@pay/webhooks/test';
 import { invoiceStatusCountsIn, openWithdrawalsIn, postingsByKindIn, transactionCountIn, withdrawalStatusCountsIn } from '@pay/crypto/test';
 import {
   batchesCreatedIn,
@@ -274,16 +274,15 @@ async function cryptoWork({ crypto }: Clients, q: Query): Promise<void> {
 async function settled(q: Query, stackDb: Queries, due: string[], emailsReceived: () => number): Promise<void> {
   await eventually(async () => {
     // Each owner's part through its test helpers (the packages' on the stack's database as `Queries`).
-    const [pending, batchWork, withdrawals, { undispatched }, deliveries, { pending: unpublished }] = await Promise.all([
+    // Deliveries not yet succeeded, by status, attempts and last error: a failure names the cause.
+    const [pending, batchWork, withdrawals, { undispatched }, undelivered, { pending: unpublished }] = await Promise.all([
       pendingInvoicesIn(q, due),
       unfinishedBatchWorkIn(q),
       openWithdrawalsIn(q),
       queueDepth(stackDb, new Date()),
-      deliveryCountsByStatus(stackDb),
+      unsucceededDeliveries(stackDb),
       unpublishedBacklog(stackDb),
     ]);
-    // Deliveries not yet succeeded, by status: a failure names which (pending, failed, …).
-    const undelivered = Object.fromEntries(Object.entries(deliveries).filter(([status]) => status !== 'succeeded'));
     const s = { pending, ...batchWork, withdrawals, undispatched, undelivered, unpublished };
     expect(s).toEqual({ pending: 0, batches: 0, emails: 0, withdrawals: 0, undispatched: 0, undelivered: {}, unpublished: 0 });
     expect(emailsReceived()).toBeGreaterThanOrEqual(N.batches * N.batchRows);

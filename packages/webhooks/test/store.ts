@@ -97,6 +97,26 @@ export async function deliveryCountsByStatus(db: Queries, createdSince?: Date): 
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 
+/**
+ * The deliveries not succeeded, counted by what became of them: `pending after 1 attempt: read
+ * ECONNRESET`, `pending after 0 attempts`, `failed after 6 attempts: HTTP 500`. Empty when every
+ * delivery succeeded; a test that waits for that names the cause when it gives up.
+ */
+export async function unsucceededDeliveries(db: Queries): Promise<Record<string, number>> {
+  const rows = await webhookTables(db)
+    .selectFrom('deliveries')
+    .select(['status', 'attempts', 'last_error', 'last_status_code'])
+    .where('status', '!=', 'succeeded')
+    .execute();
+  const counts: Record<string, number> = {};
+  for (const r of rows) {
+    const cause = r.last_error ?? (r.last_status_code === null ? null : `HTTP ${r.last_status_code}`);
+    const key = `${r.status} after ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}${cause ? `: ${cause}` : ''}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
 /** Every delivery's id. */
 export async function deliveryIds(db: Queries): Promise<string[]> {
   const rows = await webhookTables(db).selectFrom('deliveries').select('id').execute();
