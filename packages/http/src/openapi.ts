@@ -80,8 +80,8 @@ export interface OutgoingWebhook {
   body: TSchema;
   /** A body as sent (with sample values), shown beside the schema. */
   example?: unknown;
-  /** Request headers the receiver gets, with their meaning. */
-  headers: Record<string, string>;
+  /** Request headers the receiver gets, with their meaning, and whether every request carries them. */
+  headers: Record<string, { description: string; always: boolean }>;
 }
 
 /** Response headers the services send (request-context, rate limits, idempotency), declared once under `components.headers`. */
@@ -295,7 +295,7 @@ function webhooksSection(webhooks: Record<string, OutgoingWebhook>, components: 
           operationId: webhookOperationId(name),
           summary: w.summary,
           description: w.description,
-          parameters: Object.entries(w.headers).map(([header, description]) => ({ name: header, in: 'header', required: true, description, schema: { type: 'string' } })),
+          parameters: Object.entries(w.headers).map(([header, { description, always }]) => ({ name: header, in: 'header', required: always, description, schema: { type: 'string' } })),
           requestBody: {
             required: true,
             content: { 'application/json': { schema: components.useNamed(`${pascalCase(name)}Event`, w.body), ...(w.example === undefined ? {} : { example: w.example }) } },

@@ -36,14 +36,21 @@ export function eventEnvelope(source: EventSource, kind: string, fields: Record<
   );
 }
 
-/** The headers of every webhook request, as the OpenAPI `webhooks` sections describe them. */
-export const WEBHOOK_HEADERS = {
-  'Content-Type': 'application/json',
-  'X-SVC-Event': 'The event kind, e.g. invoice.paid',
-  'X-SVC-Signature':
-    'Lower-case hex HMAC-SHA256(secret, X-SVC-Timestamp + raw body). Verify before processing. While a rotated secret’s overlap lasts it is the old secret’s, and an X-SVC-Signatures header (sent then only) lists every signature as space-separated `v1,<hex>` entries, the new secret’s first: accept the request when any matches',
-  'X-SVC-Timestamp': 'Unix time in milliseconds when this attempt was sent; refuse it if more than 5 minutes from your clock',
-  'X-SVC-Delivery': 'UUID of the delivery, the same on every retry and resend: deduplicate on it',
+/** The headers of webhook requests, as the OpenAPI `webhooks` sections describe them: `always` sent, or only when their description says. */
+export const WEBHOOK_HEADERS: Record<string, { description: string; always: boolean }> = {
+  'Content-Type': { description: 'application/json', always: true },
+  'X-SVC-Event': { description: 'The event kind, e.g. invoice.paid', always: true },
+  'X-SVC-Signature': {
+    description: 'Lower-case hex HMAC-SHA256(secret, X-SVC-Timestamp + raw body). Verify before processing. While a rotated secret’s overlap lasts it is the old secret’s (see X-SVC-Signatures)',
+    always: true,
+  },
+  'X-SVC-Signatures': {
+    description:
+      'Sent only while a rotated secret’s overlap lasts: every signature, as space-separated `v1,<hex>` entries, the new secret’s first (each the same HMAC as X-SVC-Signature, with that secret). Accept the request when any entry matches a secret you hold',
+    always: false,
+  },
+  'X-SVC-Timestamp': { description: 'Unix time in milliseconds when this attempt was sent; refuse it if more than 5 minutes from your clock', always: true },
+  'X-SVC-Delivery': { description: 'UUID of the delivery, the same on every retry and resend: deduplicate on it', always: true },
 };
 
 /** One kind of event, as the service that emits it declares it: the one place it is described. */
