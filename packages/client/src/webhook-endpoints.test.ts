@@ -33,13 +33,13 @@ afterAll(async () => {
   await Promise.all([crypto?.stop(), invoicing?.stop(), worker?.stop(), receiver?.close()]);
 });
 
-/** Pays a new test invoice in the sandbox, and waits for its invoice.paid delivery at the receiver. */
-async function paidDelivery(): Promise<ReceivedRequest> {
+/** Pays a new test invoice in the sandbox, and waits for its invoice.paid delivery at the receiver (to `path`, when given). */
+async function paidDelivery(path?: string): Promise<ReceivedRequest> {
   const { invoice } = await pay.invoicing.v2.invoices.create({ body: { amount: 100, description: 'Hook test' } });
   await pay.invoicing.sandbox.invoices.pay({ path: { invoiceId: invoice.id }, body: { payerBank: 'T-Bank' } });
   let delivery: ReceivedRequest | undefined;
   await eventually(() => {
-    delivery = receiver.received.find((r) => r.body.includes(invoice.id));
+    delivery = receiver.received.find((r) => r.body.includes(invoice.id) && (path === undefined || r.path === path));
     expect(delivery).toBeDefined();
   }, 30_000);
   return delivery!;
@@ -97,4 +97,41 @@ it('manages its webhook endpoints, rotates a secret, and verifies both signature
   const after = await paidDelivery();
   expect(verifyWebhook(after.body, after.headers, last, { acceptTestEvents: true }).event).toMatchObject({ event: 'invoice.paid' });
   expect(refusal(() => verifyWebhook(after.body, after.headers, webhook.secret, { acceptTestEvents: true }))).toBe('INVALID_SIGNATURE');
+}, 180_000);
+
+it("lists a webhook's deliveries with the worker's attempts, resends one, and replays the events since a time", async () => {
+  const { webhook } = await pay.invoicing.v2.webhooks.create({ body: { url: `${receiver.url}/deliveries`, events: ['invoice.paid'] } });
+  // Now, not earlier: the first test's events (to its own webhook) are before it.
+  const since = new Date().toISOString();
+  const sent = await paidDelivery('/deliveries');
+  const deliveryId = sent.headers['x-svc-delivery'] as string;
+  // Each path of a delivery is its own: only those to this webhook's URL count here.
+  const toHook = () => receiver.received.filter((r) => r.path === '/deliveries' && r.headers['x-svc-delivery'] === deliveryId);
+
+  // The worker's attempt, as the merchant reads it: succeeded, its answer recorded.
+  let listed: Awaited<ReturnType<typeof pay.invoicing.v2.webhookDeliveries.list>>['data'] = [];
+  await eventually(async () => {
+    listed = (await pay.invoicing.v2.webhookDeliveries.list({ path: { webhookId: webhook.id }, query: { status: 'succeeded' } })).data;
+    expect(listed.map((d) => d.id)).toContain(deliveryId);
+  }, 30_000);
+  const delivery = listed.find((d) => d.id === deliveryId)!;
+  expect(delivery).toMatchObject({ event: 'invoice.paid', status: 'succeeded', attempts: 1, lastStatusCode: 200, eventId: JSON.parse(sent.body).id });
+  expect(delivery.attemptHistory).toEqual([expect.objectContaining({ statusCode: 200, succeeded: true, manual: false, error: null, url: `${receiver.url}/deliveries` })]);
+
+  // A resend: the same delivery (same X-SVC-Delivery, same body) again, recorded as a manual attempt.
+  const resent = await pay.invoicing.v2.webhookDeliveries.resend({ path: { webhookId: webhook.id, deliveryId } });
+  expect(resent.delivery.id).toBe(deliveryId);
+  await eventually(() => expect(toHook()).toHaveLength(2), 30_000);
+  expect(toHook()[1]!.body).toBe(sent.body);
+  await eventually(async () => {
+    const [again] = (await pay.invoicing.v2.webhookDeliveries.list({ path: { webhookId: webhook.id } })).data.filter((d) => d.id === deliveryId);
+    expect(again!.attemptHistory.map((a) => [a.manual, a.succeeded])).toEqual([[false, true], [true, true]]);
+  }, 30_000);
+
+  // A webhook made after the event gets it only when the merchant replays since a time; a second replay makes nothing new.
+  const late = (await pay.invoicing.v2.webhooks.create({ body: { url: `${receiver.url}/late`, events: ['invoice.paid'] } })).webhook;
+  const replay = await pay.invoicing.v2.webhookEvents.replay({ path: { webhookId: late.id }, body: { since } });
+  expect(replay.replay).toMatchObject({ since, created: 1, resent: 0 });
+  await eventually(() => expect(receiver.received.filter((r) => r.path === '/late').map((r) => JSON.parse(r.body).id)).toEqual([JSON.parse(sent.body).id]), 30_000);
+  expect((await pay.invoicing.v2.webhookEvents.replay({ path: { webhookId: late.id }, body: { since } })).replay).toMatchObject({ created: 0 });
 }, 180_000);
