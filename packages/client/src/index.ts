@@ -68,7 +68,8 @@ export interface Download {
   fileName: string | undefined;
 }
 
-type SuccessStatus = 200 | 201;
+/** The success codes the documents use: 202 is an accepted resend or replay, with a body like the others. */
+type SuccessStatus = 200 | 201 | 202;
 type AnswerOf<R> = R extends { content: { 'application/json': infer J } } ? J : Download;
 /** What a successful call resolves to: the answer's JSON as the document declares it (a Download for a file). */
 export type ResultOf<O> = O extends { responses: infer R } ? { [S in keyof R & SuccessStatus]: AnswerOf<R[S]> }[keyof R & SuccessStatus] : never;
