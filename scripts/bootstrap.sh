@@ -80,6 +80,12 @@ if ! command -v chromium >/dev/null; then
   as_root apt-get update -qq; DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
 fi
 
+# --- PHP and Go, to run the /docs signing samples in those languages (signing-guide.test.ts) --
+if ! command -v php >/dev/null || ! command -v go >/dev/null; then
+  say "installing php-cli and golang-go (Debian's), for the signing samples' test"
+  as_root apt-get update -qq; DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends php-cli golang-go >/dev/null
+fi
+
 # --- kubectl, for the manifests' check (infra/k8s/validate.mjs renders them with kustomize) ----
 if ! command -v kubectl >/dev/null; then
   say "installing kubectl (Debian's kubernetes-client)"
