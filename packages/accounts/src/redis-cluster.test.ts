@@ -52,6 +52,19 @@ describe('the request path’s Redis on a Redis Cluster', () => {
     }, 20_000, 200);
   }
 
+  it('counts a request alone (key-only and anonymous limits) and claims a signature alone, whatever slot the key falls in', async () => {
+    const request = open(requestRedis({ REDIS_URL: 'redis://127.0.0.1:1', REDIS_CLUSTER_NODES: cluster.nodes }, logger));
+    await firstConnection(request);
+    const gate = new RedisGate(request);
+    // Callers enough that their keys fall on every master, few of them in the slot of '' (0).
+    const callers = Array.from({ length: 12 }, (_, i) => `10.0.0.${i}`);
+    const rule = { prefix: 'rl:test:ip', limit: 1, windowMs: 60_000 };
+    const counted = await Promise.all(callers.map(async (who) => [(await gate.pass({ rate: { rule, who } })).allowed, (await gate.pass({ rate: { rule, who } })).allowed]));
+    expect(counted).toEqual(callers.map(() => [true, false]));
+    const claims = await Promise.all(callers.map(async (who) => [(await gate.pass({ claim: { key: `replay:test:${who}`, ttlMs: 60_000 } })).claimed, (await gate.pass({ claim: { key: `replay:test:${who}`, ttlMs: 60_000 } })).claimed]));
+    expect(claims).toEqual(callers.map(() => [true, false]));
+  }, 60_000);
+
   it('counts and claims in one script in the merchant’s slot, and carries key changes; again after a master is killed and its replica took over', async () => {
     const request = open(requestRedis({ REDIS_URL: 'redis://127.0.0.1:1', REDIS_CLUSTER_NODES: cluster.nodes }, logger));
     await firstConnection(request);

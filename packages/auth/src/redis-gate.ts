@@ -5,7 +5,8 @@ import type { Cluster, Redis } from 'ioredis';
  * fixed-window rate limit and, for a signed request, claim its signature against replays.
  * Both decisions are made in one round trip; the claim is skipped when the rate limit
  * refuses, so a refused request never burns its signature.
- * KEYS: counter, claim (in one slot on a cluster: see `keyCaller`). ARGV: limit (0: no counting), window ms, claim ttl ms (0: no claim).
+ * KEYS: counter, claim (in one slot on a cluster: see `keyCaller`; the one not used repeats the
+ * other). ARGV: limit (0: no counting), window ms, claim ttl ms (0: no claim).
  * Returns { count, verdict }: verdict 1 passed, 0 replayed, -1 over the limit.
  */
 const GATE_SCRIPT = `
@@ -76,10 +77,13 @@ export class RedisGate {
     const now = opts.now ?? Date.now();
     const rule = opts.rate?.rule;
     const window = rule ? Math.floor(now / rule.windowMs) : 0;
-    const counter = rule ? `${rule.prefix}:${opts.rate!.who}:${window}` : '';
+    const counter = rule ? `${rule.prefix}:${opts.rate!.who}:${window}` : null;
+    const claim = opts.claim?.key ?? null;
+    // A key the script does not touch still names a slot: the one in use stands in for it, so a
+    // count alone or a claim alone is in one slot on a cluster ('' would be slot 0: CROSSSLOT).
     const [count, verdict] = await this.redis.payGate(
-      counter,
-      opts.claim?.key ?? '',
+      counter ?? claim ?? '',
+      claim ?? counter ?? '',
       rule?.limit ?? 0,
       rule?.windowMs ?? 0,
       opts.claim?.ttlMs ?? 0,
