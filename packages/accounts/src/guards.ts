@@ -73,6 +73,7 @@ export function merchantGuards(o: MerchantGuardOptions): { none: RequestHandler[
         replayGuard: new ReplayGuard(o.redis, { windowMs: SIGNATURE_WINDOW_MS, prefix: `replay:${o.service}:` }),
         rateLimit: perKey,
         now: () => o.clock.now().getTime(),
+        onUnavailable: (err) => o.logger.warn({ err }, 'replay guard unavailable; answering 503 to a signed request'),
       }),
     ],
   };

@@ -91,6 +91,8 @@ export interface RequireSignatureOptions {
    * separate rateLimit guard). Refused requests (bad signature, stale timestamp) count too.
    */
   rateLimit?: RateRule;
+  /** Told why a signature could not be checked for replay (Redis failed the claim), before the 503 answer. */
+  onUnavailable?: (err: unknown) => void;
 }
 
 /** Verifies the request signature of an already authenticated caller (mount after `requireApiKey`). */
@@ -146,9 +148,10 @@ export function requireSignature(opts: RequireSignatureOptions): RequestHandler 
       try {
         // signature is set: refusal() refused a request without one.
         result = await opts.replayGuard.claimCounted(signatureClaimId(auth.merchantId, signature!), rate, now());
-      } catch {
+      } catch (err) {
         // A signature that cannot be checked for replay is not accepted: accepting it would let
         // a captured request through twice. The caller can retry with a fresh signature.
+        opts.onUnavailable?.(err);
         throw new ApiError('SERVICE_UNAVAILABLE', 'Signed requests cannot be checked for replay right now; retry shortly with a fresh signature');
       }
       if (rate) setRateHeaders(res, rate.rule, result);
