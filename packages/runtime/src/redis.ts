@@ -25,16 +25,35 @@ export function clusterNodesOf(list: string): ClusterNode[] {
     });
 }
 
+/** How often a cluster client asks for the slot map unprompted, so it learns of a promoted replica within this even on a connection no command fails on. */
+export const CLUSTER_SLOTS_REFRESH_MS = 2000;
+
 /**
  * One client for either deployment, with the same per-connection options. On a cluster the
- * client learns every node from any startup node that answers (CLUSTER SLOTS), follows
- * MOVED/ASK, and after a failover finds the promoted replica by refreshing the slots; it sends
- * to masters only (`scaleReads` stays `master`), so a request never reads a replica's lag.
+ * client learns every node from any startup node that answers (CLUSTER SLOTS, again every
+ * CLUSTER_SLOTS_REFRESH_MS), follows MOVED/ASK, and after a failover finds the promoted
+ * replica by refreshing the slots; it sends to masters only (`scaleReads` stays `master`), so a
+ * request never reads a replica's lag.
+ *
+ * `deadlineMs` bounds a command on a cluster from the moment it is sent, across the client's
+ * own retries. Without it, a command for the slots of a master just killed is retried every
+ * `retryDelayOnFailover` (each time after a slots refresh) up to `maxRedirections` times:
+ * 4.5 s measured for one INCR whose `commandTimeout` was 500 ms, since that per-connection
+ * timer starts only once a node takes the command, and a node being reconnected refuses it
+ * first (redis-failover.test.ts). Such a client does not auto-pipeline on a cluster: a slot's
+ * next auto-pipeline waits, unsent and so with no timer running, until the one in flight has
+ * finished its retries (2.6 s measured with the deadline armed and auto-pipelining on).
  */
-function connect(settings: RedisSettings, options: RedisOptions, clusterOptions: { enableOfflineQueue?: boolean; enableAutoPipelining?: boolean } = {}): RedisClient {
+function connect(
+  settings: RedisSettings,
+  options: RedisOptions,
+  clusterOptions: { enableOfflineQueue?: boolean; enableAutoPipelining?: boolean } = {},
+  deadlineMs?: number,
+): RedisClient {
   if (!settings.REDIS_CLUSTER_NODES) return new Redis(settings.REDIS_URL, { ...options, ...clusterOptions });
-  return new Cluster(clusterNodesOf(settings.REDIS_CLUSTER_NODES), {
+  const cluster = new Cluster(clusterNodesOf(settings.REDIS_CLUSTER_NODES), {
     ...clusterOptions,
+    ...(deadlineMs === undefined ? {} : { enableAutoPipelining: false }),
     redisOptions: options,
     // A failover takes cluster-node-timeout plus an election: retry a redirected or refused
     // command for that long rather than failing it on the first refusal.
@@ -43,6 +62,21 @@ function connect(settings: RedisSettings, options: RedisOptions, clusterOptions:
     retryDelayOnTryAgain: 200,
     slotsRefreshTimeout: 2000,
   });
+  // Not ioredis's slotsRefreshInterval: a refresh in flight when the client quits arms its
+  // timer again, for ever, and the process never ends (seen in a test that closed its client
+  // during a failover). This one is unref'd and stops when the client ends.
+  const refresh = setInterval(() => cluster.status === 'ready' && cluster.refreshSlotsCache(), CLUSTER_SLOTS_REFRESH_MS).unref();
+  cluster.once('end', () => clearInterval(refresh));
+  if (deadlineMs !== undefined) {
+    const send = cluster.sendCommand.bind(cluster);
+    // ioredis arms a command's timer once (Command#setTimeout keeps the first): armed here, at
+    // the cluster, it runs across every retry, and the node's own commandTimeout is a no-op.
+    cluster.sendCommand = (command, stream, node) => {
+      command.setTimeout(deadlineMs);
+      return send(command, stream, node);
+    };
+  }
+  return cluster;
 }
 
 const lastErrors = new WeakMap<RedisClient, Error>();
@@ -70,7 +104,7 @@ function watched<C extends RedisClient>(redis: C, role: string, logger: Logger):
 export function requestRedis(settings: RedisSettings, logger: Logger, timeoutMs = REQUEST_REDIS_TIMEOUT_MS): RedisClient {
   // Auto-pipelining sends the commands concurrent requests issue in one tick as one write:
   // under load, one syscall for many rate-limit checks instead of one each.
-  return watched(connect(settings, { commandTimeout: timeoutMs, maxRetriesPerRequest: 1 }, { enableOfflineQueue: false, enableAutoPipelining: true }), 'requests', logger);
+  return watched(connect(settings, { commandTimeout: timeoutMs, maxRetriesPerRequest: 1 }, { enableOfflineQueue: false, enableAutoPipelining: true }, timeoutMs), 'requests', logger);
 }
 
 /**
