@@ -3,10 +3,10 @@
  * answered below 500, refusals carry the error shape and write nothing, and no merchant or
  * mode reaches another's objects. Counts go to artefacts/fuzz-crypto.json.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { checkCrossOwner, fuzzOperations, WriteSnapshot, type FuzzReport } from '@pay/testing';
+import { checkCrossOwner, fuzzOperations, sendDocumentedExamples, WriteSnapshot, type FuzzReport } from '@pay/testing';
 import { cryptoAppForSuite, fund, registerMerchant, signedRequest, testKeyFor, type TestMerchant } from '../test/test-support';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
@@ -80,4 +80,11 @@ describe('crypto under hostile input', () => {
     expect(report.serverErrors).toBe(0);
     expect(report.cases).toBeGreaterThanOrEqual(RUNS * 10);
   }, 300_000);
+  // Last: an example may delete or change the fixtures (a webhook deleted, a secret regenerated).
+  it('accepts the request each operation’s documented example shows (docs/openapi/crypto.json), as a merchant copies it', async () => {
+    const document = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'docs', 'openapi', 'crypto.json'), 'utf8'));
+    const { sent, refused } = await sendDocumentedExamples({ app: ctx.app, operations: operations(), signing: 'crypto', caller: owner, realId: (_op, param) => ownerIds[param], document });
+    expect(refused).toEqual([]);
+    expect(sent).toBeGreaterThanOrEqual(12);
+  }, 120_000);
 });

@@ -3,9 +3,9 @@
  * answered below 500, refusals carry the error shape and write nothing, and no merchant or
  * mode reaches another's objects. Counts go to artefacts/fuzz-invoicing.json.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkCrossOwner, fuzzOperations, WriteSnapshot, type FuzzReport } from '@pay/testing';
+import { checkCrossOwner, fuzzOperations, sendDocumentedExamples, WriteSnapshot, type FuzzReport } from '@pay/testing';
 import request from 'supertest';
 import { noisePng, uploadReceiptRequest } from '../test/receipts/test-fixtures';
 import { customerColumnsOf } from '../test/customers/store';
@@ -94,5 +94,14 @@ describe('invoicing under hostile input', () => {
       snapshot,
     });
     expect(report.crossOwnerCalls).toBeGreaterThanOrEqual(12);
+  }, 120_000);
+  // Last: an example may delete or change the fixtures (a webhook deleted, a secret regenerated).
+  it('accepts the request each operation’s documented example shows (docs/openapi/invoicing.json), as a merchant copies it', async () => {
+    const document = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'docs', 'openapi', 'invoicing.json'), 'utf8'));
+    const { sent, refused } = await sendDocumentedExamples({ app: ctx.app, operations: [...ctx.apis.v2.operations, ...ctx.apis.v1.operations], signing: 'v2', caller: owner, realId: (_op, param) => ownerIds[param], document,
+      relativeTimes: { expiresAt: () => new Date(Date.now() + 3600_000).toISOString(), since: () => new Date(Date.now() - 3600_000).toISOString() },
+    });
+    expect(refused).toEqual([]);
+    expect(sent).toBeGreaterThanOrEqual(40);
   }, 120_000);
 });

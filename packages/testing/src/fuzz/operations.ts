@@ -201,6 +201,56 @@ export async function fuzzOperations(t: FuzzTarget): Promise<FuzzReport> {
   return report;
 }
 
+/** An operation of the OpenAPI document: what sendDocumentedExamples reads of it. */
+interface DocumentedOperation {
+  parameters?: { name: string; in: string; example?: unknown }[];
+  requestBody?: { content: Record<string, { example?: unknown }> };
+}
+
+/**
+ * Sends each operation's documented example request (its JSON body and query examples from
+ * the OpenAPI document `document`), as the caller, with the caller's real ids in the path
+ * (`realId`, else the document's example): the request a merchant copies from /docs. Returns
+ * the operations the service refused as invalid (400) or failed (5xx), with its answer: a
+ * document whose example the service refuses teaches the wrong request. Other refusals (a
+ * 422 for an invoice in the wrong state, a 404 for an object an earlier example deleted) are
+ * the business rules at work, not the example's fault.
+ */
+export async function sendDocumentedExamples(
+  t: Pick<FuzzTarget, 'app' | 'operations' | 'signing' | 'caller' | 'realId'> & {
+    document: { paths: Record<string, Record<string, DocumentedOperation>> };
+    /**
+     * Body fields whose valid values move with the clock (a v1 `expiresAt` at most 30 days
+     * ahead, a replay's `since` within the last 30 days): the document's fixed example date
+     * ages out of them, so each is sent as the value given here, taken now.
+     */
+    relativeTimes?: Record<string, () => string>;
+  },
+): Promise<{ sent: number; refused: string[] }> {
+  const out = { sent: 0, refused: [] as string[] };
+  for (const op of t.operations) {
+    if (op.auth === 'session' || op.upload) continue;
+    const documented = t.document.paths[op.path.replace(/:(\w+)/g, '{$1}')]?.[op.method.toLowerCase()];
+    if (!documented) throw new Error(`${op.method.toUpperCase()} ${op.path} is not in the document`);
+    const params: Record<string, string> = {};
+    const query: Record<string, unknown> = {};
+    for (const p of documented.parameters ?? []) {
+      if (p.in === 'path') params[p.name] = t.realId?.(op, p.name) ?? String(p.example);
+      if (p.in === 'query' && p.example !== undefined) query[p.name] = p.example;
+    }
+    let example = documented.requestBody?.content['application/json']?.example;
+    if (example && typeof example === 'object') {
+      const moved = Object.entries(t.relativeTimes ?? {}).filter(([field]) => field in example!);
+      if (moved.length) example = { ...example, ...Object.fromEntries(moved.map(([field, now]) => [field, now()])) };
+    }
+    const c: Case = { params, query: Object.keys(query).length ? query : undefined, body: example === undefined ? undefined : json(example), auth: 'valid' };
+    const res = await send(t as FuzzTarget, op, c);
+    out.sent++;
+    if (res.status === 400 || res.status >= 500) out.refused.push(`${op.method.toUpperCase()} ${op.path}: ${res.status} ${res.text.slice(0, 300)}`);
+  }
+  return out;
+}
+
 /** A body the operation's own schema accepts, drawn from its generator (fixed seed, so the same every run). */
 export function validBodyOf(op: FuzzOperation): string | undefined {
   if (!op.body) return undefined;

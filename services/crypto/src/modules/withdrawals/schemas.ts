@@ -2,11 +2,14 @@ import { Type } from '@sinclair/typebox';
 import { Amount, NullableTimestamp, PageQuery, Timestamp, Uuid, StringEnum } from '@pay/schemas';
 import { CurrencyCode, NetworkName } from '../invoices/schemas';
 
+/** A valid Tron address, for the documents' examples (their currency is USDT_TRC20, the first listed). */
+const TRON_EXAMPLE_ADDRESS = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';
+
 export const WithdrawalStatus = StringEnum(['Pending', 'Processing', 'Completed', 'Failed'] as const, { title: 'WithdrawalStatus' });
 
 export const CreateWithdrawalBody = Type.Object(
   {
-    toAddress: Type.String({ minLength: 1, maxLength: 128, description: 'Recipient wallet on the currency’s network' }),
+    toAddress: Type.String({ minLength: 1, maxLength: 128, description: 'Recipient wallet on the currency’s network', examples: [TRON_EXAMPLE_ADDRESS] }),
     amount: Type.Number({ description: 'Decimal amount, at most 6 decimal places; the 1% fee is taken from it' }),
     currency: CurrencyCode,
   },
@@ -16,7 +19,7 @@ export const CreateWithdrawalBody = Type.Object(
 export const CreatedWithdrawal = Type.Object({
   id: Uuid,
   withdrawalNumber: Type.String({ pattern: '^WD-\\d{8}-[A-Z0-9]+$', examples: ['WD-20260115-A1B2C3'] }),
-  toAddress: Type.String(),
+  toAddress: Type.String({ examples: [TRON_EXAMPLE_ADDRESS] }),
   amount: Amount,
   fee: Amount,
   netAmount: Amount,
