@@ -133,7 +133,7 @@ let clockMs = 0;
 /** Every signed case gets its own millisecond, so only the deliberate replays repeat a signature. */
 const nextNow = () => (clockMs = Math.max(Date.now(), clockMs + 1));
 
-async function send(t: FuzzTarget, op: FuzzOperation, c: Case, signAt?: number): Promise<request.Response> {
+async function send(t: Pick<FuzzTarget, 'app' | 'caller' | 'signing'>, op: FuzzOperation, c: Case, signAt?: number): Promise<request.Response> {
   const path = op.path.replace(/:(\w+)/g, (_, name: string) => c.params[name] ?? 'x');
   const method = op.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
   let req = request(t.app)[method](path + queryString(c.query));
@@ -239,12 +239,13 @@ export async function sendDocumentedExamples(
       if (p.in === 'query' && p.example !== undefined) query[p.name] = p.example;
     }
     let example = documented.requestBody?.content['application/json']?.example;
-    if (example && typeof example === 'object') {
-      const moved = Object.entries(t.relativeTimes ?? {}).filter(([field]) => field in example!);
-      if (moved.length) example = { ...example, ...Object.fromEntries(moved.map(([field, now]) => [field, now()])) };
+    if (example && typeof example === 'object' && !Array.isArray(example)) {
+      const fields = example as Record<string, unknown>;
+      const moved = Object.entries(t.relativeTimes ?? {}).filter(([field]) => field in fields);
+      if (moved.length) example = { ...fields, ...Object.fromEntries(moved.map(([field, now]) => [field, now()])) };
     }
     const c: Case = { params, query: Object.keys(query).length ? query : undefined, body: example === undefined ? undefined : json(example), auth: 'valid' };
-    const res = await send(t as FuzzTarget, op, c);
+    const res = await send(t, op, c);
     out.sent++;
     if (res.status === 400 || res.status >= 500) out.refused.push(`${op.method.toUpperCase()} ${op.path}: ${res.status} ${res.text.slice(0, 300)}`);
   }
