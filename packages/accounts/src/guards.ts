@@ -73,7 +73,8 @@ export function merchantGuards(o: MerchantGuardOptions): { none: RequestHandler[
         replayGuard: new ReplayGuard(o.redis, { windowMs: SIGNATURE_WINDOW_MS, prefix: `replay:${o.service}:` }),
         rateLimit: perKey,
         now: () => o.clock.now().getTime(),
-        onUnavailable: (err) => o.logger.warn({ err }, 'replay guard unavailable; answering 503 to a signed request'),
+        // Under the request's id, as its 503 is logged: the answer and its cause read together.
+        onUnavailable: (err, req) => req.log.warn({ err }, 'replay guard unavailable; answering 503 to a signed request'),
       }),
     ],
   };

@@ -390,21 +390,21 @@ describe('errors reach the error handler', () => {
     expect(res.body.error.message).toMatch(/after requireApiKey/);
   });
 
-  it('as 503 SERVICE_UNAVAILABLE when Redis fails the claim, the cause told to onUnavailable', async () => {
+  it('as 503 SERVICE_UNAVAILABLE when Redis fails the claim, the cause and request told to onUnavailable', async () => {
     // Nothing listens on port 1; without the offline queue a command fails at once.
     const away = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
     away.on('error', () => undefined);
-    const told: unknown[] = [];
+    const told: { message: string; path: string }[] = [];
     const guarded = express();
     guarded.use(jsonWithRawBody({ limit: '1kb' }));
-    guarded.post('/api/v1/withdrawals', requireApiKey(keys), requireSignature({ style: 'crypto', replayGuard: new ReplayGuard(away, { windowMs: 300_000, prefix }), now: () => nowMs, onUnavailable: (err) => told.push(err) }), echo);
+    guarded.post('/api/v1/withdrawals', requireApiKey(keys), requireSignature({ style: 'crypto', replayGuard: new ReplayGuard(away, { windowMs: 300_000, prefix }), now: () => nowMs, onUnavailable: (err, req) => told.push({ message: (err as Error).message, path: req.path }) }), echo);
     guarded.use(renderError);
     const headers = signedHeaders('crypto', SECRET, { method: 'POST', path: '/api/v1/withdrawals', body: AMOUNT, now: nowMs });
     const res = await request(guarded).post('/api/v1/withdrawals').set('X-Api-Key', LIVE_KEY).set(headers).set('Content-Type', 'application/json').send(AMOUNT);
     // Closed, its failed connection attempt included, before the test ends.
     if (away.status !== 'end') await new Promise((resolve) => (away.once('end', resolve), away.disconnect()));
     expectError(res, 503, 'SERVICE_UNAVAILABLE', /cannot be checked for replay/);
-    expect(told.map((e) => (e as Error).message)).toEqual([expect.stringMatching(/Stream isn't writeable|Connection is closed|ECONNREFUSED/)]);
+    expect(told).toEqual([{ message: expect.stringMatching(/Stream isn't writeable|Connection is closed|ECONNREFUSED/), path: '/api/v1/withdrawals' }]);
   });
 
   it('at construction when the replay guard forgets sooner than signatures expire', () => {

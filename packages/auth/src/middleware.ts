@@ -92,7 +92,7 @@ export interface RequireSignatureOptions {
    */
   rateLimit?: RateRule;
   /** Told why a signature could not be checked for replay (Redis failed the claim), before the 503 answer. */
-  onUnavailable?: (err: unknown) => void;
+  onUnavailable?: (err: unknown, req: Request) => void;
 }
 
 /** Verifies the request signature of an already authenticated caller (mount after `requireApiKey`). */
@@ -151,7 +151,7 @@ export function requireSignature(opts: RequireSignatureOptions): RequestHandler 
       } catch (err) {
         // A signature that cannot be checked for replay is not accepted: accepting it would let
         // a captured request through twice. The caller can retry with a fresh signature.
-        opts.onUnavailable?.(err);
+        opts.onUnavailable?.(err, req);
         throw new ApiError('SERVICE_UNAVAILABLE', 'Signed requests cannot be checked for replay right now; retry shortly with a fresh signature');
       }
       if (rate) setRateHeaders(res, rate.rule, result);
