@@ -131,6 +131,25 @@ async function onBoth(pair: ApiClient[], send: (c: ApiClient) => Promise<{ statu
  */
 const STARVED = /Connection terminated due to connection timeout|Unable to start a transaction in the given time|timeout exceeded when trying to connect|Command timed out/;
 
+/** A log line's request id, when it has one. */
+function requestIdOf(line: string): string | null {
+  try {
+    return (JSON.parse(line) as { req?: { id?: string } }).req?.id ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A process's error lines that are starvation: a STARVED timeout itself, or a request's 503
+ * whose cause, logged under the same request id, was one (a signed request whose replay claim
+ * timed out on Redis: the client sends it again, as the README asks). Any other 503 is an error.
+ */
+function starvation(lines: string[]): (line: string) => boolean {
+  const starvedRequests = new Set(lines.filter((l) => STARVED.test(l)).map(requestIdOf).filter((id) => id !== null));
+  return (line) => STARVED.test(line) || (/"statusCode":503\b/.test(line) && starvedRequests.has(requestIdOf(line)!));
+}
+
 /** A log line in short: its level, message and error message, or a request's method, path, status and error code. */
 function summary(line: string): string {
   try {
@@ -623,9 +642,16 @@ export function describeDoubledStack(variant: StackVariant): void {
       // Every process stops cleanly, and none logged an error but starvation timeouts (counted, as are warnings).
       const exits = await Promise.all(Object.entries(procs).map(async ([key, svc]) => [key, svc.child.exitCode ?? (await svc.stop())] as const));
       expect(Object.fromEntries(exits)).toEqual(Object.fromEntries(Object.keys(procs).map((k) => [k, 0])));
-      const logged = (keep: (line: string) => boolean) => Object.fromEntries(Object.entries(procs).map(([key, svc]) => [key, svc.problems().filter(keep).map(summary)]));
-      const errors = logged((l) => logLevelOf(l) !== 40 && !STARVED.test(l));
-      const timeouts = logged((l) => logLevelOf(l) !== 40 && STARVED.test(l));
+      const logged = (keep: (line: string, starved: (line: string) => boolean) => boolean) =>
+        Object.fromEntries(
+          Object.entries(procs).map(([key, svc]) => {
+            const lines = svc.problems();
+            const starved = starvation(lines);
+            return [key, lines.filter((l) => keep(l, starved)).map(summary)];
+          }),
+        );
+      const errors = logged((l, starved) => logLevelOf(l) !== 40 && !starved(l));
+      const timeouts = logged((l, starved) => logLevelOf(l) !== 40 && starved(l));
       const warnings = logged((l) => logLevelOf(l) === 40);
       phase('stop');
       // Through PgBouncer, each service logged in to its schema's entry (PgBouncer logs every login):
