@@ -139,6 +139,7 @@ export function refusal(err: unknown): string {
   }
   return 'other';
 }
+export const hooks = (w: pay.Webhook, d: pay.WebhookDelivery): string[] => [w.id, d.attemptHistory[0]?.url ?? ''];
 export const named = (i: pay.Invoice, c: pay.Customer, k: pay.KycSession, w: pay.Withdrawal, t: pay.Transaction, b: pay.Balances): string[] => [i.id, c.id, k.id, w.id, t.id, String(b.totalUsdValue)];
 export const firstTen = (): Promise<pay.Customer[]> => client.invoicing.v2.customers.list.each().toArray({ limit: 10 });
 client.on('response', (e: pay.ResponseEvent) => console.log(e.method, e.path, e.status, e.elapsed, e.requestId));

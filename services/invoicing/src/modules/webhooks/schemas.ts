@@ -53,7 +53,7 @@ export const Webhook = Type.Object({
   disabledAt: Type.Union([Timestamp, Type.Null()], { description: 'Set when every delivery failed for 3 days, or its merchant disabled it; replay to re-enable' }),
   disabledReason: Type.Union([Type.String(), Type.Null()], { description: '`every delivery failed for 3 days` or `disabled by the merchant`' }),
   failingSince: NullableTimestamp,
-});
+}, { title: 'Webhook' });
 
 export const Delivery = Type.Object({
   id: Uuid,
@@ -65,7 +65,7 @@ export const Delivery = Type.Object({
   lastError: Type.Union([Type.String(), Type.Null()]),
   createdAt: Timestamp,
   nextAttemptAt: NullableTimestamp,
-});
+}, { title: 'WebhookDeliverySummary', description: 'A delivery without its attempts' });
 
 export const DeliveryQuery = Type.Object(
   { status: Type.Optional(StringEnum(['pending', 'succeeded', 'failed'] as const)), event: Type.Optional(EventKind), ...OffsetQuery(100) },
@@ -93,7 +93,7 @@ export function RotateSecretBody(defaultSeconds: number) {
 export const RotatedSecret = Type.Object({
   secret: Type.String({ description: 'The new secret, signing from the next request on' }),
   previousSecretExpiresAt: Type.Union([Timestamp, Type.Null()], { description: 'Until when the replaced secret signs too; null when it stopped at once' }),
-});
+}, { title: 'RotatedWebhookSecret' });
 
 export const DeliveryParams = Type.Object({ webhookId: Uuid, deliveryId: Uuid });
 
@@ -106,13 +106,13 @@ export const Attempt = Type.Object({
   responseBody: Type.Union([Type.String({ description: 'First 1 KB' }), Type.Null()]),
   succeeded: Type.Boolean(),
   manual: Type.Boolean({ description: 'A resend or replay asked for, rather than the retry schedule' }),
-});
+}, { title: 'WebhookAttempt' });
 
 export const DeliveryWithAttempts = Type.Object({
   ...Delivery.properties,
   eventId: Type.String({ format: 'uuid', description: 'The event it delivers: its body’s `id`' }),
   attemptHistory: Type.Array(Attempt, { description: 'Every request made for it, oldest first' }),
-});
+}, { title: 'WebhookDelivery' });
 
 export const ReplayBody = Type.Object(
   { since: Type.String({ format: 'date-time', description: 'Replay the events from this time on (ISO 8601), at most 30 days ago' }) },
@@ -123,4 +123,4 @@ export const Replayed = Type.Object({
   since: Timestamp,
   created: Type.Integer({ minimum: 0, description: 'Events it had no delivery of, now delivered' }),
   resent: Type.Integer({ minimum: 0, description: 'Deliveries sent again (failed ones on a fresh schedule, succeeded ones resent, waiting retries brought forward)' }),
-});
+}, { title: 'WebhookReplay' });
