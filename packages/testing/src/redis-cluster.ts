@@ -213,6 +213,14 @@ export async function startRedisCluster(opts: { masters?: number; replicasPerMas
       const seen = await nodesSeenFrom(live()[0]!);
       return seen.filter((n) => n.role === 'master' && !n.failed && n.slots > 0).map(({ port, slots }) => ({ port, slots }));
     },
+    /** The master serving `key`'s slot now, and how many replicas it has (killMaster needs one). */
+    async masterOf(key: string): Promise<{ port: number; replicas: number }> {
+      const seen = await nodesSeenFrom(live()[0]!);
+      const slot = Number((await cli(live()[0]!, 'cluster', 'keyslot', key)).trim());
+      const master = seen.find((n) => n.role === 'master' && !n.failed && n.ranges.some(([a, b]) => a <= slot && slot <= b));
+      if (!master) throw new Error(`no master serves ${key} (slot ${slot})`);
+      return { port: master.port, replicas: seen.filter((n) => n.masterId === master.id && !n.failed).length };
+    },
     /**
      * SIGKILL to one master (the one holding `holding`'s slot, else the first), as a crashed
      * host: resolves once its replica has been elected and every live node says
@@ -223,7 +231,8 @@ export async function startRedisCluster(opts: { masters?: number; replicasPerMas
       const slot = o.holding === undefined ? null : Number((await cli(live()[0]!, 'cluster', 'keyslot', o.holding)).trim());
       const victim = before.find((n) => n.role === 'master' && n.slots > 0 && (slot === null || n.ranges.some(([a, b]) => a <= slot && slot <= b)));
       if (!victim) throw new Error(`no master serving slots${o.holding ? ` for ${o.holding}` : ''}`);
-      const replica = before.find((n) => n.masterId === victim.id)!;
+      const replica = before.find((n) => n.masterId === victim.id && !n.failed);
+      if (!replica) throw new Error(`master ${victim.port} has no replica to take over: killing it would leave its slots unserved`);
       const started = Date.now();
       const child = servers.get(victim.port)!;
       await new Promise<void>((resolve) => {
