@@ -4,7 +4,7 @@
  * (.dependency-cruiser.cjs: test-support-through-its-entry), so it can change with them.
  */
 export type { SqlQuery } from './withdrawals/store';
-export { openWithdrawalsIn } from './withdrawals/store';
+export { openWithdrawalListIn, openWithdrawalsIn, withdrawalsByKeyIn } from './withdrawals/store';
 export { withdrawalStatusCountsIn } from './withdrawals/totals-store';
 export { transactionCountIn } from './transactions/totals-store';
 export { invoiceStatusCountsIn } from './invoices/totals-store';

@@ -7,7 +7,7 @@ export { newMerchant, newMerchantIn, startBuiltInvoicing, startInvoicingApp, v1R
 export { moscowDay, multipartBody, receiptPdf, receiptPng, uploadReceiptRequest } from './receipts/test-fixtures';
 export { countReceipts } from './receipts/store';
 export { documentForm, postDocuments } from './kyc/fixtures';
-export { expireNowIn, invoiceStatusesIn, pendingInvoicesIn, batchInvoiceCountsIn, type SqlQuery } from './invoices/store';
+export { expireNowIn, invoicesByKey, invoiceStatusesIn, pendingInvoicesIn, batchInvoiceCountsIn, type SqlQuery } from './invoices/store';
 export { unfinishedBatchWorkIn, batchesCreatedIn, emailOutcomesIn } from './batch/store';
 export { customerTotalsIn } from './customers/store';
 export { refundStatusCountsIn } from './refunds/store';

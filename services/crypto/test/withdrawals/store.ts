@@ -75,6 +75,11 @@ export async function openWithdrawalsIn(query: SqlQuery): Promise<number> {
   return row!.n;
 }
 
+/** The withdrawals still Pending or Processing, oldest first (id and status), read with a chaos stack's `query`. */
+export function openWithdrawalListIn(query: SqlQuery): Promise<{ id: string; status: string }[]> {
+  return query(`SELECT id::text, status::text FROM crypto.withdrawals WHERE status IN ('Pending', 'Processing') ORDER BY created_at`);
+}
+
 /** Every withdrawal with its Idempotency-Key, how many of its merchant's share that key, its status and amount (text), read with a chaos stack's `query`. */
 export async function withdrawalsByKeyIn(query: SqlQuery): Promise<{ id: string; merchant_id: string; key: string; n: number; status: string; amount: string }[]> {
   return query(
