@@ -63,9 +63,9 @@ describe('the request path’s Redis on a Redis Cluster', () => {
     expect(counted).toEqual(callers.map(() => [true, false]));
     const claims = await Promise.all(callers.map(async (who) => [(await gate.pass({ claim: { key: `replay:test:${who}`, ttlMs: 60_000 } })).claimed, (await gate.pass({ claim: { key: `replay:test:${who}`, ttlMs: 60_000 } })).claimed]));
     expect(claims).toEqual(callers.map(() => [true, false]));
-    // Sent in one tick, as a service's concurrent requests are: auto-pipelining sends each node's
-    // share as one pipeline, which a single call across two slots would fail whole, signed
-    // requests' claims included (their 503s).
+    // Sent in one tick, as a service's concurrent requests are: while the request client
+    // auto-pipelined on a cluster, a node's share went as one pipeline, which one call across two
+    // slots failed whole, signed requests' claims included (the doubled stack's 503s).
     const signed = (i: number) => ({ rate: { rule: { ...rule, prefix: 'rl:test:key' }, who: keyCaller({ merchantId: `m-${i}`, keyId: 'k' }) }, claim: { key: `replay:test:${signatureClaimId(`m-${i}`, 'sig')}`, ttlMs: 60_000 } });
     const mixed = await Promise.allSettled(callers.flatMap((who, i) => [gate.pass({ rate: { rule, who: `${who}-mixed` } }), gate.pass(signed(i))]));
     expect(mixed.map((r) => (r.status === 'fulfilled' ? r.value.allowed : String(r.reason)))).toEqual(mixed.map(() => true));
