@@ -7,6 +7,17 @@ import { RESPONSE_EXCERPT_BYTES, webhookHeaders } from '@pay/webhooks';
 
 /** Read past the excerpt so a keep-alive socket can be reused; a longer answer costs its socket. */
 const MAX_DRAIN_BYTES = 256 * 1024;
+/** URLs whose parse and check are kept (a few per endpoint): every send went through `new URL` twice. */
+const PARSED_URLS = 1000;
+
+/** What a send needs of its URL, parsed once: the check's verdict and the request's target. */
+interface ParsedUrl {
+  problem: string | null;
+  secure: boolean;
+  hostname: string;
+  /** For http.request: host (brackets off an IPv6 literal), port and path, as it derives them from a URL. */
+  target: { protocol: string; hostname: string; port: number | undefined; path: string };
+}
 
 export interface SendRequest {
   url: string;
@@ -61,6 +72,7 @@ class RefusedAddress extends Error {
 export class WebhookSender {
   private readonly agents: { http: http.Agent; https: https.Agent };
   private readonly lookup: LookupFn;
+  private readonly parsed = new Map<string, ParsedUrl>();
 
   constructor(private readonly o: SenderOptions) {
     const base = o.lookup ?? dns.lookup;
@@ -72,7 +84,7 @@ export class WebhookSender {
   async send(r: SendRequest): Promise<SendResult> {
     const started = performance.now();
     const done = (x: Omit<SendResult, 'durationMs'>): SendResult => ({ ...x, durationMs: Math.round(performance.now() - started) });
-    const problem = outboundUrlProblem(r.url, { allowPrivate: this.o.allowPrivate });
+    const { problem } = this.parse(r.url);
     if (problem) return done({ statusCode: null, error: `refused: the URL ${problem}`, responseBody: null, succeeded: false, refused: true, retryAfter: null });
     try {
       const { statusCode, excerpt, retryAfter } = await this.post(r);
@@ -91,15 +103,37 @@ export class WebhookSender {
    * deadline: a fresh connection that fails is a failed attempt. (A receiver that did read it
    * and then crashed gets it twice, with one X-SVC-Delivery: deliveries are at least once.)
    */
+  /** The URL's check (outboundUrlProblem: it depends on the text alone) and request target, kept per URL. */
+  private parse(raw: string): ParsedUrl {
+    let p = this.parsed.get(raw);
+    if (!p) {
+      const problem = outboundUrlProblem(raw, { allowPrivate: this.o.allowPrivate });
+      const url = problem ? null : new URL(raw);
+      p = {
+        problem,
+        secure: url?.protocol === 'https:',
+        hostname: url?.hostname ?? '',
+        // What http.request takes from a URL object (urlToHttpOptions).
+        target: url
+          ? { protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port === '' ? undefined : Number(url.port), path: `${url.pathname}${url.search}` }
+          : { protocol: '', hostname: '', port: undefined, path: '' },
+      };
+      if (this.parsed.size >= PARSED_URLS) this.parsed.delete(this.parsed.keys().next().value!);
+      this.parsed.set(raw, p);
+    }
+    return p;
+  }
+
   private post(r: SendRequest, deadline = performance.now() + this.o.timeoutMs): Promise<{ statusCode: number; excerpt: string; retryAfter: string | null }> {
-    const url = new URL(r.url);
-    const secure = url.protocol === 'https:';
+    const url = this.parse(r.url);
+    const secure = url.secure;
     const headers = {
       ...webhookHeaders({ secret: r.secret, previousSecret: r.previousSecret, deliveryId: r.deliveryId, event: r.event, timestamp: r.timestamp, body: r.body }),
       'Content-Length': String(Buffer.byteLength(r.body)),
     };
     return new Promise((resolve, reject) => {
-      const req = (secure ? https : http).request(url, {
+      const req = (secure ? https : http).request({
+        ...url.target,
         method: 'POST',
         headers,
         agent: secure ? this.agents.https : this.agents.http,
