@@ -36,6 +36,8 @@ const MAX_HELD = 5000;
 const QUEUE_PER_SLOT = 10;
 /** Events turned into deliveries per transaction. */
 const DISPATCH_BATCH = 1000;
+/** Reads of endpoints' (and merchants') targets running at once: see readBatched. */
+const READS_IN_FLIGHT = 4;
 /** How often disabled webhooks not yet announced are looked for (one whose announcement a crash lost). */
 const ANNOUNCE_SWEEP_MS = 10_000;
 /**
@@ -410,34 +412,38 @@ export class DeliveryWorker {
 
 /**
  * Reads by key in batches, each answer from a query that started after it was asked for:
- * the keys asked for while no read is running are read together on the next turn of the
- * event loop; keys asked for while one runs wait for the next read, which starts when it
- * ends (one read in flight at a time). Under load a send waits at most about two reads, and
- * the sends that start meanwhile share one query, however many there are.
+ * the keys asked for while no read waits to start are read together on the next turn of the
+ * event loop, at most `inFlight` reads running at once; keys asked for while that many run
+ * wait for the next read, which starts as soon as one ends. With one read at a time a send
+ * waited about two reads; on a loaded machine (Postgres answering in tens of ms) that wait
+ * was most of a delivery's time, so the worker's sends overlap their reads.
  */
-function readBatched<V>(load: (keys: string[]) => Promise<Map<string, V>>): (key: string) => Promise<V | undefined> {
+function readBatched<V>(load: (keys: string[]) => Promise<Map<string, V>>, inFlight = READS_IN_FLIGHT): (key: string) => Promise<V | undefined> {
   type Waiter = { resolve: (v: V | undefined) => void; reject: (e: unknown) => void };
   let waiting: Map<string, Waiter[]> | null = null;
-  let reading = false;
+  let scheduled = false;
+  let reading = 0;
   const next = () => {
-    if (reading || !waiting) return;
+    scheduled = false;
+    if (reading >= inFlight || !waiting) return;
     const batch = waiting;
     waiting = null;
-    reading = true;
+    reading++;
     load([...batch.keys()])
       .then(
         (found) => batch.forEach((ws, k) => ws.forEach((w) => w.resolve(found.get(k)))),
         (err) => batch.forEach((ws) => ws.forEach((w) => w.reject(err))),
       )
       .finally(() => {
-        reading = false;
+        reading--;
         next();
       });
   };
   return (key) =>
     new Promise((resolve, reject) => {
-      if (!waiting) {
-        waiting = new Map();
+      if (!waiting) waiting = new Map();
+      if (!scheduled) {
+        scheduled = true;
         setImmediate(next);
       }
       const list = waiting.get(key) ?? [];
