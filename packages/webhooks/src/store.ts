@@ -167,13 +167,11 @@ export const DEFAULT_WORKER_TTL_MS = 10_000;
  * (those this worker already has enough of) are left for later.
  * A lease of this worker's own that it does not hold in memory (`heldIds`) is claimable too:
  * a claim whose answer was lost (Postgres restarted after the commit) or whose handling
- * failed half-way must not wait for this worker to die. `heldIds: null` leaves every lease of
- * this worker alone (the worker's usual round: it sends its held ids only now and then, see
- * RECLAIM_OWN_EVERY_MS in the worker); `[]` (the default) takes back all of them.
+ * failed half-way must not wait for this worker to die.
  */
 export async function claimDue(
   db: Queries,
-  o: { workerId: string; now: Date; limit: number; perEndpoint: number; skipEndpoints: string[]; ttlMs?: number; heldIds?: string[] | null },
+  o: { workerId: string; now: Date; limit: number; perEndpoint: number; skipEndpoints: string[]; ttlMs?: number; heldIds?: string[] },
 ): Promise<ClaimedDelivery[]> {
   const rows = await CLAIM(webhookTables(db), {
     workerId: o.workerId,
@@ -183,7 +181,6 @@ export async function claimDue(
     perEndpoint: o.perEndpoint,
     skipEndpoints: o.skipEndpoints,
     ttlMs: o.ttlMs ?? DEFAULT_WORKER_TTL_MS,
-    reclaimOwn: o.heldIds !== null,
     held: o.heldIds ?? [],
   });
   return rows.map((r) => ({
@@ -211,7 +208,7 @@ export async function claimDue(
 const CLAIM = preparedStatement(
   (
     db: Kysely<DB>,
-    p: { workerId: string; now: Date; limit: number; scan: number; perEndpoint: number; skipEndpoints: string[]; ttlMs: number; reclaimOwn: boolean; held: string[] },
+    p: { workerId: string; now: Date; limit: number; scan: number; perEndpoint: number; skipEndpoints: string[]; ttlMs: number; held: string[] },
   ) => {
     type D = ExpressionBuilder<DB & { d: DB['deliveries'] }, 'd'>;
     // Not held by a live worker (or held by this one without it knowing), and not of a skipped endpoint.
@@ -219,7 +216,7 @@ const CLAIM = preparedStatement(
       eb.and([
         eb.or([
           eb('d.lease_owner', 'is', null),
-          eb.and([eb('d.lease_owner', '=', p.workerId), sql<boolean>`cast(${p.reclaimOwn} as boolean)`, eb.not(eb('d.id', '=', anyOf(eb as never, p.held)))]),
+          eb.and([eb('d.lease_owner', '=', p.workerId), eb.not(eb('d.id', '=', anyOf(eb as never, p.held)))]),
           eb.not(
             eb.exists(
               eb

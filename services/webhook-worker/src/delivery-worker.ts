@@ -40,12 +40,6 @@ const DISPATCH_BATCH = 1000;
 const READS_IN_FLIGHT = 4;
 /** How often disabled webhooks not yet announced are looked for (one whose announcement a crash lost). */
 const ANNOUNCE_SWEEP_MS = 10_000;
-/**
- * How often a claim also takes back this worker's own leases it does not hold in memory (a
- * claim whose answer was lost): that claim sends every held id, so it is not every round.
- * A round that failed, and a worker's first round, do it at once.
- */
-export const RECLAIM_OWN_EVERY_MS = 1000;
 
 export interface DeliveryWorkerOptions {
   db: Transactions;
@@ -102,15 +96,8 @@ export class DeliveryWorker {
   private flushFailures = 0;
   private pumping: Promise<void> | null = null;
   private again = false;
-  /**
-   * New events may wait to become deliveries: set by every kick but the one a finished send
-   * gives (room freed: only claiming can find work then), and by a dispatch that took a full batch.
-   */
-  private dispatchDue = true;
   private backlog = false;
   private failures = 0;
-  /** When a claim last took back own leases not held (0: never, so the first round does; reset by a failed round). */
-  private reclaimedAt = 0;
   private stopped = true;
   private timers: NodeJS.Timeout[] = [];
   private readonly capacity: number;
@@ -148,15 +135,9 @@ export class DeliveryWorker {
     this.kick();
   }
 
-  /**
-   * Looks for work now: a wake job arrived, events were notified or a poll came round
-   * (`dispatch`: new events may wait), or room was freed (`dispatch: false`: a send ended, so
-   * only due deliveries are looked for; the transaction that looks for events cost every round
-   * a BEGIN, a locking SELECT and a COMMIT).
-   */
-  kick(dispatch = true): void {
+  /** Looks for work now (a wake job arrived, a poll came round, or room was freed). */
+  kick(): void {
     if (this.stopped) return;
-    if (dispatch) this.dispatchDue = true;
     if (this.pumping) {
       this.again = true;
       return;
@@ -169,16 +150,10 @@ export class DeliveryWorker {
   private async pumpLoop(): Promise<void> {
     do {
       this.again = false;
-      const dispatch = this.dispatchDue;
-      this.dispatchDue = false;
       try {
-        await this.runOnce({ dispatch });
+        await this.runOnce();
         this.failures = 0;
       } catch (err) {
-        if (dispatch) this.dispatchDue = true;
-        // The claim may have committed with its answer lost, or a round failed half-way:
-        // the next round takes back whatever this worker leases and does not hold.
-        this.reclaimedAt = 0;
         this.failures++;
         this.o.logger.error({ err: { message: (err as Error).message }, failures: this.failures }, 'webhook worker could not claim work; backing off');
         await new Promise((r) => setTimeout(r, backoffDelay(this.o.pollIntervalMs, this.failures)).unref());
@@ -187,45 +162,25 @@ export class DeliveryWorker {
     } while (this.again && !this.stopped);
   }
 
-  /**
-   * One round: new events become deliveries (unless `dispatch` is false), then due deliveries
-   * are claimed into the pool. Returns how many were claimed.
-   */
-  async runOnce({ dispatch = true }: { dispatch?: boolean } = {}): Promise<number> {
+  /** One round: new events become deliveries, then due deliveries are claimed into the pool. Returns how many were claimed. */
+  async runOnce(): Promise<number> {
     const room = Math.min(this.capacity - this.pool.load, MAX_HELD - this.pool.size);
     if (room <= 0) {
       this.backlog = true;
-      if (dispatch) this.dispatchDue = true; // still to do, once there is room
       return 0;
     }
     const now = this.o.clock.now();
     const T0 = performance.now();
-    const dispatched = dispatch
-      ? await dispatchEvents(this.o.db, {
-          limit: Math.min(room, DISPATCH_BATCH),
-          now,
-          merchantsWithUrl: (ids) => merchantsWithWebhookUrl(this.o.accounts, ids),
-        })
-      : { events: 0, deliveries: 0 };
-    // Own leases not held are rare (a lost claim answer, a round failed half-way) and need not be
-    // taken back at once: the claims between send no held ids (up to MAX_HELD uuids a round, and
-    // a NOT = ANY over them for Postgres to test).
-    const reclaim = this.reclaimedAt === 0 || now.getTime() - this.reclaimedAt >= RECLAIM_OWN_EVERY_MS;
-    const claimed = await claimDue(this.o.db, {
-      workerId: this.id,
+    const dispatched = await dispatchEvents(this.o.db, {
+      limit: Math.min(room, DISPATCH_BATCH),
       now,
-      limit: room,
-      perEndpoint: this.o.perEndpoint * QUEUE_PER_SLOT,
-      skipEndpoints: this.pool.saturated(),
-      ttlMs: this.o.ttlMs,
-      heldIds: reclaim ? [...this.held] : null,
+      merchantsWithUrl: (ids) => merchantsWithWebhookUrl(this.o.accounts, ids),
     });
-    if (reclaim) this.reclaimedAt = now.getTime();
+    const claimed = await claimDue(this.o.db, { workerId: this.id, now, limit: room, perEndpoint: this.o.perEndpoint * QUEUE_PER_SLOT, skipEndpoints: this.pool.saturated(), ttlMs: this.o.ttlMs, heldIds: [...this.held] });
     this.o.logger.debug({ room, held: this.pool.size, dispatched: dispatched.deliveries, claimed: claimed.length, ms: Math.round(performance.now() - T0) }, 'delivery round');
     // Work found now means more may be waiting: look again as soon as the pool has room.
     this.backlog = claimed.length > 0 || dispatched.events > 0;
-    if (dispatched.events >= Math.min(room, DISPATCH_BATCH)) this.dispatchDue = this.again = true;
-    if (claimed.length >= room) this.again = true;
+    if (claimed.length >= room || dispatched.events >= Math.min(room, DISPATCH_BATCH)) this.again = true;
     const fresh = claimed.filter((d) => !this.held.has(d.id));
     if (fresh.length === 0) return 0;
     const refused: string[] = [];
@@ -308,7 +263,7 @@ export class DeliveryWorker {
     }
     if (outcome.notSent) this.o.metrics?.attempts.inc({ outcome: 'not_sent' });
     this.record(outcome);
-    if (this.backlog && this.pool.load < this.capacity / 2) this.kick(false);
+    if (this.backlog && this.pool.load < this.capacity / 2) this.kick();
   }
 
   private observe(d: ClaimedDelivery, outcome: AttemptOutcome, durationMs: number): void {

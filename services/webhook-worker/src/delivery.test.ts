@@ -3,7 +3,6 @@ import { eventually, startReceiver, type Receiver } from '@pay/testing';
 import { claimDue, dispatchEvents, queueDepth, heartbeat, reenableAndReplay, requestResend, rotateEndpointSecret, RETRY_DELAYS_MS, RETRY_JITTER, MAX_ATTEMPTS, AUTO_DISABLE_AFTER_MS } from '@pay/webhooks';
 import { deliveriesToEndpoint, disableEndpoint, endpointState } from '@pay/webhooks/test';
 import { deliveryForSuite } from '../test/test-support';
-import { RECLAIM_OWN_EVERY_MS } from './delivery-worker';
 
 /** A webhook subscribed to every kind these tests record (the worker knows no kind: the services' catalogues name them), crypto's included, which go to the merchant's webhookUrl whatever a console webhook subscribes to. */
 const EVERY_KIND = ['invoice.paid', 'invoice.expired', 'kyc.passed', 'withdrawal.completed'];
@@ -133,31 +132,7 @@ describe('leases', () => {
     expect((await ctx.deliveriesOfEvent(eventId))[0]).toMatchObject({ status: 'succeeded', leaseOwner: null });
   });
 
-  it('a lease lost after the worker has run (its claim answer lost) is taken back within RECLAIM_OWN_EVERY_MS, once', async () => {
-    const m = await ctx.merchant();
-    await ctx.endpoint(m.test, { url: `${receiver.url}/lost-later`, events: ['invoice.paid'] });
-    const w = ctx.worker();
-    await heartbeat(ctx.db, w.id);
-    await ctx.round(w); // the worker's first round has taken back what it had (nothing of this test's)
-    const eventId = await ctx.event(m.test, 'invoice.paid', paid());
-    await dispatchEvents(ctx.db, { limit: 100, now: ctx.clock.now(), merchantsWithUrl: async () => ({ live: [], test: [] }) });
-    const lost = await claimDue(ctx.db, { workerId: w.id, now: ctx.clock.now(), limit: 100, perEndpoint: 100, skipEndpoints: [] });
-    const [delivery] = await ctx.deliveriesOfEvent(eventId);
-    expect(lost.map((d) => d.id)).toContain(delivery!.id);
-    // The usual round leaves the worker's own leases alone (it does not send what it holds) ...
-    await ctx.round(w);
-    expect(receiver.received.filter((r) => r.path === '/lost-later')).toHaveLength(0);
-    // ... and the round after RECLAIM_OWN_EVERY_MS takes this one back: sent once, recorded.
-    ctx.clock.advance(RECLAIM_OWN_EVERY_MS);
-    await heartbeat(ctx.db, w.id);
-    await ctx.round(w);
-    ctx.clock.advance(RECLAIM_OWN_EVERY_MS);
-    await ctx.round(w);
-    expect(receiver.received.filter((r) => r.path === '/lost-later')).toHaveLength(1);
-    expect((await ctx.deliveriesOfEvent(eventId))[0]).toMatchObject({ status: 'succeeded', attempts: 1, leaseOwner: null });
-  });
-
-  it('a live worker never claims again what it holds (in flight, or sent and not yet recorded), also on the rounds that take back its own leases', async () => {
+  it('a live worker never claims again what it holds (in flight, waiting in its pool, or sent and not yet recorded), whatever rounds run meanwhile', async () => {
     const slow = await startReceiver();
     const waiting: (() => void)[] = [];
     slow.answer((_r, res) => waiting.push(() => res.writeHead(200).end('ok')));
@@ -167,18 +142,14 @@ describe('leases', () => {
       for (let i = 0; i < 8; i++) await ctx.event(m.test, 'invoice.paid', paid(i));
       const w = ctx.worker({ concurrency: 4, perEndpoint: 2, sender: { timeoutMs: 60_000 } });
       await heartbeat(ctx.db, w.id);
-      // Every round (the first takes back own leases; then usual ones, and one per RECLAIM_OWN_EVERY_MS).
-      for (let i = 0; i < 6; i++) {
-        await w.runOnce();
-        if (i % 2 === 1) ctx.clock.advance(RECLAIM_OWN_EVERY_MS);
-      }
+      // Rounds while everything is held (each claim sends the held ids and must skip them).
+      for (let i = 0; i < 6; i++) await w.runOnce();
       await eventually(() => expect(waiting).toHaveLength(2), 5000);
       expect(w.inProcess).toBe(8);
       expect(slow.received).toHaveLength(2); // two in flight, six waiting in the pool: nothing twice
       // Let them through one by one while rounds keep claiming.
       await eventually(async () => {
         waiting.splice(0).forEach((f) => f());
-        ctx.clock.advance(RECLAIM_OWN_EVERY_MS);
         await w.runOnce();
         expect(w.inProcess).toBe(0);
       }, 20_000, 20);
