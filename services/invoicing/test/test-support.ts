@@ -54,14 +54,22 @@ async function startApp(opts: TestAppOptions) {
   });
   await firstConnection(invoicing.deps.redis);
   const background = opts.background ? invoicing.startBackground() : null;
+  let closing: string | null = null;
   return {
     app: invoicing.app,
     apis: invoicing.apis,
     deps: invoicing.deps,
     background,
+    /** What close() is waiting for, while it runs: a close that overruns its hook says which (invoicingAppForSuite). */
+    closingStep: () => closing,
     async close() {
+      closing = 'the background (its loops, engines, workers and outbox relay)';
       await background?.stop();
-      await invoicing.close();
+      for (const [name, close] of invoicing.closers) {
+        closing = name;
+        await close();
+      }
+      closing = null;
       rmSync(receiptsDir, { recursive: true, force: true });
     },
   };
@@ -129,7 +137,14 @@ export function invoicingAppForSuite(opts: Parameters<typeof startInvoicingApp>[
   // Closing the background waits for jobs in flight (a KYC check takes a minute and more on a
   // loaded 2-core machine), beyond a file's own test timeout.
   afterAll(async () => {
-    await ctx.close?.();
+    // A close still running near the hook's limit says what it waits for (seen once in CI:
+    // kyc/pipeline.test.ts's close overran 180 s, and nothing said where).
+    const watchdog = setTimeout(() => process.stderr.write(`invoicing test app: close still waiting for ${ctx.closingStep?.() ?? '(nothing)'} after 150 s\n`), 150_000);
+    try {
+      await ctx.close?.();
+    } finally {
+      clearTimeout(watchdog);
+    }
   }, 180_000);
   return ctx;
 }
