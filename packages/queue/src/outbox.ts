@@ -101,6 +101,8 @@ export class OutboxRelay {
 
   /** Publishes now; callers kick after committing, so jobs do not wait for the next poll. */
   kick(): Promise<number> {
+    // Stopped: its queues are closed; the rows wait for the next relay (of any process).
+    if (this.stopped) return this.running ?? Promise.resolve(0);
     if (this.running) {
       this.again = true;
       return this.running;

@@ -60,18 +60,29 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
   const acquirers = acquirerBackground(deps);
   loops.push(...acquirers.loops);
   const unwatchBacklog = acquirers.unwatch;
+  // What stop() still waits for, while it runs: a shutdown that overruns says which.
+  const pending = new Set<string>();
+  const awaiting = (steps: Record<string, Promise<unknown>>) =>
+    Promise.all(Object.entries(steps).map(([name, p]) => (pending.add(name), p.finally(() => pending.delete(name)))));
   const stop = async () => {
     unwatchBacklog();
-    await Promise.all(loops.map((l) => l.stop()));
-    // The engines first: they abort what is in flight (a KYC check or a receipt's OCR takes a
+    await awaiting(Object.fromEntries(loops.map((l, i) => [`loop ${i}`, l.stop()])));
+    // The relay next: rows that jobs still running commit stay in the outbox for the next
+    // process to publish (nothing is lost), and no publish outlives this stop.
+    await awaiting({ relay: relay.stop() });
+    // The engines then: they abort what is in flight (a KYC check or a receipt's OCR takes a
     // minute and more on a loaded machine), so closing the workers, which waits for their
     // running jobs, is quick. An aborted job fails with nothing decided and runs again.
-    await Promise.all([readers.close(), faces.close(), zones.close()]);
-    await Promise.all([receipts.close(), kycWorker.close(), disabledEmails.close(), ...batchWorkers.map((w) => w.close())]);
-    await relay.stop();
+    await awaiting({ 'receipt OCR': readers.close(), 'face model': faces.close(), 'MRZ OCR': zones.close() });
+    await awaiting({
+      'receipt worker': receipts.close(),
+      'KYC worker': kycWorker.close(),
+      'disabled-webhook e-mail worker': disabledEmails.close(),
+      ...Object.fromEntries(batchWorkers.map((w, i) => [`batch worker ${i}`, w.close()])),
+    });
   };
   lifecycle?.onShutdown('background', stop);
-  return { relay, receipts, readers, faces, zones, kycWorker, batchWorkers, disabledEmails, expiry, loops, stop };
+  return { relay, receipts, readers, faces, zones, kycWorker, batchWorkers, disabledEmails, expiry, loops, stop, stopping: () => [...pending] };
 }
 
 /**

@@ -61,9 +61,9 @@ async function startApp(opts: TestAppOptions) {
     deps: invoicing.deps,
     background,
     /** What close() is waiting for, while it runs: a close that overruns its hook says which (invoicingAppForSuite). */
-    closingStep: () => closing,
+    closingStep: () => (closing === 'the background' && background ? `the background: ${background.stopping().join(', ')}` : closing),
     async close() {
-      closing = 'the background (its loops, engines, workers and outbox relay)';
+      closing = 'the background';
       await background?.stop();
       for (const [name, close] of invoicing.closers) {
         closing = name;
@@ -137,15 +137,16 @@ export function invoicingAppForSuite(opts: Parameters<typeof startInvoicingApp>[
   // Closing the background waits for jobs in flight (a KYC check takes a minute and more on a
   // loaded 2-core machine), beyond a file's own test timeout.
   afterAll(async () => {
-    // A close still running near the hook's limit says what it waits for (seen once in CI:
-    // kyc/pipeline.test.ts's close overran 180 s, and nothing said where).
-    const watchdog = setTimeout(() => process.stderr.write(`invoicing test app: close still waiting for ${ctx.closingStep?.() ?? '(nothing)'} after 150 s\n`), 150_000);
+    // A close that runs long says, every minute, what it waits for: fresh-ci saw
+    // kyc/pipeline.test.ts's close overrun 180 s twice, waiting for the background.
+    const started = Date.now();
+    const watchdog = setInterval(() => process.stderr.write(`invoicing test app: close still waiting for ${ctx.closingStep?.() ?? '(nothing)'} after ${Math.round((Date.now() - started) / 1000)} s\n`), 60_000);
     try {
       await ctx.close?.();
     } finally {
-      clearTimeout(watchdog);
+      clearInterval(watchdog);
     }
-  }, 180_000);
+  }, 300_000);
   return ctx;
 }
 
