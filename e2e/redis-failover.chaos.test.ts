@@ -24,6 +24,7 @@ import {
   type HttpAnswer,
   type RedisClusterServer,
   type RunningService,
+  consoleWebhook,
 } from '@pay/testing';
 import { unpublishedBacklog } from '@pay/queue/test';
 import { createWebhooksDb, queueDepth } from '@pay/webhooks';
@@ -75,15 +76,6 @@ interface Op {
   at: number;
 }
 
-/** Signs in to the console and creates a webhook there, as the console page does. */
-async function consoleWebhook(invoicingUrl: string, apiKey: string, url: string, events: string[]): Promise<string> {
-  const anonymous = apiClient(invoicingUrl);
-  const session = await anonymous.keyed('POST', '/console/api/session', { apiKey });
-  const { csrfToken } = expectStatus(session, 200, 'console sign-in');
-  const cookie = session.headers.get('set-cookie')!.split(';')[0]!;
-  const created = await anonymous.keyed('POST', '/console/api/webhooks', { url, events }, { cookie, 'x-csrf-token': csrfToken });
-  return expectStatus(created, 201, 'console webhook').id;
-}
 
 describe('a Redis Cluster master killed under load (issue 33)', () => {
   let cluster: RedisClusterServer;

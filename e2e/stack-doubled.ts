@@ -20,6 +20,7 @@ import {
   type PgBouncer,
   type RegisteredMerchant,
   type RunningService,
+  consoleWebhook,
 } from '@pay/testing';
 import { buildServiceProcess } from '@pay/build';
 import { outboxCountsByQueue, unpublishedBacklog } from '@pay/queue/test';
@@ -185,15 +186,6 @@ async function buildBundles(dir: string): Promise<Record<string, string>> {
   return Object.fromEntries(names.map((n, i) => [n, built[i]!.outFile]));
 }
 
-/** Signs in to the console on one replica and creates a webhook there, as the console page does. */
-async function consoleWebhook(invoicingUrl: string, apiKey: string, url: string, events: string[]): Promise<string> {
-  const anonymous = apiClient(invoicingUrl);
-  const session = await anonymous.keyed('POST', '/console/api/session', { apiKey });
-  const { csrfToken } = expectStatus(session, 200, 'console sign-in');
-  const cookie = session.headers.get('set-cookie')!.split(';')[0]!;
-  const created = await anonymous.keyed('POST', '/console/api/webhooks', { url, events }, { cookie, 'x-csrf-token': csrfToken });
-  return expectStatus(created, 201, 'console webhook').id;
-}
 
 /**
  * Sends requests to whichever replicas say they are ready, as a load balancer does: each

@@ -173,3 +173,16 @@ export function tally(attempts: HttpAnswer[]) {
     maxMs: Math.max(0, ...attempts.map((a) => a.ms)),
   };
 }
+
+/**
+ * Signs in to the invoicing console at `invoicingUrl` with `apiKey` and creates a webhook
+ * there, as the console page does (session cookie and CSRF token); returns its id.
+ */
+export async function consoleWebhook(invoicingUrl: string, apiKey: string, url: string, events: string[]): Promise<string> {
+  const anonymous = apiClient(invoicingUrl);
+  const session = await anonymous.keyed('POST', '/console/api/session', { apiKey });
+  const { csrfToken } = expectStatus(session, 200, 'console sign-in');
+  const cookie = session.headers.get('set-cookie')!.split(';')[0]!;
+  const created = await anonymous.keyed('POST', '/console/api/webhooks', { url, events }, { cookie, 'x-csrf-token': csrfToken });
+  return expectStatus(created, 201, 'console webhook').id;
+}
