@@ -23,6 +23,19 @@ export interface WorkerSetup<K extends QueueKey> {
 /** How long a job handed back at shutdown waits before another worker may take it. */
 const HAND_BACK_DELAY_MS = 1_000;
 
+/** The jobs each worker is running, by id, with when each started: what a close that overruns waits for. */
+const runningJobs = new WeakMap<Worker, Map<string, number>>();
+
+/**
+ * What a worker's close still waits for, for a shutdown that overruns to say: its running jobs
+ * (id and seconds so far), or, with none, BullMQ's own close (its blocking connection).
+ */
+export function workerActivity(worker: Worker, now = Date.now()): string {
+  const jobs = [...(runningJobs.get(worker) ?? [])];
+  if (jobs.length === 0) return worker.closing ? 'no job running; BullMQ closing its connections' : 'idle';
+  return jobs.map(([id, since]) => `job ${id} running ${Math.round((now - since) / 1000)} s`).join(', ');
+}
+
 /**
  * The one way to consume a queue: validates the job, logs failures with the job id, counts
  * outcomes and reports the queue's depth in /metrics (`queue_jobs_total`, `queue_jobs`), and
@@ -36,6 +49,9 @@ export function startWorker<K extends QueueKey>(setup: WorkerSetup<K>): Worker {
     spec.name,
     async (job, token) => {
       assertValid(spec.schema, job.data, { what: `Job ${job.id} of ${spec.name}` });
+      const running = runningJobs.get(worker)!;
+      const key = `${job.id}#${job.attemptsMade}`;
+      running.set(key, Date.now());
       try {
         await setup.process(job.data as JobOf<K>, job, token);
       } catch (err) {
@@ -54,6 +70,8 @@ export function startWorker<K extends QueueKey>(setup: WorkerSetup<K>): Worker {
           return;
         }
         throw err;
+      } finally {
+        running.delete(key);
       }
     },
     {
@@ -63,6 +81,7 @@ export function startWorker<K extends QueueKey>(setup: WorkerSetup<K>): Worker {
       ...setup.options,
     },
   );
+  runningJobs.set(worker, new Map());
   worker.on('completed', () => queueJobOutcomes.inc({ queue: spec.name, outcome: 'completed' }));
   worker.on('failed', (job, err) => {
     queueJobOutcomes.inc({ queue: spec.name, outcome: 'failed' });

@@ -1,7 +1,8 @@
 import { pruneConsoleSessions } from '@pay/accounts';
 import { pruneIdempotencyKeys } from '@pay/http';
+import type { Worker } from 'bullmq';
 import { every, type Lifecycle } from '@pay/runtime';
-import { OutboxRelay, pruneOutbox, Queues } from '@pay/queue';
+import { OutboxRelay, pruneOutbox, Queues, workerActivity } from '@pay/queue';
 import { reconcileBatches, startBatchWorkers } from './modules/batch/worker';
 import type { InvoicingDeps } from './deps';
 import { expireDueInvoices } from './modules/settlement/expiry';
@@ -64,6 +65,7 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
   const pending = new Set<string>();
   const awaiting = (steps: Record<string, Promise<unknown>>) =>
     Promise.all(Object.entries(steps).map(([name, p]) => (pending.add(name), p.finally(() => pending.delete(name)))));
+  const workers: Record<string, Worker> = { 'receipt worker': receipts, 'KYC worker': kycWorker, 'disabled-webhook e-mail worker': disabledEmails, ...Object.fromEntries(batchWorkers.map((w, i) => [`batch worker ${i}`, w])) };
   const stop = async () => {
     unwatchBacklog();
     await awaiting(Object.fromEntries(loops.map((l, i) => [`loop ${i}`, l.stop()])));
@@ -74,15 +76,12 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
     // minute and more on a loaded machine), so closing the workers, which waits for their
     // running jobs, is quick. An aborted job fails with nothing decided and runs again.
     await awaiting({ 'receipt OCR': readers.close(), 'face model': faces.close(), 'MRZ OCR': zones.close() });
-    await awaiting({
-      'receipt worker': receipts.close(),
-      'KYC worker': kycWorker.close(),
-      'disabled-webhook e-mail worker': disabledEmails.close(),
-      ...Object.fromEntries(batchWorkers.map((w, i) => [`batch worker ${i}`, w.close()])),
-    });
+    await awaiting(Object.fromEntries(Object.entries(workers).map(([name, w]) => [name, w.close()])));
   };
+  // A pending worker says what it runs (workerActivity): its jobs and how long, or BullMQ's close.
+  const stopping = () => [...pending].map((name) => (name in workers ? `${name} (${workerActivity(workers[name]!)})` : name));
   lifecycle?.onShutdown('background', stop);
-  return { relay, receipts, readers, faces, zones, kycWorker, batchWorkers, disabledEmails, expiry, loops, stop, stopping: () => [...pending] };
+  return { relay, receipts, readers, faces, zones, kycWorker, batchWorkers, disabledEmails, expiry, loops, stop, stopping };
 }
 
 /**
