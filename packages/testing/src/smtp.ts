@@ -10,9 +10,10 @@ export interface ReceivedMail {
 /**
  * A real SMTP server on loopback (the `smtp-server` package) that keeps what it receives: the
  * mailbox of invoicing's batch e-mails in its tests, e2e and the bench.
+ * `port` picks the port (a test that brings a server back where it was down); any free one otherwise.
  * `refuse(address)` makes the server refuse that recipient (a 550) until `accept` is called.
  */
-export async function startTestSmtp() {
+export async function startTestSmtp(opts: { port?: number } = {}) {
   const received: ReceivedMail[] = [];
   const refused = new Set<string>();
   const server = new SMTPServer({
@@ -35,7 +36,7 @@ export async function startTestSmtp() {
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
   return {
     port,

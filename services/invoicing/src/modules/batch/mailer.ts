@@ -85,18 +85,17 @@ function smtpTransport(nodemailer: typeof import('nodemailer'), config: SmtpConf
     greetingTimeout: 10_000,
     socketTimeout: 30_000,
     // Our own socket, with Nagle off: a message's last small write (the closing dot) otherwise
-    // waits for the server's delayed ACK, ~40 ms per message on each connection.
+    // waits for the server's delayed ACK, ~40 ms per message on each connection. Handed over
+    // while still connecting, so that nodemailer's own handlers see a refused or failed
+    // connection: an error passed to this callback instead leaves the pool's slot taken for
+    // good (nodemailer 8's PoolResource neither frees nor reuses it), and once every slot is
+    // taken so, each later message waits for a free one forever (mailer.test.ts).
     getSocket: config.SMTP_SECURE
       ? undefined
       : (options: { host?: string; port?: number }, callback: (err: Error | null, socket?: { connection: import('node:net').Socket }) => void) => {
           const socket = connect({ host: options.host ?? config.SMTP_HOST, port: options.port ?? config.SMTP_PORT });
           socket.setNoDelay(true);
-          const fail = (err: Error) => callback(err);
-          socket.once('error', fail);
-          socket.once('connect', () => {
-            socket.off('error', fail);
-            callback(null, { connection: socket });
-          });
+          callback(null, { connection: socket });
         },
   } as Parameters<typeof nodemailer.createTransport>[0]);
 }
