@@ -5,7 +5,7 @@
 // and one missed by a crash is made by the next sweep (announceDisabledEndpoints without ids).
 import { Type } from '@sinclair/typebox';
 import type { Queries, Transactions } from './db';
-import { disabledEndpointRow, lockUnannouncedDisabled, markDisabledAnnounced } from './store/endpoints';
+import { disabledEndpointRow, lockUnannouncedDisabled, markDisabledAnnounced, markDisabledEmailed, unemailedDisabled } from './store/endpoints';
 import { recordEvent } from './events';
 import type { EventKind } from './catalogue';
 
@@ -102,9 +102,23 @@ export function announceDisabledEndpoints(db: Transactions, o: { now: Date; ids?
   return db.$transaction((tx) => announceDisabledIn(tx, o));
 }
 
-/** A webhook as its disabling e-mail names it (null once deleted, or enabled again since `disabledAt`). */
+/** A webhook as its disabling e-mail names it (null once deleted, enabled again since `disabledAt`, or once that e-mail was sent). */
 export async function disabledEndpointOf(db: Queries, id: string, disabledAt: Date): Promise<DisabledEndpoint | null> {
   const r = await disabledEndpointRow(db, id, disabledAt);
   if (!r) return null;
   return { id: r.id, merchantId: r.merchant_id, isTest: r.is_test, url: r.url ?? '', description: r.description, disabledAt: r.disabled_at!, disabledReason: r.disabled_reason ?? 'disabled', failingSince: r.failing_since };
+}
+
+/** The e-mail of the disabling since `disabledAt` reached the SMTP server: never sent again for it. */
+export function disabledEmailSent(db: Queries, id: string, disabledAt: Date, now: Date): Promise<void> {
+  return markDisabledEmailed(db, id, disabledAt, now);
+}
+
+/**
+ * Disablings since `since`, announced, whose e-mail was never sent: its job lost with Redis, or
+ * its attempts spent while the SMTP server was away. Oldest first.
+ */
+export async function disablingsNotEmailed(db: Queries, o: { since: Date; limit?: number }): Promise<{ id: string; disabledAt: Date }[]> {
+  const rows = await unemailedDisabled(db, { since: o.since, limit: o.limit ?? 100 });
+  return rows.map((r) => ({ id: r.id, disabledAt: r.disabled_at! }));
 }

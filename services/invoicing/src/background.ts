@@ -16,7 +16,7 @@ import { RuleBasedKycProvider } from './modules/kyc/rules';
 import { reconcileKycChecks, startKycWorker } from './modules/kyc/worker';
 import { ReceiptReaders } from './modules/receipts/readers';
 import { reconcileReceipts, startReceiptWorker } from './modules/receipts/worker';
-import { startDisabledEmailWorker } from './modules/webhooks/disabled-email';
+import { reconcileDisabledEmails, startDisabledEmailWorker } from './modules/webhooks/disabled-email';
 
 /** How often expired idempotency answers, console sessions and published outbox rows are deleted. */
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
@@ -45,7 +45,8 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
   const disabledEmails = startDisabledEmailWorker(deps);
   const expiry = every('invoice-expiry', deps.config.EXPIRY_INTERVAL_MS, () => expireDueInvoices(deps), deps.logger);
   // Reconcilers (RECONCILE_INTERVAL_MS, 30 s): refunds left PENDING by a dead request are
-  // finished; KYC checks, batches and batch e-mails whose job Redis lost get it again;
+  // finished; KYC checks, batches, batch e-mails and webhook-disabled e-mails whose job Redis
+  // lost (or whose attempts ran out) get it again;
   // receipts left PENDING without a job are looked for half as often.
   const reconcileMs = deps.config.RECONCILE_INTERVAL_MS;
   const loops = [
@@ -55,6 +56,7 @@ export function startBackground(deps: InvoicingDeps, lifecycle?: Lifecycle) {
     every('receipt-reconciler', 2 * reconcileMs, () => reconcileReceipts(deps, relay.queue(Queues.receiptChecks.name)), deps.logger),
     every('kyc-reconciler', reconcileMs, () => reconcileKycChecks(deps, relay.queue(Queues.kycChecks.name)), deps.logger),
     every('batch-reconciler', reconcileMs, () => reconcileBatches(deps, (name) => relay.queue(name)), deps.logger),
+    every('disabled-email-reconciler', reconcileMs, () => reconcileDisabledEmails(deps, relay.queue(Queues.webhookDisabledEmails.name)), deps.logger),
     every('housekeeping', HOUSEKEEPING_INTERVAL_MS, () => housekeeping(deps), deps.logger),
   ];
   // The acquirers' loops (their reconcilers); where they run, /metrics reports their backlog (payments/registry.ts).

@@ -106,7 +106,7 @@ export async function updateEndpoint(db: Queries, box: SecretBox, owner: Owner, 
       ...(input.enabled === false
         ? { disabled_at: eb.fn.coalesce('disabled_at', eb.val(now)), disabled_reason: eb.fn.coalesce('disabled_reason', eb.val(DISABLED_BY_MERCHANT)) }
         : {}),
-      ...(input.enabled === true ? { disabled_at: null, disabled_reason: null, failing_since: null, disabled_announced_at: null } : {}),
+      ...(input.enabled === true ? { disabled_at: null, disabled_reason: null, failing_since: null, disabled_announced_at: null, disabled_emailed_at: null } : {}),
       updated_at: now,
     }))
     .where(consoleEndpoint(owner, id))
@@ -193,7 +193,7 @@ export async function reenableAndReplay(db: Transactions, owner: Owner, id: stri
       .executeTakeFirst();
     if (!endpoint) throw notFound(id);
     const since = endpoint.failing_since ?? endpoint.disabled_at;
-    await tables.updateTable('endpoints').set({ disabled_at: null, disabled_reason: null, failing_since: null, disabled_announced_at: null, updated_at: now }).where('id', '=', id).execute();
+    await tables.updateTable('endpoints').set({ disabled_at: null, disabled_reason: null, failing_since: null, disabled_announced_at: null, disabled_emailed_at: null, updated_at: now }).where('id', '=', id).execute();
     if (!since) return [];
     const rows = await tables
       .updateTable('deliveries')
@@ -231,7 +231,32 @@ export async function markDisabledAnnounced(tx: Queries, ids: string[], now: Dat
   await webhookTables(tx).updateTable('endpoints').set({ disabled_announced_at: now }).where('id', 'in', ids).execute();
 }
 
-/** A webhook's row while it is still disabled since `disabledAt` (its disabling's e-mail). */
+/** A webhook's row while it is still disabled since `disabledAt` and that disabling's e-mail is not sent yet. */
 export function disabledEndpointRow(db: Queries, id: string, disabledAt: Date) {
-  return webhookTables(db).selectFrom('endpoints').select(DISABLED_COLUMNS).where('id', '=', id).where('disabled_at', '=', disabledAt).executeTakeFirst();
+  return webhookTables(db)
+    .selectFrom('endpoints')
+    .select(DISABLED_COLUMNS)
+    .where('id', '=', id)
+    .where('disabled_at', '=', disabledAt)
+    .where('disabled_emailed_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** The e-mail of the disabling since `disabledAt` was sent (nothing if the webhook was enabled since). */
+export async function markDisabledEmailed(db: Queries, id: string, disabledAt: Date, now: Date): Promise<void> {
+  await webhookTables(db).updateTable('endpoints').set({ disabled_emailed_at: now }).where('id', '=', id).where('disabled_at', '=', disabledAt).where('disabled_emailed_at', 'is', null).execute();
+}
+
+/** Console webhooks disabled since `since`, announced, whose e-mail is not sent: oldest disabling first. */
+export function unemailedDisabled(db: Queries, o: { since: Date; limit: number }) {
+  return webhookTables(db)
+    .selectFrom('endpoints')
+    .select(['id', 'disabled_at'])
+    .where('kind', '=', 'console')
+    .where('disabled_at', '>=', o.since)
+    .where('disabled_announced_at', 'is not', null)
+    .where('disabled_emailed_at', 'is', null)
+    .orderBy('disabled_at')
+    .limit(o.limit)
+    .execute();
 }

@@ -1,6 +1,9 @@
+import { Queues } from '@pay/queue';
 import { eventually, startMaildev } from '@pay/testing';
-import { eventsOf } from '@pay/webhooks';
+import { eventsOf, updateWebhook } from '@pay/webhooks';
 import { newMerchant, startInvoicingApp, v2Request, type InvoicingTestApp, type TestMerchant } from '../../../test/test-support';
+import { webhookUrlPolicy } from './policy';
+import { reconcileDisabledEmails, sendDisabledEmail } from './disabled-email';
 
 /**
  * A webhook's deliveries through the v2 API: listed with their attempts, resent, replayed; and
@@ -109,5 +112,34 @@ describe('deliveries through the v2 API', () => {
     }, 30_000);
     expect(mail.text).toMatch(/test webhook https:\/\/hooks\.example\.com\/pay was disabled at .*: disabled by the merchant\./);
     expect(mail.to.map((t) => t.address)).toEqual([expect.stringMatching(/^m-.*@example\.test$/)]);
+  });
+
+  // Its job lost with Redis, or its 6 attempts spent while the SMTP server was away: the e-mail
+  // was dropped for good before the reconciler (announced, never e-mailed → queued again).
+  it('a disabling whose e-mail job was lost is e-mailed by the reconciler, once; a job run again sends nothing more', async () => {
+    const m = await newMerchant(ctx.deps);
+    const hook = await hookOf(m);
+    const owner = { merchantId: m.merchantId, isTest: true };
+    // Disabled and announced as the API does it, but with the e-mail's job lost (nothing queued).
+    const off = await updateWebhook(ctx.deps.db, ctx.deps.secrets, owner, hook.id, { enabled: false }, { policy: webhookUrlPolicy(ctx.deps.config), now: new Date(), alsoOnDisabled: async () => undefined });
+    const mails = async () => (await maildev.emails()).filter((e) => e.text?.includes(hook.id));
+    const queue = ctx.background!.relay.queue(Queues.webhookDisabledEmails.name);
+    expect(await reconcileDisabledEmails(ctx.deps, queue)).toBeGreaterThanOrEqual(1);
+    const [mail] = await eventually(async () => {
+      const found = await mails();
+      expect(found).toHaveLength(1);
+      return found;
+    }, 30_000);
+    expect(mail!.subject).toBe('Webhook disabled: https://hooks.example.com/pay');
+    // Sent: no reconcile queues it again, and a job for it run once more (a retry after a crash
+    // between the send and its record, or a stale copy) sends nothing.
+    await eventually(async () => expect(await reconcileDisabledEmails(ctx.deps, queue)).toBe(0), 10_000);
+    expect(await sendDisabledEmail(ctx.deps, { endpointId: hook.id, disabledAt: off.disabledAt!.toISOString() })).toBe(false);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await mails()).toHaveLength(1);
+    // Enabled and disabled again: a new disabling, a new e-mail.
+    expect((await v2(m, 'patch', `/api/v2/webhooks/${hook.id}`, { enabled: true })).status).toBe(200);
+    expect((await v2(m, 'patch', `/api/v2/webhooks/${hook.id}`, { enabled: false })).status).toBe(200);
+    await eventually(async () => expect(await mails()).toHaveLength(2), 30_000);
   });
 });

@@ -1,21 +1,29 @@
 // The e-mail to a merchant whose webhook was disabled: queued (outbox) in the transaction that
 // announced `endpoint.disabled` (by the webhook worker, or by updateWebhook here), sent by
 // invoicing's background, which has the mailer.
-import type { Worker } from 'bullmq';
+import type { Queue, Worker } from 'bullmq';
 import { merchantBrand } from '@pay/accounts';
-import { startWorker, webhookDisabledEmail, writeOutbox } from '@pay/queue';
+import { jobOptionsFor, startWorker, webhookDisabledEmail, writeOutbox } from '@pay/queue';
 import type { Lifecycle } from '@pay/runtime';
-import { disabledEndpointOf, type AlsoOnDisabled } from '@pay/webhooks';
+import { disabledEmailSent, disabledEndpointOf, disablingsNotEmailed, type AlsoOnDisabled } from '@pay/webhooks';
 import type { InvoicingDeps } from '../../deps';
 
 /** What a merchant's disabling writes beside its `endpoint.disabled`: the e-mail's job. */
 export const queueDisabledEmail: AlsoOnDisabled = (tx, e) => writeOutbox(tx, webhookDisabledEmail(e));
 
-type EmailDeps = Pick<InvoicingDeps, 'db' | 'mailer' | 'config' | 'queueRedis' | 'logger'>;
+type EmailDeps = Pick<InvoicingDeps, 'db' | 'mailer' | 'config' | 'queueRedis' | 'logger' | 'clock'>;
 
-/** Sends it, unless the webhook was deleted or enabled again meanwhile (nothing to tell then). Returns whether it was sent. */
-export async function sendDisabledEmail(deps: Pick<EmailDeps, 'db' | 'mailer' | 'config'>, job: { endpointId: string; disabledAt: string }): Promise<boolean> {
-  const endpoint = await disabledEndpointOf(deps.db, job.endpointId, new Date(job.disabledAt));
+/** A disabling older than this gets no e-mail any more: the console has shown it since. */
+const DISABLED_EMAIL_WINDOW_MS = 7 * 24 * 3600_000;
+
+/**
+ * Sends it, unless the webhook was deleted or enabled again meanwhile (nothing to tell then) or
+ * it was sent already, and records it sent. Returns whether it was sent. A process that dies
+ * between the SMTP server's answer and the record sends it once more: at least once, never lost.
+ */
+export async function sendDisabledEmail(deps: Pick<EmailDeps, 'db' | 'mailer' | 'config' | 'clock'>, job: { endpointId: string; disabledAt: string }): Promise<boolean> {
+  const disabledAt = new Date(job.disabledAt);
+  const endpoint = await disabledEndpointOf(deps.db, job.endpointId, disabledAt);
   if (!endpoint) return false;
   const brand = await merchantBrand(deps.db, endpoint.merchantId);
   const page = `${deps.config.PUBLIC_URL.replace(/\/$/, '')}/console/webhooks/${endpoint.id}`;
@@ -32,7 +40,23 @@ export async function sendDisabledEmail(deps: Pick<EmailDeps, 'db' | 'mailer' | 
       'Your other webhooks subscribed to endpoint.disabled were sent this as an event.',
     ].join('\n'),
   });
+  await disabledEmailSent(deps.db, endpoint.id, disabledAt, deps.clock.now());
   return true;
+}
+
+/**
+ * Redis keeps nothing on disk, and a job gives up after its attempts (6, about a minute of an
+ * SMTP server away): each disabling of the last 7 days announced and not yet e-mailed gets its
+ * job again, with the id the announcement gave it, so one still queued or retrying is not
+ * doubled. Returns how many were queued.
+ */
+export async function reconcileDisabledEmails(deps: Pick<EmailDeps, 'db' | 'clock'>, queue: Queue): Promise<number> {
+  const since = new Date(deps.clock.now().getTime() - DISABLED_EMAIL_WINDOW_MS);
+  const missing = await disablingsNotEmailed(deps.db, { since });
+  if (missing.length === 0) return 0;
+  const jobs = missing.map(webhookDisabledEmail);
+  await queue.addBulk(jobs.map((j) => ({ name: j.queue, data: j.payload, opts: { ...jobOptionsFor(j.queue), jobId: j.jobId } })));
+  return jobs.length;
 }
 
 /** The e-mails' consumer (retried with backoff while SMTP is away). */
