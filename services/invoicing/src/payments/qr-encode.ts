@@ -2,7 +2,7 @@
  * The QR symbol of a payload in byte mode at error correction level M, drawn with mask
  * pattern 0: exactly the modules `QRCode.create([{ data, mode: 'byte' }], { errorCorrectionLevel:
  * 'M', maskPattern: 0 })` gives (qr-encode.test.ts compares them on thousands of payloads), at
- * about a fifth of its cost.
+ * about a third of its cost (0.018 against 0.057 ms for a payment link, median of 17 rounds).
  *
  * Why: an SBP invoice's QR is drawn in `POST /api/v2/invoices`, and the library rebuilds for
  * each symbol what depends only on its version: the function patterns, which modules are
