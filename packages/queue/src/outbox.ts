@@ -35,10 +35,29 @@ export function outboxMessage<K extends QueueKey>(queue: K, jobId: string, paylo
  * the webhook worker, and invoicing when a merchant disables one. Its id names the disabling.
  */
 export function webhookDisabledEmail(endpoint: { id: string; disabledAt: Date }): OutboxWrite {
-  return outboxMessage('webhookDisabledEmails', `webhook-disabled-${endpoint.id}-${endpoint.disabledAt.getTime()}`, {
-    endpointId: endpoint.id,
-    disabledAt: endpoint.disabledAt.toISOString(),
-  });
+  return outboxMessage('webhookDisabledEmails', webhookDisabledEmailId(endpoint), webhookDisabledEmailJob(endpoint));
+}
+
+/** The job id of a disabling's e-mail: one per disabling, whoever queues it (announcement or reconciler). */
+export const webhookDisabledEmailId = (endpoint: { id: string; disabledAt: Date }) => `webhook-disabled-${endpoint.id}-${endpoint.disabledAt.getTime()}`;
+
+/** The e-mail job of a disabling. */
+export const webhookDisabledEmailJob = (endpoint: { id: string; disabledAt: Date }): JobOf<'webhookDisabledEmails'> => ({
+  endpointId: endpoint.id,
+  disabledAt: endpoint.disabledAt.toISOString(),
+});
+
+/**
+ * Adds again, to `queue` (the queue of `key`), the jobs a reconciler found missing, with the
+ * queue's job options and each job's own id: BullMQ skips an id it still holds (queued,
+ * delayed, running), so a job that only looked lost is never doubled. The one way a
+ * reconciler puts work back (withdrawals, receipt and KYC checks, batches, e-mails).
+ */
+export async function requeueJobs<K extends QueueKey>(queue: Queue, key: K, jobs: { jobId: string; data: JobOf<K> }[]): Promise<number> {
+  if (jobs.length === 0) return 0;
+  const spec = Queues[key];
+  await queue.addBulk(jobs.map((j) => ({ name: spec.name, data: j.data, opts: { ...spec.jobOptions, jobId: j.jobId } })));
+  return jobs.length;
 }
 
 /** Published outbox rows are kept this long for inspection, then pruned. */

@@ -110,9 +110,7 @@ export async function disabledEndpointOf(db: Queries, id: string, disabledAt: Da
 }
 
 /** The e-mail of the disabling since `disabledAt` reached the SMTP server: never sent again for it. */
-export function disabledEmailSent(db: Queries, id: string, disabledAt: Date, now: Date): Promise<void> {
-  return markDisabledEmailed(db, id, disabledAt, now);
-}
+export { markDisabledEmailed as disabledEmailSent };
 
 /**
  * Disablings since `since`, announced, whose e-mail was never sent: its job lost with Redis, or

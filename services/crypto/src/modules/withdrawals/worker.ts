@@ -1,5 +1,5 @@
 import { DelayedError, Queue, type Worker } from 'bullmq';
-import { Queues, startWorker } from '@pay/queue';
+import { requeueJobs, startWorker } from '@pay/queue';
 import type { Lifecycle } from '@pay/runtime';
 import type { CryptoDeps } from '../../deps';
 import { advanceWithdrawal } from './processing';
@@ -34,9 +34,5 @@ export function startWithdrawalWorker(deps: CryptoDeps, lifecycle?: Lifecycle): 
  */
 export async function reconcileWithdrawals(deps: CryptoDeps, queue: Queue): Promise<number> {
   const open = await openWithdrawalIds(deps.db, 1000);
-  if (open.length === 0) return 0;
-  await queue.addBulk(
-    open.map((id) => ({ name: Queues.withdrawals.name, data: { withdrawalId: id }, opts: { ...Queues.withdrawals.jobOptions, jobId: id } })),
-  );
-  return open.length;
+  return requeueJobs(queue, 'withdrawals', open.map((id) => ({ jobId: id, data: { withdrawalId: id } })));
 }

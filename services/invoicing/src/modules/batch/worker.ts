@@ -1,5 +1,5 @@
 import type { Queue, Worker } from 'bullmq';
-import { Queues, startWorker, type QueueKey } from '@pay/queue';
+import { Queues, requeueJobs, startWorker } from '@pay/queue';
 import type { Lifecycle } from '@pay/runtime';
 import type { BatchDeps } from '../../deps';
 import { drawQrCodesOf, openBatches, processBatch } from './batches';
@@ -26,12 +26,8 @@ export function startBatchWorkers(deps: BatchDeps, lifecycle?: Lifecycle): Worke
   ];
 }
 
-async function readd(queue: Queue, key: QueueKey, prefix: string, batchIds: string[]): Promise<number> {
-  const spec = Queues[key];
-  if (batchIds.length === 0) return 0;
-  await queue.addBulk(batchIds.map((batchId) => ({ name: spec.name, data: { batchId }, opts: { ...spec.jobOptions, jobId: `${prefix}${batchId}` } })));
-  return batchIds.length;
-}
+const readd = (queue: Queue, key: 'batchInvoices' | 'batchEmails', prefix: string, batchIds: string[]) =>
+  requeueJobs(queue, key, batchIds.map((batchId) => ({ jobId: `${prefix}${batchId}`, data: { batchId } })));
 
 /**
  * Redis keeps nothing on disk: a batch left `processing`, or e-mails never tried, get their

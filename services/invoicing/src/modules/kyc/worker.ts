@@ -1,5 +1,5 @@
 import type { Queue, Worker } from 'bullmq';
-import { Queues, startWorker } from '@pay/queue';
+import { requeueJobs, startWorker } from '@pay/queue';
 import type { Lifecycle } from '@pay/runtime';
 import type { InvoicingDeps, KycDeps } from '../../deps';
 import { decideKycSession } from './decision';
@@ -49,7 +49,5 @@ export function startKycWorker(deps: KycDeps, provider: KycProvider, lifecycle?:
  */
 export async function reconcileKycChecks(deps: Pick<InvoicingDeps, 'db' | 'clock'>, queue: Queue): Promise<number> {
   const stale = await staleCheckingKycSessions(deps.db, new Date(deps.clock.now().getTime() - KYC_CHECK_STALE_MS));
-  if (stale.length === 0) return 0;
-  await queue.addBulk(stale.map((s) => ({ name: Queues.kycChecks.name, data: { sessionId: s.id }, opts: { ...Queues.kycChecks.jobOptions, jobId: kycCheckJobId(s) } })));
-  return stale.length;
+  return requeueJobs(queue, 'kycChecks', stale.map((s) => ({ jobId: kycCheckJobId(s), data: { sessionId: s.id } })));
 }

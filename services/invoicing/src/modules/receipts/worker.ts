@@ -1,5 +1,5 @@
 import type { Queue, Worker } from 'bullmq';
-import { Queues, startWorker } from '@pay/queue';
+import { requeueJobs, startWorker } from '@pay/queue';
 import type { InvoicingDeps, ReceiptsDeps } from '../../deps';
 import { checkReceipt } from './check';
 import type { ReceiptReaders } from './readers';
@@ -41,8 +41,5 @@ const STALE_MS = 120_000;
  */
 export async function reconcileReceipts(deps: Pick<InvoicingDeps, 'db' | 'clock'>, queue: Queue): Promise<number> {
   const ids = await pendingReceiptIdsBefore(deps.db, new Date(deps.clock.now().getTime() - STALE_MS));
-  if (ids.length === 0) return 0;
-  const spec = Queues.receiptChecks;
-  await queue.addBulk(ids.map((id) => ({ name: spec.name, data: { receiptId: id }, opts: { ...spec.jobOptions, jobId: id } })));
-  return ids.length;
+  return requeueJobs(queue, 'receiptChecks', ids.map((id) => ({ jobId: id, data: { receiptId: id } })));
 }

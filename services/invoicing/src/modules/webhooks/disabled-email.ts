@@ -3,7 +3,7 @@
 // invoicing's background, which has the mailer.
 import type { Queue, Worker } from 'bullmq';
 import { merchantBrand } from '@pay/accounts';
-import { jobOptionsFor, startWorker, webhookDisabledEmail, writeOutbox } from '@pay/queue';
+import { requeueJobs, startWorker, webhookDisabledEmail, webhookDisabledEmailId, webhookDisabledEmailJob, writeOutbox } from '@pay/queue';
 import type { Lifecycle } from '@pay/runtime';
 import { disabledEmailSent, disabledEndpointOf, disablingsNotEmailed, type AlsoOnDisabled } from '@pay/webhooks';
 import type { InvoicingDeps } from '../../deps';
@@ -53,10 +53,7 @@ export async function sendDisabledEmail(deps: Pick<EmailDeps, 'db' | 'mailer' | 
 export async function reconcileDisabledEmails(deps: Pick<EmailDeps, 'db' | 'clock'>, queue: Queue): Promise<number> {
   const since = new Date(deps.clock.now().getTime() - DISABLED_EMAIL_WINDOW_MS);
   const missing = await disablingsNotEmailed(deps.db, { since });
-  if (missing.length === 0) return 0;
-  const jobs = missing.map(webhookDisabledEmail);
-  await queue.addBulk(jobs.map((j) => ({ name: j.queue, data: j.payload, opts: { ...jobOptionsFor(j.queue), jobId: j.jobId } })));
-  return jobs.length;
+  return requeueJobs(queue, 'webhookDisabledEmails', missing.map((e) => ({ jobId: webhookDisabledEmailId(e), data: webhookDisabledEmailJob(e) })));
 }
 
 /** The e-mails' consumer (retried with backoff while SMTP is away). */
