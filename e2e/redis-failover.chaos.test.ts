@@ -25,6 +25,7 @@ import {
   type RedisClusterServer,
   type RunningService,
   consoleWebhook,
+  untilReady,
 } from '@pay/testing';
 import { unpublishedBacklog } from '@pay/queue/test';
 import { createWebhooksDb, queueDepth } from '@pay/webhooks';
@@ -110,10 +111,7 @@ describe('a Redis Cluster master killed under load (issue 33)', () => {
     const names = ['invoicing', 'crypto', 'webhook-worker'];
     const started = await Promise.all(names.map((n) => spawnBuiltService(n, env)));
     names.forEach((n, i) => (procs[n] = started[i]!));
-    await eventually(async () => {
-      const answers = await Promise.all(Object.values(procs).map((p) => fetch(`${p.url}/readyz`)));
-      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
-    }, 60_000, 100);
+    await untilReady(Object.values(procs));
   }, BUILT_START_MS);
 
   afterAll(async () => {

@@ -21,6 +21,7 @@ import {
   type RegisteredMerchant,
   type RunningService,
   consoleWebhook,
+  untilReady,
 } from '@pay/testing';
 import { buildServiceProcess } from '@pay/build';
 import { outboxCountsByQueue, unpublishedBacklog } from '@pay/queue/test';
@@ -474,10 +475,7 @@ export function describeDoubledStack(variant: StackVariant): void {
       ]);
       phase('spawn');
       // As a balancer would: no traffic before a process says it is ready (Postgres and Redis answered).
-      await eventually(async () => {
-        const answers = await Promise.all(Object.values(procs).map((p) => fetch(`${p.url}/readyz`)));
-        expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
-      }, 60_000, 100);
+      await untilReady(Object.values(procs));
       phase('ready');
     }, 180_000);
 

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { eventually, spawnService, type RunningService } from '@pay/testing';
+import { spawnService, untilReady, type RunningService } from '@pay/testing';
 import { buildServiceProcess } from '@pay/build';
 
 const built = new Map<string, Promise<string>>();
@@ -21,10 +21,7 @@ export async function startService(name: string, env: Record<string, string>, no
   }
   const svc = await spawnService(name, env, 20_000, nodeArgs, await bundle);
   try {
-    await eventually(async () => {
-      const res = await fetch(`${svc.url}/readyz`);
-      if (res.status !== 200) throw new Error(`${name} /readyz: ${res.status} ${await res.text()}`);
-    }, 30_000, 50);
+    await untilReady([svc], 30_000);
   } catch (err) {
     await svc.stop();
     throw err;

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { eventually } from './eventually';
 import { stopWhenFileEnds } from './file-end';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -110,4 +111,19 @@ export function logLevelOf(line: string): number {
   const m = /^\{"level":(?:(\d+)|"(\w+)")/.exec(line);
   if (!m) return 0;
   return m[1] ? Number(m[1]) : (LEVELS[m[2]!] ?? 0);
+}
+
+/**
+ * Resolves once every service's `/readyz` says 200, as a balancer sends nothing before: a
+ * process listens before its first Postgres and Redis answers (on a Redis Cluster, before it
+ * has learnt the slots), and a request in between gets 503. Rejects after `timeoutMs` naming
+ * the last answers.
+ */
+export async function untilReady(services: { url: string }[], timeoutMs = 60_000): Promise<void> {
+  await eventually(async () => {
+    // No jest here: the bench waits with it too.
+    const answers = await Promise.all(services.map((s) => fetch(`${s.url}/readyz`)));
+    const notReady = answers.filter((a) => a.status !== 200);
+    if (notReady.length) throw new Error(`not ready: ${notReady.map((a) => `${a.url} ${a.status}`).join(', ')}`);
+  }, timeoutMs, 50);
 }
