@@ -137,8 +137,8 @@ export function invoicingAppForSuite(opts: Parameters<typeof startInvoicingApp>[
   // Closing the background waits for jobs in flight (a KYC check takes a minute and more on a
   // loaded 2-core machine), beyond a file's own test timeout.
   afterAll(async () => {
-    // A close that runs long says, every minute, what it waits for: fresh-ci saw
-    // kyc/pipeline.test.ts's close overrun 180 s twice, waiting for the background.
+    // A close that runs long says, every minute, what it waits for (it named the batch e-mail
+    // job that nodemailer's leaked pool slots held for ever: batch/mailer.test.ts).
     const started = Date.now();
     const watchdog = setInterval(() => process.stderr.write(`invoicing test app: close still waiting for ${ctx.closingStep?.() ?? '(nothing)'} after ${Math.round((Date.now() - started) / 1000)} s\n`), 60_000);
     try {
@@ -146,7 +146,7 @@ export function invoicingAppForSuite(opts: Parameters<typeof startInvoicingApp>[
     } finally {
       clearInterval(watchdog);
     }
-  }, 300_000);
+  }, 180_000);
   return ctx;
 }
 

@@ -95,14 +95,6 @@ export class WebhookSender {
     }
   }
 
-  /**
-   * One POST. A kept-alive socket the receiver closed as the request went out on it (its idle
-   * timer fired while ours, late under load, had not) fails with ECONNRESET before any answer:
-   * the receiver never read the request, so it goes out again on another socket, as Node's
-   * documentation of `request.reusedSocket` advises. Only reused sockets, and within the same
-   * deadline: a fresh connection that fails is a failed attempt. (A receiver that did read it
-   * and then crashed gets it twice, with one X-SVC-Delivery: deliveries are at least once.)
-   */
   /** The URL's check (outboundUrlProblem: it depends on the text alone) and request target, kept per URL. */
   private parse(raw: string): ParsedUrl {
     let p = this.parsed.get(raw);
@@ -124,6 +116,14 @@ export class WebhookSender {
     return p;
   }
 
+  /**
+   * One POST. A kept-alive socket the receiver closed as the request went out on it (its idle
+   * timer fired while ours, late under load, had not) fails with ECONNRESET before any answer:
+   * the receiver never read the request, so it goes out again on another socket, as Node's
+   * documentation of `request.reusedSocket` advises. Only reused sockets, and within the same
+   * deadline: a fresh connection that fails is a failed attempt. (A receiver that did read it
+   * and then crashed gets it twice, with one X-SVC-Delivery: deliveries are at least once.)
+   */
   private post(r: SendRequest, deadline = performance.now() + this.o.timeoutMs): Promise<{ statusCode: number; excerpt: string; retryAfter: string | null }> {
     const url = this.parse(r.url);
     const secure = url.secure;
