@@ -124,10 +124,14 @@ if [ -n "$TBANK_EMULATOR" ]; then
   echo $! >"$STATE/tbank-emulator.pid"
 fi
 
+# The image's V8 settings (infra/Dockerfile's ENV NODE_OPTIONS line), so a bundle here runs as it does there.
+IMAGE_NODE_OPTIONS=$(sed -n 's/^ENV NODE_OPTIONS="\(.*\)"$/\1/p' infra/Dockerfile)
+[ -n "$IMAGE_NODE_OPTIONS" ] || { echo "infra/Dockerfile has no ENV NODE_OPTIONS=\"...\" line" >&2; exit 1; }
+
 # start NAME [VAR=value ...]: its bundle on its port, with these settings over the environment's.
 start() {
   local name=$1; shift
-  env PORT="${PORTS[$name]}" "$@" nohup node "services/${BUNDLES[$name]:-$name}/dist/main.js" >"$STATE/logs/$name.log" 2>&1 &
+  env PORT="${PORTS[$name]}" NODE_OPTIONS="$IMAGE_NODE_OPTIONS" "$@" nohup node "services/${BUNDLES[$name]:-$name}/dist/main.js" >"$STATE/logs/$name.log" 2>&1 &
   echo $! >"$STATE/$name.pid"
 }
 

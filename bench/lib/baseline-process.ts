@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { imageNodeOptions } from '@pay/build';
 import type { BenchConfig } from './config';
 
 export interface BaselineProcess {
@@ -14,7 +15,9 @@ const START_TIMEOUT_MS = 20_000;
 /** Starts bench/baseline/app.ts as its own process, as the services run, and resolves with its URL. */
 export function startBaseline(config: BenchConfig): Promise<BaselineProcess> {
   const child = spawn(process.execPath, [...config.baselineNodeArgs, '--import', 'tsx', ENTRY], {
-    env: { ...process.env, DATABASE_URL: config.databaseUrl, PORT: '0', NODE_ENV: 'production' },
+    // The services' own V8 settings (the image's, which spawnService gives the bundles), so
+    // the ratio compares request paths, not heap sizes.
+    env: { ...process.env, DATABASE_URL: config.databaseUrl, PORT: '0', NODE_ENV: 'production', NODE_OPTIONS: imageNodeOptions() },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildEntry, buildLibrary, buildWorkspace, copyRuntimeTree, entryPoints, isLibrary, workspaceProjects } from '.';
+import { buildEntry, buildLibrary, buildWorkspace, copyRuntimeTree, entryPoints, imageNodeOptions, isLibrary, workspaceProjects } from '.';
 
 /** A throwaway workspace: files by path, plus symlinks standing in for pnpm's node_modules links. */
 function workspace(files: Record<string, string>, links: Record<string, string> = {}): string {
@@ -161,4 +161,22 @@ describe('@pay/build', () => {
     const run = `const m = require(${JSON.stringify(path.join(dist, 'index.js'))}); console.log(m.pathOf(), m.SPEC.path)`;
     expect(execFileSync(process.execPath, ['-e', run], { encoding: 'utf8' })).toBe('/x /x\n');
   }, LIBRARY_BUILD_MS);
+});
+
+describe('imageNodeOptions', () => {
+  it('reads the V8 settings the image runs every process with, and says so when the line is gone', () => {
+    expect(imageNodeOptions()).toMatch(/^--max-semi-space-size=\d+$/);
+    const bare = workspace({ 'infra/Dockerfile': 'FROM node:24\nENV NODE_ENV=production\n' });
+    try {
+      expect(() => imageNodeOptions(bare)).toThrow(/infra\/Dockerfile has no ENV NODE_OPTIONS/);
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
+  });
+
+  it('is what scripts/stack.sh reads from the same line', () => {
+    const read = execFileSync('sed', ['-n', 's/^ENV NODE_OPTIONS="\\(.*\\)"$/\\1/p', 'infra/Dockerfile'], { cwd: path.join(__dirname, '..', '..', '..'), encoding: 'utf8' }).trim();
+    expect(read).toBe(imageNodeOptions());
+    expect(readFileSync(path.join(__dirname, '..', '..', '..', 'scripts', 'stack.sh'), 'utf8')).toContain(`s/^ENV NODE_OPTIONS="\\(.*\\)"$/\\1/p`);
+  });
 });

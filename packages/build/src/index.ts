@@ -220,6 +220,17 @@ function externalsOf(inputs: string[]): string[] {
   return [...new Set(names)].sort();
 }
 
+/**
+ * The NODE_OPTIONS the image runs every process with (infra/Dockerfile's `ENV NODE_OPTIONS=`
+ * line, V8's heap settings), so that a bundle started outside the image (the bench, the tests
+ * of built bundles, scripts/stack.sh) runs as it does in production. Throws if the line is gone.
+ */
+export function imageNodeOptions(root = ROOT): string {
+  const found = /^ENV NODE_OPTIONS="([^"]*)"$/m.exec(readFileSync(path.join(root, 'infra', 'Dockerfile'), 'utf8'));
+  if (!found) throw new Error('infra/Dockerfile has no ENV NODE_OPTIONS="..." line');
+  return found[1]!;
+}
+
 /** Bundles the process of one service (its `src/main.ts`) into `outDir`; tests run the result. */
 export async function buildServiceProcess(folder: string, outDir: string): Promise<BuiltEntry> {
   const projects = workspaceProjects();

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { imageNodeOptions } from '@pay/build';
 import { eventually } from './eventually';
 import { stopWhenFileEnds } from './file-end';
 
@@ -37,7 +38,8 @@ export function spawnService(
   const main = entry ? [entry] : ['--import', 'tsx', join(ROOT, 'services', name, 'src', 'main.ts')];
   const child = spawn(process.execPath, [...nodeArgs, ...main], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', ...env },
+    // A bundle runs with the image's V8 settings, as production runs it.
+    env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', ...(entry ? { NODE_OPTIONS: imageNodeOptions() } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // The last 64 KiB of output: enough to explain a failure, bounded under load.
