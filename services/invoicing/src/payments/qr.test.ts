@@ -1,6 +1,10 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import { PNG } from 'pngjs';
+import QRCode from 'qrcode';
 import { decodeQrDataUri } from '@pay/testing';
 import { qrPngDataUri } from './qr';
+
+const pngOf = (uri: string) => PNG.sync.read(Buffer.from(uri.replace(/^data:image\/png;base64,/, ''), 'base64'));
 
 describe('QR codes', () => {
   it('are real PNGs that decode back to their payload', () => {
@@ -12,7 +16,7 @@ describe('QR codes', () => {
   });
 
   it('are square, with a quiet zone, 4 pixels per module', () => {
-    const png = PNG.sync.read(Buffer.from(qrPngDataUri('https://pay.example.ru/p/x').replace(/^data:image\/png;base64,/, ''), 'base64'));
+    const png = pngOf(qrPngDataUri('https://pay.example.ru/p/x'));
     expect(png.width).toBe(png.height);
     expect(png.width % 4).toBe(0);
     // The corner (margin) is white; the finder pattern's first module is black.
@@ -21,19 +25,41 @@ describe('QR codes', () => {
   });
 
   it('draw each module as a whole 4×4 block, every scanline as drawn (most are written as Up-filtered repeats of the one above)', () => {
-    for (const payload of ['http://127.0.0.1:3001/pay/3f1c2a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f/sbp', 'A']) {
-      const png = PNG.sync.read(Buffer.from(qrPngDataUri(payload).replace(/^data:image\/png;base64,/, ''), 'base64'));
+    for (const payload of ['http://127.0.0.1:3001/pay/3f1c2a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f/sbp', 'A', 'x'.repeat(2331)]) {
+      const png = pngOf(qrPngDataUri(payload));
       const dark = (x: number, y: number) => png.data[(y * png.width + x) * 4] === 0;
       let blocks = 0;
       for (let by = 0; by < png.height; by += 4)
         for (let bx = 0; bx < png.width; bx += 4) {
           const first = dark(bx, by);
-          for (let y = by; y < by + 4; y++) for (let x = bx; x < bx + 4; x++) expect(dark(x, y)).toBe(first);
+          for (let y = by; y < by + 4; y++) for (let x = bx; x < bx + 4; x++) if (dark(x, y) !== first) throw new Error(`pixel (${x}, ${y}) differs from its module's`);
           // The quiet zone (2 modules each side) is white.
-          if (bx < 8 || by < 8 || bx >= png.width - 8 || by >= png.height - 8) expect(first).toBe(false);
+          if (first && (bx < 8 || by < 8 || bx >= png.width - 8 || by >= png.height - 8)) throw new Error(`a dark module in the quiet zone at (${bx}, ${by})`);
           blocks += first ? 1 : 0;
         }
       expect(blocks).toBeGreaterThan(0);
+    }
+  });
+
+  it('show, module for module, the symbol the qrcode library draws (its mask choice too), whatever the rows repeat', () => {
+    // Payment links, and payloads of other lengths (versions 1 to 40: rows of many widths). The
+    // library's own mask choice is slow on large symbols, so a few of those; qr-mask.test.ts has more.
+    const payloads = [
+      ...Array.from({ length: 60 }, () => `https://pay.example.ru/pay/${randomUUID()}/sbp`),
+      ...[1, 17, 100, 400].map((n) => randomBytes(n).toString('latin1')),
+      'x'.repeat(2331),
+      'A',
+    ];
+    for (const payload of payloads) {
+      const theirs = QRCode.create([{ data: Buffer.from(payload, 'utf8'), mode: 'byte' }], { errorCorrectionLevel: 'M' }).modules;
+      const png = pngOf(qrPngDataUri(payload));
+      expect(png.width).toBe((theirs.size + 4) * 4);
+      for (let row = 0; row < theirs.size; row++)
+        for (let col = 0; col < theirs.size; col++) {
+          // The module's middle pixel; the test above holds every pixel of a module alike.
+          const dark = png.data[(((row + 2) * 4 + 2) * png.width + (col + 2) * 4 + 2) * 4] === 0;
+          if (dark !== Boolean(theirs.get(row, col))) throw new Error(`module (${row}, ${col}) differs for a payload of ${Buffer.byteLength(payload)} bytes`);
+        }
     }
   });
 });

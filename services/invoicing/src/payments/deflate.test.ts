@@ -1,0 +1,91 @@
+import { randomInt } from 'node:crypto';
+import { inflateSync } from 'node:zlib';
+import { Adler32, DeflateTokens } from './deflate';
+
+/** Adler-32 from the bytes, as RFC 1950 defines it. */
+function adlerOf(data: Uint8Array): number {
+  let a = 1;
+  let b = 0;
+  for (const x of data) {
+    a = (a + x) % 65521;
+    b = (b + a) % 65521;
+  }
+  return ((b << 16) | a) >>> 0;
+}
+
+/** The weighted sum Adler32.add takes: Σ(length − i)·x_i. */
+const weightedOf = (block: Uint8Array) => block.reduce((w, x, i) => w + (block.length - i) * x, 0);
+
+/** Tokens and the bytes they stand for, built side by side: a random mix of bytes and copies. */
+function randomStream(ops: number, alphabet: number[]): { tokens: DeflateTokens; data: Uint8Array } {
+  const tokens = new DeflateTokens();
+  const data: number[] = [];
+  for (let i = 0; i < ops; i++) {
+    if (data.length >= 3 && randomInt(3) === 0) {
+      const distance = 1 + randomInt(Math.min(data.length, 32_768));
+      const length = 3 + randomInt(600); // past 258: split into pieces
+      tokens.copy(length, distance);
+      for (let k = 0; k < length; k++) data.push(data[data.length - distance]!);
+    } else {
+      const b = alphabet[randomInt(alphabet.length)]!;
+      tokens.byte(b);
+      data.push(b);
+    }
+  }
+  return { tokens, data: Uint8Array.from(data) };
+}
+
+describe('DeflateTokens', () => {
+  it('writes zlib streams that zlib inflates to the bytes its tokens stand for', () => {
+    const alphabets = [[0, 0xff, 0x0f, 0xf0, 2], Array.from({ length: 256 }, (_, i) => i), [7]];
+    for (let round = 0; round < 300; round++) {
+      const { tokens, data } = randomStream(1 + randomInt(400), alphabets[round % alphabets.length]!);
+      expect(tokens.length).toBe(data.length);
+      const z = tokens.zlib(adlerOf(data));
+      // inflateSync checks the header and the Adler-32 too.
+      expect(Buffer.compare(inflateSync(z), Buffer.from(data))).toBe(0);
+    }
+  });
+
+  it('writes streams of no copies, of one byte value, and of nothing', () => {
+    for (const data of [Uint8Array.of(), Uint8Array.of(42), Uint8Array.from({ length: 1000 }, (_, i) => i % 256)]) {
+      const tokens = new DeflateTokens();
+      tokens.bytes(data);
+      expect(Buffer.compare(inflateSync(tokens.zlib(adlerOf(data))), Buffer.from(data))).toBe(0);
+    }
+    const runs = new DeflateTokens();
+    runs.byte(9);
+    runs.copy(70_000, 1); // a run: each piece copies the byte before
+    expect(inflateSync(runs.zlib(adlerOf(new Uint8Array(70_001).fill(9))))).toEqual(Buffer.alloc(70_001, 9));
+  });
+
+  it('refuses a copy from before the start, from past deflate’s 32 KB window, or shorter than 3 bytes', () => {
+    const tokens = new DeflateTokens();
+    tokens.bytes(new Uint8Array(40_000));
+    expect(() => new DeflateTokens().copy(3, 1)).toThrow(/with 0 written/);
+    expect(() => tokens.copy(3, 32_769)).toThrow(/at most 32768/);
+    expect(() => tokens.copy(2, 1)).toThrow(/at least 3/);
+    tokens.copy(3, 32_768);
+  });
+});
+
+describe('Adler32', () => {
+  it('sums block by block what RFC 1950 sums byte by byte, a block added twice from the same sums', () => {
+    for (let round = 0; round < 50; round++) {
+      const blocks = Array.from({ length: 1 + randomInt(20) }, () => Uint8Array.from({ length: randomInt(2000) }, () => randomInt(256)));
+      const adler = new Adler32();
+      const all: Uint8Array[] = [];
+      for (const block of blocks) {
+        const sum = block.reduce((s, x) => s + x, 0);
+        const weighted = weightedOf(block);
+        adler.add(block.length, sum, weighted);
+        all.push(block);
+        if (randomInt(2) === 0) {
+          adler.add(block.length, sum, weighted);
+          all.push(block);
+        }
+      }
+      expect(adler.value).toBe(adlerOf(Buffer.concat(all)));
+    }
+  });
+});
