@@ -115,7 +115,7 @@ const UNIFORM_BLOCK = Uint8Array.of(1, 0, 0, 0, 1);
  * light) along the rows, N2 (2×2 blocks of one colour, with the next row) and N4 (the share
  * of dark modules), all weighted as the library weighs them.
  */
-function rowsPenalty(m: Uint8Array, size: number): number {
+function rowsPenalty(m: Uint8Array, size: number, budget: number): number {
   let n1 = 0;
   let n2 = 0;
   let n3 = 0;
@@ -142,6 +142,8 @@ function rowsPenalty(m: Uint8Array, size: number): number {
       n2 += UNIFORM_BLOCK[left + right]!;
       left = right;
     }
+    // Scores only grow: a pattern already at its budget cannot win, and what it would total no longer matters.
+    if (n1 + n2 * 3 + n3 * 40 >= budget) return budget;
   }
   // The library's own float arithmetic, in its order, so the rounding is the same.
   const n4 = Math.abs(Math.ceil((dark * 100) / (size * size) / 5) - 10);
@@ -149,7 +151,7 @@ function rowsPenalty(m: Uint8Array, size: number): number {
 }
 
 /** N1 and N3 along the columns of `m`, read in place (a stride of `size`) rather than transposed. */
-function columnsPenalty(m: Uint8Array, size: number): number {
+function columnsPenalty(m: Uint8Array, size: number, budget: number): number {
   let n1 = 0;
   let n3 = 0;
   const n = size * size;
@@ -165,6 +167,7 @@ function columnsPenalty(m: Uint8Array, size: number): number {
       bits = ((bits << 1) & 0x7ff) | v;
       if (row >= 10 && (bits === 0x5d0 || bits === 0x05d)) n3++;
     }
+    if (n1 + n3 * 40 >= budget) return budget;
   }
   return n1 + n3 * 40;
 }
@@ -188,11 +191,12 @@ export function bestMaskPattern(modules: QrModules, drawnWith: number, level: { 
     const flip = flips[p]!;
     for (let w = 0; w < words; w++) m32[w] = base32[w]! ^ flip[w]!;
     writeFormat(m, size, level, p);
-    // Every score is ≥ 0 and a tie keeps the earlier pattern, so once the rows alone reach the
-    // lowest total so far this pattern cannot win: its column scan is skipped.
-    let score = rowsPenalty(m, size);
+    // Every part of a score is ≥ 0 and a tie keeps the earlier pattern, so a pattern whose score
+    // so far reaches the lowest total yet cannot win: each scan stops there, after a row or a
+    // column, and the pattern's columns are not scanned once its rows reach it.
+    let score = rowsPenalty(m, size, lowest);
     if (score >= lowest) continue;
-    score += columnsPenalty(m, size);
+    score += columnsPenalty(m, size, lowest - score);
     if (score < lowest) {
       lowest = score;
       best = p;
