@@ -1,3 +1,4 @@
+import http from 'node:http';
 import net from 'node:net';
 import { WebhookSender } from './sender';
 
@@ -85,6 +86,34 @@ describe('a kept-alive connection closed by the receiver as a delivery goes out 
       expect(connections).toBe(1);
     } finally {
       sender.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
+describe('an answer longer than the excerpt', () => {
+  it('is read to its end to keep the connection, up to 256 KiB; a longer one costs its connection', async () => {
+    // Answers 500 with a body of `?size=` bytes, and counts connections.
+    let connections = 0;
+    const server = http.createServer((req, res) => {
+      const size = Number(new URL(req.url!, 'http://x').searchParams.get('size'));
+      req.resume().on('end', () => res.writeHead(500, { 'Content-Type': 'text/plain' }).end(Buffer.alloc(size, 'a')));
+    });
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = (size: number) => `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/hook?size=${size}`;
+    const sender = new WebhookSender({ allowPrivate: true, timeoutMs: 5000, maxSocketsPerOrigin: 1 });
+    try {
+      const excerpt = { succeeded: false, statusCode: 500, error: null, responseBody: 'a'.repeat(1024) };
+      expect(await sender.send(delivery(url(200 * 1024), 4))).toMatchObject(excerpt);
+      expect(await sender.send(delivery(url(200 * 1024), 5))).toMatchObject(excerpt);
+      expect(connections).toBe(1); // drained, so kept
+      expect(await sender.send(delivery(url(300 * 1024), 6))).toMatchObject(excerpt); // the answer stands, cut short
+      expect(await sender.send(delivery(url(10), 7))).toMatchObject({ statusCode: 500, responseBody: 'a'.repeat(10) });
+      expect(connections).toBe(2); // the long one's connection was given up
+    } finally {
+      sender.close();
+      server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });

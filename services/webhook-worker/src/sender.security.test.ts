@@ -1,8 +1,10 @@
 import dns from 'node:dns';
+import net from 'node:net';
 import request from 'supertest';
+import { buildConnector } from 'undici';
 import { startReceiver, type Receiver } from '@pay/testing';
 import { createLogger } from '@pay/runtime';
-import { WebhookSender } from './sender';
+import { WebhookSender, guardedConnector } from './sender';
 import { buildWorkerApp } from './app';
 import { DeliveryMetrics } from './metrics';
 import { deliveryForSuite } from '../test/test-support';
@@ -108,6 +110,86 @@ describe('outbound safety', () => {
     expect(d).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null });
     expect(d!.lastError).toMatch(/^refused: rebind\.merchant\.example resolves to 127\.0\.0\.1/);
     expect(receiver.received).toHaveLength(before);
+  });
+});
+
+describe('the connected address, checked again before a byte is written', () => {
+  // The lookup's check refuses every name first, so the connector's own check is driven
+  // directly: a loopback listener stands for a public name that reaches a private address.
+  it.each(['http:', 'https:'])('%s a socket connected to a private address is refused and closed, nothing written (no TLS hello either)', async (protocol) => {
+    let accepted!: (bytes: Promise<number>) => void;
+    const connection = new Promise<Promise<number>>((resolve) => (accepted = resolve));
+    const server = net.createServer((socket) => {
+      let bytes = 0;
+      socket.on('data', (chunk) => (bytes += chunk.length));
+      socket.on('error', () => undefined);
+      accepted(new Promise((resolve) => socket.on('close', () => resolve(bytes))));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      const connect = guardedConnector(buildConnector({ allowH2: false }));
+      const err = await new Promise<Error | null>((resolve) =>
+        connect({ hostname: '127.0.0.1', host: `127.0.0.1:${port}`, protocol, port: String(port) }, (e, socket) => {
+          socket?.destroy();
+          resolve(e);
+        }),
+      );
+      expect(err).toMatchObject({ code: 'EWEBHOOKPRIVATE', message: expect.stringMatching(/^refused: 127\.0\.0\.1 resolves to 127\.0\.0\.1, a private/) });
+      expect(await (await connection)).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
+describe('what goes out, and for how long', () => {
+  it('sends exactly the spec headers (and what HTTP/1.1 itself needs), nothing that tells more', async () => {
+    const receiver = await startReceiver();
+    const sender = new WebhookSender({ allowPrivate: true, timeoutMs: 2000 });
+    try {
+      expect(await sender.send({ ...req(`${receiver.url}/hook?a=1`), body: '{"x":"é"}' })).toMatchObject({ succeeded: true, statusCode: 200, responseBody: 'ok' });
+      const [r] = receiver.received;
+      expect(r).toMatchObject({ method: 'POST', path: '/hook?a=1', body: '{"x":"é"}' });
+      expect(Object.keys(r!.headers).sort()).toEqual(['connection', 'content-length', 'content-type', 'host', 'x-svc-delivery', 'x-svc-event', 'x-svc-signature', 'x-svc-timestamp']);
+      expect(r!.headers).toMatchObject({ connection: 'keep-alive', 'content-length': '10', 'content-type': 'application/json', host: `127.0.0.1:${receiver.port}` });
+    } finally {
+      sender.close();
+      await receiver.close();
+    }
+  });
+
+  it('never follows a redirect: a 3xx is the answer, with its Retry-After', async () => {
+    const receiver = await startReceiver();
+    const elsewhere = await startReceiver();
+    receiver.answer({ status: 307, body: 'moved', headers: { Location: `${elsewhere.url}/stolen`, 'Retry-After': '120' } });
+    const sender = new WebhookSender({ allowPrivate: true, timeoutMs: 2000 });
+    try {
+      expect(await sender.send(req(receiver.url))).toMatchObject({ succeeded: false, statusCode: 307, responseBody: 'moved', retryAfter: '120', error: null });
+      expect(elsewhere.received).toHaveLength(0);
+    } finally {
+      sender.close();
+      await Promise.all([receiver.close(), elsewhere.close()]);
+    }
+  });
+
+  it('gives the whole exchange one deadline: a TLS handshake never finished, an answer never sent', async () => {
+    // Accepts connections, reads, and never writes a byte.
+    const server = net.createServer((socket) => socket.on('error', () => undefined).resume());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    const sender = new WebhookSender({ allowPrivate: true, timeoutMs: 300 });
+    try {
+      for (const url of [`https://127.0.0.1:${port}/hook`, `http://127.0.0.1:${port}/hook`]) {
+        const r = await sender.send(req(url));
+        expect(r).toMatchObject({ succeeded: false, statusCode: null, refused: false, error: 'timed out after 300 ms' });
+        expect(r.durationMs).toBeGreaterThanOrEqual(290);
+        expect(r.durationMs).toBeLessThan(1500);
+      }
+    } finally {
+      sender.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 
