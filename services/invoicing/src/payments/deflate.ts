@@ -191,7 +191,7 @@ function atLeastTwo(counts: Uint32Array): void {
  * far faster than from the bytes.
  */
 export class DeflateTokens {
-  /** A literal byte (< 256), or a copy: 256 + its length code's index, its length, its distance. */
+  /** A literal byte (< 256), or a copy: 256 + its length code's index, its length, its distance, the distance's code. */
   private tokens: number[] = [];
   private readonly litCounts = new Uint32Array(286);
   private readonly distCounts = new Uint32Array(30);
@@ -220,7 +220,7 @@ export class DeflateTokens {
       // Pieces of at most 258, none left shorter than 3.
       const piece = length <= MAX_MATCH ? length : length - MAX_MATCH < MIN_MATCH ? length - MIN_MATCH : MAX_MATCH;
       const lc = LENGTH_CODE[piece]!;
-      this.tokens.push(256 + lc, piece, distance);
+      this.tokens.push(256 + lc, piece, distance, dc);
       this.litCounts[257 + lc]!++;
       this.distCounts[dc]!++;
       this.length += piece;
@@ -283,9 +283,9 @@ export class DeflateTokens {
       const lc = token - 256;
       const length = tokens[at++]!;
       const distance = tokens[at++]!;
+      const dc = tokens[at++]!;
       w.write(litCodes[257 + lc]!, litLengths[257 + lc]!);
       if (LENGTH_EXTRA[lc]) w.write(length - LENGTH_BASE[lc]!, LENGTH_EXTRA[lc]!);
-      const dc = distanceCode(distance);
       w.write(distCodes[dc]!, distLengths[dc]!);
       if (DIST_EXTRA[dc]) w.write(distance - DIST_BASE[dc]!, DIST_EXTRA[dc]!);
     }
