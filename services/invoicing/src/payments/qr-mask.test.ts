@@ -1,8 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import QRCode from 'qrcode';
-import { bestMaskPattern, remask, type QrModules } from './qr-mask';
+import { bestMaskPattern, maskPenalties, remask, type QrModules } from './qr-mask';
+
+// The library's own scoring, version-pinned: the oracle for every score.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const MaskPattern: Record<'getPenaltyN1' | 'getPenaltyN2' | 'getPenaltyN3' | 'getPenaltyN4', (m: unknown) => number> = require('qrcode/lib/core/mask-pattern');
+const libraryPenalty = (m: unknown) => MaskPattern.getPenaltyN1(m) + MaskPattern.getPenaltyN2(m) + MaskPattern.getPenaltyN3(m) + MaskPattern.getPenaltyN4(m);
 
 describe('bestMaskPattern', () => {
+  it("scores every pattern as the library does, at every version's size", () => {
+    // Versions 1 to 40 (sizes 21 to 177: lines of 1 to 6 words), each drawn with some pattern.
+    for (let version = 1; version <= 40; version++) {
+      const segments = [{ data: randomBytes(Math.floor(version * version * 0.9) + 1), mode: 'byte' as const }];
+      const drawnWith = version % 8;
+      const probe = QRCode.create(segments, { errorCorrectionLevel: 'L', version, maskPattern: drawnWith as QRCode.QRCodeMaskPattern });
+      const ours = maskPenalties(probe.modules as unknown as QrModules, drawnWith, probe.errorCorrectionLevel);
+      const library = Array.from({ length: 8 }, (_, p) => libraryPenalty(QRCode.create(segments, { errorCorrectionLevel: 'L', version, maskPattern: p as QRCode.QRCodeMaskPattern }).modules));
+      expect({ version, scores: ours }).toEqual({ version, scores: library });
+    }
+  });
+
   it("chooses the library's own mask pattern, from a symbol drawn with any pattern", () => {
     const payloads = [
       'A',

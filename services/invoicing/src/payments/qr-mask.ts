@@ -4,12 +4,12 @@
  *
  * Why: the library scores each pattern by masking its own matrix in place and walking it
  * through `BitMatrix.get` calls, which made mask selection ~70% of an SBP invoice's QR and
- * the largest single CPU cost of `POST /api/v2/invoices`. Here the patterns are scored on a
- * flat copy with plain array reads. The library still draws the symbol once (with any
- * pattern), so nothing about the encoding is reimplemented; only the choice is, and
- * `qr-mask.test.ts` checks it matches the library's own on many payloads. `remask` then turns
- * that drawing into the one with the chosen pattern, which the test also checks against the
- * library's own drawing with that pattern.
+ * the largest single CPU cost of `POST /api/v2/invoices`. Here the patterns are scored on
+ * bit lines (see below). The library still draws the symbol once (with any pattern), so
+ * nothing about the encoding is reimplemented; only the choice is, and `qr-mask.test.ts`
+ * checks each score against the library's own penalty functions, and the choice against its
+ * own, on many payloads. `remask` then turns that drawing into the one with the chosen
+ * pattern, which the test also checks against the library's own drawing with that pattern.
  */
 // The library's format-information encoder (BCH code of level and mask), version-pinned.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -37,166 +37,236 @@ function maskAt(pattern: number, i: number, j: number): boolean {
   }
 }
 
-/** Writes the 15 format bits of `pattern` where the library's `setupFormatInfo` puts them. */
-function writeFormat(m: Uint8Array, size: number, level: { bit: number }, pattern: number): void {
-  const bits = FormatInfo.getEncodedBits(level, pattern);
+/**
+ * Where the library's `setupFormatInfo` puts the 15 format bits of a symbol of `size`: bit i
+ * at [row, col] pairs i and i + 15, then the dark module (always 1) last, as a flat list.
+ */
+function formatPositions(size: number): Int32Array {
+  const at = new Int32Array(31 * 2);
   for (let i = 0; i < 15; i++) {
-    const mod = (bits >> i) & 1;
-    const row = i < 6 ? i : i < 8 ? i + 1 : size - 15 + i;
-    m[row * size + 8] = mod;
-    const col = i < 8 ? size - i - 1 : i < 9 ? 15 - i : 15 - i - 1;
-    m[8 * size + col] = mod;
+    at.set([i < 6 ? i : i < 8 ? i + 1 : size - 15 + i, 8], i * 2);
+    at.set([8, i < 8 ? size - i - 1 : i < 9 ? 15 - i : 15 - i - 1], (i + 15) * 2);
   }
-  m[(size - 8) * size + 8] = 1;
+  at.set([size - 8, 8], 60);
+  return at;
+}
+
+const formatValuesOf = new Map<number, Uint8Array>();
+
+/** The value of each module of `formatPositions` for a level and pattern (kept: 4 levels × 8 patterns). */
+function formatValues(level: { bit: number }, pattern: number): Uint8Array {
+  const key = level.bit * PATTERNS + pattern;
+  let values = formatValuesOf.get(key);
+  if (!values) {
+    const bits = FormatInfo.getEncodedBits(level, pattern);
+    values = Uint8Array.from({ length: 31 }, (_, k) => (k === 30 ? 1 : (bits >> k % 15) & 1));
+    formatValuesOf.set(key, values);
+  }
+  return values;
+}
+
+/** Writes the format bits of `pattern` into a byte-per-module matrix. */
+function writeFormat(m: Uint8Array, size: number, level: { bit: number }, pattern: number): void {
+  const at = formatPositions(size);
+  const values = formatValues(level, pattern);
+  for (let k = 0; k < 31; k++) m[at[k * 2]! * size + at[k * 2 + 1]!] = values[k]!;
+}
+
+/*
+ * Scoring works on bits: each row, and each column, is a line of words, module k at bit k % 32
+ * of word k / 32 (one spare word at the end, so a 32-bit read at any offset stays inside).
+ * Masking a line is an XOR of words, and the penalties of 21 to 31 positions of a line come
+ * from a few shifts, ANDs and a popcount, where a scan module by module took about ten
+ * operations a module: scoring was over half of a QR's time, the largest part of a v2 create.
+ */
+
+/** Set bits of a 32-bit value. */
+function popcount(v: number): number {
+  v -= (v >>> 1) & 0x55555555;
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
+/** 32 modules of the line at `base` (in words), from module `from` on. */
+function read32(lines: Uint32Array, base: number, from: number): number {
+  const word = base + (from >>> 5);
+  const shift = from & 31;
+  return shift === 0 ? lines[word]! : (lines[word]! >>> shift) | (lines[word + 1]! << (32 - shift));
+}
+
+/** The lowest `n` bits set (0 ≤ n ≤ 31). */
+const lowBits = (n: number) => (n <= 0 ? 0 : (1 << n) - 1);
+
+/** Positions of a line scored per 32-bit read: a window of 11 modules and the one before it fit in 32 bits. */
+const STEP = 21;
+
+/**
+ * N1 (runs of 5 or more: 3, plus 1 per module over 5) and N3 (1:1:3:1:1 with 4 light on one
+ * side, as the library's 11-bit windows 0x5D0 and 0x05D) of one line of `size` modules, as
+ * N1 + 40 × N3. For positions p from `from`, x holds modules from − 1 … from + 30 (before the
+ * first module, one of the other colour), so bit p + 1 + k of x is module from + p + k.
+ */
+function linePenalty(lines: Uint32Array, base: number, size: number): number {
+  let n1 = 0;
+  let n3 = 0;
+  for (let from = 0; from < size; from += STEP) {
+    const x = from === 0 ? (read32(lines, base, 0) << 1) | (~lines[base]! & 1) : read32(lines, base, from - 1);
+    const nx = ~x;
+    const change = x ^ (x >>> 1); // bit j: modules from − 1 + j and from + j differ
+    const same = ~change;
+    // Five alike from p: a run of L ≥ 5 has L − 4 such windows and one start (a change just
+    // before it), so windows + 2 × starts is its 3 + (L − 5).
+    const five = (same >>> 1) & (same >>> 2) & (same >>> 3) & (same >>> 4) & lowBits(Math.min(STEP, size - 4 - from));
+    n1 += popcount(five) + 2 * popcount(five & change);
+    // Modules 4-6 of both windows are dark, light, dark.
+    const core = (x >>> 5) & (nx >>> 6) & (x >>> 7);
+    const a = (x >>> 1) & (nx >>> 2) & (x >>> 3) & (x >>> 4) & (nx >>> 8) & (nx >>> 9) & (nx >>> 10) & (nx >>> 11); // 1011101 0000
+    const b = (nx >>> 1) & (nx >>> 2) & (nx >>> 3) & (nx >>> 4) & (x >>> 8) & (x >>> 9) & (nx >>> 10) & (x >>> 11); // 0000 1011101
+    n3 += popcount(core & (a | b) & lowBits(Math.min(STEP, size - 10 - from)));
+  }
+  return n1 + n3 * 40;
+}
+
+/** N2 of rows r and r + 1 (at `base` and `base + stride`): 2×2 blocks of one colour, weighted 3. */
+function blocksPenalty(lines: Uint32Array, base: number, stride: number, size: number): number {
+  let blocks = 0;
+  for (let from = 0; from < size - 1; from += 31) {
+    const top = read32(lines, base, from);
+    const below = read32(lines, base + stride, from);
+    const columnAlike = ~(top ^ below);
+    blocks += popcount(columnAlike & (columnAlike >>> 1) & ~(top ^ (top >>> 1)) & lowBits(Math.min(31, size - 1 - from)));
+  }
+  return blocks * 3;
 }
 
 /**
- * Per symbol size: the 8 flip tables (see `tablesFor`) and two scratch matrices, so a call
- * allocates nothing once a size has been seen (invoices use a handful of sizes). Reusing the
- * scratch is safe: scoring is synchronous and never re-entered.
- *
- * Every matrix here is a byte per module (0 or 1) in a buffer padded to whole 32-bit words,
- * with a `Uint32Array` view of the same bytes: masking is an XOR, and XOR does not carry
- * between bytes, so four modules are masked per operation (the padding stays 0).
+ * Per symbol size, what scoring needs beyond the symbol: the 8 patterns' flips (1 where a
+ * pattern darkens a data module: not reserved, and the pattern's formula holds) as bit rows and
+ * as bit columns, the format modules' places, and the scratch lines of the symbol (unmasked)
+ * and of the pattern being scored. Made once per size (invoices use a handful of sizes), so
+ * a call allocates nothing; reusing the scratch is safe: scoring is synchronous.
  */
 interface SizeTables {
-  /** For each pattern, 1 where it flips a module: a data module (not reserved) where the pattern is dark. */
-  flips: Uint32Array[];
-  /** Scratch: the symbol unmasked (its data modules as encoded), as bytes and as words. */
-  base: Uint8Array;
-  base32: Uint32Array;
-  /** Scratch: the symbol masked with the pattern being scored. */
-  m: Uint8Array;
-  m32: Uint32Array;
+  words: number;
+  /** For each pattern, its flips as a byte per module (for `remask`). */
+  flipBytes: Uint8Array[];
+  flipRows: Uint32Array[];
+  flipColumns: Uint32Array[];
+  format: Int32Array;
+  baseRows: Uint32Array;
+  baseColumns: Uint32Array;
+  rows: Uint32Array;
+  columns: Uint32Array;
 }
 
 const bySize = new Map<number, SizeTables>();
 
-/**
- * The tables of a size. Function patterns (the reserved modules) depend only on the symbol's
- * size (its version), so the flip tables, made with the slow per-module `maskAt` switch, are
- * made once per size.
- */
+/** Rows and columns as bit lines of a byte-per-module matrix, XOR another (`xor`) if given. */
+function packLines(bytes: Uint8Array, xor: Uint8Array | null, size: number, words: number, rows: Uint32Array, columns: Uint32Array): void {
+  rows.fill(0);
+  columns.fill(0);
+  for (let r = 0, i = 0; r < size; r++) {
+    for (let c = 0; c < size; c++, i++) {
+      const v = xor ? bytes[i]! ^ xor[i]! : bytes[i]!;
+      rows[r * words + (c >>> 5)]! |= v << (c & 31);
+      columns[c * words + (r >>> 5)]! |= v << (r & 31);
+    }
+  }
+}
+
 function tablesFor(size: number, reservedBit: Uint8Array): SizeTables {
   let tables = bySize.get(size);
   if (!tables) {
-    const words = Math.ceil((size * size) / 4);
-    const flips = Array.from({ length: PATTERNS }, (_, p) => {
-      const t = new Uint8Array(words * 4);
+    const words = (size >>> 5) + 2;
+    const lines = () => new Uint32Array(size * words);
+    const flipBytes: Uint8Array[] = [];
+    const flipRows: Uint32Array[] = [];
+    const flipColumns: Uint32Array[] = [];
+    for (let p = 0; p < PATTERNS; p++) {
+      const t = new Uint8Array(size * size);
       for (let r = 0; r < size; r++) for (let c = 0; c < size; c++) t[r * size + c] = !reservedBit[r * size + c] && maskAt(p, r, c) ? 1 : 0;
-      return new Uint32Array(t.buffer);
-    });
-    const base32 = new Uint32Array(words);
-    const m32 = new Uint32Array(words);
-    tables = { flips, base: new Uint8Array(base32.buffer), base32, m: new Uint8Array(m32.buffer), m32 };
+      const rows = lines();
+      const columns = lines();
+      packLines(t, null, size, words, rows, columns);
+      flipBytes.push(t);
+      flipRows.push(rows);
+      flipColumns.push(columns);
+    }
+    tables = { words, flipBytes, flipRows, flipColumns, format: formatPositions(size), baseRows: lines(), baseColumns: lines(), rows: lines(), columns: lines() };
     bySize.set(size, tables);
   }
   return tables;
 }
 
-/*
- * The scans below are branch-free where the branch would follow the modules' colours: those are
- * close to random, so such branches are mispredicted about half the time, which cost more than
- * the rest of the scan. Runs and 2×2 blocks are counted with table lookups instead.
- */
-
-/**
- * N1 as it accrues along a run, indexed by the run's length so far: a run of L ≥ 5 scores
- * 3 + (L − 5), i.e. 3 when it reaches 5 and 1 more for each module after. 256 > 177, the
- * largest symbol.
- */
-const RUN_PENALTY = Uint8Array.from({ length: 256 }, (_, length) => (length === 5 ? 3 : length > 5 ? 1 : 0));
-
-/** Whether a 2×2 block is of one colour (N2), indexed by its number of dark modules. */
-const UNIFORM_BLOCK = Uint8Array.of(1, 0, 0, 0, 1);
-
-/**
- * One scan of the rows of `m`: N1 (runs of 5 or more) and N3 (finder-like 1:1:3:1:1 with 4
- * light) along the rows, N2 (2×2 blocks of one colour, with the next row) and N4 (the share
- * of dark modules), all weighted as the library weighs them.
- */
-function rowsPenalty(m: Uint8Array, size: number, budget: number): number {
-  let n1 = 0;
-  let n2 = 0;
-  let n3 = 0;
-  let dark = 0;
-  for (let row = 0, start = 0; row < size; row++, start += size) {
-    let last = m[start]!;
-    let run = 1;
-    let bits = last;
-    dark += last;
-    for (let at = start + 1, end = start + size, col = 1; at < end; at++, col++) {
-      const v = m[at]!;
-      dark += v;
-      run = run * (1 - (v ^ last)) + 1; // one more if the colour is the same, else a new run of 1
-      n1 += RUN_PENALTY[run]!;
-      last = v;
-      bits = ((bits << 1) & 0x7ff) | v;
-      if (col >= 10 && (bits === 0x5d0 || bits === 0x05d)) n3++; // rare: predicted well
-    }
-    if (row === size - 1) break;
-    // N2 with the row below: each column's pair sum serves the block on its left and on its right.
-    let left = m[start]! + m[start + size]!;
-    for (let at = start + 1, end = start + size; at < end; at++) {
-      const right = m[at]! + m[at + size]!;
-      n2 += UNIFORM_BLOCK[left + right]!;
-      left = right;
-    }
-    // Scores only grow: a pattern already at its budget cannot win, and what it would total no longer matters.
-    if (n1 + n2 * 3 + n3 * 40 >= budget) return budget;
-  }
-  // The library's own float arithmetic, in its order, so the rounding is the same.
-  const n4 = Math.abs(Math.ceil((dark * 100) / (size * size) / 5) - 10);
-  return n1 + n2 * 3 + n3 * 40 + n4 * 10;
+/** Sets module [row, col] of the bit rows and columns to `v`. */
+function setModule(t: SizeTables, row: number, col: number, v: number): void {
+  const r = row * t.words + (col >>> 5);
+  t.rows[r] = (t.rows[r]! & ~(1 << (col & 31))) | (v << (col & 31));
+  const c = col * t.words + (row >>> 5);
+  t.columns[c] = (t.columns[c]! & ~(1 << (row & 31))) | (v << (row & 31));
 }
 
-/** N1 and N3 along the columns of `m`, read in place (a stride of `size`) rather than transposed. */
-function columnsPenalty(m: Uint8Array, size: number, budget: number): number {
-  let n1 = 0;
-  let n3 = 0;
-  const n = size * size;
-  for (let col = 0; col < size; col++) {
-    let last = m[col]!;
-    let run = 1;
-    let bits = last;
-    for (let at = col + size, row = 1; at < n; at += size, row++) {
-      const v = m[at]!;
-      run = run * (1 - (v ^ last)) + 1;
-      n1 += RUN_PENALTY[run]!;
-      last = v;
-      bits = ((bits << 1) & 0x7ff) | v;
-      if (row >= 10 && (bits === 0x5d0 || bits === 0x05d)) n3++;
-    }
-    if (n1 + n3 * 40 >= budget) return budget;
+/**
+ * The library's penalty of the symbol whose unmasked lines are in `t.base*` masked with
+ * `pattern`: N1 + N2 + N3 + N4, weighted as the library weighs them. Every part is ≥ 0, so
+ * once the sum so far reaches `budget` the pattern cannot beat the one that set it: the scan
+ * stops there and answers `budget`.
+ */
+function patternPenalty(t: SizeTables, size: number, level: { bit: number }, pattern: number, budget: number): number {
+  const { words, rows, columns, baseRows, baseColumns } = t;
+  const flipRows = t.flipRows[pattern]!;
+  const flipColumns = t.flipColumns[pattern]!;
+  for (let w = 0; w < rows.length; w++) {
+    rows[w] = baseRows[w]! ^ flipRows[w]!;
+    columns[w] = baseColumns[w]! ^ flipColumns[w]!;
   }
-  return n1 + n3 * 40;
+  const values = formatValues(level, pattern);
+  for (let k = 0; k < 31; k++) setModule(t, t.format[k * 2]!, t.format[k * 2 + 1]!, values[k]!);
+  let score = 0;
+  let dark = 0;
+  for (let r = 0, base = 0; r < size; r++, base += words) {
+    score += linePenalty(rows, base, size);
+    if (r < size - 1) score += blocksPenalty(rows, base, words, size);
+    for (let w = base, end = base + words; w < end; w++) dark += popcount(rows[w]!);
+    if (score >= budget) return budget;
+  }
+  for (let c = 0, base = 0; c < size; c++, base += words) {
+    score += linePenalty(columns, base, size);
+    if (score >= budget) return budget;
+  }
+  // The library's own float arithmetic, in its order, so the rounding is the same.
+  return score + Math.abs(Math.ceil((dark * 100) / (size * size) / 5) - 10) * 10;
+}
+
+/**
+ * The library's penalty of a symbol (drawn with pattern `drawnWith`) for each of the 8
+ * patterns, in order: what it compares to choose one (for tests: `bestMaskPattern` stops early).
+ */
+export function maskPenalties(modules: QrModules, drawnWith: number, level: { bit: number }): number[] {
+  const t = unmasked(modules, drawnWith);
+  return Array.from({ length: PATTERNS }, (_, p) => patternPenalty(t, modules.size, level, p, Infinity));
+}
+
+/** The tables of the symbol's size, with its unmasked lines in `baseRows`/`baseColumns`. */
+function unmasked(modules: QrModules, drawnWith: number): SizeTables {
+  const { size, data, reservedBit } = modules;
+  const t = tablesFor(size, reservedBit);
+  packLines(data, t.flipBytes[drawnWith]!, size, t.words, t.baseRows, t.baseColumns);
+  return t;
 }
 
 /**
  * The pattern the library would choose for a symbol, given that symbol drawn with any known
- * pattern `drawnWith` (its data modules are unmasked first) and its error correction level.
+ * pattern `drawnWith` (its data modules are unmasked first) and its error correction level:
+ * the lowest penalty, the first on a tie. A pattern whose score so far reaches the lowest yet
+ * cannot win, so its scan stops there.
  */
 export function bestMaskPattern(modules: QrModules, drawnWith: number, level: { bit: number }): number {
-  const { size, data, reservedBit } = modules;
-  const { flips, base, base32, m, m32 } = tablesFor(size, reservedBit);
-  const undo = flips[drawnWith]!;
-  // The library's matrix is a bare Uint8Array (no padding, so no word view): unmask it byte by
-  // byte once; each pattern is then masked a word at a time.
-  base.set(data);
-  const words = base32.length;
-  for (let w = 0; w < words; w++) base32[w]! ^= undo[w]!;
+  const t = unmasked(modules, drawnWith);
   let best = 0;
   let lowest = Infinity;
   for (let p = 0; p < PATTERNS; p++) {
-    const flip = flips[p]!;
-    for (let w = 0; w < words; w++) m32[w] = base32[w]! ^ flip[w]!;
-    writeFormat(m, size, level, p);
-    // Every part of a score is ≥ 0 and a tie keeps the earlier pattern, so a pattern whose score
-    // so far reaches the lowest total yet cannot win: each scan stops there, after a row or a
-    // column, and the pattern's columns are not scanned once its rows reach it.
-    let score = rowsPenalty(m, size, lowest);
-    if (score >= lowest) continue;
-    score += columnsPenalty(m, size, lowest - score);
+    const score = patternPenalty(t, modules.size, level, p, lowest);
     if (score < lowest) {
       lowest = score;
       best = p;
@@ -216,10 +286,9 @@ export function bestMaskPattern(modules: QrModules, drawnWith: number, level: { 
 export function remask(modules: QrModules, drawnWith: number, level: { bit: number }, pattern: number): void {
   if (pattern === drawnWith) return;
   const { size, data, reservedBit } = modules;
-  const { flips } = tablesFor(size, reservedBit);
-  // Byte views of the word tables (the library's matrix has no padding, so no word view).
-  const undo = new Uint8Array(flips[drawnWith]!.buffer);
-  const flip = new Uint8Array(flips[pattern]!.buffer);
+  const { flipBytes } = tablesFor(size, reservedBit);
+  const undo = flipBytes[drawnWith]!;
+  const flip = flipBytes[pattern]!;
   for (let i = 0, n = size * size; i < n; i++) data[i]! ^= undo[i]! ^ flip[i]!;
   writeFormat(data, size, level, pattern);
 }
