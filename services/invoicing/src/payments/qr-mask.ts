@@ -65,9 +65,8 @@ function formatValues(level: { bit: number }, pattern: number): Uint8Array {
   return values;
 }
 
-/** Writes the format bits of `pattern` into a byte-per-module matrix. */
-function writeFormat(m: Uint8Array, size: number, level: { bit: number }, pattern: number): void {
-  const at = formatPositions(size);
+/** Writes the format bits of `pattern` into a byte-per-module matrix; `at`: its size's `formatPositions`. */
+function writeFormat(m: Uint8Array, size: number, at: Int32Array, level: { bit: number }, pattern: number): void {
   const values = formatValues(level, pattern);
   for (let k = 0; k < 31; k++) m[at[k * 2]! * size + at[k * 2 + 1]!] = values[k]!;
 }
@@ -286,9 +285,9 @@ export function bestMaskPattern(modules: QrModules, drawnWith: number, level: { 
 export function remask(modules: QrModules, drawnWith: number, level: { bit: number }, pattern: number): void {
   if (pattern === drawnWith) return;
   const { size, data, reservedBit } = modules;
-  const { flipBytes } = tablesFor(size, reservedBit);
+  const { flipBytes, format } = tablesFor(size, reservedBit);
   const undo = flipBytes[drawnWith]!;
   const flip = flipBytes[pattern]!;
   for (let i = 0, n = size * size; i < n; i++) data[i]! ^= undo[i]! ^ flip[i]!;
-  writeFormat(data, size, level, pattern);
+  writeFormat(data, size, format, level, pattern);
 }
