@@ -260,12 +260,12 @@ const CLAIM = preparedStatement(
           )
           .select('r.id')
           .where('r.nth', '<=', p.perEndpoint)
-          .orderBy('r.next_attempt_at')
-          .limit(p.limit),
+          .orderBy('r.next_attempt_at'),
       )
-      // Each chosen row locked by key, and checked again once locked (what FOR UPDATE returns is
-      // the row's latest version). A row another worker holds is skipped: a claim may take fewer
-      // than `limit`, and the next round takes the rest.
+      // Each chosen row, oldest first, locked by key and checked again once locked (what FOR
+      // UPDATE returns is the row's latest version), until `limit` are: a row another worker is
+      // claiming is passed over for the next, as SKIP LOCKED under a LIMIT does. The nested
+      // loop runs the lateral lookup per row only as the limit asks for more.
       .with('scheduled', (w) =>
         w
           .selectFrom('chosen as ch')
@@ -275,7 +275,8 @@ const CLAIM = preparedStatement(
           .select('d.id')
           .where('d.status', '=', 'pending')
           .where('d.next_attempt_at', '<=', p.now)
-          .where(free as never),
+          .where(free as never)
+          .limit(p.limit),
       )
       .with('resends', (w) =>
         w.selectFrom('deliveries as d').select('d.id').where('d.resend_requested_at', 'is not', null).where(free).orderBy('d.resend_requested_at').limit(p.limit).forUpdate('d').skipLocked(),

@@ -4,11 +4,13 @@ import { claimDue, createWebhooksDb, heartbeat, type WebhooksDb } from '@pay/web
 import { eventually, idleStackEnv } from '@pay/testing';
 
 /**
- * The claim runs as a prepared statement, so Postgres plans it once per connection and keeps
+ * The claim (packages/webhooks/src/store.ts, CLAIM), on a database of this file's own.
+ *
+ * It runs as a prepared statement, so Postgres plans it once per connection and keeps
  * the plan. Made from the statistics of a new database (empty tables), or of a live one (where
  * nearly every delivery has succeeded, so pending ones look rare), a plan with joins walked
  * the due index for every chosen row and scanned whole tables: a backlog of 40,000 drained at
- * a third of the speed (bench/README.md). This holds the claim to its shape (store.ts, CLAIM)
+ * a third of the speed (bench/README.md). The first test holds the claim to its shape
  * through Postgres's own counters: after the one ordered scan, rows are reached by key only.
  */
 const DELIVERIES = 2000;
@@ -62,13 +64,11 @@ async function counters(): Promise<Record<string, Counters>> {
   return last;
 }
 
-test('a claim planned on empty tables reaches every row after its first scan by key', async () => {
-  const workerId = randomUUID();
-  await heartbeat(db, workerId);
-  const claim = () => claimDue(db, { workerId, now: new Date(), limit: LIMIT, perEndpoint: LIMIT, skipEndpoints: [] });
-  expect(await claim()).toEqual([]);
-
-  // A backlog appears: one endpoint, DELIVERIES events, a due delivery each.
+/**
+ * `n` due deliveries to a new endpoint of a new merchant, one per new event, the first due at
+ * `dueFrom` and each 1 ms after the one before; their ids, oldest first.
+ */
+async function backlog(n: number, dueFrom: Date): Promise<string[]> {
   const endpoint = randomUUID();
   const merchant = randomUUID();
   await admin.query(
@@ -76,16 +76,27 @@ test('a claim planned on empty tables reaches every row after its first scan by 
      VALUES ($1, $2, true, 'console', 'http://127.0.0.1:9/hook', '{invoice.paid}', now(), now())`,
     [endpoint, merchant],
   );
-  await admin.query(
-    `INSERT INTO webhooks.events (id, source, merchant_id, is_test, type, body, created_at, dispatched_at)
-     SELECT gen_random_uuid(), 'invoicing', $1, true, 'invoice.paid', '{}', now(), now() FROM generate_series(1, $2)`,
-    [merchant, DELIVERIES],
+  const { rows } = await admin.query<{ id: string; next_attempt_at: Date }>(
+    `WITH e AS (
+       INSERT INTO webhooks.events (id, source, merchant_id, is_test, type, body, created_at, dispatched_at)
+       SELECT gen_random_uuid(), 'invoicing', $2, true, 'invoice.paid', '{}', $4::timestamptz + k * interval '1 millisecond', now()
+       FROM generate_series(0, $3 - 1) AS k
+       RETURNING id, type, created_at)
+     INSERT INTO webhooks.deliveries (id, event_id, endpoint_id, event_type, status, attempts, next_attempt_at, created_at)
+     SELECT gen_random_uuid(), id, $1, type, 'pending', 0, created_at, now() FROM e
+     RETURNING id, next_attempt_at`,
+    [endpoint, merchant, n, dueFrom],
   );
-  await admin.query(
-    `INSERT INTO webhooks.deliveries (id, event_id, endpoint_id, event_type, status, attempts, next_attempt_at, created_at)
-     SELECT gen_random_uuid(), id, $1, type, 'pending', 0, created_at - interval '1 second', now() FROM webhooks.events`,
-    [endpoint],
-  );
+  return rows.sort((a, b) => a.next_attempt_at.getTime() - b.next_attempt_at.getTime()).map((r) => r.id);
+}
+
+test('a claim planned on empty tables reaches every row after its first scan by key', async () => {
+  const workerId = randomUUID();
+  await heartbeat(db, workerId);
+  const claim = () => claimDue(db, { workerId, now: new Date(), limit: LIMIT, perEndpoint: LIMIT, skipEndpoints: [] });
+  expect(await claim()).toEqual([]);
+
+  await backlog(DELIVERIES, new Date(Date.now() - 1000));
 
   const before = await counters();
   const claimed = await claim();
@@ -105,4 +116,22 @@ test('a claim planned on empty tables reaches every row after its first scan by 
   // index per chosen row would be hundreds of thousands.
   expect(delta('deliveries').fetchedByIndex).toBeLessThanOrEqual(8 * LIMIT);
   expect(delta('events').fetchedByIndex).toBeLessThanOrEqual(LIMIT);
+});
+
+test('a delivery another worker is claiming is passed over for the next one, up to the limit', async () => {
+  // The oldest due deliveries of the database: an hour older than any other.
+  const [locked, second, third] = await backlog(3, new Date(Date.now() - 3_600_000));
+  const other = new pg.Client({ connectionString: url });
+  await other.connect();
+  try {
+    await other.query('BEGIN');
+    await other.query('SELECT id FROM webhooks.deliveries WHERE id = $1 FOR UPDATE', [locked]);
+    const workerId = randomUUID();
+    await heartbeat(db, workerId);
+    const claimed = await claimDue(db, { workerId, now: new Date(), limit: 2, perEndpoint: 10, skipEndpoints: [] });
+    expect(claimed.map((d) => d.id)).toEqual([second, third]);
+  } finally {
+    await other.query('ROLLBACK');
+    await other.end();
+  }
 });
