@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { claimDue, createWebhooksDb, heartbeat, type WebhooksDb } from '@pay/webhooks';
+import { createWebhooksDb, type WebhooksDb } from '../db';
+import { claimDue, heartbeat } from '../store';
 import { eventually, idleStackEnv } from '@pay/testing';
 
 /**
- * The claim (packages/webhooks/src/store.ts, CLAIM), on a database of this file's own.
+ * The claim (../store.ts, CLAIM), on a database of this file's own.
  *
  * It runs as a prepared statement, so Postgres plans it once per connection and keeps
  * the plan. Made from the statistics of a new database (empty tables), or of a live one (where
