@@ -10,6 +10,9 @@ describe('imageSize', () => {
     try {
       const page = await browser.context.newPage();
       await page.setViewportSize({ width: 321, height: 123 });
+      // A page with content, loaded: a blank new page may have no frame drawn yet, and its
+      // screenshot then fails now and then ("Unable to capture screenshot", seen in CI).
+      await page.setContent('<body style="margin:0;background:#fff">x</body>');
       const jpeg = await page.screenshot({ type: 'jpeg' });
       expect(imageSize(jpeg, 'image/jpeg')).toEqual({ width: 321, height: 123 });
     } finally {
