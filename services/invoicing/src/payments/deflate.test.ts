@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
-import { Adler32, DeflateTokens } from './deflate';
+import { Adler32, countCopy, DeflateCode, DeflateTokens, DeflateWriter } from './deflate';
 
 /** Adler-32 from the bytes, as RFC 1950 defines it. */
 function adlerOf(data: Uint8Array): number {
@@ -57,6 +57,42 @@ describe('DeflateTokens', () => {
     runs.byte(9);
     runs.copy(70_000, 1); // a run: each piece copies the byte before
     expect(inflateSync(runs.zlib(adlerOf(new Uint8Array(70_001).fill(9))))).toEqual(Buffer.alloc(70_001, 9));
+  });
+
+  it('writes, with codes made beforehand from expected counts, streams zlib inflates; a token they have no code for throws', () => {
+    // The codes of a QR-like alphabet: five byte values, copies of 66 from 88 back and of 3 from 1 back.
+    const lit = new Uint32Array(286);
+    const dist = new Uint32Array(30);
+    for (const b of [0, 2, 0x0f, 0xf0, 0xff]) lit[b] = 10 + b;
+    countCopy(lit, dist, 66, 88, 5);
+    countCopy(lit, dist, 600, 1); // pieces of 258, 258 and 84
+    const code = new DeflateCode(lit, dist);
+    for (let round = 0; round < 100; round++) {
+      const out = new DeflateWriter(code, 16); // a small start: the buffer grows
+      const data: number[] = [];
+      for (let i = 0; i < 1 + randomInt(60); i++) {
+        const line = Uint8Array.from({ length: 88 }, () => [0, 2, 0x0f, 0xf0, 0xff][randomInt(5)]!);
+        out.bytes(line);
+        data.push(...line);
+        if (randomInt(2)) {
+          out.copy(66, 88);
+          for (let k = 0; k < 66; k++) data.push(data[data.length - 88]!);
+        } else {
+          out.byte(0xff);
+          out.copy(600, 1);
+          data.push(...new Array(601).fill(0xff));
+        }
+      }
+      expect(out.length).toBe(data.length);
+      expect(Buffer.compare(inflateSync(out.zlib(adlerOf(Uint8Array.from(data)))), Buffer.from(data))).toBe(0);
+    }
+    const out = new DeflateWriter(code);
+    out.bytes(new Uint8Array(100));
+    expect(() => out.byte(7)).toThrow(/symbol 7 has no code/);
+    expect(() => out.bytes(Uint8Array.of(0, 9))).toThrow(/byte 9 has no code/);
+    expect(() => out.copy(66, 50)).toThrow(/distance 50 has no code/);
+    expect(() => out.copy(10, 1)).toThrow(/symbol 264 has no code/); // length 10's code
+    expect(() => new DeflateCode(new Uint32Array(10), dist)).toThrow(/286 literal/);
   });
 
   it('refuses a copy from before the start, from past deflate’s 32 KB window, or shorter than 3 bytes', () => {

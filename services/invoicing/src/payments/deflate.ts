@@ -1,16 +1,20 @@
 /**
- * A zlib stream (RFC 1950) of one deflate block (RFC 1951) with Huffman codes made for its
- * content, written from tokens the caller chooses: bytes, and copies of bytes written earlier
- * (a length and how far back). The caller knows where its data repeats, so no search is made.
+ * A zlib stream (RFC 1950) of one deflate block (RFC 1951) with dynamic Huffman codes, written
+ * from tokens the caller chooses: bytes, and copies of bytes written earlier (a length and how
+ * far back). The caller knows where its data repeats, so no search is made.
  *
  * Why: drawing an SBP invoice's QR is the largest part of `POST /api/v2/invoices`, and
  * `deflateSync` was a fifth of the drawing: about 0.02 ms of each call is Node setting up a
  * zlib stream, and zlib searches 4 KB of scanlines for repeats that the drawing knows. A QR's
  * PNG is module rows drawn SCALE scanlines high, which qr.ts writes as one scanline and a copy;
- * its few byte values get codes of 1-3 bits here. Measured against `deflateSync` on 2,000
- * payment links (2026-11-28, a loaded machine): the QR 3-5% cheaper, its data URI 5% shorter
- * (618 against 653 characters). The codes are deflate's own dynamic Huffman codes, so any
- * inflater reads the result (deflate.test.ts inflates it with zlib's `inflateSync`).
+ * its few byte values get codes of 1-3 bits here.
+ *
+ * Two ways to choose the codes: DeflateTokens collects the tokens and makes codes for their
+ * own counts; a DeflateCode made once from the counts a writer expects serves many streams
+ * alike, written at once by DeflateWriter without a count or a tree each (qr.ts: one code per
+ * symbol size). Measured on 2,000 payment links (2026-11-28): the PNG part of a QR 60-70 µs ->
+ * 15 µs, its deflate data 3% longer (478 against 464 bytes on average; zlib's best, level 9,
+ * 508). Any inflater reads either (deflate.test.ts inflates them with zlib's `inflateSync`).
  */
 
 const MIN_MATCH = 3;
@@ -34,10 +38,26 @@ const LENGTH_CODE = new Uint8Array(MAX_MATCH + 1);
 for (let c = 0; c < LENGTH_BASE.length - 1; c++) for (let l = LENGTH_BASE[c]!; l < LENGTH_BASE[c + 1]!; l++) LENGTH_CODE[l] = c;
 LENGTH_CODE[MAX_MATCH] = LENGTH_BASE.length - 1;
 
-function distanceCode(d: number): number {
-  let c = DIST_BASE.length - 1;
-  while (DIST_BASE[c]! > d) c--;
-  return c;
+/**
+ * The code of each distance, as zlib keeps it: distances 1-256 directly, larger ones by
+ * (d − 1) >> 7 (their codes cover whole multiples of 128 from 257 on).
+ */
+const DIST_CODE = new Uint8Array(512);
+for (let c = 0; c < DIST_BASE.length; c++) {
+  const last = c + 1 < DIST_BASE.length ? DIST_BASE[c + 1]! - 1 : MAX_DISTANCE;
+  for (let d = DIST_BASE[c]!; d <= last; d++) DIST_CODE[d <= 256 ? d - 1 : 256 + ((d - 1) >> 7)] = c;
+}
+const distanceCode = (d: number) => DIST_CODE[d <= 256 ? d - 1 : 256 + ((d - 1) >> 7)]!;
+
+/** The next piece of a copy of `length`: at most 258, and none left shorter than 3. */
+const pieceOf = (length: number) => (length <= MAX_MATCH ? length : length - MAX_MATCH < MIN_MATCH ? length - MIN_MATCH : MAX_MATCH);
+
+/** A copy deflate can write after `written` bytes, else a RangeError saying why not. */
+function checkCopy(length: number, distance: number, written: number): void {
+  if (!Number.isInteger(distance) || distance < 1 || distance > Math.min(MAX_DISTANCE, written)) {
+    throw new RangeError(`a copy from ${distance} bytes back, with ${written} written (at most ${MAX_DISTANCE})`);
+  }
+  if (!Number.isInteger(length) || length < MIN_MATCH) throw new RangeError(`a copy of ${length} bytes (at least ${MIN_MATCH})`);
 }
 
 /**
@@ -107,37 +127,6 @@ function canonicalCodes(lengths: Uint8Array): Uint16Array {
   return codes;
 }
 
-/** Bits written least significant first, as deflate packs them. */
-class BitWriter {
-  private bits = 0;
-  private count = 0;
-  at: number;
-
-  constructor(
-    readonly out: Uint8Array,
-    at: number,
-  ) {
-    this.at = at;
-  }
-
-  write(value: number, n: number): void {
-    this.bits |= value << this.count;
-    this.count += n;
-    while (this.count >= 8) {
-      this.out[this.at++] = this.bits & 0xff;
-      this.bits >>>= 8;
-      this.count -= 8;
-    }
-  }
-
-  /** Pads the last byte with zeros. */
-  end(): void {
-    if (this.count > 0) this.out[this.at++] = this.bits & 0xff;
-    this.bits = 0;
-    this.count = 0;
-  }
-}
-
 /**
  * The code lengths of both codes, run-length coded with the code-length alphabet (16: repeat
  * the previous 3-6 times, 17: 3-10 zeros, 18: 11-138 zeros), as [symbol, extra] pairs.
@@ -185,13 +174,198 @@ function atLeastTwo(counts: Uint32Array): void {
   }
 }
 
+/** Bits written least significant first, as deflate packs them, into a buffer that grows as needed. */
+class BitWriter {
+  out: Uint8Array;
+  at: number;
+  bits = 0;
+  count = 0;
+
+  constructor(capacity: number, at = 0) {
+    this.out = new Uint8Array(Math.max(capacity, at + 16));
+    this.at = at;
+  }
+
+  /** Room for `n` more bytes (a write of up to 32 bits needs 4). */
+  ensure(n: number): void {
+    if (this.at + n <= this.out.length) return;
+    const grown = new Uint8Array(Math.max(this.out.length * 2, this.at + n));
+    grown.set(this.out.subarray(0, this.at));
+    this.out = grown;
+  }
+
+  /** `n` ≤ 24 bits of `value`; the caller has ensured room. */
+  write(value: number, n: number): void {
+    this.bits |= value << this.count;
+    this.count += n;
+    while (this.count >= 8) {
+      this.out[this.at++] = this.bits & 0xff;
+      this.bits >>>= 8;
+      this.count -= 8;
+    }
+  }
+
+  /** Pads the last byte with zeros. */
+  end(): void {
+    if (this.count > 0) this.out[this.at++] = this.bits & 0xff;
+    this.bits = 0;
+    this.count = 0;
+  }
+}
+
 /**
- * Collects a stream's tokens (`byte`, `bytes`, `copy`), then `zlib` writes them as one block.
- * The caller gives the Adler-32 of the data, which it can compute from its structure (see qr.ts)
- * far faster than from the bytes.
+ * Huffman codes for deflate's two alphabets (literals and lengths; distances) and the header
+ * of a block that declares them (RFC 1951 §3.2.7). Made from symbol counts: those of the very
+ * tokens to write (DeflateTokens), or those a writer expects, made once and used for many
+ * streams alike (qr.ts: every QR of one size). A symbol counted 0 has no code.
+ */
+export class DeflateCode {
+  readonly litCodes: Uint16Array;
+  readonly litLengths: Uint8Array;
+  readonly distCodes: Uint16Array;
+  readonly distLengths: Uint8Array;
+  /** The block's header (final block, dynamic codes, the code lengths): whole bytes, then `tailBits` bits of `tail`. */
+  readonly header: Uint8Array;
+  readonly tail: number;
+  readonly tailBits: number;
+
+  constructor(litCounts: Uint32Array, distCounts: Uint32Array) {
+    if (litCounts.length !== 286 || distCounts.length !== 30) throw new RangeError('counts for 286 literal/length and 30 distance symbols');
+    const lit = Uint32Array.from(litCounts);
+    const dist = Uint32Array.from(distCounts);
+    lit[256] = Math.max(1, lit[256]!); // end of block
+    atLeastTwo(lit);
+    atLeastTwo(dist);
+    this.litLengths = codeLengths(lit, MAX_BITS);
+    this.distLengths = codeLengths(dist, MAX_BITS);
+    this.litCodes = canonicalCodes(this.litLengths);
+    this.distCodes = canonicalCodes(this.distLengths);
+    let hlit = 286;
+    while (hlit > 257 && !this.litLengths[hlit - 1]) hlit--;
+    let hdist = 30;
+    while (hdist > 1 && !this.distLengths[hdist - 1]) hdist--;
+    const both = new Uint8Array(hlit + hdist);
+    both.set(this.litLengths.subarray(0, hlit));
+    both.set(this.distLengths.subarray(0, hdist), hlit);
+    const lengthRuns = runLengths(both);
+    const clCounts = new Uint32Array(19);
+    for (const [s] of lengthRuns) clCounts[s!]!++;
+    atLeastTwo(clCounts);
+    const clLengths = codeLengths(clCounts, MAX_CL_BITS);
+    const clCodes = canonicalCodes(clLengths);
+    let hclen = 19;
+    while (hclen > 4 && !clLengths[CL_ORDER[hclen - 1]!]) hclen--;
+    const w = new BitWriter(4 + Math.ceil((17 + hclen * 3 + lengthRuns.length * 14) / 8));
+    w.write(1, 1); // the final block
+    w.write(2, 2); // with its own codes
+    w.write(hlit - 257, 5);
+    w.write(hdist - 1, 5);
+    w.write(hclen - 4, 4);
+    for (let i = 0; i < hclen; i++) w.write(clLengths[CL_ORDER[i]!]!, 3);
+    for (const [s, extra] of lengthRuns) {
+      w.write(clCodes[s!]!, clLengths[s!]!);
+      if (s === 16) w.write(extra!, 2);
+      else if (s === 17) w.write(extra!, 3);
+      else if (s === 18) w.write(extra!, 7);
+    }
+    this.header = w.out.slice(0, w.at);
+    this.tail = w.bits;
+    this.tailBits = w.count;
+  }
+}
+
+/**
+ * A zlib stream of one block with the codes of a DeflateCode, written as the caller gives its
+ * tokens: bytes, and copies of bytes written earlier. A token the code has no code for throws.
+ */
+export class DeflateWriter {
+  private readonly w: BitWriter;
+  /** How many bytes the tokens stand for so far. */
+  length = 0;
+  private ended = false;
+
+  constructor(
+    private readonly code: DeflateCode,
+    /** Expected size in bytes (the buffer grows past it). */
+    capacity = 256,
+  ) {
+    const w = new BitWriter(capacity + code.header.length + 8, 2);
+    w.out[0] = 0x78; // deflate, 32 KB window
+    w.out[1] = 0x01; // no dictionary, "fastest" level; 0x7801 is a multiple of 31 as RFC 1950 requires
+    w.out.set(code.header, 2);
+    w.at += code.header.length;
+    w.bits = code.tail;
+    w.count = code.tailBits;
+    this.w = w;
+  }
+
+  private symbol(s: number): void {
+    const n = this.code.litLengths[s]!;
+    if (n === 0) throw new RangeError(`symbol ${s} has no code in this stream's code`);
+    this.w.write(this.code.litCodes[s]!, n);
+  }
+
+  byte(value: number): void {
+    this.w.ensure(4);
+    this.symbol(value);
+    this.length++;
+  }
+
+  bytes(values: Uint8Array): void {
+    const w = this.w;
+    const { litCodes, litLengths } = this.code;
+    w.ensure(2 * values.length + 4); // at most 15 bits a byte
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i]!;
+      const n = litLengths[v]!;
+      if (n === 0) throw new RangeError(`byte ${v} has no code in this stream's code`);
+      w.write(litCodes[v]!, n);
+    }
+    this.length += values.length;
+  }
+
+  /** The `length` bytes that start `distance` bytes back (they may overlap what they write, as deflate allows). */
+  copy(length: number, distance: number): void {
+    checkCopy(length, distance, this.length);
+    const w = this.w;
+    const { distCodes, distLengths } = this.code;
+    const dc = distanceCode(distance);
+    if (distLengths[dc] === 0) throw new RangeError(`distance ${distance} has no code in this stream's code`);
+    while (length > 0) {
+      const piece = pieceOf(length);
+      const lc = LENGTH_CODE[piece]!;
+      w.ensure(8);
+      this.symbol(257 + lc);
+      if (LENGTH_EXTRA[lc]) w.write(piece - LENGTH_BASE[lc]!, LENGTH_EXTRA[lc]!);
+      w.write(distCodes[dc]!, distLengths[dc]!);
+      if (DIST_EXTRA[dc]) w.write(distance - DIST_BASE[dc]!, DIST_EXTRA[dc]!);
+      this.length += piece;
+      length -= piece;
+    }
+  }
+
+  /** The zlib stream: the block ended, then `adler32` (the data's checksum). Once: it ends the stream. */
+  zlib(adler32: number): Buffer {
+    if (this.ended) throw new Error('this stream was written already');
+    this.ended = true;
+    const w = this.w;
+    w.ensure(12);
+    this.symbol(256);
+    w.end();
+    w.out[w.at++] = adler32 >>> 24;
+    w.out[w.at++] = (adler32 >>> 16) & 0xff;
+    w.out[w.at++] = (adler32 >>> 8) & 0xff;
+    w.out[w.at++] = adler32 & 0xff;
+    return Buffer.from(w.out.buffer, w.out.byteOffset, w.at);
+  }
+}
+
+/**
+ * Collects a stream's tokens (`byte`, `bytes`, `copy`), then `zlib` writes them as one block
+ * with the codes made for their counts (DeflateCode, DeflateWriter).
  */
 export class DeflateTokens {
-  /** A literal byte (< 256), or a copy: 256 + its length code's index, its length, its distance, the distance's code. */
+  /** A literal byte (< 256), or a copy: 256, its length, its distance. */
   private tokens: number[] = [];
   private readonly litCounts = new Uint32Array(286);
   private readonly distCounts = new Uint32Array(30);
@@ -211,91 +385,35 @@ export class DeflateTokens {
 
   /** The `length` bytes that start `distance` bytes back (they may overlap what they write, as deflate allows). */
   copy(length: number, distance: number): void {
-    if (!Number.isInteger(distance) || distance < 1 || distance > Math.min(MAX_DISTANCE, this.length)) {
-      throw new RangeError(`a copy from ${distance} bytes back, with ${this.length} written (at most ${MAX_DISTANCE})`);
-    }
-    if (!Number.isInteger(length) || length < MIN_MATCH) throw new RangeError(`a copy of ${length} bytes (at least ${MIN_MATCH})`);
-    const dc = distanceCode(distance);
-    while (length > 0) {
-      // Pieces of at most 258, none left shorter than 3.
-      const piece = length <= MAX_MATCH ? length : length - MAX_MATCH < MIN_MATCH ? length - MIN_MATCH : MAX_MATCH;
-      const lc = LENGTH_CODE[piece]!;
-      this.tokens.push(256 + lc, piece, distance, dc);
-      this.litCounts[257 + lc]!++;
-      this.distCounts[dc]!++;
-      this.length += piece;
-      length -= piece;
-    }
+    checkCopy(length, distance, this.length);
+    this.tokens.push(256, length, distance);
+    countCopy(this.litCounts, this.distCounts, length, distance);
+    this.length += length;
   }
 
   /** The zlib stream: its header, the block with its codes, and `adler32` (the data's checksum). Once: it ends the stream. */
   zlib(adler32: number): Buffer {
     if (this.ended) throw new Error('this stream was written already');
     this.ended = true;
-    const { litCounts, distCounts } = this;
-    litCounts[256] = 1; // end of block
-    atLeastTwo(litCounts);
-    atLeastTwo(distCounts);
-    const litLengths = codeLengths(litCounts, MAX_BITS);
-    const distLengths = codeLengths(distCounts, MAX_BITS);
-    const litCodes = canonicalCodes(litLengths);
-    const distCodes = canonicalCodes(distLengths);
-    let hlit = 286;
-    while (hlit > 257 && !litLengths[hlit - 1]) hlit--;
-    let hdist = 30;
-    while (hdist > 1 && !distLengths[hdist - 1]) hdist--;
-    const both = new Uint8Array(hlit + hdist);
-    both.set(litLengths.subarray(0, hlit));
-    both.set(distLengths.subarray(0, hdist), hlit);
-    const lengthRuns = runLengths(both);
-    const clCounts = new Uint32Array(19);
-    for (const [s] of lengthRuns) clCounts[s!]!++;
-    atLeastTwo(clCounts);
-    const clLengths = codeLengths(clCounts, MAX_CL_BITS);
-    const clCodes = canonicalCodes(clLengths);
-    let hclen = 19;
-    while (hclen > 4 && !clLengths[CL_ORDER[hclen - 1]!]) hclen--;
-
+    const out = new DeflateWriter(new DeflateCode(this.litCounts, this.distCounts), this.tokens.length);
     const tokens = this.tokens;
-    // Room for the worst: every token a 15-bit code and 13 extra bits, the code lengths, zlib's 6 bytes.
-    const out = new Uint8Array(2 + Math.ceil((tokens.length * (MAX_BITS + 13) + 17 + hclen * 3 + lengthRuns.length * 14 + MAX_BITS) / 8) + 4);
-    out[0] = 0x78; // deflate, 32 KB window
-    out[1] = 0x01; // no dictionary, "fastest" level; 0x7801 is a multiple of 31 as RFC 1950 requires
-    const w = new BitWriter(out, 2);
-    w.write(1, 1); // the final block
-    w.write(2, 2); // with its own codes
-    w.write(hlit - 257, 5);
-    w.write(hdist - 1, 5);
-    w.write(hclen - 4, 4);
-    for (let i = 0; i < hclen; i++) w.write(clLengths[CL_ORDER[i]!]!, 3);
-    for (const [s, extra] of lengthRuns) {
-      w.write(clCodes[s!]!, clLengths[s!]!);
-      if (s === 16) w.write(extra!, 2);
-      else if (s === 17) w.write(extra!, 3);
-      else if (s === 18) w.write(extra!, 7);
-    }
     for (let at = 0; at < tokens.length; ) {
       const token = tokens[at++]!;
-      if (token < 256) {
-        w.write(litCodes[token]!, litLengths[token]!);
-        continue;
-      }
-      const lc = token - 256;
-      const length = tokens[at++]!;
-      const distance = tokens[at++]!;
-      const dc = tokens[at++]!;
-      w.write(litCodes[257 + lc]!, litLengths[257 + lc]!);
-      if (LENGTH_EXTRA[lc]) w.write(length - LENGTH_BASE[lc]!, LENGTH_EXTRA[lc]!);
-      w.write(distCodes[dc]!, distLengths[dc]!);
-      if (DIST_EXTRA[dc]) w.write(distance - DIST_BASE[dc]!, DIST_EXTRA[dc]!);
+      if (token < 256) out.byte(token);
+      else out.copy(tokens[at++]!, tokens[at++]!);
     }
-    w.write(litCodes[256]!, litLengths[256]!);
-    w.end();
-    out[w.at++] = adler32 >>> 24;
-    out[w.at++] = (adler32 >>> 16) & 0xff;
-    out[w.at++] = (adler32 >>> 8) & 0xff;
-    out[w.at++] = adler32 & 0xff;
-    return Buffer.from(out.buffer, out.byteOffset, w.at);
+    return out.zlib(adler32);
+  }
+}
+
+/** Counts in `litCounts` and `distCounts` the symbols a copy is written with (its pieces of at most 258). */
+export function countCopy(litCounts: Uint32Array, distCounts: Uint32Array, length: number, distance: number, times = 1): void {
+  const dc = distanceCode(distance);
+  while (length > 0) {
+    const piece = pieceOf(length);
+    litCounts[257 + LENGTH_CODE[piece]!]! += times;
+    distCounts[dc]! += times;
+    length -= piece;
   }
 }
 

@@ -1,5 +1,5 @@
 import { crc32 } from 'node:zlib';
-import { Adler32, DeflateTokens } from './deflate';
+import { Adler32, countCopy, DeflateCode, DeflateWriter } from './deflate';
 import { encodeQr, LEVEL_M } from './qr-encode';
 import { bestMaskPattern, remask, type QrModules } from './qr-mask';
 
@@ -51,12 +51,49 @@ function addScanlines(adler: Adler32, line: Uint8Array, repeats: number): void {
   adler.add(length, sum, weighted);
 }
 
+/** Per symbol size: its scanlines' length, and the deflate codes its images are written with. */
+const layouts = new Map<number, { stride: number; code: DeflateCode }>();
+
+/**
+ * The scanline length of a symbol of `size` modules, and Huffman codes made once for all its
+ * images: from the counts of the bytes and copies such an image is written with (qrPngDataUri),
+ * its modules taken as dark or light alike and independently (masking keeps them close to
+ * half dark). So an image is written without counting its own, and its codes are within a few
+ * bytes of those counts' own (qr.test.ts); every symbol an image of this size can use is
+ * counted, so has a code.
+ */
+function pngLayout(size: number): { stride: number; code: DeflateCode } {
+  let layout = layouts.get(size);
+  if (!layout) {
+    const stride = Math.ceil(((size + 2 * MARGIN) * SCALE) / 8) + 1; // a filter byte, then 1 bit per pixel
+    const pairs = Math.ceil(size / 2); // the bytes of a row that hold modules
+    const lit = new Uint32Array(286);
+    const dist = new Uint32Array(30);
+    const margins = 2;
+    // The margins: a white scanline (filter 0, then 0xFF), a filter byte 2 and a zero, and copies.
+    lit[0]! += margins * 2;
+    lit[2]! += margins;
+    lit[0xff]! += margins * (stride - 1);
+    countCopy(lit, dist, stride - 2, 1, margins);
+    countCopy(lit, dist, (MARGIN * SCALE - 2) * stride, stride, margins);
+    // Each module row: filter 0, white bytes around its module bytes (a quarter each of the four pairs), and its repeats.
+    lit[0]! += size;
+    lit[0xff]! += size * (stride - 1 - pairs);
+    for (const pair of TWO_MODULES) lit[pair]! += Math.max(1, Math.round((size * pairs) / 4));
+    countCopy(lit, dist, (SCALE - 1) * stride, SCALE * stride, size);
+    layout = { stride, code: new DeflateCode(lit, dist) };
+    layouts.set(size, layout);
+  }
+  return layout;
+}
+
 /**
  * The QR code of `payload` as a `data:image/png;base64,…` URI: 1-bit greyscale, 4 pixels a
  * module, a quiet zone of 2 modules. Encoded by qr-encode.ts, the mask chosen and applied by
- * qr-mask.ts, and its pixels compressed by deflate.ts from the rows' structure, a symbol costs
- * ≈80 µs (version 6: encoding 13, choosing the mask 30, the PNG the rest) against ≈3.2 ms
- * (on a slower machine) for the library's own `toDataURL` (RGBA PNG) of the same image.
+ * qr-mask.ts, and its pixels compressed by deflate.ts from the rows' structure with the codes of
+ * its size (pngLayout), a symbol costs ≈78 µs on a slow day (version 6: encoding 18, choosing
+ * the mask 45, the PNG 15) against ≈3.2 ms for the library's own `toDataURL` (RGBA PNG) of the
+ * same image.
  * Invoices store the result once (at create, or at the first view of one written without it:
  * withQrCodes), so later reads never draw it again.
  *
@@ -68,9 +105,9 @@ function addScanlines(adler: Adler32, line: Uint8Array, repeats: number): void {
  */
 export function qrPngDataUri(payload: string): string {
   const { size, data } = qrSymbol(payload);
+  const { stride, code } = pngLayout(size);
   const px = (size + 2 * MARGIN) * SCALE;
-  const stride = Math.ceil(px / 8) + 1; // a filter byte, then 1 bit per pixel
-  const tokens = new DeflateTokens();
+  const tokens = new DeflateWriter(code, (stride * (size + 2)) >> 1);
   const adler = new Adler32();
   const white = new Uint8Array(stride).fill(0xff);
   white[0] = 0;
