@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export type ApiKeyMode = 'live' | 'test';
 
@@ -26,7 +26,7 @@ export function generateApiKey(mode: ApiKeyMode): GeneratedApiKey {
  * nothing to brute-force, and lookups must stay a single indexed equality match.
  */
 export function hashApiKey(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  return hash('sha256', value, 'hex'); // one-shot: half the cost of createHash().update().digest()
 }
 
 /** Null for anything that could not have been issued by `generateApiKey`, so it is refused before any lookup. */

@@ -33,16 +33,15 @@ export interface SignedRequestParts {
   body?: string | Buffer;
 }
 
-/** `{timestamp}.{METHOD}.{path}{rawBody}`, kept as bytes so a body that is not valid UTF-8 is still signed as sent. */
-export function signingPayload(parts: SignedRequestParts): Buffer {
-  const head = `${parts.timestamp}.${parts.method.toUpperCase()}.${pathWithoutQuery(parts.path)}`;
-  const body = parts.body ?? '';
-  return Buffer.concat([Buffer.from(head, 'utf8'), typeof body === 'string' ? Buffer.from(body, 'utf8') : body]);
-}
-
+/**
+ * The HMAC of `{timestamp}.{METHOD}.{path}{rawBody}`: the head as UTF-8, then the body's bytes
+ * as sent (a body that is not valid UTF-8 is still signed as sent), each given to the HMAC as
+ * it is rather than copied into one buffer first.
+ */
 export function signRequest(style: SigningStyle, secret: string, parts: SignedRequestParts): string {
   return createHmac('sha256', hmacKey(secret))
-    .update(signingPayload(parts))
+    .update(`${parts.timestamp}.${parts.method.toUpperCase()}.${pathWithoutQuery(parts.path)}`, 'utf8')
+    .update(parts.body ?? '')
     .digest(SIGNING_STYLES[style].signatureEncoding);
 }
 
