@@ -6,7 +6,7 @@ import type { BaselineRoute } from './route';
 const MERCHANT = randomUUID();
 const HOUR_MS = 60 * 60_000;
 /**
- * The service stores each SBP invoice's QR image (~2 KB of base64) in its row and answers
+ * The service stores each SBP invoice's QR image (~600 characters of base64) in its row and answers
  * with it. The baseline writes and answers an image of the same size, drawn once here, so
  * both pay for the same row; drawing one per invoice is the service's own work.
  */
