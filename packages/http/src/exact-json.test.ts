@@ -14,6 +14,27 @@ describe('stringifyExact', () => {
     expect(stringifyExact({ a: toJsonNumber('1234.50') })).toBe('{"a":1234.5}');
   });
 
+  it('writes the same text with or without amounts a double prints back as they are', () => {
+    // Plain JSON.stringify serves documents whose amounts all print back as written; the
+    // marking path, the rest. Both must agree wherever either could be taken.
+    const at = new Date('2026-11-28T10:00:00.123Z');
+    expect(stringifyExact({ a: new JsonDecimal('1500.5'), b: [new JsonDecimal('0.01')], at, n: null })).toBe('{"a":1500.5,"b":[0.01],"at":"2026-11-28T10:00:00.123Z","n":null}');
+    expect(stringifyExact({ a: new JsonDecimal('1500.5'), deep: [{ x: new JsonDecimal('12345678901234567890') }] })).toBe('{"a":1500.5,"deep":[{"x":12345678901234567890}]}');
+    expect(stringifyExact({ z: new JsonDecimal('-0') })).toBe('{"z":-0}');
+    expect(stringifyExact({ big: new JsonDecimal('1000000000000000000000') })).toBe('{"big":1000000000000000000000}');
+    // Another class's toJSON may give anything, decimals included: the careful path walks what it gives.
+    const wrapped = { toJSON: () => ({ v: new JsonDecimal('8910000000.296992') }) };
+    expect(stringifyExact({ w: wrapped })).toBe('{"w":{"v":8910000000.296992}}');
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }), fc.integer({ min: 0, max: 8 }), (units, scale) => {
+        const digits = (units < 0n ? -units : units).toString().padStart(scale + 1, '0');
+        const text = `${units < 0n ? '-' : ''}${scale ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits}`;
+        const d = new JsonDecimal(text);
+        expect(stringifyExact({ d, list: [d] })).toBe(`{"d":${text},"list":[${text}]}`);
+      }),
+    );
+  });
+
   it('leaves strings that look like the marker alone', () => {
     expect(stringifyExact({ s: '@@decimal:00:1.5' })).toBe('{"s":"@@decimal:00:1.5"}');
     expect(stringifyExact({ s: '@@exact:00:0', r: new RawJson('1') })).toBe('{"s":"@@exact:00:0","r":1}');
