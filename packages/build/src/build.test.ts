@@ -98,6 +98,22 @@ describe('@pay/build', () => {
     await expect(buildEntry(entryPoints(projects)[0]!, { projects })).rejects.toThrow(/polyfill[\s\S]*use something it exports/);
   });
 
+  it('refuses a bundle that renames a class (two top-level names alike): its instances would log another err.type', async () => {
+    const files = (second: string) => ({
+      'pnpm-workspace.yaml': 'packages:\n  - services/*\n',
+      'services/app/package.json': manifest('@t/app'),
+      'services/app/src/main.ts': "import { PayError } from './a';\nimport { make } from './b';\nconsole.log(new PayError().constructor.name, make().constructor.name);\n",
+      'services/app/src/a.ts': 'export class PayError extends Error {}\n',
+      'services/app/src/b.ts': `class ${second} extends Error {}\nexport const make = () => new ${second}();\n`,
+    });
+    const clash = workspace(files('PayError'));
+    const apart = workspace(files('OtherError'));
+    roots.push(clash, apart);
+    await expect(buildWorkspace([], clash)).rejects.toThrow(/src\/main\.ts: the bundle renames PayError2: two top-level names alike/);
+    const [built] = await buildWorkspace([], apart);
+    expect(execFileSync(process.execPath, [built!.outFile], { encoding: 'utf8' })).toBe('PayError OtherError\n');
+  });
+
   it('fails when a page asset the service lists is not in its public/ folder, naming it', async () => {
     const files = {
       'pnpm-workspace.yaml': 'packages:\n  - services/*\n',
