@@ -7,6 +7,7 @@ import { startBaseline, type BaselineProcess } from './lib/baseline-process';
 import { connectionsFor, readConfig, type BenchConfig } from './lib/config';
 import { cpuMs } from './lib/cpu';
 import { load } from './lib/load';
+import { leastDisturbed } from './lib/rounds';
 import { measurementTable, mode, ms, rps, textTable, writeResults } from './lib/report';
 import type { AnySuite, Comparison, FailedSuite, Figures, LoadOptions, Measurement, RunningSuite, Scenario } from './lib/types';
 import { measured, suites } from './scenarios';
@@ -24,8 +25,12 @@ async function measure(config: BenchConfig, o: Omit<LoadOptions, 'seconds'>, pid
 }
 
 /**
- * Baseline, then service, at saturation; then both at a fixed share of the baseline's
- * saturation throughput. Never both at once: they share the machine's cores.
+ * At saturation, then at a fixed share of the baseline's saturation throughput: baseline and
+ * service alternate for `config.rounds` rounds (the order flipped each round, so a drift of
+ * the machine's speed favours neither), and each side's least disturbed run counts. On these
+ * shared 2-core machines one pair's CPU ratio swung by ±5 points at one commit (the bare's own
+ * CPU per request from 0.39 to 0.56 ms in an afternoon). Never both at once: they share the
+ * machine's cores.
  */
 async function compare(config: BenchConfig, scenario: Scenario<unknown>, suite: RunningSuite<unknown>, baseline: BaselineProcess): Promise<Comparison[]> {
   const next = scenario.requests(suite.data);
@@ -33,8 +38,21 @@ async function compare(config: BenchConfig, scenario: Scenario<unknown>, suite: 
   const onBaseline = { url: baseline.url, prefix: `/${scenario.baseline}`, connections, next };
   const onService = { url: suite.url, connections, next };
   const pair = async (offeredRate?: number): Promise<Comparison> => {
-    const base = await measure(config, { ...onBaseline, rate: offeredRate }, baseline.pid);
-    const service = await measure(config, { ...onService, rate: offeredRate }, suite.pid);
+    const baseRuns: Figures[] = [];
+    const serviceRuns: Figures[] = [];
+    for (let round = 0; round < config.rounds; round++) {
+      const runBase = async () => baseRuns.push(await measure(config, { ...onBaseline, rate: offeredRate }, baseline.pid));
+      const runService = async () => serviceRuns.push(await measure(config, { ...onService, rate: offeredRate }, suite.pid));
+      if (round % 2 === 0) {
+        await runBase();
+        await runService();
+      } else {
+        await runService();
+        await runBase();
+      }
+    }
+    const base = leastDisturbed(baseRuns);
+    const service = leastDisturbed(serviceRuns);
     const row: Comparison = {
       scenario: scenario.name,
       mode: offeredRate ? 'fixed rate' : 'saturation',
@@ -45,7 +63,8 @@ async function compare(config: BenchConfig, scenario: Scenario<unknown>, suite: 
       ratio: service.rps / base.rps,
       cpuRatio: service.cpuMsPerRequest && base.cpuMsPerRequest ? base.cpuMsPerRequest / service.cpuMsPerRequest : null,
     };
-    console.log(`  ${scenario.name}, ${mode(row)}: baseline ${fmt(base)}; service ${fmt(service)}`);
+    const each = (runs: Figures[]) => runs.map((r) => `${rps(r.rps)}/s ${r.cpuMsPerRequest?.toFixed(3) ?? '?'} ms`).join(', ');
+    console.log(`  ${scenario.name}, ${mode(row)}: baseline ${fmt(base)}; service ${fmt(service)} (runs: baseline ${each(baseRuns)}; service ${each(serviceRuns)})`);
     return row;
   };
   const saturation = await pair();
@@ -115,7 +134,7 @@ async function main() {
   }
 
   if (rows.length) {
-    console.log(`\n${config.seconds} s per run after ${config.warmupSeconds} s of warm-up; ratio = service req/s / baseline req/s; cpu ratio = baseline CPU ms per request / service CPU ms per request`);
+    console.log(`\n${config.seconds} s per run after ${config.warmupSeconds} s of warm-up, ${config.rounds} runs a side per mode, alternating (each side's least CPU per request counts); ratio = service req/s / baseline req/s; cpu ratio = baseline CPU ms per request / service CPU ms per request`);
     console.log(textTable(rows));
   }
   if (measurements.length) console.log(`\n${measurementTable(measurements)}`);

@@ -6,6 +6,8 @@ export interface BenchConfig {
   seconds: number;
   /** Unmeasured seconds before each run. */
   warmupSeconds: number;
+  /** Runs of each side per mode, alternating; each side's least disturbed one counts (bench/run.ts). */
+  rounds: number;
   /** Fixed-rate runs offer this share of the baseline's saturation throughput. */
   rateFraction: number;
   /** Scenario or suite names to run; empty: all. */
@@ -46,6 +48,7 @@ export function readConfig(env: NodeJS.ProcessEnv): BenchConfig {
     redisUrl: env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14',
     seconds: positive('BENCH_SECONDS', env.BENCH_SECONDS, 10),
     warmupSeconds: positive('BENCH_WARMUP_SECONDS', env.BENCH_WARMUP_SECONDS, 2),
+    rounds: Math.round(positive('BENCH_ROUNDS', env.BENCH_ROUNDS, 2)),
     rateFraction,
     only: words(env.BENCH_ONLY),
     connections: parseConnections(env.BENCH_CONNECTIONS),

@@ -96,6 +96,7 @@ export function writeResults(config: BenchConfig, rows: Comparison[], measuremen
     cpuModel: cpus()[0]?.model ?? null,
     seconds: config.seconds,
     warmupSeconds: config.warmupSeconds,
+    rounds: config.rounds,
     rateFraction: config.rateFraction,
     serviceNodeArgs: config.serviceNodeArgs,
     rows,
@@ -108,7 +109,7 @@ export function writeResults(config: BenchConfig, rows: Comparison[], measuremen
   writeFileSync(
     md,
     `# Bench results\n\n${run.date}, commit ${run.commit ?? 'unknown'}${run.uncommittedChanges ? ' (with uncommitted changes)' : ''}, ` +
-      `node ${run.node}, ${run.cpus} CPUs, ${config.seconds} s per run.\n\n` +
+      `node ${run.node}, ${run.cpus} CPUs, ${config.seconds} s per run, ${config.rounds} runs a side per mode (the least disturbed counts).\n\n` +
       (rows.length ? `${markdownTable(rows)}\n` : '') +
       (measurements.length ? `\n${measurementMarkdown(measurements)}\n` : '') +
       failed.map((f) => `\n**FAILED ${f.suite}** (${f.scenarios.join(', ')}), no figures: ${f.error.split('\n')[0]}\n`).join(''),
