@@ -110,17 +110,24 @@ function linePenalty(lines: Uint32Array, base: number, size: number): number {
   let n3 = 0;
   for (let from = 0; from < size; from += STEP) {
     const x = from === 0 ? (read32(lines, base, 0) << 1) | (~lines[base]! & 1) : read32(lines, base, from - 1);
-    const nx = ~x;
     const change = x ^ (x >>> 1); // bit j: modules from − 1 + j and from + j differ
     const same = ~change;
     // Five alike from p: a run of L ≥ 5 has L − 4 such windows and one start (a change just
     // before it), so windows + 2 × starts is its 3 + (L − 5).
     const five = (same >>> 1) & (same >>> 2) & (same >>> 3) & (same >>> 4) & lowBits(Math.min(STEP, size - 4 - from));
     n1 += popcount(five) + 2 * popcount(five & change);
-    // Modules 4-6 of both windows are dark, light, dark.
-    const core = (x >>> 5) & (nx >>> 6) & (x >>> 7);
-    const a = (x >>> 1) & (nx >>> 2) & (x >>> 3) & (x >>> 4) & (nx >>> 8) & (nx >>> 9) & (nx >>> 10) & (nx >>> 11); // 1011101 0000
-    const b = (nx >>> 1) & (nx >>> 2) & (nx >>> 3) & (nx >>> 4) & (x >>> 8) & (x >>> 9) & (nx >>> 10) & (x >>> 11); // 0000 1011101
+    // Module k of the window at p is bit p of xk. Modules 4-6 of both windows are dark, light, dark.
+    const x1 = x >>> 1;
+    const x2 = x >>> 2;
+    const x3 = x >>> 3;
+    const x4 = x >>> 4;
+    const x8 = x >>> 8;
+    const x9 = x >>> 9;
+    const x10 = x >>> 10;
+    const x11 = x >>> 11;
+    const core = (x >>> 5) & ~(x >>> 6) & (x >>> 7);
+    const a = x1 & ~x2 & x3 & x4 & ~(x8 | x9 | x10 | x11); // 1011101 0000
+    const b = ~(x1 | x2 | x3 | x4 | x10) & x8 & x9 & x11; // 0000 1011101
     n3 += popcount(core & (a | b) & lowBits(Math.min(STEP, size - 10 - from)));
   }
   return n1 + n3 * 40;
