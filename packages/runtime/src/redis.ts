@@ -102,9 +102,12 @@ function watched<C extends RedisClient>(redis: C, role: string, logger: Logger):
  * /readyz is not ready, so a balancer sends no traffic yet.)
  */
 export function requestRedis(settings: RedisSettings, logger: Logger, timeoutMs = REQUEST_REDIS_TIMEOUT_MS): RedisClient {
-  // Auto-pipelining sends the commands concurrent requests issue in one tick as one write:
-  // under load, one syscall for many rate-limit checks instead of one each.
-  return watched(connect(settings, { commandTimeout: timeoutMs, maxRetriesPerRequest: 1 }, { enableOfflineQueue: false, enableAutoPipelining: true }, timeoutMs), 'requests', logger);
+  // Each command written as it is issued, not auto-pipelined: a request issues one command
+  // (its gate), and ioredis's auto-pipeline (a Pipeline object, a setImmediate and its exec
+  // per batch) cost more than the writes it shares. Measured with `pnpm bench` (2026-11-28,
+  // invoicing.v2-create, two runs each way, CPU ms per request): auto-pipelined 0.753-0.771 at
+  // saturation and 1.029-1.041 at the fixed rate; written as issued 0.643-0.744 and 0.964-0.972.
+  return watched(connect(settings, { commandTimeout: timeoutMs, maxRetriesPerRequest: 1 }, { enableOfflineQueue: false, enableAutoPipelining: false }, timeoutMs), 'requests', logger);
 }
 
 /**
