@@ -79,8 +79,14 @@ export type InvoiceWithCustomer = InvoiceRow & JoinedCustomer;
 /** A new invoice as written, with whether its customer (if known) has passed KYC. */
 export type CreatedInvoiceRow = InvoiceRow & { customer_kyc_verified: boolean };
 
+/**
+ * The columns the table fills itself (its defaults): a new row does not write them, and the
+ * create's answer reads them back (insertInvoice), so the two cannot drift apart.
+ */
+const TABLE_FILLED = ['status', 'kyc_verified', 'refunded_amount', 'customer_id', 'paid_method', 'payer_bank', 'sbp_transaction_id', 'paid_at', 'expired_at', 'cancelled_at'] as const;
+
 /** What `insertInvoice(s)` writes: every column but the ones the table fills itself. */
-export type NewInvoiceRow = Omit<InvoiceRow, 'status' | 'kyc_verified' | 'refunded_amount' | 'customer_id' | 'paid_method' | 'payer_bank' | 'sbp_transaction_id' | 'paid_at' | 'expired_at' | 'cancelled_at' | 'metadata'> & {
+export type NewInvoiceRow = Omit<InvoiceRow, (typeof TABLE_FILLED)[number] | 'metadata'> & {
   /** The JSON value given at creation (written as json text). */
   metadata: unknown;
 };
@@ -220,7 +226,7 @@ const INSERT_COLUMNS = Object.keys(INSERT_TYPES) as (keyof NewInvoiceRow)[];
  * invoiceColumns). The rest are the row as written, so they do not travel back: a create's
  * row is ~40 columns, its QR image ~600 characters among them, which pg parsed for every create.
  */
-const FILLED_COLUMNS = ['status', 'kyc_verified', 'refunded_amount', 'customer_id', 'paid_method', 'payer_bank', 'sbp_transaction_id', 'paid_at', 'expired_at', 'cancelled_at', 'amount'] as const;
+const READ_BACK = [...TABLE_FILLED, 'amount'] as const;
 
 /**
  * One statement, one round trip: the row is written only in a currency enabled for the
@@ -255,7 +261,7 @@ const INSERT = preparedStatement((db: Db, row: NewInvoiceRow) =>
         .returningAll(),
     )
     .selectFrom('i')
-    .select(FILLED_COLUMNS.map((c) => `i.${c}` as const))
+    .select(READ_BACK.map((c) => `i.${c}` as const))
     .select((eb) => [...invoiceColumns(eb as unknown as Eb), customerKycVerifiedOf(eb as unknown as Eb)]),
 );
 
