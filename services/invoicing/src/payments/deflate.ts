@@ -9,10 +9,9 @@
  * PNG is module rows drawn SCALE scanlines high, which qr.ts writes as one scanline and a copy;
  * its few byte values get codes of 1-3 bits here.
  *
- * Two ways to choose the codes: DeflateTokens collects the tokens and makes codes for their
- * own counts; a DeflateCode made once from the counts a writer expects serves many streams
- * alike, written at once by DeflateWriter without a count or a tree each (qr.ts: one code per
- * symbol size). Measured on 2,000 payment links (2026-11-28): the PNG part of a QR 60-70 µs ->
+ * The codes are made from symbol counts (DeflateCode): those a writer expects, made once and
+ * used for many streams alike, each written at once by DeflateWriter without a count or a tree
+ * of its own (qr.ts: one code per symbol size; countCopy counts a copy's symbols). Measured on 2,000 payment links (2026-11-28): the PNG part of a QR 60-70 µs ->
  * 15 µs, its deflate data 3% longer (478 against 464 bytes on average; zlib's best, level 9,
  * 508). Any inflater reads either (deflate.test.ts inflates them with zlib's `inflateSync`).
  */
@@ -215,9 +214,9 @@ class BitWriter {
 
 /**
  * Huffman codes for deflate's two alphabets (literals and lengths; distances) and the header
- * of a block that declares them (RFC 1951 §3.2.7). Made from symbol counts: those of the very
- * tokens to write (DeflateTokens), or those a writer expects, made once and used for many
- * streams alike (qr.ts: every QR of one size). A symbol counted 0 has no code.
+ * of a block that declares them (RFC 1951 §3.2.7). Made from symbol counts: those a writer
+ * expects, made once and used for many streams alike (qr.ts: every QR of one size), or a
+ * stream's own. A symbol counted 0 has no code.
  */
 export class DeflateCode {
   readonly litCodes: Uint16Array;
@@ -357,52 +356,6 @@ export class DeflateWriter {
     w.out[w.at++] = (adler32 >>> 8) & 0xff;
     w.out[w.at++] = adler32 & 0xff;
     return Buffer.from(w.out.buffer, w.out.byteOffset, w.at);
-  }
-}
-
-/**
- * Collects a stream's tokens (`byte`, `bytes`, `copy`), then `zlib` writes them as one block
- * with the codes made for their counts (DeflateCode, DeflateWriter).
- */
-export class DeflateTokens {
-  /** A literal byte (< 256), or a copy: 256, its length, its distance. */
-  private tokens: number[] = [];
-  private readonly litCounts = new Uint32Array(286);
-  private readonly distCounts = new Uint32Array(30);
-  /** How many bytes the tokens stand for so far. */
-  length = 0;
-  private ended = false;
-
-  byte(value: number): void {
-    this.tokens.push(value);
-    this.litCounts[value]!++;
-    this.length++;
-  }
-
-  bytes(values: Uint8Array): void {
-    for (const v of values) this.byte(v);
-  }
-
-  /** The `length` bytes that start `distance` bytes back (they may overlap what they write, as deflate allows). */
-  copy(length: number, distance: number): void {
-    checkCopy(length, distance, this.length);
-    this.tokens.push(256, length, distance);
-    countCopy(this.litCounts, this.distCounts, length, distance);
-    this.length += length;
-  }
-
-  /** The zlib stream: its header, the block with its codes, and `adler32` (the data's checksum). Once: it ends the stream. */
-  zlib(adler32: number): Buffer {
-    if (this.ended) throw new Error('this stream was written already');
-    this.ended = true;
-    const out = new DeflateWriter(new DeflateCode(this.litCounts, this.distCounts), this.tokens.length);
-    const tokens = this.tokens;
-    for (let at = 0; at < tokens.length; ) {
-      const token = tokens[at++]!;
-      if (token < 256) out.byte(token);
-      else out.copy(tokens[at++]!, tokens[at++]!);
-    }
-    return out.zlib(adler32);
   }
 }
 
