@@ -51,21 +51,33 @@ function addScanlines(adler: Adler32, line: Uint8Array, repeats: number): void {
   adler.add(length, sum, weighted);
 }
 
-/** Per symbol size: its scanlines' length, and the deflate codes its images are written with. */
-const layouts = new Map<number, { stride: number; code: DeflateCode }>();
+/** What every image of one symbol size shares (pngLayout). */
+interface PngLayout {
+  /** Width and height in pixels. */
+  px: number;
+  /** Bytes a scanline: its filter byte, then 1 bit a pixel. */
+  stride: number;
+  /** A white scanline (filter 0): the margins, and each row before its modules are drawn. Never written to. */
+  white: Uint8Array;
+  /** The deflate codes its images are written with. */
+  code: DeflateCode;
+}
+
+const layouts = new Map<number, PngLayout>();
 
 /**
  * The scanline length of a symbol of `size` modules, and Huffman codes made once for all its
  * images: from the counts of the bytes and copies such an image is written with (qrPngDataUri),
  * its modules taken as dark or light alike and independently (masking keeps them close to
- * half dark). So an image is written without counting its own, and its codes are within a few
- * bytes of those counts' own (qr.test.ts); every symbol an image of this size can use is
- * counted, so has a code.
+ * half dark). So an image is written without counting its own, and compresses within 5% of
+ * zlib at its best (qr.test.ts); every symbol an image of this size can use is counted, so has
+ * a code.
  */
-function pngLayout(size: number): { stride: number; code: DeflateCode } {
+function pngLayout(size: number): PngLayout {
   let layout = layouts.get(size);
   if (!layout) {
-    const stride = Math.ceil(((size + 2 * MARGIN) * SCALE) / 8) + 1; // a filter byte, then 1 bit per pixel
+    const px = (size + 2 * MARGIN) * SCALE;
+    const stride = Math.ceil(px / 8) + 1; // a filter byte, then 1 bit per pixel
     const pairs = Math.ceil(size / 2); // the bytes of a row that hold modules
     const lit = new Uint32Array(286);
     const dist = new Uint32Array(30);
@@ -81,7 +93,9 @@ function pngLayout(size: number): { stride: number; code: DeflateCode } {
     lit[0xff]! += size * (stride - 1 - pairs);
     for (const pair of TWO_MODULES) lit[pair]! += Math.max(1, Math.round((size * pairs) / 4));
     countCopy(lit, dist, (SCALE - 1) * stride, SCALE * stride, size);
-    layout = { stride, code: new DeflateCode(lit, dist) };
+    const white = new Uint8Array(stride).fill(0xff);
+    white[0] = 0;
+    layout = { px, stride, white, code: new DeflateCode(lit, dist) };
     layouts.set(size, layout);
   }
   return layout;
@@ -105,12 +119,9 @@ function pngLayout(size: number): { stride: number; code: DeflateCode } {
  */
 export function qrPngDataUri(payload: string): string {
   const { size, data } = qrSymbol(payload);
-  const { stride, code } = pngLayout(size);
-  const px = (size + 2 * MARGIN) * SCALE;
+  const { px, stride, white, code } = pngLayout(size);
   const tokens = new DeflateWriter(code, (stride * (size + 2)) >> 1);
   const adler = new Adler32();
-  const white = new Uint8Array(stride).fill(0xff);
-  white[0] = 0;
   const writeMargin = () => {
     tokens.bytes(white);
     tokens.byte(2); // the first repeat: its filter byte, then zeros (a run: copies of the byte before)
