@@ -8,20 +8,23 @@ import { connectionsFor, readConfig, type BenchConfig } from './lib/config';
 import { cpuMs } from './lib/cpu';
 import { load } from './lib/load';
 import { leastDisturbed } from './lib/rounds';
+import { watchStalls } from './lib/stalls';
 import { measurementTable, mode, ms, rps, textTable, writeResults } from './lib/report';
 import type { AnySuite, Comparison, FailedSuite, Figures, LoadOptions, Measurement, RunningSuite, Scenario } from './lib/types';
 import { measured, suites } from './scenarios';
 
 const fmt = (f: Figures) => `${rps(f.rps)} req/s, p50 ${ms(f.p50)} ms, p99 ${ms(f.p99)} ms, ${f.errors} errors`;
 
-/** A warm-up (discarded), then the measured run, with the CPU time process `pid` spent on it. */
+/** A warm-up (discarded), then the measured run, with the CPU time process `pid` spent on it and the machine's stalls during it. */
 async function measure(config: BenchConfig, o: Omit<LoadOptions, 'seconds'>, pid: number | undefined): Promise<Figures> {
   await load({ ...o, seconds: config.warmupSeconds });
+  const watch = watchStalls();
   const before = cpuMs(pid);
   const figures = await load({ ...o, seconds: config.seconds });
   const after = cpuMs(pid);
+  const stalls = await watch.stop();
   const answered = figures.requests - figures.socketErrors;
-  return { ...figures, cpuMsPerRequest: before !== null && after !== null && answered > 0 ? (after - before) / answered : null };
+  return { ...figures, cpuMsPerRequest: before !== null && after !== null && answered > 0 ? (after - before) / answered : null, stalls };
 }
 
 /**
@@ -63,7 +66,8 @@ async function compare(config: BenchConfig, scenario: Scenario<unknown>, suite: 
       ratio: service.rps / base.rps,
       cpuRatio: service.cpuMsPerRequest && base.cpuMsPerRequest ? base.cpuMsPerRequest / service.cpuMsPerRequest : null,
     };
-    const each = (runs: Figures[]) => runs.map((r) => `${rps(r.rps)}/s ${r.cpuMsPerRequest?.toFixed(3) ?? '?'} ms`).join(', ');
+    const stall = (r: Figures) => (r.stalls?.count ? ` p99 ${ms(r.p99)} ms, stalled ${r.stalls.count}x up to ${ms(r.stalls.longestMs)} ms` : ` p99 ${ms(r.p99)} ms`);
+    const each = (runs: Figures[]) => runs.map((r) => `${rps(r.rps)}/s ${r.cpuMsPerRequest?.toFixed(3) ?? '?'} ms${stall(r)}`).join(', ');
     console.log(`  ${scenario.name}, ${mode(row)}: baseline ${fmt(base)}; service ${fmt(service)} (runs: baseline ${each(baseRuns)}; service ${each(serviceRuns)})`);
     return row;
   };
@@ -134,7 +138,7 @@ async function main() {
   }
 
   if (rows.length) {
-    console.log(`\n${config.seconds} s per run after ${config.warmupSeconds} s of warm-up, ${config.rounds} runs a side per mode, alternating (each side's least CPU per request counts); ratio = service req/s / baseline req/s; cpu ratio = baseline CPU ms per request / service CPU ms per request`);
+    console.log(`\n${config.seconds} s per run after ${config.warmupSeconds} s of warm-up, ${config.rounds} runs a side per mode, alternating (each side's least CPU per request counts, of its runs without a machine stall if it has any); ratio = service req/s / baseline req/s; cpu ratio = baseline CPU ms per request / service CPU ms per request`);
     console.log(textTable(rows));
   }
   if (measurements.length) console.log(`\n${measurementTable(measurements)}`);

@@ -22,6 +22,14 @@ describe('leastDisturbed', () => {
     expect(kept.statusCodes).toEqual({ '201': 10000, '503': 3 });
   });
 
+  it('keeps a run during which the machine did not stall over one with less CPU that stalled, and the least CPU when each stalled', () => {
+    const stalled = { ...run(1300, 0.35), p99: 280, stalls: { longestMs: 85, count: 2 } };
+    const calm = { ...run(1200, 0.4), stalls: { longestMs: 12, count: 0 } };
+    expect(leastDisturbed([stalled, calm, run(1100, 0.45)])).toEqual(calm);
+    const lessStalled = { ...run(1100, 0.3), stalls: { longestMs: 40, count: 1 } };
+    expect(leastDisturbed([stalled, lessStalled])).toEqual(lessStalled);
+  });
+
   it('takes a run with a CPU figure over one without', () => {
     expect(leastDisturbed([run(1000, null), run(900, 0.5)]).rps).toBe(900);
   });

@@ -1,5 +1,6 @@
 import type { BaselineName } from '../baseline/routes';
 import type { BenchConfig } from './config';
+import type { Stalls } from './stalls';
 
 /** One HTTP request as the load generator sends it, to the service and (under its prefix) to the baseline. */
 export interface BenchRequest {
@@ -116,6 +117,8 @@ export interface Figures {
   socketErrorCodes?: Record<string, number>;
   /** CPU time the measured process spent per answered request (ms), where /proc tells it. */
   cpuMsPerRequest?: number | null;
+  /** Stalls of the whole machine during the run (lib/stalls.ts). */
+  stalls?: Stalls;
 }
 
 export type Mode = 'saturation' | 'fixed rate';

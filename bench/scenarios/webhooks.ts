@@ -25,7 +25,8 @@ export const ENDPOINTS = Number(process.env.BENCH_WEBHOOK_ENDPOINTS ?? 4);
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 500);
 const ROUNDS = Number(process.env.BENCH_WEBHOOK_ROUNDS ?? 2);
 const GOAL_PER_SECOND = 2000;
-const GOAL_RATIO = 0.25;
+/** Issue 33's goal (issue 9 asked for 25%). */
+const GOAL_RATIO = 0.4;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
