@@ -1,4 +1,4 @@
-import { watchReadiness } from '@pay/runtime';
+import { stuckParts, watchReadiness } from '@pay/runtime';
 import { sendJson } from './json-reply';
 import { Router } from 'express';
 
@@ -14,7 +14,8 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * /healthz says the process is alive (restart me if not); /readyz says its dependencies
+ * /healthz says the process is alive (restart me if not): 503 naming its stuck parts while any
+ * is (markStuck: a queue worker that stopped taking jobs). /readyz says its dependencies
  * answer (send me traffic if so). During shutdown readiness fails first, so a balancer
  * drains the instance before it stops.
  */
@@ -40,7 +41,9 @@ export function healthRoutes(service: string, checks: ReadinessCheck[], isShutti
   // The same answer as /readyz, as the service_ready gauge at every scrape (the alert on it).
   watchReadiness(service, async () => (await readiness()).ready);
   router.get('/healthz', (_req, res) => {
-    sendJson(res, 200, { status: 'ok', service });
+    const stuck = stuckParts();
+    if (Object.keys(stuck).length > 0) sendJson(res, 503, { status: 'stuck', service, stuck });
+    else sendJson(res, 200, { status: 'ok', service });
   });
   router.get('/readyz', async (_req, res) => {
     const { ready, results } = await readiness();

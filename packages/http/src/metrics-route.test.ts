@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { Router } from 'express';
 import { createHttpApp, finishHttpApp } from './app';
-import { createLogger } from '@pay/runtime';
+import { clearStuck, createLogger, markStuck } from '@pay/runtime';
 
 function app(metricsToken?: string) {
   const a = createHttpApp({
@@ -20,6 +20,25 @@ function app(metricsToken?: string) {
   a.use('/things', things);
   return finishHttpApp(a, () => 'success');
 }
+
+describe('/healthz', () => {
+  it('answers 503 naming the stuck parts while any is (a queue worker that stopped taking jobs), and says so in /metrics (process_stuck)', async () => {
+    const a = app();
+    expect((await request(a).get('/healthz')).body).toEqual({ status: 'ok', service: 'test' });
+    markStuck('queue worker crypto-withdrawals', '76 jobs waiting, none started in 30 s with a slot free');
+    try {
+      const stuck = await request(a).get('/healthz');
+      expect(stuck.status).toBe(503);
+      expect(stuck.body).toEqual({ status: 'stuck', service: 'test', stuck: { 'queue worker crypto-withdrawals': '76 jobs waiting, none started in 30 s with a slot free' } });
+      expect((await request(a).get('/metrics')).text).toMatch(/^process_stuck\{part="queue worker crypto-withdrawals"\} 1$/m);
+    } finally {
+      clearStuck('queue worker crypto-withdrawals');
+    }
+    const alive = await request(a).get('/healthz');
+    expect(alive.status).toBe(200);
+    expect((await request(a).get('/metrics')).text).not.toMatch(/^process_stuck\{/m);
+  });
+});
 
 describe('/metrics', () => {
   it('says whether the service would answer /readyz 200 (service_ready), evaluated at the scrape', async () => {

@@ -8,3 +8,4 @@ export * from './metrics';
 export * from './redis';
 export * from './retention';
 export * from './readable-number';
+export * from './liveness';

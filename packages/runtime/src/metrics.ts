@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { stuckParts } from './liveness';
 import { openPools } from '@pay/db';
 
 /**
@@ -124,5 +125,16 @@ new Gauge({
   async collect() {
     this.reset();
     await Promise.all([...readiness.sources].map(async ([service, ready]) => this.set({ service }, (await ready().catch(() => false)) ? 1 : 0)));
+  },
+});
+
+new Gauge({
+  name: 'process_stuck',
+  help: 'Parts of this process stuck in a way only a restart ends (1 each): a queue worker leaving jobs waiting with a slot free. /healthz answers 503 while any is',
+  labelNames: ['part'] as const,
+  registers: [metricsRegistry],
+  collect() {
+    this.reset();
+    for (const part of Object.keys(stuckParts())) this.set({ part }, 1);
   },
 });
