@@ -2,6 +2,7 @@ import { DelayedError, Queue, Worker, type Job, type WorkerOptions } from 'bullm
 import { assertValid } from '@pay/schemas';
 import { queueJobOutcomes, ShutdownAbort, watchQueueDepth, type Lifecycle, type Logger, type RedisClient } from '@pay/runtime';
 import { Queues, type JobOf, type QueueKey } from './jobs';
+import { watchProgress } from './stall';
 
 export interface WorkerSetup<K extends QueueKey> {
   queue: K;
@@ -41,13 +42,17 @@ export function workerActivity(worker: Worker, now = Date.now()): string {
  * outcomes and reports the queue's depth in /metrics (`queue_jobs_total`, `queue_jobs`), and
  * closes on shutdown after the running jobs finish. A job that a shutdown cut short (its
  * process throws `ShutdownAbort`) goes back to the queue without using one of its attempts.
+ * A worker that stops taking jobs while they wait asks for a restart (watchProgress).
  */
 export function startWorker<K extends QueueKey>(setup: WorkerSetup<K>): Worker {
   const spec = Queues[setup.queue];
   const log = setup.logger.child({ queue: spec.name });
+  const concurrency = setup.concurrency ?? 10;
+  let started = 0;
   const worker = new Worker(
     spec.name,
     async (job, token) => {
+      started++;
       assertValid(spec.schema, job.data, { what: `Job ${job.id} of ${spec.name}` });
       const running = runningJobs.get(worker)!;
       const key = `${job.id}#${job.attemptsMade}`;
@@ -77,7 +82,7 @@ export function startWorker<K extends QueueKey>(setup: WorkerSetup<K>): Worker {
     {
       connection: setup.connection,
       prefix: setup.prefix,
-      concurrency: setup.concurrency ?? 10,
+      concurrency,
       ...setup.options,
     },
   );
@@ -91,8 +96,10 @@ export function startWorker<K extends QueueKey>(setup: WorkerSetup<K>): Worker {
   // Counts read through a Queue on the same connection (no blocking commands, so no new one).
   const counts = new Queue(spec.name, { connection: setup.connection, prefix: setup.prefix });
   const unwatch = watchQueueDepth(spec.name, () => counts.getJobCounts('waiting', 'active', 'delayed', 'failed'));
+  const unwatchProgress = watchProgress({ worker, name: spec.name, counts, started: () => started, running: () => runningJobs.get(worker)!.size, concurrency, logger: setup.logger });
   worker.once('closed', () => {
     unwatch();
+    unwatchProgress();
     counts.close().catch(() => undefined);
   });
   setup.lifecycle?.onShutdown(`worker:${spec.name}`, () => worker.close());
