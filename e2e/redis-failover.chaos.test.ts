@@ -42,8 +42,10 @@ import { customerTotalsIn, invoicesByKey, invoiceStatusesIn } from '@pay/invoici
  * a loopback receiver. Mid-load the master holding the queues' slot is killed with SIGKILL, its
  * replica takes over, and then the master holding the merchant's gate keys (if another one).
  * Clients send every request with an Idempotency-Key and send it again after a 503 or no answer,
- * as the README asks. Then: every request answered has its effect once in Postgres, nothing
- * paid or withdrawn twice, every event delivered once, and no 5xx but 503.
+ * as the README asks. A process answering /healthz 503 (a queue worker of it stuck) is restarted,
+ * as the pods' liveness probe would (livenessProbe; the report lists any restart). Then: every
+ * request answered has its effect once in Postgres, nothing paid or withdrawn twice, every event
+ * delivered once, and no 5xx but 503.
  */
 
 const LANES = 4;
@@ -63,6 +65,37 @@ const MAX_WITHDRAWALS = 400;
  * 30 s) adds it again: about 90 s at worst with the defaults, which this run keeps.
  */
 const SETTLE_MS = 180_000;
+
+/**
+ * Kubernetes' liveness probe (infra/k8s: /healthz every 10 s, restart after 3 failures), faster:
+ * a process answering /healthz 503 (a queue worker of it stuck: @pay/queue's watchProgress) 3
+ * times in a row, 2 s apart, is killed and started again on its port, as its pod would be. What
+ * it did is in `restarts`, with the answer that made it; `stop` ends it.
+ */
+function livenessProbe(procs: Record<string, RunningService>, respawn: (name: string, old: RunningService) => Promise<RunningService>) {
+  const restarts: { name: string; at: number; healthz: unknown }[] = [];
+  const failures: Record<string, number> = {};
+  let restarting = false;
+  const timer = setInterval(async () => {
+    if (restarting) return;
+    for (const [name, svc] of Object.entries(procs)) {
+      const answer = await fetch(`${svc.url}/healthz`, { signal: AbortSignal.timeout(1500) }).then(async (r) => ({ status: r.status, body: await r.json().catch(() => null) }), () => null);
+      failures[name] = answer?.status === 503 ? (failures[name] ?? 0) + 1 : 0;
+      if (failures[name]! < 3) continue;
+      restarting = true;
+      restarts.push({ name, at: Date.now(), healthz: answer!.body });
+      try {
+        svc.child.kill('SIGKILL');
+        procs[name] = await respawn(name, svc);
+      } finally {
+        failures[name] = 0;
+        restarting = false;
+      }
+      return;
+    }
+  }, 2000);
+  return { restarts, stop: () => clearInterval(timer) };
+}
 
 type Row = Record<string, any>;
 type Query = <T extends Row = Row>(sql: string, params?: unknown[]) => Promise<T[]>;
@@ -85,6 +118,9 @@ describe('a Redis Cluster master killed under load (issue 33)', () => {
   let db: pg.Pool;
   let stackDb: ReturnType<typeof createWebhooksDb>;
   const procs: Record<string, RunningService> = {};
+  /** Every process each service ran as, restarts included, for the logs at the end. */
+  const ran: [string, RunningService][] = [];
+  let probe: ReturnType<typeof livenessProbe> | undefined;
   const q: Query = async (sql, params = []) => (await db.query(sql, params)).rows;
   const queueConnection = () => new Cluster(cluster.ports.map((port) => ({ host: '127.0.0.1', port })), { redisOptions: { maxRetriesPerRequest: null } });
 
@@ -110,17 +146,34 @@ describe('a Redis Cluster master killed under load (issue 33)', () => {
     };
     const names = ['invoicing', 'crypto', 'webhook-worker'];
     const started = await Promise.all(names.map((n) => spawnBuiltService(n, env)));
-    names.forEach((n, i) => (procs[n] = started[i]!));
+    names.forEach((n, i) => {
+      procs[n] = started[i]!;
+      ran.push([n, started[i]!]);
+    });
     await untilReady(Object.values(procs));
+    // Restarted on the same port and PUBLIC_URL, so the lanes' URLs and the links handed out stay good.
+    probe = livenessProbe(procs, async (name, old) => {
+      const { port } = new URL(old.url);
+      const svc = await spawnBuiltService(name, { ...env, PORT: port, PUBLIC_URL: old.url });
+      ran.push([name, svc]);
+      await untilReady([svc]);
+      return svc;
+    });
   }, BUILT_START_MS);
 
   afterAll(async () => {
+    probe?.stop();
     mkdirSync(ARTEFACTS, { recursive: true });
-    for (const [name, svc] of Object.entries(procs)) {
-      writeFileSync(join(ARTEFACTS, `redis-failover-${name}.log`), svc.logs());
+    const seen = new Map<string, number>();
+    for (const [name, svc] of ran) {
+      // A restarted service's later processes: -2, -3 (the first keeps the plain name).
+      const n = (seen.get(name) ?? 0) + 1;
+      seen.set(name, n);
+      const file = n === 1 ? `redis-failover-${name}` : `redis-failover-${name}-${n}`;
+      writeFileSync(join(ARTEFACTS, `${file}.log`), svc.logs());
       // Every warning and error of the whole run but the request lines (the 503s of the
       // failover), which fill the 64 KiB tail above: what the workers said after the kills.
-      writeFileSync(join(ARTEFACTS, `redis-failover-${name}.problems.log`), svc.problems().filter((line) => !line.includes('"msg":"request completed"')).join('\n'));
+      writeFileSync(join(ARTEFACTS, `${file}.problems.log`), svc.problems().filter((line) => !line.includes('"msg":"request completed"')).join('\n'));
       if (svc.child.exitCode === null && svc.child.signalCode === null) svc.child.kill('SIGKILL');
     }
     await db?.end();
@@ -238,6 +291,8 @@ describe('a Redis Cluster master killed under load (issue 33)', () => {
       withdrawals: withdrawalRows.length,
       deliveries: { rows: totals.deliveries, attempts: totals.attempts, received: ids.length, distinct: new Set(ids).size },
       settledMs,
+      // Processes the liveness probe restarted (a stuck queue worker), with the /healthz answer.
+      restarts: probe?.restarts ?? [],
       durationMs: Date.now() - started,
       // Requests whose final answer was not the success expected, with every attempt's status.
       unexpected: ops.filter((o) => o.answer.status !== (o.kind === 'v2-pay' ? 200 : 201)).map((o) => ({ kind: o.kind, key: o.key, body: o.answer.body, attempts: o.attempts.map((a) => a.status || a.error) })),
