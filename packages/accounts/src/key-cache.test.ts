@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import type { KeyResolver, ResolvedKey } from '@pay/auth';
 import { eventually } from '@pay/testing';
-import { CachedKeyResolver, publishKeyChange } from './key-cache';
+import { accountKeys, CachedKeyResolver, publishKeyChange } from './key-cache';
 
 const logger = pino({ level: 'silent' });
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -72,6 +72,28 @@ describe('CachedKeyResolver', () => {
       expect([a.reads, b.reads]).toEqual([2, 2]);
     }, 500, 5);
     await Promise.all([cacheA.close(), cacheB.close()]);
+  });
+
+  it('a change this process announces drops its own entries at once, before its message comes back (its next request reads the database)', async () => {
+    const merchant = randomUUID();
+    const keys = new CountingKeys();
+    keys.rows.set('h9', keyOf(merchant));
+    const account = accountKeys({ resolver: keys, redis: redis(), logger });
+    const cache = account.resolver as CachedKeyResolver;
+    await eventually(() => expect(cache.caching).toBe(true), 5000);
+    await cache.resolve('h9');
+    // The message comes back on the cache's own connection, in a later socket read: held here
+    // until the next resolution has answered, as a request arriving first would see it.
+    const subscriber = (cache as unknown as { subscriber: Redis }).subscriber;
+    subscriber.stream.pause();
+    try {
+      await account.changed(merchant);
+      await cache.resolve('h9');
+      expect(keys.reads).toBe(2);
+    } finally {
+      subscriber.stream.resume();
+      await account.close();
+    }
   });
 
   it('does not store a read that overlapped a change (a row read before a revocation committed)', async () => {

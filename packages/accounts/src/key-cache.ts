@@ -46,7 +46,7 @@ export class CachedKeyResolver implements KeyResolver {
     private readonly ttlMs = KEY_CACHE_TTL_MS,
     private readonly now: () => number = Date.now,
   ) {
-    subscriber.on('message', (_channel: string, merchantId: string) => this.dropMerchant(merchantId));
+    subscriber.on('message', (_channel: string, merchantId: string) => this.forget(merchantId));
     subscriber.on('ready', () => void this.subscribe());
     for (const lost of ['close', 'reconnecting', 'end'] as const) subscriber.on(lost, () => this.stopCaching());
     subscriber.on('error', () => this.stopCaching());
@@ -105,7 +105,12 @@ export class CachedKeyResolver implements KeyResolver {
     this.entries.clear();
   }
 
-  private dropMerchant(merchantId: string): void {
+  /**
+   * Drops a merchant's entries, and stores no read begun before: on a change announced by any
+   * process (the message), and at once by the process that made it (`accountKeys().changed`),
+   * whose next request must not wait for its own message to come back.
+   */
+  forget(merchantId: string): void {
     this.generation++;
     for (const [hash, entry] of this.entries) if (entry.key.merchantId === merchantId) this.entries.delete(hash);
   }
@@ -146,7 +151,14 @@ export function accountKeys(o: { resolver: KeyResolver; redis: RedisClient; logg
   const cache = new CachedKeyResolver(o.resolver, duplicateRedis(o.redis), o.logger, o.ttlMs);
   return {
     resolver: cache,
-    changed: (merchantId) => publishKeyChange(o.redis, o.logger, merchantId),
+    // This process first, then every other one: the message reaches this process's own
+    // subscriber on another connection, after the answer to the revoking request may have
+    // gone and the merchant's next request arrived (fresh-ci saw a key revoked by the previous
+    // request still accepted).
+    changed: (merchantId) => {
+      cache.forget(merchantId);
+      return publishKeyChange(o.redis, o.logger, merchantId);
+    },
     close: () => cache.close(),
   };
 }
