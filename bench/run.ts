@@ -18,7 +18,7 @@ const fmt = (f: Figures) => `${rps(f.rps)} req/s, p50 ${ms(f.p50)} ms, p99 ${ms(
 /** A warm-up (discarded), then the measured run, with the CPU time process `pid` spent on it and the machine's stalls during it. */
 async function measure(config: BenchConfig, o: Omit<LoadOptions, 'seconds'>, pid: number | undefined): Promise<Figures> {
   await load({ ...o, seconds: config.warmupSeconds });
-  const watch = watchStalls();
+  const watch = await watchStalls();
   const before = cpuMs(pid);
   const figures = await load({ ...o, seconds: config.seconds });
   const after = cpuMs(pid);

@@ -8,12 +8,13 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('watchStalls', () => {
   it('sees a freeze of its whole process (SIGSTOP for 200 ms) as one stall of about that length', async () => {
     // The watcher in a process of its own, so the freeze can be made from outside: it says
-    // "watching", and on a line of input stops the watch and prints what it saw.
+    // "watching" once its thread runs, and on a line of input stops the watch and prints what it saw.
     const code = `
       const { watchStalls } = require(${JSON.stringify(join(__dirname, 'stalls.ts'))});
-      const watch = watchStalls();
-      setTimeout(() => process.stdout.write('watching\\n'), 100);
-      process.stdin.once('data', async () => { process.stdout.write(JSON.stringify(await watch.stop()) + '\\n'); process.exit(0); });
+      watchStalls().then((watch) => {
+        process.stdout.write('watching\\n');
+        process.stdin.once('data', async () => { process.stdout.write(JSON.stringify(await watch.stop()) + '\\n'); process.exit(0); });
+      });
     `;
     const child = spawn(process.execPath, ['--import', 'tsx', '-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';

@@ -17,13 +17,14 @@ export interface Stalls {
   count: number;
 }
 
-// The thread sleeps 1 ms at a time on a shared word (Atomics.wait: no event loop, no timers
-// of its own to be late) until the word is set, then posts what it saw.
+// The thread says it is watching, sleeps 1 ms at a time on a shared word (Atomics.wait: no
+// event loop, no timers of its own to be late) until the word is set, then posts what it saw.
 const WATCHER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { setPriority } = require('node:os');
 try { setPriority(-10); } catch {}
 const word = new Int32Array(workerData.stop);
+parentPort.postMessage('watching');
 let last = performance.now(), longest = 0, count = 0;
 while (Atomics.wait(word, 0, 0, 1) === 'timed-out') {
   const now = performance.now();
@@ -36,17 +37,23 @@ parentPort.postMessage({ longestMs: longest, count });
 `;
 
 /**
- * Starts watching for stalls of the machine; `stop` ends the watch and says what it saw. A
- * bench run during which the whole machine froze for 85 ms measures the hypervisor in its
- * latencies, and the rounds (lib/rounds.ts) prefer a run without one.
+ * Starts watching for stalls of the machine, and resolves once the watcher runs (a thread's
+ * start takes a while on a loaded machine: a stall before it would go unseen); `stop` ends the
+ * watch and says what it saw. A bench run during which the whole machine froze for 85 ms
+ * measures the hypervisor in its latencies, and the rounds (lib/rounds.ts) prefer a run
+ * without one.
  */
-export function watchStalls(): { stop(): Promise<Stalls> } {
+export async function watchStalls(): Promise<{ stop(): Promise<Stalls> }> {
   const stop = new SharedArrayBuffer(4);
   const worker = new Worker(WATCHER, { eval: true, workerData: { stop, stallMs: STALL_MS } });
-  const seen = new Promise<Stalls>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
+  const message = <T>() =>
+    new Promise<T>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+  await message(); // 'watching'
+  // Its one other message, posted only once `stop` sets the word.
+  const seen = message<Stalls>();
   return {
     async stop() {
       const word = new Int32Array(stop);
