@@ -1,3 +1,4 @@
+import type { Cluster } from 'ioredis';
 import pino from 'pino';
 import { keyCaller, RedisGate, signatureClaimId } from '@pay/auth';
 import { closeRedis, duplicateRedis, requestRedis, type RedisClient } from '@pay/runtime';
@@ -55,6 +56,11 @@ describe('the request path’s Redis on a Redis Cluster', () => {
   it('counts a request alone (key-only and anonymous limits) and claims a signature alone, whatever slot the key falls in', async () => {
     const request = open(requestRedis({ REDIS_URL: 'redis://127.0.0.1:1', REDIS_CLUSTER_NODES: cluster.nodes }, logger));
     await firstConnection(request);
+    // Every master's connection opens before any command needs it, so no request's deadline
+    // pays for a connect.
+    await eventually(async () => {
+      expect((request as Cluster).nodes('master').map((n) => n.status)).toEqual(['ready', 'ready', 'ready']);
+    }, 10_000, 50);
     const gate = new RedisGate(request);
     // Callers enough that their keys fall on every master, few of them in the slot of '' (0).
     const callers = Array.from({ length: 12 }, (_, i) => `10.0.0.${i}`);

@@ -62,6 +62,15 @@ function connect(
     retryDelayOnTryAgain: 200,
     slotsRefreshTimeout: 2000,
   });
+  // A node's connection is opened lazily, by the first command sent to it; on the request path
+  // that command's 500 ms deadline then covers a TCP connect and a handshake too (fresh-ci saw
+  // a gate call time out on a loaded machine). So each master's connection is opened as soon
+  // as the client learns of it: at startup, and for a replica promoted by a failover. Replicas
+  // are sent no request's command (reads stay on masters), so they are left to the slots
+  // refresh, which asks any node.
+  cluster.on('+node', (node: Redis) => {
+    if (!node.options.readOnly && node.status === 'wait') node.connect().catch(() => undefined);
+  });
   // Not ioredis's slotsRefreshInterval: a refresh in flight when the client quits arms its
   // timer again, for ever, and the process never ends (seen in a test that closed its client
   // during a failover). This one is unref'd and stops when the client ends.
