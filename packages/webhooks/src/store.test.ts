@@ -120,3 +120,58 @@ describe('deliveries', () => {
     }
   });
 });
+
+describe('deliveries written leased to the dispatching worker', () => {
+  const none = async () => ({ live: [], test: [] });
+
+  it('are held by it alone, as far as its room goes, in event order; the rest, and all of them once it dies, are claimed by others', async () => {
+    // Whatever earlier tests left undispatched goes first, so the lease counts only this test's rows.
+    await dispatchEvents(sql, { limit: 10_000, now: new Date(), merchantsWithUrl: none });
+    const owner = ownerOf();
+    const [a, b] = [
+      await createEndpoint(sql, box, owner, { url: 'https://merchant.example/a', events: ['invoice.paid'] }, new Date()),
+      await createEndpoint(sql, box, owner, { url: 'https://merchant.example/b', events: ['invoice.paid'] }, new Date()),
+    ];
+    const disabled = await createEndpoint(sql, box, owner, { url: 'https://merchant.example/off', events: ['invoice.paid'] }, new Date());
+    await tables.updateTable('endpoints').set({ disabled_at: new Date() }).where('id', '=', disabled.id).execute();
+    const eventIds = await sql.$transaction(async (tx) => {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push(await recordEvent(tx, paid(owner)));
+      return ids;
+    });
+    const [dispatcher, other] = [randomUUID(), randomUUID()];
+    const now = new Date(Date.now() + 1000);
+    const claim = (workerId: string, heldIds: string[] = []) =>
+      claimDue(sql, { workerId, now, limit: 10_000, perEndpoint: 10_000, skipEndpoints: [], heldIds }).then((ds) => ds.filter((d) => eventIds.includes(JSON.parse(d.body).id)));
+    try {
+      await heartbeat(sql, dispatcher);
+      await heartbeat(sql, other);
+      const dispatched = await dispatchEvents(sql, { limit: 10_000, now, merchantsWithUrl: none, lease: { workerId: dispatcher, limit: 4 } });
+      // 3 events x 3 endpoints; the disabled one's are written failed and never leased.
+      expect([dispatched.events, dispatched.deliveries]).toEqual([3, 9]);
+      expect(dispatched.leased.map((d) => [eventIds.indexOf(JSON.parse(d.body).id), d.endpointId === a.id || d.endpointId === b.id, d.status, d.attempts, d.manual])).toEqual([
+        [0, true, 'pending', 0, false],
+        [0, true, 'pending', 0, false],
+        [1, true, 'pending', 0, false],
+        [1, true, 'pending', 0, false],
+      ]);
+      const stored = await tables.selectFrom('deliveries').select(['id', 'lease_owner', 'status']).where('event_id', 'in', eventIds).execute();
+      expect(stored.filter((d) => d.lease_owner === dispatcher).map((d) => d.id).sort()).toEqual(dispatched.leased.map((d) => d.id).sort());
+      expect(stored.filter((d) => d.status === 'failed').map((d) => d.lease_owner)).toEqual([null, null, null]);
+
+      // A live worker takes the two left over, never the leased ones.
+      const taken = await claim(other);
+      expect(taken.map((d) => JSON.parse(d.body).id)).toEqual([eventIds[2], eventIds[2]]);
+      expect(taken.some((d) => dispatched.leased.some((l) => l.id === d.id))).toBe(false);
+      // The dispatcher, had it lost this answer, would claim its own leases again.
+      expect((await claim(dispatcher, [])).map((d) => d.id).sort()).toEqual(dispatched.leased.map((d) => d.id).sort());
+      // Once the dispatcher is gone, another worker claims what it held.
+      await retireWorker(sql, dispatcher);
+      expect((await claim(other, taken.map((d) => d.id))).map((d) => d.id).sort()).toEqual(dispatched.leased.map((d) => d.id).sort());
+    } finally {
+      await retireWorker(sql, dispatcher);
+      await retireWorker(sql, other);
+    }
+  });
+});
+

@@ -10,6 +10,9 @@ import type { DeliveryStatus } from './deliveries';
 import type { DB } from './generated/kysely/tables';
 import { ENDPOINT_DISABLED } from './disabled';
 
+/** `status = 'pending'` written into the statement: the predicate of the index of pending deliveries (see CLAIM). */
+const PENDING = sql.lit('pending');
+
 /** `column = ANY($n)`: one array parameter, so an empty list is no special case (`IN ()` is not SQL). */
 const anyOf = <T>(eb: ExpressionBuilder<DB, keyof DB>, values: readonly T[]) => eb.fn<T>('any', [eb.val(values)]);
 
@@ -26,11 +29,22 @@ const anyOf = <T>(eb: ExpressionBuilder<DB, keyof DB>, values: readonly T[]) => 
  * replay sends it once the endpoint is fixed. The unique (event, endpoint) index makes one
  * delivery per pair a fact of the table, not only of this locking. Returns how many
  * deliveries were written.
+ *
+ * With `lease`, the first `lease.limit` pending deliveries (in event order) are written already
+ * held by that worker, and returned as a claim returns them: the worker sends what it has just
+ * written without claiming it (an UPDATE of each row, which touched every index of the table
+ * again, and a scan). The lease is the claim's: it holds while the worker beats, and a worker
+ * that dies, or loses this answer, has them claimed again (claimDue).
  */
 export async function dispatchEvents(
   db: Transactions,
-  o: { limit: number; now: Date; merchantsWithUrl: (merchantIds: string[]) => Promise<{ live: string[]; test: string[] }> },
-): Promise<{ events: number; deliveries: number }> {
+  o: {
+    limit: number;
+    now: Date;
+    merchantsWithUrl: (merchantIds: string[]) => Promise<{ live: string[]; test: string[] }>;
+    lease?: { workerId: string; limit: number };
+  },
+): Promise<{ events: number; deliveries: number; leased: ClaimedDelivery[] }> {
   return db.$transaction(async (tx) => {
     const t = webhookTables(tx);
     const events = await t
@@ -42,7 +56,7 @@ export async function dispatchEvents(
       .forUpdate()
       .skipLocked()
       .execute();
-    if (events.length === 0) return { events: 0, deliveries: 0 };
+    if (events.length === 0) return { events: 0, deliveries: 0, leased: [] };
     const ids = events.map((e) => e.id);
     const cryptoMerchants = [...new Set(events.filter((e) => e.crypto).map((e) => e.merchant_id))];
     const withUrl = cryptoMerchants.length > 0 ? await o.merchantsWithUrl(cryptoMerchants) : { live: [], test: [] };
@@ -84,24 +98,35 @@ export async function dispatchEvents(
       )
       .onConflict((oc) => oc.column('id').doNothing())
       .execute();
+    const lease = o.lease ?? null;
     const inserted = await t
-      .insertInto('deliveries')
-      .columns(['id', 'event_id', 'endpoint_id', 'event_type', 'status', 'attempts', 'next_attempt_at', 'last_error', 'created_at'])
-      .expression(
-        t
-          .selectFrom('events as ev')
-          .innerJoin('endpoints as ep', (join) => join.onRef('ep.merchant_id', '=', 'ev.merchant_id').onRef('ep.is_test', '=', 'ev.is_test'))
-          .select((eb) => [
-            sql<string>`gen_random_uuid()`.as('id'),
-            'ev.id as event_id',
-            'ep.id as endpoint_id',
-            'ev.type as event_type',
-            eb.case().when('ep.disabled_at', 'is', null).then(sql.lit('pending')).else(sql.lit('failed')).end().as('status'),
-            sql.lit(0).as('attempts'),
-            eb.case().when('ep.disabled_at', 'is', null).then(now(eb as never)).end().as('next_attempt_at'),
-            eb.case().when('ep.disabled_at', 'is not', null).then(sql.lit('not sent: the endpoint is disabled')).end().as('last_error'),
-            now(eb as never).as('created_at'),
-          ])
+      .with('inserted', (w) =>
+        w
+          .insertInto('deliveries')
+          .columns(['id', 'event_id', 'endpoint_id', 'event_type', 'status', 'attempts', 'next_attempt_at', 'last_error', 'created_at', 'lease_owner'])
+          .expression(
+            w
+              .selectFrom('events as ev')
+              .innerJoin('endpoints as ep', (join) => join.onRef('ep.merchant_id', '=', 'ev.merchant_id').onRef('ep.is_test', '=', 'ev.is_test'))
+              .select((eb) => [
+                sql<string>`gen_random_uuid()`.as('id'),
+                'ev.id as event_id',
+                'ep.id as endpoint_id',
+                'ev.type as event_type',
+                eb.case().when('ep.disabled_at', 'is', null).then(sql.lit('pending')).else(sql.lit('failed')).end().as('status'),
+                sql.lit(0).as('attempts'),
+                eb.case().when('ep.disabled_at', 'is', null).then(now(eb as never)).end().as('next_attempt_at'),
+                eb.case().when('ep.disabled_at', 'is not', null).then(sql.lit('not sent: the endpoint is disabled')).end().as('last_error'),
+                now(eb as never).as('created_at'),
+                lease
+                  ? eb
+                      .case()
+                      .when(eb.and([eb('ep.disabled_at', 'is', null), eb(sql<number>`row_number() over (partition by ${eb.ref('ep.disabled_at')} is null order by ${eb.ref('ev.seq')}, ${eb.ref('ep.id')})`, '<=', lease.limit)]))
+                      .then(sql<string>`cast(${lease.workerId} as uuid)`)
+                      .end()
+                      .as('lease_owner')
+                  : sql<string | null>`null::uuid`.as('lease_owner'),
+              ])
           .where((eb) => eb('ev.id', '=', anyOf(eb as never, ids)))
           .where((eb) =>
             eb
@@ -124,13 +149,43 @@ export async function dispatchEvents(
           ),
       )
       .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doNothing())
-      .executeTakeFirst();
+      .returning(['id', 'endpoint_id', 'event_id', 'event_type', 'status', 'attempts', 'next_attempt_at', 'lease_owner']),
+      )
+      // What a claim returns of each leased row (the others are counted only).
+      .selectFrom('inserted as c')
+      .leftJoinLateral(
+        (eb) => eb.selectFrom('endpoints as e').select(['e.merchant_id', 'e.is_test', 'e.kind', 'e.url']).whereRef('e.id', '=', 'c.endpoint_id').where('c.lease_owner', 'is not', null).offset(0).as('ep'),
+        (join) => join.onTrue(),
+      )
+      .leftJoinLateral(
+        (eb) => eb.selectFrom('events as e').select(['e.body', 'e.created_at', 'e.seq']).whereRef('e.id', '=', 'c.event_id').where('c.lease_owner', 'is not', null).offset(0).as('ev'),
+        (join) => join.onTrue(),
+      )
+      .select((eb) => [
+        'c.id',
+        'c.endpoint_id',
+        'c.lease_owner',
+        'ep.merchant_id',
+        'ep.is_test',
+        'ep.kind',
+        'ep.url',
+        'c.event_type',
+        eb.cast<string>('ev.body', 'text').as('body'),
+        'ev.created_at as event_at',
+        'c.status',
+        'c.attempts',
+        'c.next_attempt_at',
+        sql<boolean>`false`.as('manual'),
+      ])
+      .orderBy('ev.seq')
+      .execute();
     await t
       .updateTable('events')
       .set({ dispatched_at: o.now })
       .where((eb) => eb('id', '=', anyOf(eb as never, ids)))
       .execute();
-    return { events: events.length, deliveries: Number(inserted.numInsertedOrUpdatedRows ?? 0) };
+    const leased = inserted.filter((r) => r.lease_owner !== null).map((r) => claimedOf(r as ClaimRow));
+    return { events: events.length, deliveries: inserted.length, leased };
   });
 }
 
@@ -183,7 +238,28 @@ export async function claimDue(
     ttlMs: o.ttlMs ?? DEFAULT_WORKER_TTL_MS,
     held: o.heldIds ?? [],
   });
-  return rows.map((r) => ({
+  return rows.map(claimedOf);
+}
+
+/** A claimed (or freshly leased) row as the claim's and the dispatch's statements return it. */
+interface ClaimRow {
+  id: string;
+  endpoint_id: string;
+  merchant_id: string;
+  is_test: boolean;
+  kind: string;
+  url: string | null;
+  event_type: string;
+  body: string;
+  event_at: Date;
+  status: string;
+  attempts: number;
+  next_attempt_at: Date | null;
+  manual: boolean;
+}
+
+function claimedOf(r: ClaimRow): ClaimedDelivery {
+  return {
     id: r.id,
     endpointId: r.endpoint_id,
     merchantId: r.merchant_id,
@@ -197,7 +273,7 @@ export async function claimDue(
     attempts: r.attempts,
     nextAttemptAt: r.next_attempt_at,
     manual: r.manual,
-  }));
+  };
 }
 
 /**
@@ -244,7 +320,9 @@ const CLAIM = preparedStatement(
         w
           .selectFrom('deliveries as d')
           .select(['d.id', 'd.endpoint_id', 'd.next_attempt_at'])
-          .where('d.status', '=', 'pending')
+          // A literal, not a parameter: the index of due deliveries holds pending rows only, and
+          // a generic plan can use it only when the query's own text says `status = 'pending'`.
+          .where('d.status', '=', PENDING)
           .where('d.next_attempt_at', '<=', p.now)
           .where(free)
           .orderBy('d.next_attempt_at')
@@ -597,9 +675,9 @@ export async function queueDepth(
   const row = await t
     .selectNoFrom((eb) => [
       eb.cast<number>(eb.selectFrom('events').select((s) => s.fn.countAll().as('n')).where('dispatched_at', 'is', null), 'integer').as('undispatched'),
-      eb.cast<number>(eb.selectFrom('deliveries').select((s) => s.fn.countAll().as('n')).where('status', '=', 'pending').where('next_attempt_at', '<=', now), 'integer').as('due'),
-      eb.cast<number>(eb.selectFrom('deliveries').select((s) => s.fn.countAll().as('n')).where('status', '=', 'pending').where('next_attempt_at', '>', now), 'integer').as('scheduled'),
-      eb.selectFrom('deliveries').select((s) => s.fn.min('next_attempt_at').as('t')).where('status', '=', 'pending').where('next_attempt_at', '<=', now).as('oldest_due'),
+      eb.cast<number>(eb.selectFrom('deliveries').select((s) => s.fn.countAll().as('n')).where('status', '=', PENDING).where('next_attempt_at', '<=', now), 'integer').as('due'),
+      eb.cast<number>(eb.selectFrom('deliveries').select((s) => s.fn.countAll().as('n')).where('status', '=', PENDING).where('next_attempt_at', '>', now), 'integer').as('scheduled'),
+      eb.selectFrom('deliveries').select((s) => s.fn.min('next_attempt_at').as('t')).where('status', '=', PENDING).where('next_attempt_at', '<=', now).as('oldest_due'),
       eb.cast<number>(eb.selectFrom('endpoints').select((s) => s.fn.countAll().as('n')).where('disabled_at', 'is not', null), 'integer').as('endpoints_disabled'),
     ])
     .executeTakeFirstOrThrow();

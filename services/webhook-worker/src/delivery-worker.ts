@@ -95,6 +95,11 @@ export class DeliveryWorker {
   private flushTimer: NodeJS.Timeout | null = null;
   private flushFailures = 0;
   private pumping: Promise<void> | null = null;
+  /** Deliveries written per event dispatched, as last seen: how many events fill a round's room. */
+  private fanout = 1;
+  /** When this worker last claimed (performance.now()), and whether that claim was full (more may be due). */
+  private claimedAt = -Infinity;
+  private claimFull = false;
   private again = false;
   private backlog = false;
   private failures = 0;
@@ -162,7 +167,14 @@ export class DeliveryWorker {
     } while (this.again && !this.stopped);
   }
 
-  /** One round: new events become deliveries, then due deliveries are claimed into the pool. Returns how many were claimed. */
+  /**
+   * One round: new events become deliveries, written already leased to this worker as far as
+   * it has room, then due deliveries (retries, resends, what others gave back) are claimed
+   * into the rest. Returns how many were taken.
+   *
+   * While new events fill the room, the claim waits, but never longer than a poll interval:
+   * then half the room is kept for it, so due retries are not starved by a stream of events.
+   */
   async runOnce(): Promise<number> {
     const room = Math.min(this.capacity - this.pool.load, MAX_HELD - this.pool.size);
     if (room <= 0) {
@@ -170,30 +182,50 @@ export class DeliveryWorker {
       return 0;
     }
     const now = this.o.clock.now();
-    const T0 = performance.now();
+    const claimOwed = this.claimFull || performance.now() - this.claimedAt >= this.o.pollIntervalMs;
+    const toLease = claimOwed ? Math.floor(room / 2) : room;
+    // About as many events as will fill what is leased (their fan-out as last seen), so the
+    // deliveries written are leased here rather than left for a claim.
+    const eventLimit = Math.max(1, Math.min(DISPATCH_BATCH, Math.ceil(toLease / this.fanout)));
     const dispatched = await dispatchEvents(this.o.db, {
-      limit: Math.min(room, DISPATCH_BATCH),
+      limit: eventLimit,
       now,
       merchantsWithUrl: (ids) => merchantsWithWebhookUrl(this.o.accounts, ids),
+      lease: { workerId: this.id, limit: toLease },
     });
-    const claimed = await claimDue(this.o.db, { workerId: this.id, now, limit: room, perEndpoint: this.o.perEndpoint * QUEUE_PER_SLOT, skipEndpoints: this.pool.saturated(), ttlMs: this.o.ttlMs, heldIds: [...this.held] });
-    this.o.logger.debug({ room, held: this.pool.size, dispatched: dispatched.deliveries, claimed: claimed.length, ms: Math.round(performance.now() - T0) }, 'delivery round');
+    if (dispatched.events > 0) this.fanout = Math.max(1, dispatched.deliveries / dispatched.events);
+    // Into the pool before anything else can fail: a leased delivery this process does not
+    // hold is claimed again by its next round (claimDue), one it holds must be on its way.
+    let taken = await this.take(dispatched.leased);
+    const left = room - dispatched.leased.length;
+    let claimed: ClaimedDelivery[] = [];
+    if (left > 0) {
+      claimed = await claimDue(this.o.db, { workerId: this.id, now, limit: left, perEndpoint: this.o.perEndpoint * QUEUE_PER_SLOT, skipEndpoints: this.pool.saturated(), ttlMs: this.o.ttlMs, heldIds: [...this.held] });
+      this.claimedAt = performance.now();
+      this.claimFull = claimed.length >= left;
+      taken += await this.take(claimed.filter((d) => !this.held.has(d.id)));
+    }
+    this.o.logger.debug({ room, held: this.pool.size, dispatched: dispatched.deliveries, leased: dispatched.leased.length, claimed: claimed.length }, 'delivery round');
     // Work found now means more may be waiting: look again as soon as the pool has room.
     this.backlog = claimed.length > 0 || dispatched.events > 0;
-    if (claimed.length >= room || dispatched.events >= Math.min(room, DISPATCH_BATCH)) this.again = true;
-    const fresh = claimed.filter((d) => !this.held.has(d.id));
-    if (fresh.length === 0) return 0;
+    if (this.claimFull || dispatched.events >= eventLimit) this.again = true;
+    return taken;
+  }
+
+  /** Puts deliveries this worker now holds into the pool; those it has no room for (of an endpoint it has enough of) are given back. */
+  private async take(deliveries: ClaimedDelivery[]): Promise<number> {
+    if (deliveries.length === 0) return 0;
     const refused: string[] = [];
-    for (const d of fresh) {
+    for (const d of deliveries) {
       this.held.add(d.id);
       if (!this.pool.offer({ endpointId: d.endpointId, d })) {
         this.held.delete(d.id);
         refused.push(d.id);
       }
     }
-    // This process has enough of those endpoints' deliveries; another round (or worker) takes them.
+    // Another round (or worker) takes them.
     await releaseDeliveries(this.o.db, this.id, refused);
-    return fresh.length - refused.length;
+    return deliveries.length - refused.length;
   }
 
   /**

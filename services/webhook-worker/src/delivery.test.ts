@@ -445,6 +445,34 @@ describe('fairness', () => {
   });
 });
 
+describe('fairness between new events and due retries', () => {
+  it('a retry that falls due while new events keep filling the worker is sent within a poll interval, not after the events run out', async () => {
+    let failing = true;
+    receiver.answer((r, res) => res.writeHead(r.path === '/retry' && failing ? 500 : 200).end());
+    const m = await ctx.merchant();
+    await ctx.endpoint(m.test, { url: `${receiver.url}/retry`, events: ['invoice.expired'] });
+    await ctx.endpoint(m.test, { url: `${receiver.url}/stream`, events: ['invoice.paid'] });
+    await ctx.event(m.test, 'invoice.expired', { invoice: { n: 0 } });
+    const w = ctx.worker({ concurrency: 2, perEndpoint: 2, pollIntervalMs: 50 });
+    await ctx.round(w); // the first attempt fails: the next is due in about a minute
+    failing = false;
+    const STREAM = 400;
+    for (let i = 0; i < STREAM; i++) await ctx.event(m.test, 'invoice.paid', paid(i));
+    const stream = () => receiver.received.filter((r) => r.path === '/stream').length;
+    await w.start();
+    await eventually(() => expect(stream()).toBeGreaterThanOrEqual(10), 20_000, 5);
+    ctx.clock.advance(70_000); // the retry is due now, while hundreds of new deliveries wait
+    await eventually(() => expect(receiver.received.filter((r) => r.path === '/retry')).toHaveLength(2), 20_000, 5);
+    const sentBefore = receiver.received.findIndex((r, i) => r.path === '/retry' && i > 0 && receiver.received.slice(0, i).some((e) => e.path === '/retry'));
+    const streamedBefore = receiver.received.slice(0, sentBefore).filter((r) => r.path === '/stream').length;
+    await eventually(() => expect(stream()).toBe(STREAM), 60_000);
+    await w.stop();
+    // Written leased to the worker, the new deliveries would fill every round until none were
+    // left; a claim is owed every poll interval, so the retry goes out among them.
+    expect(streamedBefore).toBeLessThan(STREAM - 100);
+  });
+});
+
 describe('what /metrics reports of the backlog (queueDepth, read at each scrape)', () => {
   it('the age of the oldest delivery due and the endpoints disabled, from the database', async () => {
     receiver.answer({ status: 500 });

@@ -83,7 +83,7 @@ async function backlog(n: number, dueAt: Date): Promise<string[]> {
     for (let i = 0; i < n; i++) ids.push(await recordEvent(tx, { source: 'invoicing', owner, type: 'invoice.paid', object: { invoice: { id: `inv-${i}`, amount: 100.5 } }, at: dueAt.getTime() }));
     return ids;
   });
-  expect(await dispatchEvents(db, { limit: n, now: dueAt, merchantsWithUrl: async () => ({ live: [], test: [] }) })).toEqual({ events: n, deliveries: n });
+  expect(await dispatchEvents(db, { limit: n, now: dueAt, merchantsWithUrl: async () => ({ live: [], test: [] }) })).toEqual({ events: n, deliveries: n, leased: [] });
   const deliveries = await Promise.all(events.map((e) => deliveriesOfEvent(db, e)));
   return deliveries.flat().map((d) => d.id);
 }
