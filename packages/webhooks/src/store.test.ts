@@ -8,7 +8,7 @@ import { eventsOf, recordEvent } from './events';
 import { defineEvents } from './catalogue';
 import { assertWebhookUrl } from './endpoints';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateEndpointSecret } from './store/endpoints';
-import { claimDue, dispatchEvents, heartbeat, retireWorker } from './store';
+import { claimDue, dispatchEvents, heartbeat, recordOutcomes, retireWorker, type ClaimedDelivery, type Outcome } from './store';
 
 /** A caller's client, as the webhook worker and the services pass their own. */
 const sql = testDb(WEBHOOKS_SCHEMA, 3);
@@ -175,3 +175,34 @@ describe('deliveries written leased to the dispatching worker', () => {
   });
 });
 
+describe('an endpoint disabled while its deliveries are in flight', () => {
+  it('has the ones recorded after its disabling failed (replayable), not put back on the retry schedule', async () => {
+    await dispatchEvents(sql, { limit: 10_000, now: new Date(), merchantsWithUrl: async () => ({ live: [], test: [] }) });
+    const owner = ownerOf();
+    const hook = await createEndpoint(sql, box, owner, { url: 'https://merchant.example/down', events: ['invoice.paid'] }, new Date());
+    const now = new Date();
+    // Failing for longer than AUTO_DISABLE_AFTER_MS: the next failure recorded disables it.
+    await tables.updateTable('endpoints').set({ failing_since: new Date(now.getTime() - 4 * 24 * 3600_000) }).where('id', '=', hook.id).execute();
+    await sql.$transaction(async (tx) => {
+      await recordEvent(tx, paid(owner));
+      await recordEvent(tx, paid(owner));
+    });
+    const worker = randomUUID();
+    try {
+      await heartbeat(sql, worker);
+      const { leased } = await dispatchEvents(sql, { limit: 10_000, now, merchantsWithUrl: async () => ({ live: [], test: [] }), lease: { workerId: worker, limit: 10 } });
+      expect(leased).toHaveLength(2);
+      const failed = (d: ClaimedDelivery): Outcome => ({ delivery: d, attempt: { at: now, durationMs: 3, url: 'https://merchant.example/down', statusCode: 500, error: 'HTTP 500', responseBody: '', succeeded: false } });
+      // Sent together, recorded in two batches (the worker flushes every few ms).
+      expect(await recordOutcomes(sql, worker, [failed(leased[0]!)], now)).toEqual([hook.id]);
+      expect(await recordOutcomes(sql, worker, [failed(leased[1]!)], now)).toEqual([]);
+      const rows = await tables.selectFrom('deliveries').select(['status', 'next_attempt_at', 'attempts', 'lease_owner']).where('endpoint_id', '=', hook.id).execute();
+      expect(rows).toEqual([
+        { status: 'failed', next_attempt_at: null, attempts: 1, lease_owner: null },
+        { status: 'failed', next_attempt_at: null, attempts: 1, lease_owner: null },
+      ]);
+    } finally {
+      await retireWorker(sql, worker);
+    }
+  });
+});

@@ -602,17 +602,27 @@ const RECORD = preparedStatement(
           w
             .updateTable('deliveries as d')
             .from('x')
-            .set((eb) => ({
-              status: eb.ref('x.status'),
+            .set((eb) => {
+              // A retry of an endpoint disabled meanwhile (by an earlier batch of the same sends, whose
+              // statement failed the endpoint's pending deliveries but not these, then in flight) is
+              // failed as theirs were, replayable, rather than put back on the schedule.
+              const stopped = eb.and([
+                eb('x.status', '=', PENDING),
+                eb('x.manual', '=', false),
+                eb.exists(eb.selectFrom('endpoints as e').select(sql.lit(1).as('one')).whereRef('e.id', '=', 'd.endpoint_id').where('e.disabled_at', 'is not', null)),
+              ]);
+              return {
+              status: eb.case().when(stopped).then(sql.lit('failed')).else(eb.ref('x.status')).end(),
               attempts: eb.ref('x.attempts'),
-              next_attempt_at: eb.ref('x.next_at'),
+              next_attempt_at: eb.case().when(stopped).then(sql<Date | null>`NULL`).else(eb.ref('x.next_at')).end(),
               last_attempt_at: eb.case().when('x.sent', '=', true).then(eb.ref('x.at')).else(eb.ref('d.last_attempt_at')).end(),
               last_status_code: eb.case().when('x.sent', '=', true).then(eb.ref('x.code')).else(eb.ref('d.last_status_code')).end(),
               last_error: eb.case().when('x.sent', '=', true).then(eb.ref('x.error')).else(eb.ref('x.not_sent')).end(),
               last_response_body: eb.case().when('x.sent', '=', true).then(eb.ref('x.body')).else(eb.ref('d.last_response_body')).end(),
               resend_requested_at: eb.case().when('x.manual', '=', true).then(sql<Date | null>`NULL`).else(eb.ref('d.resend_requested_at')).end(),
               lease_owner: null,
-            }))
+              };
+            })
             .whereRef('d.id', '=', 'x.id')
             .where('d.lease_owner', '=', p.workerId)
             .returning('d.id'),
