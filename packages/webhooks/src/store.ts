@@ -127,29 +127,29 @@ export async function dispatchEvents(
                       .as('lease_owner')
                   : sql<string | null>`null::uuid`.as('lease_owner'),
               ])
-          .where((eb) => eb('ev.id', '=', anyOf(eb as never, ids)))
-          .where((eb) =>
-            eb
-              .case()
-              .when('ev.target_endpoint_id', 'is not', null)
-              .then(eb('ep.id', '=', eb.ref('ev.target_endpoint_id')))
-              .when('ev.target_url', 'is not', null)
-              .then(eb.and([eb('ep.kind', '=', 'target'), eb('ep.url', '=', eb.ref('ev.target_url'))]))
-              .when('ev.source', '=', 'crypto')
-              .then(eb.and([eb('ep.kind', '=', 'merchant'), hasUrl(eb as never)]))
-              // A disabled webhook is not told of its own disabling (nor another's): it would only be failed.
-              .else(
-                eb.and([
-                  eb('ep.kind', '=', 'console'),
-                  eb('ev.type', '=', eb.fn<string>('any', [eb.ref('ep.events')])),
-                  eb.or([eb('ep.disabled_at', 'is', null), eb('ev.type', '!=', ENDPOINT_DISABLED)]),
-                ]),
-              )
-              .end(),
-          ),
-      )
-      .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doNothing())
-      .returning(['id', 'endpoint_id', 'event_id', 'event_type', 'status', 'attempts', 'next_attempt_at', 'lease_owner']),
+              .where((eb) => eb('ev.id', '=', anyOf(eb as never, ids)))
+              .where((eb) =>
+                eb
+                  .case()
+                  .when('ev.target_endpoint_id', 'is not', null)
+                  .then(eb('ep.id', '=', eb.ref('ev.target_endpoint_id')))
+                  .when('ev.target_url', 'is not', null)
+                  .then(eb.and([eb('ep.kind', '=', 'target'), eb('ep.url', '=', eb.ref('ev.target_url'))]))
+                  .when('ev.source', '=', 'crypto')
+                  .then(eb.and([eb('ep.kind', '=', 'merchant'), hasUrl(eb as never)]))
+                  // A disabled webhook is not told of its own disabling (nor another's): it would only be failed.
+                  .else(
+                    eb.and([
+                      eb('ep.kind', '=', 'console'),
+                      eb('ev.type', '=', eb.fn<string>('any', [eb.ref('ep.events')])),
+                      eb.or([eb('ep.disabled_at', 'is', null), eb('ev.type', '!=', ENDPOINT_DISABLED)]),
+                    ]),
+                  )
+                  .end(),
+              ),
+          )
+          .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doNothing())
+          .returning(['id', 'endpoint_id', 'event_id', 'event_type', 'status', 'attempts', 'next_attempt_at', 'lease_owner']),
       )
       // What a claim returns of each leased row (the others are counted only).
       .selectFrom('inserted as c')
@@ -612,15 +612,15 @@ const RECORD = preparedStatement(
                 eb.exists(eb.selectFrom('endpoints as e').select(sql.lit(1).as('one')).whereRef('e.id', '=', 'd.endpoint_id').where('e.disabled_at', 'is not', null)),
               ]);
               return {
-              status: eb.case().when(stopped).then(sql.lit('failed')).else(eb.ref('x.status')).end(),
-              attempts: eb.ref('x.attempts'),
-              next_attempt_at: eb.case().when(stopped).then(sql<Date | null>`NULL`).else(eb.ref('x.next_at')).end(),
-              last_attempt_at: eb.case().when('x.sent', '=', true).then(eb.ref('x.at')).else(eb.ref('d.last_attempt_at')).end(),
-              last_status_code: eb.case().when('x.sent', '=', true).then(eb.ref('x.code')).else(eb.ref('d.last_status_code')).end(),
-              last_error: eb.case().when('x.sent', '=', true).then(eb.ref('x.error')).else(eb.ref('x.not_sent')).end(),
-              last_response_body: eb.case().when('x.sent', '=', true).then(eb.ref('x.body')).else(eb.ref('d.last_response_body')).end(),
-              resend_requested_at: eb.case().when('x.manual', '=', true).then(sql<Date | null>`NULL`).else(eb.ref('d.resend_requested_at')).end(),
-              lease_owner: null,
+                status: eb.case().when(stopped).then(sql.lit('failed')).else(eb.ref('x.status')).end(),
+                attempts: eb.ref('x.attempts'),
+                next_attempt_at: eb.case().when(stopped).then(sql<Date | null>`NULL`).else(eb.ref('x.next_at')).end(),
+                last_attempt_at: eb.case().when('x.sent', '=', true).then(eb.ref('x.at')).else(eb.ref('d.last_attempt_at')).end(),
+                last_status_code: eb.case().when('x.sent', '=', true).then(eb.ref('x.code')).else(eb.ref('d.last_status_code')).end(),
+                last_error: eb.case().when('x.sent', '=', true).then(eb.ref('x.error')).else(eb.ref('x.not_sent')).end(),
+                last_response_body: eb.case().when('x.sent', '=', true).then(eb.ref('x.body')).else(eb.ref('d.last_response_body')).end(),
+                resend_requested_at: eb.case().when('x.manual', '=', true).then(sql<Date | null>`NULL`).else(eb.ref('d.resend_requested_at')).end(),
+                lease_owner: null,
               };
             })
             .whereRef('d.id', '=', 'x.id')
