@@ -161,22 +161,7 @@ export async function dispatchEvents(
         (eb) => eb.selectFrom('events as e').select(['e.body', 'e.created_at', 'e.seq']).whereRef('e.id', '=', 'c.event_id').where('c.lease_owner', 'is not', null).offset(0).as('ev'),
         (join) => join.onTrue(),
       )
-      .select((eb) => [
-        'c.id',
-        'c.endpoint_id',
-        'c.lease_owner',
-        'ep.merchant_id',
-        'ep.is_test',
-        'ep.kind',
-        'ep.url',
-        'c.event_type',
-        eb.cast<string>('ev.body', 'text').as('body'),
-        'ev.created_at as event_at',
-        'c.status',
-        'c.attempts',
-        'c.next_attempt_at',
-        sql<boolean>`false`.as('manual'),
-      ])
+      .select((eb) => [...claimColumns(eb as never), 'c.lease_owner', sql<boolean>`false`.as('manual')])
       .orderBy('ev.seq')
       .execute();
     await t
@@ -256,6 +241,31 @@ interface ClaimRow {
   attempts: number;
   next_attempt_at: Date | null;
   manual: boolean;
+}
+
+/** The rows a claim's columns are read from: `c` the delivery (as just written or updated), `ep` its endpoint, `ev` its event. */
+type ClaimSources = {
+  c: Pick<ClaimRow, 'id' | 'endpoint_id' | 'event_type' | 'status' | 'attempts' | 'next_attempt_at'>;
+  ep: Pick<DB['endpoints'], 'merchant_id' | 'is_test' | 'kind' | 'url'>;
+  ev: Pick<DB['events'], 'body' | 'created_at'>;
+};
+
+/** What the claim and the leasing dispatch return of each delivery, but `manual`: the columns of a ClaimRow. */
+function claimColumns(eb: ExpressionBuilder<ClaimSources, keyof ClaimSources>) {
+  return [
+    'c.id',
+    'c.endpoint_id',
+    'ep.merchant_id',
+    'ep.is_test',
+    'ep.kind',
+    'ep.url',
+    'c.event_type',
+    eb.cast<string>('ev.body', 'text').as('body'),
+    'ev.created_at as event_at',
+    'c.status',
+    'c.attempts',
+    'c.next_attempt_at',
+  ] as const;
 }
 
 function claimedOf(r: ClaimRow): ClaimedDelivery {
@@ -371,21 +381,7 @@ const CLAIM = preparedStatement(
       .selectFrom('claimed as c')
       .crossJoinLateral((eb) => eb.selectFrom('endpoints as e').select(['e.merchant_id', 'e.is_test', 'e.kind', 'e.url']).whereRef('e.id', '=', 'c.endpoint_id').offset(0).as('ep'))
       .crossJoinLateral((eb) => eb.selectFrom('events as e').select(['e.body', 'e.created_at']).whereRef('e.id', '=', 'c.event_id').offset(0).as('ev'))
-      .select((eb) => [
-        'c.id',
-        'c.endpoint_id',
-        'ep.merchant_id',
-        'ep.is_test',
-        'ep.kind',
-        'ep.url',
-        'c.event_type',
-        eb.cast<string>('ev.body', 'text').as('body'),
-        'ev.created_at as event_at',
-        'c.status',
-        'c.attempts',
-        'c.next_attempt_at',
-        eb.not(eb.and([eb('c.status', '=', 'pending'), eb('c.next_attempt_at', '<=', p.now)])).$castTo<boolean>().as('manual'),
-      ])
+      .select((eb) => [...claimColumns(eb as never), eb.not(eb.and([eb('c.status', '=', 'pending'), eb('c.next_attempt_at', '<=', p.now)])).$castTo<boolean>().as('manual')])
       .orderBy('c.next_attempt_at', (ob) => ob.asc().nullsLast());
   },
 );
