@@ -141,6 +141,34 @@ export async function succeededDeliveryTotals(db: Queries): Promise<{ deliveries
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * Every delivery attempted more than once, with its state and each attempt (when, how long,
+ * and what the receiver answered): empty when each was sent in one attempt. A test that
+ * expects one attempt each shows this, so a failure tells a second send of a delivery held by
+ * two workers (two successes) from a retry after a failed attempt.
+ */
+export async function repeatedAttempts(
+  db: Queries,
+): Promise<{ id: string; status: string; attempts: number; tries: { at: string; ms: number | null; code: number | null; error: string | null }[] }[]> {
+  const t = webhookTables(db);
+  const repeated = t.selectFrom('attempts').select('delivery_id').groupBy('delivery_id').having((eb) => eb.fn.countAll(), '>', 1);
+  const rows = await t
+    .selectFrom('attempts as a')
+    .innerJoin('deliveries as d', 'd.id', 'a.delivery_id')
+    .select(['d.id', 'd.status', 'd.attempts', 'a.attempted_at', 'a.duration_ms', 'a.status_code', 'a.error'])
+    .where('a.delivery_id', 'in', repeated)
+    .orderBy('d.id')
+    .orderBy('a.id')
+    .execute();
+  const out = new Map<string, Awaited<ReturnType<typeof repeatedAttempts>>[number]>();
+  for (const r of rows) {
+    const d = out.get(r.id) ?? { id: r.id, status: r.status, attempts: r.attempts, tries: [] };
+    d.tries.push({ at: r.attempted_at.toISOString(), ms: r.duration_ms, code: r.status_code, error: r.error });
+    out.set(r.id, d);
+  }
+  return [...out.values()];
+}
+
 /** Each endpoint (its id and kind) with how many deliveries it has, none included. */
 export function deliveriesPerEndpoint(db: Queries): Promise<{ id: string; kind: string; n: number }[]> {
   return webhookTables(db)

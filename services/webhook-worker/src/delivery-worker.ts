@@ -91,6 +91,8 @@ export class DeliveryWorker {
   /** Deliveries claimed and not yet recorded, so a claim never sends one twice in this process. */
   private readonly held = new Set<string>();
   private outcomes: Outcome[] = [];
+  /** Releases of deliveries given back unsent (giveBack), still running. */
+  private readonly givingBack = new Set<Promise<void>>();
   private flushing: Promise<void> | null = null;
   private flushTimer: NodeJS.Timeout | null = null;
   private flushFailures = 0;
@@ -268,11 +270,20 @@ export class DeliveryWorker {
    */
   private async send(h: Held): Promise<void> {
     const d = h.d;
+    let found: [EndpointTarget | undefined, MerchantRow | undefined];
+    try {
+      found = await Promise.all([this.loadEndpoints(d.endpointId), d.kind === 'console' ? undefined : this.loadMerchants(d.merchantId)]);
+    } catch (err) {
+      // Nothing went out: this worker's own database did not answer. That is no attempt of the
+      // receiver's (recorded, it would wait a minute, count toward the endpoint's 3-day
+      // disabling, and show the merchant our error), so the delivery is given back as it was.
+      this.giveBack(d, err as Error);
+      return;
+    }
     let outcome: Outcome;
     let target: Target | null = null;
     try {
-      const [endpoint, merchant] = await Promise.all([this.loadEndpoints(d.endpointId), d.kind === 'console' ? undefined : this.loadMerchants(d.merchantId)]);
-      target = this.targetOf(d, endpoint, merchant);
+      target = this.targetOf(d, ...found);
       if (target.disabled && !d.manual) {
         outcome = { delivery: d, notSent: 'not sent: the endpoint is disabled' };
       } else if (!target.url || !target.secret) {
@@ -296,6 +307,23 @@ export class DeliveryWorker {
     if (outcome.notSent) this.o.metrics?.attempts.inc({ outcome: 'not_sent' });
     this.record(outcome);
     if (this.backlog && this.pool.load < this.capacity / 2) this.kick();
+  }
+
+  /**
+   * Gives back a delivery this worker could not send, untouched: any worker's next claim takes
+   * it, due as it was. Held until the lease is released, so this worker's own claims leave it
+   * alone meanwhile; if the release fails too, it is this worker's lease and not held, which
+   * its next claim takes (claimDue).
+   */
+  private giveBack(d: ClaimedDelivery, err: Error): void {
+    this.o.logger.warn({ err: { message: err.message }, deliveryId: d.id }, 'could not read a webhook target; the delivery is given back unsent');
+    const released = releaseDeliveries(this.o.db, this.id, [d.id])
+      .catch((e) => this.o.logger.warn({ err: { message: (e as Error).message }, deliveryId: d.id }, 'could not give back a delivery; this worker claims it again'))
+      .finally(() => {
+        this.held.delete(d.id);
+        this.givingBack.delete(released);
+      });
+    this.givingBack.add(released);
   }
 
   private observe(d: ClaimedDelivery, outcome: AttemptOutcome, durationMs: number): void {
@@ -378,12 +406,13 @@ export class DeliveryWorker {
     }
   }
 
-  /** Resolves once nothing is held: every claimed delivery sent and recorded (tests, shutdown). */
+  /** Resolves once nothing is held: every claimed delivery sent and recorded, or given back (tests, shutdown). */
   async drain(): Promise<void> {
-    while (this.pumping || this.pool.size > 0 || this.outcomes.length > 0 || this.flushing) {
+    while (this.pumping || this.pool.size > 0 || this.outcomes.length > 0 || this.flushing || this.givingBack.size > 0) {
       await this.pumping;
       await this.pool.idle();
       await this.flush();
+      await Promise.all(this.givingBack);
     }
   }
 

@@ -2,6 +2,8 @@ import { createHmac } from 'node:crypto';
 import { eventually, startReceiver, type Receiver } from '@pay/testing';
 import { claimDue, dispatchEvents, queueDepth, heartbeat, reenableAndReplay, requestResend, rotateEndpointSecret, RETRY_DELAYS_MS, RETRY_JITTER, MAX_ATTEMPTS, AUTO_DISABLE_AFTER_MS } from '@pay/webhooks';
 import { deliveriesToEndpoint, disableEndpoint, endpointState } from '@pay/webhooks/test';
+import { merchantsWithWebhookUrl } from '@pay/accounts';
+import { createAccountsDb } from '@pay/accounts/src/testing';
 import { deliveryForSuite } from '../test/test-support';
 
 /** A webhook subscribed to every kind these tests record (the worker knows no kind: the services' catalogues name them), crypto's included, which go to the merchant's webhookUrl whatever a console webhook subscribes to. */
@@ -130,6 +132,31 @@ describe('leases', () => {
     await ctx.round(w);
     expect(receiver.received.filter((r) => r.path === '/lost')).toHaveLength(1);
     expect((await ctx.deliveriesOfEvent(eventId))[0]).toMatchObject({ status: 'succeeded', leaseOwner: null });
+  });
+
+  it("a send whose own reads fail (the worker's database unreachable) is no attempt: the delivery is given back, due as it was, and goes out once", async () => {
+    const m = await ctx.merchant({ webhookUrl: `${receiver.url}/crypto` });
+    const eventId = await ctx.event(m.test, 'withdrawal.completed', { withdrawal: { id: 'w1' } }, { source: 'crypto' });
+    await dispatchEvents(ctx.db, { limit: 100, now: ctx.clock.now(), merchantsWithUrl: (ids) => merchantsWithWebhookUrl(ctx.accounts, ids) });
+    const [before] = await ctx.deliveriesOfEvent(eventId);
+    // A worker whose reads of merchants' URLs and secrets reach no database (nothing listens on port 1).
+    const unreachable = createAccountsDb('postgresql://root@127.0.0.1:1/none', 1);
+    try {
+      const cut = ctx.worker({ accounts: unreachable });
+      await heartbeat(ctx.db, cut.id);
+      // One round (a round after it would claim it again, and give it back again).
+      expect(await cut.runOnce()).toBe(1);
+      await cut.drain();
+      expect(receiver.received).toHaveLength(0);
+      // Not a failed attempt of the merchant's (a minute's wait, a step toward the 3-day disabling): untouched, and free.
+      expect(await ctx.attemptsOfDelivery(before!.id)).toEqual([]);
+      expect((await ctx.deliveriesOfEvent(eventId))[0]).toMatchObject({ status: 'pending', attempts: 0, nextAttemptAt: before!.nextAttemptAt, leaseOwner: null, lastError: null });
+    } finally {
+      await unreachable.$close();
+    }
+    await ctx.round(ctx.worker());
+    expect(receiver.received.map((r) => r.path)).toEqual(['/crypto']);
+    expect((await ctx.attemptsOfDelivery(before!.id)).map((a) => a.succeeded)).toEqual([true]);
   });
 
   it('a live worker never claims again what it holds (in flight, waiting in its pool, or sent and not yet recorded), whatever rounds run meanwhile', async () => {
