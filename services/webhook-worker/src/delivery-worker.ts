@@ -93,6 +93,8 @@ export class DeliveryWorker {
   private outcomes: Outcome[] = [];
   /** Releases of deliveries given back unsent (giveBack), still running. */
   private readonly givingBack = new Set<Promise<void>>();
+  /** Deliveries given back since the last warning about it, how many of them could not be released, and the first cause. */
+  private givenBack: { count: number; unreleased: number; error: string | null } = { count: 0, unreleased: 0, error: null };
   private flushing: Promise<void> | null = null;
   private flushTimer: NodeJS.Timeout | null = null;
   private flushFailures = 0;
@@ -313,15 +315,23 @@ export class DeliveryWorker {
    * Gives back a delivery this worker could not send, untouched: any worker's next claim takes
    * it, due as it was. Held until the lease is released, so this worker's own claims leave it
    * alone meanwhile; if the release fails too, it is this worker's lease and not held, which
-   * its next claim takes (claimDue).
+   * its next claim takes (claimDue). The sends of one failed read fail together: one warning
+   * for the lot, once their releases are done.
    */
   private giveBack(d: ClaimedDelivery, err: Error): void {
-    this.o.logger.warn({ err: { message: err.message }, deliveryId: d.id }, 'could not read a webhook target; the delivery is given back unsent');
+    this.givenBack.count++;
+    this.givenBack.error ??= err.message;
     const released = releaseDeliveries(this.o.db, this.id, [d.id])
-      .catch((e) => this.o.logger.warn({ err: { message: (e as Error).message }, deliveryId: d.id }, 'could not give back a delivery; this worker claims it again'))
+      .catch(() => {
+        this.givenBack.unreleased++;
+      })
       .finally(() => {
         this.held.delete(d.id);
         this.givingBack.delete(released);
+        if (this.givingBack.size > 0) return;
+        const { count, unreleased, error } = this.givenBack;
+        this.o.logger.warn({ err: { message: error }, deliveries: count, unreleased }, 'could not read webhook targets; deliveries given back unsent (those not released, this worker claims again)');
+        this.givenBack = { count: 0, unreleased: 0, error: null };
       });
     this.givingBack.add(released);
   }
