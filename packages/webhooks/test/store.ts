@@ -5,7 +5,7 @@
 import { sql, type Selectable } from 'kysely';
 import { webhookTables, type Queries } from '../src/db';
 import type { AttemptView } from '../src/deliveries';
-import { attemptView } from '../src/store/deliveries';
+import { attemptsOf, attemptView } from '../src/store/deliveries';
 import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../src/generated/kysely/tables';
 
 /** A delivery's row, its columns named as the code names them. */
@@ -141,32 +141,29 @@ export async function succeededDeliveryTotals(db: Queries): Promise<{ deliveries
     .executeTakeFirstOrThrow();
 }
 
+/** A delivery attempted more than once: its state and every attempt, oldest first. */
+export interface RepeatedDelivery {
+  id: string;
+  status: string;
+  attempts: number;
+  tries: AttemptView[];
+}
+
 /**
- * Every delivery attempted more than once, with its state and each attempt (when, how long,
- * and what the receiver answered): empty when each was sent in one attempt. A test that
- * expects one attempt each shows this, so a failure tells a second send of a delivery held by
- * two workers (two successes) from a retry after a failed attempt.
+ * Every delivery attempted more than once: empty when each was sent in one attempt. A test
+ * that expects one attempt each shows this, so a failure tells a second send of a delivery
+ * held by two workers (two successes) from a retry after a failed attempt.
  */
-export async function repeatedAttempts(
-  db: Queries,
-): Promise<{ id: string; status: string; attempts: number; tries: { at: string; ms: number | null; code: number | null; error: string | null }[] }[]> {
+export async function repeatedAttempts(db: Queries): Promise<RepeatedDelivery[]> {
   const t = webhookTables(db);
-  const repeated = t.selectFrom('attempts').select('delivery_id').groupBy('delivery_id').having((eb) => eb.fn.countAll(), '>', 1);
   const rows = await t
-    .selectFrom('attempts as a')
-    .innerJoin('deliveries as d', 'd.id', 'a.delivery_id')
-    .select(['d.id', 'd.status', 'd.attempts', 'a.attempted_at', 'a.duration_ms', 'a.status_code', 'a.error'])
-    .where('a.delivery_id', 'in', repeated)
-    .orderBy('d.id')
-    .orderBy('a.id')
+    .selectFrom('deliveries')
+    .select(['id', 'status', 'attempts'])
+    .where('id', 'in', t.selectFrom('attempts').select('delivery_id').groupBy('delivery_id').having((eb) => eb.fn.countAll(), '>', 1))
+    .orderBy('id')
     .execute();
-  const out = new Map<string, Awaited<ReturnType<typeof repeatedAttempts>>[number]>();
-  for (const r of rows) {
-    const d = out.get(r.id) ?? { id: r.id, status: r.status, attempts: r.attempts, tries: [] };
-    d.tries.push({ at: r.attempted_at.toISOString(), ms: r.duration_ms, code: r.status_code, error: r.error });
-    out.set(r.id, d);
-  }
-  return [...out.values()];
+  const tries = await attemptsOf(db, rows.map((r) => r.id));
+  return rows.map((r) => ({ ...r, tries: tries.get(r.id) ?? [] }));
 }
 
 /** Each endpoint (its id and kind) with how many deliveries it has, none included. */

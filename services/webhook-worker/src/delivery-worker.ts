@@ -91,10 +91,10 @@ export class DeliveryWorker {
   /** Deliveries claimed and not yet recorded, so a claim never sends one twice in this process. */
   private readonly held = new Set<string>();
   private outcomes: Outcome[] = [];
-  /** Releases of deliveries given back unsent (giveBack), still running. */
-  private readonly givingBack = new Set<Promise<void>>();
-  /** Deliveries given back since the last warning about it, how many of them could not be released, and the first cause. */
-  private givenBack: { count: number; unreleased: number; error: string | null } = { count: 0, unreleased: 0, error: null };
+  /** Deliveries given back unsent (giveBack) and not yet released, with the first one's cause. */
+  private toGiveBack: { ids: string[]; cause: string | null } = { ids: [], cause: null };
+  /** Their release, while it runs. */
+  private givingBack: Promise<void> | null = null;
   private flushing: Promise<void> | null = null;
   private flushTimer: NodeJS.Timeout | null = null;
   private flushFailures = 0;
@@ -313,27 +313,28 @@ export class DeliveryWorker {
 
   /**
    * Gives back a delivery this worker could not send, untouched: any worker's next claim takes
-   * it, due as it was. Held until the lease is released, so this worker's own claims leave it
-   * alone meanwhile; if the release fails too, it is this worker's lease and not held, which
-   * its next claim takes (claimDue). The sends of one failed read fail together: one warning
-   * for the lot, once their releases are done.
+   * it, due as it was. The sends of one failed read fail together, in one turn of the event
+   * loop: they are released in one statement, with one warning. Held until then, so this
+   * worker's own claims leave them alone; if the release fails too, they are this worker's
+   * leases and no longer held, which its next claim takes (claimDue).
    */
   private giveBack(d: ClaimedDelivery, err: Error): void {
-    this.givenBack.count++;
-    this.givenBack.error ??= err.message;
-    const released = releaseDeliveries(this.o.db, this.id, [d.id])
-      .catch(() => {
-        this.givenBack.unreleased++;
-      })
-      .finally(() => {
-        this.held.delete(d.id);
-        this.givingBack.delete(released);
-        if (this.givingBack.size > 0) return;
-        const { count, unreleased, error } = this.givenBack;
-        this.o.logger.warn({ err: { message: error }, deliveries: count, unreleased }, 'could not read webhook targets; deliveries given back unsent (those not released, this worker claims again)');
-        this.givenBack = { count: 0, unreleased: 0, error: null };
-      });
-    this.givingBack.add(released);
+    this.toGiveBack.ids.push(d.id);
+    this.toGiveBack.cause ??= err.message;
+    this.givingBack ??= this.releaseGivenBack();
+  }
+
+  private async releaseGivenBack(): Promise<void> {
+    await new Promise((r) => setImmediate(r));
+    // Those given back while a release runs go in the next one.
+    while (this.toGiveBack.ids.length > 0) {
+      const { ids, cause } = this.toGiveBack;
+      this.toGiveBack = { ids: [], cause: null };
+      const released = await releaseDeliveries(this.o.db, this.id, ids).then(() => true, () => false);
+      for (const id of ids) this.held.delete(id);
+      this.o.logger.warn({ err: { message: cause }, deliveries: ids.length, released }, 'could not read webhook targets; deliveries given back unsent');
+    }
+    this.givingBack = null;
   }
 
   private observe(d: ClaimedDelivery, outcome: AttemptOutcome, durationMs: number): void {
@@ -418,11 +419,11 @@ export class DeliveryWorker {
 
   /** Resolves once nothing is held: every claimed delivery sent and recorded, or given back (tests, shutdown). */
   async drain(): Promise<void> {
-    while (this.pumping || this.pool.size > 0 || this.outcomes.length > 0 || this.flushing || this.givingBack.size > 0) {
+    while (this.pumping || this.pool.size > 0 || this.outcomes.length > 0 || this.flushing || this.givingBack) {
       await this.pumping;
       await this.pool.idle();
       await this.flush();
-      await Promise.all(this.givingBack);
+      await this.givingBack;
     }
   }
 

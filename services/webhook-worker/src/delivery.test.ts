@@ -134,29 +134,33 @@ describe('leases', () => {
     expect((await ctx.deliveriesOfEvent(eventId))[0]).toMatchObject({ status: 'succeeded', leaseOwner: null });
   });
 
-  it("a send whose own reads fail (the worker's database unreachable) is no attempt: the delivery is given back, due as it was, and goes out once", async () => {
+  it("a send whose own reads fail (the worker's database unreachable) is no attempt: the deliveries are given back, due as they were, and go out once", async () => {
     const m = await ctx.merchant({ webhookUrl: `${receiver.url}/crypto` });
-    const eventId = await ctx.event(m.test, 'withdrawal.completed', { withdrawal: { id: 'w1' } }, { source: 'crypto' });
+    const eventIds = [];
+    for (const id of ['w1', 'w2', 'w3']) eventIds.push(await ctx.event(m.test, 'withdrawal.completed', { withdrawal: { id } }, { source: 'crypto' }));
     await dispatchEvents(ctx.db, { limit: 100, now: ctx.clock.now(), merchantsWithUrl: (ids) => merchantsWithWebhookUrl(ctx.accounts, ids) });
-    const [before] = await ctx.deliveriesOfEvent(eventId);
+    const before = (await Promise.all(eventIds.map((e) => ctx.deliveriesOfEvent(e)))).map(([d]) => d!);
     // A worker whose reads of merchants' URLs and secrets reach no database (nothing listens on port 1).
     const unreachable = createAccountsDb('postgresql://root@127.0.0.1:1/none', 1);
     try {
       const cut = ctx.worker({ accounts: unreachable });
       await heartbeat(ctx.db, cut.id);
-      // One round (a round after it would claim it again, and give it back again).
-      expect(await cut.runOnce()).toBe(1);
+      // One round (a round after it would claim them again, and give them back again).
+      expect(await cut.runOnce()).toBe(3);
       await cut.drain();
+      expect(cut.inProcess).toBe(0);
       expect(receiver.received).toHaveLength(0);
-      // Not a failed attempt of the merchant's (a minute's wait, a step toward the 3-day disabling): untouched, and free.
-      expect(await ctx.attemptsOfDelivery(before!.id)).toEqual([]);
-      expect((await ctx.deliveriesOfEvent(eventId))[0]).toMatchObject({ status: 'pending', attempts: 0, nextAttemptAt: before!.nextAttemptAt, leaseOwner: null, lastError: null });
+      // Not failed attempts of the merchant's (a minute's wait, a step toward the 3-day disabling): untouched, and free.
+      for (const d of before) {
+        expect(await ctx.attemptsOfDelivery(d.id)).toEqual([]);
+        expect((await ctx.deliveriesOfEvent(d.eventId))[0]).toMatchObject({ status: 'pending', attempts: 0, nextAttemptAt: d.nextAttemptAt, leaseOwner: null, lastError: null });
+      }
     } finally {
       await unreachable.$close();
     }
     await ctx.round(ctx.worker());
-    expect(receiver.received.map((r) => r.path)).toEqual(['/crypto']);
-    expect((await ctx.attemptsOfDelivery(before!.id)).map((a) => a.succeeded)).toEqual([true]);
+    expect(receiver.received.map((r) => r.path)).toEqual(['/crypto', '/crypto', '/crypto']);
+    for (const d of before) expect((await ctx.attemptsOfDelivery(d.id)).map((a) => a.succeeded)).toEqual([true]);
   });
 
   it('a live worker never claims again what it holds (in flight, waiting in its pool, or sent and not yet recorded), whatever rounds run meanwhile', async () => {
